@@ -116,7 +116,10 @@ class MessageGen {
 
   private collect(name: string, fields: FieldSpec[]): void {
     if (this.structs.has(name)) throw new Error(`${this.spec.name}: struct ${name} defined twice`);
-    this.structs.set(name, { specName: name, tsName: this.prefix + name, fields });
+    // MetadataResponseBroker, not MetadataResponseMetadataResponseBroker.
+    const tsName = name.startsWith(this.prefix) ? name : this.prefix + name;
+    if ([...this.structs.values()].some((s) => s.tsName === tsName)) throw new Error(`${this.spec.name}: two structs named ${tsName}`);
+    this.structs.set(name, { specName: name, tsName, fields });
     this.collectNested(fields);
   }
 

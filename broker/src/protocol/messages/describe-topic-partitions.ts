@@ -121,7 +121,7 @@ export interface DescribeTopicPartitionsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
   /** Each topic in the response. */
-  topics: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic[];
+  topics: DescribeTopicPartitionsResponseTopic[];
   /** The next topic and partition index to fetch details for. */
   nextCursor?: DescribeTopicPartitionsResponseCursor | null;
 }
@@ -137,7 +137,7 @@ function defaultDescribeTopicPartitionsResponse(): DescribeTopicPartitionsRespon
 function readDescribeTopicPartitionsResponse(r: Reader, v: number): DescribeTopicPartitionsResponse {
   const o = defaultDescribeTopicPartitionsResponse();
   o.throttleTimeMs = r.int32();
-  o.topics = rt.readArray(r, true, 'Topics', (r) => readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(r, v));
+  o.topics = rt.readArray(r, true, 'Topics', (r) => readDescribeTopicPartitionsResponseTopic(r, v));
   o.nextCursor = rt.readNullableStruct(r, (r) => readDescribeTopicPartitionsResponseCursor(r, v));
   r.skipTaggedFields();
   return o;
@@ -145,13 +145,13 @@ function readDescribeTopicPartitionsResponse(r: Reader, v: number): DescribeTopi
 
 function writeDescribeTopicPartitionsResponse(w: Writer, v: number, o: DescribeTopicPartitionsResponse): void {
   w.int32(o.throttleTimeMs);
-  rt.writeArray(w, true, false, 'Topics', o.topics, (w, e) => { writeDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(w, v, e); });
+  rt.writeArray(w, true, false, 'Topics', o.topics, (w, e) => { writeDescribeTopicPartitionsResponseTopic(w, v, e); });
   rt.writeNullableStruct(w, (o.nextCursor === undefined ? null : o.nextCursor), (w, s) => writeDescribeTopicPartitionsResponseCursor(w, v, s));
   w.uvarint(0);
 }
 
 
-export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic {
+export interface DescribeTopicPartitionsResponseTopic {
   /** The topic error, or 0 if there was no error. */
   errorCode: number;
   /** The topic name. */
@@ -161,12 +161,12 @@ export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseT
   /** True if the topic is internal. */
   isInternal?: boolean;
   /** Each partition in the topic. */
-  partitions: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition[];
+  partitions: DescribeTopicPartitionsResponsePartition[];
   /** 32-bit bitfield to represent authorized operations for this topic. */
   topicAuthorizedOperations?: number;
 }
 
-function defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(): DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic {
+function defaultDescribeTopicPartitionsResponseTopic(): DescribeTopicPartitionsResponseTopic {
   return {
     errorCode: 0,
     name: "",
@@ -177,30 +177,30 @@ function defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTo
   };
 }
 
-function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(r: Reader, v: number): DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic {
-  const o = defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic();
+function readDescribeTopicPartitionsResponseTopic(r: Reader, v: number): DescribeTopicPartitionsResponseTopic {
+  const o = defaultDescribeTopicPartitionsResponseTopic();
   o.errorCode = r.int16();
   o.name = r.compactNullableString();
   o.topicId = r.uuid();
   o.isInternal = r.bool();
-  o.partitions = rt.readArray(r, true, 'Partitions', (r) => readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(r, v));
+  o.partitions = rt.readArray(r, true, 'Partitions', (r) => readDescribeTopicPartitionsResponsePartition(r, v));
   o.topicAuthorizedOperations = r.int32();
   r.skipTaggedFields();
   return o;
 }
 
-function writeDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(w: Writer, v: number, o: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic): void {
+function writeDescribeTopicPartitionsResponseTopic(w: Writer, v: number, o: DescribeTopicPartitionsResponseTopic): void {
   w.int16(o.errorCode);
   w.compactNullableString(o.name);
   w.uuid(o.topicId);
   w.bool((o.isInternal ?? false));
-  rt.writeArray(w, true, false, 'Partitions', o.partitions, (w, e) => { writeDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(w, v, e); });
+  rt.writeArray(w, true, false, 'Partitions', o.partitions, (w, e) => { writeDescribeTopicPartitionsResponsePartition(w, v, e); });
   w.int32((o.topicAuthorizedOperations ?? -2147483648));
   w.uvarint(0);
 }
 
 
-export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition {
+export interface DescribeTopicPartitionsResponsePartition {
   /** The partition error, or 0 if there was no error. */
   errorCode: number;
   /** The partition index. */
@@ -221,7 +221,7 @@ export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseP
   offlineReplicas: number[];
 }
 
-function defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(): DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition {
+function defaultDescribeTopicPartitionsResponsePartition(): DescribeTopicPartitionsResponsePartition {
   return {
     errorCode: 0,
     partitionIndex: 0,
@@ -235,8 +235,8 @@ function defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePa
   };
 }
 
-function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(r: Reader, v: number): DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition {
-  const o = defaultDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition();
+function readDescribeTopicPartitionsResponsePartition(r: Reader, v: number): DescribeTopicPartitionsResponsePartition {
+  const o = defaultDescribeTopicPartitionsResponsePartition();
   void v;
   o.errorCode = r.int16();
   o.partitionIndex = r.int32();
@@ -251,7 +251,7 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
   return o;
 }
 
-function writeDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(w: Writer, v: number, o: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition): void {
+function writeDescribeTopicPartitionsResponsePartition(w: Writer, v: number, o: DescribeTopicPartitionsResponsePartition): void {
   void v;
   w.int16(o.errorCode);
   w.int32(o.partitionIndex);

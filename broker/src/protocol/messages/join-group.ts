@@ -28,7 +28,7 @@ export interface JoinGroupRequest {
   /** The unique name the for class of protocols implemented by the group we want to join. */
   protocolType: string;
   /** The list of protocols that the member supports. */
-  protocols: JoinGroupRequestJoinGroupRequestProtocol[];
+  protocols: JoinGroupRequestProtocol[];
   /** The reason why the member (re-)joins the group. */
   reason?: string | null;
 }
@@ -55,7 +55,7 @@ function readJoinGroupRequest(r: Reader, v: number): JoinGroupRequest {
   o.memberId = (flex ? r.compactString() : r.string());
   if (v >= 5) o.groupInstanceId = (flex ? r.compactNullableString() : r.nullableString());
   o.protocolType = (flex ? r.compactString() : r.string());
-  o.protocols = rt.readArray(r, flex, 'Protocols', (r) => readJoinGroupRequestJoinGroupRequestProtocol(r, v));
+  o.protocols = rt.readArray(r, flex, 'Protocols', (r) => readJoinGroupRequestProtocol(r, v));
   if (v >= 8) o.reason = r.compactNullableString();
   if (flex) r.skipTaggedFields();
   return o;
@@ -69,29 +69,29 @@ function writeJoinGroupRequest(w: Writer, v: number, o: JoinGroupRequest): void 
   if (flex) { w.compactString(rt.nonNull(o.memberId, 'MemberId', v)); } else { w.string(rt.nonNull(o.memberId, 'MemberId', v)); }
   if (v >= 5) { if (flex) { w.compactNullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } else { w.nullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } }
   if (flex) { w.compactString(rt.nonNull(o.protocolType, 'ProtocolType', v)); } else { w.string(rt.nonNull(o.protocolType, 'ProtocolType', v)); }
-  rt.writeArray(w, flex, false, 'Protocols', o.protocols, (w, e) => { writeJoinGroupRequestJoinGroupRequestProtocol(w, v, e); });
+  rt.writeArray(w, flex, false, 'Protocols', o.protocols, (w, e) => { writeJoinGroupRequestProtocol(w, v, e); });
   if (v >= 8) { w.compactNullableString((o.reason === undefined ? null : o.reason)); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface JoinGroupRequestJoinGroupRequestProtocol {
+export interface JoinGroupRequestProtocol {
   /** The protocol name. */
   name: string;
   /** The protocol metadata. */
   metadata: Buffer;
 }
 
-function defaultJoinGroupRequestJoinGroupRequestProtocol(): JoinGroupRequestJoinGroupRequestProtocol {
+function defaultJoinGroupRequestProtocol(): JoinGroupRequestProtocol {
   return {
     name: "",
     metadata: EMPTY_BYTES,
   };
 }
 
-function readJoinGroupRequestJoinGroupRequestProtocol(r: Reader, v: number): JoinGroupRequestJoinGroupRequestProtocol {
+function readJoinGroupRequestProtocol(r: Reader, v: number): JoinGroupRequestProtocol {
   const flex = v >= 6;
-  const o = defaultJoinGroupRequestJoinGroupRequestProtocol();
+  const o = defaultJoinGroupRequestProtocol();
   void v;
   o.name = (flex ? r.compactString() : r.string());
   o.metadata = (flex ? r.compactBytes() : r.bytes());
@@ -99,7 +99,7 @@ function readJoinGroupRequestJoinGroupRequestProtocol(r: Reader, v: number): Joi
   return o;
 }
 
-function writeJoinGroupRequestJoinGroupRequestProtocol(w: Writer, v: number, o: JoinGroupRequestJoinGroupRequestProtocol): void {
+function writeJoinGroupRequestProtocol(w: Writer, v: number, o: JoinGroupRequestProtocol): void {
   const flex = v >= 6;
   if (flex) { w.compactString(rt.nonNull(o.name, 'Name', v)); } else { w.string(rt.nonNull(o.name, 'Name', v)); }
   if (flex) { w.compactBytes(rt.nonNull(o.metadata, 'Metadata', v)); } else { w.bytes(rt.nonNull(o.metadata, 'Metadata', v)); }
@@ -138,7 +138,7 @@ export interface JoinGroupResponse {
   skipAssignment?: boolean;
   /** The member ID assigned by the group coordinator. */
   memberId: string;
-  members: JoinGroupResponseJoinGroupResponseMember[];
+  members: JoinGroupResponseMember[];
 }
 
 function defaultJoinGroupResponse(): JoinGroupResponse {
@@ -166,7 +166,7 @@ function readJoinGroupResponse(r: Reader, v: number): JoinGroupResponse {
   o.leader = (flex ? r.compactString() : r.string());
   if (v >= 9) o.skipAssignment = r.bool();
   o.memberId = (flex ? r.compactString() : r.string());
-  o.members = rt.readArray(r, flex, 'Members', (r) => readJoinGroupResponseJoinGroupResponseMember(r, v));
+  o.members = rt.readArray(r, flex, 'Members', (r) => readJoinGroupResponseMember(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -181,12 +181,12 @@ function writeJoinGroupResponse(w: Writer, v: number, o: JoinGroupResponse): voi
   if (flex) { w.compactString(rt.nonNull(o.leader, 'Leader', v)); } else { w.string(rt.nonNull(o.leader, 'Leader', v)); }
   if (v >= 9) { w.bool((o.skipAssignment ?? false)); }
   if (flex) { w.compactString(rt.nonNull(o.memberId, 'MemberId', v)); } else { w.string(rt.nonNull(o.memberId, 'MemberId', v)); }
-  rt.writeArray(w, flex, false, 'Members', o.members, (w, e) => { writeJoinGroupResponseJoinGroupResponseMember(w, v, e); });
+  rt.writeArray(w, flex, false, 'Members', o.members, (w, e) => { writeJoinGroupResponseMember(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface JoinGroupResponseJoinGroupResponseMember {
+export interface JoinGroupResponseMember {
   /** The group member ID. */
   memberId: string;
   /** The unique identifier of the consumer instance provided by end user. */
@@ -195,7 +195,7 @@ export interface JoinGroupResponseJoinGroupResponseMember {
   metadata: Buffer;
 }
 
-function defaultJoinGroupResponseJoinGroupResponseMember(): JoinGroupResponseJoinGroupResponseMember {
+function defaultJoinGroupResponseMember(): JoinGroupResponseMember {
   return {
     memberId: "",
     groupInstanceId: null,
@@ -203,9 +203,9 @@ function defaultJoinGroupResponseJoinGroupResponseMember(): JoinGroupResponseJoi
   };
 }
 
-function readJoinGroupResponseJoinGroupResponseMember(r: Reader, v: number): JoinGroupResponseJoinGroupResponseMember {
+function readJoinGroupResponseMember(r: Reader, v: number): JoinGroupResponseMember {
   const flex = v >= 6;
-  const o = defaultJoinGroupResponseJoinGroupResponseMember();
+  const o = defaultJoinGroupResponseMember();
   o.memberId = (flex ? r.compactString() : r.string());
   if (v >= 5) o.groupInstanceId = (flex ? r.compactNullableString() : r.nullableString());
   o.metadata = (flex ? r.compactBytes() : r.bytes());
@@ -213,7 +213,7 @@ function readJoinGroupResponseJoinGroupResponseMember(r: Reader, v: number): Joi
   return o;
 }
 
-function writeJoinGroupResponseJoinGroupResponseMember(w: Writer, v: number, o: JoinGroupResponseJoinGroupResponseMember): void {
+function writeJoinGroupResponseMember(w: Writer, v: number, o: JoinGroupResponseMember): void {
   const flex = v >= 6;
   if (flex) { w.compactString(rt.nonNull(o.memberId, 'MemberId', v)); } else { w.string(rt.nonNull(o.memberId, 'MemberId', v)); }
   if (v >= 5) { if (flex) { w.compactNullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } else { w.nullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } }

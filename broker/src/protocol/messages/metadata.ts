@@ -16,7 +16,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
 /** MetadataRequest: versions 0-12, flexible 9+. */
 export interface MetadataRequest {
   /** The topics to fetch metadata for. */
-  topics: MetadataRequestMetadataRequestTopic[] | null;
+  topics: MetadataRequestTopic[] | null;
   /** If this is true, the broker may auto-create topics that we requested which do not already exist, if it is configured to do so. */
   allowAutoTopicCreation?: boolean;
   /** Whether to include cluster authorized operations. */
@@ -37,7 +37,7 @@ function defaultMetadataRequest(): MetadataRequest {
 function readMetadataRequest(r: Reader, v: number): MetadataRequest {
   const flex = v >= 9;
   const o = defaultMetadataRequest();
-  o.topics = rt.readNullableArray(r, flex, v >= 1, 'Topics', (r) => readMetadataRequestMetadataRequestTopic(r, v));
+  o.topics = rt.readNullableArray(r, flex, v >= 1, 'Topics', (r) => readMetadataRequestTopic(r, v));
   if (v >= 4) o.allowAutoTopicCreation = r.bool();
   if ((v >= 8 && v <= 10)) o.includeClusterAuthorizedOperations = r.bool();
   if (v >= 8) o.includeTopicAuthorizedOperations = r.bool();
@@ -47,7 +47,7 @@ function readMetadataRequest(r: Reader, v: number): MetadataRequest {
 
 function writeMetadataRequest(w: Writer, v: number, o: MetadataRequest): void {
   const flex = v >= 9;
-  rt.writeArray(w, flex, v >= 1, 'Topics', o.topics, (w, e) => { writeMetadataRequestMetadataRequestTopic(w, v, e); });
+  rt.writeArray(w, flex, v >= 1, 'Topics', o.topics, (w, e) => { writeMetadataRequestTopic(w, v, e); });
   if (v >= 4) { w.bool((o.allowAutoTopicCreation ?? true)); }
   if ((v >= 8 && v <= 10)) { w.bool((o.includeClusterAuthorizedOperations ?? false)); }
   if (v >= 8) { w.bool((o.includeTopicAuthorizedOperations ?? false)); }
@@ -55,30 +55,30 @@ function writeMetadataRequest(w: Writer, v: number, o: MetadataRequest): void {
 }
 
 
-export interface MetadataRequestMetadataRequestTopic {
+export interface MetadataRequestTopic {
   /** The topic id. */
   topicId?: string;
   /** The topic name. */
   name: string | null;
 }
 
-function defaultMetadataRequestMetadataRequestTopic(): MetadataRequestMetadataRequestTopic {
+function defaultMetadataRequestTopic(): MetadataRequestTopic {
   return {
     topicId: ZERO_UUID,
     name: "",
   };
 }
 
-function readMetadataRequestMetadataRequestTopic(r: Reader, v: number): MetadataRequestMetadataRequestTopic {
+function readMetadataRequestTopic(r: Reader, v: number): MetadataRequestTopic {
   const flex = v >= 9;
-  const o = defaultMetadataRequestMetadataRequestTopic();
+  const o = defaultMetadataRequestTopic();
   if (v >= 10) o.topicId = r.uuid();
   o.name = (flex ? (v >= 10 ? r.compactNullableString() : r.compactString()) : (v >= 10 ? r.nullableString() : r.string()));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeMetadataRequestMetadataRequestTopic(w: Writer, v: number, o: MetadataRequestMetadataRequestTopic): void {
+function writeMetadataRequestTopic(w: Writer, v: number, o: MetadataRequestTopic): void {
   const flex = v >= 9;
   if (v >= 10) { w.uuid((o.topicId ?? ZERO_UUID)); }
   if (flex) { if (v >= 10) w.compactNullableString(o.name); else w.compactString(rt.nonNull(o.name, 'Name', v)); } else { if (v >= 10) w.nullableString(o.name); else w.string(rt.nonNull(o.name, 'Name', v)); }
@@ -104,13 +104,13 @@ export interface MetadataResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs?: number;
   /** A list of brokers present in the cluster. */
-  brokers: MetadataResponseMetadataResponseBroker[];
+  brokers: MetadataResponseBroker[];
   /** The cluster ID that responding broker belongs to. */
   clusterId?: string | null;
   /** The ID of the controller broker. */
   controllerId?: number;
   /** Each topic in the response. */
-  topics: MetadataResponseMetadataResponseTopic[];
+  topics: MetadataResponseTopic[];
   /** 32-bit bitfield to represent authorized operations for this cluster. */
   clusterAuthorizedOperations?: number;
 }
@@ -130,10 +130,10 @@ function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   const flex = v >= 9;
   const o = defaultMetadataResponse();
   if (v >= 3) o.throttleTimeMs = r.int32();
-  o.brokers = rt.readArray(r, flex, 'Brokers', (r) => readMetadataResponseMetadataResponseBroker(r, v));
+  o.brokers = rt.readArray(r, flex, 'Brokers', (r) => readMetadataResponseBroker(r, v));
   if (v >= 2) o.clusterId = (flex ? r.compactNullableString() : r.nullableString());
   if (v >= 1) o.controllerId = r.int32();
-  o.topics = rt.readArray(r, flex, 'Topics', (r) => readMetadataResponseMetadataResponseTopic(r, v));
+  o.topics = rt.readArray(r, flex, 'Topics', (r) => readMetadataResponseTopic(r, v));
   if ((v >= 8 && v <= 10)) o.clusterAuthorizedOperations = r.int32();
   if (flex) r.skipTaggedFields();
   return o;
@@ -142,16 +142,16 @@ function readMetadataResponse(r: Reader, v: number): MetadataResponse {
 function writeMetadataResponse(w: Writer, v: number, o: MetadataResponse): void {
   const flex = v >= 9;
   if (v >= 3) { w.int32((o.throttleTimeMs ?? 0)); }
-  rt.writeArray(w, flex, false, 'Brokers', o.brokers, (w, e) => { writeMetadataResponseMetadataResponseBroker(w, v, e); });
+  rt.writeArray(w, flex, false, 'Brokers', o.brokers, (w, e) => { writeMetadataResponseBroker(w, v, e); });
   if (v >= 2) { if (flex) { w.compactNullableString((o.clusterId === undefined ? null : o.clusterId)); } else { w.nullableString((o.clusterId === undefined ? null : o.clusterId)); } }
   if (v >= 1) { w.int32((o.controllerId ?? -1)); }
-  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeMetadataResponseMetadataResponseTopic(w, v, e); });
+  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeMetadataResponseTopic(w, v, e); });
   if ((v >= 8 && v <= 10)) { w.int32((o.clusterAuthorizedOperations ?? -2147483648)); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface MetadataResponseMetadataResponseBroker {
+export interface MetadataResponseBroker {
   /** The broker ID. */
   nodeId: number;
   /** The broker hostname. */
@@ -162,7 +162,7 @@ export interface MetadataResponseMetadataResponseBroker {
   rack?: string | null;
 }
 
-function defaultMetadataResponseMetadataResponseBroker(): MetadataResponseMetadataResponseBroker {
+function defaultMetadataResponseBroker(): MetadataResponseBroker {
   return {
     nodeId: 0,
     host: "",
@@ -171,9 +171,9 @@ function defaultMetadataResponseMetadataResponseBroker(): MetadataResponseMetada
   };
 }
 
-function readMetadataResponseMetadataResponseBroker(r: Reader, v: number): MetadataResponseMetadataResponseBroker {
+function readMetadataResponseBroker(r: Reader, v: number): MetadataResponseBroker {
   const flex = v >= 9;
-  const o = defaultMetadataResponseMetadataResponseBroker();
+  const o = defaultMetadataResponseBroker();
   o.nodeId = r.int32();
   o.host = (flex ? r.compactString() : r.string());
   o.port = r.int32();
@@ -182,7 +182,7 @@ function readMetadataResponseMetadataResponseBroker(r: Reader, v: number): Metad
   return o;
 }
 
-function writeMetadataResponseMetadataResponseBroker(w: Writer, v: number, o: MetadataResponseMetadataResponseBroker): void {
+function writeMetadataResponseBroker(w: Writer, v: number, o: MetadataResponseBroker): void {
   const flex = v >= 9;
   w.int32(o.nodeId);
   if (flex) { w.compactString(rt.nonNull(o.host, 'Host', v)); } else { w.string(rt.nonNull(o.host, 'Host', v)); }
@@ -192,7 +192,7 @@ function writeMetadataResponseMetadataResponseBroker(w: Writer, v: number, o: Me
 }
 
 
-export interface MetadataResponseMetadataResponseTopic {
+export interface MetadataResponseTopic {
   /** The topic error, or 0 if there was no error. */
   errorCode: number;
   /** The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is zero. One of Name and TopicId is always populated. */
@@ -202,12 +202,12 @@ export interface MetadataResponseMetadataResponseTopic {
   /** True if the topic is internal. */
   isInternal?: boolean;
   /** Each partition in the topic. */
-  partitions: MetadataResponseMetadataResponsePartition[];
+  partitions: MetadataResponsePartition[];
   /** 32-bit bitfield to represent authorized operations for this topic. */
   topicAuthorizedOperations?: number;
 }
 
-function defaultMetadataResponseMetadataResponseTopic(): MetadataResponseMetadataResponseTopic {
+function defaultMetadataResponseTopic(): MetadataResponseTopic {
   return {
     errorCode: 0,
     name: "",
@@ -218,32 +218,32 @@ function defaultMetadataResponseMetadataResponseTopic(): MetadataResponseMetadat
   };
 }
 
-function readMetadataResponseMetadataResponseTopic(r: Reader, v: number): MetadataResponseMetadataResponseTopic {
+function readMetadataResponseTopic(r: Reader, v: number): MetadataResponseTopic {
   const flex = v >= 9;
-  const o = defaultMetadataResponseMetadataResponseTopic();
+  const o = defaultMetadataResponseTopic();
   o.errorCode = r.int16();
   o.name = (flex ? (v >= 12 ? r.compactNullableString() : r.compactString()) : (v >= 12 ? r.nullableString() : r.string()));
   if (v >= 10) o.topicId = r.uuid();
   if (v >= 1) o.isInternal = r.bool();
-  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readMetadataResponseMetadataResponsePartition(r, v));
+  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readMetadataResponsePartition(r, v));
   if (v >= 8) o.topicAuthorizedOperations = r.int32();
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeMetadataResponseMetadataResponseTopic(w: Writer, v: number, o: MetadataResponseMetadataResponseTopic): void {
+function writeMetadataResponseTopic(w: Writer, v: number, o: MetadataResponseTopic): void {
   const flex = v >= 9;
   w.int16(o.errorCode);
   if (flex) { if (v >= 12) w.compactNullableString(o.name); else w.compactString(rt.nonNull(o.name, 'Name', v)); } else { if (v >= 12) w.nullableString(o.name); else w.string(rt.nonNull(o.name, 'Name', v)); }
   if (v >= 10) { w.uuid((o.topicId ?? ZERO_UUID)); }
   if (v >= 1) { w.bool((o.isInternal ?? false)); }
-  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeMetadataResponseMetadataResponsePartition(w, v, e); });
+  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeMetadataResponsePartition(w, v, e); });
   if (v >= 8) { w.int32((o.topicAuthorizedOperations ?? -2147483648)); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface MetadataResponseMetadataResponsePartition {
+export interface MetadataResponsePartition {
   /** The partition error, or 0 if there was no error. */
   errorCode: number;
   /** The partition index. */
@@ -260,7 +260,7 @@ export interface MetadataResponseMetadataResponsePartition {
   offlineReplicas?: number[];
 }
 
-function defaultMetadataResponseMetadataResponsePartition(): MetadataResponseMetadataResponsePartition {
+function defaultMetadataResponsePartition(): MetadataResponsePartition {
   return {
     errorCode: 0,
     partitionIndex: 0,
@@ -272,9 +272,9 @@ function defaultMetadataResponseMetadataResponsePartition(): MetadataResponseMet
   };
 }
 
-function readMetadataResponseMetadataResponsePartition(r: Reader, v: number): MetadataResponseMetadataResponsePartition {
+function readMetadataResponsePartition(r: Reader, v: number): MetadataResponsePartition {
   const flex = v >= 9;
-  const o = defaultMetadataResponseMetadataResponsePartition();
+  const o = defaultMetadataResponsePartition();
   o.errorCode = r.int16();
   o.partitionIndex = r.int32();
   o.leaderId = r.int32();
@@ -286,7 +286,7 @@ function readMetadataResponseMetadataResponsePartition(r: Reader, v: number): Me
   return o;
 }
 
-function writeMetadataResponseMetadataResponsePartition(w: Writer, v: number, o: MetadataResponseMetadataResponsePartition): void {
+function writeMetadataResponsePartition(w: Writer, v: number, o: MetadataResponsePartition): void {
   const flex = v >= 9;
   w.int16(o.errorCode);
   w.int32(o.partitionIndex);

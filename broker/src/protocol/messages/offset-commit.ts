@@ -26,7 +26,7 @@ export interface OffsetCommitRequest {
   /** The time period in ms to retain the offset. */
   retentionTimeMs?: bigint;
   /** The topics to commit offsets for. */
-  topics: OffsetCommitRequestOffsetCommitRequestTopic[];
+  topics: OffsetCommitRequestTopic[];
 }
 
 function defaultOffsetCommitRequest(): OffsetCommitRequest {
@@ -48,7 +48,7 @@ function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitRequest {
   if (v >= 1) o.memberId = (flex ? r.compactString() : r.string());
   if (v >= 7) o.groupInstanceId = (flex ? r.compactNullableString() : r.nullableString());
   if ((v >= 2 && v <= 4)) o.retentionTimeMs = r.int64();
-  o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetCommitRequestOffsetCommitRequestTopic(r, v));
+  o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetCommitRequestTopic(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -60,43 +60,43 @@ function writeOffsetCommitRequest(w: Writer, v: number, o: OffsetCommitRequest):
   if (v >= 1) { if (flex) { w.compactString(rt.nonNull((o.memberId ?? ""), 'MemberId', v)); } else { w.string(rt.nonNull((o.memberId ?? ""), 'MemberId', v)); } }
   if (v >= 7) { if (flex) { w.compactNullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } else { w.nullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } }
   if ((v >= 2 && v <= 4)) { w.int64((o.retentionTimeMs ?? -1n)); }
-  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeOffsetCommitRequestOffsetCommitRequestTopic(w, v, e); });
+  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeOffsetCommitRequestTopic(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetCommitRequestOffsetCommitRequestTopic {
+export interface OffsetCommitRequestTopic {
   /** The topic name. */
   name: string;
   /** Each partition to commit offsets for. */
-  partitions: OffsetCommitRequestOffsetCommitRequestPartition[];
+  partitions: OffsetCommitRequestPartition[];
 }
 
-function defaultOffsetCommitRequestOffsetCommitRequestTopic(): OffsetCommitRequestOffsetCommitRequestTopic {
+function defaultOffsetCommitRequestTopic(): OffsetCommitRequestTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetCommitRequestOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommitRequestOffsetCommitRequestTopic {
+function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommitRequestTopic {
   const flex = v >= 8;
-  const o = defaultOffsetCommitRequestOffsetCommitRequestTopic();
+  const o = defaultOffsetCommitRequestTopic();
   o.name = (flex ? r.compactString() : r.string());
-  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetCommitRequestOffsetCommitRequestPartition(r, v));
+  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetCommitRequestPartition(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetCommitRequestOffsetCommitRequestTopic(w: Writer, v: number, o: OffsetCommitRequestOffsetCommitRequestTopic): void {
+function writeOffsetCommitRequestTopic(w: Writer, v: number, o: OffsetCommitRequestTopic): void {
   const flex = v >= 8;
   if (flex) { w.compactString(rt.nonNull(o.name, 'Name', v)); } else { w.string(rt.nonNull(o.name, 'Name', v)); }
-  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeOffsetCommitRequestOffsetCommitRequestPartition(w, v, e); });
+  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeOffsetCommitRequestPartition(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetCommitRequestOffsetCommitRequestPartition {
+export interface OffsetCommitRequestPartition {
   /** The partition index. */
   partitionIndex: number;
   /** The message offset to be committed. */
@@ -109,7 +109,7 @@ export interface OffsetCommitRequestOffsetCommitRequestPartition {
   committedMetadata: string | null;
 }
 
-function defaultOffsetCommitRequestOffsetCommitRequestPartition(): OffsetCommitRequestOffsetCommitRequestPartition {
+function defaultOffsetCommitRequestPartition(): OffsetCommitRequestPartition {
   return {
     partitionIndex: 0,
     committedOffset: 0n,
@@ -119,9 +119,9 @@ function defaultOffsetCommitRequestOffsetCommitRequestPartition(): OffsetCommitR
   };
 }
 
-function readOffsetCommitRequestOffsetCommitRequestPartition(r: Reader, v: number): OffsetCommitRequestOffsetCommitRequestPartition {
+function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCommitRequestPartition {
   const flex = v >= 8;
-  const o = defaultOffsetCommitRequestOffsetCommitRequestPartition();
+  const o = defaultOffsetCommitRequestPartition();
   o.partitionIndex = r.int32();
   o.committedOffset = r.int64();
   if (v >= 6) o.committedLeaderEpoch = r.int32();
@@ -131,7 +131,7 @@ function readOffsetCommitRequestOffsetCommitRequestPartition(r: Reader, v: numbe
   return o;
 }
 
-function writeOffsetCommitRequestOffsetCommitRequestPartition(w: Writer, v: number, o: OffsetCommitRequestOffsetCommitRequestPartition): void {
+function writeOffsetCommitRequestPartition(w: Writer, v: number, o: OffsetCommitRequestPartition): void {
   const flex = v >= 8;
   w.int32(o.partitionIndex);
   w.int64(o.committedOffset);
@@ -160,7 +160,7 @@ export interface OffsetCommitResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs?: number;
   /** The responses for each topic. */
-  topics: OffsetCommitResponseOffsetCommitResponseTopic[];
+  topics: OffsetCommitResponseTopic[];
 }
 
 function defaultOffsetCommitResponse(): OffsetCommitResponse {
@@ -174,7 +174,7 @@ function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResponse {
   const flex = v >= 8;
   const o = defaultOffsetCommitResponse();
   if (v >= 3) o.throttleTimeMs = r.int32();
-  o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetCommitResponseOffsetCommitResponseTopic(r, v));
+  o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetCommitResponseTopic(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -182,59 +182,59 @@ function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResponse {
 function writeOffsetCommitResponse(w: Writer, v: number, o: OffsetCommitResponse): void {
   const flex = v >= 8;
   if (v >= 3) { w.int32((o.throttleTimeMs ?? 0)); }
-  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeOffsetCommitResponseOffsetCommitResponseTopic(w, v, e); });
+  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeOffsetCommitResponseTopic(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetCommitResponseOffsetCommitResponseTopic {
+export interface OffsetCommitResponseTopic {
   /** The topic name. */
   name: string;
   /** The responses for each partition in the topic. */
-  partitions: OffsetCommitResponseOffsetCommitResponsePartition[];
+  partitions: OffsetCommitResponsePartition[];
 }
 
-function defaultOffsetCommitResponseOffsetCommitResponseTopic(): OffsetCommitResponseOffsetCommitResponseTopic {
+function defaultOffsetCommitResponseTopic(): OffsetCommitResponseTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetCommitResponseOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommitResponseOffsetCommitResponseTopic {
+function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommitResponseTopic {
   const flex = v >= 8;
-  const o = defaultOffsetCommitResponseOffsetCommitResponseTopic();
+  const o = defaultOffsetCommitResponseTopic();
   o.name = (flex ? r.compactString() : r.string());
-  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetCommitResponseOffsetCommitResponsePartition(r, v));
+  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetCommitResponsePartition(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetCommitResponseOffsetCommitResponseTopic(w: Writer, v: number, o: OffsetCommitResponseOffsetCommitResponseTopic): void {
+function writeOffsetCommitResponseTopic(w: Writer, v: number, o: OffsetCommitResponseTopic): void {
   const flex = v >= 8;
   if (flex) { w.compactString(rt.nonNull(o.name, 'Name', v)); } else { w.string(rt.nonNull(o.name, 'Name', v)); }
-  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeOffsetCommitResponseOffsetCommitResponsePartition(w, v, e); });
+  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeOffsetCommitResponsePartition(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetCommitResponseOffsetCommitResponsePartition {
+export interface OffsetCommitResponsePartition {
   /** The partition index. */
   partitionIndex: number;
   /** The error code, or 0 if there was no error. */
   errorCode: number;
 }
 
-function defaultOffsetCommitResponseOffsetCommitResponsePartition(): OffsetCommitResponseOffsetCommitResponsePartition {
+function defaultOffsetCommitResponsePartition(): OffsetCommitResponsePartition {
   return {
     partitionIndex: 0,
     errorCode: 0,
   };
 }
 
-function readOffsetCommitResponseOffsetCommitResponsePartition(r: Reader, v: number): OffsetCommitResponseOffsetCommitResponsePartition {
+function readOffsetCommitResponsePartition(r: Reader, v: number): OffsetCommitResponsePartition {
   const flex = v >= 8;
-  const o = defaultOffsetCommitResponseOffsetCommitResponsePartition();
+  const o = defaultOffsetCommitResponsePartition();
   void v;
   o.partitionIndex = r.int32();
   o.errorCode = r.int16();
@@ -242,7 +242,7 @@ function readOffsetCommitResponseOffsetCommitResponsePartition(r: Reader, v: num
   return o;
 }
 
-function writeOffsetCommitResponseOffsetCommitResponsePartition(w: Writer, v: number, o: OffsetCommitResponseOffsetCommitResponsePartition): void {
+function writeOffsetCommitResponsePartition(w: Writer, v: number, o: OffsetCommitResponsePartition): void {
   const flex = v >= 8;
   void v;
   w.int32(o.partitionIndex);

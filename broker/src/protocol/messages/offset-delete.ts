@@ -18,7 +18,7 @@ export interface OffsetDeleteRequest {
   /** The unique group identifier. */
   groupId: string;
   /** The topics to delete offsets for */
-  topics: OffsetDeleteRequestOffsetDeleteRequestTopic[];
+  topics: OffsetDeleteRequestTopic[];
 }
 
 function defaultOffsetDeleteRequest(): OffsetDeleteRequest {
@@ -31,62 +31,62 @@ function defaultOffsetDeleteRequest(): OffsetDeleteRequest {
 function readOffsetDeleteRequest(r: Reader, v: number): OffsetDeleteRequest {
   const o = defaultOffsetDeleteRequest();
   o.groupId = r.string();
-  o.topics = rt.readArray(r, false, 'Topics', (r) => readOffsetDeleteRequestOffsetDeleteRequestTopic(r, v));
+  o.topics = rt.readArray(r, false, 'Topics', (r) => readOffsetDeleteRequestTopic(r, v));
   return o;
 }
 
 function writeOffsetDeleteRequest(w: Writer, v: number, o: OffsetDeleteRequest): void {
   w.string(rt.nonNull(o.groupId, 'GroupId', v));
-  rt.writeArray(w, false, false, 'Topics', o.topics, (w, e) => { writeOffsetDeleteRequestOffsetDeleteRequestTopic(w, v, e); });
+  rt.writeArray(w, false, false, 'Topics', o.topics, (w, e) => { writeOffsetDeleteRequestTopic(w, v, e); });
 }
 
 
-export interface OffsetDeleteRequestOffsetDeleteRequestTopic {
+export interface OffsetDeleteRequestTopic {
   /** The topic name. */
   name: string;
   /** Each partition to delete offsets for. */
-  partitions: OffsetDeleteRequestOffsetDeleteRequestPartition[];
+  partitions: OffsetDeleteRequestPartition[];
 }
 
-function defaultOffsetDeleteRequestOffsetDeleteRequestTopic(): OffsetDeleteRequestOffsetDeleteRequestTopic {
+function defaultOffsetDeleteRequestTopic(): OffsetDeleteRequestTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetDeleteRequestOffsetDeleteRequestTopic(r: Reader, v: number): OffsetDeleteRequestOffsetDeleteRequestTopic {
-  const o = defaultOffsetDeleteRequestOffsetDeleteRequestTopic();
+function readOffsetDeleteRequestTopic(r: Reader, v: number): OffsetDeleteRequestTopic {
+  const o = defaultOffsetDeleteRequestTopic();
   o.name = r.string();
-  o.partitions = rt.readArray(r, false, 'Partitions', (r) => readOffsetDeleteRequestOffsetDeleteRequestPartition(r, v));
+  o.partitions = rt.readArray(r, false, 'Partitions', (r) => readOffsetDeleteRequestPartition(r, v));
   return o;
 }
 
-function writeOffsetDeleteRequestOffsetDeleteRequestTopic(w: Writer, v: number, o: OffsetDeleteRequestOffsetDeleteRequestTopic): void {
+function writeOffsetDeleteRequestTopic(w: Writer, v: number, o: OffsetDeleteRequestTopic): void {
   w.string(rt.nonNull(o.name, 'Name', v));
-  rt.writeArray(w, false, false, 'Partitions', o.partitions, (w, e) => { writeOffsetDeleteRequestOffsetDeleteRequestPartition(w, v, e); });
+  rt.writeArray(w, false, false, 'Partitions', o.partitions, (w, e) => { writeOffsetDeleteRequestPartition(w, v, e); });
 }
 
 
-export interface OffsetDeleteRequestOffsetDeleteRequestPartition {
+export interface OffsetDeleteRequestPartition {
   /** The partition index. */
   partitionIndex: number;
 }
 
-function defaultOffsetDeleteRequestOffsetDeleteRequestPartition(): OffsetDeleteRequestOffsetDeleteRequestPartition {
+function defaultOffsetDeleteRequestPartition(): OffsetDeleteRequestPartition {
   return {
     partitionIndex: 0,
   };
 }
 
-function readOffsetDeleteRequestOffsetDeleteRequestPartition(r: Reader, v: number): OffsetDeleteRequestOffsetDeleteRequestPartition {
-  const o = defaultOffsetDeleteRequestOffsetDeleteRequestPartition();
+function readOffsetDeleteRequestPartition(r: Reader, v: number): OffsetDeleteRequestPartition {
+  const o = defaultOffsetDeleteRequestPartition();
   void v;
   o.partitionIndex = r.int32();
   return o;
 }
 
-function writeOffsetDeleteRequestOffsetDeleteRequestPartition(w: Writer, v: number, o: OffsetDeleteRequestOffsetDeleteRequestPartition): void {
+function writeOffsetDeleteRequestPartition(w: Writer, v: number, o: OffsetDeleteRequestPartition): void {
   void v;
   w.int32(o.partitionIndex);
 }
@@ -112,7 +112,7 @@ export interface OffsetDeleteResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
   /** The responses for each topic. */
-  topics: OffsetDeleteResponseOffsetDeleteResponseTopic[];
+  topics: OffsetDeleteResponseTopic[];
 }
 
 function defaultOffsetDeleteResponse(): OffsetDeleteResponse {
@@ -127,67 +127,67 @@ function readOffsetDeleteResponse(r: Reader, v: number): OffsetDeleteResponse {
   const o = defaultOffsetDeleteResponse();
   o.errorCode = r.int16();
   o.throttleTimeMs = r.int32();
-  o.topics = rt.readArray(r, false, 'Topics', (r) => readOffsetDeleteResponseOffsetDeleteResponseTopic(r, v));
+  o.topics = rt.readArray(r, false, 'Topics', (r) => readOffsetDeleteResponseTopic(r, v));
   return o;
 }
 
 function writeOffsetDeleteResponse(w: Writer, v: number, o: OffsetDeleteResponse): void {
   w.int16(o.errorCode);
   w.int32(o.throttleTimeMs);
-  rt.writeArray(w, false, false, 'Topics', o.topics, (w, e) => { writeOffsetDeleteResponseOffsetDeleteResponseTopic(w, v, e); });
+  rt.writeArray(w, false, false, 'Topics', o.topics, (w, e) => { writeOffsetDeleteResponseTopic(w, v, e); });
 }
 
 
-export interface OffsetDeleteResponseOffsetDeleteResponseTopic {
+export interface OffsetDeleteResponseTopic {
   /** The topic name. */
   name: string;
   /** The responses for each partition in the topic. */
-  partitions: OffsetDeleteResponseOffsetDeleteResponsePartition[];
+  partitions: OffsetDeleteResponsePartition[];
 }
 
-function defaultOffsetDeleteResponseOffsetDeleteResponseTopic(): OffsetDeleteResponseOffsetDeleteResponseTopic {
+function defaultOffsetDeleteResponseTopic(): OffsetDeleteResponseTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetDeleteResponseOffsetDeleteResponseTopic(r: Reader, v: number): OffsetDeleteResponseOffsetDeleteResponseTopic {
-  const o = defaultOffsetDeleteResponseOffsetDeleteResponseTopic();
+function readOffsetDeleteResponseTopic(r: Reader, v: number): OffsetDeleteResponseTopic {
+  const o = defaultOffsetDeleteResponseTopic();
   o.name = r.string();
-  o.partitions = rt.readArray(r, false, 'Partitions', (r) => readOffsetDeleteResponseOffsetDeleteResponsePartition(r, v));
+  o.partitions = rt.readArray(r, false, 'Partitions', (r) => readOffsetDeleteResponsePartition(r, v));
   return o;
 }
 
-function writeOffsetDeleteResponseOffsetDeleteResponseTopic(w: Writer, v: number, o: OffsetDeleteResponseOffsetDeleteResponseTopic): void {
+function writeOffsetDeleteResponseTopic(w: Writer, v: number, o: OffsetDeleteResponseTopic): void {
   w.string(rt.nonNull(o.name, 'Name', v));
-  rt.writeArray(w, false, false, 'Partitions', o.partitions, (w, e) => { writeOffsetDeleteResponseOffsetDeleteResponsePartition(w, v, e); });
+  rt.writeArray(w, false, false, 'Partitions', o.partitions, (w, e) => { writeOffsetDeleteResponsePartition(w, v, e); });
 }
 
 
-export interface OffsetDeleteResponseOffsetDeleteResponsePartition {
+export interface OffsetDeleteResponsePartition {
   /** The partition index. */
   partitionIndex: number;
   /** The error code, or 0 if there was no error. */
   errorCode: number;
 }
 
-function defaultOffsetDeleteResponseOffsetDeleteResponsePartition(): OffsetDeleteResponseOffsetDeleteResponsePartition {
+function defaultOffsetDeleteResponsePartition(): OffsetDeleteResponsePartition {
   return {
     partitionIndex: 0,
     errorCode: 0,
   };
 }
 
-function readOffsetDeleteResponseOffsetDeleteResponsePartition(r: Reader, v: number): OffsetDeleteResponseOffsetDeleteResponsePartition {
-  const o = defaultOffsetDeleteResponseOffsetDeleteResponsePartition();
+function readOffsetDeleteResponsePartition(r: Reader, v: number): OffsetDeleteResponsePartition {
+  const o = defaultOffsetDeleteResponsePartition();
   void v;
   o.partitionIndex = r.int32();
   o.errorCode = r.int16();
   return o;
 }
 
-function writeOffsetDeleteResponseOffsetDeleteResponsePartition(w: Writer, v: number, o: OffsetDeleteResponseOffsetDeleteResponsePartition): void {
+function writeOffsetDeleteResponsePartition(w: Writer, v: number, o: OffsetDeleteResponsePartition): void {
   void v;
   w.int32(o.partitionIndex);
   w.int16(o.errorCode);

@@ -18,9 +18,9 @@ export interface OffsetFetchRequest {
   /** The group to fetch offsets for. */
   groupId?: string;
   /** Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. */
-  topics?: OffsetFetchRequestOffsetFetchRequestTopic[] | null;
+  topics?: OffsetFetchRequestTopic[] | null;
   /** Each group we would like to fetch offsets for */
-  groups?: OffsetFetchRequestOffsetFetchRequestGroup[];
+  groups?: OffsetFetchRequestGroup[];
   /** Whether broker should hold on returning unstable offsets but set a retriable error code for the partitions. */
   requireStable?: boolean;
 }
@@ -38,8 +38,8 @@ function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest {
   const flex = v >= 6;
   const o = defaultOffsetFetchRequest();
   if (v <= 7) o.groupId = (flex ? r.compactString() : r.string());
-  if (v <= 7) o.topics = rt.readNullableArray(r, flex, v >= 2, 'Topics', (r) => readOffsetFetchRequestOffsetFetchRequestTopic(r, v));
-  if (v >= 8) o.groups = rt.readArray(r, true, 'Groups', (r) => readOffsetFetchRequestOffsetFetchRequestGroup(r, v));
+  if (v <= 7) o.topics = rt.readNullableArray(r, flex, v >= 2, 'Topics', (r) => readOffsetFetchRequestTopic(r, v));
+  if (v >= 8) o.groups = rt.readArray(r, true, 'Groups', (r) => readOffsetFetchRequestGroup(r, v));
   if (v >= 7) o.requireStable = r.bool();
   if (flex) r.skipTaggedFields();
   return o;
@@ -48,37 +48,37 @@ function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest {
 function writeOffsetFetchRequest(w: Writer, v: number, o: OffsetFetchRequest): void {
   const flex = v >= 6;
   if (v <= 7) { if (flex) { w.compactString(rt.nonNull((o.groupId ?? ""), 'GroupId', v)); } else { w.string(rt.nonNull((o.groupId ?? ""), 'GroupId', v)); } }
-  if (v <= 7) { rt.writeArray(w, flex, v >= 2, 'Topics', (o.topics === undefined ? [] : o.topics), (w, e) => { writeOffsetFetchRequestOffsetFetchRequestTopic(w, v, e); }); }
-  if (v >= 8) { rt.writeArray(w, true, false, 'Groups', (o.groups ?? []), (w, e) => { writeOffsetFetchRequestOffsetFetchRequestGroup(w, v, e); }); }
+  if (v <= 7) { rt.writeArray(w, flex, v >= 2, 'Topics', (o.topics === undefined ? [] : o.topics), (w, e) => { writeOffsetFetchRequestTopic(w, v, e); }); }
+  if (v >= 8) { rt.writeArray(w, true, false, 'Groups', (o.groups ?? []), (w, e) => { writeOffsetFetchRequestGroup(w, v, e); }); }
   if (v >= 7) { w.bool((o.requireStable ?? false)); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchRequestOffsetFetchRequestTopic {
+export interface OffsetFetchRequestTopic {
   /** The topic name. */
   name?: string;
   /** The partition indexes we would like to fetch offsets for. */
   partitionIndexes?: number[];
 }
 
-function defaultOffsetFetchRequestOffsetFetchRequestTopic(): OffsetFetchRequestOffsetFetchRequestTopic {
+function defaultOffsetFetchRequestTopic(): OffsetFetchRequestTopic {
   return {
     name: "",
     partitionIndexes: [],
   };
 }
 
-function readOffsetFetchRequestOffsetFetchRequestTopic(r: Reader, v: number): OffsetFetchRequestOffsetFetchRequestTopic {
+function readOffsetFetchRequestTopic(r: Reader, v: number): OffsetFetchRequestTopic {
   const flex = v >= 6;
-  const o = defaultOffsetFetchRequestOffsetFetchRequestTopic();
+  const o = defaultOffsetFetchRequestTopic();
   if (v <= 7) o.name = (flex ? r.compactString() : r.string());
   if (v <= 7) o.partitionIndexes = rt.readArray(r, flex, 'PartitionIndexes', (r) => r.int32());
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchRequestOffsetFetchRequestTopic(w: Writer, v: number, o: OffsetFetchRequestOffsetFetchRequestTopic): void {
+function writeOffsetFetchRequestTopic(w: Writer, v: number, o: OffsetFetchRequestTopic): void {
   const flex = v >= 6;
   if (v <= 7) { if (flex) { w.compactString(rt.nonNull((o.name ?? ""), 'Name', v)); } else { w.string(rt.nonNull((o.name ?? ""), 'Name', v)); } }
   if (v <= 7) { rt.writeArray(w, flex, false, 'PartitionIndexes', (o.partitionIndexes ?? []), (w, e) => { w.int32(e); }); }
@@ -86,7 +86,7 @@ function writeOffsetFetchRequestOffsetFetchRequestTopic(w: Writer, v: number, o:
 }
 
 
-export interface OffsetFetchRequestOffsetFetchRequestGroup {
+export interface OffsetFetchRequestGroup {
   /** The group ID. */
   groupId?: string;
   /** The member ID assigned by the group coordinator if using the new consumer protocol (KIP-848). */
@@ -94,10 +94,10 @@ export interface OffsetFetchRequestOffsetFetchRequestGroup {
   /** The member epoch if using the new consumer protocol (KIP-848). */
   memberEpoch?: number;
   /** Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. */
-  topics?: OffsetFetchRequestOffsetFetchRequestTopics[] | null;
+  topics?: OffsetFetchRequestTopics[] | null;
 }
 
-function defaultOffsetFetchRequestOffsetFetchRequestGroup(): OffsetFetchRequestOffsetFetchRequestGroup {
+function defaultOffsetFetchRequestGroup(): OffsetFetchRequestGroup {
   return {
     groupId: "",
     memberId: null,
@@ -106,51 +106,51 @@ function defaultOffsetFetchRequestOffsetFetchRequestGroup(): OffsetFetchRequestO
   };
 }
 
-function readOffsetFetchRequestOffsetFetchRequestGroup(r: Reader, v: number): OffsetFetchRequestOffsetFetchRequestGroup {
+function readOffsetFetchRequestGroup(r: Reader, v: number): OffsetFetchRequestGroup {
   const flex = v >= 6;
-  const o = defaultOffsetFetchRequestOffsetFetchRequestGroup();
+  const o = defaultOffsetFetchRequestGroup();
   if (v >= 8) o.groupId = r.compactString();
   if (v >= 9) o.memberId = r.compactNullableString();
   if (v >= 9) o.memberEpoch = r.int32();
-  if (v >= 8) o.topics = rt.readNullableArray(r, true, true, 'Topics', (r) => readOffsetFetchRequestOffsetFetchRequestTopics(r, v));
+  if (v >= 8) o.topics = rt.readNullableArray(r, true, true, 'Topics', (r) => readOffsetFetchRequestTopics(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchRequestOffsetFetchRequestGroup(w: Writer, v: number, o: OffsetFetchRequestOffsetFetchRequestGroup): void {
+function writeOffsetFetchRequestGroup(w: Writer, v: number, o: OffsetFetchRequestGroup): void {
   const flex = v >= 6;
   if (v >= 8) { w.compactString(rt.nonNull((o.groupId ?? ""), 'GroupId', v)); }
   if (v >= 9) { w.compactNullableString((o.memberId === undefined ? null : o.memberId)); }
   if (v >= 9) { w.int32((o.memberEpoch ?? -1)); }
-  if (v >= 8) { rt.writeArray(w, true, true, 'Topics', (o.topics === undefined ? [] : o.topics), (w, e) => { writeOffsetFetchRequestOffsetFetchRequestTopics(w, v, e); }); }
+  if (v >= 8) { rt.writeArray(w, true, true, 'Topics', (o.topics === undefined ? [] : o.topics), (w, e) => { writeOffsetFetchRequestTopics(w, v, e); }); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchRequestOffsetFetchRequestTopics {
+export interface OffsetFetchRequestTopics {
   /** The topic name. */
   name?: string;
   /** The partition indexes we would like to fetch offsets for. */
   partitionIndexes?: number[];
 }
 
-function defaultOffsetFetchRequestOffsetFetchRequestTopics(): OffsetFetchRequestOffsetFetchRequestTopics {
+function defaultOffsetFetchRequestTopics(): OffsetFetchRequestTopics {
   return {
     name: "",
     partitionIndexes: [],
   };
 }
 
-function readOffsetFetchRequestOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchRequestOffsetFetchRequestTopics {
+function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchRequestTopics {
   const flex = v >= 6;
-  const o = defaultOffsetFetchRequestOffsetFetchRequestTopics();
+  const o = defaultOffsetFetchRequestTopics();
   if (v >= 8) o.name = r.compactString();
   if (v >= 8) o.partitionIndexes = rt.readArray(r, true, 'PartitionIndexes', (r) => r.int32());
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchRequestOffsetFetchRequestTopics(w: Writer, v: number, o: OffsetFetchRequestOffsetFetchRequestTopics): void {
+function writeOffsetFetchRequestTopics(w: Writer, v: number, o: OffsetFetchRequestTopics): void {
   const flex = v >= 6;
   if (v >= 8) { w.compactString(rt.nonNull((o.name ?? ""), 'Name', v)); }
   if (v >= 8) { rt.writeArray(w, true, false, 'PartitionIndexes', (o.partitionIndexes ?? []), (w, e) => { w.int32(e); }); }
@@ -176,11 +176,11 @@ export interface OffsetFetchResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs?: number;
   /** The responses per topic. */
-  topics?: OffsetFetchResponseOffsetFetchResponseTopic[];
+  topics?: OffsetFetchResponseTopic[];
   /** The top-level error code, or 0 if there was no error. */
   errorCode?: number;
   /** The responses per group id. */
-  groups?: OffsetFetchResponseOffsetFetchResponseGroup[];
+  groups?: OffsetFetchResponseGroup[];
 }
 
 function defaultOffsetFetchResponse(): OffsetFetchResponse {
@@ -196,9 +196,9 @@ function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchResponse {
   const flex = v >= 6;
   const o = defaultOffsetFetchResponse();
   if (v >= 3) o.throttleTimeMs = r.int32();
-  if (v <= 7) o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetFetchResponseOffsetFetchResponseTopic(r, v));
+  if (v <= 7) o.topics = rt.readArray(r, flex, 'Topics', (r) => readOffsetFetchResponseTopic(r, v));
   if ((v >= 2 && v <= 7)) o.errorCode = r.int16();
-  if (v >= 8) o.groups = rt.readArray(r, true, 'Groups', (r) => readOffsetFetchResponseOffsetFetchResponseGroup(r, v));
+  if (v >= 8) o.groups = rt.readArray(r, true, 'Groups', (r) => readOffsetFetchResponseGroup(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -206,45 +206,45 @@ function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchResponse {
 function writeOffsetFetchResponse(w: Writer, v: number, o: OffsetFetchResponse): void {
   const flex = v >= 6;
   if (v >= 3) { w.int32((o.throttleTimeMs ?? 0)); }
-  if (v <= 7) { rt.writeArray(w, flex, false, 'Topics', (o.topics ?? []), (w, e) => { writeOffsetFetchResponseOffsetFetchResponseTopic(w, v, e); }); }
+  if (v <= 7) { rt.writeArray(w, flex, false, 'Topics', (o.topics ?? []), (w, e) => { writeOffsetFetchResponseTopic(w, v, e); }); }
   if ((v >= 2 && v <= 7)) { w.int16((o.errorCode ?? 0)); }
-  if (v >= 8) { rt.writeArray(w, true, false, 'Groups', (o.groups ?? []), (w, e) => { writeOffsetFetchResponseOffsetFetchResponseGroup(w, v, e); }); }
+  if (v >= 8) { rt.writeArray(w, true, false, 'Groups', (o.groups ?? []), (w, e) => { writeOffsetFetchResponseGroup(w, v, e); }); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchResponseOffsetFetchResponseTopic {
+export interface OffsetFetchResponseTopic {
   /** The topic name. */
   name?: string;
   /** The responses per partition */
-  partitions?: OffsetFetchResponseOffsetFetchResponsePartition[];
+  partitions?: OffsetFetchResponsePartition[];
 }
 
-function defaultOffsetFetchResponseOffsetFetchResponseTopic(): OffsetFetchResponseOffsetFetchResponseTopic {
+function defaultOffsetFetchResponseTopic(): OffsetFetchResponseTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetFetchResponseOffsetFetchResponseTopic(r: Reader, v: number): OffsetFetchResponseOffsetFetchResponseTopic {
+function readOffsetFetchResponseTopic(r: Reader, v: number): OffsetFetchResponseTopic {
   const flex = v >= 6;
-  const o = defaultOffsetFetchResponseOffsetFetchResponseTopic();
+  const o = defaultOffsetFetchResponseTopic();
   if (v <= 7) o.name = (flex ? r.compactString() : r.string());
-  if (v <= 7) o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetFetchResponseOffsetFetchResponsePartition(r, v));
+  if (v <= 7) o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readOffsetFetchResponsePartition(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchResponseOffsetFetchResponseTopic(w: Writer, v: number, o: OffsetFetchResponseOffsetFetchResponseTopic): void {
+function writeOffsetFetchResponseTopic(w: Writer, v: number, o: OffsetFetchResponseTopic): void {
   const flex = v >= 6;
   if (v <= 7) { if (flex) { w.compactString(rt.nonNull((o.name ?? ""), 'Name', v)); } else { w.string(rt.nonNull((o.name ?? ""), 'Name', v)); } }
-  if (v <= 7) { rt.writeArray(w, flex, false, 'Partitions', (o.partitions ?? []), (w, e) => { writeOffsetFetchResponseOffsetFetchResponsePartition(w, v, e); }); }
+  if (v <= 7) { rt.writeArray(w, flex, false, 'Partitions', (o.partitions ?? []), (w, e) => { writeOffsetFetchResponsePartition(w, v, e); }); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchResponseOffsetFetchResponsePartition {
+export interface OffsetFetchResponsePartition {
   /** The partition index. */
   partitionIndex?: number;
   /** The committed message offset. */
@@ -257,7 +257,7 @@ export interface OffsetFetchResponseOffsetFetchResponsePartition {
   errorCode?: number;
 }
 
-function defaultOffsetFetchResponseOffsetFetchResponsePartition(): OffsetFetchResponseOffsetFetchResponsePartition {
+function defaultOffsetFetchResponsePartition(): OffsetFetchResponsePartition {
   return {
     partitionIndex: 0,
     committedOffset: 0n,
@@ -267,9 +267,9 @@ function defaultOffsetFetchResponseOffsetFetchResponsePartition(): OffsetFetchRe
   };
 }
 
-function readOffsetFetchResponseOffsetFetchResponsePartition(r: Reader, v: number): OffsetFetchResponseOffsetFetchResponsePartition {
+function readOffsetFetchResponsePartition(r: Reader, v: number): OffsetFetchResponsePartition {
   const flex = v >= 6;
-  const o = defaultOffsetFetchResponseOffsetFetchResponsePartition();
+  const o = defaultOffsetFetchResponsePartition();
   if (v <= 7) o.partitionIndex = r.int32();
   if (v <= 7) o.committedOffset = r.int64();
   if ((v >= 5 && v <= 7)) o.committedLeaderEpoch = r.int32();
@@ -279,7 +279,7 @@ function readOffsetFetchResponseOffsetFetchResponsePartition(r: Reader, v: numbe
   return o;
 }
 
-function writeOffsetFetchResponseOffsetFetchResponsePartition(w: Writer, v: number, o: OffsetFetchResponseOffsetFetchResponsePartition): void {
+function writeOffsetFetchResponsePartition(w: Writer, v: number, o: OffsetFetchResponsePartition): void {
   const flex = v >= 6;
   if (v <= 7) { w.int32((o.partitionIndex ?? 0)); }
   if (v <= 7) { w.int64((o.committedOffset ?? 0n)); }
@@ -290,16 +290,16 @@ function writeOffsetFetchResponseOffsetFetchResponsePartition(w: Writer, v: numb
 }
 
 
-export interface OffsetFetchResponseOffsetFetchResponseGroup {
+export interface OffsetFetchResponseGroup {
   /** The group ID. */
   groupId?: string;
   /** The responses per topic. */
-  topics?: OffsetFetchResponseOffsetFetchResponseTopics[];
+  topics?: OffsetFetchResponseTopics[];
   /** The group-level error code, or 0 if there was no error. */
   errorCode?: number;
 }
 
-function defaultOffsetFetchResponseOffsetFetchResponseGroup(): OffsetFetchResponseOffsetFetchResponseGroup {
+function defaultOffsetFetchResponseGroup(): OffsetFetchResponseGroup {
   return {
     groupId: "",
     topics: [],
@@ -307,57 +307,57 @@ function defaultOffsetFetchResponseOffsetFetchResponseGroup(): OffsetFetchRespon
   };
 }
 
-function readOffsetFetchResponseOffsetFetchResponseGroup(r: Reader, v: number): OffsetFetchResponseOffsetFetchResponseGroup {
+function readOffsetFetchResponseGroup(r: Reader, v: number): OffsetFetchResponseGroup {
   const flex = v >= 6;
-  const o = defaultOffsetFetchResponseOffsetFetchResponseGroup();
+  const o = defaultOffsetFetchResponseGroup();
   if (v >= 8) o.groupId = r.compactString();
-  if (v >= 8) o.topics = rt.readArray(r, true, 'Topics', (r) => readOffsetFetchResponseOffsetFetchResponseTopics(r, v));
+  if (v >= 8) o.topics = rt.readArray(r, true, 'Topics', (r) => readOffsetFetchResponseTopics(r, v));
   if (v >= 8) o.errorCode = r.int16();
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchResponseOffsetFetchResponseGroup(w: Writer, v: number, o: OffsetFetchResponseOffsetFetchResponseGroup): void {
+function writeOffsetFetchResponseGroup(w: Writer, v: number, o: OffsetFetchResponseGroup): void {
   const flex = v >= 6;
   if (v >= 8) { w.compactString(rt.nonNull((o.groupId ?? ""), 'GroupId', v)); }
-  if (v >= 8) { rt.writeArray(w, true, false, 'Topics', (o.topics ?? []), (w, e) => { writeOffsetFetchResponseOffsetFetchResponseTopics(w, v, e); }); }
+  if (v >= 8) { rt.writeArray(w, true, false, 'Topics', (o.topics ?? []), (w, e) => { writeOffsetFetchResponseTopics(w, v, e); }); }
   if (v >= 8) { w.int16((o.errorCode ?? 0)); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchResponseOffsetFetchResponseTopics {
+export interface OffsetFetchResponseTopics {
   /** The topic name. */
   name?: string;
   /** The responses per partition */
-  partitions?: OffsetFetchResponseOffsetFetchResponsePartitions[];
+  partitions?: OffsetFetchResponsePartitions[];
 }
 
-function defaultOffsetFetchResponseOffsetFetchResponseTopics(): OffsetFetchResponseOffsetFetchResponseTopics {
+function defaultOffsetFetchResponseTopics(): OffsetFetchResponseTopics {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readOffsetFetchResponseOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetchResponseOffsetFetchResponseTopics {
+function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetchResponseTopics {
   const flex = v >= 6;
-  const o = defaultOffsetFetchResponseOffsetFetchResponseTopics();
+  const o = defaultOffsetFetchResponseTopics();
   if (v >= 8) o.name = r.compactString();
-  if (v >= 8) o.partitions = rt.readArray(r, true, 'Partitions', (r) => readOffsetFetchResponseOffsetFetchResponsePartitions(r, v));
+  if (v >= 8) o.partitions = rt.readArray(r, true, 'Partitions', (r) => readOffsetFetchResponsePartitions(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeOffsetFetchResponseOffsetFetchResponseTopics(w: Writer, v: number, o: OffsetFetchResponseOffsetFetchResponseTopics): void {
+function writeOffsetFetchResponseTopics(w: Writer, v: number, o: OffsetFetchResponseTopics): void {
   const flex = v >= 6;
   if (v >= 8) { w.compactString(rt.nonNull((o.name ?? ""), 'Name', v)); }
-  if (v >= 8) { rt.writeArray(w, true, false, 'Partitions', (o.partitions ?? []), (w, e) => { writeOffsetFetchResponseOffsetFetchResponsePartitions(w, v, e); }); }
+  if (v >= 8) { rt.writeArray(w, true, false, 'Partitions', (o.partitions ?? []), (w, e) => { writeOffsetFetchResponsePartitions(w, v, e); }); }
   if (flex) w.uvarint(0);
 }
 
 
-export interface OffsetFetchResponseOffsetFetchResponsePartitions {
+export interface OffsetFetchResponsePartitions {
   /** The partition index. */
   partitionIndex?: number;
   /** The committed message offset. */
@@ -370,7 +370,7 @@ export interface OffsetFetchResponseOffsetFetchResponsePartitions {
   errorCode?: number;
 }
 
-function defaultOffsetFetchResponseOffsetFetchResponsePartitions(): OffsetFetchResponseOffsetFetchResponsePartitions {
+function defaultOffsetFetchResponsePartitions(): OffsetFetchResponsePartitions {
   return {
     partitionIndex: 0,
     committedOffset: 0n,
@@ -380,9 +380,9 @@ function defaultOffsetFetchResponseOffsetFetchResponsePartitions(): OffsetFetchR
   };
 }
 
-function readOffsetFetchResponseOffsetFetchResponsePartitions(r: Reader, v: number): OffsetFetchResponseOffsetFetchResponsePartitions {
+function readOffsetFetchResponsePartitions(r: Reader, v: number): OffsetFetchResponsePartitions {
   const flex = v >= 6;
-  const o = defaultOffsetFetchResponseOffsetFetchResponsePartitions();
+  const o = defaultOffsetFetchResponsePartitions();
   if (v >= 8) o.partitionIndex = r.int32();
   if (v >= 8) o.committedOffset = r.int64();
   if (v >= 8) o.committedLeaderEpoch = r.int32();
@@ -392,7 +392,7 @@ function readOffsetFetchResponseOffsetFetchResponsePartitions(r: Reader, v: numb
   return o;
 }
 
-function writeOffsetFetchResponseOffsetFetchResponsePartitions(w: Writer, v: number, o: OffsetFetchResponseOffsetFetchResponsePartitions): void {
+function writeOffsetFetchResponsePartitions(w: Writer, v: number, o: OffsetFetchResponsePartitions): void {
   const flex = v >= 6;
   if (v >= 8) { w.int32((o.partitionIndex ?? 0)); }
   if (v >= 8) { w.int64((o.committedOffset ?? 0n)); }

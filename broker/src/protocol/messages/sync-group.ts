@@ -28,7 +28,7 @@ export interface SyncGroupRequest {
   /** The group protocol name. */
   protocolName?: string | null;
   /** Each assignment. */
-  assignments: SyncGroupRequestSyncGroupRequestAssignment[];
+  assignments: SyncGroupRequestAssignment[];
 }
 
 function defaultSyncGroupRequest(): SyncGroupRequest {
@@ -52,7 +52,7 @@ function readSyncGroupRequest(r: Reader, v: number): SyncGroupRequest {
   if (v >= 3) o.groupInstanceId = (flex ? r.compactNullableString() : r.nullableString());
   if (v >= 5) o.protocolType = r.compactNullableString();
   if (v >= 5) o.protocolName = r.compactNullableString();
-  o.assignments = rt.readArray(r, flex, 'Assignments', (r) => readSyncGroupRequestSyncGroupRequestAssignment(r, v));
+  o.assignments = rt.readArray(r, flex, 'Assignments', (r) => readSyncGroupRequestAssignment(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -65,28 +65,28 @@ function writeSyncGroupRequest(w: Writer, v: number, o: SyncGroupRequest): void 
   if (v >= 3) { if (flex) { w.compactNullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } else { w.nullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); } }
   if (v >= 5) { w.compactNullableString((o.protocolType === undefined ? null : o.protocolType)); }
   if (v >= 5) { w.compactNullableString((o.protocolName === undefined ? null : o.protocolName)); }
-  rt.writeArray(w, flex, false, 'Assignments', o.assignments, (w, e) => { writeSyncGroupRequestSyncGroupRequestAssignment(w, v, e); });
+  rt.writeArray(w, flex, false, 'Assignments', o.assignments, (w, e) => { writeSyncGroupRequestAssignment(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface SyncGroupRequestSyncGroupRequestAssignment {
+export interface SyncGroupRequestAssignment {
   /** The ID of the member to assign. */
   memberId: string;
   /** The member assignment. */
   assignment: Buffer;
 }
 
-function defaultSyncGroupRequestSyncGroupRequestAssignment(): SyncGroupRequestSyncGroupRequestAssignment {
+function defaultSyncGroupRequestAssignment(): SyncGroupRequestAssignment {
   return {
     memberId: "",
     assignment: EMPTY_BYTES,
   };
 }
 
-function readSyncGroupRequestSyncGroupRequestAssignment(r: Reader, v: number): SyncGroupRequestSyncGroupRequestAssignment {
+function readSyncGroupRequestAssignment(r: Reader, v: number): SyncGroupRequestAssignment {
   const flex = v >= 4;
-  const o = defaultSyncGroupRequestSyncGroupRequestAssignment();
+  const o = defaultSyncGroupRequestAssignment();
   void v;
   o.memberId = (flex ? r.compactString() : r.string());
   o.assignment = (flex ? r.compactBytes() : r.bytes());
@@ -94,7 +94,7 @@ function readSyncGroupRequestSyncGroupRequestAssignment(r: Reader, v: number): S
   return o;
 }
 
-function writeSyncGroupRequestSyncGroupRequestAssignment(w: Writer, v: number, o: SyncGroupRequestSyncGroupRequestAssignment): void {
+function writeSyncGroupRequestAssignment(w: Writer, v: number, o: SyncGroupRequestAssignment): void {
   const flex = v >= 4;
   if (flex) { w.compactString(rt.nonNull(o.memberId, 'MemberId', v)); } else { w.string(rt.nonNull(o.memberId, 'MemberId', v)); }
   if (flex) { w.compactBytes(rt.nonNull(o.assignment, 'Assignment', v)); } else { w.bytes(rt.nonNull(o.assignment, 'Assignment', v)); }

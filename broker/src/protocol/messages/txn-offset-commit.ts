@@ -30,7 +30,7 @@ export interface TxnOffsetCommitRequest {
   /** The unique identifier of the consumer instance provided by end user. */
   groupInstanceId?: string | null;
   /** Each topic that we want to commit offsets for. */
-  topics: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[];
+  topics: TxnOffsetCommitRequestTopic[];
 }
 
 function defaultTxnOffsetCommitRequest(): TxnOffsetCommitRequest {
@@ -56,7 +56,7 @@ function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommitReques
   if (v >= 3) o.generationId = r.int32();
   if (v >= 3) o.memberId = r.compactString();
   if (v >= 3) o.groupInstanceId = r.compactNullableString();
-  o.topics = rt.readArray(r, flex, 'Topics', (r) => readTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(r, v));
+  o.topics = rt.readArray(r, flex, 'Topics', (r) => readTxnOffsetCommitRequestTopic(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -70,43 +70,43 @@ function writeTxnOffsetCommitRequest(w: Writer, v: number, o: TxnOffsetCommitReq
   if (v >= 3) { w.int32((o.generationId ?? -1)); }
   if (v >= 3) { w.compactString(rt.nonNull((o.memberId ?? ""), 'MemberId', v)); }
   if (v >= 3) { w.compactNullableString((o.groupInstanceId === undefined ? null : o.groupInstanceId)); }
-  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(w, v, e); });
+  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeTxnOffsetCommitRequestTopic(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface TxnOffsetCommitRequestTxnOffsetCommitRequestTopic {
+export interface TxnOffsetCommitRequestTopic {
   /** The topic name. */
   name: string;
   /** The partitions inside the topic that we want to commit offsets for. */
-  partitions: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[];
+  partitions: TxnOffsetCommitRequestPartition[];
 }
 
-function defaultTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(): TxnOffsetCommitRequestTxnOffsetCommitRequestTopic {
+function defaultTxnOffsetCommitRequestTopic(): TxnOffsetCommitRequestTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffsetCommitRequestTxnOffsetCommitRequestTopic {
+function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffsetCommitRequestTopic {
   const flex = v >= 3;
-  const o = defaultTxnOffsetCommitRequestTxnOffsetCommitRequestTopic();
+  const o = defaultTxnOffsetCommitRequestTopic();
   o.name = (flex ? r.compactString() : r.string());
-  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(r, v));
+  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readTxnOffsetCommitRequestPartition(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(w: Writer, v: number, o: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic): void {
+function writeTxnOffsetCommitRequestTopic(w: Writer, v: number, o: TxnOffsetCommitRequestTopic): void {
   const flex = v >= 3;
   if (flex) { w.compactString(rt.nonNull(o.name, 'Name', v)); } else { w.string(rt.nonNull(o.name, 'Name', v)); }
-  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(w, v, e); });
+  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeTxnOffsetCommitRequestPartition(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
+export interface TxnOffsetCommitRequestPartition {
   /** The index of the partition within the topic. */
   partitionIndex: number;
   /** The message offset to be committed. */
@@ -117,7 +117,7 @@ export interface TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
   committedMetadata: string | null;
 }
 
-function defaultTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(): TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
+function defaultTxnOffsetCommitRequestPartition(): TxnOffsetCommitRequestPartition {
   return {
     partitionIndex: 0,
     committedOffset: 0n,
@@ -126,9 +126,9 @@ function defaultTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(): TxnOffs
   };
 }
 
-function readTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(r: Reader, v: number): TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
+function readTxnOffsetCommitRequestPartition(r: Reader, v: number): TxnOffsetCommitRequestPartition {
   const flex = v >= 3;
-  const o = defaultTxnOffsetCommitRequestTxnOffsetCommitRequestPartition();
+  const o = defaultTxnOffsetCommitRequestPartition();
   o.partitionIndex = r.int32();
   o.committedOffset = r.int64();
   if (v >= 2) o.committedLeaderEpoch = r.int32();
@@ -137,7 +137,7 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(r: Reader, v:
   return o;
 }
 
-function writeTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(w: Writer, v: number, o: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition): void {
+function writeTxnOffsetCommitRequestPartition(w: Writer, v: number, o: TxnOffsetCommitRequestPartition): void {
   const flex = v >= 3;
   w.int32(o.partitionIndex);
   w.int64(o.committedOffset);
@@ -165,7 +165,7 @@ export interface TxnOffsetCommitResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
   /** The responses for each topic. */
-  topics: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[];
+  topics: TxnOffsetCommitResponseTopic[];
 }
 
 function defaultTxnOffsetCommitResponse(): TxnOffsetCommitResponse {
@@ -179,7 +179,7 @@ function readTxnOffsetCommitResponse(r: Reader, v: number): TxnOffsetCommitRespo
   const flex = v >= 3;
   const o = defaultTxnOffsetCommitResponse();
   o.throttleTimeMs = r.int32();
-  o.topics = rt.readArray(r, flex, 'Topics', (r) => readTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(r, v));
+  o.topics = rt.readArray(r, flex, 'Topics', (r) => readTxnOffsetCommitResponseTopic(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
@@ -187,59 +187,59 @@ function readTxnOffsetCommitResponse(r: Reader, v: number): TxnOffsetCommitRespo
 function writeTxnOffsetCommitResponse(w: Writer, v: number, o: TxnOffsetCommitResponse): void {
   const flex = v >= 3;
   w.int32(o.throttleTimeMs);
-  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(w, v, e); });
+  rt.writeArray(w, flex, false, 'Topics', o.topics, (w, e) => { writeTxnOffsetCommitResponseTopic(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface TxnOffsetCommitResponseTxnOffsetCommitResponseTopic {
+export interface TxnOffsetCommitResponseTopic {
   /** The topic name. */
   name: string;
   /** The responses for each partition in the topic. */
-  partitions: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[];
+  partitions: TxnOffsetCommitResponsePartition[];
 }
 
-function defaultTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(): TxnOffsetCommitResponseTxnOffsetCommitResponseTopic {
+function defaultTxnOffsetCommitResponseTopic(): TxnOffsetCommitResponseTopic {
   return {
     name: "",
     partitions: [],
   };
 }
 
-function readTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffsetCommitResponseTxnOffsetCommitResponseTopic {
+function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffsetCommitResponseTopic {
   const flex = v >= 3;
-  const o = defaultTxnOffsetCommitResponseTxnOffsetCommitResponseTopic();
+  const o = defaultTxnOffsetCommitResponseTopic();
   o.name = (flex ? r.compactString() : r.string());
-  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(r, v));
+  o.partitions = rt.readArray(r, flex, 'Partitions', (r) => readTxnOffsetCommitResponsePartition(r, v));
   if (flex) r.skipTaggedFields();
   return o;
 }
 
-function writeTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(w: Writer, v: number, o: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic): void {
+function writeTxnOffsetCommitResponseTopic(w: Writer, v: number, o: TxnOffsetCommitResponseTopic): void {
   const flex = v >= 3;
   if (flex) { w.compactString(rt.nonNull(o.name, 'Name', v)); } else { w.string(rt.nonNull(o.name, 'Name', v)); }
-  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(w, v, e); });
+  rt.writeArray(w, flex, false, 'Partitions', o.partitions, (w, e) => { writeTxnOffsetCommitResponsePartition(w, v, e); });
   if (flex) w.uvarint(0);
 }
 
 
-export interface TxnOffsetCommitResponseTxnOffsetCommitResponsePartition {
+export interface TxnOffsetCommitResponsePartition {
   /** The partition index. */
   partitionIndex: number;
   /** The error code, or 0 if there was no error. */
   errorCode: number;
 }
 
-function defaultTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(): TxnOffsetCommitResponseTxnOffsetCommitResponsePartition {
+function defaultTxnOffsetCommitResponsePartition(): TxnOffsetCommitResponsePartition {
   return {
     partitionIndex: 0,
     errorCode: 0,
   };
 }
 
-function readTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(r: Reader, v: number): TxnOffsetCommitResponseTxnOffsetCommitResponsePartition {
+function readTxnOffsetCommitResponsePartition(r: Reader, v: number): TxnOffsetCommitResponsePartition {
   const flex = v >= 3;
-  const o = defaultTxnOffsetCommitResponseTxnOffsetCommitResponsePartition();
+  const o = defaultTxnOffsetCommitResponsePartition();
   void v;
   o.partitionIndex = r.int32();
   o.errorCode = r.int16();
@@ -247,7 +247,7 @@ function readTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(r: Reader, 
   return o;
 }
 
-function writeTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(w: Writer, v: number, o: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition): void {
+function writeTxnOffsetCommitResponsePartition(w: Writer, v: number, o: TxnOffsetCommitResponsePartition): void {
   const flex = v >= 3;
   void v;
   w.int32(o.partitionIndex);

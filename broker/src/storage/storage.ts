@@ -1,0 +1,130 @@
+// The one storage interface every engine implements (sqlite://, memory://; postgres later).
+// Engines are synchronous and in-process: waiting (fetch max_wait, group commit) belongs to the
+// server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
+// Offsets and timestamps are JS numbers here (exact up to 2^53); the protocol layer uses bigint.
+import type { RecordBatchHeader } from '../protocol/record-batch';
+
+export interface TopicInfo {
+  name: string;
+  /** Kafka's base64url form, stable for the topic's life. */
+  topicId: string;
+  partitionCount: number;
+  /** Only the configs set on the topic (defaults are applied by topic-config.ts). */
+  configs: Record<string, string>;
+}
+
+export interface PartitionOffsets {
+  logStartOffset: number;
+  /** One past the last offset (log end offset = high watermark with a single replica). */
+  highWatermark: number;
+}
+
+/** One partition's part of a produce request: its batches, already validated (magic 2, CRC, size). */
+export interface PartitionAppend {
+  topic: string;
+  partition: number;
+  batches: { header: RecordBatchHeader; data: Buffer }[];
+  /** message.timestamp.type of the topic: with LogAppendTime the engine stamps maxTimestamp. */
+  logAppendTime: boolean;
+}
+
+export interface PartitionAppendResult {
+  errorCode: number;
+  /** Offset of the first appended record (or of the original, for a retried duplicate); -1 on error. */
+  baseOffset: number;
+  /** The append time stamped with LogAppendTime, else -1. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  errorMessage: string | null;
+}
+
+export interface ReadResult {
+  errorCode: number;
+  highWatermark: number;
+  logStartOffset: number;
+  /** Stored batches from the one holding fetchOffset on; the first even if larger than maxBytes (KIP-74). */
+  batches: Buffer[];
+}
+
+export interface StoredBatch {
+  baseOffset: number;
+  lastOffset: number;
+  maxTimestamp: number;
+  data: Buffer;
+}
+
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  offset: number;
+  leaderEpoch: number;
+  metadata: string | null;
+  commitTimestampMs: number;
+}
+
+export interface RetentionDefaults {
+  retentionMs: number;
+  retentionBytes: number;
+}
+
+export interface RetentionResult {
+  deletedBatches: number;
+  deletedBytes: number;
+}
+
+export interface ClusterIdentity {
+  clusterId: string;
+  nodeId: number;
+}
+
+export interface Storage {
+  readonly url: string;
+
+  /** Stored on first open so clients keep working after restarts and moves; `wanted` applies only then. */
+  identity(wanted: Partial<ClusterIdentity>): ClusterIdentity;
+
+  // Topics
+  listTopics(): TopicInfo[];
+  topic(name: string): TopicInfo | undefined;
+  topicById(topicId: string): TopicInfo | undefined;
+  createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo;
+  /** Deletes the topic, its batches, producer state and committed offsets. False if it did not exist. */
+  deleteTopic(name: string): boolean;
+  /** Grows the topic to `partitionCount` partitions. */
+  createPartitions(name: string, partitionCount: number): void;
+  /** Sets and removes topic config overrides. */
+  alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void;
+
+  // Records
+  /** Appends every partition's batches in one transaction; returns once it committed. */
+  append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult;
+  offsets(topic: string, partition: number): PartitionOffsets | undefined;
+  /** The first batch whose maxTimestamp >= timestampMs (ListOffsets by time), if any. */
+  batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined;
+  /** The batch holding the partition's largest timestamp (ListOffsets MAX_TIMESTAMP, KIP-734). */
+  batchWithMaxTimestamp(topic: string, partition: number): StoredBatch | undefined;
+  /** Deletes whole batches below `offset` and moves the log start offset to it (DeleteRecords). */
+  deleteRecords(topic: string, partition: number, offset: number): PartitionOffsets;
+  /** Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call. */
+  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult;
+
+  // Idempotent producers
+  initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number };
+
+  // Consumer group offsets
+  commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void;
+  fetchOffsets(groupId: string): CommittedOffset[];
+  /** Deletes the given partitions' offsets, or all of the group's when `partitions` is undefined. */
+  deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void;
+  /** Groups that have committed offsets. */
+  offsetGroups(): string[];
+
+  /** A consistent copy of the whole state into a new file, while serving. */
+  backup(destPath: string): Promise<void>;
+  close(): void;
+}
+
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+}
