@@ -240,7 +240,7 @@ describe('in-place rewrites', () => {
     const batch = sampleBatch();
     for (let i = 0; i < batch.length; i++) {
       const copy = Buffer.from(batch);
-      copy[i] ^= 0x01;
+      copy[i] = copy[i]! ^ 0x01;
       if (i === MAGIC || (i >= BATCH_LENGTH && i < PARTITION_LEADER_EPOCH)) continue; // structural, checked below
       expect([i, verifyBatchCrc(copy)]).toEqual([i, i < CRC]); // the CRC field itself is not covered, but is compared
     }
@@ -293,7 +293,7 @@ describe('decodeRecords validation', () => {
   it('a record whose length disagrees with its fields is a DecodeError', () => {
     const batch = encodeRecordBatch({ records: [{ value: Buffer.from('abc') }] });
     const copy = Buffer.from(batch);
-    copy[BATCH_HEADER_SIZE] += 2; // zigzag length + 1
+    copy[BATCH_HEADER_SIZE] = copy[BATCH_HEADER_SIZE]! + 2; // zigzag length + 1
     expect(catchError(() => decodeRecords(copy))).toBeInstanceOf(DecodeError);
   });
 
