@@ -1,0 +1,49 @@
+// The `minnow` command: serve, topic, produce, consume, group, backup, perf.
+import { UsageError } from './args';
+
+const USAGE = `usage: minnow <command> [args]
+
+commands:
+  serve                         run the broker (minnow serve --help for its settings)
+  topic create|list|describe|delete
+  produce TOPIC                 stdin lines to a topic
+  consume TOPIC                 print a topic's records
+  group list|describe|delete|reset-offsets
+  backup DEST.db                consistent copy of a broker's database
+  perf produce|consume|e2e      load tool
+
+Client commands take --bootstrap-server HOST:PORT (default localhost:9092).`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+// Loaded on demand, so `minnow serve` does not load the client and the CLI does not load the server.
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve')).serve,
+  topic: async () => (await import('./topic')).topicCommand,
+  produce: async () => (await import('./produce')).produceCommand,
+  consume: async () => (await import('./consume')).consumeCommand,
+  backup: async () => (await import('./backup')).backupCommand,
+};
+
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    process.exitCode = name ? 0 : 2;
+    return;
+  }
+  const load = commands[name];
+  if (!load) {
+    console.error(`minnow: unknown command "${name}"\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    process.exitCode = await (await load())(rest);
+  } catch (err) {
+    console.error(`minnow ${name}: ${(err as Error).message}`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  }
+}
+
+if (require.main === module) void main(process.argv.slice(2));

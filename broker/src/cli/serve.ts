@@ -1,0 +1,46 @@
+// `minnow serve`: runs the broker until SIGTERM/SIGINT, then stops cleanly (exit 0).
+import { parseArgs } from 'node:util';
+import { startBroker } from '../server/broker';
+import { ConfigError, loadConfig, SETTINGS } from '../server/config';
+
+export function serveUsage(): string {
+  const rows = SETTINGS.map((s) => `  --${s.flag.padEnd(28)} ${s.env.padEnd(32)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`);
+  return ['usage: minnow serve [flags]', '', 'Each flag overrides its environment variable:', ...rows].join('\n');
+}
+
+export async function serve(argv: string[]): Promise<number> {
+  const options = Object.fromEntries(SETTINGS.map((s) => [s.flag, { type: 'string' as const }]));
+  let flags: Record<string, string | undefined>;
+  try {
+    const parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false });
+    if (parsed.values.help) {
+      console.log(serveUsage());
+      return 0;
+    }
+    flags = parsed.values as Record<string, string | undefined>;
+  } catch (err) {
+    console.error(`minnow serve: ${(err as Error).message}\n\n${serveUsage()}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig(process.env, flags);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`minnow serve: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const broker = await startBroker({ config });
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => {
+      broker.context.logger.info('signal received', { signal });
+      resolve();
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  await broker.stop();
+  return 0;
+}

@@ -1,0 +1,113 @@
+// The broker: configuration + storage + TCP server + background retention, with a clean stop.
+import * as net from 'node:net';
+import { GroupCoordinator } from '../groups/coordinator';
+import { openStorage } from '../storage/open-storage';
+import type { Storage } from '../storage/storage';
+import { TOPIC_CONFIGS } from '../storage/topic-config';
+import { AppendQueue } from './append-queue';
+import { BrokerConfig, defaultAdvertised, loadConfig } from './config';
+import { Connection } from './connection';
+import type { BrokerContext } from './context';
+import { FetchWaiters, partitionKey } from './fetch-waiters';
+import { createHandlers } from './handlers';
+import { createLogger, Logger } from './logger';
+
+/** Batches deleted per retention step, so one step never holds the writer for long. */
+const RETENTION_BATCHES_PER_STEP = 500;
+/** How long a stop waits for in-flight requests before closing connections anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface StartOptions {
+  /** Overrides on top of the configuration read from `env`. */
+  config?: Partial<BrokerConfig>;
+  /** Environment to read (default: an empty one, so tests are not affected by the shell). */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface RunningBroker {
+  host: string;
+  port: number;
+  config: BrokerConfig;
+  context: BrokerContext;
+  /** Stops accepting, answers in-flight requests, closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function startBroker(opts: StartOptions = {}): Promise<RunningBroker> {
+  const base = loadConfig(opts.env ?? {});
+  const config: BrokerConfig = { ...base, ...opts.config };
+  if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const now = opts.now ?? Date.now;
+  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous });
+  const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+  if (config.clusterId && config.clusterId !== identity.clusterId) {
+    logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
+  }
+  const fetchWaiters = new FetchWaiters();
+  const appendQueue = new AppendQueue(storage, logger, (parts) => {
+    for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
+  }, now);
+  const groups = new GroupCoordinator({ storage, logger, now });
+  const advertised = { ...config.advertised };
+  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, now };
+  const handlers = createHandlers();
+
+  const connections = new Set<Connection>();
+  let nextConnectionId = 1;
+  const server = net.createServer((socket) => {
+    const c = new Connection(socket, context, handlers, nextConnectionId++);
+    connections.add(c);
+    socket.on('close', () => connections.delete(c));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listener.port, config.listener.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  if (advertised.port === 0) advertised.port = port;
+
+  const retention = setInterval(() => {
+    try {
+      const defaults = { retentionMs: Number(TOPIC_CONFIGS['retention.ms']!.default), retentionBytes: Number(TOPIC_CONFIGS['retention.bytes']!.default) };
+      const r = storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP);
+      if (r.deletedBatches > 0) logger.info('retention deleted batches', { ...r });
+    } catch (err) {
+      logger.error('retention step failed', { err });
+    }
+  }, config.retentionCheckIntervalMs);
+  retention.unref();
+
+  logger.info('minnow broker listening', {
+    listener: `${config.listener.host}:${port}`,
+    advertised: `${advertised.host}:${advertised.port}`,
+    storage: config.storageUrl,
+    clusterId: identity.clusterId,
+    nodeId: identity.nodeId,
+    apis: handlers.size,
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      logger.info('stopping: no new connections, answering in-flight requests');
+      clearInterval(retention);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      fetchWaiters.close();
+      groups.close();
+      const drained = Promise.all([...connections].map((c) => c.drained()));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+      for (const c of connections) c.close();
+      await closed;
+      storage.close();
+      logger.info('stopped; database closed');
+    })());
+  return { host: config.listener.host, port, config, context, stop };
+}

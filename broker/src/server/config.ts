@@ -1,0 +1,106 @@
+// Broker configuration: environment variables named as Tansu names them (so its compose files
+// work), overridden by command-line flags. A bad value stops start-up with a message naming the
+// variable, the value seen and the expected form.
+import { LOG_LEVELS, LogLevel } from './logger';
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface BrokerConfig {
+  listener: Endpoint;
+  advertised: Endpoint;
+  storageUrl: string;
+  clusterId: string | undefined;
+  nodeId: number | undefined;
+  logLevel: LogLevel;
+  /** SQLite `synchronous`: normal (default) survives process crashes, full also power loss. */
+  sqliteSynchronous: 'normal' | 'full';
+  autoCreateTopics: boolean;
+  numPartitions: number;
+  /** Largest request frame accepted (Kafka's socket.request.max.bytes). */
+  maxRequestBytes: number;
+  /** How often the retention task runs. */
+  retentionCheckIntervalMs: number;
+}
+
+/** One setting: its env name, flag, default and parser. */
+interface Setting<K extends keyof BrokerConfig> {
+  key: K;
+  env: string;
+  flag: string;
+  doc: string;
+  default: string | undefined;
+  expected: string;
+  parse(value: string): BrokerConfig[K] | undefined;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function parseEndpointUrl(value: string): Endpoint | undefined {
+  const m = /^(?:tcp|kafka|plaintext):\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})\/?$/i.exec(value.trim());
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port > 65535) return undefined;
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+const int = (min: number, max: number) => (v: string) => {
+  if (!/^-?\d+$/.test(v.trim())) return undefined;
+  const n = Number(v);
+  return n >= min && n <= max ? n : undefined;
+};
+const bool = (v: string) => (/^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/i.test(v) ? false : undefined);
+
+export const SETTINGS = [
+  { key: 'listener', env: 'LISTENER_URL', flag: 'listener', doc: 'address the broker listens on', default: 'tcp://0.0.0.0:9092', expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
+  { key: 'advertised', env: 'ADVERTISED_LISTENER_URL', flag: 'advertised-listener', doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)', default: undefined, expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
+  { key: 'storageUrl', env: 'STORAGE_ENGINE', flag: 'storage', doc: 'where state lives', default: 'sqlite://./data/minnow.db', expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://', parse: (v: string) => (/^(sqlite:.+|memory:(\/\/)?)$/.test(v) ? v : undefined) },
+  { key: 'clusterId', env: 'CLUSTER_ID', flag: 'cluster-id', doc: 'cluster id stored in a new database (an existing one keeps its own)', default: undefined, expected: 'a non-empty string', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
+  { key: 'nodeId', env: 'NODE_ID', flag: 'node-id', doc: 'node id stored in a new database', default: undefined, expected: 'an integer 0..2147483647', parse: int(0, 2 ** 31 - 1) },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', doc: 'error, warn, info or debug (debug logs every request)', default: 'info', expected: LOG_LEVELS.join('|'), parse: (v: string) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as LogLevel) : undefined },
+  { key: 'sqliteSynchronous', env: 'SQLITE_SYNCHRONOUS', flag: 'sqlite-synchronous', doc: 'normal: durable across process crashes; full: fsync every commit, durable across power loss', default: 'normal', expected: 'normal|full', parse: (v: string) => (v.toLowerCase() === 'normal' || v.toLowerCase() === 'full' ? (v.toLowerCase() as 'normal' | 'full') : undefined) },
+  { key: 'autoCreateTopics', env: 'AUTO_CREATE_TOPICS_ENABLE', flag: 'auto-create-topics', doc: 'create unknown topics on Metadata/Produce (auto.create.topics.enable)', default: 'true', expected: 'true|false', parse: bool },
+  { key: 'numPartitions', env: 'NUM_PARTITIONS', flag: 'num-partitions', doc: 'partitions of auto-created topics (num.partitions)', default: '1', expected: 'an integer 1..10000', parse: int(1, 10000) },
+  { key: 'maxRequestBytes', env: 'SOCKET_REQUEST_MAX_BYTES', flag: 'max-request-bytes', doc: 'largest request frame accepted (socket.request.max.bytes)', default: '104857600', expected: 'an integer 1024..1073741824', parse: int(1024, 2 ** 30) },
+  { key: 'retentionCheckIntervalMs', env: 'LOG_RETENTION_CHECK_INTERVAL_MS', flag: 'retention-check-interval-ms', doc: 'how often expired batches are deleted (log.retention.check.interval.ms)', default: '300000', expected: 'an integer 100..86400000', parse: int(100, 86_400_000) },
+] as const satisfies readonly Setting<keyof BrokerConfig>[];
+
+/**
+ * Builds the configuration from env and flags (`flags` uses the flag names, e.g. { listener: ... }).
+ * Throws ConfigError naming the variable or flag, the value and the expected form.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined> = {}): BrokerConfig {
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const fromFlag = flags[s.flag];
+    const fromEnv = env[s.env];
+    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? s.default;
+    if (raw === undefined) {
+      out[s.key] = undefined;
+      continue;
+    }
+    const value = s.parse(raw);
+    if (value === undefined) {
+      const source = fromFlag !== undefined ? `--${s.flag}` : fromEnv !== undefined && fromEnv !== '' ? s.env : `default of ${s.env}`;
+      throw new ConfigError(`${source}=${JSON.stringify(raw)} is not valid: expected ${s.expected}`);
+    }
+    out[s.key] = value;
+  }
+  const cfg = out as unknown as BrokerConfig;
+  if (!cfg.advertised) cfg.advertised = defaultAdvertised(cfg.listener);
+  return cfg;
+}
+
+/**
+ * Without ADVERTISED_LISTENER_URL clients are told the listener address, with 127.0.0.1 for a
+ * wildcard: not localhost, since Node 17+ may resolve it to ::1 first and kafkajs does not fall
+ * back to IPv4. Remote clients need ADVERTISED_LISTENER_URL anyway.
+ */
+export function defaultAdvertised(listener: Endpoint): Endpoint {
+  const wildcard = listener.host === '0.0.0.0' || listener.host === '::';
+  return { host: wildcard ? '127.0.0.1' : listener.host, port: listener.port };
+}

@@ -1,0 +1,41 @@
+// What a handler sees: the broker's services, and the request it is answering.
+import type { ClusterIdentity, Storage } from '../storage/storage';
+import type { AppendQueue } from './append-queue';
+import type { BrokerConfig, Endpoint } from './config';
+import type { FetchWaiters } from './fetch-waiters';
+import type { Logger } from './logger';
+import type { GroupCoordinator } from '../groups/coordinator';
+
+export interface BrokerContext {
+  config: BrokerConfig;
+  storage: Storage;
+  identity: ClusterIdentity;
+  /** The address clients are told to use (Metadata, FindCoordinator). */
+  advertised: Endpoint;
+  logger: Logger;
+  appendQueue: AppendQueue;
+  fetchWaiters: FetchWaiters;
+  groups: GroupCoordinator;
+  now(): number;
+}
+
+export interface RequestContext {
+  broker: BrokerContext;
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  clientId: string | null;
+  connectionId: number;
+}
+
+/**
+ * One Kafka API. `minVersion`..`maxVersion` is what ApiVersions advertises; any other version of
+ * this key closes the connection (as Kafka does). `handle` returns the response body, or null when
+ * no response is due (Produce with acks=0). Kafka errors go into the body as error codes.
+ */
+export interface ApiHandler<Req = any, Res = any> {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+  handle(ctx: RequestContext, req: Req): Res | null | Promise<Res | null>;
+}

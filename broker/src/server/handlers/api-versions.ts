@@ -1,0 +1,17 @@
+// ApiVersions (key 18): v0-4. v3+ is flexible but its response header stays v0 (KIP-511); a
+// request newer than v4 gets error 35 with our ranges in a v0 body (see connection.ts).
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages';
+import type { ApiHandler } from '../context';
+
+export function apiVersionsBody(handlers: ReadonlyMap<number, ApiHandler>): ApiVersionsResponse {
+  const apiKeys = [...handlers.values()]
+    .sort((a, b) => a.apiKey - b.apiKey)
+    .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+  return { errorCode: ErrorCode.NONE, apiKeys, throttleTimeMs: 0 };
+}
+
+export function apiVersionsHandler(handlers: ReadonlyMap<number, ApiHandler>): ApiHandler<ApiVersionsRequest, ApiVersionsResponse> {
+  return { apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: 4, handle: () => apiVersionsBody(handlers) };
+}

@@ -1,0 +1,74 @@
+// CreateTopics (key 19): v2-7. One broker, so replication factor 1 (or -1, the default) only;
+// validate_only checks without creating; v5+ returns the resulting configs, v7 the topic id.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsResponse, CreateTopicsResponseCreatableTopicResult } from '../../protocol/messages';
+import { ZERO_UUID } from '../../protocol/uuid';
+import { validateTopicConfig } from '../../storage/topic-config';
+import { topicConfigEntries } from '../config-entries';
+import type { ApiHandler, BrokerContext } from '../context';
+import { topicNameError } from '../topic-names';
+
+const MAX_PARTITIONS = 10_000;
+
+type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
+
+function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, seen: Set<string>): Check {
+  const bad = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage });
+  const nameErr = topicNameError(t.name);
+  if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
+  if (seen.has(t.name)) return bad(ErrorCode.INVALID_REQUEST, `topic ${t.name} is named twice in the request`);
+  if (broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
+  if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
+    return bad(ErrorCode.INVALID_REPLICATION_FACTOR, `replication factor ${t.replicationFactor} is not possible: minnow is a single broker, use 1`);
+  }
+  let partitions = t.numPartitions === -1 ? broker.config.numPartitions : t.numPartitions;
+  if (t.assignments.length > 0) {
+    if (t.numPartitions !== -1) return bad(ErrorCode.INVALID_REQUEST, 'give either numPartitions or assignments, not both');
+    const nodeId = broker.identity.nodeId;
+    if (t.assignments.some((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId)) {
+      return bad(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `every partition must be assigned to broker ${nodeId} alone`);
+    }
+    partitions = t.assignments.length;
+  }
+  if (partitions < 1 || partitions > MAX_PARTITIONS) return bad(ErrorCode.INVALID_PARTITIONS, `${partitions} partitions: expected 1..${MAX_PARTITIONS}`);
+  const configs: Record<string, string> = {};
+  for (const c of t.configs) {
+    const err = validateTopicConfig(c.name, c.value);
+    if (err) return bad(ErrorCode.INVALID_CONFIG, err);
+    if (c.value !== null) configs[c.name] = c.value;
+  }
+  return { partitions, configs };
+}
+
+export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
+  apiKey: ApiKey.CreateTopics,
+  minVersion: 2,
+  maxVersion: 7,
+  handle({ broker }, req) {
+    const seen = new Set<string>();
+    const topics = req.topics.map((t): CreateTopicsResponseCreatableTopicResult => {
+      const c = check(broker, t, seen);
+      seen.add(t.name);
+      if ('errorCode' in c) {
+        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: null };
+      }
+      let topicId = ZERO_UUID;
+      if (!req.validateOnly) {
+        topicId = broker.storage.createTopic(t.name, c.partitions, c.configs).topicId;
+        broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
+      }
+      return {
+        name: t.name,
+        topicId,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        topicConfigErrorCode: 0,
+        numPartitions: c.partitions,
+        replicationFactor: 1,
+        configs: topicConfigEntries(c.configs).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive })),
+      };
+    });
+    return { throttleTimeMs: 0, topics };
+  },
+};

@@ -1,0 +1,28 @@
+// DeleteRecords (key 21): v0-2. Moves the log start offset and deletes the whole batches below
+// it; offset -1 means the high watermark.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
+import type { ApiHandler } from '../context';
+
+export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
+  apiKey: ApiKey.DeleteRecords,
+  minVersion: 0,
+  maxVersion: 2,
+  handle({ broker }, req) {
+    const topics = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const offsets = broker.storage.offsets(t.name, p.partitionIndex);
+        if (!offsets) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+        const target = p.offset === -1n ? offsets.highWatermark : Number(p.offset);
+        if (target < 0 || target > offsets.highWatermark) {
+          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(offsets.logStartOffset), errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
+        }
+        const after = broker.storage.deleteRecords(t.name, p.partitionIndex, target);
+        return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+      }),
+    }));
+    return { throttleTimeMs: 0, topics };
+  },
+};

@@ -1,0 +1,32 @@
+// DeleteTopics (key 20): v1-6. Deletes exactly the named topics (v6 also by id) with their
+// batches, producer state and committed offsets.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { DeleteTopicsRequest, DeleteTopicsResponse, DeleteTopicsResponseDeletableTopicResult } from '../../protocol/messages';
+import { ZERO_UUID } from '../../protocol/uuid';
+import type { ApiHandler } from '../context';
+
+export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
+  apiKey: ApiKey.DeleteTopics,
+  minVersion: 1,
+  maxVersion: 6,
+  handle({ broker }, req) {
+    const wanted = req.topics && req.topics.length > 0 ? req.topics : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses = wanted.map((w): DeleteTopicsResponseDeletableTopicResult => {
+      const topic = w.name ? broker.storage.topic(w.name) : w.topicId && w.topicId !== ZERO_UUID ? broker.storage.topicById(w.topicId) : undefined;
+      if (!topic) {
+        const byId = !w.name;
+        return {
+          name: w.name ?? null,
+          topicId: w.topicId ?? ZERO_UUID,
+          errorCode: byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          errorMessage: byId ? `no topic with id ${w.topicId}` : `no topic named ${w.name}`,
+        };
+      }
+      broker.storage.deleteTopic(topic.name);
+      broker.logger.info('deleted topic', { topic: topic.name });
+      return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+    });
+    return { throttleTimeMs: 0, responses };
+  },
+};

@@ -1,0 +1,30 @@
+// DescribeCluster (key 60): v0-1. The Java admin uses it for describeCluster(); v1 adds the
+// endpoint type (1 = brokers).
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages';
+import type { ApiHandler } from '../context';
+
+const BROKERS_ENDPOINT_TYPE = 1;
+
+export const describeClusterHandler: ApiHandler<DescribeClusterRequest, DescribeClusterResponse> = {
+  apiKey: ApiKey.DescribeCluster,
+  minVersion: 0,
+  maxVersion: 1,
+  handle({ broker }, req) {
+    const { nodeId, clusterId } = broker.identity;
+    if ((req.endpointType ?? BROKERS_ENDPOINT_TYPE) !== BROKERS_ENDPOINT_TYPE) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'only broker endpoints (type 1) are served', clusterId, controllerId: -1, brokers: [], endpointType: req.endpointType };
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      endpointType: BROKERS_ENDPOINT_TYPE,
+      clusterId,
+      controllerId: nodeId,
+      brokers: [{ brokerId: nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      clusterAuthorizedOperations: -2147483648,
+    };
+  },
+};

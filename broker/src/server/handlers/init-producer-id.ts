@@ -1,0 +1,20 @@
+// InitProducerId (key 22): v0-5, for idempotent producers (the Java default since 3.0). Each
+// call without a transactional id gets a fresh producer id at epoch 0; a v3+ epoch bump request
+// (KIP-360) is answered the same way, which clients accept. Transactions are not supported yet.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages';
+import type { ApiHandler } from '../context';
+
+export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
+  apiKey: ApiKey.InitProducerId,
+  minVersion: 0,
+  maxVersion: 5,
+  handle({ broker }, req) {
+    if (req.transactionalId !== null) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
+    }
+    const { producerId, producerEpoch } = broker.storage.initProducerId(null, broker.now());
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: BigInt(producerId), producerEpoch };
+  },
+};

@@ -1,0 +1,85 @@
+// ListOffsets (key 2): v1-10. Timestamps: -2 earliest, -1 latest, -3 max timestamp (v7+, KIP-734),
+// -4 earliest local (v8+, = earliest here), -5 earliest pending upload (v9+, none here: -1);
+// otherwise the first record with timestamp >= the one asked. Batches are stored whole, so a
+// lookup by time decodes just the one batch that holds the answer.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponsePartitionResponse } from '../../protocol/messages';
+import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
+import type { StoredBatch } from '../../storage/storage';
+import type { ApiHandler } from '../context';
+
+const EARLIEST = -2n;
+const LATEST = -1n;
+const MAX_TIMESTAMP = -3n;
+const EARLIEST_LOCAL = -4n;
+const EARLIEST_PENDING_UPLOAD = -5n;
+
+interface Found {
+  offset: number;
+  timestamp: number;
+}
+
+/** Per record (offset, timestamp) of a stored batch; with LogAppendTime every record has the batch time. */
+function recordTimes(batch: StoredBatch): Found[] {
+  const h = readBatchHeader(batch.data);
+  const logAppend = timestampType(h.attributes) === TimestampType.LogAppendTime;
+  return decodeRecords(batch.data).map((r) => ({
+    offset: batch.baseOffset + r.offsetDelta,
+    timestamp: logAppend ? Number(h.maxTimestamp) : Number(h.baseTimestamp) + r.timestampDelta,
+  }));
+}
+
+export function offsetForTimestamp(batch: StoredBatch | undefined, timestampMs: number): Found | undefined {
+  if (!batch) return undefined;
+  return recordTimes(batch).find((r) => r.timestamp >= timestampMs);
+}
+
+export function offsetOfMaxTimestamp(batch: StoredBatch | undefined): Found | undefined {
+  if (!batch) return undefined;
+  let best: Found | undefined;
+  for (const r of recordTimes(batch)) if (!best || r.timestamp > best.timestamp) best = r;
+  return best;
+}
+
+export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
+  apiKey: ApiKey.ListOffsets,
+  minVersion: 1,
+  maxVersion: 10,
+  handle({ broker }, req) {
+    const topics = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p): ListOffsetsResponsePartitionResponse => {
+        const answer = (offset: number, timestamp = -1): ListOffsetsResponsePartitionResponse => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.NONE,
+          timestamp: BigInt(timestamp),
+          offset: BigInt(offset),
+          leaderEpoch: 0,
+        });
+        const offsets = broker.storage.offsets(t.name, p.partitionIndex);
+        if (!offsets) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        switch (p.timestamp) {
+          case EARLIEST:
+          case EARLIEST_LOCAL:
+            return answer(offsets.logStartOffset);
+          case LATEST:
+            return answer(offsets.highWatermark);
+          case EARLIEST_PENDING_UPLOAD:
+            return answer(-1);
+          case MAX_TIMESTAMP: {
+            const f = offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex));
+            return f ? answer(f.offset, f.timestamp) : answer(-1);
+          }
+          default: {
+            if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.INVALID_REQUEST };
+            const ts = Number(p.timestamp);
+            const f = offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts);
+            return f ? answer(f.offset, f.timestamp) : answer(-1);
+          }
+        }
+      }),
+    }));
+    return { throttleTimeMs: 0, topics };
+  },
+};

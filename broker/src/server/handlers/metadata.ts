@@ -1,0 +1,82 @@
+// Metadata (key 3): v0-12. One broker, leader of every partition. Topic ids from v10; v0 asks for
+// every topic with an empty list, v1+ with null. Unknown topics are created when
+// auto.create.topics.enable is on and the request allows it (v4+).
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/messages';
+import { ZERO_UUID } from '../../protocol/uuid';
+import type { TopicInfo } from '../../storage/storage';
+import type { ApiHandler, BrokerContext } from '../context';
+import { topicNameError } from '../topic-names';
+
+/** Kafka's value for "authorized operations not requested". */
+const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+export function topicMetadata(broker: BrokerContext, t: TopicInfo): MetadataResponseTopic {
+  const nodeId = broker.identity.nodeId;
+  const partitions = [];
+  for (let p = 0; p < t.partitionCount; p++) {
+    partitions.push({
+      errorCode: ErrorCode.NONE,
+      partitionIndex: p,
+      leaderId: nodeId,
+      leaderEpoch: 0,
+      replicaNodes: [nodeId],
+      isrNodes: [nodeId],
+      offlineReplicas: [],
+    });
+  }
+  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: false, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+}
+
+const missing = (name: string | null, errorCode: number, topicId = ZERO_UUID): MetadataResponseTopic => ({
+  errorCode,
+  name,
+  topicId,
+  isInternal: false,
+  partitions: [],
+  topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+});
+
+/** Creates a topic with the broker defaults (num.partitions) when auto-creation applies. */
+export function autoCreateTopic(broker: BrokerContext, name: string): TopicInfo {
+  const t = broker.storage.createTopic(name, broker.config.numPartitions, {});
+  broker.logger.info('auto-created topic', { topic: name, partitions: t.partitionCount });
+  return t;
+}
+
+export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
+  apiKey: ApiKey.Metadata,
+  minVersion: 0,
+  maxVersion: 12,
+  handle(ctx, req) {
+    const { broker, apiVersion } = ctx;
+    const all = req.topics === null || (apiVersion === 0 && req.topics.length === 0);
+    let topics: MetadataResponseTopic[];
+    if (all) {
+      topics = broker.storage.listTopics().map((t) => topicMetadata(broker, t));
+    } else {
+      const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
+      topics = req.topics!.map((rt) => {
+        if (rt.name === null || rt.name === undefined) {
+          const byId = rt.topicId && rt.topicId !== ZERO_UUID ? broker.storage.topicById(rt.topicId) : undefined;
+          return byId ? topicMetadata(broker, byId) : missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
+        }
+        const existing = broker.storage.topic(rt.name);
+        if (existing) return topicMetadata(broker, existing);
+        if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
+        if (!allowCreate) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        return topicMetadata(broker, autoCreateTopic(broker, rt.name));
+      });
+    }
+    const { nodeId, clusterId } = broker.identity;
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      clusterId,
+      controllerId: nodeId,
+      topics,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    };
+  },
+};
