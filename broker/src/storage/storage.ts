@@ -53,6 +53,10 @@ export interface StoredBatch {
   data: Buffer;
 }
 
+export interface DeleteRecordsResult extends PartitionOffsets {
+  errorCode: number;
+}
+
 export interface CommittedOffset {
   topic: string;
   partition: number;
@@ -104,8 +108,11 @@ export interface Storage {
   batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined;
   /** The batch holding the partition's largest timestamp (ListOffsets MAX_TIMESTAMP, KIP-734). */
   batchWithMaxTimestamp(topic: string, partition: number): StoredBatch | undefined;
-  /** Deletes whole batches below `offset` and moves the log start offset to it (DeleteRecords). */
-  deleteRecords(topic: string, partition: number, offset: number): PartitionOffsets;
+  /**
+   * DeleteRecords: deletes whole batches below `offset` (-1: the high watermark) and moves the log
+   * start offset to it. OFFSET_OUT_OF_RANGE past the high watermark, UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult;
   /** Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call. */
   enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult;
 

@@ -1,0 +1,94 @@
+// One partition of the memory:// engine: its batches in offset order, its offsets and producer
+// states. The rules (fetch range, KIP-74, retention) come from log-rules.ts, like SQLite's.
+import { ErrorCode } from '../../protocol/error-codes';
+import type { BatchRow } from '../append-plan';
+import { checkFetchOffset, fitsFetch, producerLastOffset, retentionDeletes } from '../log-rules';
+import type { RetentionLimits } from '../log-rules';
+import type { ProducerPartitionState } from '../producer-state';
+import type { ReadResult, StoredBatch } from '../storage';
+
+export class MemoryLog {
+  logStartOffset = 0;
+  highWatermark = 0;
+  bytes = 0;
+  /** Oldest first; baseOffset strictly increasing. */
+  readonly batches: BatchRow[] = [];
+  readonly producers = new Map<number, ProducerPartitionState>();
+
+  /** Stores planned rows; copies each blob so the request frame it points into can be freed. */
+  append(rows: readonly BatchRow[], highWatermark: number): void {
+    for (const r of rows) {
+      this.batches.push({ ...r, data: Buffer.from(r.data) });
+      this.bytes += r.size;
+    }
+    this.highWatermark = highWatermark;
+  }
+
+  read(fetchOffset: number, maxBytes: number): ReadResult {
+    const outOfRange = checkFetchOffset(this, fetchOffset);
+    if (outOfRange) return outOfRange;
+    const batches: Buffer[] = [];
+    let total = 0;
+    for (let i = this.indexHolding(fetchOffset); i < this.batches.length; i++) {
+      const b = this.batches[i]!;
+      if (!fitsFetch(total, b.size, maxBytes)) break;
+      batches.push(b.data);
+      total += b.size;
+    }
+    return { errorCode: ErrorCode.NONE, highWatermark: this.highWatermark, logStartOffset: this.logStartOffset, batches };
+  }
+
+  batchForTimestamp(timestampMs: number): StoredBatch | undefined {
+    const b = this.batches.find((x) => x.maxTimestamp >= timestampMs);
+    return b && stored(b);
+  }
+
+  batchWithMaxTimestamp(): StoredBatch | undefined {
+    let best: BatchRow | undefined;
+    for (const b of this.batches) if (!best || b.maxTimestamp > best.maxTimestamp) best = b;
+    return best && stored(best);
+  }
+
+  /** Deletes whole batches ending below `endOffset`, moves the log start, forgets idle producers. */
+  deleteBelow(endOffset: number, logStartOffset: number): { batches: number; bytes: number } {
+    let n = 0;
+    let bytes = 0;
+    while (n < this.batches.length && this.batches[n]!.lastOffset < endOffset) bytes += this.batches[n++]!.size;
+    this.batches.splice(0, n);
+    this.bytes -= bytes;
+    this.logStartOffset = Math.max(this.logStartOffset, logStartOffset);
+    for (const [producerId, state] of this.producers) {
+      if (producerLastOffset(state) < this.logStartOffset) this.producers.delete(producerId);
+    }
+    return { batches: n, bytes };
+  }
+
+  /** Retention: deletes at most `maxBatches` of the oldest batches the limits expire. */
+  enforceRetention(limits: RetentionLimits, maxBatches: number): { batches: number; bytes: number } {
+    let bytes = this.bytes;
+    let endOffset = -1;
+    for (let i = 0; i < this.batches.length && i < maxBatches; i++) {
+      const b = this.batches[i]!;
+      if (!retentionDeletes(b, bytes, this.highWatermark, limits)) break;
+      bytes -= b.size;
+      endOffset = b.lastOffset + 1;
+    }
+    return endOffset < 0 ? { batches: 0, bytes: 0 } : this.deleteBelow(endOffset, endOffset);
+  }
+
+  /** Index of the batch holding `offset` (or the first after it), by binary search. */
+  private indexHolding(offset: number): number {
+    let lo = 0;
+    let hi = this.batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.batches[mid]!.lastOffset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function stored(b: BatchRow): StoredBatch {
+  return { baseOffset: b.baseOffset, lastOffset: b.lastOffset, maxTimestamp: b.maxTimestamp, data: b.data };
+}

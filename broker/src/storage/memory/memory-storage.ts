@@ -1,0 +1,204 @@
+// The memory:// engine: everything in Maps, lost on exit. For tests and trying minnow out; it
+// follows the same rules as SQLite (append-plan.ts, log-rules.ts) and passes the same contract.
+import { ErrorCode } from '../../protocol/error-codes';
+import { randomUuid } from '../../protocol/uuid';
+import { planAppend } from '../append-plan';
+import { bumpedEpoch, deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
+import { StorageError } from '../storage';
+import type {
+  ClusterIdentity,
+  CommittedOffset,
+  DeleteRecordsResult,
+  PartitionAppend,
+  PartitionAppendResult,
+  PartitionOffsets,
+  ReadResult,
+  RetentionDefaults,
+  RetentionResult,
+  Storage,
+  StoredBatch,
+  TopicInfo,
+} from '../storage';
+import { MemoryLog } from './memory-log';
+
+interface MemoryTopic {
+  info: TopicInfo;
+  logs: MemoryLog[];
+}
+
+const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class MemoryStorage implements Storage {
+  private readonly topics = new Map<string, MemoryTopic>();
+  private readonly transactionalIds = new Map<string, { producerId: number; producerEpoch: number }>();
+  private nextProducerId = 1;
+  private readonly groups = new Map<string, Map<string, CommittedOffset>>();
+  private identityValue: ClusterIdentity | undefined;
+
+  constructor(readonly url = 'memory://') {}
+
+  identity(wanted: Partial<ClusterIdentity>): ClusterIdentity {
+    this.identityValue ??= { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
+    return { ...this.identityValue };
+  }
+
+  listTopics(): TopicInfo[] {
+    return [...this.topics.values()].map((t) => copyInfo(t.info)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+  topic(name: string): TopicInfo | undefined {
+    const t = this.topics.get(name);
+    return t && copyInfo(t.info);
+  }
+  topicById(topicId: string): TopicInfo | undefined {
+    for (const t of this.topics.values()) if (t.info.topicId === topicId) return copyInfo(t.info);
+    return undefined;
+  }
+
+  createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
+    if (this.topics.has(name)) throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
+    checkPartitionCount(name, partitionCount);
+    const id = topicId ?? randomUuid();
+    const clash = [...this.topics.values()].find((t) => t.info.topicId === id);
+    if (clash) throw new StorageError(`topic id ${id} is already used by topic "${clash.info.name}"`);
+    const logs = Array.from({ length: partitionCount }, () => new MemoryLog());
+    this.topics.set(name, { info: { name, topicId: id, partitionCount, configs: { ...configs } }, logs });
+    return this.topic(name)!;
+  }
+
+  deleteTopic(name: string): boolean {
+    if (!this.topics.delete(name)) return false;
+    for (const offsets of this.groups.values()) {
+      for (const [key, o] of offsets) if (o.topic === name) offsets.delete(key);
+    }
+    this.dropEmptyGroups();
+    return true;
+  }
+
+  createPartitions(name: string, partitionCount: number): void {
+    const t = this.mustGet(name);
+    checkPartitionCount(name, partitionCount);
+    if (partitionCount < t.info.partitionCount) {
+      throw new StorageError(`topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`);
+    }
+    while (t.logs.length < partitionCount) t.logs.push(new MemoryLog());
+    t.info.partitionCount = partitionCount;
+  }
+
+  alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void {
+    const t = this.mustGet(name);
+    for (const k of remove) delete t.info.configs[k];
+    Object.assign(t.info.configs, set);
+  }
+
+  /** Plans and applies each part in turn, so later parts for the same partition see earlier ones. */
+  append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
+    return parts.map((part) => {
+      const log = this.log(part.topic, part.partition);
+      if (!log) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, `unknown topic or partition ${part.topic}-${part.partition}`);
+      const plan = planAppend(log.highWatermark, (producerId) => log.producers.get(producerId), part, nowMs);
+      if (!('rows' in plan)) return failed(plan.errorCode, log.logStartOffset, plan.errorMessage);
+      log.append(plan.rows, plan.highWatermark);
+      for (const [producerId, state] of plan.producers) log.producers.set(producerId, state);
+      return { errorCode: ErrorCode.NONE, baseOffset: plan.baseOffset, logAppendTimeMs: plan.logAppendTimeMs, logStartOffset: log.logStartOffset, errorMessage: null };
+    });
+  }
+
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
+    return this.log(topic, partition)?.read(fetchOffset, maxBytes) ?? unknownPartitionRead();
+  }
+  offsets(topic: string, partition: number): PartitionOffsets | undefined {
+    const log = this.log(topic, partition);
+    return log && { logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+  }
+  batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined {
+    return this.log(topic, partition)?.batchForTimestamp(timestampMs);
+  }
+  batchWithMaxTimestamp(topic: string, partition: number): StoredBatch | undefined {
+    return this.log(topic, partition)?.batchWithMaxTimestamp();
+  }
+
+  deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult {
+    const log = this.log(topic, partition);
+    if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, logStartOffset: -1, highWatermark: -1 };
+    const target = deleteRecordsTarget(log, offset);
+    if (target.errorCode === ErrorCode.NONE && target.logStartOffset > log.logStartOffset) {
+      log.deleteBelow(target.logStartOffset, target.logStartOffset);
+    }
+    return { errorCode: target.errorCode, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+  }
+
+  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
+    const result: RetentionResult = { deletedBatches: 0, deletedBytes: 0 };
+    for (const t of [...this.topics.values()].sort((a, b) => (a.info.name < b.info.name ? -1 : 1))) {
+      const limits = retentionLimits(t.info.configs, defaults, nowMs);
+      for (const log of t.logs) {
+        const deleted = log.enforceRetention(limits, maxBatches - result.deletedBatches);
+        result.deletedBatches += deleted.batches;
+        result.deletedBytes += deleted.bytes;
+      }
+    }
+    return result;
+  }
+
+  initProducerId(transactionalId: string | null, _nowMs: number): { producerId: number; producerEpoch: number } {
+    const existing = transactionalId === null ? undefined : this.transactionalIds.get(transactionalId);
+    const epoch = existing && bumpedEpoch(existing.producerEpoch);
+    const next = existing && epoch != null ? { producerId: existing.producerId, producerEpoch: epoch } : { producerId: this.nextProducerId++, producerEpoch: 0 };
+    if (transactionalId !== null) this.transactionalIds.set(transactionalId, next);
+    return { ...next };
+  }
+
+  commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {
+    let group = this.groups.get(groupId);
+    if (!group) this.groups.set(groupId, (group = new Map()));
+    for (const o of offsets) group.set(offsetKey(o.topic, o.partition), { ...o, commitTimestampMs: nowMs });
+  }
+
+  fetchOffsets(groupId: string): CommittedOffset[] {
+    const list = [...(this.groups.get(groupId)?.values() ?? [])].map((o) => ({ ...o }));
+    return list.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+  }
+
+  deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void {
+    if (partitions === undefined) this.groups.delete(groupId);
+    else for (const p of partitions) this.groups.get(groupId)?.delete(offsetKey(p.topic, p.partition));
+    this.dropEmptyGroups();
+  }
+
+  offsetGroups(): string[] {
+    return [...this.groups.keys()].sort();
+  }
+
+  /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */
+  async backup(destPath: string): Promise<void> {
+    throw new StorageError(`memory:// has nothing to back up (asked to write "${destPath}"); run the broker with --storage sqlite://PATH to keep data`);
+  }
+
+  close(): void {}
+
+  private log(topic: string, partition: number): MemoryLog | undefined {
+    return this.topics.get(topic)?.logs[partition];
+  }
+
+  private mustGet(name: string): MemoryTopic {
+    const t = this.topics.get(name);
+    if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
+    return t;
+  }
+
+  private dropEmptyGroups(): void {
+    for (const [id, offsets] of this.groups) if (offsets.size === 0) this.groups.delete(id);
+  }
+}
+
+function checkPartitionCount(name: string, n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
+}
+
+function copyInfo(info: TopicInfo): TopicInfo {
+  return { ...info, configs: { ...info.configs } };
+}
+
+function failed(errorCode: number, logStartOffset: number, errorMessage: string): PartitionAppendResult {
+  return { errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset, errorMessage };
+}

@@ -1,0 +1,97 @@
+// Numbered schema migrations, applied in order, each once, in one transaction (schema.ts). They are
+// TypeScript string constants rather than .sql files so `tsc` ships them in dist/ with no copy step.
+// Never edit a released migration: add the next number.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const initial = `
+-- One row: the identity clients cache (DESIGN.md: stable for a database file).
+CREATE TABLE cluster (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  cluster_id TEXT    NOT NULL,
+  node_id    INTEGER NOT NULL
+);
+
+CREATE TABLE topic (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: caches key on it
+  name        TEXT    NOT NULL UNIQUE,
+  topic_uuid  TEXT    NOT NULL UNIQUE,  -- Kafka's base64url form
+  partitions  INTEGER NOT NULL CHECK (partitions > 0),
+  created_ms  INTEGER NOT NULL
+);
+
+-- Only the overrides; defaults live in topic-config.ts.
+CREATE TABLE topic_config (
+  topic_id INTEGER NOT NULL REFERENCES topic (id),
+  name     TEXT    NOT NULL,
+  value    TEXT    NOT NULL,
+  PRIMARY KEY (topic_id, name)
+) WITHOUT ROWID;
+
+CREATE TABLE partition (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: caches key on it
+  topic_id         INTEGER NOT NULL REFERENCES topic (id),
+  partition_index  INTEGER NOT NULL,
+  log_start_offset INTEGER NOT NULL DEFAULT 0,
+  high_watermark   INTEGER NOT NULL DEFAULT 0,  -- one past the last offset
+  UNIQUE (topic_id, partition_index)
+);
+
+-- One row per Kafka record batch, stored exactly as produced (compressed or not). A rowid table
+-- (not WITHOUT ROWID): its rows hold large blobs, which a WITHOUT ROWID b-tree would keep in the
+-- index pages. data is the last column so queries that read only sizes never touch overflow pages.
+CREATE TABLE record_batch (
+  partition_id   INTEGER NOT NULL REFERENCES partition (id),
+  base_offset    INTEGER NOT NULL,
+  last_offset    INTEGER NOT NULL,
+  record_count   INTEGER NOT NULL,
+  max_timestamp  INTEGER NOT NULL,
+  producer_id    INTEGER NOT NULL,
+  producer_epoch INTEGER NOT NULL,
+  base_sequence  INTEGER NOT NULL,
+  size           INTEGER NOT NULL,
+  data           BLOB    NOT NULL,
+  PRIMARY KEY (partition_id, base_offset)
+);
+
+-- Every allocated producer id (transactional_id NULL for plain idempotent producers).
+-- AUTOINCREMENT: an id is never handed out twice, even if old rows are pruned.
+CREATE TABLE producer (
+  producer_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+  transactional_id TEXT UNIQUE,
+  epoch            INTEGER NOT NULL,
+  updated_ms       INTEGER NOT NULL
+);
+
+-- Idempotence state per producer and partition: the epoch and the last 5 batches, packed as
+-- 16 bytes each (first sequence int32, last sequence int32, base offset int64, big-endian).
+-- last_offset (of the newest batch) lets retention drop producers whose batches are all gone,
+-- as Kafka does when the log start offset passes them.
+CREATE TABLE producer_partition (
+  partition_id     INTEGER NOT NULL REFERENCES partition (id),
+  producer_id      INTEGER NOT NULL,
+  epoch            INTEGER NOT NULL,
+  last_offset      INTEGER NOT NULL,
+  batches          BLOB    NOT NULL,
+  PRIMARY KEY (partition_id, producer_id)
+) WITHOUT ROWID;
+
+-- Keyed by topic name, as OffsetCommit is; topic deletion removes a topic's rows.
+CREATE TABLE group_offset (
+  group_id         TEXT    NOT NULL,
+  topic            TEXT    NOT NULL,
+  partition_index  INTEGER NOT NULL,
+  committed_offset INTEGER NOT NULL,
+  leader_epoch     INTEGER NOT NULL,
+  metadata         TEXT,
+  commit_ms        INTEGER NOT NULL,
+  PRIMARY KEY (group_id, topic, partition_index)
+) WITHOUT ROWID;
+CREATE INDEX group_offset_topic ON group_offset (topic);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial }];

@@ -1,0 +1,60 @@
+// SQLite settings, each chosen on purpose (DESIGN.md "SQLite settings"); the measurements behind
+// page_size and wal_autocheckpoint come from test/storage/pragma-bench.ts.
+import type Database from 'better-sqlite3';
+import { StorageError } from '../storage';
+
+export interface PragmaOptions {
+  /**
+   * normal: a commit returns once the WAL is written, not fsynced. A process crash loses nothing;
+   * a power loss or kernel crash may lose the last commits (never corrupts). full: fsync per
+   * commit, so an acknowledged produce survives power loss; group commit amortizes the fsync.
+   */
+  synchronous: 'normal' | 'full';
+  /** Only takes effect when the file is created. */
+  pageSize: number;
+  /** Pages in the WAL that trigger a checkpoint inside the committing call. */
+  walAutocheckpointPages: number;
+  /** The WAL file is truncated back to this size after a checkpoint. */
+  journalSizeLimitBytes: number;
+  /** SQLite's own page cache; small, since the OS page cache holds the file anyway. */
+  cacheSizeKiB: number;
+  /** Reads go through a memory map (no copy into SQLite's cache). Address space, not memory. */
+  mmapSizeBytes: number;
+  /** How long to wait for a lock held by another connection (a CLI backup or sqlite3 shell). */
+  busyTimeoutMs: number;
+}
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_PRAGMAS: PragmaOptions = {
+  synchronous: 'normal',
+  // 8 KiB: fewer overflow pages per 16 KiB-1 MiB batch than 4 KiB (faster commits and reads),
+  // little slack for small batches, unlike 64 KiB. See the measurements in the README.
+  pageSize: 8192,
+  // 2,048 pages of 8 KiB = 16 MiB of WAL per checkpoint. The checkpoint runs inside the commit that
+  // crosses it, so its stall grows with the WAL size; bigger WALs gave no steady throughput gain.
+  walAutocheckpointPages: 2048,
+  journalSizeLimitBytes: 32 * MiB,
+  cacheSizeKiB: 8 * 1024,
+  mmapSizeBytes: 256 * MiB,
+  busyTimeoutMs: 5000,
+};
+
+export function applyPragmas(db: Database.Database, o: PragmaOptions): void {
+  // page_size and auto_vacuum only apply before the first table is created (and page_size not
+  // at all once in WAL mode), so they come first; on an existing file they are no-ops.
+  db.pragma(`page_size = ${o.pageSize}`);
+  db.pragma('auto_vacuum = INCREMENTAL');
+  const mode = db.pragma('journal_mode = WAL', { simple: true });
+  if (mode !== 'wal') {
+    throw new StorageError(`SQLite refused WAL mode (journal_mode is "${mode}"); put the database on a local file system that supports shared memory`);
+  }
+  db.pragma(`synchronous = ${o.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma(`cache_size = ${-o.cacheSizeKiB}`);
+  db.pragma(`mmap_size = ${o.mmapSizeBytes}`);
+  db.pragma('temp_store = MEMORY');
+  db.pragma(`wal_autocheckpoint = ${o.walAutocheckpointPages}`);
+  db.pragma(`journal_size_limit = ${o.journalSizeLimitBytes}`);
+  db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
+}

@@ -1,0 +1,179 @@
+// The log: appending planned batches, fetching them back as stored blobs, timestamp lookups and
+// DeleteRecords. Partition offsets live in the partition table and in the cached PartitionEntry;
+// both change in one transaction, and the undo log puts the cache back if it rolls back.
+import type Database from 'better-sqlite3';
+import { ErrorCode } from '../../protocol/error-codes';
+import { planAppend } from '../append-plan';
+import { checkFetchOffset, deleteRecordsTarget, fitsFetch, unknownPartitionRead } from '../log-rules';
+import type { DeleteRecordsResult, PartitionAppend, PartitionAppendResult, ReadResult, StoredBatch } from '../storage';
+import type { Producers } from './producers';
+import type { PartitionEntry, Topics } from './topics';
+import type { Transactor } from './transaction';
+
+const STORED_BATCH = 'base_offset AS baseOffset, last_offset AS lastOffset, max_timestamp AS maxTimestamp, data';
+
+export class Records {
+  private readonly q;
+
+  constructor(
+    db: Database.Database,
+    private readonly tx: Transactor,
+    private readonly topics: Topics,
+    private readonly producers: Producers,
+  ) {
+    this.q = {
+      insert: db.prepare(
+        `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
+           producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      setOffsets: db.prepare('UPDATE partition SET log_start_offset = ?, high_watermark = ? WHERE id = ?'),
+      floor: db.prepare(
+        'SELECT base_offset AS baseOffset, last_offset AS lastOffset FROM record_batch WHERE partition_id = ? AND base_offset <= ? ORDER BY base_offset DESC LIMIT 1',
+      ),
+      // Only columns stored before `data`: stepping these rows never reads the blobs' overflow pages.
+      sizesFrom: db.prepare('SELECT base_offset AS baseOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset'),
+      dataBetween: db
+        .prepare('SELECT data FROM record_batch WHERE partition_id = ? AND base_offset BETWEEN ? AND ? ORDER BY base_offset')
+        .pluck(),
+      byBaseOffset: db.prepare(`SELECT ${STORED_BATCH} FROM record_batch WHERE partition_id = ? AND base_offset = ?`),
+      // No index on max_timestamp: ListOffsets by time is rare, and an index would cost every insert.
+      firstAtTimestamp: db
+        .prepare('SELECT base_offset FROM record_batch WHERE partition_id = ? AND max_timestamp >= ? ORDER BY base_offset LIMIT 1')
+        .pluck(),
+      maxTimestamp: db
+        .prepare('SELECT base_offset FROM record_batch WHERE partition_id = ? ORDER BY max_timestamp DESC, base_offset LIMIT 1')
+        .pluck(),
+      bytes: db.prepare('SELECT coalesce(sum(size), 0) FROM record_batch WHERE partition_id = ?').pluck(),
+      deleteBelow: db
+        .prepare('DELETE FROM record_batch WHERE partition_id = ? AND base_offset < ? AND last_offset < ? RETURNING size')
+        .pluck(),
+    };
+  }
+
+  append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
+    return this.tx.run(() => {
+      const results: PartitionAppendResult[] = [];
+      const touched = new Set<PartitionEntry>();
+      for (const part of parts) {
+        const entry = this.topics.partition(part.topic, part.partition);
+        if (!entry) {
+          results.push(failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, `unknown topic or partition ${part.topic}-${part.partition}`));
+          continue;
+        }
+        const plan = planAppend(entry.highWatermark, (producerId) => this.producers.state(entry.id, producerId), part, nowMs);
+        if (!('rows' in plan)) {
+          results.push(failed(plan.errorCode, entry.logStartOffset, plan.errorMessage));
+          continue;
+        }
+        let bytes = 0;
+        for (const r of plan.rows) {
+          this.q.insert.run(entry.id, r.baseOffset, r.lastOffset, r.recordCount, r.maxTimestamp, r.producerId, r.producerEpoch, r.baseSequence, r.size, r.data);
+          bytes += r.size;
+        }
+        for (const [producerId, state] of plan.producers) this.producers.save(entry.id, producerId, state);
+        if (plan.rows.length > 0) {
+          this.setOffsets(entry, entry.logStartOffset, plan.highWatermark, bytes);
+          touched.add(entry);
+        }
+        results.push({
+          errorCode: ErrorCode.NONE,
+          baseOffset: plan.baseOffset,
+          logAppendTimeMs: plan.logAppendTimeMs,
+          logStartOffset: entry.logStartOffset,
+          errorMessage: null,
+        });
+      }
+      // One UPDATE per partition per call, however many produce requests the server grouped.
+      for (const e of touched) this.q.setOffsets.run(e.logStartOffset, e.highWatermark, e.id);
+      return results;
+    });
+  }
+
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
+    const entry = this.topics.partition(topic, partition);
+    if (!entry) return unknownPartitionRead();
+    const outOfRange = checkFetchOffset(entry, fetchOffset);
+    if (outOfRange) return outOfRange;
+    const floor = this.q.floor.get(entry.id, fetchOffset) as { baseOffset: number; lastOffset: number } | undefined;
+    const start = floor && floor.lastOffset >= fetchOffset ? floor.baseOffset : fetchOffset;
+    let total = 0;
+    let end = -1;
+    for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{ baseOffset: number; size: number }>) {
+      if (!fitsFetch(total, row.size, maxBytes)) break; // leaving the loop resets the statement
+      total += row.size;
+      end = row.baseOffset;
+    }
+    const batches = end < 0 ? [] : (this.q.dataBetween.all(entry.id, start, end) as Buffer[]);
+    return { errorCode: ErrorCode.NONE, highWatermark: entry.highWatermark, logStartOffset: entry.logStartOffset, batches };
+  }
+
+  offsets(topic: string, partition: number) {
+    const entry = this.topics.partition(topic, partition);
+    return entry && { logStartOffset: entry.logStartOffset, highWatermark: entry.highWatermark };
+  }
+
+  batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined {
+    const entry = this.topics.partition(topic, partition);
+    const base = entry && (this.q.firstAtTimestamp.get(entry.id, timestampMs) as number | undefined);
+    return base === undefined ? undefined : this.batchAt(entry!.id, base);
+  }
+
+  batchWithMaxTimestamp(topic: string, partition: number): StoredBatch | undefined {
+    const entry = this.topics.partition(topic, partition);
+    const base = entry && (this.q.maxTimestamp.get(entry.id) as number | undefined);
+    return base === undefined ? undefined : this.batchAt(entry!.id, base);
+  }
+
+  /** DeleteRecords; returns the bytes freed too, so the caller can reclaim pages. */
+  deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult & { deletedBytes: number } {
+    const entry = this.topics.partition(topic, partition);
+    if (!entry) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, logStartOffset: -1, highWatermark: -1, deletedBytes: 0 };
+    const target = deleteRecordsTarget(entry, offset);
+    let deletedBytes = 0;
+    if (target.errorCode === ErrorCode.NONE && target.logStartOffset > entry.logStartOffset) {
+      this.tx.run(() => {
+        deletedBytes = this.deleteBelow(entry, target.logStartOffset, target.logStartOffset).bytes;
+      });
+    }
+    return { errorCode: target.errorCode, logStartOffset: entry.logStartOffset, highWatermark: entry.highWatermark, deletedBytes };
+  }
+
+  /**
+   * Deletes the whole batches ending below `endOffset` and moves the log start to `logStartOffset`;
+   * also forgets producers with nothing left in the log. Call inside a transaction.
+   */
+  deleteBelow(entry: PartitionEntry, endOffset: number, logStartOffset: number): { batches: number; bytes: number } {
+    const sizes = this.q.deleteBelow.all(entry.id, endOffset, endOffset) as number[];
+    const bytes = sizes.reduce((a, b) => a + b, 0);
+    this.setOffsets(entry, Math.max(entry.logStartOffset, logStartOffset), entry.highWatermark, -bytes);
+    this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
+    this.producers.evict(entry.id, entry.logStartOffset);
+    return { batches: sizes.length, bytes };
+  }
+
+  /** The partition's size in bytes, loaded once and then kept up to date. */
+  partitionBytes(entry: PartitionEntry): number {
+    if (entry.bytes === undefined) {
+      entry.bytes = this.q.bytes.get(entry.id) as number;
+      this.tx.onRollback(() => (entry.bytes = undefined)); // it may have counted uncommitted rows
+    }
+    return entry.bytes;
+  }
+
+  private batchAt(partitionId: number, baseOffset: number): StoredBatch | undefined {
+    return this.q.byBaseOffset.get(partitionId, baseOffset) as StoredBatch | undefined;
+  }
+
+  /** Changes the cached offsets (the caller writes the row), restoring them on rollback. */
+  private setOffsets(entry: PartitionEntry, logStartOffset: number, highWatermark: number, bytesDelta: number): void {
+    const before = { logStartOffset: entry.logStartOffset, highWatermark: entry.highWatermark, bytes: entry.bytes };
+    this.tx.onRollback(() => Object.assign(entry, before));
+    entry.logStartOffset = logStartOffset;
+    entry.highWatermark = highWatermark;
+    if (entry.bytes !== undefined) entry.bytes += bytesDelta;
+  }
+}
+
+function failed(errorCode: number, logStartOffset: number, errorMessage: string): PartitionAppendResult {
+  return { errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset, errorMessage };
+}

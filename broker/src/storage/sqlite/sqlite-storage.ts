@@ -1,0 +1,198 @@
+// The sqlite:// engine: the broker's whole state in one SQLite file, written by one connection.
+// This file opens the database (pragmas, migrations) and hands each Storage call to the module
+// for its concern: topics.ts, records.ts, retention.ts, producers.ts, offsets.ts.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomUuid } from '../../protocol/uuid';
+import { StorageError } from '../storage';
+import type {
+  ClusterIdentity,
+  CommittedOffset,
+  DeleteRecordsResult,
+  PartitionAppend,
+  PartitionAppendResult,
+  PartitionOffsets,
+  ReadResult,
+  RetentionDefaults,
+  RetentionResult,
+  Storage,
+  StoredBatch,
+  TopicInfo,
+} from '../storage';
+import { GroupOffsets } from './offsets';
+import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
+import type { PragmaOptions } from './pragmas';
+import { Producers } from './producers';
+import { Records } from './records';
+import { Retention } from './retention';
+import { migrate } from './schema';
+import { Topics } from './topics';
+import { asStorageError, Transactor } from './transaction';
+
+export interface SqliteStorageOptions extends Partial<PragmaOptions> {
+  /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
+  url?: string;
+}
+
+export class SqliteStorage implements Storage {
+  readonly url: string;
+  private readonly db: Database.Database;
+  private readonly tx: Transactor;
+  private readonly topics: Topics;
+  private readonly producers: Producers;
+  private readonly records: Records;
+  private readonly retention: Retention;
+  private readonly groupOffsets: GroupOffsets;
+  private identityCache: ClusterIdentity | undefined;
+
+  constructor(
+    readonly path: string,
+    options: SqliteStorageOptions = {},
+  ) {
+    this.url = options.url ?? `sqlite://${path}`;
+    try {
+      this.db = new Database(path);
+    } catch (err) {
+      throw new StorageError(`cannot open SQLite database "${path}": ${(err as Error).message}; check the path and its permissions`, { cause: err });
+    }
+    try {
+      applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
+      checkIsMinnowDatabase(this.db, path);
+      migrate(this.db, Date.now());
+      this.tx = new Transactor(this.db);
+      this.topics = new Topics(this.db, this.tx);
+      this.producers = new Producers(this.db, this.tx);
+      this.records = new Records(this.db, this.tx, this.topics, this.producers);
+      this.retention = new Retention(this.db, this.tx, this.topics, this.records);
+      this.groupOffsets = new GroupOffsets(this.db, this.tx);
+    } catch (err) {
+      this.db.close();
+      throw asStorageError(err);
+    }
+  }
+
+  identity(wanted: Partial<ClusterIdentity>): ClusterIdentity {
+    return (this.identityCache ??= this.guard(() =>
+      this.tx.run(() => {
+        const row = this.db.prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1').get() as ClusterIdentity | undefined;
+        if (row) return row;
+        const created = { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
+        this.db.prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)').run(created.clusterId, created.nodeId);
+        return created;
+      }),
+    ));
+  }
+
+  listTopics(): TopicInfo[] {
+    return this.topics.list();
+  }
+  topic(name: string): TopicInfo | undefined {
+    return this.topics.get(name);
+  }
+  topicById(topicId: string): TopicInfo | undefined {
+    return this.topics.getById(topicId);
+  }
+  createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
+    return this.guard(() => this.topics.create(name, partitionCount, configs, topicId, Date.now()));
+  }
+  deleteTopic(name: string): boolean {
+    return this.guard(() => {
+      const partitionIds = this.topics.delete(name);
+      if (!partitionIds) return false;
+      this.producers.forget(partitionIds);
+      return true;
+    });
+  }
+  createPartitions(name: string, partitionCount: number): void {
+    this.guard(() => this.topics.grow(name, partitionCount));
+  }
+  alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void {
+    this.guard(() => this.topics.alterConfigs(name, set, remove));
+  }
+
+  append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
+    return this.guard(() => this.records.append(parts, nowMs));
+  }
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
+    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes));
+  }
+  offsets(topic: string, partition: number): PartitionOffsets | undefined {
+    return this.records.offsets(topic, partition);
+  }
+  batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined {
+    return this.guard(() => this.records.batchForTimestamp(topic, partition, timestampMs));
+  }
+  batchWithMaxTimestamp(topic: string, partition: number): StoredBatch | undefined {
+    return this.guard(() => this.records.batchWithMaxTimestamp(topic, partition));
+  }
+  deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult {
+    return this.guard(() => {
+      const { deletedBytes, ...result } = this.records.deleteRecords(topic, partition, offset);
+      if (deletedBytes > 0) this.retention.reclaim(deletedBytes);
+      return result;
+    });
+  }
+  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
+    return this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches));
+  }
+
+  initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
+    return this.guard(() => this.producers.initProducerId(transactionalId, nowMs));
+  }
+
+  commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {
+    this.guard(() => this.groupOffsets.commit(groupId, offsets, nowMs));
+  }
+  fetchOffsets(groupId: string): CommittedOffset[] {
+    return this.guard(() => this.groupOffsets.fetch(groupId));
+  }
+  deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void {
+    this.guard(() => this.groupOffsets.delete(groupId, partitions));
+  }
+  offsetGroups(): string[] {
+    return this.guard(() => this.groupOffsets.groups());
+  }
+
+  /**
+   * SQLite's online backup API, a few hundred pages per step between event-loop turns, so the
+   * broker keeps serving; writes made meanwhile through this connection are copied too.
+   */
+  async backup(destPath: string): Promise<void> {
+    if (existsSync(destPath)) throw new StorageError(`backup destination "${destPath}" already exists; remove it or choose a new path`);
+    mkdirSync(dirname(destPath), { recursive: true });
+    try {
+      await this.db.backup(destPath);
+    } catch (err) {
+      throw new StorageError(`backup to "${destPath}" failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Checkpoints the WAL into the main file (so the .db alone is complete) and closes. */
+  close(): void {
+    if (!this.db.open) return;
+    this.guard(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
+    this.db.close();
+  }
+
+  /** The connection, for tests and the CLI's diagnostics; never write through it. */
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw asStorageError(err);
+    }
+  }
+}
+
+/** Refuses to migrate someone else's database into a minnow one. */
+function checkIsMinnowDatabase(db: Database.Database, path: string): void {
+  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  if (names.length > 0 && !names.includes('schema_version')) {
+    throw new StorageError(`"${path}" is an SQLite database but not a minnow one (tables: ${names.slice(0, 5).join(', ')}); point --storage at a new or minnow file`);
+  }
+}

@@ -1,0 +1,43 @@
+// One SQLite transaction per storage call, plus an undo log for the in-memory caches (partition
+// offsets, producer states): a rollback must leave them exactly as the database is.
+import type Database from 'better-sqlite3';
+import { StorageError } from '../storage';
+
+export class Transactor {
+  private undoLog: (() => void)[] | null = null;
+  private readonly txn: (fn: () => unknown) => unknown;
+
+  constructor(db: Database.Database) {
+    // Created once: db.transaction() wraps BEGIN/COMMIT/ROLLBACK (and SAVEPOINT when nested).
+    this.txn = db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** Runs `fn` in a transaction; on any error the database and the caches roll back together. */
+  run<T>(fn: () => T): T {
+    if (this.undoLog) return this.txn(fn) as T; // nested: the outer call owns the undo log
+    const log: (() => void)[] = [];
+    this.undoLog = log;
+    try {
+      return this.txn(fn) as T;
+    } catch (err) {
+      for (let i = log.length - 1; i >= 0; i--) log[i]!();
+      throw asStorageError(err);
+    } finally {
+      this.undoLog = null;
+    }
+  }
+
+  /** Registers how to restore a cache if the current transaction rolls back (outside one: nothing to do). */
+  onRollback(undo: () => void): void {
+    this.undoLog?.push(undo);
+  }
+}
+
+/** SQLite failures (disk full, I/O error, corruption) become StorageError (KAFKA_STORAGE_ERROR). */
+export function asStorageError(err: unknown): Error {
+  if (err instanceof StorageError) return err;
+  if (err instanceof Error && err.name === 'SqliteError') {
+    return new StorageError(`SQLite failed: ${err.message} (${(err as Error & { code?: string }).code ?? 'no code'})`, { cause: err });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
