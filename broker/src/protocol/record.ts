@@ -25,9 +25,32 @@ export interface Record {
 /** attributes, timestampDelta, offsetDelta, key length, value length, header count: 1 byte each. */
 export const MIN_RECORD_BODY_SIZE = 6;
 
+/**
+ * Zigzag varint with an inline fast path for up to 4 bytes (every field of a typical record),
+ * cheaper than Reader.varint's per-byte bounds check. Longer, truncated or malformed input
+ * falls back to the Reader, which decodes or reports it. A 64-bit zigzag varlong of up to 4 bytes
+ * decodes to the same value, so timestampDelta uses it too.
+ */
+function fastVarint(r: Reader, long: boolean): number {
+  const { buf, end } = r;
+  let at = r.offset;
+  let u = 0;
+  for (let shift = 0; shift < 28 && at < end; shift += 7) {
+    const b = buf[at++]!;
+    u |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      r.offset = at;
+      return (u >>> 1) ^ -(u & 1);
+    }
+  }
+  return long ? r.varlongNumber() : r.varint();
+}
+const varint = (r: Reader): number => fastVarint(r, false);
+const varlongNumber = (r: Reader): number => fastVarint(r, true);
+
 /** Key/value bytes: a zero-copy view into the (decompressed) records. */
 function varintBytes(r: Reader, what: string): Buffer | null {
-  const len = r.varint();
+  const len = varint(r);
   if (len === -1) return null;
   if (len < -1) throw new DecodeError(`record ${what} length ${len} is negative`);
   const at = r.offset;
@@ -37,17 +60,17 @@ function varintBytes(r: Reader, what: string): Buffer | null {
 
 /** Reads one length-prefixed record; the body must use exactly its declared length. */
 export function readRecord(r: Reader): Record {
-  const length = r.varint();
+  const length = varint(r);
   if (length < MIN_RECORD_BODY_SIZE || length > r.remaining) {
     throw new DecodeError(`record length ${length} at offset ${r.offset} is outside ${MIN_RECORD_BODY_SIZE}..${r.remaining}`);
   }
   const end = r.offset + length;
   const attributes = r.int8();
-  const timestampDelta = r.varlongNumber();
-  const offsetDelta = r.varint();
+  const timestampDelta = varlongNumber(r);
+  const offsetDelta = varint(r);
   const key = varintBytes(r, 'key');
   const value = varintBytes(r, 'value');
-  const count = r.varint();
+  const count = varint(r);
   // Each header takes at least 2 bytes: check before allocating.
   if (count < 0 || count * 2 > end - r.offset) {
     throw new DecodeError(`record header count ${count} does not fit the ${end - r.offset} bytes left of the record`);
