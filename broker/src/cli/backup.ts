@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { sqlitePathOf } from '../storage/open-storage';
+import { parseStorageUrl } from '../storage/open-storage';
 import { UsageError } from './args';
 
 const USAGE = `usage: minnow backup DEST.db [--storage sqlite://PATH]   (default: STORAGE_ENGINE or sqlite://./data/minnow.db)`;
@@ -18,8 +18,9 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
     return values.help ? 0 : 2;
   }
   const url = values.storage ?? process.env.STORAGE_ENGINE ?? 'sqlite://./data/minnow.db';
-  const source = sqlitePathOf(url);
-  if (!source) throw new UsageError(`--storage ${url}: backup needs a sqlite:// database (memory:// has no file)`);
+  const target = parseStorageUrl(url);
+  if (target.kind !== 'sqlite') throw new UsageError(`--storage ${url}: backup needs a sqlite:// database (memory:// has no file)`);
+  const source = target.path;
   if (!fs.existsSync(source)) throw new UsageError(`no database at ${source} (from ${url}); is that where the broker stores its state?`);
   if (fs.existsSync(dest)) throw new UsageError(`${dest} already exists; choose a new file name`);
   fs.mkdirSync(path.dirname(path.resolve(dest)), { recursive: true });

@@ -18,11 +18,11 @@ type Command = (argv: string[]) => Promise<number>;
 
 // Loaded on demand, so `minnow serve` does not load the client and the CLI does not load the server.
 const commands: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import('./serve')).serve,
-  topic: async () => (await import('./topic')).topicCommand,
-  produce: async () => (await import('./produce')).produceCommand,
-  consume: async () => (await import('./consume')).consumeCommand,
-  backup: async () => (await import('./backup')).backupCommand,
+  serve: async () => (require('./serve') as typeof import('./serve')).serve,
+  topic: async () => (require('./topic') as typeof import('./topic')).topicCommand,
+  produce: async () => (require('./produce') as typeof import('./produce')).produceCommand,
+  consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,
+  backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
 };
 
 export async function main(argv: string[]): Promise<void> {

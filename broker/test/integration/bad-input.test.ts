@@ -68,7 +68,7 @@ describe('bad input', () => {
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
       const batch = encodeRecordBatch({ records: [{ value: Buffer.from('hello') }] });
-      batch[batch.length - 1] ^= 0xff; // flip a byte the CRC covers
+      batch[batch.length - 1]! ^= 0xff; // flip a byte the CRC covers
       const res: ProduceResponse = await conn.send(ApiKey.Produce, 7, {
         transactionalId: null,
         acks: -1,

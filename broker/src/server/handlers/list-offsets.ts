@@ -4,7 +4,7 @@
 // lookup by time decodes just the one batch that holds the answer.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponsePartitionResponse } from '../../protocol/messages';
+import type { ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponseListOffsetsPartitionResponse } from '../../protocol/messages';
 import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
 import type { StoredBatch } from '../../storage/storage';
 import type { ApiHandler } from '../context';
@@ -49,8 +49,8 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
   handle({ broker }, req) {
     const topics = req.topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p): ListOffsetsResponsePartitionResponse => {
-        const answer = (offset: number, timestamp = -1): ListOffsetsResponsePartitionResponse => ({
+      partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
+        const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
           partitionIndex: p.partitionIndex,
           errorCode: ErrorCode.NONE,
           timestamp: BigInt(timestamp),
