@@ -23,6 +23,8 @@ export interface BrokerConfig {
   maxRequestBytes: number;
   /** How often the retention task runs. */
   retentionCheckIntervalMs: number;
+  /** Debug: write every request frame to this folder (golden fixtures). */
+  dumpFramesDir: string | undefined;
 }
 
 /** One setting: its env name, flag, default and parser. */
@@ -67,6 +69,7 @@ export const SETTINGS = [
   { key: 'numPartitions', env: 'NUM_PARTITIONS', flag: 'num-partitions', doc: 'partitions of auto-created topics (num.partitions)', default: '1', expected: 'an integer 1..10000', parse: int(1, 10000) },
   { key: 'maxRequestBytes', env: 'SOCKET_REQUEST_MAX_BYTES', flag: 'max-request-bytes', doc: 'largest request frame accepted (socket.request.max.bytes)', default: '104857600', expected: 'an integer 1024..1073741824', parse: int(1024, 2 ** 30) },
   { key: 'retentionCheckIntervalMs', env: 'LOG_RETENTION_CHECK_INTERVAL_MS', flag: 'retention-check-interval-ms', doc: 'how often expired batches are deleted (log.retention.check.interval.ms)', default: '300000', expected: 'an integer 100..86400000', parse: int(100, 86_400_000) },
+  { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

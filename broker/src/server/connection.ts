@@ -1,6 +1,8 @@
 // One client connection: frames in, handlers run (concurrently, e.g. long-poll fetches), responses
 // out strictly in request order. Reading pauses while too many requests are in flight.
+import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
+import * as path from 'node:path';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
@@ -117,6 +119,7 @@ export class Connection {
         });
         return;
       }
+      if (this.broker.config.dumpFramesDir) this.dumpFrame(spec.name, apiVersion, correlationId, frame);
       const headerVersion = requestHeaderVersion(apiKey, apiVersion);
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
@@ -151,6 +154,14 @@ export class Connection {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
     }
+  }
+
+  /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */
+  private dumpFrame(api: string, apiVersion: number, correlationId: number, frame: Buffer): void {
+    const dir = this.broker.config.dumpFramesDir!;
+    fs.mkdirSync(dir, { recursive: true });
+    const name = `${api.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}-request-v${apiVersion}-c${this.id}-${correlationId}.hex`;
+    fs.writeFileSync(path.join(dir, name), frame.toString('hex') + '\n');
   }
 
   /** Queues an already complete response (no handler involved). */

@@ -1,0 +1,40 @@
+// The Python clients our users reach for, as Debian packages them: kafka-python 2.0.2 and
+// confluent-kafka 1.7.0 (librdkafka 2.0.2). .ci/run installs both.
+import * as path from 'node:path';
+import type { RunningBroker } from '../../src/server/broker';
+import { run, startTestBroker, tempDir } from './helpers';
+
+// Debian's python3 has the Debian packages; a pyenv python3 earlier on PATH does not.
+const PYTHON = '/usr/bin/python3';
+const script = (name: string) => path.join(__dirname, 'python', name);
+
+describe('python clients', () => {
+  let broker: RunningBroker;
+  const tmp = tempDir();
+  beforeAll(async () => {
+    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'py.db')}`);
+  });
+  afterAll(async () => {
+    await broker.stop();
+    tmp.cleanup();
+  });
+
+  it('kafka-python produces (gzip) and consumes', async () => {
+    const r = await run(PYTHON, [script('kafka_python_roundtrip.py'), `127.0.0.1:${broker.port}`, 'py-kafka', '50'], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(`kafka-python failed (${r.code}): ${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out.values).toEqual(Array.from({ length: 50 }, (_, i) => `kafka-python ${i}`));
+    const codecs = new Set(broker.context.storage.read('py-kafka', 0, 0, 1 << 30).batches.map((b) => b.readInt16BE(21) & 7));
+    expect([...codecs]).toEqual([1]);
+  });
+
+  it('confluent-kafka produces idempotently with zstd and consumes', async () => {
+    const r = await run(PYTHON, [script('confluent_kafka_roundtrip.py'), `127.0.0.1:${broker.port}`, 'py-confluent', '50'], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(`confluent-kafka failed (${r.code}): ${r.stderr}`);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out.errors).toEqual([]);
+    expect(out.values).toEqual(Array.from({ length: 50 }, (_, i) => `confluent ${i}`));
+    const batches = broker.context.storage.read('py-confluent', 0, 0, 1 << 30).batches;
+    expect(batches.every((b) => (b.readInt16BE(21) & 7) === 4 && b.readBigInt64BE(43) >= 0n)).toBe(true);
+  });
+});
