@@ -1,0 +1,218 @@
+#!/bin/bash
+# Installs and starts minnow on Amazon Linux 2023. The CDK user data writes this file to
+# /usr/local/sbin/minnow-install with its settings in /etc/minnow/install.env and runs it on every
+# boot (cloud-init `scripts-user: always`), so a stop/start picks up a new broker release or a new
+# instance type. Every step checks before it acts: running it twice changes nothing.
+#
+# Settings (environment or the file named by $1):
+#   MINNOW_ASSET_URL        s3://bucket/<hash>.zip, the built broker (required)
+#   MINNOW_ADVERTISED_HOST  the Elastic IP clients are told to connect to (required)
+#   MINNOW_DATA_VOLUME_ID   vol-..., the EBS volume that holds /data (required)
+#   MINNOW_PORT=9092  MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info
+#   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
+#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_POLL_S=5
+#   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
+#             so tests can run it against a temp dir with stub commands first on PATH.
+set -euo pipefail
+
+ROOT=${ROOT:-}
+conf=${1:-${ROOT}/etc/minnow/install.env}
+if [ -r "$conf" ]; then
+  # shellcheck source=/dev/null
+  . "$conf"
+fi
+: "${MINNOW_ASSET_URL:?MINNOW_ASSET_URL is not set (expected s3://bucket/key.zip)}"
+: "${MINNOW_ADVERTISED_HOST:?MINNOW_ADVERTISED_HOST is not set (expected the Elastic IP)}"
+: "${MINNOW_DATA_VOLUME_ID:?MINNOW_DATA_VOLUME_ID is not set (expected vol-...)}"
+port=${MINNOW_PORT:-9092}
+listen_host=${MINNOW_LISTEN_HOST:-0.0.0.0}
+log_level=${MINNOW_LOG_LEVEL:-info}
+node_bin=${MINNOW_NODE:-/usr/bin/node-22}
+npm_bin=${MINNOW_NPM:-npm-22}
+attach_timeout_s=${MINNOW_ATTACH_TIMEOUT_S:-1800}
+poll_s=${MINNOW_POLL_S:-5}
+# cloud-init runs user data without HOME; npm needs one for its cache.
+export HOME=${HOME:-/root}
+
+data_dir="${ROOT}/data"
+app_dir="${ROOT}/opt/minnow"
+etc_dir="${ROOT}/etc/minnow"
+env_file="${etc_dir}/minnow.env"
+unit_file="${ROOT}/etc/systemd/system/minnow.service"
+fstab="${ROOT}/etc/fstab"
+changed=0
+
+log() { echo "minnow-install: $*" >&2; }
+
+# --- packages ---------------------------------------------------------------------------------
+if ! rpm -q --quiet nodejs22 nodejs22-npm unzip; then
+  log "installing Node.js 22 and unzip"
+  dnf install -y nodejs22 nodejs22-npm unzip
+fi
+
+# --- identity ---------------------------------------------------------------------------------
+imds() {
+  local token
+  token=$(curl -sSf --retry 10 --retry-connrefused -X PUT \
+    -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' http://169.254.169.254/latest/api/token)
+  curl -sSf --retry 10 -H "X-aws-ec2-metadata-token: ${token}" "http://169.254.169.254/latest/meta-data/$1"
+}
+instance_id=$(imds instance-id)
+region=$(imds placement/region)
+
+# CloudFormation associates the Elastic IP just after the instance starts, and that swap cuts the
+# connections of the launch-time public address: wait for it before downloading anything.
+deadline=$((SECONDS + 300))
+until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    log "warning: public address is not ${MINNOW_ADVERTISED_HOST} after 300s; continuing"
+    break
+  fi
+  sleep "$poll_s"
+done
+
+if ! id -u minnow >/dev/null 2>&1; then
+  log "creating the minnow system user"
+  useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow
+fi
+
+# --- data volume ------------------------------------------------------------------------------
+# The instance attaches the volume itself (not CloudFormation) so that a replacement instance
+# (new AMI, x86 <-> Graviton) simply waits until the old one has terminated and let go of it.
+# Nitro exposes EBS as NVMe with a by-id link named after the volume id without its dash;
+# Xen types (t2) show the attachment as /dev/xvdf.
+by_id="${ROOT}/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${MINNOW_DATA_VOLUME_ID//-/}"
+find_device() {
+  local candidate
+  for candidate in "$by_id" "${ROOT}/dev/xvdf"; do
+    if [ -e "$candidate" ]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+deadline=$((SECONDS + attach_timeout_s))
+attach_requested=0
+until device=$(find_device); do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    log "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
+    exit 1
+  fi
+  if [ "$attach_requested" = 0 ]; then
+    if aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
+      --instance-id "$instance_id" --device /dev/sdf >/dev/null; then
+      attach_requested=1
+    else
+      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (still held by a previous instance?); retrying"
+    fi
+  fi
+  sleep "$poll_s"
+done
+
+# Format only a blank volume: a volume restored from a snapshot keeps its filesystem and data.
+# mkfs.xfs without -f also refuses to overwrite a filesystem it recognises.
+fs_type=$(blkid -o value -s TYPE "$device" || true)
+if [ -z "$fs_type" ]; then
+  log "formatting blank volume ${device} as xfs"
+  mkfs.xfs -L minnow-data "$device"
+  fs_type=xfs
+fi
+fs_uuid=$(blkid -o value -s UUID "$device")
+
+mkdir -p "$data_dir"
+fstab_line="UUID=${fs_uuid} ${data_dir} ${fs_type} defaults,nofail,noatime 0 2"
+if ! grep -qxF "$fstab_line" "$fstab" 2>/dev/null; then
+  log "adding ${data_dir} to ${fstab}"
+  # nofail: a missing volume must not stop the instance from booting (SSM still works).
+  { awk -v dir="$data_dir" '$2 != dir' "$fstab" 2>/dev/null || true; echo "$fstab_line"; } >"${fstab}.minnow"
+  mv "${fstab}.minnow" "$fstab"
+  systemctl daemon-reload
+fi
+if ! mountpoint -q "$data_dir"; then
+  mount --fstab "$fstab" "$data_dir"
+fi
+# A bigger dataVolumeGiB grows the EBS volume in place; grow the filesystem to match.
+if [ "$fs_type" = xfs ]; then
+  xfs_growfs -d "$data_dir" >/dev/null
+fi
+chown minnow:minnow "$data_dir"
+chmod 0750 "$data_dir"
+
+# --- broker release ---------------------------------------------------------------------------
+# The asset's file name is its content hash, so it names the release.
+release_id=$(basename "$MINNOW_ASSET_URL" .zip)
+release_dir="${app_dir}/releases/${release_id}"
+mkdir -p "${app_dir}/releases"
+if [ ! -e "${release_dir}/.installed" ]; then
+  log "installing broker release ${release_id}"
+  rm -rf "${app_dir}"/releases/.work.*
+  work=$(mktemp -d "${app_dir}/releases/.work.XXXXXX")
+  aws --region "$region" s3 cp --only-show-errors "$MINNOW_ASSET_URL" "${work}/broker.zip"
+  unzip -q "${work}/broker.zip" -d "${work}/app"
+  # Production dependencies from the pinned lock. better-sqlite3 and zstd-napi fetch prebuilt
+  # binaries; when none matches, they build from source, which needs a compiler.
+  if ! (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund); then
+    log "npm ci failed; installing a compiler for native modules and retrying"
+    dnf install -y gcc-c++ make python3
+    (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund)
+  fi
+  if [ ! -e "${work}/app/dist/cli/main.js" ]; then
+    log "warning: release ${release_id} has no dist/cli/main.js (broker not built before cdk deploy?)"
+  fi
+  touch "${work}/app/.installed"
+  rm -rf "$release_dir"
+  mv "${work}/app" "$release_dir"
+  rm -rf "$work"
+  changed=1
+fi
+previous=$(readlink "${app_dir}/current" || true)
+if [ "$previous" != "releases/${release_id}" ]; then
+  ln -sfn "releases/${release_id}" "${app_dir}/current.new"
+  mv -T "${app_dir}/current.new" "${app_dir}/current"
+  changed=1
+fi
+# Keep the running release and the one before it, for a manual rollback.
+for dir in "${app_dir}"/releases/*; do
+  [ -d "$dir" ] || continue
+  case "releases/$(basename "$dir")" in
+    "releases/${release_id}" | "$previous") ;;
+    *) rm -rf "$dir" ;;
+  esac
+done
+
+# --- configuration ----------------------------------------------------------------------------
+mkdir -p "$etc_dir"
+env_text="LISTENER_URL=tcp://${listen_host}:${port}
+ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
+STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
+LOG_LEVEL=${log_level}"
+if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
+  log "writing ${env_file}"
+  printf '%s\n' "$env_text" >"${env_file}.new"
+  chmod 0644 "${env_file}.new"
+  mv "${env_file}.new" "$env_file"
+  changed=1
+fi
+
+# The unit ships in the release; under a ROOT prefix its absolute paths move with it.
+unit_text=$(sed -e "s#=/usr/bin/node-22 #=${node_bin} #" \
+  -e "s#\([= ]\)/opt/minnow#\1${ROOT}/opt/minnow#g" \
+  -e "s#\([= ]\)/etc/minnow#\1${ROOT}/etc/minnow#g" \
+  -e "s#\([= ]\)/data\$#\1${ROOT}/data#g" \
+  "${release_dir}/deploy/minnow.service")
+if [ "$(cat "$unit_file" 2>/dev/null)" != "$unit_text" ]; then
+  log "writing ${unit_file}"
+  mkdir -p "$(dirname "$unit_file")"
+  printf '%s\n' "$unit_text" >"$unit_file"
+  systemctl daemon-reload
+  changed=1
+fi
+
+systemctl enable minnow.service
+if [ "$changed" = 1 ]; then
+  systemctl restart minnow.service
+else
+  systemctl start minnow.service
+fi
+log "minnow ${release_id} is up: advertised as ${MINNOW_ADVERTISED_HOST}:${port}, data on ${data_dir}"

@@ -1,0 +1,201 @@
+import { Stack, Tags, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct, type IDependable } from 'constructs';
+import { isBurstable } from '../burstable';
+import type { CpuCreditMode } from '../config';
+import { brokerUserData } from '../user-data';
+
+/** The Kafka port, the only one open. */
+export const KAFKA_PORT = 9092;
+
+export interface BrokerInstanceProps {
+  readonly vpc: ec2.IVpc;
+  /** The subnet (and so the AZ) of the instance; the data volume must be in the same AZ. */
+  readonly subnet: ec2.ISubnet;
+  /** The only source allowed to reach port 9092 (IPv4 or IPv6 CIDR). */
+  readonly allowedCidr: string;
+  /** The VPC's internet gateway attachment, which the Elastic IP must wait for. */
+  readonly internetGatewayAttachment: IDependable;
+  /** The volume mounted at /data; the instance attaches it itself at boot. */
+  readonly dataVolume: ec2.IVolume;
+  /** The built broker, downloaded by the install script. */
+  readonly brokerAsset: s3assets.Asset;
+  /** @default 't3.micro' */
+  readonly instanceType?: string;
+  /**
+   * CPU credit mode; applied only to burstable (T-family) types, the only ones that have credits.
+   * @default 'standard'
+   */
+  readonly cpuCredits?: CpuCreditMode;
+  /**
+   * Pin the AMI. Recommended once deployed: see docs/deploy.md, "The AMI replacement risk".
+   * @default - the latest Amazon Linux 2023 for the type's architecture, read from SSM at deploy time
+   */
+  readonly amiId?: string;
+  /** @default 'info' */
+  readonly logLevel?: string;
+}
+
+/**
+ * The broker host: an Amazon Linux 2023 instance behind a security group that admits TCP 9092 from
+ * one CIDR and nothing else (no SSH: Session Manager instead), IMDSv2 only, encrypted gp3 root,
+ * plus an Elastic IP so the advertised address survives stop/start and instance-type changes.
+ */
+export class BrokerInstance extends Construct {
+  readonly instance: ec2.Instance;
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly role: iam.Role;
+  readonly elasticIp: ec2.CfnEIP;
+  readonly instanceType: string;
+
+  constructor(scope: Construct, id: string, props: BrokerInstanceProps) {
+    super(scope, id);
+    this.instanceType = props.instanceType ?? 't3.micro';
+    const instanceType = new ec2.InstanceType(this.instanceType);
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: `minnow broker: Kafka ${KAFKA_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`,
+      // Everything the host fetches (dnf repos, npm registry, S3, SSM) is HTTPS.
+      allowAllOutbound: false,
+    });
+    const peer = props.allowedCidr.includes(':') ? ec2.Peer.ipv6(props.allowedCidr) : ec2.Peer.ipv4(props.allowedCidr);
+    this.securityGroup.addIngressRule(peer, ec2.Port.tcp(KAFKA_PORT), 'Kafka clients');
+    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, broker asset, SSM');
+    if (/\/0$/.test(props.allowedCidr)) {
+      Validations.of(this.securityGroup).acknowledge({
+        id: 'AwsSolutions-EC23',
+        reason: 'The deployer opened port 9092 to everyone on purpose with -c allowPublic=true.',
+      });
+    }
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    props.brokerAsset.grantRead(this.role);
+    // The instance attaches the data volume itself (see install.sh), so a replacement instance can
+    // take it over once the old one is gone. Limited to this volume, and to instances tagged with it.
+    const stack = Stack.of(this);
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['ec2:AttachVolume'],
+        resources: [stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: props.dataVolume.volumeId })],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['ec2:AttachVolume'],
+        resources: [stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' })],
+        conditions: { StringEquals: { 'aws:ResourceTag/minnow:data-volume': props.dataVolume.volumeId } },
+      }),
+    );
+
+    this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: 'minnow' }] });
+    // An EIP in a VPC of the same template needs the internet gateway attached first.
+    this.elasticIp.node.addDependency(props.internetGatewayAttachment);
+
+    const arm = instanceType.architecture === ec2.InstanceArchitecture.ARM_64;
+    const machineImage: ec2.IMachineImage = props.amiId
+      ? pinnedImage(props.amiId)
+      : // Not MachineImage.latestAmazonLinux2023(): it pins the kernel line CDK knows of, so a CDK
+        // upgrade could rename the parameter and replace the instance. kernel-default follows AWS.
+        new ec2.AmazonLinux2023ImageSsmParameter({
+          kernel: ec2.AmazonLinux2023Kernel.DEFAULT,
+          cpuType: arm ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
+          cachedInContext: false,
+        });
+
+    const creditMode = props.cpuCredits === 'unlimited' ? ec2.CpuCredits.UNLIMITED : ec2.CpuCredits.STANDARD;
+    this.instance = new ec2.Instance(this, 'Instance', {
+      vpc: props.vpc,
+      vpcSubnets: { subnets: [props.subnet] },
+      instanceType,
+      machineImage,
+      securityGroup: this.securityGroup,
+      role: this.role,
+      // Nothing in the user data depends on the instance type: a type change is a stop/start only.
+      userData: brokerUserData({
+        assetUrl: props.brokerAsset.s3ObjectUrl,
+        advertisedHost: this.elasticIp.attrPublicIp,
+        dataVolumeId: props.dataVolume.volumeId,
+        port: KAFKA_PORT,
+        ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
+      }),
+      httpTokens: ec2.HttpTokens.REQUIRED,
+      ...(isBurstable(this.instanceType) && { creditSpecification: creditMode }),
+      blockDevices: [
+        {
+          // AL2023's root device. 10 GiB root + 20 GiB data = the 30 GB of the EBS free tier.
+          deviceName: '/dev/xvda',
+          volume: ec2.BlockDeviceVolume.ebs(10, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true }),
+        },
+      ],
+    });
+    // The first boot installs packages: start it only once the subnet's default route exists.
+    this.instance.node.addDependency(props.subnet.internetConnectivityEstablished);
+    Tags.of(this.instance).add('Name', 'minnow');
+    Tags.of(this.instance).add('minnow:data-volume', props.dataVolume.volumeId);
+
+    new ec2.CfnEIPAssociation(this, 'EipAssociation', {
+      allocationId: this.elasticIp.attrAllocationId,
+      instanceId: this.instance.instanceId,
+    });
+
+    if (props.amiId) {
+      Validations.of(this.instance).acknowledge({
+        id: 'CloudFormation-Validate::W9010',
+        reason: 'The AMI is pinned on purpose (-c amiId) so that a new AL2023 release does not replace the instance.',
+      });
+    }
+    this.acknowledgeNagFindings();
+  }
+
+  private acknowledgeNagFindings(): void {
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason:
+        'AmazonSSMManagedInstanceCore is the AWS-maintained minimum for the SSM agent (Session Manager replaces SSH); ' +
+        'AWS updates it as the agent changes.',
+    });
+    const policy = this.role.node.findChild('DefaultPolicy');
+    for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*']) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason: 'Asset.grantRead: read-only access to the CDK asset bucket, from which the broker release is downloaded.',
+      });
+    }
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      reason: 'Asset.grantRead: objects of the CDK bootstrap asset bucket; asset keys are content hashes.',
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
+      reason:
+        "The instance's own ARN cannot appear in its role (a dependency cycle); AttachVolume on instances is " +
+        'limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
+    Validations.of(this.instance).acknowledge({
+      id: 'AwsSolutions-EC28',
+      reason:
+        'Detailed (1-minute) monitoring costs about $2/month, a fifth of a t3.micro. The alarms use 5-minute ' +
+        'metrics, and the credit metrics are 5-minute anyway.',
+    });
+    Validations.of(this.instance).acknowledge({
+      id: 'AwsSolutions-EC29',
+      reason:
+        'Termination protection would make `cdk destroy` and instance replacement fail. The state is on the ' +
+        'separate data volume, which has a SNAPSHOT removal policy.',
+    });
+  }
+}
+
+/** A fixed AMI; an env-agnostic stack cannot use a per-region map, and a lookup would need credentials. */
+function pinnedImage(amiId: string): ec2.IMachineImage {
+  return {
+    getImage: () => ({ imageId: amiId, osType: ec2.OperatingSystemType.LINUX, userData: ec2.UserData.forLinux() }),
+  };
+}

@@ -1,0 +1,108 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import { baselineCpuPercent, isBurstable } from '../burstable';
+import type { CpuCreditMode } from '../config';
+import { instanceMetric } from './alarms';
+
+export interface BrokerDashboardProps {
+  readonly instanceId: string;
+  readonly instanceType: string;
+  readonly dataVolumeId: string;
+  /** @default 'standard' */
+  readonly cpuCredits?: CpuCreditMode;
+  /** Shown in an alarm-status widget. @default - none */
+  readonly alarms?: cloudwatch.IAlarm[];
+}
+
+const PERIOD = Duration.minutes(5);
+
+/** Bytes per second from a 5-minute Sum metric; `id` must be unique within one graph. */
+function perSecond(id: string, metric: cloudwatch.IMetric, label: string): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    expression: `${id} / PERIOD(${id})`,
+    usingMetrics: { [id]: metric },
+    label,
+    period: PERIOD,
+  });
+}
+
+function volumeMetric(volumeId: string, metricName: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: 'AWS/EBS',
+    metricName,
+    dimensionsMap: { VolumeId: volumeId },
+    statistic: 'Sum',
+    period: PERIOD,
+  });
+}
+
+/**
+ * One page for the questions a t3.micro raises: how many credits are left and how fast they go,
+ * CPU against the baseline, network in/out, and the data volume's throughput (EBS has its own
+ * burst bucket on small Nitro types, shown as EBSByteBalance%).
+ */
+export class BrokerDashboard extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: BrokerDashboardProps) {
+    super(scope, id);
+    const m = (name: string, statistic: string): cloudwatch.Metric => instanceMetric(props.instanceId, name, statistic);
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.days(1),
+    });
+    const burstable = isBurstable(props.instanceType);
+    const baseline = baselineCpuPercent(props.instanceType);
+
+    const row1: cloudwatch.IWidget[] = [];
+    if (burstable) {
+      const right = [m('CPUCreditUsage', 'Sum')];
+      if (props.cpuCredits === 'unlimited') {
+        right.push(m('CPUSurplusCreditBalance', 'Maximum'), m('CPUSurplusCreditsCharged', 'Sum'));
+      }
+      row1.push(
+        new cloudwatch.GraphWidget({
+          title: 'CPU credits: balance (left), used per 5 min (right)',
+          left: [m('CPUCreditBalance', 'Average')],
+          right,
+          width: 12,
+        }),
+      );
+    }
+    row1.push(
+      new cloudwatch.GraphWidget({
+        title: 'CPU utilization (%)',
+        left: [m('CPUUtilization', 'Average'), m('CPUUtilization', 'Maximum')],
+        leftYAxis: { min: 0, max: 100 },
+        ...(burstable &&
+          baseline !== undefined && {
+            leftAnnotations: [{ value: baseline, label: `baseline ${baseline} %: above it, credits drain` }],
+          }),
+        width: burstable ? 12 : 24,
+      }),
+    );
+
+    const row2: cloudwatch.IWidget[] = [
+      new cloudwatch.GraphWidget({
+        title: 'Network (bytes/s)',
+        left: [perSecond('netIn', m('NetworkIn', 'Sum'), 'in'), perSecond('netOut', m('NetworkOut', 'Sum'), 'out')],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Data volume throughput (bytes/s); EBS burst balance (%)',
+        left: [
+          perSecond('volWrite', volumeMetric(props.dataVolumeId, 'VolumeWriteBytes'), 'write'),
+          perSecond('volRead', volumeMetric(props.dataVolumeId, 'VolumeReadBytes'), 'read'),
+        ],
+        right: [m('EBSByteBalance%', 'Minimum')],
+        rightYAxis: { min: 0, max: 100 },
+        width: 12,
+      }),
+    ];
+    this.dashboard.addWidgets(...row1);
+    this.dashboard.addWidgets(...row2);
+    if (props.alarms && props.alarms.length > 0) {
+      this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: 24 }));
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { RemovalPolicy, Size, Tags } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+
+export interface DataVolumeProps {
+  /** Must be the broker instance's AZ: EBS volumes attach only within their AZ. */
+  readonly availabilityZone: string;
+  /**
+   * Size in GiB. With a snapshot it must be at least the snapshot's size.
+   * @default 20
+   */
+  readonly sizeGiB?: number;
+  /**
+   * Create the volume from this EBS snapshot (restore or move a database).
+   * @default - a blank volume, formatted on first boot
+   */
+  readonly snapshotId?: string;
+}
+
+/**
+ * The gp3 volume mounted at /data that holds minnow.db. It lives apart from the instance so the
+ * instance can be resized, replaced or restored without touching the data. SNAPSHOT removal
+ * policy: deleting the stack, or replacing the volume, leaves a final snapshot behind.
+ * Nothing here depends on the instance type, so scaling up never touches the volume.
+ */
+export class DataVolume extends Construct {
+  readonly volume: ec2.Volume;
+
+  constructor(scope: Construct, id: string, props: DataVolumeProps) {
+    super(scope, id);
+    this.volume = new ec2.Volume(this, 'Volume', {
+      availabilityZone: props.availabilityZone,
+      size: Size.gibibytes(props.sizeGiB ?? 20),
+      // Only set when given: an empty SnapshotId makes CloudFormation replace the volume on every update.
+      ...(props.snapshotId !== undefined && { snapshotId: props.snapshotId }),
+      volumeType: ec2.EbsDeviceVolumeType.GP3,
+      encrypted: true,
+      removalPolicy: RemovalPolicy.SNAPSHOT,
+    });
+    Tags.of(this.volume).add('Name', 'minnow-data');
+  }
+}

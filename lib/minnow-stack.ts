@@ -1,0 +1,87 @@
+import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { MinnowConfig } from './config';
+import { Alarms } from './constructs/alarms';
+import { BrokerAsset, type BrokerAssetProps } from './constructs/broker-asset';
+import { BrokerInstance, KAFKA_PORT } from './constructs/broker-instance';
+import { BrokerDashboard } from './constructs/dashboard';
+import { DataVolume } from './constructs/data-volume';
+import { Network } from './constructs/network';
+
+export interface MinnowStackProps extends StackProps {
+  /** Validated context values (see readConfig). */
+  readonly config: MinnowConfig;
+  /** @default - broker/ at the repository root */
+  readonly brokerDir?: BrokerAssetProps['brokerDir'];
+}
+
+/** Output names; bin/ops.ts reads them from the deployed stack. */
+export const Outputs = {
+  BootstrapServers: 'BootstrapServers',
+  InstanceId: 'InstanceId',
+  DataVolumeId: 'DataVolumeId',
+  SsmSessionCommand: 'SsmSessionCommand',
+  AlarmTopicArn: 'AlarmTopicArn',
+  DashboardName: 'DashboardName',
+} as const;
+
+/**
+ * minnow on one EC2 instance. Env-agnostic (no account/region, no lookups) so `cdk synth` works
+ * offline; the construct ids below are frozen: renaming one replaces the resource it names.
+ */
+export class MinnowStack extends Stack {
+  constructor(scope: Construct, id: string, props: MinnowStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    const network = new Network(this, 'Network');
+    const data = new DataVolume(this, 'Data', {
+      availabilityZone: network.subnet.availabilityZone,
+      sizeGiB: config.dataVolumeGiB,
+      ...(config.dataSnapshotId !== undefined && { snapshotId: config.dataSnapshotId }),
+    });
+    const asset = new BrokerAsset(this, 'BrokerAsset', props.brokerDir !== undefined ? { brokerDir: props.brokerDir } : {});
+    const broker = new BrokerInstance(this, 'Broker', {
+      vpc: network.vpc,
+      subnet: network.subnet,
+      internetGatewayAttachment: network.internetGatewayAttachment,
+      allowedCidr: config.allowedCidr,
+      dataVolume: data.volume,
+      brokerAsset: asset.asset,
+      instanceType: config.instanceType,
+      cpuCredits: config.cpuCredits,
+      logLevel: config.logLevel,
+      ...(config.amiId !== undefined && { amiId: config.amiId }),
+    });
+    const instanceId = broker.instance.instanceId;
+    const alarms = new Alarms(this, 'Alarms', {
+      instanceId,
+      instanceType: config.instanceType,
+      cpuCredits: config.cpuCredits,
+      ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+    });
+    const dashboard = new BrokerDashboard(this, 'Dashboard', {
+      instanceId,
+      instanceType: config.instanceType,
+      dataVolumeId: data.volume.volumeId,
+      cpuCredits: config.cpuCredits,
+      alarms: alarms.alarms,
+    });
+
+    new CfnOutput(this, Outputs.BootstrapServers, {
+      value: Fn.join('', [broker.elasticIp.attrPublicIp, `:${KAFKA_PORT}`]),
+      description: 'Kafka bootstrap servers (the Elastic IP, which survives stop/start and resizing)',
+    });
+    new CfnOutput(this, Outputs.InstanceId, { value: instanceId });
+    new CfnOutput(this, Outputs.DataVolumeId, {
+      value: data.volume.volumeId,
+      description: 'The EBS volume mounted at /data that holds minnow.db',
+    });
+    new CfnOutput(this, Outputs.SsmSessionCommand, {
+      value: Fn.join('', ['aws ssm start-session --target ', instanceId, ' --region ', Aws.REGION]),
+      description: 'A shell on the instance without SSH (needs the Session Manager plugin)',
+    });
+    new CfnOutput(this, Outputs.AlarmTopicArn, { value: alarms.topic.topicArn });
+    new CfnOutput(this, Outputs.DashboardName, { value: dashboard.dashboard.dashboardName });
+  }
+}

@@ -1,0 +1,84 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+
+/** Where the plain-shell installer lives; it is embedded verbatim in the user data. */
+export const INSTALL_SCRIPT_PATH = path.join(__dirname, '..', 'broker', 'deploy', 'install.sh');
+
+/** The multipart boundary. Fixed, so the template (and its snapshot) is stable. */
+const BOUNDARY = 'MINNOW-USER-DATA-BOUNDARY';
+
+export interface BrokerUserDataProps {
+  /** s3:// URL of the broker asset zip (a token until deploy). */
+  readonly assetUrl: string;
+  /** The address clients are told to use: the Elastic IP (a token until deploy). */
+  readonly advertisedHost: string;
+  /** The data volume's id (a token until deploy). */
+  readonly dataVolumeId: string;
+  /** @default 9092 */
+  readonly port?: number;
+  /** @default 'info' */
+  readonly logLevel?: string;
+  /** @default INSTALL_SCRIPT_PATH */
+  readonly installScriptPath?: string;
+}
+
+/**
+ * User data that runs broker/deploy/install.sh on every boot, not only the first.
+ *
+ * Why every boot: CloudFormation applies a changed user data (a new broker asset) and a changed
+ * instance type by stopping and starting the instance, and cloud-init runs plain user data only
+ * once per instance. The cloud-config part sets `scripts-user` to `always`, the documented way to
+ * rerun it (AWS knowledge center: "execute user data after the initial launch"). The installer is
+ * idempotent, so an ordinary reboot costs a few checks.
+ */
+export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
+  const installer = fs.readFileSync(props.installScriptPath ?? INSTALL_SCRIPT_PATH, 'utf8');
+  if (installer.includes('\nMINNOW_INSTALL\n')) {
+    throw new Error('install.sh contains the heredoc terminator MINNOW_INSTALL on a line of its own');
+  }
+  const settings = [
+    `MINNOW_ASSET_URL='${props.assetUrl}'`,
+    `MINNOW_ADVERTISED_HOST='${props.advertisedHost}'`,
+    `MINNOW_DATA_VOLUME_ID='${props.dataVolumeId}'`,
+    `MINNOW_PORT='${props.port ?? 9092}'`,
+    `MINNOW_LOG_LEVEL='${props.logLevel ?? 'info'}'`,
+  ];
+  const shell = [
+    '#!/bin/bash',
+    '# minnow bootstrap (see broker/deploy/install.sh). Output: /var/log/cloud-init-output.log',
+    'set -euo pipefail',
+    'install -d -m 0755 /etc/minnow /usr/local/sbin',
+    "cat >/etc/minnow/install.env <<'MINNOW_SETTINGS'",
+    ...settings,
+    'MINNOW_SETTINGS',
+    "cat >/usr/local/sbin/minnow-install <<'MINNOW_INSTALL'",
+    installer.trimEnd(),
+    'MINNOW_INSTALL',
+    'chmod 0755 /usr/local/sbin/minnow-install',
+    'exec /usr/local/sbin/minnow-install /etc/minnow/install.env',
+  ].join('\n');
+  const cloudConfig = ['#cloud-config', 'cloud_final_modules:', '- [scripts-user, always]'].join('\n');
+  const part = (contentType: string, filename: string, body: string): string =>
+    [
+      `--${BOUNDARY}`,
+      `Content-Type: ${contentType}; charset="us-ascii"`,
+      'MIME-Version: 1.0',
+      'Content-Transfer-Encoding: 7bit',
+      `Content-Disposition: attachment; filename="${filename}"`,
+      '',
+      body,
+      '',
+    ].join('\n');
+  return ec2.UserData.custom(
+    [
+      `Content-Type: multipart/mixed; boundary="${BOUNDARY}"`,
+      'MIME-Version: 1.0',
+      '',
+      part('text/cloud-config', 'cloud-config.txt', cloudConfig),
+      part('text/x-shellscript', 'minnow-bootstrap.sh', shell),
+      `--${BOUNDARY}--`,
+      '',
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,66 @@
+import { App } from 'aws-cdk-lib';
+import { readConfig } from '../lib/config';
+
+const read = (context: Record<string, unknown>) => readConfig(new App({ context }).node);
+
+test('defaults: t3.micro, 20 GiB, standard credits, info logs, no snapshot/email/AMI pin', () => {
+  expect(read({ allowedCidr: '198.51.100.7/32' })).toEqual({
+    allowedCidr: '198.51.100.7/32',
+    allowPublic: false,
+    instanceType: 't3.micro',
+    dataVolumeGiB: 20,
+    cpuCredits: 'standard',
+    logLevel: 'info',
+  });
+});
+
+test('every value, as the CLI passes them (strings)', () => {
+  expect(
+    read({
+      allowedCidr: '0.0.0.0/0',
+      allowPublic: 'true',
+      instanceType: 'm7g.large',
+      dataVolumeGiB: '100',
+      dataSnapshotId: 'snap-0123456789abcdef0',
+      alarmEmail: 'ops@example.com',
+      cpuCredits: 'unlimited',
+      amiId: 'ami-0123456789abcdef0',
+      logLevel: 'debug',
+    }),
+  ).toEqual({
+    allowedCidr: '0.0.0.0/0',
+    allowPublic: true,
+    instanceType: 'm7g.large',
+    dataVolumeGiB: 100,
+    dataSnapshotId: 'snap-0123456789abcdef0',
+    alarmEmail: 'ops@example.com',
+    cpuCredits: 'unlimited',
+    amiId: 'ami-0123456789abcdef0',
+    logLevel: 'debug',
+  });
+});
+
+test('cdk.json may hold real booleans and numbers', () => {
+  const config = read({ allowedCidr: '::/0', allowPublic: true, dataVolumeGiB: 30 });
+  expect(config.allowPublic).toBe(true);
+  expect(config.dataVolumeGiB).toBe(30);
+});
+
+test.each([
+  [{}, /missing context value allowedCidr/],
+  [{ allowedCidr: '203.0.113.7' }, /not a CIDR block.*203\.0\.113\.7\/32/],
+  [{ allowedCidr: '300.1.1.1/32' }, /not a CIDR block/],
+  [{ allowedCidr: '0.0.0.0/0' }, /allowPublic=true/],
+  [{ allowedCidr: '::/0' }, /allowPublic=true/],
+  [{ allowedCidr: '0.0.0.0/0', allowPublic: 'yes' }, /allowPublic="yes" is not a boolean/],
+  [{ allowedCidr: '10.0.0.0/8', instanceType: 'micro' }, /instanceType="micro" is not an EC2 instance type/],
+  [{ allowedCidr: '10.0.0.0/8', dataVolumeGiB: '0' }, /dataVolumeGiB="0" must be a whole number/],
+  [{ allowedCidr: '10.0.0.0/8', dataVolumeGiB: '1.5' }, /dataVolumeGiB/],
+  [{ allowedCidr: '10.0.0.0/8', dataSnapshotId: 'vol-123' }, /dataSnapshotId="vol-123" is not a snapshot id/],
+  [{ allowedCidr: '10.0.0.0/8', alarmEmail: 'nobody' }, /alarmEmail="nobody" is not an email address/],
+  [{ allowedCidr: '10.0.0.0/8', cpuCredits: 'burst' }, /cpuCredits="burst" must be standard or unlimited/],
+  [{ allowedCidr: '10.0.0.0/8', amiId: 'al2023' }, /amiId="al2023" is not an AMI id/],
+  [{ allowedCidr: '10.0.0.0/8', logLevel: 'loud' }, /logLevel="loud" must be one of/],
+])('refuses %j', (context, message) => {
+  expect(() => read(context)).toThrow(message);
+});

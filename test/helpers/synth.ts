@@ -1,0 +1,73 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { readConfig } from '../../lib/config';
+import { MinnowStack } from '../../lib/minnow-stack';
+
+export const REPO_ROOT = path.join(__dirname, '..', '..');
+export const BASE_CONTEXT = { allowedCidr: '203.0.113.0/24' } as const;
+
+export interface Synth {
+  readonly app: App;
+  readonly stack: MinnowStack;
+  readonly template: Template;
+  readonly outdir: string;
+}
+
+/** Builds the app the way bin/minnow.ts does, from context values, into a temp cloud assembly. */
+export function buildApp(context: Record<string, string> = {}, opts: { nag?: boolean } = {}): {
+  app: App;
+  stack: MinnowStack;
+  outdir: string;
+} {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-cdk-'));
+  const app = new App({ context: { ...BASE_CONTEXT, ...context }, outdir, analyticsReporting: false });
+  const stack = new MinnowStack(app, 'Minnow', { config: readConfig(app.node) });
+  if (opts.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack, outdir };
+}
+
+export function synth(context: Record<string, string> = {}): Synth {
+  const { app, stack, outdir } = buildApp(context);
+  return { app, stack, outdir, template: Template.fromStack(stack) };
+}
+
+/** Logical ids of the resources of one CloudFormation type. */
+export function logicalIds(template: Template, type: string): string[] {
+  return Object.keys(template.findResources(type));
+}
+
+/** The only resource of a type: [logicalId, resource]. */
+export function only(template: Template, type: string): [string, { Properties: Record<string, unknown> } & Record<string, unknown>] {
+  const found = Object.entries(template.findResources(type));
+  if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
+  return found[0] as [string, { Properties: Record<string, unknown> } & Record<string, unknown>];
+}
+
+/** The instance user data as text, with every intrinsic replaced by a readable placeholder. */
+export function userDataText(template: Template, placeholders: Record<string, string> = {}): string {
+  const [, instance] = only(template, 'AWS::EC2::Instance');
+  const b64 = (instance.Properties.UserData as { 'Fn::Base64': unknown })['Fn::Base64'];
+  return flatten(b64, placeholders);
+}
+
+function flatten(value: unknown, placeholders: Record<string, string>): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    if ('Fn::Join' in obj) {
+      const [sep, parts] = obj['Fn::Join'] as [string, unknown[]];
+      return parts.map((p) => flatten(p, placeholders)).join(sep);
+    }
+    if (typeof obj['Fn::Sub'] === 'string') return obj['Fn::Sub'];
+    const key = JSON.stringify(obj);
+    for (const [pattern, replacement] of Object.entries(placeholders)) {
+      if (key.includes(pattern)) return replacement;
+    }
+    return `<${key}>`;
+  }
+  return String(value);
+}

@@ -1,0 +1,12 @@
+// The CDK kit and ops CLI tests (the broker has its own project in broker/jest.config.js).
+const path = require('node:path');
+
+module.exports = {
+  displayName: 'kit',
+  rootDir: path.join(__dirname, '..'),
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  // Synthesizing stages the broker asset; the install test runs a shell script and a broker.
+  testTimeout: 60000,
+};

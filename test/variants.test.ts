@@ -1,0 +1,116 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { buildApp, only, synth } from './helpers/synth';
+
+const alarmMetrics = (template: ReturnType<typeof synth>['template']): string[] =>
+  Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+    (a) => (a as { Properties: { MetricName: string } }).Properties.MetricName,
+  );
+
+// The asset hash follows broker/ (which may change between two synths while someone works on it),
+// never the instance type.
+const masked = (template: ReturnType<typeof synth>['template']): Template =>
+  JSON.parse(JSON.stringify(template.toJSON()).replace(/[0-9a-f]{64}/g, '<asset-hash>')) as Template;
+type Template = { Resources: Record<string, { Type: string; Properties: unknown }> };
+
+describe('scaling up in place: -c instanceType=t3.small', () => {
+  const before = masked(synth().template);
+  const after = masked(synth({ instanceType: 't3.small' }).template);
+
+  test('the data volume and Elastic IP keep their logical ids and properties', () => {
+    for (const type of ['AWS::EC2::Volume', 'AWS::EC2::EIP', 'AWS::EC2::EIPAssociation']) {
+      const pick = (t: typeof before) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
+      expect(pick(after)).toEqual(pick(before));
+      expect(pick(before)).toHaveLength(1);
+    }
+  });
+
+  test('the instance keeps its logical id; only InstanceType changes (a stop/start, not a replacement)', () => {
+    const instance = (t: typeof before) => Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EC2::Instance');
+    const [[idBefore, b]] = instance(before) as [[string, { Properties: Record<string, unknown> }]];
+    const [[idAfter, a]] = instance(after) as [[string, { Properties: Record<string, unknown> }]];
+    expect(idAfter).toBe(idBefore);
+    expect(b.Properties.InstanceType).toBe('t3.micro');
+    expect(a.Properties.InstanceType).toBe('t3.small');
+    expect({ ...a.Properties, InstanceType: 'x' }).toEqual({ ...b.Properties, InstanceType: 'x' });
+  });
+
+  test('everything else that changes is about credits: the alarm threshold and dashboard baseline', () => {
+    const changed = Object.keys(before.Resources).filter(
+      (id) => JSON.stringify(before.Resources[id]) !== JSON.stringify(after.Resources[id]),
+    );
+    const types = changed.map((id) => before.Resources[id]?.Type).sort();
+    expect(types).toEqual(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard', 'AWS::EC2::Instance']);
+  });
+});
+
+test('-c dataSnapshotId creates the data volume from the snapshot', () => {
+  const { template } = synth({ dataSnapshotId: 'snap-0123456789abcdef0', dataVolumeGiB: '50' });
+  template.hasResource('AWS::EC2::Volume', {
+    Properties: { SnapshotId: 'snap-0123456789abcdef0', Size: 50, Encrypted: true, VolumeType: 'gp3' },
+    DeletionPolicy: 'Snapshot',
+  });
+});
+
+test('-c cpuCredits=unlimited: unlimited spec, plus a surplus-credits-charged alarm', () => {
+  const { template } = synth({ cpuCredits: 'unlimited' });
+  template.hasResourceProperties('AWS::EC2::Instance', { CreditSpecification: { CPUCredits: 'unlimited' } });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'CPUSurplusCreditsCharged',
+    ComparisonOperator: 'GreaterThanThreshold',
+    Threshold: 0,
+    TreatMissingData: 'notBreaching',
+  });
+  expect(alarmMetrics(template).sort()).toEqual(['CPUCreditBalance', 'CPUSurplusCreditsCharged', 'StatusCheckFailed_System']);
+});
+
+test('a non-burstable Graviton type (m7g.large): arm64 AMI, no credit spec, no credit alarms', () => {
+  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited' });
+  const [, instance] = only(template, 'AWS::EC2::Instance');
+  expect(instance.Properties.InstanceType).toBe('m7g.large');
+  expect(instance.Properties.CreditSpecification).toBeUndefined();
+  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+  expect(alarmMetrics(template)).toEqual(['StatusCheckFailed_System']);
+  const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
+  expect(JSON.stringify(dashboard.Properties.DashboardBody)).not.toContain('CPUCreditBalance');
+});
+
+test('a burstable Graviton type (t4g.small): arm64 AMI and credit alarms', () => {
+  const { template } = synth({ instanceType: 't4g.small' });
+  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'CPUCreditBalance', Threshold: 58 });
+});
+
+test('-c amiId pins the image: no SSM parameter', () => {
+  const { template } = synth({ amiId: 'ami-0123456789abcdef0' });
+  template.hasResourceProperties('AWS::EC2::Instance', { ImageId: 'ami-0123456789abcdef0' });
+  expect(JSON.stringify(template.toJSON().Parameters)).not.toContain('ami-amazon-linux-latest');
+});
+
+test('-c alarmEmail subscribes the address to the alarm topic', () => {
+  const { template } = synth({ alarmEmail: 'ops@example.com' });
+  template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+});
+
+test('-c allowPublic=true allows 0.0.0.0/0 on 9092, still nothing else', () => {
+  const { template } = synth({ allowedCidr: '0.0.0.0/0', allowPublic: 'true' });
+  const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
+  expect(sg.Properties.SecurityGroupIngress).toEqual([
+    expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 9092, ToPort: 9092 }),
+  ]);
+});
+
+test('an IPv6 allowedCidr becomes an IPv6 rule', () => {
+  const { template } = synth({ allowedCidr: '2001:db8::/64' });
+  template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+    SecurityGroupIngress: [Match.objectLike({ CidrIpv6: '2001:db8::/64', FromPort: 9092 })],
+  });
+});
+
+describe('refusals, with a message that says what to pass', () => {
+  test('missing allowedCidr', () => {
+    expect(() => buildApp({ allowedCidr: '' })).toThrow(/missing context value allowedCidr.*-c allowedCidr=/);
+  });
+  test('0.0.0.0/0 without allowPublic', () => {
+    expect(() => buildApp({ allowedCidr: '0.0.0.0/0' })).toThrow(/whole internet.*-c allowPublic=true/);
+  });
+});
