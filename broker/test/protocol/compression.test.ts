@@ -1,3 +1,7 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
@@ -256,5 +260,34 @@ describe('decompression bombs', () => {
     const packed = compress(CompressionType.Snappy, Buffer.alloc(200_000));
     expect(decompress(CompressionType.Snappy, packed, 200_000).length).toBe(200_000);
     expectDecodeError(() => decompress(CompressionType.Snappy, packed, 199_999), /exceeds/);
+  });
+});
+
+// The reference implementations, where installed (Debian packages lz4 and zstd).
+const hasCli = (name: string) => spawnSync(name, ['--version']).status === 0;
+describe.each([
+  ['lz4', CompressionType.Lz4, [[], ['-BD'], ['-B4', '-BD', '--content-size'], ['-B7', '-BX']]],
+  ['zstd', CompressionType.Zstd, [['-1'], ['-19'], ['--no-check', '--no-content-size']]],
+] as const)('%s command-line tool', (cli, type, variants) => {
+  const run = hasCli(cli) ? it : it.skip;
+  const data = sampleText(300_000);
+  let dir = '';
+  // lz4 takes the output file as a second argument, zstd with -o.
+  const io = (input: string, output: string) => (cli === 'lz4' ? [join(dir, input), join(dir, output)] : [join(dir, input), '-o', join(dir, output)]);
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'minnow-codec-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  run('decodes what we write', () => {
+    writeFileSync(join(dir, 'ours'), compress(type, data));
+    execFileSync(cli, ['-d', '-q', '-f', ...io('ours', 'ours.out')]);
+    expect(readFileSync(join(dir, 'ours.out')).equals(data)).toBe(true);
+  });
+
+  run.each(variants.map((v) => [v.join(' ') || 'defaults', v] as const))('writes what we decode (%s)', (_label, args) => {
+    writeFileSync(join(dir, 'in'), data);
+    execFileSync(cli, [...args, '-q', '-f', ...io('in', 'theirs')]);
+    expect(decompress(type, readFileSync(join(dir, 'theirs'))).equals(data)).toBe(true);
   });
 });
