@@ -1,0 +1,20 @@
+// Heartbeat (key 12): v0-4. v3 adds groupInstanceId (static members are fenced with
+// FENCED_INSTANCE_ID), v4 is flexible. REBALANCE_IN_PROGRESS tells a member to rejoin.
+import { ApiKey } from '../../../protocol/api-keys';
+import type { HeartbeatRequest, HeartbeatResponse } from '../../../protocol/messages';
+import type { ApiHandler } from '../../context';
+
+export const heartbeatHandler: ApiHandler<HeartbeatRequest, HeartbeatResponse> = {
+  apiKey: ApiKey.Heartbeat,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(ctx, req) {
+    const errorCode = ctx.broker.groups.heartbeat({
+      groupId: req.groupId,
+      generationId: req.generationId,
+      memberId: req.memberId,
+      groupInstanceId: ctx.apiVersion >= 3 ? (req.groupInstanceId ?? null) : null,
+    });
+    return { throttleTimeMs: 0, errorCode };
+  },
+};

@@ -1,0 +1,19 @@
+// ListGroups (key 16): v0-5. v3 is flexible, v4 adds a state filter (KIP-518), v5 a type filter
+// (KIP-848; every group here is "classic"). Groups known only by committed offsets are listed as Empty.
+import { ApiKey } from '../../../protocol/api-keys';
+import { ErrorCode } from '../../../protocol/error-codes';
+import type { ListGroupsRequest, ListGroupsResponse } from '../../../protocol/messages';
+import type { ApiHandler } from '../../context';
+
+export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
+  apiKey: ApiKey.ListGroups,
+  minVersion: 0,
+  maxVersion: 5,
+  handle(ctx, req) {
+    const v = ctx.apiVersion;
+    const coord = ctx.broker.groups;
+    if (coord.isClosed) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
+    const groups = coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
+  },
+};

@@ -1,0 +1,24 @@
+// SyncGroup (key 14): v0-5. v3 adds groupInstanceId, v5 protocolType/protocolName (checked against
+// the group's). A follower's response is held until the leader sends the assignment.
+import { ApiKey } from '../../../protocol/api-keys';
+import type { SyncGroupRequest, SyncGroupResponse } from '../../../protocol/messages';
+import type { ApiHandler } from '../../context';
+
+export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> = {
+  apiKey: ApiKey.SyncGroup,
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(ctx, req) {
+    const v = ctx.apiVersion;
+    const r = await ctx.broker.groups.syncGroup({
+      groupId: req.groupId,
+      generationId: req.generationId,
+      memberId: req.memberId,
+      groupInstanceId: v >= 3 ? (req.groupInstanceId ?? null) : null,
+      protocolType: v >= 5 ? (req.protocolType ?? null) : null,
+      protocolName: v >= 5 ? (req.protocolName ?? null) : null,
+      assignments: req.assignments,
+    });
+    return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
+  },
+};
