@@ -1,0 +1,112 @@
+// Contract part: identity, topics and configs, consumer group offsets, topic deletion.
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { StorageError } from '../../src/storage/storage';
+import { batch, NOW_MS, part } from './fixtures';
+import type { ContractContext } from './fixtures';
+
+export function topicsContract(ctx: ContractContext): void {
+  describe('identity', () => {
+    it('is created on first call and stable afterwards', () => {
+      const first = ctx.s.identity({ nodeId: 7 });
+      expect(first.nodeId).toBe(7);
+      expect(first.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(ctx.s.identity({ clusterId: 'ignored-now', nodeId: 9 })).toEqual(first);
+    });
+    it('defaults the node id to 1 and keeps a given cluster id', () => {
+      expect(ctx.s.identity({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' })).toEqual({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg', nodeId: 1 });
+    });
+  });
+
+  describe('topics', () => {
+    it('creates, lists, finds by name and id', () => {
+      const a = ctx.s.createTopic('a', 3, { 'retention.ms': '1000' });
+      const b = ctx.s.createTopic('b', 1, {}, 'AAAAAAAAAAAAAAAAAAAAAQ');
+      expect(a).toEqual({ name: 'a', topicId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), partitionCount: 3, configs: { 'retention.ms': '1000' } });
+      expect(b.topicId).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
+      expect(ctx.s.listTopics().map((t) => t.name)).toEqual(['a', 'b']);
+      expect(ctx.s.topic('a')).toEqual(a);
+      expect(ctx.s.topicById(b.topicId)).toEqual(b);
+      expect(ctx.s.topic('nope')).toBeUndefined();
+      expect(ctx.s.topicById('AAAAAAAAAAAAAAAAAAAAAg')).toBeUndefined();
+      expect(ctx.s.offsets('a', 2)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(ctx.s.offsets('a', 3)).toBeUndefined();
+    });
+    it('rejects a duplicate name or id and a bad partition count', () => {
+      const a = ctx.s.createTopic('a', 1, {});
+      expect(() => ctx.s.createTopic('a', 1, {})).toThrow(StorageError);
+      expect(() => ctx.s.createTopic('b', 1, {}, a.topicId)).toThrow(/already used/);
+      expect(() => ctx.s.createTopic('c', 0, {})).toThrow(/partition count 0/);
+      expect(ctx.s.listTopics()).toHaveLength(1);
+    });
+    it('returns copies: changing a returned TopicInfo changes nothing', () => {
+      ctx.s.createTopic('a', 1, { 'retention.ms': '5' });
+      ctx.s.topic('a')!.configs['retention.ms'] = '6';
+      expect(ctx.s.topic('a')!.configs).toEqual({ 'retention.ms': '5' });
+    });
+    it('sets and removes config overrides', () => {
+      ctx.s.createTopic('a', 1, { 'retention.ms': '1000', 'cleanup.policy': 'delete' });
+      ctx.s.alterTopicConfigs('a', { 'retention.ms': '2000', 'retention.bytes': '10' }, ['cleanup.policy']);
+      expect(ctx.s.topic('a')!.configs).toEqual({ 'retention.ms': '2000', 'retention.bytes': '10' });
+      expect(() => ctx.s.alterTopicConfigs('nope', {}, [])).toThrow(/does not exist/);
+    });
+    it('adds partitions that take appends, and never shrinks', () => {
+      ctx.s.createTopic('a', 1, {});
+      ctx.s.createPartitions('a', 3);
+      expect(ctx.s.topic('a')!.partitionCount).toBe(3);
+      expect(ctx.s.append([part('a', 2, [batch()])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.NONE);
+      expect(ctx.s.offsets('a', 2)!.highWatermark).toBe(1);
+      expect(() => ctx.s.createPartitions('a', 2)).toThrow(/cannot shrink/);
+    });
+  });
+
+  describe('group offsets', () => {
+    const o = (topic: string, partition: number, offset: number, metadata: string | null = null) => ({ topic, partition, offset, leaderEpoch: -1, metadata });
+    it('commits, overwrites, fetches and lists groups', () => {
+      ctx.s.commitOffsets('g1', [o('a', 0, 5, 'm'), o('a', 1, 7)], NOW_MS);
+      ctx.s.commitOffsets('g1', [o('a', 0, 6)], NOW_MS + 1);
+      ctx.s.commitOffsets('g2', [o('b', 0, 1)], NOW_MS);
+      const sorted = ctx.s.fetchOffsets('g1').sort((x, y) => x.partition - y.partition);
+      expect(sorted).toEqual([
+        { ...o('a', 0, 6), commitTimestampMs: NOW_MS + 1 },
+        { ...o('a', 1, 7), commitTimestampMs: NOW_MS },
+      ]);
+      expect(ctx.s.offsetGroups().sort()).toEqual(['g1', 'g2']);
+      expect(ctx.s.fetchOffsets('nope')).toEqual([]);
+    });
+    it('deletes some partitions or the whole group', () => {
+      ctx.s.commitOffsets('g', [o('a', 0, 1), o('a', 1, 2), o('b', 0, 3)], NOW_MS);
+      ctx.s.deleteOffsets('g', [{ topic: 'a', partition: 1 }]);
+      expect(ctx.s.fetchOffsets('g').map((x) => `${x.topic}-${x.partition}`).sort()).toEqual(['a-0', 'b-0']);
+      ctx.s.deleteOffsets('g');
+      expect(ctx.s.fetchOffsets('g')).toEqual([]);
+      expect(ctx.s.offsetGroups()).toEqual([]);
+    });
+  });
+
+  describe('deleteTopic', () => {
+    it('removes exactly that topic: batches, configs, producer state, offsets', () => {
+      ctx.s.createTopic('gone', 2, { 'retention.ms': '1' });
+      ctx.s.createTopic('kept', 1, {});
+      const { producerId } = ctx.s.initProducerId(null, NOW_MS);
+      const idem = batch({ producerId, producerEpoch: 0, baseSequence: 0 });
+      ctx.s.append([part('gone', 0, [idem]), part('gone', 1, [batch()]), part('kept', 0, [batch(), batch()])], NOW_MS);
+      ctx.s.commitOffsets('g', [{ topic: 'gone', partition: 0, offset: 1, leaderEpoch: 0, metadata: null }], NOW_MS);
+      ctx.s.commitOffsets('g', [{ topic: 'kept', partition: 0, offset: 2, leaderEpoch: 0, metadata: null }], NOW_MS);
+
+      expect(ctx.s.deleteTopic('gone')).toBe(true);
+      expect(ctx.s.deleteTopic('gone')).toBe(false);
+      expect(ctx.s.topic('gone')).toBeUndefined();
+      expect(ctx.s.read('gone', 0, 0, 1e6).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      expect(ctx.s.fetchOffsets('g').map((x) => x.topic)).toEqual(['kept']);
+      expect(ctx.s.read('kept', 0, 0, 1e6).batches).toHaveLength(2);
+
+      // Recreated: empty, new id, no configs, and the old producer state is gone (seq 0 again).
+      const again = ctx.s.createTopic('gone', 1, {});
+      expect(again.configs).toEqual({});
+      expect(ctx.s.offsets('gone', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      const dup = batch({ producerId, producerEpoch: 0, baseSequence: 0 });
+      expect(ctx.s.append([part('gone', 0, [dup])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      expect(ctx.s.offsets('gone', 0)!.highWatermark).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { StorageError } from '../../src/storage/storage';
+import { storageContract } from './contract';
+
+storageContract('memory', () => new MemoryStorage());
+
+describe('memory storage', () => {
+  it('has nothing to back up', async () => {
+    await expect(new MemoryStorage().backup('/tmp/x.db')).rejects.toThrow(StorageError);
+    await expect(new MemoryStorage().backup('/tmp/x.db')).rejects.toThrow(/memory:\/\/ has nothing to back up/);
+  });
+});

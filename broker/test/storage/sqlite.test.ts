@@ -1,0 +1,163 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
+import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/schema';
+import { StorageError } from '../../src/storage/storage';
+import { storageContract } from './contract';
+import { batch, NOW_MS, part } from './fixtures';
+
+const dir = mkdtempSync(join(tmpdir(), 'minnow-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const newPath = () => join(dir, `t${++n}.db`);
+
+storageContract(
+  'sqlite',
+  () => new SqliteStorage(newPath()),
+  (s) => {
+    s.close();
+    return new SqliteStorage((s as SqliteStorage).path);
+  },
+);
+
+describe('sqlite storage', () => {
+  let s: SqliteStorage;
+  beforeEach(() => {
+    s = new SqliteStorage(newPath());
+  });
+  afterEach(() => s.close());
+  const db = () => s.database;
+
+  it('uses WAL, incremental auto-vacuum, 8 KiB pages, and passes integrity_check', () => {
+    s.createTopic('a', 1, {});
+    s.append([part('a', 0, [batch({ valueBytes: 20000 })])], NOW_MS);
+    expect(db().pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db().pragma('auto_vacuum', { simple: true })).toBe(2);
+    expect(db().pragma('page_size', { simple: true })).toBe(8192);
+    expect(db().pragma('synchronous', { simple: true })).toBe(1);
+    expect(db().pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db().pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db().pragma('foreign_key_check')).toEqual([]);
+  });
+
+  it('applies migrations once: reopening changes nothing', () => {
+    s.createTopic('a', 1, {});
+    const path = s.path;
+    s.close();
+    s = new SqliteStorage(path);
+    s.close();
+    s = new SqliteStorage(path);
+    expect(db().prepare('SELECT version FROM schema_version').pluck().all()).toEqual([SCHEMA_VERSION]);
+    expect(migrate(db(), NOW_MS)).toEqual([]);
+    expect(s.listTopics().map((t) => t.name)).toEqual(['a']);
+  });
+
+  it('refuses a database from a newer minnow and a non-minnow database', () => {
+    db().prepare('INSERT INTO schema_version VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'future', NOW_MS);
+    const path = s.path;
+    s.close();
+    expect(() => new SqliteStorage(path)).toThrow(/schema version 2 is newer than this minnow's 1/);
+    const other = newPath();
+    const raw = new Database(other);
+    raw.exec('CREATE TABLE users (id INTEGER)');
+    raw.close();
+    expect(() => new SqliteStorage(other)).toThrow(/not a minnow one \(tables: users\)/);
+    const junk = newPath();
+    writeFileSync(junk, 'this is not a database, just text that is long enough to look like a header....');
+    expect(() => new SqliteStorage(junk)).toThrow(StorageError);
+    s = new SqliteStorage(newPath());
+  });
+
+  it('backs up while appends continue, into a file that opens with the same data', async () => {
+    s.createTopic('a', 1, {});
+    for (let i = 0; i < 40; i++) s.append([part('a', 0, [batch({ records: 4, valueBytes: 16000 })])], NOW_MS);
+    const dest = join(dir, `backup-${n}.db`);
+    let appending = true;
+    let appendsDuringBackup = 0;
+    const more = () => {
+      if (!appending) return;
+      s.append([part('a', 0, [batch({ records: 1, valueBytes: 5000 })])], NOW_MS);
+      appendsDuringBackup++;
+      setImmediate(more);
+    };
+    setImmediate(more);
+    await s.backup(dest);
+    appending = false;
+    expect(appendsDuringBackup).toBeGreaterThan(0);
+    const copy = new SqliteStorage(dest);
+    try {
+      expect(copy.offsets('a', 0)).toEqual(s.offsets('a', 0));
+      // Buffer.equals: jest's deep equality walks megabytes byte by byte.
+      expect(Buffer.concat(copy.read('a', 0, 0, 1e9).batches).equals(Buffer.concat(s.read('a', 0, 0, 1e9).batches))).toBe(true);
+      expect(copy.database.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      copy.close();
+    }
+    await expect(s.backup(dest)).rejects.toThrow(/already exists/);
+  });
+
+  it('rolls the caches back with a failed transaction', () => {
+    s.createTopic('a', 1, {});
+    s.createTopic('b', 1, {});
+    const producerId = s.initProducerId(null, NOW_MS).producerId;
+    const idem = (baseSequence: number) => batch({ producerId, producerEpoch: 0, baseSequence, valueBytes: 1000 });
+    s.append([part('a', 0, [batch({ valueBytes: 1000 }), idem(0)])], NOW_MS); // producer state now cached
+    const size = s.read('a', 0, 0, 1).batches[0]!.length;
+    const keep = { retentionMs: -1, retentionBytes: Math.floor(2.5 * size) };
+    expect(s.enforceRetention(NOW_MS, keep, 10).deletedBatches).toBe(0); // loads a-0's byte count
+    // Any insert into b-0 fails, after a-0's rows, producer state, offsets and bytes changed.
+    const b0 = db().prepare("SELECT p.id FROM partition p JOIN topic t ON t.id = p.topic_id WHERE t.name = 'b'").pluck().get();
+    db().exec(`CREATE TEMP TRIGGER fail BEFORE INSERT ON record_batch WHEN NEW.partition_id = ${b0} BEGIN SELECT RAISE(ABORT, 'forced failure'); END`);
+    expect(() => s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS)).toThrow(/SQLite failed: forced failure/);
+    expect(s.offsets('a', 0)).toEqual({ logStartOffset: 0, highWatermark: 2 });
+    expect(s.read('a', 0, 0, 1e6).batches).toHaveLength(2);
+    // The byte count did not keep the rolled-back batch (3 batches would exceed 2.5).
+    expect(s.enforceRetention(NOW_MS, keep, 10).deletedBatches).toBe(0);
+
+    db().exec('DROP TRIGGER fail');
+    // Sequence 1 is new again (not a remembered duplicate) and the offset continues from 2.
+    expect(s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS).map((r) => r.baseOffset)).toEqual([2, 0]);
+    expect(s.enforceRetention(NOW_MS, keep, 10).deletedBatches).toBe(1);
+    const row = db().prepare("SELECT log_start_offset AS l, high_watermark AS h FROM partition WHERE id = (SELECT min(id) FROM partition)").get();
+    expect(row).toEqual({ l: 1, h: 3 });
+    expect(s.offsets('a', 0)).toEqual({ logStartOffset: 1, highWatermark: 3 });
+  });
+
+  it('rolls back a failed topic change without a trace in the cache', () => {
+    db().exec("CREATE TEMP TRIGGER fail BEFORE INSERT ON partition WHEN NEW.partition_index = 2 BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+    expect(() => s.createTopic('a', 3, { 'retention.ms': '1' })).toThrow(StorageError);
+    expect(s.topic('a')).toBeUndefined();
+    expect(s.listTopics()).toEqual([]);
+    s.createTopic('b', 2, {});
+    expect(() => s.createPartitions('b', 3)).toThrow(StorageError);
+    expect(s.topic('b')!.partitionCount).toBe(2);
+    expect(s.offsets('b', 2)).toBeUndefined();
+  });
+
+  it('gives space back to the file system after retention (incremental vacuum)', () => {
+    s.createTopic('a', 1, {});
+    for (let i = 0; i < 50; i++) s.append([part('a', 0, [batch({ records: 8, valueBytes: 8000, timestampMs: 1000 })])], NOW_MS);
+    db().pragma('wal_checkpoint(TRUNCATE)');
+    const before = statSync(s.path).size;
+    const r = s.enforceRetention(NOW_MS, { retentionMs: 1000, retentionBytes: -1 }, 1000);
+    expect(r.deletedBatches).toBe(50);
+    expect(db().pragma('freelist_count', { simple: true })).toBe(0);
+    db().pragma('wal_checkpoint(TRUNCATE)');
+    expect(statSync(s.path).size).toBeLessThan(before / 10);
+    expect(s.read('a', 0, 400, 1e6)).toMatchObject({ errorCode: ErrorCode.NONE, logStartOffset: 400, batches: [] });
+  });
+
+  it('checkpoints the WAL on close, so the .db file alone holds everything', () => {
+    s.createTopic('a', 1, {});
+    s.append([part('a', 0, [batch({ valueBytes: 50000 })])], NOW_MS);
+    const path = s.path;
+    s.close();
+    expect(!existsSync(`${path}-wal`) || statSync(`${path}-wal`).size === 0).toBe(true);
+    s.close(); // twice is fine
+    s = new SqliteStorage(path);
+    expect(s.offsets('a', 0)!.highWatermark).toBe(1);
+  });
+});
