@@ -48,6 +48,7 @@ export class FrameReader {
 
   /** Removes and returns the next n bytes (a view when they sit in one chunk). */
   private take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
     this.buffered -= n;
     const first = this.chunks[0]!;
     if (first.length >= n) {

@@ -1,0 +1,45 @@
+import { AppendQueue } from '../../src/server/append-queue';
+import { silentLogger } from '../../src/server/logger';
+import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { openStorage } from '../../src/storage/open-storage';
+import type { PartitionAppend, Storage } from '../../src/storage/storage';
+
+const part = (topic: string, value: string): PartitionAppend => {
+  const data = encodeRecordBatch({ records: [{ value: Buffer.from(value) }] });
+  return { topic, partition: 0, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false };
+};
+
+describe('AppendQueue (group commit)', () => {
+  it('appends requests that arrive in the same turn in one transaction, each getting its own results', async () => {
+    const storage = openStorage('memory://');
+    storage.createTopic('a', 1, {});
+    storage.createTopic('b', 1, {});
+    const calls: number[] = [];
+    const spy: Storage = Object.create(storage);
+    spy.append = (parts, now) => {
+      calls.push(parts.length);
+      return storage.append(parts, now);
+    };
+    const woken: string[] = [];
+    const q = new AppendQueue(spy, silentLogger, (parts) => woken.push(...parts.map((p) => p.topic)));
+    const [r1, r2, r3] = await Promise.all([q.append([part('a', 'x')]), q.append([part('b', 'y'), part('a', 'z')]), q.append([part('nope', 'w')])]);
+    expect(calls).toEqual([4]);
+    expect(q.stats).toEqual({ transactions: 1, requests: 3 });
+    expect(r1!.map((r) => [r.errorCode, r.baseOffset])).toEqual([[ErrorCode.NONE, 0]]);
+    expect(r2!.map((r) => [r.errorCode, r.baseOffset])).toEqual([[ErrorCode.NONE, 0], [ErrorCode.NONE, 1]]);
+    expect(r3![0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(woken.sort()).toEqual(['a', 'a', 'b', 'nope']);
+  });
+
+  it('answers KAFKA_STORAGE_ERROR to every request when the transaction fails', async () => {
+    const storage = openStorage('memory://');
+    const failing: Storage = Object.create(storage);
+    failing.append = () => {
+      throw new Error('disk I/O error');
+    };
+    const q = new AppendQueue(failing, silentLogger, () => {});
+    const [r] = await Promise.all([q.append([part('a', 'x')])]);
+    expect(r![0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.KAFKA_STORAGE_ERROR, baseOffset: -1 }));
+  });
+});

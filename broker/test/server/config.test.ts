@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig, parseEndpointUrl } from '../../src/server/config';
+
+describe('broker configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.listener).toEqual({ host: '0.0.0.0', port: 9092 });
+    expect(c.advertised).toEqual({ host: '127.0.0.1', port: 9092 });
+    expect(c.storageUrl).toBe('sqlite://./data/minnow.db');
+    expect(c.logLevel).toBe('info');
+    expect(c.sqliteSynchronous).toBe('normal');
+    expect(c.autoCreateTopics).toBe(true);
+    expect(c.numPartitions).toBe(1);
+  });
+
+  it("reads Tansu's variable names, and flags override them", () => {
+    const env = { LISTENER_URL: 'tcp://127.0.0.1:19092', ADVERTISED_LISTENER_URL: 'tcp://broker.example:9092', STORAGE_ENGINE: 'memory://', CLUSTER_ID: 'RvQwrYegSUCkIPkaiAZQlQ', NODE_ID: '111', LOG_LEVEL: 'DEBUG' };
+    const c = loadConfig(env, { 'log-level': 'warn', storage: 'sqlite:///var/lib/minnow/m.db' });
+    expect(c.listener).toEqual({ host: '127.0.0.1', port: 19092 });
+    expect(c.advertised).toEqual({ host: 'broker.example', port: 9092 });
+    expect(c.storageUrl).toBe('sqlite:///var/lib/minnow/m.db');
+    expect(c.clusterId).toBe('RvQwrYegSUCkIPkaiAZQlQ');
+    expect(c.nodeId).toBe(111);
+    expect(c.logLevel).toBe('warn');
+  });
+
+  it('names the variable, the value and the expected form when a value is bad', () => {
+    expect(() => loadConfig({ LISTENER_URL: 'localhost:9092' })).toThrow(new ConfigError('LISTENER_URL="localhost:9092" is not valid: expected tcp://HOST:PORT'));
+    expect(() => loadConfig({ STORAGE_ENGINE: 'postgres://x' })).toThrow(/STORAGE_ENGINE="postgres:\/\/x" is not valid: expected sqlite:\/\/PATH/);
+    expect(() => loadConfig({}, { 'log-level': 'loud' })).toThrow(/--log-level="loud" is not valid: expected error\|warn\|info\|debug/);
+    expect(() => loadConfig({ NODE_ID: '-3' })).toThrow(/NODE_ID="-3"/);
+  });
+
+  it('parses listener URLs', () => {
+    expect(parseEndpointUrl('tcp://[::1]:9092')).toEqual({ host: '::1', port: 9092 });
+    expect(parseEndpointUrl('tcp://host:99999')).toBeUndefined();
+    expect(parseEndpointUrl('http://host:1')).toBeUndefined();
+  });
+});
