@@ -1,0 +1,132 @@
+// The admin and offset APIs not covered by the client round trips: CreatePartitions,
+// DeleteRecords, ListOffsets by time and max timestamp, AlterConfigs and IncrementalAlterConfigs,
+// DescribeCluster, LogAppendTime, retention, and the long-poll fetch woken by an append.
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaConnection } from '../../src/client/connection';
+import { ApiKey } from '../../src/protocol/api-keys';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { encodeRecordBatch, readBatchHeader, TimestampType, timestampType } from '../../src/protocol/record-batch';
+import type { RunningBroker } from '../../src/server/broker';
+import { startTestBroker, tempDir } from './helpers';
+
+describe('admin and offset APIs', () => {
+  let broker: RunningBroker;
+  let kafka: Kafka;
+  let conn: KafkaConnection;
+  const tmp = tempDir();
+
+  beforeAll(async () => {
+    broker = await startTestBroker(`sqlite://${tmp.dir}/admin.db`, { config: { retentionCheckIntervalMs: 100 } });
+    kafka = new Kafka({ brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 1 } });
+    conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+  });
+  afterAll(async () => {
+    conn.close();
+    await broker.stop();
+    tmp.cleanup();
+  });
+
+  const produce = async (topic: string, partition: number, values: string[], timestamps?: bigint[]) => {
+    const batch = encodeRecordBatch({ records: values.map((v, i) => ({ value: Buffer.from(v), timestamp: timestamps?.[i] ?? BigInt(Date.now()) })) });
+    const res = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }] });
+    return res.responses[0].partitionResponses[0];
+  };
+
+  it('grows partitions, deletes records and finds offsets by time (kafkajs admin)', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: 'adm', numPartitions: 1 }] });
+      await admin.createPartitions({ topicPartitions: [{ topic: 'adm', count: 3 }] });
+      expect((await admin.fetchTopicMetadata({ topics: ['adm'] })).topics[0]!.partitions).toHaveLength(3);
+      await expect(admin.createPartitions({ topicPartitions: [{ topic: 'adm', count: 2 }] })).rejects.toThrow();
+
+      for (let i = 0; i < 4; i++) await produce('adm', 0, [`r${i}`], [BigInt(1_000_000 + i * 1000)]);
+      const byTime = await admin.fetchTopicOffsetsByTimestamp('adm', 1_001_500);
+      expect(byTime.find((p) => p.partition === 0)!.offset).toBe('2');
+      await admin.deleteTopicRecords({ topic: 'adm', partitions: [{ partition: 0, offset: '2' }] });
+      const offsets = await admin.fetchTopicOffsets('adm');
+      expect(offsets.find((p) => p.partition === 0)).toEqual(expect.objectContaining({ low: '2', high: '4' }));
+
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'adm', configEntries: [{ name: 'retention.bytes', value: '123456' }] }] });
+      const cfg = await admin.describeConfigs({ resources: [{ type: 2, name: 'adm' }], includeSynonyms: false });
+      expect(cfg.resources[0]!.configEntries.find((e) => e.configName === 'retention.bytes')!.configValue).toBe('123456');
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('answers ListOffsets MAX_TIMESTAMP (-3) with the record holding the largest timestamp', async () => {
+    broker.context.storage.createTopic('maxts', 1, {});
+    await produce('maxts', 0, ['a', 'b', 'c'], [5000n, 9000n, 7000n]);
+    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'maxts', partitions: [{ partitionIndex: 0, timestamp: -3n }] }] });
+    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: 9000n }));
+  });
+
+  it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
+    broker.context.storage.createTopic('inc', 1, {});
+    const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
+      conn.send(ApiKey.IncrementalAlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'inc', configs }], validateOnly: false });
+    expect((await alter([{ name: 'retention.ms', configOperation: 0, value: '1000' }])).responses[0].errorCode).toBe(ErrorCode.NONE);
+    expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBe('1000');
+    expect((await alter([{ name: 'retention.ms', configOperation: 1, value: null }])).responses[0].errorCode).toBe(ErrorCode.NONE);
+    expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBeUndefined();
+    const compact = await alter([{ name: 'cleanup.policy', configOperation: 0, value: 'compact' }]);
+    expect(compact.responses[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: expect.stringMatching(/compaction is not supported/) }));
+    expect((await alter([{ name: 'no.such.config', configOperation: 0, value: '1' }])).responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
+  });
+
+  it('describes the cluster with a stable id and this broker', async () => {
+    const res = await conn.send(ApiKey.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+    expect(res).toEqual(expect.objectContaining({ errorCode: 0, clusterId: broker.context.identity.clusterId, controllerId: 1 }));
+    expect(res.brokers).toEqual([expect.objectContaining({ brokerId: 1, host: '127.0.0.1', port: broker.port })]);
+  });
+
+  it('stamps LogAppendTime topics with the broker time', async () => {
+    broker.context.storage.createTopic('lat', 1, { 'message.timestamp.type': 'LogAppendTime' });
+    const before = Date.now();
+    const r = await produce('lat', 0, ['x'], [42n]);
+    expect(Number(r.logAppendTimeMs)).toBeGreaterThanOrEqual(before);
+    const stored = broker.context.storage.read('lat', 0, 0, 1 << 20).batches[0]!;
+    const h = readBatchHeader(stored);
+    expect(timestampType(h.attributes)).toBe(TimestampType.LogAppendTime);
+    expect(h.maxTimestamp).toBe(r.logAppendTimeMs);
+  });
+
+  it('deletes expired batches in the background (retention.ms) and moves the log start', async () => {
+    broker.context.storage.createTopic('short', 1, { 'retention.ms': '1' });
+    await produce('short', 0, ['old1'], [1000n]);
+    await produce('short', 0, ['old2'], [2000n]);
+    await produce('short', 0, ['new'], [BigInt(Date.now() + 3_600_000)]);
+    for (let i = 0; i < 100 && broker.context.storage.offsets('short', 0)!.logStartOffset < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(broker.context.storage.offsets('short', 0)).toEqual({ logStartOffset: 2, highWatermark: 3 });
+  });
+
+  it('holds a fetch until an append arrives (long poll), then answers with it', async () => {
+    broker.context.storage.createTopic('poll', 1, {});
+    const fetching = conn.send(ApiKey.Fetch, 11, {
+      replicaId: -1,
+      maxWaitMs: 60_000, // a missed wake-up would hold this past the test's timeout
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [{ topic: 'poll', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      forgottenTopicsData: [],
+      rackId: '',
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const other = await KafkaConnection.connect('127.0.0.1', broker.port);
+    try {
+      const batch = encodeRecordBatch({ records: [{ value: Buffer.from('wake up') }] });
+      await other.send(ApiKey.Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'poll', partitionData: [{ index: 0, records: batch }] }] });
+    } finally {
+      other.close();
+    }
+    const res = await fetching;
+    const p = res.responses[0].partitions[0];
+    expect(p.highWatermark).toBe(1n);
+    expect(p.records.length).toBeGreaterThan(61);
+  }, 15_000);
+});
