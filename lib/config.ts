@@ -5,7 +5,7 @@ export const CpuCreditMode = { Standard: 'standard', Unlimited: 'unlimited' } as
 export type CpuCreditMode = (typeof CpuCreditMode)[keyof typeof CpuCreditMode];
 
 /** Log levels the broker understands (LOG_LEVEL). */
-const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 
 /**
  * Everything the stack can be told with `-c name=value`, parsed and validated once, so the

@@ -51,11 +51,11 @@ if ! rpm -q --quiet nodejs22 nodejs22-npm unzip; then
 fi
 
 # --- identity ---------------------------------------------------------------------------------
+# IMDSv2 only (the instance requires tokens).
+imds_token=$(curl -sSf --retry 10 --retry-connrefused -X PUT \
+  -H 'X-aws-ec2-metadata-token-ttl-seconds: 21600' http://169.254.169.254/latest/api/token)
 imds() {
-  local token
-  token=$(curl -sSf --retry 10 --retry-connrefused -X PUT \
-    -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' http://169.254.169.254/latest/api/token)
-  curl -sSf --retry 10 -H "X-aws-ec2-metadata-token: ${token}" "http://169.254.169.254/latest/meta-data/$1"
+  curl -sSf --retry 10 -H "X-aws-ec2-metadata-token: ${imds_token}" "http://169.254.169.254/latest/meta-data/$1"
 }
 instance_id=$(imds instance-id)
 region=$(imds placement/region)
@@ -120,7 +120,7 @@ if [ -z "$fs_type" ]; then
 fi
 fs_uuid=$(blkid -o value -s UUID "$device")
 
-mkdir -p "$data_dir"
+mkdir -p "$data_dir" "$(dirname "$fstab")"
 fstab_line="UUID=${fs_uuid} ${data_dir} ${fs_type} defaults,nofail,noatime 0 2"
 if ! grep -qxF "$fstab_line" "$fstab" 2>/dev/null; then
   log "adding ${data_dir} to ${fstab}"

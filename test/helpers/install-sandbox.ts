@@ -1,0 +1,142 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO_ROOT, buildApp } from './synth';
+
+export const INSTALL_SH = path.join(REPO_ROOT, 'broker', 'deploy', 'install.sh');
+export const VOLUME_ID = 'vol-0123456789abcdef0';
+export const INSTANCE_ID = 'i-0123456789abcdef0';
+export const REGION = 'eu-west-2';
+export const FS_UUID = '5d3c6a1e-0000-4000-8000-000000000001';
+
+/**
+ * A throwaway machine for broker/deploy/install.sh: ROOT is a temp dir, and stub executables first
+ * on PATH stand in for dnf, rpm, curl (IMDS), aws, id/useradd, blkid/mkfs.xfs/mount/mountpoint,
+ * xfs_growfs, chown, systemctl and npm-22. Each stub appends its argv to calls.log; the few that
+ * change machine state keep it as files in state/, so a second run sees what the first one did.
+ * Nothing touches the real /etc, /dev or the network (curl never runs for real).
+ */
+export interface Sandbox {
+  readonly dir: string;
+  readonly root: string;
+  readonly stubs: string;
+  readonly state: string;
+  readonly callsLog: string;
+  readonly assetZip: string;
+  readonly assetUrl: string;
+  readonly releaseId: string;
+}
+
+const STUBS: Record<string, string> = {
+  dnf: 'touch "$STUB_STATE/packages"',
+  rpm: '[ -e "$STUB_STATE/packages" ]',
+  curl: `case "$*" in
+  *api/token*) echo token-123 ;;
+  *meta-data/instance-id) echo ${INSTANCE_ID} ;;
+  *meta-data/placement/region) echo ${REGION} ;;
+  *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
+  *) echo "curl stub: unexpected $*" >&2; exit 22 ;;
+esac`,
+  aws: `case "$*" in
+  *"ec2 attach-volume"*)
+    n=$(cat "$STUB_STATE/attach-failures" 2>/dev/null || echo 0)
+    if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/attach-failures"; echo "An error occurred (VolumeInUse)" >&2; exit 254; fi
+    vol=$(echo "$*" | sed -n 's/.*--volume-id \\([^ ]*\\).*/\\1/p')
+    mkdir -p "$ROOT/dev/disk/by-id"
+    touch "$ROOT/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_$(echo "$vol" | tr -d -)" ;;
+  *"s3 cp"*)
+    dest=""; for a in "$@"; do dest=$a; done
+    cp "$STUB_ASSET_ZIP" "$dest" ;;
+  *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
+esac`,
+  id: '[ -e "$STUB_STATE/user-minnow" ]',
+  useradd: 'touch "$STUB_STATE/user-minnow"',
+  blkid: `case "$*" in
+  *TYPE*) if [ -e "$STUB_STATE/formatted" ]; then echo xfs; else exit 2; fi ;;
+  *UUID*) echo ${FS_UUID} ;;
+esac`,
+  'mkfs.xfs': 'touch "$STUB_STATE/formatted"',
+  mountpoint: '[ -e "$STUB_STATE/mounted" ]',
+  mount: 'touch "$STUB_STATE/mounted"',
+  xfs_growfs: 'true',
+  chown: 'true',
+  systemctl: 'true',
+  // npm ci for real would rebuild native modules from the registry; link the broker's installed
+  // node_modules instead, which is what `npm ci --omit=dev` produces plus dev dependencies.
+  'npm-22': `n=$(cat "$STUB_STATE/npm-failures" 2>/dev/null || echo 0)
+if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/npm-failures"; echo "npm stub: gyp ERR!" >&2; exit 1; fi
+ln -sfn "${path.join(REPO_ROOT, 'broker', 'node_modules')}" node_modules`,
+};
+
+let asset: { zip: string; releaseId: string } | undefined;
+
+/** Synthesizes the stack once per test file, staging the broker asset as `cdk deploy` would, and zips it. */
+function brokerAsset(): { zip: string; releaseId: string } {
+  if (asset) return asset;
+  const { app, outdir } = buildApp();
+  app.synth();
+  const assetDir = fs.readdirSync(outdir).find((d) => d.startsWith('asset.'));
+  if (!assetDir) throw new Error(`no staged asset in ${outdir}`);
+  const releaseId = assetDir.replace(/^asset\./, '');
+  const zip = path.join(outdir, `${releaseId}.zip`);
+  execFileSync('zip', ['-qr', zip, '.'], { cwd: path.join(outdir, assetDir) });
+  asset = { zip, releaseId };
+  return asset;
+}
+
+export function createSandbox(): Sandbox {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-install-'));
+  const root = path.join(dir, 'root');
+  const stubs = path.join(dir, 'stubs');
+  const state = path.join(dir, 'state');
+  for (const d of [root, stubs, state]) fs.mkdirSync(d, { recursive: true });
+  const { zip: assetZip, releaseId } = brokerAsset();
+
+  for (const [name, body] of Object.entries(STUBS)) {
+    const file = path.join(stubs, name);
+    fs.writeFileSync(file, `#!/bin/bash\necho "${name} $*" >>"$STUB_LOG"\n${body}\n`, { mode: 0o755 });
+  }
+  return {
+    dir,
+    root,
+    stubs,
+    state,
+    callsLog: path.join(dir, 'calls.log'),
+    assetZip,
+    assetUrl: `s3://cdk-hnb659fds-assets-123456789012-${REGION}/${releaseId}.zip`,
+    releaseId,
+  };
+}
+
+export interface InstallRun {
+  readonly status: number | null;
+  readonly stderr: string;
+  /** The stub calls of this run, one "command args..." per entry. */
+  readonly calls: string[];
+}
+
+/** Runs install.sh once against the sandbox; `env` adds or overrides settings. */
+export function runInstall(sb: Sandbox, env: Record<string, string> = {}): InstallRun {
+  fs.writeFileSync(sb.callsLog, '');
+  const result = spawnSync('bash', [INSTALL_SH], {
+    env: {
+      PATH: `${sb.stubs}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      HOME: sb.dir,
+      ROOT: sb.root,
+      STUB_LOG: sb.callsLog,
+      STUB_STATE: sb.state,
+      STUB_ASSET_ZIP: sb.assetZip,
+      MINNOW_ASSET_URL: sb.assetUrl,
+      MINNOW_ADVERTISED_HOST: '203.0.113.99',
+      MINNOW_DATA_VOLUME_ID: VOLUME_ID,
+      MINNOW_NODE: process.execPath,
+      MINNOW_POLL_S: '0',
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const calls = fs.readFileSync(sb.callsLog, 'utf8').split('\n').filter(Boolean);
+  return { status: result.status, stderr: result.stderr, calls };
+}
