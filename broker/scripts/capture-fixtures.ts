@@ -7,7 +7,7 @@
  *
  * Keeps the first frame per client, API and version (per codec for Produce).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +20,7 @@ import { silentLogger } from '../src/server/logger';
 
 const OUT = path.join(__dirname, '..', 'test', 'fixtures', 'protocol');
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+export const KCAT_LINES = ['one', 'two', 'three'].map((w) => `${w} `.repeat(40).trim());
 
 async function capture(client: string, work: (bootstrap: string) => Promise<void>): Promise<void> {
   const dump = fs.mkdtempSync(path.join(os.tmpdir(), `minnow-frames-${client}-`));
@@ -63,18 +64,31 @@ function fixtureName(client: string, frame: Buffer): string | null {
   return `${client}-${api}-request-v${version}${suffix}`;
 }
 
-function kcat(bootstrap: string, args: string[], input = ''): void {
-  const r = spawnSync('kcat', ['-b', bootstrap, ...args], { input, timeout: 20_000 });
-  if (r.status !== 0) throw new Error(`kcat ${args.join(' ')} failed: ${r.stderr}`);
+/** Runs kcat without blocking the event loop (the broker runs in this process). */
+function kcat(bootstrap: string, args: string[], input = ''): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('kcat', ['-b', bootstrap, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`kcat ${args.join(' ')} failed (${code}): ${stderr}`));
+    });
+    child.stdin.end(input);
+  });
 }
 
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true });
   await capture('kcat', async (b) => {
-    kcat(b, ['-L']);
-    for (const codec of CODECS) kcat(b, ['-P', '-t', 'fixtures', '-z', codec], 'one\ntwo\nthree\n');
-    kcat(b, ['-C', '-t', 'fixtures', '-o', 'beginning', '-e']);
-    kcat(b, ['-G', 'fixture-group', '-o', 'beginning', '-e', 'fixtures']);
+    await kcat(b, ['-L']);
+    // librdkafka sends a batch uncompressed when compression would not make it smaller, so the
+    // records must compress: three long repetitive lines.
+    for (const codec of CODECS) await kcat(b, ['-P', '-t', 'fixtures', '-z', codec], KCAT_LINES.join('\n') + '\n');
+    await kcat(b, ['-C', '-t', 'fixtures', '-o', 'beginning', '-e']);
+    await kcat(b, ['-G', 'fixture-group', '-o', 'beginning', '-e', 'fixtures']);
   });
   await capture('kafkajs', async (b) => {
     const kafka = new Kafka({ clientId: 'fixtures', brokers: [b], logLevel: logLevel.NOTHING });
@@ -102,7 +116,9 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
