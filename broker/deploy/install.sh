@@ -10,7 +10,7 @@
 #   MINNOW_DATA_VOLUME_ID   vol-..., the EBS volume that holds /data (required)
 #   MINNOW_PORT=9092  MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
-#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_POLL_S=5
+#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
 set -euo pipefail
@@ -30,6 +30,7 @@ log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
 npm_bin=${MINNOW_NPM:-npm-22}
 attach_timeout_s=${MINNOW_ATTACH_TIMEOUT_S:-1800}
+eip_timeout_s=${MINNOW_EIP_TIMEOUT_S:-300}
 poll_s=${MINNOW_POLL_S:-5}
 # cloud-init runs user data without HOME; npm needs one for its cache.
 export HOME=${HOME:-/root}
@@ -62,10 +63,10 @@ region=$(imds placement/region)
 
 # CloudFormation associates the Elastic IP just after the instance starts, and that swap cuts the
 # connections of the launch-time public address: wait for it before downloading anything.
-deadline=$((SECONDS + 300))
+deadline=$((SECONDS + eip_timeout_s))
 until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
   if [ "$SECONDS" -ge "$deadline" ]; then
-    log "warning: public address is not ${MINNOW_ADVERTISED_HOST} after 300s; continuing"
+    log "warning: public address is not ${MINNOW_ADVERTISED_HOST} after ${eip_timeout_s}s; continuing"
     break
   fi
   sleep "$poll_s"
