@@ -29,7 +29,9 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
       const entries = Object.fromEntries(cfg.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
       expect(entries['retention.ms']).toBe('60000');
       expect(entries['cleanup.policy']).toBe('delete');
-      await expect(admin.createTopics({ topics: [{ topic: 'admin-c', replicationFactor: 3 }] })).rejects.toThrow(/replication factor/i);
+      await expect(admin.createTopics({ topics: [{ topic: 'admin-c', replicationFactor: 3 }] })).rejects.toMatchObject({
+        errors: [expect.objectContaining({ type: 'INVALID_REPLICATION_FACTOR' })],
+      });
       await admin.deleteTopics({ topics: ['admin-a'] });
       const left = await admin.listTopics();
       expect(left).toContain('admin-b');
