@@ -41,8 +41,10 @@ describe('admin and offset APIs', () => {
       expect((await admin.fetchTopicMetadata({ topics: ['adm'] })).topics[0]!.partitions).toHaveLength(3);
       await expect(admin.createPartitions({ topicPartitions: [{ topic: 'adm', count: 2 }] })).rejects.toThrow();
 
-      for (let i = 0; i < 4; i++) await produce('adm', 0, [`r${i}`], [BigInt(1_000_000 + i * 1000)]);
-      const byTime = await admin.fetchTopicOffsetsByTimestamp('adm', 1_001_500);
+      // Recent timestamps: older than retention.ms (7 days) would be deleted by the retention task.
+      const base = Date.now() - 60_000;
+      for (let i = 0; i < 4; i++) await produce('adm', 0, [`r${i}`], [BigInt(base + i * 1000)]);
+      const byTime = await admin.fetchTopicOffsetsByTimestamp('adm', base + 1500);
       expect(byTime.find((p) => p.partition === 0)!.offset).toBe('2');
       await admin.deleteTopicRecords({ topic: 'adm', partitions: [{ partition: 0, offset: '2' }] });
       const offsets = await admin.fetchTopicOffsets('adm');
@@ -58,9 +60,10 @@ describe('admin and offset APIs', () => {
 
   it('answers ListOffsets MAX_TIMESTAMP (-3) with the record holding the largest timestamp', async () => {
     broker.context.storage.createTopic('maxts', 1, {});
-    await produce('maxts', 0, ['a', 'b', 'c'], [5000n, 9000n, 7000n]);
+    const base = BigInt(Date.now() - 60_000);
+    await produce('maxts', 0, ['a', 'b', 'c'], [base + 5000n, base + 9000n, base + 7000n]);
     const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'maxts', partitions: [{ partitionIndex: 0, timestamp: -3n }] }] });
-    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: 9000n }));
+    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: base + 9000n }));
   });
 
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
@@ -129,4 +132,30 @@ describe('admin and offset APIs', () => {
     expect(p.highWatermark).toBe(1n);
     expect(p.records.length).toBeGreaterThan(61);
   }, 15_000);
+
+  it('serves Fetch v13+ by topic id (KIP-516) and v12 by name', async () => {
+    const t = broker.context.storage.createTopic('byid', 1, {});
+    await produce('byid', 0, ['first', 'second']);
+    const fetch = (version: number, topic: { topic?: string; topicId?: string }) =>
+      conn.send(ApiKey.Fetch, version, {
+        replicaId: -1,
+        replicaState: { replicaId: -1, replicaEpoch: -1n },
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ ...topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        forgottenTopicsData: [],
+        rackId: '',
+      });
+    const v16 = await fetch(16, { topicId: t.topicId });
+    expect(v16.responses[0].topicId).toBe(t.topicId);
+    expect(v16.responses[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, highWatermark: 2n }));
+    const v12 = await fetch(12, { topic: 'byid' });
+    expect(v12.responses[0].partitions[0].records.equals(v16.responses[0].partitions[0].records)).toBe(true);
+    const unknown = await fetch(13, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' });
+    expect(unknown.responses[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_ID);
+  });
 });

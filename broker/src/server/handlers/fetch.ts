@@ -1,4 +1,5 @@
-// Fetch (key 1): v4-12 (topics by name; v13+ needs topic ids throughout). Returns stored batches
+// Fetch (key 1): v4-16; v13+ names topics by id (KIP-516), which Metadata has returned since v10,
+// so the Java consumer may use it; v15 moves the replica id into ReplicaState. Returns stored batches
 // as they were produced, without decoding them. Long-polls up to max_wait_ms until min_bytes are
 // available, woken by appends (fetch-waiters.ts). max_bytes and partition_max_bytes are honoured
 // except that the first batch of the first non-empty partition is always returned (KIP-74).
@@ -7,6 +8,8 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
+import { ZERO_UUID } from '../../protocol/uuid';
+import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { partitionKey } from '../fetch-waiters';
 
@@ -18,13 +21,19 @@ interface Collected {
   hasError: boolean;
 }
 
-function collect(broker: BrokerContext, req: FetchRequest): Collected {
+/** The topic a fetch names: by id from v13 (KIP-516), by name before. */
+function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId: boolean): TopicInfo | undefined {
+  return byId ? broker.storage.topicById(t.topicId ?? ZERO_UUID) : broker.storage.topic(t.topic ?? '');
+}
+
+function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Collected {
   let budget = req.maxBytes ?? NO_LIMIT;
   let bytes = 0;
   let hasError = false;
   const responses = req.topics.map((t) => {
-    const name = t.topic ?? '';
-    const topic = broker.storage.topic(name);
+    const topic = topicOf(broker, t, byId);
+    const name = topic?.name ?? t.topic ?? '';
+    const unknown = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     const partitions = t.partitions.map((p): FetchResponsePartitionData => {
       const base: FetchResponsePartitionData = {
         partitionIndex: p.partition,
@@ -36,7 +45,11 @@ function collect(broker: BrokerContext, req: FetchRequest): Collected {
         preferredReadReplica: -1,
         records: null,
       };
-      if (!topic || p.partition < 0 || p.partition >= topic.partitionCount) {
+      if (!topic) {
+        hasError = true;
+        return { ...base, errorCode: unknown };
+      }
+      if (p.partition < 0 || p.partition >= topic.partitionCount) {
         hasError = true;
         return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       }
@@ -65,16 +78,20 @@ function collect(broker: BrokerContext, req: FetchRequest): Collected {
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   apiKey: ApiKey.Fetch,
   minVersion: 4,
-  maxVersion: 12,
-  async handle({ broker }, req) {
+  maxVersion: 16,
+  async handle({ broker, apiVersion }, req) {
+    const byId = apiVersion >= 13;
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);
-    const keys = req.topics.flatMap((t) => t.partitions.map((p) => partitionKey(t.topic ?? '', p.partition)));
+    const keys = req.topics.flatMap((t) => {
+      const name = topicOf(broker, t, byId)?.name ?? t.topic ?? '';
+      return t.partitions.map((p) => partitionKey(name, p.partition));
+    });
     for (;;) {
-      const c = collect(broker, req);
+      const c = collect(broker, req, byId);
       const left = deadline - broker.now();
       if (c.bytes >= req.minBytes || c.hasError || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
       await broker.fetchWaiters.wait(keys, left);
-      if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req).response;
+      if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req, byId).response;
     }
   },
 };
