@@ -26,8 +26,8 @@ describe('scaling up in place: -c instanceType=t3.small', () => {
 
   test('the instance keeps its logical id; only InstanceType changes (a stop/start, not a replacement)', () => {
     const instance = (t: typeof before) => Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EC2::Instance');
-    const [[idBefore, b]] = instance(before) as [[string, { Properties: Record<string, unknown> }]];
-    const [[idAfter, a]] = instance(after) as [[string, { Properties: Record<string, unknown> }]];
+    const [[idBefore, b]] = instance(before) as unknown as [[string, { Properties: Record<string, unknown> }]];
+    const [[idAfter, a]] = instance(after) as unknown as [[string, { Properties: Record<string, unknown> }]];
     expect(idAfter).toBe(idBefore);
     expect(b.Properties.InstanceType).toBe('t3.micro');
     expect(a.Properties.InstanceType).toBe('t3.small');

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// `npm run ops -- <command>`: day-2 operations on a deployed minnow stack. The logic lives in
+// lib/ops/; this file only parses arguments, prints, and maps errors to exit codes.
+import { parseArgs } from 'node:util';
+import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
+import { OpsError, explainAwsError } from '../lib/ops/errors';
+import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { snapshotDataVolume } from '../lib/ops/snapshot';
+import { formatStatus, getStatus } from '../lib/ops/status';
+
+export const USAGE = `usage: npm run ops -- <command> [--stack NAME] [--region REGION]
+
+commands:
+  status                  instance state, type and address, CPU credit balance and its trend, alarm states
+  snapshot                EBS snapshot of the data volume; waits for it and prints its id
+  scale --to TYPE         prints the cdk deploy command that changes the instance type (recommended)
+  scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
+
+options:
+  --stack NAME            the deployed stack (default Minnow)
+  --region REGION         its region (default: AWS_REGION or your profile's region)
+  --json                  status as JSON`;
+
+export interface CliDeps {
+  readonly clients: (region: string | undefined) => OpsClients;
+  readonly runtime: OpsRuntime;
+  readonly out: (text: string) => void;
+}
+
+export async function main(argv: string[], deps: CliDeps): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        stack: { type: 'string', default: 'Minnow' },
+        region: { type: 'string' },
+        to: { type: 'string' },
+        apply: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    deps.runtime.log(`ops: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...extra] = positionals;
+  if (values.help || command === undefined) {
+    deps.out(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  if (extra.length > 0) {
+    deps.runtime.log(`ops: unexpected argument "${extra[0]}"\n\n${USAGE}`);
+    return 2;
+  }
+  const stackName = values.stack;
+  const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  try {
+    switch (command) {
+      case 'status': {
+        const report = await getStatus(deps.clients(region), deps.runtime, stackName);
+        deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
+        return 0;
+      }
+      case 'snapshot': {
+        deps.out(await snapshotDataVolume(deps.clients(region), deps.runtime, stackName));
+        return 0;
+      }
+      case 'scale': {
+        if (!values.to) throw new OpsError('scale needs --to TYPE, e.g. --to t3.small');
+        checkInstanceType(values.to);
+        if (!values.apply) {
+          deps.out(
+            `To change ${stackName} to ${values.to} (a stop/start; the data volume and Elastic IP stay), deploy:\n\n` +
+              `  ${scaleCommand(values.to, stackName)}\n\n` +
+              'Or add --apply to do it now through the EC2 API; then pass the same instanceType on your next deploy.',
+          );
+          return 0;
+        }
+        const info = await applyScale(deps.clients(region), deps.runtime, stackName, values.to);
+        deps.out(`${info.id} is ${info.state} as ${info.type} at ${info.publicIp ?? '-'}`);
+        deps.out(`Next deploy: pass -c instanceType=${values.to} so the stack agrees with the instance.`);
+        return 0;
+      }
+      default:
+        deps.runtime.log(`ops: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    const explained = explainAwsError(err, { stackName, region });
+    deps.runtime.log(`ops ${command}: ${explained.message}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), {
+    clients: createClients,
+    runtime: defaultRuntime,
+    out: (text) => console.log(text),
+  }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,33 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { EC2Client } from '@aws-sdk/client-ec2';
+
+/** The AWS clients the ops commands use; tests pass mocked ones. */
+export interface OpsClients {
+  readonly ec2: EC2Client;
+  readonly cloudwatch: CloudWatchClient;
+  readonly cloudformation: CloudFormationClient;
+}
+
+/** Clients from the standard credential chain (AWS_PROFILE, env vars, SSO, ...). */
+export function createClients(region?: string): OpsClients {
+  const config = region ? { region } : {};
+  return {
+    ec2: new EC2Client(config),
+    cloudwatch: new CloudWatchClient(config),
+    cloudformation: new CloudFormationClient(config),
+  };
+}
+
+/** Injected so tests never wait: how to sleep and where progress lines go. */
+export interface OpsRuntime {
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly log: (line: string) => void;
+  readonly now: () => Date;
+}
+
+export const defaultRuntime: OpsRuntime = {
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  log: (line) => console.error(line),
+  now: () => new Date(),
+};

@@ -1,0 +1,69 @@
+import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { main, USAGE, type CliDeps } from '../../bin/ops';
+import { DescribeInstancesCommand, EIP, clients, fakeRuntime, instanceResponse, mocks } from './fixtures';
+
+function run(argv: string[]) {
+  const out: string[] = [];
+  const runtime = fakeRuntime();
+  const deps: CliDeps = { clients: () => clients(), runtime, out: (t) => out.push(t) };
+  return main(argv, deps).then((code) => ({ code, out: out.join('\n'), err: runtime.lines.join('\n') }));
+}
+
+test('status prints the report', async () => {
+  const { ec2, cw } = mocks();
+  ec2.on(DescribeInstancesCommand).resolves(instanceResponse('running', 'm7g.large', 'arm64'));
+  cw.on(DescribeAlarmsCommand).resolves({});
+  const { code, out } = await run(['status', '--region', 'eu-west-2']);
+  expect(code).toBe(0);
+  expect(out).toContain(`bootstrap servers  ${EIP}:9092`);
+});
+
+test('missing credentials: a clear message, exit 1', async () => {
+  const { cfn } = mocks();
+  const err = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+  cfn.on(DescribeStacksCommand).rejects(err);
+  const { code, err: stderr } = await run(['status']);
+  expect(code).toBe(1);
+  expect(stderr).toBe(
+    'ops status: no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`), ' +
+      'or export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+  );
+});
+
+test('wrong stack name: says which stack and region, and how to choose', async () => {
+  const { cfn } = mocks();
+  const err = Object.assign(new Error('Stack with id Minow does not exist'), { name: 'ValidationError' });
+  cfn.on(DescribeStacksCommand, { StackName: 'Minow' }).rejects(err);
+  const { code, err: stderr } = await run(['snapshot', '--stack', 'Minow', '--region', 'eu-west-2']);
+  expect(code).toBe(1);
+  expect(stderr).toBe(
+    'ops snapshot: stack "Minow" not found in eu-west-2: pass --stack with the name you deployed (default Minnow) and --region with its region',
+  );
+});
+
+test('a stack without minnow outputs', async () => {
+  const { cfn } = mocks();
+  cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'Other', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(), Outputs: [] }] });
+  const { code, err } = await run(['status', '--stack', 'Other']);
+  expect(code).toBe(1);
+  expect(err).toContain('stack "Other" has no InstanceId output (status CREATE_COMPLETE): is it a minnow stack');
+});
+
+test('scale without --apply prints the cdk command and touches nothing', async () => {
+  const { ec2 } = mocks();
+  const { code, out } = await run(['scale', '--to', 't3.small']);
+  expect(code).toBe(0);
+  expect(out).toContain('npx cdk deploy -c allowedCidr=<your CIDR> -c instanceType=t3.small');
+  expect(ec2.calls()).toHaveLength(0);
+});
+
+test('usage errors exit 2', async () => {
+  expect((await run([])).code).toBe(2);
+  expect((await run(['frobnicate'])).err).toContain('unknown command "frobnicate"');
+  expect((await run(['status', '--bogus'])).code).toBe(2);
+  const scale = await run(['scale']);
+  expect([scale.code, scale.err]).toEqual([1, 'ops scale: scale needs --to TYPE, e.g. --to t3.small']);
+  expect((await run(['scale', '--to', 'huge'])).err).toContain('"huge" is not an EC2 instance type');
+  expect((await run(['--help'])).out).toBe(USAGE);
+});
