@@ -4,6 +4,9 @@ import { EC2Client, DescribeInstancesCommand, type _InstanceType } from '@aws-sd
 import { mockClient } from 'aws-sdk-client-mock';
 import type { OpsClients, OpsRuntime } from '../../lib/ops/clients';
 
+// The SDK's "Node 20 support ends in 2027" warning is for users of the CLI, not for every test file.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
 export const STACK = 'Minnow';
 export const INSTANCE_ID = 'i-0123456789abcdef0';
 export const VOLUME_ID = 'vol-0123456789abcdef0';
