@@ -127,7 +127,7 @@ export interface Storage {
   /** Groups that have committed offsets. */
   offsetGroups(): string[];
 
-  /** A consistent copy of the whole state into a new file, while serving. */
+  /** A consistent copy of the whole state into a new file (refused if it exists), while serving. */
   backup(destPath: string): Promise<void>;
   close(): void;
 }

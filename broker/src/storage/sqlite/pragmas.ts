@@ -28,11 +28,12 @@ const MiB = 1024 * 1024;
 
 export const DEFAULT_PRAGMAS: PragmaOptions = {
   synchronous: 'normal',
-  // 8 KiB: fewer overflow pages per 16 KiB-1 MiB batch than 4 KiB (faster commits and reads),
-  // little slack for small batches, unlike 64 KiB. See the measurements in the README.
+  // 8 KiB: 1.3-2x the commit throughput of 4 KiB for 16 KiB blobs and faster reads; 16 KiB was no
+  // faster and wasted 13 % of the file (64 KiB: 34 %) against 6 % here.
   pageSize: 8192,
-  // 2,048 pages of 8 KiB = 16 MiB of WAL per checkpoint. The checkpoint runs inside the commit that
-  // crosses it, so its stall grows with the WAL size; bigger WALs gave no steady throughput gain.
+  // 2,048 pages of 8 KiB = 16 MiB of WAL per checkpoint: +33 % throughput over 4 MiB for 1 MiB
+  // transactions; 40 MiB added only 5 % more. The checkpoint runs inside the commit that crosses
+  // it, so the stall grows with the WAL (p99 33 / 70 / 150 ms at 4 / 16 / 40 MiB).
   walAutocheckpointPages: 2048,
   journalSizeLimitBytes: 32 * MiB,
   cacheSizeKiB: 8 * 1024,

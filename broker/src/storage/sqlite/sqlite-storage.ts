@@ -73,7 +73,7 @@ export class SqliteStorage implements Storage {
   }
 
   identity(wanted: Partial<ClusterIdentity>): ClusterIdentity {
-    return (this.identityCache ??= this.guard(() =>
+    const identity = (this.identityCache ??= this.guard(() =>
       this.tx.run(() => {
         const row = this.db.prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1').get() as ClusterIdentity | undefined;
         if (row) return row;
@@ -82,6 +82,7 @@ export class SqliteStorage implements Storage {
         return created;
       }),
     ));
+    return { ...identity };
   }
 
   listTopics(): TopicInfo[] {
