@@ -5,7 +5,7 @@
 // Every held JoinGroup/SyncGroup response is a promise that is always settled: by the rebalance
 // completing, by an error when the member is removed, replaced or superseded, or by close().
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { Logger } from '../server/logger';
 import type { Storage } from '../storage/storage';
 import { Group, GroupProtocol, JoinResult, joinError, Member, SyncResult, syncError } from './group';
@@ -110,7 +110,14 @@ export class GroupCoordinator {
   // ---------------------------------------------------------------- JoinGroup
 
   joinGroup(req: JoinGroupInput): Promise<JoinResult> {
-    return new Promise((resolve) => this.doJoin(req, resolve));
+    return new Promise((resolve) =>
+      this.doJoin(req, (r) => {
+        if (r.errorCode !== ErrorCode.NONE && this.logger.enabled('debug')) {
+          this.logger.debug('JoinGroup answered with an error', { groupId: req.groupId, memberId: r.memberId, error: errorName(r.errorCode) });
+        }
+        resolve(r);
+      }),
+    );
   }
 
   private doJoin(req: JoinGroupInput, respond: (r: JoinResult) => void): void {

@@ -1,6 +1,6 @@
 // Committed offsets: OffsetCommit's membership checks (Kafka's validateOffsetCommit), OffsetFetch
 // and OffsetDelete, over Storage (the SQLite file), so offsets survive restarts.
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode, errorName } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
 import type { GroupCoordinator } from './coordinator';
 import { validateCurrentMember } from './coordinator';
@@ -55,7 +55,10 @@ export interface DeleteOffsetsResult {
 /** One error code per offset, in the order given. */
 export function commitOffsets(coord: GroupCoordinator, req: CommitInput): number[] {
   const groupError = coord.isClosed ? ErrorCode.NOT_COORDINATOR : validateCommit(coord.group(req.groupId), req);
-  if (groupError !== ErrorCode.NONE) return req.offsets.map(() => groupError);
+  if (groupError !== ErrorCode.NONE) {
+    coord.logger.debug('offset commit refused', { groupId: req.groupId, memberId: req.memberId, generationId: req.generationId, error: errorName(groupError) });
+    return req.offsets.map(() => groupError);
+  }
   const errors = req.offsets.map((o) => {
     const topic = coord.storage.topic(o.topic);
     if (!topic || o.partition < 0 || o.partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

@@ -271,7 +271,7 @@ describe('timeouts', () => {
     expect(b.value).toMatchObject({ errorCode: 0, generationId: 1, leader: a.value!.memberId });
   });
 
-  it('after the rebalance nothing is left scheduled but the members sessions and the sync deadline', async () => {
+  it('once Stable, only the member session timer is scheduled', async () => {
     const { coord, timers } = harness();
     await stableSingle(coord);
     expect(timers.pending).toBe(1); // the member's session timer
