@@ -230,4 +230,28 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     // Resumed from the commits: nothing consumed before the restart came again.
     expect([...ledger.byMessage.values()].filter((e) => e.by.includes('c4') && !e.value.startsWith('four-'))).toEqual([]);
   }, 90_000);
+
+  it('a member connected through a restart on the same port rejoins (its old member id is unknown) and carries on', async () => {
+    const port = broker.port;
+    const endOf = new Map((await admin.fetchTopicOffsets(TOPIC)).map((p) => [p.partition, p.high]));
+    await waitFor('c4 to commit everything', 20_000, async () => {
+      const [t] = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
+      return t!.partitions.every((p) => p.offset === endOf.get(p.partition)) ? true : undefined;
+    });
+    await admin.disconnect();
+    await producer.disconnect();
+    await broker.stop(); // c4 stays up and retries
+    broker = await startTestBroker(url, { config: { listener: { host: '127.0.0.1', port } } });
+    const kafka = kafkaAt(port, 'after-second-restart');
+    admin = kafka.admin();
+    await admin.connect();
+    producer = kafka.producer();
+    await producer.connect();
+
+    const owners = await stableAssignment(admin, 1);
+    expect([...owners.keys()]).toEqual(['c4']);
+    const n = await produceBatch(producer, 'five', 2);
+    await expectConsumedOnceByOwners(ledger, 'five', n, owners);
+    expect([...ledger.byMessage.values()].filter((e) => e.by.length > 1)).toEqual([]);
+  }, 90_000);
 });
