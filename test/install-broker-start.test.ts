@@ -45,15 +45,30 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
   throw new Error(`broker did not listen on ${port} within ${START_TIMEOUT_MS} ms:\n${output()}`);
 }
 
+/** Signals the child's whole process group: `npx tsx` runs the broker in a grandchild. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
 function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) {
+    signalGroup(child, 'SIGKILL');
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000);
     child.once('exit', () => {
       clearTimeout(kill);
+      signalGroup(child, 'SIGKILL'); // anything left in the group
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       resolve();
     });
-    child.kill('SIGTERM');
+    signalGroup(child, 'SIGTERM');
   });
 }
 
@@ -105,6 +120,7 @@ maybe(
       cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sb.dir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, so stop() reaches the broker behind npx
     });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
