@@ -7,10 +7,11 @@ import type { KafkaConnection } from '../client/connection';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { FetchResponse } from '../protocol/messages';
-import { BASE_OFFSET, decodeRecords, LAST_OFFSET_DELTA, splitBatches } from '../protocol/record-batch';
+import { BASE_OFFSET, LAST_OFFSET_DELTA, splitBatches } from '../protocol/record-batch';
 import { GroupMember, GroupUnusable } from './group';
 import type { ConsumeOptions } from './options';
 import type { PerfIo } from './producer';
+import { scanBatch } from './record-scan';
 import { CONSUMER_DETAILED_HEADER, CONSUMER_HEADER, consumerDetailedRow, consumerRow, MiB } from './report';
 
 const FETCH_MAX_BYTES = 50 * MiB; // fetch.max.bytes default
@@ -165,14 +166,10 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
         // Then count the records (key + value bytes), up to --num-records.
         for (const w of work) {
           for (const batch of w.batches) {
-            const base = batch.readBigInt64BE(BASE_OFFSET);
-            for (const r of decodeRecords(batch)) {
-              const offset = base + BigInt(r.offsetDelta);
-              if (offset < w.from || (w.state.end !== undefined && offset >= w.state.end)) continue;
-              if (records >= limit) break;
-              records++;
-              bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
-            }
+            if (records >= limit) break;
+            const scanned = scanBatch(batch, w.from, w.state.end, limit - records);
+            records += scanned.records;
+            bytes += scanned.bytes;
           }
         }
         if (records >= limit || finished()) {

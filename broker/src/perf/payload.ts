@@ -63,7 +63,7 @@ export function makePayloads(values: Buffer[], keys: number): Payloads {
   };
 }
 
-/** Records per batch for a batch.size budget: header 61 bytes, about 8 bytes of framing a record. */
+/** Records per batch for a batch.size budget: header 61 bytes, at most about 12 bytes of framing a record (length, attributes, deltas, key and value lengths, header count as varints). */
 export function recordsPerBatch(batchSizeBytes: number, meanRecordBytes: number): number {
-  return Math.max(1, Math.floor((batchSizeBytes - 61) / (meanRecordBytes + 8)));
+  return Math.max(1, Math.floor((batchSizeBytes - 61) / (meanRecordBytes + 12)));
 }

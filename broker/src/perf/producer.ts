@@ -339,7 +339,7 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
     // Records of a --duration run that could not be sent in time: counted in the histogram at the
     // time they waited (a lower bound), so an overloaded broker is not flattered.
     const endNow = io.now();
-    for (let i = schedule.taken; i < schedule.capacity; i++) {
+    for (let i = schedule.taken; !schedule.unlimited && i < schedule.capacity; i++) {
       if (i >= opts.warmupRecords) histogram.record(endNow - schedule.intendedMs(i));
       abandoned++;
     }
