@@ -89,6 +89,31 @@ export function joinNegativeValues(argv: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * "--producer-props a=1 b=2" (kafka-producer-perf-test's form: several values after one flag)
+ * becomes "--producer-props=a=1 --producer-props=b=2", which parseArgs reads as a multiple option.
+ */
+export function expandMultiValue(argv: readonly string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== `--${flag}`) {
+      out.push(argv[i]!);
+      continue;
+    }
+    let n = 0;
+    while (i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) {
+      out.push(`--${flag}=${argv[++i]}`);
+      n++;
+    }
+    if (n === 0) out.push(argv[i]!); // let parseArgs report the missing value
+  }
+  return out;
+}
+
+function noPositionals(positionals: string[], usage: string): void {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"\n\n${usage}`);
+}
+
 // --- perf produce ----------------------------------------------------------------------------
 
 export interface ProduceOptions {
@@ -126,6 +151,19 @@ export interface ProduceOptions {
   ignoredProps: string[];
 }
 
+/** The Java producer settings --producer-props understands; others are reported as unused. */
+export const PRODUCER_PROPS = [
+  'bootstrap.servers',
+  'acks',
+  'batch.size',
+  'linger.ms',
+  'compression.type',
+  'enable.idempotence',
+  'client.id',
+  'request.timeout.ms',
+  'max.in.flight.requests.per.connection',
+] as const;
+
 export const PRODUCE_USAGE = `usage: minnow perf produce --topic T (--num-records N | --duration 60s) (--record-size B | --payload-file F)
        [--throughput R] [--clients C] [--producers P] [--acks 0|1|all] [--batch-size B] [--linger-ms MS]
        [--compression none|gzip|snappy|lz4|zstd] [--keys K] [--idempotent] [--warmup-records N]
@@ -137,8 +175,8 @@ schedule intended to send it, so a stalled broker shows up in the percentiles (n
 omission). --noop generates and encodes only: the generator's ceiling.`;
 
 export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ProduceOptions | 'help' {
-  const { values } = parse(
-    joinNegativeValues(argv),
+  const { values, positionals } = parse(
+    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
     {
       topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
@@ -167,16 +205,13 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     PRODUCE_USAGE,
   );
   if (values.help) return 'help';
+  noPositionals(positionals, PRODUCE_USAGE);
   const v = values as Record<string, string | boolean | string[] | undefined>;
   const str = (k: string) => v[k] as string | undefined;
 
   // --producer-props first; explicit flags win over them.
   const props = parseProps('producer-props', (v['producer-props'] as string[] | undefined) ?? []);
-  const used = new Set<string>();
-  const prop = (k: string) => {
-    if (props.has(k)) used.add(k);
-    return props.get(k);
-  };
+  const prop = (k: (typeof PRODUCER_PROPS)[number]) => props.get(k);
 
   const topic = str('topic');
   if (!topic) throw new UsageError(`--topic is required\n\n${PRODUCE_USAGE}`);
@@ -236,7 +271,7 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     partitions: parseInteger('partitions', str('partitions') ?? '1', 1),
     ignoredProps: [],
   };
-  opts.ignoredProps = [...props.keys()].filter((k) => !used.has(k));
+  opts.ignoredProps = [...props.keys()].filter((k) => !(PRODUCER_PROPS as readonly string[]).includes(k));
   return opts;
 }
 
@@ -269,8 +304,8 @@ start. --group joins a consumer group (rebalance.time.ms is the join); if the br
 group coordinator it says so and reads by assignment instead.`;
 
 export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ConsumeOptions | 'help' {
-  const { values } = parse(
-    joinNegativeValues(argv),
+  const { values, positionals } = parse(
+    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
     {
       topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
@@ -288,6 +323,7 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     CONSUME_USAGE,
   );
   if (values.help) return 'help';
+  noPositionals(positionals, CONSUME_USAGE);
   const v = values as Record<string, string | boolean | undefined>;
   const str = (k: string) => v[k] as string | undefined;
   const topic = str('topic');
@@ -331,8 +367,8 @@ End-to-end latency with one message in flight: produce a record, wait until a (l
 fetch on a second connection returns it, repeat. Prints the average and percentiles.`;
 
 export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): E2eOptions | 'help' {
-  const { values } = parse(
-    joinNegativeValues(argv),
+  const { values, positionals } = parse(
+    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
     {
       topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
@@ -345,6 +381,7 @@ export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     E2E_USAGE,
   );
   if (values.help) return 'help';
+  noPositionals(positionals, E2E_USAGE);
   const v = values as Record<string, string | boolean | undefined>;
   const str = (k: string) => v[k] as string | undefined;
   const topic = str('topic');
