@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<Command>> = {
   produce: async () => (require('./produce') as typeof import('./produce')).produceCommand,
   consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
+  group: async () => (require('./group') as typeof import('./group')).groupCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
 };
 

@@ -50,7 +50,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const appendQueue = new AppendQueue(storage, logger, (parts) => {
     for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
   }, now);
-  const groups = new GroupCoordinator({ storage, logger, now });
+  const groups = new GroupCoordinator({ storage, logger, now, initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs });
   const advertised = { ...config.advertised };
   const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, now };
   const handlers = createHandlers();

@@ -23,6 +23,8 @@ export interface BrokerConfig {
   maxRequestBytes: number;
   /** How often the retention task runs. */
   retentionCheckIntervalMs: number;
+  /** How long a new group waits for more members before its first rebalance (group.initial.rebalance.delay.ms). */
+  groupInitialRebalanceDelayMs: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
 }
@@ -69,6 +71,7 @@ export const SETTINGS = [
   { key: 'numPartitions', env: 'NUM_PARTITIONS', flag: 'num-partitions', doc: 'partitions of auto-created topics (num.partitions)', default: '1', expected: 'an integer 1..10000', parse: int(1, 10000) },
   { key: 'maxRequestBytes', env: 'SOCKET_REQUEST_MAX_BYTES', flag: 'max-request-bytes', doc: 'largest request frame accepted (socket.request.max.bytes)', default: '104857600', expected: 'an integer 1024..1073741824', parse: int(1024, 2 ** 30) },
   { key: 'retentionCheckIntervalMs', env: 'LOG_RETENTION_CHECK_INTERVAL_MS', flag: 'retention-check-interval-ms', doc: 'how often expired batches are deleted (log.retention.check.interval.ms)', default: '300000', expected: 'an integer 100..86400000', parse: int(100, 86_400_000) },
+  { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before its first assignment (group.initial.rebalance.delay.ms)', default: '0', expected: 'an integer 0..300000', parse: int(0, 300_000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 

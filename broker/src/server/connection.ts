@@ -28,6 +28,7 @@ export class Connection {
   private readonly slots: Slot[] = [];
   private closed = false;
   private idleWaiters: (() => void)[] = [];
+  private readonly clientHost: string;
 
   constructor(
     private readonly socket: Socket,
@@ -36,6 +37,7 @@ export class Connection {
     readonly id: number,
   ) {
     this.frames = new FrameReader(broker.config.maxRequestBytes);
+    this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', (err) => broker.logger.debug('connection error', { connectionId: id, err }));
@@ -124,7 +126,7 @@ export class Connection {
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
       const request = spec.decodeRequest(r, apiVersion);
-      const ctx: RequestContext = { broker: this.broker, apiKey, apiVersion, correlationId, clientId, connectionId: this.id };
+      const ctx: RequestContext = { broker: this.broker, apiKey, apiVersion, correlationId, clientId, connectionId: this.id, clientHost: this.clientHost };
       const slot: Slot = { done: false, chunks: null };
       this.slots.push(slot);
       const finish = (body: unknown) => {

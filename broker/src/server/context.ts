@@ -26,6 +26,8 @@ export interface RequestContext {
   correlationId: number;
   clientId: string | null;
   connectionId: number;
+  /** The client's address as Kafka reports it in DescribeGroups, e.g. "/127.0.0.1". */
+  clientHost: string;
 }
 
 /**

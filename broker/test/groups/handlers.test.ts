@@ -21,7 +21,7 @@ function setup() {
   const handler = (apiKey: number) => groupHandlers.find((h) => h.apiKey === apiKey)!;
   /** Calls the handler as the server would, then encodes and decodes the response in that version. */
   const call = async (apiKey: number, apiVersion: number, req: unknown, clientId = 'client'): Promise<any> => {
-    const ctx: RequestContext = { broker, apiKey, apiVersion, correlationId: 1, clientId, connectionId: 1 };
+    const ctx: RequestContext = { broker, apiKey, apiVersion, correlationId: 1, clientId, connectionId: 1, clientHost: '/127.0.0.1' };
     const spec = API_SPEC_BY_KEY.get(apiKey)!;
     // The request goes through the codec too, so version-dependent defaults apply as on the wire.
     const rw = new Writer();
