@@ -33,10 +33,23 @@ export interface ProfileSummary {
   byFile: { file: string; selfMs: number; percent: number }[];
 }
 
-export function summarizeProfile(profile: Profile, topN = 15): ProfileSummary {
+/** Leave out the first `skipStartMs` and the last `skipEndMs` of the profile (start-up, shutdown). */
+export interface ProfileWindow {
+  skipStartMs: number;
+  skipEndMs: number;
+}
+
+export function summarizeProfile(profile: Profile, topN = 15, window: ProfileWindow = { skipStartMs: 0, skipEndMs: 0 }): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const from = profile.startTime + window.skipStartMs * 1000;
+  const to = profile.endTime - window.skipEndMs * 1000;
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t >= from && t <= to) self.set(id, (self.get(id) ?? 0) + delta / 1000);
+  });
   const byFunction = new Map<string, HotSpot>();
   const byFile = new Map<string, number>();
   let idleMs = 0;
@@ -70,6 +83,6 @@ export function summarizeProfile(profile: Profile, topN = 15): ProfileSummary {
   };
 }
 
-export function summarizeProfileFile(path: string, topN = 15): ProfileSummary {
-  return summarizeProfile(JSON.parse(readFileSync(path, 'utf8')) as Profile, topN);
+export function summarizeProfileFile(path: string, topN = 15, window?: ProfileWindow): ProfileSummary {
+  return summarizeProfile(JSON.parse(readFileSync(path, 'utf8')) as Profile, topN, window);
 }
