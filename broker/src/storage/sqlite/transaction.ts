@@ -36,8 +36,11 @@ export class Transactor {
 /** SQLite failures (disk full, I/O error, corruption) become StorageError (KAFKA_STORAGE_ERROR). */
 export function asStorageError(err: unknown): Error {
   if (err instanceof StorageError) return err;
-  if (err instanceof Error && err.name === 'SqliteError') {
-    return new StorageError(`SQLite failed: ${err.message} (${(err as Error & { code?: string }).code ?? 'no code'})`, { cause: err });
+  // Checked by name, not instanceof: better-sqlite3 may create its errors in another realm (jest
+  // runs tests in a vm context), where `instanceof Error` is false.
+  const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
+  if (e && typeof e === 'object' && e.name === 'SqliteError') {
+    return new StorageError(`SQLite failed: ${String(e.message)} (${typeof e.code === 'string' ? e.code : 'no code'})`, { cause: err });
   }
   return err instanceof Error ? err : new Error(String(err));
 }
