@@ -29,6 +29,11 @@ export class Connection {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private readonly clientHost: string;
+  /** Handlers started and not finished; all Produce when runningProduceOnly. */
+  private running = 0;
+  private runningProduceOnly = false;
+  /** Decoded requests waiting for the ones before them to finish. */
+  private readonly waiting: { produce: boolean; start: () => void }[] = [];
 
   constructor(
     private readonly socket: Socket,
@@ -62,6 +67,7 @@ export class Connection {
 
   private onClose(): void {
     this.closed = true;
+    this.waiting.length = 0;
     this.slots.length = 0;
     for (const w of this.idleWaiters.splice(0)) w();
   }
@@ -145,13 +151,22 @@ export class Connection {
         this.flush();
       };
       const fail = (err: unknown) => this.reject(`${spec.name} handler failed`, err as Error, { correlationId });
-      try {
-        const result = handler.handle(ctx, request);
-        if (result instanceof Promise) result.then(finish, fail);
-        else finish(result);
-      } catch (err) {
-        fail(err);
-      }
+      const produce = apiKey === ApiKey.Produce;
+      this.schedule(produce, () => {
+        const done = () => this.handlerDone();
+        try {
+          const result = handler.handle(ctx, request);
+          if (result instanceof Promise) {
+            result.then(finish, fail).finally(done);
+          } else {
+            finish(result);
+            done();
+          }
+        } catch (err) {
+          fail(err);
+          done();
+        }
+      });
     } catch (err) {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
@@ -164,6 +179,37 @@ export class Connection {
     fs.mkdirSync(dir, { recursive: true });
     const name = `${api.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}-request-v${apiVersion}-c${this.id}-${correlationId}.hex`;
     fs.writeFileSync(path.join(dir, name), frame.toString('hex') + '\n');
+  }
+
+  /**
+   * Kafka processes the requests of one connection in order (a produce is visible to the next
+   * request on that connection), so a handler starts only when the previous one has finished.
+   * The exception keeps pipelined produces fast: consecutive Produce requests start together,
+   * since the append queue applies them in arrival order (and in one transaction).
+   */
+  private schedule(produce: boolean, start: () => void): void {
+    const canStart = this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0);
+    if (!canStart) {
+      this.waiting.push({ produce, start });
+      return;
+    }
+    this.runningProduceOnly = this.running === 0 ? produce : this.runningProduceOnly && produce;
+    this.running++;
+    start();
+  }
+
+  private handlerDone(): void {
+    this.running--;
+    if (this.running > 0 || this.closed) return;
+    // Start the next request, and with it any produces queued right behind a produce.
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (this.running > 0 && !(next.produce && this.runningProduceOnly)) break;
+      this.waiting.shift();
+      this.runningProduceOnly = this.running === 0 ? next.produce : this.runningProduceOnly && next.produce;
+      this.running++;
+      next.start();
+    }
   }
 
   /** Queues an already complete response (no handler involved). */

@@ -158,4 +158,13 @@ describe('admin and offset APIs', () => {
     const unknown = await fetch(13, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' });
     expect(unknown.responses[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_ID);
   });
+
+  it('stores acks=0 produce without answering it, and keeps the connection in step', async () => {
+    broker.context.storage.createTopic('fire', 1, {});
+    const batch = encodeRecordBatch({ records: [{ value: Buffer.from('no answer') }] });
+    await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'fire', partitionData: [{ index: 0, records: batch }] }] }, false);
+    // The next request's response must be its own (no stray Produce response in between).
+    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'fire', partitions: [{ partitionIndex: 0, timestamp: -1n }] }] });
+    expect(res.topics[0].partitions[0].offset).toBe(1n);
+  });
 });
