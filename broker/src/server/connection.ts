@@ -31,6 +31,7 @@ export class Connection {
   private readonly clientHost: string;
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
   private running = 0;
+  private flushScheduled = false;
   private runningProduceOnly = false;
   /** Decoded requests waiting for the ones before them to finish. */
   private readonly waiting: { produce: boolean; start: () => void }[] = [];
@@ -148,7 +149,7 @@ export class Connection {
             ms: Math.round((performance.now() - started) * 1000) / 1000,
           });
         }
-        this.flush();
+        this.scheduleFlush();
       };
       const fail = (err: unknown) => this.reject(`${spec.name} handler failed`, err as Error, { correlationId });
       const produce = apiKey === ApiKey.Produce;
@@ -215,7 +216,7 @@ export class Connection {
   /** Queues an already complete response (no handler involved). */
   private push(correlationId: number, apiKey: number, apiVersion: number, body: unknown): void {
     this.slots.push({ done: true, chunks: this.encode(correlationId, apiKey, apiVersion, body) });
-    this.flush();
+    this.scheduleFlush();
   }
 
   private encode(correlationId: number, apiKey: number, apiVersion: number, body: unknown): Buffer[] {
@@ -227,6 +228,20 @@ export class Connection {
     const chunks = w.toChunks();
     chunks[0]!.writeInt32BE(w.length - 4, 0);
     return chunks;
+  }
+
+  /**
+   * Responses that finish in the same turn of the event loop (e.g. the produces of one group
+   * commit) go out in one write: a socket write is a system call, and at thousands of small
+   * requests a second those calls were a third of the broker's CPU.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
 
   /** Writes every finished response at the head of the queue, in request order. */

@@ -12,8 +12,13 @@ export interface PragmaOptions {
   synchronous: 'normal' | 'full';
   /** Only takes effect when the file is created. */
   pageSize: number;
-  /** Pages in the WAL that trigger a checkpoint inside the committing call. */
+  /** Pages in the WAL that trigger a checkpoint inside the committing call (0: never). */
   walAutocheckpointPages: number;
+  /**
+   * Checkpoint from a worker thread every this many ms instead (0: off, use walAutocheckpointPages).
+   * See checkpointer.ts.
+   */
+  checkpointIntervalMs: number;
   /** The WAL file is truncated back to this size after a checkpoint. */
   journalSizeLimitBytes: number;
   /** SQLite's own page cache; small, since the OS page cache holds the file anyway. */
@@ -35,6 +40,7 @@ export const DEFAULT_PRAGMAS: PragmaOptions = {
   // transactions; 40 MiB added only 5 % more. The checkpoint runs inside the commit that crosses
   // it, so the stall grows with the WAL (p99 33 / 70 / 150 ms at 4 / 16 / 40 MiB).
   walAutocheckpointPages: 2048,
+  checkpointIntervalMs: 200,
   journalSizeLimitBytes: 32 * MiB,
   cacheSizeKiB: 8 * 1024,
   mmapSizeBytes: 256 * MiB,
@@ -55,7 +61,8 @@ export function applyPragmas(db: Database.Database, o: PragmaOptions): void {
   db.pragma(`cache_size = ${-o.cacheSizeKiB}`);
   db.pragma(`mmap_size = ${o.mmapSizeBytes}`);
   db.pragma('temp_store = MEMORY');
-  db.pragma(`wal_autocheckpoint = ${o.walAutocheckpointPages}`);
+  // With the checkpointer thread, the commit path never checkpoints.
+  db.pragma(`wal_autocheckpoint = ${o.checkpointIntervalMs > 0 ? 0 : o.walAutocheckpointPages}`);
   db.pragma(`journal_size_limit = ${o.journalSizeLimitBytes}`);
   db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
 }

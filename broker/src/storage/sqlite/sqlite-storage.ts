@@ -29,6 +29,7 @@ import { Retention } from './retention';
 import { migrate } from './schema';
 import { Topics } from './topics';
 import { asStorageError, Transactor } from './transaction';
+import { Checkpointer } from './checkpointer';
 
 export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
@@ -45,6 +46,7 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private identityCache: ClusterIdentity | undefined;
+  private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
     readonly path: string,
@@ -66,6 +68,12 @@ export class SqliteStorage implements Storage {
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
+      const { checkpointIntervalMs } = { ...DEFAULT_PRAGMAS, ...options };
+      if (checkpointIntervalMs > 0) {
+        this.checkpointer = new Checkpointer(path, checkpointIntervalMs, (message) => {
+          process.emitWarning(`minnow: WAL checkpoint of ${path} failed: ${message}`);
+        });
+      }
     } catch (err) {
       this.db.close();
       throw asStorageError(err);
@@ -172,6 +180,7 @@ export class SqliteStorage implements Storage {
   /** Checkpoints the WAL into the main file (so the .db alone is complete) and closes. */
   close(): void {
     if (!this.db.open) return;
+    this.checkpointer?.stop();
     this.guard(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
     this.db.close();
   }
