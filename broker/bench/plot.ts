@@ -56,7 +56,7 @@ export function latencyChart(points: readonly SweepPoint[], title: string, subti
   if (subtitle) out.push(`<text x="${W / 2}" y="40" text-anchor="middle" fill="#555">${esc(subtitle)}</text>`);
   for (const t of ticks(yLo, yHi)) {
     out.push(`<line x1="${m.left}" x2="${m.left + pw}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#e5e5e5"/>`);
-    out.push(`<text x="${m.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${t < 1 ? t : fmtRate(t)}</text>`);
+    out.push(`<text x="${m.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${t}</text>`);
   }
   for (const p of points) {
     out.push(`<line x1="${x(p.offered).toFixed(1)}" x2="${x(p.offered).toFixed(1)}" y1="${m.top}" y2="${m.top + ph}" stroke="#f0f0f0"/>`);
