@@ -9,13 +9,13 @@
 // Flags: --quick (short runs, for trying the harness), --no-profile, --no-write (print only),
 // --render-only (rewrite the section and the plot from bench/last-run.json).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarizeProfileFile, ProfileSummary } from './cpu-profile';
 import { fmtRate, latencyChart, SweepPoint } from './plot';
-import { ProcSample, Sampler, sample } from './proc';
+import { machineBusyPercent, ProcSample, Sampler, sample, systemCpu } from './proc';
 import { prng } from '../src/perf/payload';
 import type { CeilingResult } from './sqlite-ceiling';
 import type { ProduceSummary } from '../src/perf/producer';
@@ -150,6 +150,9 @@ interface ToolRun<S> {
   /** Wall-clock window of the tool process. */
   fromMs: number;
   toMs: number;
+  /** The load tool's own CPU (% of one core) and the whole machine's (% of all CPUs) over its run. */
+  toolCpuPercent: number;
+  machineBusyPercent: number;
 }
 
 let jsonCounter = 0;
@@ -159,6 +162,8 @@ async function perf<S>(sub: 'produce' | 'consume' | 'e2e', args: (string | numbe
   const fromMs = Date.now();
   const child = spawn(process.execPath, [MAIN, ...full], { cwd: BROKER_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child.pid!);
+  const toolSampler = new Sampler(child.pid!, 200);
+  const sys0 = systemCpu();
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -166,11 +171,14 @@ async function perf<S>(sub: 'produce' | 'consume' | 'e2e', args: (string | numbe
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   children.delete(child.pid!);
   const toMs = Date.now();
+  const sys1 = systemCpu();
+  toolSampler.stop();
+  const toolCpuPercent = toolSampler.cpuPercent(fromMs, toMs);
   if (!okCodes.includes(code ?? -1) || !existsSync(json)) throw new Error(`minnow ${full.join(' ')} exited ${code}: ${stderr.slice(-1500)}`);
   const summary = JSON.parse(readFileSync(json, 'utf8')) as S;
   rmSync(json, { force: true });
   if (stderr.trim()) log(`  tool: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  return { summary, stdout, fromMs, toMs };
+  return { summary, stdout, fromMs, toMs, toolCpuPercent, machineBusyPercent: machineBusyPercent(sys0, sys1) };
 }
 
 function dbBytes(file: string): number {
@@ -282,6 +290,8 @@ interface MaxRun {
   config: ClientConfig;
   summary: ProduceSummary;
   brokerCpuPercent: number;
+  toolCpuPercent: number;
+  machineBusyPercent: number;
   ceiling?: CeilingResult;
 }
 
@@ -306,6 +316,8 @@ interface Results {
   codecs: { codec: string; summary: ProduceSummary; noop: ProduceSummary }[];
   memory1k: ProduceSummary;
   memory100: ProduceSummary;
+  /** Whole-machine busy % (of 2 vCPUs) during the memory:// runs. */
+  memoryBusy: { k1: number; b100: number };
   noop1k: ProduceSummary;
   noop100: ProduceSummary;
   sweep: (SweepPoint & { abandoned: number; cpuPercent: number })[];
@@ -359,10 +371,16 @@ async function main(): Promise<void> {
       const short = QUICK ? 21_000 : 70_000;
       const seedArgs = (bk: BrokerProcess, extra: (string | number)[]) => ['--bootstrap-server', bk.bootstrap, '--topic', 'seed-v', '--num-records', short, '--record-size', 1024, '--throughput', 7000, '--acks', 'all', '--report-interval', '1h', ...extra];
       for (const v of [
+        { name: 'the load tool alone (--noop): its own timer and scheduling delay', url: null, extra: [] as (string | number)[] },
         { name: 'same client, broker on memory://', url: 'memory://', extra: [] as (string | number)[] },
         { name: 'client linger 5 ms (Kafka 4.0 default), SQLite', url: sqliteUrl('seed-linger'), extra: ['--linger-ms', 5] },
       ]) {
         log(`seed variant: ${v.name}`);
+        if (v.url === null) {
+          const nr = await perf<ProduceSummary>('produce', ['--noop', '--topic', 'seed-v', '--num-records', short, '--record-size', 1024, '--throughput', 7000, '--report-interval', '1h']);
+          r.seedVariants.push({ name: v.name, summary: nr.summary, cpuPercent: NaN });
+          continue;
+        }
         const vb = await BrokerProcess.start(v.url);
         const vr = await perf<ProduceSummary>('produce', seedArgs(vb, v.extra));
         const from = Date.parse(vr.summary.startedAt);
@@ -387,7 +405,7 @@ async function main(): Promise<void> {
         log(`max produce ${recordSize} B: ${c.name}`);
         const run = await perf<ProduceSummary>('produce', produceArgs(b, `max-${i}`, recordSize, c, ['--duration', `${T(8)}s`, '--throughput', -1]));
         const from = Date.parse(run.summary.startedAt);
-        runs.push({ config: c, summary: run.summary, brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs) });
+        runs.push({ config: c, summary: run.summary, brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs), toolCpuPercent: run.toolCpuPercent, machineBusyPercent: run.machineBusyPercent });
       }
       await b.stop();
       r.peakRss!.push(peakOf(`max produce ${recordSize} B`, b));
@@ -450,8 +468,11 @@ async function main(): Promise<void> {
       const c100 = r.max100[bestIndex(r.max100)]!.config;
       log('protocol ceiling: broker on memory://');
       const mem = await BrokerProcess.start('memory://');
-      r.memory1k = (await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-1k', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1]))).summary;
-      r.memory100 = (await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-100', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1]))).summary;
+      const m1k = await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-1k', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1]));
+      const m100 = await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-100', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1]));
+      r.memory1k = m1k.summary;
+      r.memory100 = m100.summary;
+      r.memoryBusy = { k1: m1k.machineBusyPercent, b100: m100.machineBusyPercent };
       await mem.stop();
       log('generator ceiling: --noop');
       r.noop1k = (await perf<ProduceSummary>('produce', produceArgs(null, 'noop', 1024, c1, ['--duration', `${T(4)}s`, '--throughput', -1]))).summary;
@@ -498,6 +519,7 @@ async function main(): Promise<void> {
       const c100 = r.max100[bestIndex(r.max100)]!.config;
       await profile(`maximum 100 B produce (${c100.name}, 6 s)`, path.join(profDir, 'max100'), (b) => perf('produce', produceArgs(b, 'p', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1])));
     }
+    r.machine.fsyncAfter = fsyncProbe(tmp);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -520,6 +542,27 @@ function bestIndex(runs: MaxRun[]): number {
     if (x.summary.recordsPerSec > runs[best]!.summary.recordsPerSec) best = i;
   });
   return best;
+}
+
+/** Disk state: 100 sequential 8 KiB write+fsync pairs in the temp folder (median and p99 ms). */
+function fsyncProbe(dir: string): string {
+  const file = path.join(dir, 'fsync-probe');
+  const fd = openSync(file, 'w');
+  const page = Buffer.alloc(8192, 7);
+  const ms: number[] = [];
+  try {
+    for (let i = 0; i < 100; i++) {
+      const t = performance.now();
+      writeSync(fd, page);
+      fsyncSync(fd);
+      ms.push(performance.now() - t);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  ms.sort((a, b) => a - b);
+  return `8 KiB write+fsync p50 ${ms[50]!.toFixed(2)} ms, p99 ${ms[99]!.toFixed(2)} ms`;
 }
 
 function machine(tmp: string): Record<string, string> {
@@ -545,6 +588,8 @@ function machine(tmp: string): Record<string, string> {
     disk: `${fs} (${os.tmpdir()})`,
     loadBefore: os.loadavg().map((x) => x.toFixed(2)).join(' '),
     loadAfter: '',
+    fsyncBefore: fsyncProbe(tmp),
+    fsyncAfter: '',
     commit,
   };
 }
@@ -572,7 +617,8 @@ function render(r: Results): string {
   L();
   L(`Generated by \`npm run bench\` (broker/bench/harness.ts) on ${r.machine.date}, commit ${r.machine.commit}, in ${Math.round(r.durationS)} s.`);
   L(`Machine: ${r.machine.cpu}, ${r.machine.memory}, ${r.machine.os}, Node ${r.machine.node}, SQLite ${b1.ceiling?.sqliteVersion ?? '?'}, database on ${r.machine.disk}.`);
-  L(`Load average ${r.machine.loadBefore} before and ${r.machine.loadAfter} after: other work shared these 2 vCPUs, so treat the figures as ±15 %.`);
+  L(`Load average ${r.machine.loadBefore} before and ${r.machine.loadAfter} after; disk ${r.machine.fsyncBefore ?? '?'} before, ${r.machine.fsyncAfter || '?'} after.`);
+  L('Other sessions share these 2 vCPUs and this disk: runs under contention have moved throughput figures by 2-4× and seed p99 from 5 to 50 ms, so compare ratios within one run.');
   L('Each broker is a child process on a fresh SQLite file (synchronous=NORMAL, the default) and the load tool (`minnow perf`) is another;');
   L('CPU is utime+stime from /proc/PID/stat over the load window, RSS is VmRSS/VmHWM from /proc/PID/status. MB = MiB of record keys+values.');
   L('Latency is per record from its *intended* send time under `--throughput` (no coordinated omission), to the acks=all response.');
@@ -581,7 +627,7 @@ function render(r: Results): string {
   L('|---|---:|---|---|---|');
   L(`| seed: 200k × 1 KiB at 7,000/s, p99 latency | ${f2(s.latency.p99Ms)} ms | ≤ 5 ms | ${met(s.latency.p99Ms <= 5)} | |`);
   L(`| seed: broker CPU | ${f1(r.seed.cpuPercent)} % of one core | ≤ 10 % | ${met(r.seed.cpuPercent <= 10)} | |`);
-  L(`| produce 1 KiB, acks=all, max | ${f1(b1.summary.mbPerSec)} MB/s (${int(b1.summary.recordsPerSec)} rec/s) | ≥ 100 MB/s | ${met(b1.summary.mbPerSec >= 100)} | ${pct(b1.summary.mbPerSec / (b1.ceiling?.mbPerSec ?? NaN))} of raw SQLite (${f1(b1.ceiling?.mbPerSec ?? NaN)} MB/s), ${pct(b1.summary.mbPerSec / r.memory1k.mbPerSec)} of memory:// (${f1(r.memory1k.mbPerSec)}), ${pct(b1.summary.mbPerSec / r.noop1k.mbPerSec)} of --noop (${f1(r.noop1k.mbPerSec)}) |`);
+  L(`| produce 1 KiB, acks=all, max | ${f1(b1.summary.mbPerSec)} MB/s (${int(b1.summary.recordsPerSec)} rec/s) | ≥ 100 MB/s | ${met(b1.summary.mbPerSec >= 100)} | ${pct(b1.summary.mbPerSec / (b1.ceiling?.mbPerSec ?? NaN))} of raw SQLite (${f1(b1.ceiling?.mbPerSec ?? NaN)} MB/s), ${pct(b1.summary.mbPerSec / r.memory1k.mbPerSec)} of memory:// (${f1(r.memory1k.mbPerSec)}, machine ${f1(r.memoryBusy?.k1 ?? NaN)} % busy), ${pct(b1.summary.mbPerSec / r.noop1k.mbPerSec)} of --noop (${f1(r.noop1k.mbPerSec)}) |`);
   L(`| … as a share of the raw-SQLite ceiling | ${pct(b1.summary.mbPerSec / (b1.ceiling?.mbPerSec ?? NaN))} | ≥ 70 % | ${met(b1.summary.mbPerSec / (b1.ceiling?.mbPerSec ?? Infinity) >= 0.7)} | same blobs, ${b1.config.producers} batches a transaction |`);
   L(`| produce 100 B, acks=all, max | ${int(b100.summary.recordsPerSec)} rec/s (${f1(b100.summary.mbPerSec)} MB/s) | ≥ 500k rec/s | ${met(b100.summary.recordsPerSec >= 500_000)} | ${pct(b100.summary.recordsPerSec / (b100.ceiling?.recordsPerSec ?? NaN))} of raw SQLite (${int(b100.ceiling?.recordsPerSec ?? NaN)}), ${pct(b100.summary.recordsPerSec / r.memory100.recordsPerSec)} of memory:// (${int(r.memory100.recordsPerSec)}), ${pct(b100.summary.recordsPerSec / r.noop100.recordsPerSec)} of --noop (${int(r.noop100.recordsPerSec)}) |`);
   L(`| consume 1 KiB, warm database | ${f1(consumeBest.summary.mbPerSec)} MB/s (${int(consumeBest.summary.recordsPerSec)} rec/s) | ≥ 300 MB/s | ${met(consumeBest.summary.mbPerSec >= 300)} | fetch size ${consumeBest.fetchSize / MiB} MiB; broker CPU ${f1(consumeBest.brokerCpuPercent)} % |`);
@@ -590,13 +636,14 @@ function render(r: Results): string {
   L(`| RSS peak (SQLite scenarios) | ${mb(sqlitePeak)} | ≤ 120 MB | ${met(sqlitePeak <= 120 * MiB)} | in ${peak.scenario}: anon ${mb(peak.anonBytes)} + files ${mb(peak.fileBytes)}; others: ${r.peakRss.filter((p) => p !== peak).map((p) => `${p.scenario} ${mb(p.bytes)}`).join(', ')} |`);
   L(`| database bytes ÷ payload bytes, 1 KiB | ${ratio1k.toFixed(3)} | ≤ 1.05 | ${met(ratio1k <= 1.05)} | record-batch bytes ÷ payload ${wire1k.toFixed(3)} (the wire format's own floor) |`);
   L();
-  L(`The maximum rows use the best of these client settings (acks=all, ${T(8)} s each, one partition):`);
+  L(`The maximum rows use the best of these client settings (acks=all, ${T(8)} s each, one partition). CPU columns: the broker and the load tool in % of one core`);
+  L('(both count all their threads: GC, the checkpointer), the whole machine in % of its 2 vCPUs; 100 % machine busy means the box, not the broker, is the limit.');
   L();
-  L('| records | client settings | throughput | p50 / p99 ms | broker CPU | raw SQLite, same blobs | ratio |');
-  L('|---|---|---:|---:|---:|---:|---:|');
+  L('| records | client settings | throughput | p50 / p99 ms | broker CPU | tool CPU | machine busy | raw SQLite, same blobs | ratio |');
+  L('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [size, runs] of [['1 KiB', r.max1k], ['100 B', r.max100]] as const) {
     for (const x of runs) {
-      L(`| ${size} | ${x.config.name} | ${f1(x.summary.mbPerSec)} MB/s, ${int(x.summary.recordsPerSec)} rec/s | ${f2(x.summary.latency.p50Ms)} / ${f2(x.summary.latency.p99Ms)} | ${f1(x.brokerCpuPercent)} % | ${f1(x.ceiling?.mbPerSec ?? NaN)} MB/s (txn p99 ${f1(x.ceiling?.txnP99Ms ?? NaN)} ms) | ${pct(x.summary.mbPerSec / (x.ceiling?.mbPerSec ?? NaN))} |`);
+      L(`| ${size} | ${x.config.name} | ${f1(x.summary.mbPerSec)} MB/s, ${int(x.summary.recordsPerSec)} rec/s | ${f2(x.summary.latency.p50Ms)} / ${f2(x.summary.latency.p99Ms)} | ${f1(x.brokerCpuPercent)} % | ${f1(x.toolCpuPercent)} % | ${f1(x.machineBusyPercent)} % | ${f1(x.ceiling?.mbPerSec ?? NaN)} MB/s (txn p99 ${f1(x.ceiling?.txnP99Ms ?? NaN)} ms) | ${pct(x.summary.mbPerSec / (x.ceiling?.mbPerSec ?? NaN))} |`);
     }
   }
   L();
@@ -616,7 +663,7 @@ function render(r: Results): string {
   L('|---|---:|---:|---:|---:|---:|---:|');
   for (const v of r.seedVariants) L(`| ${v.name} | ${f2(v.summary.latency.p50Ms)} ms | ${f2(v.summary.latency.p99Ms)} ms | ${f2(v.summary.latency.p999Ms)} ms | ${f2(v.summary.latency.maxMs)} ms | ${f1(v.cpuPercent)} % | ${int((v.summary.requests * 1000) / v.summary.elapsedMs)} |`);
   for (const x of r.seedStorage) {
-    L(`| raw SQLite, checkpoints ${x.mode === 'inline' ? 'inside commits (as the broker)' : 'on a worker thread'}: commit time | ${x.p50Ms} ms | ${x.p99Ms} ms | | ${x.maxMs} ms (${x.stalls} commits > 5 ms, ${x.stalledMsOver5} ms in all) | ${x.processCpuPercent} % | ${int(x.commits / T(10))} |`);
+    L(`| raw SQLite, checkpoints ${x.mode === 'inline' ? 'inside commits (wal_autocheckpoint)' : 'on a worker thread (the broker\'s Checkpointer)'}: commit time | ${x.p50Ms} ms | ${x.p99Ms} ms | | ${x.maxMs} ms (${x.stalls} commits > 5 ms, ${x.stalledMsOver5} ms in all) | ${x.processCpuPercent} % | ${int(x.commits / T(10))} |`);
   }
   L(`| socket work alone: a bare Node TCP server answering ${int(r.seedNetwork.requestsPerSec)} requests/s of ${int(r.seedNetwork.requestBytes)} B | | | | | ${f1(r.seedNetwork.serverCpuPercent)} % | ${int(r.seedNetwork.requestsPerSec)} |`);
   L();

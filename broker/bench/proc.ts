@@ -97,3 +97,21 @@ export class Sampler {
     return this.samples.reduce<ProcSample | undefined>((a, s) => (!a || s.rssBytes > a.rssBytes ? s : a), undefined);
   }
 }
+
+/** Whole-machine CPU counters from /proc/stat: busy and total jiffies over all CPUs. */
+export function systemCpu(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    const idle = (f[3] ?? 0) + (f[4] ?? 0); // idle + iowait
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
+/** Share of all CPUs busy between two systemCpu() readings, in % of the whole machine. */
+export function machineBusyPercent(a: { busy: number; total: number }, b: { busy: number; total: number }): number {
+  return ((b.busy - a.busy) / Math.max(1, b.total - a.total)) * 100;
+}

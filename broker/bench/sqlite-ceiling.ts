@@ -1,6 +1,7 @@
 // The storage ceiling: how fast better-sqlite3 alone stores the very batch blobs the load tool
 // sends, with the broker's pragmas and schema (migrations.ts) and its per-transaction work (one
-// INSERT per batch, one partition UPDATE per transaction), and no network, decoding or CRC.
+// INSERT per batch, one partition UPDATE per transaction, its Checkpointer thread when the pragmas
+// ask for one), and no network, decoding or CRC.
 // Run by harness.ts in its own process:
 //   node -r tsx/cjs bench/sqlite-ceiling.ts DIR RECORD_SIZE BATCH_SIZE BATCHES_PER_TXN SECONDS
 // and prints one JSON line.
@@ -9,6 +10,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordsPerBatch, randomPayloads } from '../src/perf/payload';
 import { encodeRecordBatch } from '../src/protocol/record-batch';
+import { Checkpointer } from '../src/storage/sqlite/checkpointer';
 import { applyPragmas, DEFAULT_PRAGMAS } from '../src/storage/sqlite/pragmas';
 import { migrate } from '../src/storage/sqlite/schema';
 
@@ -38,6 +40,8 @@ function main(): void {
   const db = new Database(path);
   applyPragmas(db, DEFAULT_PRAGMAS);
   migrate(db, Date.now());
+  // As SqliteStorage does: with a checkpoint interval, a worker thread checkpoints and commits never do.
+  const checkpointer = DEFAULT_PRAGMAS.checkpointIntervalMs > 0 ? new Checkpointer(path, DEFAULT_PRAGMAS.checkpointIntervalMs, (m) => process.stderr.write(`checkpointer: ${m}\n`)) : undefined;
   db.exec(`INSERT INTO topic (id, name, topic_uuid, partitions, created_ms) VALUES (1, 'ceiling', 'AAAAAAAAAAAAAAAAAAAAAA', 1, 0);
            INSERT INTO partition (id, topic_id, partition_index) VALUES (1, 1, 0);`);
   const insert = db.prepare(
@@ -73,6 +77,7 @@ function main(): void {
   }
   const elapsed = (performance.now() - t0) / 1000;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  checkpointer?.stop();
   db.close();
   lat.sort((a, b) => a - b);
   const records = batches * perBatch;

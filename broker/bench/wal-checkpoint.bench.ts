@@ -1,39 +1,34 @@
 // Evidence for the seed-workload latency: where the event loop stalls when small produce
 // transactions are committed at the seed rate. Paces commits of one batch blob each (the
 // broker's schema, pragmas and per-commit UPDATE) and reports commit-time percentiles, the time
-// spent in commits over 5 ms, WAL bytes per commit and CPU, for:
-//   inline   wal_autocheckpoint as the broker sets it (checkpoints run inside a commit)
-//   worker   wal_autocheckpoint=0 and a worker thread with its own connection running
-//            PRAGMA wal_checkpoint(PASSIVE) every 100 ms (the writer never waits for it)
+// spent in commits over 5 ms and the process CPU, for:
+//   inline   wal_autocheckpoint=walAutocheckpointPages: checkpoints run inside a commit, on the
+//            event loop (the broker before commit 67f10ac)
+//   worker   the broker's Checkpointer (src/storage/sqlite/checkpointer.ts): wal_autocheckpoint=0
+//            and a worker thread with its own connection running wal_checkpoint(PASSIVE) every
+//            checkpointIntervalMs (the writer never waits for it)
 // Run: npx tsx bench/wal-checkpoint.bench.ts [commitsPerSec=470] [blobBytes=16384] [seconds=10]
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Checkpointer } from '../src/storage/sqlite/checkpointer';
 import { applyPragmas, DEFAULT_PRAGMAS } from '../src/storage/sqlite/pragmas';
 import { migrate } from '../src/storage/sqlite/schema';
 
-// The checkpointer thread, as plain JavaScript (a worker does not inherit the TypeScript loader).
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.betterSqlite3);
-const db = new Database(workerData.path);
-db.pragma('busy_timeout = 5000');
-const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), 100);
-parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.postMessage('closed'); });
-`;
+/** The worker's interval: the broker's, or 200 ms if the broker checkpoints inline by default. */
+const WORKER_INTERVAL_MS = DEFAULT_PRAGMAS.checkpointIntervalMs > 0 ? DEFAULT_PRAGMAS.checkpointIntervalMs : 200;
 
 async function run(mode: 'inline' | 'worker', perSec: number, blobBytes: number, seconds: number) {
   const dir = mkdtempSync(join(tmpdir(), 'minnow-ckpt-'));
   const path = join(dir, 'c.db');
   const db = new Database(path);
-  applyPragmas(db, { ...DEFAULT_PRAGMAS, walAutocheckpointPages: mode === 'inline' ? DEFAULT_PRAGMAS.walAutocheckpointPages : 0 });
+  applyPragmas(db, { ...DEFAULT_PRAGMAS, checkpointIntervalMs: mode === 'inline' ? 0 : WORKER_INTERVAL_MS });
   migrate(db, Date.now());
   db.exec(`INSERT INTO topic (id, name, topic_uuid, partitions, created_ms) VALUES (1, 'c', 'AAAAAAAAAAAAAAAAAAAAAA', 1, 0);
            INSERT INTO partition (id, topic_id, partition_index) VALUES (1, 1, 0);`);
-  const worker = mode === 'worker' ? new Worker(CHECKPOINTER, { eval: true, workerData: { path, betterSqlite3: require.resolve('better-sqlite3') } }) : undefined;
+  const checkpointer = mode === 'worker' ? new Checkpointer(path, WORKER_INTERVAL_MS, (m) => console.error(`checkpointer: ${m}`)) : undefined;
   const insert = db.prepare(
     `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
        producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -65,13 +60,7 @@ async function run(mode: 'inline' | 'worker', perSec: number, blobBytes: number,
   });
   const wallS = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  if (worker) {
-    await new Promise((resolve) => {
-      worker.once('message', resolve);
-      worker.postMessage('stop');
-    });
-    await worker.terminate();
-  }
+  checkpointer?.stop();
   const walFrames = (db.pragma('wal_checkpoint(TRUNCATE)') as { log: number }[])[0]?.log ?? 0;
   db.close();
   rmSync(dir, { recursive: true, force: true });
