@@ -17,8 +17,22 @@ interface Outcome {
 }
 const ok: Outcome = { errorCode: ErrorCode.NONE, errorMessage: null };
 
-/** Validates then applies (unless validateOnly) the new override set of one resource. */
-function apply(broker: BrokerContext, resourceType: number, name: string, next: (current: Record<string, string>) => Record<string, string> | Outcome, validateOnly: boolean): Outcome {
+interface Resource {
+  resourceType: number;
+  resourceName: string;
+}
+
+/** Validates then applies (unless validateOnly) the new override set of one resource; its response entry. */
+function apply(
+  broker: BrokerContext,
+  res: Resource,
+  next: (current: Record<string, string>) => Record<string, string> | Outcome,
+  validateOnly: boolean,
+): Outcome & Resource {
+  return { ...outcome(broker, res.resourceType, res.resourceName, next, validateOnly), resourceType: res.resourceType, resourceName: res.resourceName };
+}
+
+function outcome(broker: BrokerContext, resourceType: number, name: string, next: (current: Record<string, string>) => Record<string, string> | Outcome, validateOnly: boolean): Outcome {
   if (resourceType === ResourceType.BROKER) {
     return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'broker configs are set by environment variables or flags at start-up' };
   }
@@ -44,63 +58,50 @@ export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsRe
   minVersion: 0,
   maxVersion: 2,
   handle({ broker }, req) {
-    const responses = req.resources.map((res) => {
-      const out = apply(
-        broker,
-        res.resourceType,
-        res.resourceName,
-        () => Object.fromEntries(res.configs.filter((c) => c.value !== null).map((c) => [c.name, c.value!])),
-        req.validateOnly,
-      );
-      return { ...out, resourceType: res.resourceType, resourceName: res.resourceName };
-    });
+    const responses = req.resources.map((res) =>
+      apply(broker, res, () => Object.fromEntries(res.configs.filter((c) => c.value !== null).map((c) => [c.name, c.value!])), req.validateOnly),
+    );
     return { throttleTimeMs: 0, responses };
   },
 };
 
 const isList = (name: string) => name === 'cleanup.policy';
 
+/** The overrides after applying KIP-339 operations in order, or why they can't be applied. */
+function applyOperations(current: Record<string, string>, ops: readonly { name: string; configOperation: number; value: string | null }[]): Record<string, string> | Outcome {
+  const next = { ...current };
+  for (const c of ops) {
+    if (!TOPIC_CONFIGS[c.name]) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: validateTopicConfig(c.name, null) };
+    switch (c.configOperation) {
+      case ConfigOperation.SET:
+        if (c.value === null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `SET ${c.name} needs a value` };
+        next[c.name] = c.value;
+        break;
+      case ConfigOperation.DELETE:
+        delete next[c.name];
+        break;
+      case ConfigOperation.APPEND:
+      case ConfigOperation.SUBTRACT: {
+        if (!isList(c.name)) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `${c.name} is not a list config; APPEND/SUBTRACT apply to lists` };
+        const items = topicConfig(next, c.name).split(',').filter(Boolean);
+        const given = (c.value ?? '').split(',').filter(Boolean);
+        const merged = c.configOperation === ConfigOperation.APPEND ? [...new Set([...items, ...given])] : items.filter((i) => !given.includes(i));
+        next[c.name] = merged.join(',');
+        break;
+      }
+      default:
+        return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown config operation ${c.configOperation}` };
+    }
+  }
+  return next;
+}
+
 export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse> = {
   apiKey: ApiKey.IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
   handle({ broker }, req) {
-    const responses = req.resources.map((res) => {
-      const out = apply(
-        broker,
-        res.resourceType,
-        res.resourceName,
-        (current) => {
-          const next = { ...current };
-          for (const c of res.configs) {
-            if (!TOPIC_CONFIGS[c.name]) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: validateTopicConfig(c.name, null) };
-            switch (c.configOperation) {
-              case ConfigOperation.SET:
-                if (c.value === null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `SET ${c.name} needs a value` };
-                next[c.name] = c.value;
-                break;
-              case ConfigOperation.DELETE:
-                delete next[c.name];
-                break;
-              case ConfigOperation.APPEND:
-              case ConfigOperation.SUBTRACT: {
-                if (!isList(c.name)) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `${c.name} is not a list config; APPEND/SUBTRACT apply to lists` };
-                const items = topicConfig(next, c.name).split(',').filter(Boolean);
-                const given = (c.value ?? '').split(',').filter(Boolean);
-                const merged = c.configOperation === ConfigOperation.APPEND ? [...new Set([...items, ...given])] : items.filter((i) => !given.includes(i));
-                next[c.name] = merged.join(',');
-                break;
-              }
-              default:
-                return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown config operation ${c.configOperation}` };
-            }
-          }
-          return next;
-        },
-        req.validateOnly,
-      );
-      return { ...out, resourceType: res.resourceType, resourceName: res.resourceName };
-    });
+    const responses = req.resources.map((res) => apply(broker, res, (current) => applyOperations(current, res.configs), req.validateOnly));
     return { throttleTimeMs: 0, responses };
   },
 };
