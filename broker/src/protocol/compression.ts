@@ -4,11 +4,22 @@
  * output limit: a few hundred KiB of gzip or zstd can claim gigabytes, and the broker runs in 1 GiB.
  */
 import * as zlib from 'node:zlib';
-import * as lz4 from 'lz4-napi';
-import * as snappy from 'snappy';
-import * as zstd from 'zstd-napi';
-import * as zstdBinding from 'zstd-napi/binding';
+import type * as Lz4 from 'lz4-napi';
+import type * as Snappy from 'snappy';
+import type * as Zstd from 'zstd-napi';
+import type * as ZstdBinding from 'zstd-napi/binding';
 import { DecodeError, EncodeError } from './errors';
+
+// The native codecs load on first use: the broker stores batches as produced and rarely
+// decompresses, and loading all three up front cost 14 MB of resident memory at idle.
+let lz4Module: typeof Lz4 | undefined;
+let snappyModule: typeof Snappy | undefined;
+let zstdModule: typeof Zstd | undefined;
+let zstdBindingModule: typeof ZstdBinding | undefined;
+const lz4 = () => (lz4Module ??= require('lz4-napi') as typeof Lz4);
+const snappy = () => (snappyModule ??= require('snappy') as typeof Snappy);
+const zstd = () => (zstdModule ??= require('zstd-napi') as typeof Zstd);
+const zstdBinding = () => (zstdBindingModule ??= require('zstd-napi/binding') as typeof ZstdBinding);
 
 export const CompressionType = { None: 0, Gzip: 1, Snappy: 2, Lz4: 3, Zstd: 4 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
@@ -27,9 +38,9 @@ export function compress(type: CompressionType, data: Buffer): Buffer {
     case CompressionType.Lz4:
       // LZ4 frame format with the header checksum over FLG..BD only, as fixed for magic >= 1 by
       // KIP-57; lz4_flex writes independent blocks, which Java's KafkaLZ4BlockInputStream requires.
-      return lz4.compressFrameSync(data);
+      return lz4().compressFrameSync(data);
     case CompressionType.Zstd:
-      return zstd.compress(data);
+      return zstd().compress(data);
     default:
       throw new EncodeError(`unknown compression type ${type as number}, expected 0-4`);
   }
@@ -103,7 +114,7 @@ function xerialCompress(data: Buffer): Buffer {
   parts[0]!.writeInt32BE(1, 8);
   parts[0]!.writeInt32BE(1, 12);
   for (let at = 0; at < data.length; at += XERIAL_BLOCK_SIZE) {
-    const block = snappy.compressSync(data.subarray(at, at + XERIAL_BLOCK_SIZE));
+    const block = snappy().compressSync(data.subarray(at, at + XERIAL_BLOCK_SIZE));
     const len = Buffer.allocUnsafe(4);
     len.writeInt32BE(block.length);
     parts.push(len, block);
@@ -124,7 +135,7 @@ function rawSnappyLength(block: Buffer): number {
 
 function rawSnappy(block: Buffer, maxBytes: number): Buffer {
   checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  return native('snappy', () => snappy.uncompressSync(block, { asBuffer: true }) as Buffer);
+  return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
 }
 
 function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
@@ -202,7 +213,7 @@ function lz4OutputBound(data: Buffer, maxBytes: number): number {
 
 function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
   checkSize(lz4OutputBound(data, maxBytes), maxBytes, 'lz4');
-  return native('lz4', () => lz4.decompressFrameSync(data));
+  return native('lz4', () => lz4().decompressFrameSync(data));
 }
 
 // --- zstd -------------------------------------------------------------------------------------
@@ -210,13 +221,12 @@ function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
 // one-shot only when every frame declares a content size within the limit, else streaming in
 // chunks, stopping at the limit. windowLogMax caps the decoder's window (its other allocation).
 
-const ZSTD_OUT_CHUNK = zstdBinding.dStreamOutSize();
-const zstdContext = new zstdBinding.DCtx();
+let zstdContext: InstanceType<typeof ZstdBinding.DCtx> | undefined;
 
 function zstdContentSize(data: Buffer): number | null {
   let total = 0;
-  for (let frame = data; frame.length > 0; frame = frame.subarray(zstdBinding.findFrameCompressedSize(frame))) {
-    const size = zstdBinding.getFrameContentSize(frame);
+  for (let frame = data; frame.length > 0; frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame))) {
+    const size = zstdBinding().getFrameContentSize(frame);
     if (size === null) return null;
     total += size;
   }
@@ -225,12 +235,12 @@ function zstdContentSize(data: Buffer): number | null {
 
 function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   return native('zstd', () => {
-    const dctx = zstdContext;
-    dctx.reset(zstdBinding.ResetDirective.sessionAndParameters);
+    const dctx = (zstdContext ??= new (zstdBinding().DCtx)());
+    dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
     // At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
     // declaring the content size, so a lower cap would reject small batches it legitimately wrote.
     const windowLog = Math.min(27, Math.max(23, Math.ceil(Math.log2(Math.max(1, maxBytes)))));
-    dctx.setParameter(zstdBinding.DParameter.windowLogMax, windowLog);
+    dctx.setParameter(zstdBinding().DParameter.windowLogMax, windowLog);
     const known = zstdContentSize(data);
     if (known !== null) {
       const out = Buffer.allocUnsafe(checkSize(known, maxBytes, 'zstd'));
@@ -242,7 +252,7 @@ function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
     let total = 0;
     let src = data;
     for (;;) {
-      const dst = Buffer.allocUnsafe(ZSTD_OUT_CHUNK);
+      const dst = Buffer.allocUnsafe(zstdBinding().dStreamOutSize());
       const [pending, produced, consumed] = dctx.decompressStream(dst, src);
       total += produced;
       checkSize(total, maxBytes, 'zstd');

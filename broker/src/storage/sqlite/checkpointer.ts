@@ -29,6 +29,8 @@ export class Checkpointer {
   constructor(path: string, intervalMs: number, onError: (message: string) => void) {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // The thread only runs PRAGMAs: a tiny JS heap keeps its resident memory small.
+      resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, codeRangeSizeMb: 4, stackSizeMb: 1 },
       workerData: { path, intervalMs, betterSqlite3: require.resolve('better-sqlite3'), done: this.done.buffer },
     });
     this.worker.on('message', (m) => onError(String(m)));
