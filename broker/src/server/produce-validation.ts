@@ -3,7 +3,8 @@
 // Produce v7, KIP-110), no control or transactional batches (no transactions yet).
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
-import { checkBatch, compression, isControl, isTransactional, readBatchHeader, RecordBatchHeader, verifyBatchCrc } from '../protocol/record-batch';
+import { crc32c } from '../protocol/crc32c';
+import { ATTRIBUTES, compression, isControl, isTransactional, LOG_OVERHEAD, readBatchHeader, RecordBatchHeader } from '../protocol/record-batch';
 import { CompressionType } from '../protocol/compression';
 
 export type BatchCheck =
@@ -17,20 +18,20 @@ export function validateProduceRecords(records: Buffer | null, maxMessageBytes: 
   const batches: { header: RecordBatchHeader; data: Buffer }[] = [];
   let at = 0;
   while (at < records.length) {
-    let size: number;
     let header: RecordBatchHeader;
     try {
-      size = checkBatch(records, at);
-      header = readBatchHeader(records, at);
+      header = readBatchHeader(records, at); // checks magic and that the whole batch is there
     } catch (err) {
       if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
       throw err;
     }
+    const size = LOG_OVERHEAD + header.batchLength;
     const data = records.subarray(at, at + size);
     if (size > maxMessageBytes) {
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${size} bytes exceeds max.message.bytes=${maxMessageBytes}`);
     }
-    if (!verifyBatchCrc(data)) return fail(ErrorCode.CORRUPT_MESSAGE, `record batch at byte ${at} failed its CRC-32C check`);
+    // The CRC covers attributes..end (the header was read once above; no second bounds check).
+    if (crc32c(data, ATTRIBUTES, size) !== header.crc) return fail(ErrorCode.CORRUPT_MESSAGE, `record batch at byte ${at} failed its CRC-32C check`);
     const codec = compression(header.attributes);
     if (codec > CompressionType.Zstd) return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${codec}`);
     if (codec === CompressionType.Zstd && produceVersion < 7) {
