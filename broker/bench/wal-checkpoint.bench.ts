@@ -51,6 +51,7 @@ async function run(mode: 'inline' | 'worker', perSec: number, blobBytes: number,
       while (lat.length < due) {
         const s = performance.now();
         txn();
+        checkpointer?.committed();
         lat.push(performance.now() - s);
       }
       if (lat.length < total) setTimeout(tick, 1);

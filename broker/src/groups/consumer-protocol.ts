@@ -1,13 +1,8 @@
 // The "consumer" protocol's member metadata and assignment bytes (a version prefix, then the
 // ConsumerProtocolSubscription/Assignment schema): decoded for DescribeGroups, OffsetDelete and the CLI.
-import {
-  ConsumerProtocolAssignment,
-  ConsumerProtocolSubscription,
-  decodeConsumerProtocolAssignment,
-  decodeConsumerProtocolSubscription,
-  encodeConsumerProtocolAssignment,
-  encodeConsumerProtocolSubscription,
-} from '../protocol/messages';
+// From their own modules, not the index: importing a value from the index loads every codec.
+import { ConsumerProtocolAssignment, decodeConsumerProtocolAssignment, encodeConsumerProtocolAssignment } from '../protocol/messages/consumer-protocol-assignment';
+import { ConsumerProtocolSubscription, decodeConsumerProtocolSubscription, encodeConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 

@@ -1,5 +1,5 @@
 // Request/response header versions (protocol README "Framing and headers", KIP-482, KIP-511).
-import { API_SPEC_BY_KEY } from './messages';
+import { API_SPEC_BY_KEY } from './messages/registry';
 import { ApiKey } from './api-keys';
 
 function isFlexible(apiKey: number, apiVersion: number): boolean {

@@ -49,7 +49,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const fetchWaiters = new FetchWaiters();
   const appendQueue = new AppendQueue(storage, logger, (parts) => {
     for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
-  }, now);
+  }, { now, commitIntervalMs: config.commitIntervalMs });
   const groups = new GroupCoordinator({ storage, logger, now, initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs });
   const advertised = { ...config.advertised };
   const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, now };

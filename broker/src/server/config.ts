@@ -25,6 +25,8 @@ export interface BrokerConfig {
   retentionCheckIntervalMs: number;
   /** How long a new group waits for more members before its first rebalance (group.initial.rebalance.delay.ms). */
   groupInitialRebalanceDelayMs: number;
+  /** Least ms between the starts of two produce commits (group commit pacing, server/append-queue.ts). */
+  commitIntervalMs: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
 }
@@ -72,6 +74,7 @@ export const SETTINGS = [
   { key: 'maxRequestBytes', env: 'SOCKET_REQUEST_MAX_BYTES', flag: 'max-request-bytes', doc: 'largest request frame accepted (socket.request.max.bytes)', default: '104857600', expected: 'an integer 1024..1073741824', parse: int(1024, 2 ** 30) },
   { key: 'retentionCheckIntervalMs', env: 'LOG_RETENTION_CHECK_INTERVAL_MS', flag: 'retention-check-interval-ms', doc: 'how often expired batches are deleted (log.retention.check.interval.ms)', default: '300000', expected: 'an integer 100..86400000', parse: int(100, 86_400_000) },
   { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before its first assignment (group.initial.rebalance.delay.ms)', default: '0', expected: 'an integer 0..300000', parse: int(0, 300_000) },
+  { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 

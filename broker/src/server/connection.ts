@@ -7,7 +7,7 @@ import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
 import { requestHeaderVersion, responseHeaderVersion } from '../protocol/headers';
-import { API_SPEC_BY_KEY } from '../protocol/messages';
+import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';

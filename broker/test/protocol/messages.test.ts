@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 import { DecodeError } from '../../src/protocol/errors';
 import * as messages from '../../src/protocol/messages';
 import { SCHEMAS } from '../../src/protocol/messages/schemas';
@@ -27,6 +29,25 @@ describe('generated codec', () => {
       expect(typeof codecs[`decode${s.name}`]).toBe('function');
       expect(typeof codecs[`encode${s.name}`]).toBe('function');
     }
+  });
+
+  it('the registry loads an API\'s codec module on first use only, and its codecs are the module\'s', () => {
+    // A fresh process: jest's module registry would hide what Node itself loads.
+    const script = `
+      const loaded = () => Object.keys(require.cache).filter((k) => /protocol[\\/]messages[\\/]/.test(k)).map((k) => k.replace(/.*[\\/]/, ''));
+      const { API_SPEC_BY_KEY } = require('./src/protocol/messages/registry');
+      const before = loaded();
+      const { Writer } = require('./src/protocol/writer');
+      const w = new Writer();
+      API_SPEC_BY_KEY.get(18).encodeResponse(w, 3, { errorCode: 0, apiKeys: [], throttleTimeMs: 0 });
+      console.log(JSON.stringify({ before, after: loaded(), bytes: w.toBuffer().length }));`;
+    const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' });
+    const { before, after, bytes } = JSON.parse(out) as { before: string[]; after: string[]; bytes: number };
+    expect(before).toEqual(['registry.ts']);
+    expect(after.sort()).toEqual(['api-versions.ts', 'registry.ts']);
+    const w = new Writer();
+    messages.encodeApiVersionsResponse(w, 3, { errorCode: 0, apiKeys: [], throttleTimeMs: 0 });
+    expect(bytes).toBe(w.toBuffer().length);
   });
 
   it('rejects versions outside validVersions', () => {

@@ -42,4 +42,51 @@ describe('AppendQueue (group commit)', () => {
     const [r] = await Promise.all([q.append([part('a', 'x')])]);
     expect(r![0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.KAFKA_STORAGE_ERROR, baseOffset: -1 }));
   });
+
+  describe('commit pacing (commitIntervalMs)', () => {
+    function counted(storage: Storage) {
+      const calls: number[] = [];
+      const spy: Storage = Object.create(storage);
+      spy.append = (parts, now) => {
+        calls.push(parts.length);
+        return storage.append(parts, now);
+      };
+      return { spy, calls };
+    }
+    const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+    it('commits a request after a quiet spell at once, and makes the requests of the next interval share one commit', async () => {
+      const storage = openStorage('memory://');
+      storage.createTopic('a', 1, {});
+      const { spy, calls } = counted(storage);
+      let clock = 1000;
+      const q = new AppendQueue(spy, silentLogger, () => {}, { commitIntervalMs: 40, clock: () => clock });
+      await q.append([part('a', 'first')]);
+      expect(calls).toEqual([1]);
+      clock += 1; // 1 ms after the first commit started: within the interval
+      const second = q.append([part('a', 'second')]);
+      const third = q.append([part('a', 'third')]);
+      await nextTurn();
+      await nextTurn();
+      expect(calls).toEqual([1]); // waiting out the interval, not committed at the end of the turn
+      const [r2, r3] = await Promise.all([second, third]);
+      expect(calls).toEqual([1, 2]);
+      expect(q.stats).toEqual({ transactions: 2, requests: 3 });
+      expect([r2![0]!.baseOffset, r3![0]!.baseOffset]).toEqual([1, 2]);
+    });
+
+    it('does not hold back a request once the pending bytes reach maxPendingBytes', async () => {
+      const storage = openStorage('memory://');
+      storage.createTopic('a', 1, {});
+      const { spy, calls } = counted(storage);
+      const clock = 1000;
+      const q = new AppendQueue(spy, silentLogger, () => {}, { commitIntervalMs: 60_000, maxPendingBytes: 200, clock: () => clock });
+      await q.append([part('a', 'first')]);
+      const big = q.append([part('a', 'x'.repeat(300))]);
+      await nextTurn();
+      await nextTurn();
+      expect(calls).toEqual([1, 1]);
+      expect((await big)[0]!.errorCode).toBe(ErrorCode.NONE);
+    });
+  });
 });

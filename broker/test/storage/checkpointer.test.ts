@@ -40,4 +40,28 @@ describe('WAL checkpointer thread', () => {
     s.close();
     expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024);
   });
+
+  it('runs only while there are commits: the first write starts the thread, idleness retires it after a last checkpoint', async () => {
+    const file = path.join(dir, 'lazy.db');
+    const s = new SqliteStorage(file, { checkpointIntervalMs: 60_000, checkpointerIdleStopMs: 50 });
+    try {
+      const thread = s.checkpointer!;
+      expect(thread.running).toBe(false); // opening and migrating start nothing
+      fill(s);
+      expect(thread.running).toBe(true);
+      expect(thread.started).toBe(1);
+      // Its own timer (60 s) never fires here: only the retiring checkpoint can fill the file.
+      for (let i = 0; i < 200 && (thread.running || fs.statSync(file).size < 2 * 1024 * 1024); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(thread.running).toBe(false);
+      expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024);
+      s.append([part('t', 0, [batch({ valueBytes: 10 })])], NOW_MS);
+      expect(thread.running).toBe(true);
+      expect(thread.started).toBe(2);
+    } finally {
+      s.close();
+    }
+    const reopened = new SqliteStorage(file, { checkpointIntervalMs: 0 });
+    expect(reopened.offsets('t', 0)!.highWatermark).toBe(41);
+    reopened.close();
+  });
 });

@@ -34,6 +34,8 @@ import { Checkpointer } from './checkpointer';
 export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
   url?: string;
+  /** The checkpointer thread exits after this long without a commit (default 30 s). */
+  checkpointerIdleStopMs?: number;
 }
 
 export class SqliteStorage implements Storage {
@@ -46,7 +48,8 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private identityCache: ClusterIdentity | undefined;
-  private readonly checkpointer: Checkpointer | undefined;
+  /** The WAL checkpointer thread's owner (undefined with checkpointIntervalMs 0); public for tests. */
+  readonly checkpointer: Checkpointer | undefined;
 
   constructor(
     readonly path: string,
@@ -62,33 +65,38 @@ export class SqliteStorage implements Storage {
       applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
       checkIsMinnowDatabase(this.db, path);
       migrate(this.db, Date.now());
-      this.tx = new Transactor(this.db);
+      const { checkpointIntervalMs } = { ...DEFAULT_PRAGMAS, ...options };
+      const checkpointer =
+        checkpointIntervalMs > 0
+          ? new Checkpointer(path, checkpointIntervalMs, (message) => process.emitWarning(`minnow: WAL checkpoint of ${path} failed: ${message}`), options.checkpointerIdleStopMs)
+          : undefined;
+      this.checkpointer = checkpointer;
+      this.tx = new Transactor(this.db, checkpointer ? () => checkpointer.committed() : undefined);
       this.topics = new Topics(this.db, this.tx);
       this.producers = new Producers(this.db, this.tx);
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
-      const { checkpointIntervalMs } = { ...DEFAULT_PRAGMAS, ...options };
-      if (checkpointIntervalMs > 0) {
-        this.checkpointer = new Checkpointer(path, checkpointIntervalMs, (message) => {
-          process.emitWarning(`minnow: WAL checkpoint of ${path} failed: ${message}`);
-        });
-      }
     } catch (err) {
+      this.checkpointer?.stop();
       this.db.close();
       throw asStorageError(err);
     }
   }
 
   identity(wanted: Partial<ClusterIdentity>): ClusterIdentity {
+    // Not through this.tx: no cache to undo, and a broker that only starts up (one tiny write on
+    // a new file) should not wake the checkpointer thread.
     const identity = (this.identityCache ??= this.guard(() =>
-      this.tx.run(() => {
-        const row = this.db.prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1').get() as ClusterIdentity | undefined;
-        if (row) return row;
-        const created = { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
-        this.db.prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)').run(created.clusterId, created.nodeId);
-        return created;
-      }),
+      this.db
+        .transaction(() => {
+          const row = this.db.prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1').get() as ClusterIdentity | undefined;
+          if (row) return row;
+          const created = { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
+          this.db.prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)').run(created.clusterId, created.nodeId);
+          return created;
+        })
+        .immediate(),
     ));
     return { ...identity };
   }

@@ -7,7 +7,11 @@ export class Transactor {
   private undoLog: (() => void)[] | null = null;
   private readonly txn: (fn: () => unknown) => unknown;
 
-  constructor(db: Database.Database) {
+  /** `onCommit` runs after each outermost transaction commits (the checkpointer's wake-up). */
+  constructor(
+    db: Database.Database,
+    private readonly onCommit: () => void = () => {},
+  ) {
     // Created once: db.transaction() wraps BEGIN/COMMIT/ROLLBACK (and SAVEPOINT when nested).
     this.txn = db.transaction((fn: () => unknown) => fn());
   }
@@ -18,7 +22,9 @@ export class Transactor {
     const log: (() => void)[] = [];
     this.undoLog = log;
     try {
-      return this.txn(fn) as T;
+      const result = this.txn(fn) as T;
+      this.onCommit();
+      return result;
     } catch (err) {
       for (let i = log.length - 1; i >= 0; i--) log[i]!();
       throw asStorageError(err);
