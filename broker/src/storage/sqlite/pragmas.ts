@@ -42,7 +42,10 @@ export const DEFAULT_PRAGMAS: PragmaOptions = {
   walAutocheckpointPages: 2048,
   checkpointIntervalMs: 200,
   journalSizeLimitBytes: 32 * MiB,
-  cacheSizeKiB: 8 * 1024,
+  // 2 MiB: reads go through the memory map, so this cache mostly holds a transaction's dirty pages
+  // (SQLite spills bigger ones to the WAL early). Against 8 MiB: the same produce throughput with
+  // 1 MB batches and ~6 MB less peak RSS (115 vs 120-123 MB, glibc keeps the freed pages).
+  cacheSizeKiB: 2 * 1024,
   mmapSizeBytes: 256 * MiB,
   busyTimeoutMs: 5000,
 };
