@@ -75,6 +75,27 @@ describe('AppendQueue (group commit)', () => {
       expect([r2![0]!.baseOffset, r3![0]!.baseOffset]).toEqual([1, 2]);
     });
 
+    it('stops pacing a closed loop: after 5 waits that gathered no second request, commits at once', async () => {
+      const storage = openStorage('memory://');
+      storage.createTopic('a', 1, {});
+      const { spy, calls } = counted(storage);
+      const clock = 1000; // frozen: every request lands within the interval of the previous commit
+      const q = new AppendQueue(spy, silentLogger, () => {}, { commitIntervalMs: 30, clock: () => clock });
+      await q.append([part('a', 'first')]);
+      for (let i = 0; i < 5; i++) {
+        const waiting = q.append([part('a', `alone ${i}`)]);
+        await nextTurn();
+        await nextTurn();
+        expect(calls).toHaveLength(1 + i); // held for the interval, in case others come
+        await waiting;
+      }
+      const next = q.append([part('a', 'after five fruitless waits')]);
+      await nextTurn();
+      await nextTurn();
+      expect(calls).toHaveLength(7); // committed at the end of its turn: pacing paused
+      expect((await next)[0]!.baseOffset).toBe(6);
+    });
+
     it('does not hold back a request once the pending bytes reach maxPendingBytes', async () => {
       const storage = openStorage('memory://');
       storage.createTopic('a', 1, {});
