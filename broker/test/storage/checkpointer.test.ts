@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
+import { Checkpointer } from '../../src/storage/sqlite/checkpointer';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { batch, part, NOW_MS } from './fixtures';
 
@@ -63,5 +64,37 @@ describe('WAL checkpointer thread', () => {
     const reopened = new SqliteStorage(file, { checkpointIntervalMs: 0 });
     expect(reopened.offsets('t', 0)!.highWatermark).toBe(41);
     reopened.close();
+  });
+
+  it('falls back to checkpoints inside commits, once, when its thread dies', async () => {
+    const errors: string[] = [];
+    let fallbacks = 0;
+    // The thread cannot open a database in a folder that does not exist: it dies on start.
+    const c = new Checkpointer(path.join(dir, 'missing', 'x.db'), 20, (m) => errors.push(m), 60_000, () => fallbacks++);
+    try {
+      c.committed();
+      expect(c.started).toBe(1);
+      for (let i = 0; i < 250 && fallbacks === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(fallbacks).toBe(1);
+      expect(errors.join('\n')).toMatch(/checkpointer thread died: .*checkpointing inside commits from now on/);
+      c.committed(); // no thread again
+      expect(c.started).toBe(1);
+      expect(c.running).toBe(false);
+      expect(fallbacks).toBe(1);
+    } finally {
+      c.stop();
+    }
+  });
+
+  it('a storage whose thread died turns wal_autocheckpoint back on', async () => {
+    const file = path.join(dir, 'fallback.db');
+    const s = new SqliteStorage(file, { checkpointIntervalMs: 20, walAutocheckpointPages: 123 });
+    try {
+      expect(s.database.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      (s.checkpointer as unknown as { fail(m: string): void }).fail('simulated');
+      expect(s.database.pragma('wal_autocheckpoint', { simple: true })).toBe(123);
+    } finally {
+      s.close();
+    }
   });
 });

@@ -45,11 +45,19 @@ export class Checkpointer {
   /** Threads started so far (tests, diagnostics). */
   started = 0;
 
+  /** A thread failed: no more threads; `fallback` was called. */
+  private failed = false;
+
+  /**
+   * `fallback` runs once if a thread cannot start or dies with an error: the caller then
+   * checkpoints inside its own commits (wal_autocheckpoint), so the WAL never grows unbounded.
+   */
   constructor(
     private readonly path: string,
     private readonly intervalMs: number,
     private readonly onError: (message: string) => void,
     idleStopMs = 30_000,
+    private readonly fallback: () => void = () => {},
   ) {
     this.idleCheck = setInterval(() => this.retireIfIdle(), idleStopMs);
     this.idleCheck.unref();
@@ -58,7 +66,13 @@ export class Checkpointer {
   /** Call after each committed write: starts the thread when none is running. */
   committed(): void {
     this.commits++;
-    if (!this.current && !this.stopped) this.start();
+    if (!this.current && !this.stopped && !this.failed) {
+      try {
+        this.start();
+      } catch (err) {
+        this.fail(`cannot start the checkpointer thread: ${(err as Error).message}`);
+      }
+    }
   }
 
   get running(): boolean {
@@ -91,8 +105,8 @@ export class Checkpointer {
       workerData: { path: this.path, intervalMs: this.intervalMs, betterSqlite3: require.resolve('better-sqlite3'), done: done.buffer },
     });
     const thread: Thread = { worker, done };
-    worker.on('message', (m) => this.onError(String(m)));
-    worker.on('error', (err) => this.onError(err.message));
+    worker.on('message', (m) => this.onError(String(m))); // a failed checkpoint; the next may succeed
+    worker.on('error', (err) => this.fail(`checkpointer thread died: ${err.message}`));
     worker.on('exit', () => {
       this.retiring.delete(thread);
       if (this.current === thread) this.current = undefined; // died: the next commit starts another
@@ -100,6 +114,14 @@ export class Checkpointer {
     worker.unref();
     this.current = thread;
     this.started++;
+  }
+
+  private fail(message: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.current = undefined;
+    this.onError(`${message}; checkpointing inside commits from now on`);
+    this.fallback();
   }
 
   private retireIfIdle(): void {

@@ -65,10 +65,16 @@ export class SqliteStorage implements Storage {
       applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
       checkIsMinnowDatabase(this.db, path);
       migrate(this.db, Date.now());
-      const { checkpointIntervalMs } = { ...DEFAULT_PRAGMAS, ...options };
+      const { checkpointIntervalMs, walAutocheckpointPages } = { ...DEFAULT_PRAGMAS, ...options };
       const checkpointer =
         checkpointIntervalMs > 0
-          ? new Checkpointer(path, checkpointIntervalMs, (message) => process.emitWarning(`minnow: WAL checkpoint of ${path} failed: ${message}`), options.checkpointerIdleStopMs)
+          ? new Checkpointer(
+              path,
+              checkpointIntervalMs,
+              (message) => process.emitWarning(`minnow: WAL checkpoint of ${path}: ${message}`),
+              options.checkpointerIdleStopMs,
+              () => this.db.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`),
+            )
           : undefined;
       this.checkpointer = checkpointer;
       this.tx = new Transactor(this.db, checkpointer ? () => checkpointer.committed() : undefined);

@@ -21,16 +21,17 @@ export class Transactor {
     if (this.undoLog) return this.txn(fn) as T; // nested: the outer call owns the undo log
     const log: (() => void)[] = [];
     this.undoLog = log;
+    let result: T;
     try {
-      const result = this.txn(fn) as T;
-      this.onCommit();
-      return result;
+      result = this.txn(fn) as T;
     } catch (err) {
       for (let i = log.length - 1; i >= 0; i--) log[i]!();
       throw asStorageError(err);
     } finally {
       this.undoLog = null;
     }
+    this.onCommit(); // after the commit, outside the rollback path: it must not undo committed caches
+    return result;
   }
 
   /** Registers how to restore a cache if the current transaction rolls back (outside one: nothing to do). */
