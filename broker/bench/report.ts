@@ -34,7 +34,7 @@ export function render(r: Results, ctx: { seconds: (s: number) => number; bareNo
   L(`Load average ${r.machine.loadBefore} before and ${r.machine.loadAfter} after; disk ${r.machine.fsyncBefore ?? '?'} before, ${r.machine.fsyncAfter || '?'} after.`);
   L('Other sessions share these 2 vCPUs and this disk: runs under contention have moved throughput figures by 2-4× and seed p99 from 5 to 50 ms, so compare ratios within one run.');
   L('Each broker is a child process on a fresh SQLite file (synchronous=NORMAL, the default) and the load tool (`minnow perf`) is another;');
-  L('CPU is utime+stime from /proc/PID/stat over the load window, RSS is VmRSS/VmHWM from /proc/PID/status. MB = MiB of record keys+values.');
+  L('CPU is utime+stime from /proc/PID/stat over the load window (for the rate-limited runs from 3 s in, once V8 has compiled the hot paths), RSS is VmRSS/VmHWM from /proc/PID/status. MB = MiB of record keys+values.');
   L('Latency is per record from its *intended* send time under `--throughput` (no coordinated omission), to the acks=all response.');
   L();
   L('| figure | measured | target | | ratio to ceiling |');
