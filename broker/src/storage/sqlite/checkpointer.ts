@@ -117,11 +117,15 @@ export class Checkpointer {
   }
 
   private fail(message: string): void {
-    if (this.failed) return;
+    if (this.failed || this.stopped) return; // after stop() the caller's close() checkpoints
     this.failed = true;
     this.current = undefined;
     this.onError(`${message}; checkpointing inside commits from now on`);
-    this.fallback();
+    try {
+      this.fallback();
+    } catch (err) {
+      this.onError(`could not turn on checkpoints inside commits: ${(err as Error).message}`);
+    }
   }
 
   private retireIfIdle(): void {
