@@ -4,13 +4,13 @@
  *
  *   npm run generate:protocol -- ../../shared/kafka-protocol/messages [out-dir]
  *
- * One file per API (request + response), one per header and per `data` schema, plus index.ts (everything) and registry.ts (API facts, codecs loaded on first use).
+ * One file per API (request + response), one per header and per `data` schema, plus index.ts
+ * (everything) and registry.ts (API facts, codecs loaded on first use; protocol-registry.ts).
  * Output is deterministic: rerunning on the same specs changes nothing.
  * Schema conventions: ../shared/kafka-protocol/README.md.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-
 import { camel, cond, FieldSpec, intersect, isEmpty, kebab, loadSpec, MessageSpec, parseRange, Range } from './protocol-spec';
 import { registryEntry, registrySource } from './protocol-registry';
 
