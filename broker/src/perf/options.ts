@@ -110,8 +110,22 @@ export function expandMultiValue(argv: readonly string[], flag: string): string[
   return out;
 }
 
-function noPositionals(positionals: string[], usage: string): void {
+type OptionsConfig = Parameters<typeof parse>[1];
+type OptionValue = string | boolean | string[] | undefined;
+
+/**
+ * What every perf subcommand does first: Kafka-style argv fixed up, options parsed (with
+ * --topic/-t), no positionals, --topic required. 'help' for --help.
+ */
+function parseToolArgs(argv: string[], options: OptionsConfig, usage: string): { v: Record<string, OptionValue>; str: (k: string) => string | undefined; topic: string } | 'help' {
+  const { values, positionals } = parse(expandMultiValue(joinNegativeValues(argv), 'producer-props'), { topic: { type: 'string', short: 't' }, ...options }, usage);
+  if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"\n\n${usage}`);
+  const v = values as Record<string, OptionValue>;
+  const str = (k: string) => v[k] as string | undefined;
+  const topic = str('topic');
+  if (!topic) throw new UsageError(`--topic is required\n\n${usage}`);
+  return { v, str, topic };
 }
 
 // --- perf produce ----------------------------------------------------------------------------
@@ -175,10 +189,9 @@ schedule intended to send it, so a stalled broker shows up in the percentiles (n
 omission). --noop generates and encodes only: the generator's ceiling.`;
 
 export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ProduceOptions | 'help' {
-  const { values, positionals } = parse(
-    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
+  const parsed = parseToolArgs(
+    argv,
     {
-      topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
       duration: { type: 'string', short: 'd' },
       'record-size': { type: 'string', short: 's' },
@@ -204,17 +217,13 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     },
     PRODUCE_USAGE,
   );
-  if (values.help) return 'help';
-  noPositionals(positionals, PRODUCE_USAGE);
-  const v = values as Record<string, string | boolean | string[] | undefined>;
-  const str = (k: string) => v[k] as string | undefined;
+  if (parsed === 'help') return 'help';
+  const { v, str, topic } = parsed;
 
   // --producer-props first; explicit flags win over them.
   const props = parseProps('producer-props', (v['producer-props'] as string[] | undefined) ?? []);
   const prop = (k: (typeof PRODUCER_PROPS)[number]) => props.get(k);
 
-  const topic = str('topic');
-  if (!topic) throw new UsageError(`--topic is required\n\n${PRODUCE_USAGE}`);
   const numRaw = str('num-records');
   const durRaw = str('duration');
   if (numRaw !== undefined && durRaw !== undefined) throw new UsageError('--num-records and --duration are mutually exclusive: give one');
@@ -304,10 +313,9 @@ start. --group joins a consumer group (rebalance.time.ms is the join); if the br
 group coordinator it says so and reads by assignment instead.`;
 
 export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ConsumeOptions | 'help' {
-  const { values, positionals } = parse(
-    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
+  const parsed = parseToolArgs(
+    argv,
     {
-      topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
       messages: { type: 'string' },
       group: { type: 'string', short: 'g' },
@@ -322,12 +330,8 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     },
     CONSUME_USAGE,
   );
-  if (values.help) return 'help';
-  noPositionals(positionals, CONSUME_USAGE);
-  const v = values as Record<string, string | boolean | undefined>;
-  const str = (k: string) => v[k] as string | undefined;
-  const topic = str('topic');
-  if (!topic) throw new UsageError(`--topic is required\n\n${CONSUME_USAGE}`);
+  if (parsed === 'help') return 'help';
+  const { v, str, topic } = parsed;
   if (str('num-records') !== undefined && str('messages') !== undefined) throw new UsageError('--num-records and --messages are the same option: give one');
   const n = str('num-records') ?? str('messages');
   if (str('report-interval') !== undefined && v['show-detailed-stats'] !== true) throw new UsageError('--report-interval needs --show-detailed-stats');
@@ -367,10 +371,9 @@ End-to-end latency with one message in flight: produce a record, wait until a (l
 fetch on a second connection returns it, repeat. Prints the average and percentiles.`;
 
 export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): E2eOptions | 'help' {
-  const { values, positionals } = parse(
-    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
+  const parsed = parseToolArgs(
+    argv,
     {
-      topic: { type: 'string', short: 't' },
       'num-records': { type: 'string', short: 'n' },
       'record-size': { type: 'string', short: 's' },
       acks: { type: 'string' },
@@ -380,12 +383,8 @@ export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     },
     E2E_USAGE,
   );
-  if (values.help) return 'help';
-  noPositionals(positionals, E2E_USAGE);
-  const v = values as Record<string, string | boolean | undefined>;
-  const str = (k: string) => v[k] as string | undefined;
-  const topic = str('topic');
-  if (!topic) throw new UsageError(`--topic is required\n\n${E2E_USAGE}`);
+  if (parsed === 'help') return 'help';
+  const { str, topic } = parsed;
   const acks = parseAcks(str('acks') ?? 'all');
   if (acks === 0) throw new UsageError('--acks 0 cannot be used for end-to-end latency: the producer needs the offset; use 1 or all');
   const numRecords = parseInteger('num-records', str('num-records') ?? '1000', 1);
