@@ -7,6 +7,13 @@ import { Checkpointer } from '../../src/storage/sqlite/checkpointer';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { batch, part, NOW_MS } from './fixtures';
 
+const MiB = 1024 * 1024;
+
+/** Polls `done` every 20 ms, at most `maxMs`; the assertions after it say what was expected. */
+async function waitUntil(done: () => boolean, maxMs = 5000): Promise<void> {
+  for (let waited = 0; waited < maxMs && !done(); waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
 describe('WAL checkpointer thread', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-ckpt-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -22,8 +29,8 @@ describe('WAL checkpointer thread', () => {
     try {
       expect(s.database.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
       fill(s);
-      for (let i = 0; i < 250 && fs.statSync(file).size < 2 * 1024 * 1024; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024);
+      await waitUntil(() => fs.statSync(file).size >= 2 * MiB);
+      expect(fs.statSync(file).size).toBeGreaterThan(2 * MiB);
     } finally {
       s.close();
     }
@@ -37,9 +44,9 @@ describe('WAL checkpointer thread', () => {
     const s = new SqliteStorage(file, { checkpointIntervalMs: 0, walAutocheckpointPages: 0 });
     fill(s);
     await new Promise((r) => setTimeout(r, 200));
-    expect(fs.statSync(file).size).toBeLessThan(1024 * 1024);
+    expect(fs.statSync(file).size).toBeLessThan(MiB);
     s.close();
-    expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(fs.statSync(file).size).toBeGreaterThan(2 * MiB);
   });
 
   it('runs only while there are commits: the first write starts the thread, idleness retires it after a last checkpoint', async () => {
@@ -52,9 +59,9 @@ describe('WAL checkpointer thread', () => {
       expect(thread.running).toBe(true);
       expect(thread.started).toBe(1);
       // Its own timer (60 s) never fires here: only the retiring checkpoint can fill the file.
-      for (let i = 0; i < 200 && (thread.running || fs.statSync(file).size < 2 * 1024 * 1024); i++) await new Promise((r) => setTimeout(r, 20));
+      await waitUntil(() => !thread.running && fs.statSync(file).size >= 2 * MiB);
       expect(thread.running).toBe(false);
-      expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024);
+      expect(fs.statSync(file).size).toBeGreaterThan(2 * MiB);
       s.append([part('t', 0, [batch({ valueBytes: 10 })])], NOW_MS);
       expect(thread.running).toBe(true);
       expect(thread.started).toBe(2);
@@ -74,7 +81,7 @@ describe('WAL checkpointer thread', () => {
     try {
       c.committed();
       expect(c.started).toBe(1);
-      for (let i = 0; i < 250 && fallbacks === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitUntil(() => fallbacks > 0);
       expect(fallbacks).toBe(1);
       expect(errors.join('\n')).toMatch(/checkpointer thread died: .*checkpointing inside commits from now on/);
       c.committed(); // no thread again
