@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     // (1) idle RSS, then the seed workload, three times on fresh brokers: on a shared VM one run's
     // p99 can be 3x the next one's, so the headline is the median run (by p99) and all are shown.
     {
-      const seedRuns: { summary: ProduceSummary; cpuPercent: number; peakRss: number; commits: number | undefined; peak: ReturnType<typeof peakOf> }[] = [];
+      const seedRuns: { summary: ProduceSummary; cpuPercent: number; commits: number | undefined; peak: ReturnType<typeof peakOf> }[] = [];
       for (let i = 0; i < (QUICK ? 1 : 3); i++) {
         log(`seed run ${i + 1}: 200,000 x 1 KiB at 7,000 records/s, acks=all`);
         const b = await BrokerProcess.start(sqliteUrl(`seed-${i}`), { logLevel: 'info' });
@@ -204,17 +204,17 @@ async function main(): Promise<void> {
         const endMs = Date.parse(run.summary.startedAt) + run.summary.elapsedMs;
         const cpuPercent = b.sampler.cpuPercent(Date.parse(run.summary.startedAt) + STEADY_AFTER_MS, endMs);
         await b.stop();
-        seedRuns.push({ summary: run.summary, cpuPercent, peakRss: b.sampler.peakRss(), commits: b.produceStats?.produceCommits, peak: peakOf('seed workload', b) });
+        seedRuns.push({ summary: run.summary, cpuPercent, commits: b.produceStats?.produceCommits, peak: peakOf('seed workload', b) });
       }
       r.seedRuns = seedRuns.map(({ summary, cpuPercent, commits }) => ({ p50Ms: summary.latency.p50Ms, p99Ms: summary.latency.p99Ms, cpuPercent, requests: summary.requests, commits }));
       const median = [...seedRuns].sort((a, b) => a.summary.latency.p99Ms - b.summary.latency.p99Ms)[Math.floor(seedRuns.length / 2)]!;
-      const run = { summary: median.summary };
+      const seed = median.summary;
       const commits = median.commits;
       log('seed: end-to-end latency, one record in flight');
       const eb = await BrokerProcess.start(sqliteUrl('e2e'));
       const e2e = await perf<E2eSummary>('e2e', ['--bootstrap-server', eb.bootstrap, '--topic', 'e2e', '--num-records', QUICK ? 300 : 2000, '--record-size', 1024, '--warmup-records', 100]);
       await eb.stop();
-      r.seed = { summary: median.summary, cpuPercent: median.cpuPercent, peakRss: median.peakRss, e2e: e2e.summary, commits };
+      r.seed = { summary: seed, cpuPercent: median.cpuPercent, peakRss: median.peak.bytes, e2e: e2e.summary, commits };
       r.peakRss!.push(seedRuns.reduce((a, x) => (x.peak.bytes > a.bytes ? x.peak : a), seedRuns[0]!.peak));
 
       // Floors at the seed rate: the same load on memory:// (network + protocol + the tool itself),
@@ -242,14 +242,14 @@ async function main(): Promise<void> {
       }
       // The broker's own commit count (group commit and pacing make it lower than the requests');
       // without it (a broker that did not log it), one commit per request.
-      const requests = Math.max(1, s0(run.summary.requests));
-      const requestsPerSec = Math.round((requests * 1000) / run.summary.elapsedMs);
-      const commitsPerSec = commits ? Math.round((commits * 1000) / run.summary.elapsedMs) : requestsPerSec;
-      const bytesPerCommit = Math.round(run.summary.wireBytes / Math.max(1, commits ?? requests));
+      const requests = Math.max(1, s0(seed.requests));
+      const requestsPerSec = Math.round((requests * 1000) / seed.elapsedMs);
+      const commitsPerSec = commits ? Math.round((commits * 1000) / seed.elapsedMs) : requestsPerSec;
+      const bytesPerCommit = Math.round(seed.wireBytes / Math.max(1, commits ?? requests));
       log(`raw SQLite at the seed's ${commitsPerSec} commits/s of ${bytesPerCommit} B`);
       r.seedStorage = pacedStorage(commitsPerSec, bytesPerCommit, T(10));
       log(`socket floor: a bare Node TCP server at ${requestsPerSec} requests/s`);
-      const requestBytes = Math.round(run.summary.wireBytes / requests) + 80;
+      const requestBytes = Math.round(seed.wireBytes / requests) + 80;
       r.seedNetwork = JSON.parse(
         execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), path.join(BROKER_DIR, 'bench', 'loopback-floor.bench.ts'), String(requestsPerSec), String(requestBytes), String(T(8))], { cwd: BROKER_DIR, encoding: 'utf8' }).trim().split('\n').pop()!,
       );
