@@ -27,6 +27,9 @@ export type CompressionType = (typeof CompressionType)[keyof typeof CompressionT
 /** Default output limit of `decompress`. Kafka's own max.message.bytes default is 1 MiB. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
+/** The data may be well-formed, but it decompresses to more than the caller's limit. */
+export class DecompressionLimitError extends DecodeError {}
+
 export function compress(type: CompressionType, data: Buffer): Buffer {
   switch (type) {
     case CompressionType.None:
@@ -66,7 +69,7 @@ export function decompress(type: number, data: Buffer, maxBytes = DEFAULT_MAX_DE
 
 function checkSize(size: number, maxBytes: number, what: string): number {
   if (size > maxBytes) {
-    throw new DecodeError(`${what} data of ${size} bytes exceeds the decompression limit of ${maxBytes} bytes`);
+    throw new DecompressionLimitError(`${what} data of ${size} bytes exceeds the decompression limit of ${maxBytes} bytes`);
   }
   return size;
 }
@@ -89,7 +92,7 @@ function gunzip(data: Buffer, maxBytes: number): Buffer {
     return zlib.gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes) });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new DecodeError(`gzip data exceeds the decompression limit of ${maxBytes} bytes`, { cause: err });
+      throw new DecompressionLimitError(`gzip data exceeds the decompression limit of ${maxBytes} bytes`, { cause: err });
     }
     throw new DecodeError(`malformed gzip data: ${(err as Error).message}`, { cause: err });
   }

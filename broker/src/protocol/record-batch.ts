@@ -158,6 +158,21 @@ export function setPartitionLeaderEpoch(batch: Buffer, epoch: number): void {
   batch.writeInt32BE(epoch, PARTITION_LEADER_EPOCH);
 }
 
+/**
+ * Sets the timestamp type bit and maxTimestamp, then recomputes the CRC, which covers both; does
+ * nothing when they already hold these values (Kafka's DefaultRecordBatch.setMaxTimestamp, which
+ * its LogValidator calls on every batch it stores in place). Returns whether it rewrote the batch.
+ */
+export function setMaxTimestamp(batch: Buffer, type: TimestampType, maxTimestamp: bigint): boolean {
+  const attributes = batch.readInt16BE(ATTRIBUTES);
+  if (timestampType(attributes) === type && batch.readBigInt64BE(MAX_TIMESTAMP) === maxTimestamp) return false;
+  const withType = type === TimestampType.LogAppendTime ? attributes | Attribute.TimestampType : attributes & ~Attribute.TimestampType;
+  batch.writeInt16BE(withType, ATTRIBUTES);
+  batch.writeBigInt64BE(maxTimestamp, MAX_TIMESTAMP);
+  batch.writeUInt32BE(crc32c(batch, ATTRIBUTES, batch.length), CRC);
+  return true;
+}
+
 /** Offset of the batch's last record. */
 export function lastOffset(header: RecordBatchHeader): bigint {
   return header.baseOffset + BigInt(header.lastOffsetDelta);

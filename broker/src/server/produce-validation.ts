@@ -1,49 +1,234 @@
-// Checks a produce request's records for one partition before anything is stored: only whole
-// magic-2 batches with a valid CRC, within max.message.bytes, with a known codec (zstd only from
-// Produce v7, KIP-110), no control or transactional batches (no transactions yet).
+// Checks a produce request's records for one partition before anything is stored, as Kafka does
+// (ProduceRequest.validateRecords, UnifiedLog.analyzeAndValidateRecords, then LogValidator): one
+// whole magic-2 batch, baseOffset 0, within max.message.bytes, a valid CRC, a known codec (zstd
+// from Produce v7, KIP-110), a consistent header, then every record decoded (decompressed if need
+// be) and its timestamp checked against message.timestamp.type and the before/after limits
+// (KIP-937). The batch is stored as produced, except that the header's maxTimestamp becomes the
+// one computed from the records (append-plan.ts writes it): Kafka does not trust the producer's.
+//
+// Error codes as Kafka answers them: CORRUPT_MESSAGE for a failed CRC or a broken batch frame,
+// INVALID_RECORD for a batch or record that does not decode, INVALID_TIMESTAMP with one record
+// error per record (KIP-467). Where minnow knowingly differs from Kafka:
+// - compressed data that does not decompress: Kafka's KafkaException surfaces as
+//   UNKNOWN_SERVER_ERROR, which blames the broker; minnow answers INVALID_RECORD.
+// - offsetDeltas other than 0..n-1: Kafka recompresses a compressed batch with fresh offsets and
+//   stores an uncompressed one as sent (consumers then see the odd offsets); every v2 client
+//   numbers records 0..n-1, so minnow refuses such a batch with INVALID_RECORD.
+// - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES gets MESSAGE_TOO_LARGE (the Java
+//   producer then splits it); Kafka streams records out of the codec and has no such bound.
+import { CompressionType, DecompressionLimitError, decompress } from '../protocol/compression';
+import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
-import { crc32c } from '../protocol/crc32c';
-import { ATTRIBUTES, compression, isControl, isTransactional, LOG_OVERHEAD, readBatchHeader, RecordBatchHeader } from '../protocol/record-batch';
-import { CompressionType } from '../protocol/compression';
+import { Reader } from '../protocol/reader';
+import { readRecord } from '../protocol/record';
+import {
+  ATTRIBUTES,
+  BATCH_HEADER_SIZE,
+  LOG_OVERHEAD,
+  MAGIC,
+  type RecordBatchHeader,
+  TimestampType,
+  compression,
+  isControl,
+  isTransactional,
+  readBatchHeader,
+  timestampType,
+} from '../protocol/record-batch';
+import { RecordScanError, scanRecords } from '../protocol/record-scan';
+import { topicConfig } from '../storage/topic-config';
+
+/**
+ * Output bound for decompressing one batch. Not tied to max.message.bytes: the producer sizes
+ * batches by their compressed size, and repetitive data legitimately compresses 10-100x. Validation
+ * is synchronous, so one such buffer at a time is alive on the 1 GiB instance; 64 MiB is 64x the
+ * default max.message.bytes.
+ */
+export const MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+
+/** Java's Long.MAX_VALUE: the "no limit" default of the timestamp limits. */
+const LONG_MAX = 9223372036854775807n;
+/** RecordBatch.NO_TIMESTAMP */
+const NO_TIMESTAMP = -1;
+
+/** What validation needs to know about the partition's topic and the request. */
+export interface ProducePolicy {
+  maxMessageBytes: number;
+  produceVersion: number;
+  /** message.timestamp.type=LogAppendTime: the broker stamps the time, producers' timestamps are not checked. */
+  logAppendTime: boolean;
+  /** With CreateTime, how far a record's timestamp may be before / after now (ms, KIP-937). */
+  timestampBeforeMaxMs: bigint;
+  timestampAfterMaxMs: bigint;
+  nowMs: number;
+  maxDecompressedBytes?: number;
+}
+
+/** Reads the policy from a topic's configs (its overrides; defaults from topic-config.ts). */
+export function producePolicy(configs: Record<string, string>, produceVersion: number, nowMs: number): ProducePolicy {
+  // Kafka's LogConfig: a before/after limit left at its default (Long.MAX_VALUE) falls back to the
+  // deprecated message.timestamp.difference.max.ms.
+  const difference = BigInt(topicConfig(configs, 'message.timestamp.difference.max.ms'));
+  const limit = (key: string) => {
+    const v = BigInt(topicConfig(configs, key));
+    return v === LONG_MAX ? difference : v;
+  };
+  return {
+    maxMessageBytes: Number(topicConfig(configs, 'max.message.bytes')),
+    produceVersion,
+    logAppendTime: topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime',
+    timestampBeforeMaxMs: limit('message.timestamp.before.max.ms'),
+    timestampAfterMaxMs: limit('message.timestamp.after.max.ms'),
+    nowMs,
+  };
+}
+
+/** ProduceResponse's BatchIndexAndErrorMessage (KIP-467). */
+export interface RecordError {
+  batchIndex: number;
+  batchIndexErrorMessage: string | null;
+}
+
+export interface ValidBatch {
+  /** The header as received, except maxTimestamp: computed from the records. */
+  header: RecordBatchHeader;
+  data: Buffer;
+}
 
 export type BatchCheck =
-  | { ok: true; batches: { header: RecordBatchHeader; data: Buffer }[] }
-  | { ok: false; errorCode: number; message: string };
+  | { ok: true; batches: ValidBatch[] }
+  | { ok: false; errorCode: number; message: string; recordErrors: RecordError[] };
 
-const fail = (errorCode: number, message: string): BatchCheck => ({ ok: false, errorCode, message });
+const fail = (errorCode: number, message: string, recordErrors: RecordError[] = []): BatchCheck => ({ ok: false, errorCode, message, recordErrors });
 
-export function validateProduceRecords(records: Buffer | null, maxMessageBytes: number, produceVersion: number): BatchCheck {
-  if (records === null || records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'the partition carries no record batch');
-  const batches: { header: RecordBatchHeader; data: Buffer }[] = [];
-  let at = 0;
-  while (at < records.length) {
-    let header: RecordBatchHeader;
-    try {
-      header = readBatchHeader(records, at); // checks magic and that the whole batch is there
-    } catch (err) {
-      if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
-      throw err;
-    }
-    const size = LOG_OVERHEAD + header.batchLength;
-    const data = records.subarray(at, at + size);
-    if (size > maxMessageBytes) {
-      return fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${size} bytes exceeds max.message.bytes=${maxMessageBytes}`);
-    }
-    // The CRC covers attributes..end (the header was read once above; no second bounds check).
-    if (crc32c(data, ATTRIBUTES, size) !== header.crc) return fail(ErrorCode.CORRUPT_MESSAGE, `record batch at byte ${at} failed its CRC-32C check`);
-    const codec = compression(header.attributes);
-    if (codec > CompressionType.Zstd) return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${codec}`);
-    if (codec === CompressionType.Zstd && produceVersion < 7) {
-      return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${produceVersion}`);
-    }
-    if (isControl(header.attributes)) return fail(ErrorCode.INVALID_RECORD, 'clients may not produce control batches');
-    if (isTransactional(header.attributes)) return fail(ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by minnow yet');
-    if (header.recordsCount <= 0 || header.lastOffsetDelta !== header.recordsCount - 1) {
-      return fail(ErrorCode.INVALID_RECORD, `record batch has ${header.recordsCount} records but lastOffsetDelta ${header.lastOffsetDelta}`);
-    }
-    batches.push({ header, data });
-    at += size;
+export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy): BatchCheck {
+  const v = policy.produceVersion;
+  if (records === null || records.length === 0) {
+    return fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
   }
-  return { ok: true, batches };
+  // Magic 0/1 is a well-formed old message set, which Produce v3+ may not carry; any other magic is garbage.
+  if (records.length > MAGIC && (records[MAGIC] === 0 || records[MAGIC] === 1)) {
+    return fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`);
+  }
+  let header: RecordBatchHeader;
+  try {
+    header = readBatchHeader(records, 0); // checks magic and that the whole batch is there
+  } catch (err) {
+    if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
+    throw err;
+  }
+  const size = LOG_OVERHEAD + header.batchLength;
+  if (size < records.length) {
+    return records.length - size >= BATCH_HEADER_SIZE
+      ? fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`)
+      : fail(ErrorCode.CORRUPT_MESSAGE, `${records.length - size} bytes follow the record batch of ${size} bytes`);
+  }
+  return validateBatch(records, header, policy);
+}
+
+function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProducePolicy): BatchCheck {
+  const codec = compression(header.attributes);
+  if (codec > CompressionType.Zstd) return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${codec} in the batch attributes, expected 0-4`);
+  if (codec === CompressionType.Zstd && policy.produceVersion < 7) {
+    return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`);
+  }
+  if (header.baseOffset !== 0n) return fail(ErrorCode.INVALID_RECORD, `The baseOffset of the record batch should be 0, but it is ${header.baseOffset}`);
+  if (data.length > policy.maxMessageBytes) {
+    return fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${data.length} bytes exceeds max.message.bytes=${policy.maxMessageBytes}`);
+  }
+  // The CRC covers attributes..end (the header was read once above; no second bounds check).
+  if (crc32c(data, ATTRIBUTES, data.length) !== header.crc) return fail(ErrorCode.CORRUPT_MESSAGE, `record batch failed its CRC-32C check (stored crc = ${header.crc})`);
+
+  // LogValidator.validateBatch
+  const count = header.recordsCount;
+  if (header.lastOffsetDelta < 0) return fail(ErrorCode.INVALID_RECORD, `Batch has an invalid offset range: [0, ${header.lastOffsetDelta}]`);
+  if (count <= 0) return fail(ErrorCode.INVALID_RECORD, `Invalid reported count for record batch: ${count}`);
+  if (header.lastOffsetDelta + 1 !== count) {
+    return fail(ErrorCode.INVALID_RECORD, `Inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${count}`);
+  }
+  if (isControl(header.attributes)) return fail(ErrorCode.INVALID_RECORD, 'Clients are not allowed to write control records');
+  if (header.producerId >= 0n && header.baseSequence < 0) {
+    return fail(ErrorCode.INVALID_RECORD, `Invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`);
+  }
+  if (isTransactional(header.attributes)) return fail(ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by minnow yet');
+
+  // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then walked.
+  let records: Buffer;
+  try {
+    records = codec === CompressionType.None ? data : decompress(codec, data.subarray(BATCH_HEADER_SIZE), policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
+  } catch (err) {
+    if (err instanceof DecompressionLimitError) return fail(ErrorCode.MESSAGE_TOO_LARGE, `${err.message}; send smaller batches`);
+    if (err instanceof DecodeError) return fail(ErrorCode.INVALID_RECORD, `the records do not decompress: ${err.message}`);
+    throw err;
+  }
+  const start = codec === CompressionType.None ? BATCH_HEADER_SIZE : 0;
+  let scan;
+  try {
+    scan = scanRecords(records, start, records.length, count);
+  } catch (err) {
+    if (err instanceof RecordScanError) return fail(ErrorCode.INVALID_RECORD, err.message);
+    throw err;
+  }
+
+  // LogValidator.validateTimestamp. A batch flagged LogAppendTime gives every record its maxTimestamp.
+  const flaggedLogAppendTime = timestampType(header.attributes) === TimestampType.LogAppendTime;
+  const base = flaggedLogAppendTime ? header.maxTimestamp : header.baseTimestamp;
+  const minDelta = flaggedLogAppendTime ? 0 : scan.minTimestampDelta;
+  const maxDelta = flaggedLogAppendTime ? 0 : scan.maxTimestampDelta;
+  if (flaggedLogAppendTime || !policy.logAppendTime) {
+    const checked = checkTimestamps(records, start, count, policy, base, minDelta, maxDelta, flaggedLogAppendTime);
+    if (checked) return checked;
+  }
+  // Kafka's maxBatchTimestamp starts at NO_TIMESTAMP and takes the records' maximum.
+  const maxTimestamp = base + BigInt(maxDelta);
+  header.maxTimestamp = maxTimestamp > BigInt(NO_TIMESTAMP) ? maxTimestamp : BigInt(NO_TIMESTAMP);
+  return { ok: true, batches: [{ header, data }] };
+}
+
+/**
+ * Returns the INVALID_TIMESTAMP failure with one record error per bad record, or null when every
+ * record passes. The scan's timestamp range settles the usual case without looking at records again.
+ */
+function checkTimestamps(
+  records: Buffer,
+  start: number,
+  count: number,
+  policy: ProducePolicy,
+  base: bigint,
+  minDelta: number,
+  maxDelta: number,
+  flaggedLogAppendTime: boolean,
+): BatchCheck | null {
+  const now = policy.nowMs;
+  const lowest = now - Number(policy.timestampBeforeMaxMs);
+  const highest = now + Number(policy.timestampAfterMaxMs);
+  const baseMs = Number(base);
+  if (!flaggedLogAppendTime && baseMs + minDelta >= lowest && baseMs + maxDelta <= highest) return null;
+
+  // Kafka prints the window with Java's long arithmetic, overflow included.
+  const windowLow = BigInt.asIntN(64, BigInt(now) - policy.timestampBeforeMaxMs);
+  const windowHigh = BigInt.asIntN(64, BigInt(now) + policy.timestampAfterMaxMs);
+  const errors: RecordError[] = [];
+  const r = new Reader(records, start);
+  for (let i = 0; i < count; i++) {
+    const record = readRecord(r); // the scan accepted these bytes, so this cannot throw
+    const timestamp = flaggedLogAppendTime ? base : base + BigInt(record.timestampDelta);
+    const ms = Number(timestamp);
+    if (!policy.logAppendTime && ms !== NO_TIMESTAMP) {
+      if (now - ms > Number(policy.timestampBeforeMaxMs) || ms - now > Number(policy.timestampAfterMaxMs)) {
+        errors.push({
+          batchIndex: i,
+          batchIndexErrorMessage: `Timestamp ${timestamp} of message with offset ${record.offsetDelta} is out of range. The timestamp should be within [${windowLow}, ${windowHigh}]`,
+        });
+      }
+    } else if (flaggedLogAppendTime) {
+      const described = `DefaultRecord(offset=${record.offsetDelta}, timestamp=${timestamp}, key=${record.key?.length ?? 0} bytes, value=${record.value?.length ?? 0} bytes)`;
+      errors.push({
+        batchIndex: i,
+        batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.`,
+      });
+    }
+  }
+  if (errors.length === 0) return null;
+  return fail(ErrorCode.INVALID_TIMESTAMP, 'One or more records have been rejected due to invalid timestamp', errors);
 }

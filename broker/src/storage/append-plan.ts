@@ -2,8 +2,7 @@
 // LogAppendTime stamping and the rows to store. Engines only persist the plan, inside the same
 // transaction that read the high watermark and producer states it was computed from.
 import { ErrorCode } from '../protocol/error-codes';
-import { crc32c } from '../protocol/crc32c';
-import { ATTRIBUTES, Attribute, CRC, MAX_TIMESTAMP, setBaseOffset, setPartitionLeaderEpoch } from '../protocol/record-batch';
+import { setBaseOffset, setMaxTimestamp, setPartitionLeaderEpoch, TimestampType } from '../protocol/record-batch';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import { afterAppend, checkSequence } from './producer-state';
 import type { ProducerPartitionState } from './producer-state';
@@ -39,9 +38,10 @@ export type ProducerLookup = (producerId: number) => ProducerPartitionState | un
 
 /**
  * Plans appending `part.batches` to a partition whose log ends at `highWatermark`. On success the
- * batch buffers are rewritten in place (baseOffset, partitionLeaderEpoch, and with LogAppendTime
- * attributes/maxTimestamp/CRC); on error nothing is touched and nothing may be stored, as Kafka
- * fails the whole partition's batches together.
+ * batch buffers are rewritten in place (baseOffset, partitionLeaderEpoch, and the timestamp type
+ * and maxTimestamp with their CRC when they differ: the validated header's maxTimestamp, computed
+ * from the records, or now with LogAppendTime); on error nothing is touched and nothing may be
+ * stored, as Kafka fails the whole partition's batches together.
  */
 export function planAppend(highWatermark: number, producerState: ProducerLookup, part: PartitionAppend, nowMs: number): AppendPlan {
   const producers = new Map<number, ProducerPartitionState>();
@@ -74,12 +74,16 @@ export function planAppend(highWatermark: number, producerState: ProducerLookup,
     setBaseOffset(data, BigInt(baseOffset));
     // One replica that never changes leadership: epoch 0 (clients use it only for truncation checks).
     setPartitionLeaderEpoch(data, 0);
-    const maxTimestamp = part.logAppendTime ? stampLogAppendTime(data, nowMs) : Number(header.maxTimestamp);
+    // As Kafka's LogValidator stores a batch in place: the topic's timestamp type, and as
+    // maxTimestamp now (LogAppendTime) or the one computed from the records (CreateTime), so a
+    // client that sent -1 there (sarama < 1.45.1) does not make retention or ListOffsets lose them.
+    const maxTimestamp = part.logAppendTime ? BigInt(nowMs) : header.maxTimestamp;
+    setMaxTimestamp(data, part.logAppendTime ? TimestampType.LogAppendTime : TimestampType.CreateTime, maxTimestamp);
     rows.push({
       baseOffset,
       lastOffset: baseOffset + header.lastOffsetDelta,
       recordCount: header.recordsCount,
-      maxTimestamp,
+      maxTimestamp: Number(maxTimestamp),
       producerId: Number(header.producerId),
       producerEpoch: header.producerEpoch,
       baseSequence: header.baseSequence,
@@ -98,14 +102,3 @@ export function planAppend(highWatermark: number, producerState: ProducerLookup,
   };
 }
 
-/**
- * LogAppendTime: set the timestamp-type bit and maxTimestamp = now, then recompute the CRC, which
- * covers attributes..end (Kafka's DefaultRecordBatch.setMaxTimestamp). baseTimestamp and the
- * records' deltas stay: consumers read the batch's maxTimestamp as every record's timestamp.
- */
-function stampLogAppendTime(data: Buffer, nowMs: number): number {
-  data.writeInt16BE(data.readInt16BE(ATTRIBUTES) | Attribute.TimestampType, ATTRIBUTES);
-  data.writeBigInt64BE(BigInt(nowMs), MAX_TIMESTAMP);
-  data.writeUInt32BE(crc32c(data, ATTRIBUTES, data.length), CRC);
-  return nowMs;
-}

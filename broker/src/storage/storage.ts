@@ -19,10 +19,14 @@ export interface PartitionOffsets {
   highWatermark: number;
 }
 
-/** One partition's part of a produce request: its batches, already validated (magic 2, CRC, size). */
+/** One partition's part of a produce request: its batches, already validated (produce-validation.ts). */
 export interface PartitionAppend {
   topic: string;
   partition: number;
+  /**
+   * `header` as validated: its maxTimestamp is the one computed from the records (Kafka does not
+   * trust the producer's), which the engine writes into `data` (with the CRC) if it differs.
+   */
   batches: { header: RecordBatchHeader; data: Buffer }[];
   /** message.timestamp.type of the topic: with LogAppendTime the engine stamps maxTimestamp. */
   logAppendTime: boolean;

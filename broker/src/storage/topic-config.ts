@@ -1,6 +1,6 @@
 // Topic configs minnow knows: Kafka's names and defaults (https://kafka.apache.org/documentation/#topicconfigs).
 // Honoured: retention.ms, retention.bytes, cleanup.policy (delete), max.message.bytes,
-// message.timestamp.type. The others are accepted and reported so tools that set them keep working.
+// message.timestamp.type and its limits (before/after.max.ms, difference.max.ms). The others are accepted and reported so tools that set them keep working.
 
 export interface ConfigDef {
   default: string;
@@ -40,7 +40,15 @@ export const TOPIC_CONFIGS: Record<string, ConfigDef> = {
   'segment.bytes': { default: '1073741824', validate: long(14), doc: 'accepted; SQLite has no segments', honoured: false },
   'segment.ms': { default: '604800000', validate: long(1), doc: 'accepted; SQLite has no segments', honoured: false },
   'unclean.leader.election.enable': { default: 'false', validate: oneOf('true', 'false'), doc: 'accepted; one replica', honoured: false },
-  'message.timestamp.difference.max.ms': { default: '9223372036854775807', validate: long(0), doc: 'accepted', honoured: false },
+  'message.timestamp.difference.max.ms': {
+    default: '9223372036854775807',
+    validate: long(0),
+    doc: 'deprecated (KIP-937): the limit of before.max.ms / after.max.ms left at their default',
+    honoured: true,
+  },
+  // KIP-937: with CreateTime, records whose timestamp is further before / after the broker's time are refused.
+  'message.timestamp.before.max.ms': { default: '9223372036854775807', validate: long(0), doc: 'CreateTime: oldest accepted timestamp, ms before now', honoured: true },
+  'message.timestamp.after.max.ms': { default: '9223372036854775807', validate: long(0), doc: 'CreateTime: newest accepted timestamp, ms after now', honoured: true },
   'delete.retention.ms': { default: '86400000', validate: long(0), doc: 'accepted (compaction)', honoured: false },
   'min.compaction.lag.ms': { default: '0', validate: long(0), doc: 'accepted (compaction)', honoured: false },
 };

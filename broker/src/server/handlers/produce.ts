@@ -5,19 +5,18 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
 import type { PartitionAppend } from '../../storage/storage';
-import { topicConfig } from '../../storage/topic-config';
 import type { ApiHandler } from '../context';
-import { validateProduceRecords } from '../produce-validation';
+import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
 
 const MIN_SERVED_VERSION = 3;
 
-const failed = (index: number, errorCode: number, errorMessage: string | null): ProduceResponsePartitionProduceResponse => ({
+const failed = (index: number, errorCode: number, errorMessage: string | null, recordErrors: RecordError[] = []): ProduceResponsePartitionProduceResponse => ({
   index,
   errorCode,
   baseOffset: -1n,
   logAppendTimeMs: -1n,
   logStartOffset: -1n,
-  recordErrors: [],
+  recordErrors,
   errorMessage,
 });
 
@@ -49,15 +48,14 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           out.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
           continue;
         }
-        const maxMessageBytes = Number(topicConfig(topic.configs, 'max.message.bytes'));
-        const check = validateProduceRecords(p.records, maxMessageBytes, apiVersion);
+        const policy = producePolicy(topic.configs, apiVersion, broker.now());
+        const check = validateProduceRecords(p.records, policy);
         if (!check.ok) {
           broker.logger.debug('produce rejected', { topic: t.name, partition: p.index, errorCode: check.errorCode, reason: check.message });
-          out.push(failed(p.index, check.errorCode, check.message));
+          out.push(failed(p.index, check.errorCode, check.message, check.recordErrors));
           continue;
         }
-        const logAppendTime = topicConfig(topic.configs, 'message.timestamp.type') === 'LogAppendTime';
-        appends.push({ topic: t.name, partition: p.index, batches: check.batches, logAppendTime });
+        appends.push({ topic: t.name, partition: p.index, batches: check.batches, logAppendTime: policy.logAppendTime });
         const entry = failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
         pending.push(entry);
         out.push(entry);
