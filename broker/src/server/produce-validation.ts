@@ -68,9 +68,14 @@ export interface ProducePolicy {
 export function producePolicy(configs: Record<string, string>, produceVersion: number, nowMs: number): ProducePolicy {
   // Kafka's LogConfig: a before/after limit left at its default (Long.MAX_VALUE) falls back to the
   // deprecated message.timestamp.difference.max.ms.
-  const difference = BigInt(topicConfig(configs, 'message.timestamp.difference.max.ms'));
+  // A key this build does not know reads as '': no limit rather than BigInt('') = 0, which would refuse everything.
+  const read = (key: string) => {
+    const v = topicConfig(configs, key);
+    return /^\d+$/.test(v) ? BigInt(v) : LONG_MAX;
+  };
+  const difference = read('message.timestamp.difference.max.ms');
   const limit = (key: string) => {
-    const v = BigInt(topicConfig(configs, key));
+    const v = read(key);
     return v === LONG_MAX ? difference : v;
   };
   return {
