@@ -6,8 +6,7 @@
  * refuse the same bytes.
  *
  * Beyond Kafka it also insists on offsetDelta == the record's index, which every client writes;
- * Kafka would recompress such a compressed batch and store an uncompressed one as sent (see
- * produce-validation.ts).
+ * Kafka stores an uncompressed batch with other deltas as sent (see produce-validation.ts).
  */
 import { DecodeError } from './errors';
 import { MIN_RECORD_BODY_SIZE } from './record';

@@ -6,14 +6,17 @@
 // (KIP-937). The batch is stored as produced, except that the header's maxTimestamp becomes the
 // one computed from the records (append-plan.ts writes it): Kafka does not trust the producer's.
 //
-// Error codes as Kafka answers them: CORRUPT_MESSAGE for a failed CRC or a broken batch frame,
-// INVALID_RECORD for a batch or record that does not decode, INVALID_TIMESTAMP with one record
-// error per record (KIP-467). Where minnow knowingly differs from Kafka:
-// - compressed data that does not decompress: Kafka's KafkaException surfaces as
-//   UNKNOWN_SERVER_ERROR, which blames the broker; minnow answers INVALID_RECORD.
-// - offsetDeltas other than 0..n-1: Kafka recompresses a compressed batch with fresh offsets and
-//   stores an uncompressed one as sent (consumers then see the odd offsets); every v2 client
-//   numbers records 0..n-1, so minnow refuses such a batch with INVALID_RECORD.
+// Error codes as Kafka answers them (checked against a real Kafka 4.1.1 with the cases of
+// test/server/produce-validation.test.ts): CORRUPT_MESSAGE for a failed CRC or a broken batch frame,
+// INVALID_RECORD for a batch or record that does not decode, INVALID_TIMESTAMP with one record error
+// per bad record (KIP-467). Where minnow knowingly differs:
+// - compressed data that does not decompress, and a record whose length varint is longer than
+//   5 bytes: Kafka 4.1.1 answers UNKNOWN_SERVER_ERROR (an unhandled KafkaException /
+//   IllegalArgumentException), which blames the broker; minnow answers INVALID_RECORD.
+// - offsetDeltas other than 0..n-1: Kafka stores such an uncompressed batch as sent (consumers then
+//   see odd offsets) and answers UNKNOWN_SERVER_ERROR for a compressed one; every v2 client numbers
+//   records 0..n-1, so minnow refuses both with INVALID_RECORD.
+// - errorMessage: Kafka sends null except with record errors; minnow says what failed.
 // - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES gets MESSAGE_TOO_LARGE (the Java
 //   producer then splits it); Kafka streams records out of the codec and has no such bound.
 import { CompressionType, DecompressionLimitError, decompress } from '../protocol/compression';
@@ -66,18 +69,15 @@ export interface ProducePolicy {
 
 /** Reads the policy from a topic's configs (its overrides; defaults from topic-config.ts). */
 export function producePolicy(configs: Record<string, string>, produceVersion: number, nowMs: number): ProducePolicy {
-  // Kafka's LogConfig: a before/after limit left at its default (Long.MAX_VALUE) falls back to the
-  // deprecated message.timestamp.difference.max.ms.
-  // A key this build does not know reads as '': no limit rather than BigInt('') = 0, which would refuse everything.
+  // A limit the topic does not set falls back to the deprecated message.timestamp.difference.max.ms
+  // when that one is set (Kafka 3.6-3.9's LogConfig; 4.0 dropped the key), else to its default.
+  // A key this build does not know reads as '': no limit rather than BigInt('') = 0n.
   const read = (key: string) => {
     const v = topicConfig(configs, key);
     return /^\d+$/.test(v) ? BigInt(v) : LONG_MAX;
   };
-  const difference = read('message.timestamp.difference.max.ms');
-  const limit = (key: string) => {
-    const v = read(key);
-    return v === LONG_MAX ? difference : v;
-  };
+  const difference = 'message.timestamp.difference.max.ms';
+  const limit = (key: string) => read(key in configs || !(difference in configs) ? key : difference);
   return {
     maxMessageBytes: Number(topicConfig(configs, 'max.message.bytes')),
     produceVersion,

@@ -43,12 +43,13 @@ export const TOPIC_CONFIGS: Record<string, ConfigDef> = {
   'message.timestamp.difference.max.ms': {
     default: '9223372036854775807',
     validate: long(0),
-    doc: 'deprecated (KIP-937): the limit of before.max.ms / after.max.ms left at their default',
+    doc: 'deprecated (KIP-937, gone in Kafka 4.0): the limit of before.max.ms / after.max.ms when the topic sets neither',
     honoured: true,
   },
-  // KIP-937: with CreateTime, records whose timestamp is further before / after the broker's time are refused.
+  // KIP-937: with CreateTime, records whose timestamp is further before / after the broker's time
+  // are refused. after.max.ms defaults to 1 hour since Kafka 4.0 (KIP-1030).
   'message.timestamp.before.max.ms': { default: '9223372036854775807', validate: long(0), doc: 'CreateTime: oldest accepted timestamp, ms before now', honoured: true },
-  'message.timestamp.after.max.ms': { default: '9223372036854775807', validate: long(0), doc: 'CreateTime: newest accepted timestamp, ms after now', honoured: true },
+  'message.timestamp.after.max.ms': { default: '3600000', validate: long(0), doc: 'CreateTime: newest accepted timestamp, ms after now', honoured: true },
   'delete.retention.ms': { default: '86400000', validate: long(0), doc: 'accepted (compaction)', honoured: false },
   'min.compaction.lag.ms': { default: '0', validate: long(0), doc: 'accepted (compaction)', honoured: false },
 };

@@ -271,10 +271,14 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
     expect(failure(validateProduceRecords(noTime, policy())).errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
   });
 
-  it('producePolicy reads the limits, falling back to message.timestamp.difference.max.ms as Kafka\'s LogConfig does', () => {
-    expect(producePolicy({}, 9, NOW)).toMatchObject({ timestampBeforeMaxMs: LONG_MAX, timestampAfterMaxMs: LONG_MAX, logAppendTime: false, maxMessageBytes: 1048588 });
+  it('producePolicy reads the limits: Kafka 4 defaults, set limits, else message.timestamp.difference.max.ms', () => {
+    // KIP-1030: after.max.ms is 1 hour by default since Kafka 4.0; before.max.ms has no limit.
+    expect(producePolicy({}, 9, NOW)).toMatchObject({ timestampBeforeMaxMs: LONG_MAX, timestampAfterMaxMs: 3_600_000n, logAppendTime: false, maxMessageBytes: 1048588 });
     const p = producePolicy({ 'message.timestamp.difference.max.ms': '5000', 'message.timestamp.after.max.ms': '60000' }, 9, NOW);
     expect(p).toMatchObject({ timestampBeforeMaxMs: 5000n, timestampAfterMaxMs: 60000n });
+    expect(producePolicy({ 'message.timestamp.difference.max.ms': '5000' }, 9, NOW)).toMatchObject({ timestampBeforeMaxMs: 5000n, timestampAfterMaxMs: 5000n });
+    const byDefault = failure(validateProduceRecords(mixed(), producePolicy({}, 9, NOW)));
+    expect(byDefault.recordErrors.map((e) => e.batchIndex)).toEqual([3]); // 2 hours ahead; 2 hours back is fine
     const f = failure(validateProduceRecords(mixed(), p));
     expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1, 3]);
     expect(producePolicy({ 'message.timestamp.type': 'LogAppendTime' }, 9, NOW).logAppendTime).toBe(true);
