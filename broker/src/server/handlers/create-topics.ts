@@ -51,7 +51,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       const c = check(broker, t, seen);
       seen.add(t.name);
       if ('errorCode' in c) {
-        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: null };
+        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] };
       }
       let topicId = ZERO_UUID;
       if (!req.validateOnly) {
