@@ -190,6 +190,23 @@ const specDir = findSpecDir();
       { name: 'unknown topic', body: () => ({ ...m.defaultIncrementalAlterConfigsRequest(), resources: [{ resourceType: 2, resourceName: 'nope', configs: [] }], validateOnly: true }) },
     ],
     [ApiKey.OffsetDelete]: [{ name: 'unknown group', body: (v) => ({ ...m.defaultOffsetDeleteRequest(), groupId: group(v, 'odel'), topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }) }],
+    [ApiKey.DescribeAcls]: [
+      { name: 'any', body: () => ({ ...m.defaultDescribeAclsRequest(), resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }) },
+    ],
+    [ApiKey.CreateAcls]: [
+      { name: 'one', body: () => ({ creations: [{ resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }) },
+    ],
+    [ApiKey.DeleteAcls]: [
+      { name: 'one', body: () => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }) },
+    ],
+    [ApiKey.ElectLeaders]: [
+      { name: 'named', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 0, topicPartitions: [{ topic: 't', partitions: [0, 5] }, { topic: 'nope', partitions: [0] }], timeoutMs: 5000 }) },
+      { name: 'all', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }) },
+    ],
+    [ApiKey.ListPartitionReassignments]: [
+      { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
+      { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },
+    ],
     [ApiKey.DescribeCluster]: [
       { name: 'brokers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 1 }) },
       { name: 'controllers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 2 }) },
