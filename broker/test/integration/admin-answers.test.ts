@@ -1,12 +1,15 @@
 // Admin APIs tools send that one broker without an authorizer answers as Kafka would, instead of
 // closing the connection: the ACL APIs (SECURITY_DISABLED), ListPartitionReassignments (nothing is
-// ever reassigned) and ElectLeaders (ELECTION_NOT_NEEDED). Unknown API keys still close it.
+// ever reassigned), ElectLeaders (ELECTION_NOT_NEEDED) and DescribeLogDirs (the database as the one
+// log dir). Unknown API keys still close it.
+import * as path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
+import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
-import { startTestBroker } from './helpers';
+import { startTestBroker, tempDir } from './helpers';
 
 /** kafkajs insists on strings where the protocol allows null ("any"). */
 const ACL_FILTER = {
@@ -18,6 +21,8 @@ const ACL_FILTER = {
   operation: AclOperationTypes.ANY,
   permissionType: AclPermissionTypes.ANY,
 };
+
+const batchOf = (value: string) => encodeRecordBatch({ records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }] });
 
 describe('admin APIs answered with Kafka errors', () => {
   let broker: RunningBroker;
@@ -71,6 +76,41 @@ describe('admin APIs answered with Kafka errors', () => {
     expect(all.replicaElectionResults).toEqual([{ topic: 't', partitionResult: [] }]);
   });
 
+  it.each([1, 2, 3, 4])('describes the log dir v%i: partition sizes, unknown partitions left out', async (v) => {
+    const produced = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 1, records: batchOf('x') }] }] });
+    expect(produced.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.NONE);
+    const size = BigInt(broker.context.storage.read('t', 1, 0, 1 << 30).batches.reduce((n, b) => n + b.length, 0));
+    const res = await conn.send(ApiKey.DescribeLogDirs, v, { topics: [{ topic: 't', partitions: [0, 1, 7] }, { topic: 'nope', partitions: [0] }] });
+    expect(res.results).toHaveLength(1);
+    expect(res.results[0]).toEqual(
+      expect.objectContaining({
+        errorCode: ErrorCode.NONE,
+        logDir: 'memory://',
+        topics: [{ name: 't', partitions: [expect.objectContaining({ partitionIndex: 0, partitionSize: 0n, offsetLag: 0n }), expect.objectContaining({ partitionIndex: 1, partitionSize: size, isFutureKey: false })] }],
+      }),
+    );
+    if (v >= 4) expect(res.results[0]).toEqual(expect.objectContaining({ totalBytes: -1n, usableBytes: -1n }));
+    const all = await conn.send(ApiKey.DescribeLogDirs, v, { topics: null });
+    expect(all.results[0].topics.map((t: { name: string; partitions: unknown[] }) => [t.name, t.partitions.length])).toEqual([['t', 2]]);
+  });
+
+  it('names the SQLite file as the log dir, with its volume sizes (v4)', async () => {
+    const tmp = tempDir();
+    const sqlite = await startTestBroker(`sqlite://${tmp.dir}/dirs.db`);
+    const c = await KafkaConnection.connect('127.0.0.1', sqlite.port);
+    try {
+      const res = await c.send(ApiKey.DescribeLogDirs, 4, { topics: null });
+      expect(res.results[0].logDir).toBe(path.join(tmp.dir, 'dirs.db'));
+      expect(res.results[0].totalBytes).toBeGreaterThan(0n);
+      expect(res.results[0].usableBytes).toBeGreaterThanOrEqual(0n);
+      expect(res.results[0].usableBytes).toBeLessThanOrEqual(res.results[0].totalBytes);
+    } finally {
+      c.close();
+      await sqlite.stop();
+      tmp.cleanup();
+    }
+  });
+
   it('advertises exactly the ranges it serves, none with a min above its max', async () => {
     const res = await conn.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
     const byKey = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
@@ -79,6 +119,7 @@ describe('admin APIs answered with Kafka errors', () => {
     expect(byKey.get(ApiKey.DeleteAcls)).toEqual([1, 3]);
     expect(byKey.get(ApiKey.ElectLeaders)).toEqual([0, 2]);
     expect(byKey.get(ApiKey.ListPartitionReassignments)).toEqual([0, 0]);
+    expect(byKey.get(ApiKey.DescribeLogDirs)).toEqual([1, 4]);
     for (const [min, max] of byKey.values() as Iterable<[number, number]>) expect(min).toBeLessThanOrEqual(max);
   });
 });

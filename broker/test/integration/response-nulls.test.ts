@@ -199,6 +199,10 @@ const specDir = findSpecDir();
     [ApiKey.DeleteAcls]: [
       { name: 'one', body: () => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }) },
     ],
+    [ApiKey.DescribeLogDirs]: [
+      { name: 'all', body: () => ({ topics: null }) },
+      { name: 'named', body: () => ({ topics: [{ topic: 't', partitions: [0, 3] }, { topic: 'nope', partitions: [0] }] }) },
+    ],
     [ApiKey.ElectLeaders]: [
       { name: 'named', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 0, topicPartitions: [{ topic: 't', partitions: [0, 5] }, { topic: 'nope', partitions: [0] }], timeoutMs: 5000 }) },
       { name: 'all', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }) },

@@ -12,6 +12,7 @@ import { deleteTopicsHandler } from './delete-topics';
 import { describeAclsHandler } from './describe-acls';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
+import { describeLogDirsHandler } from './describe-log-dirs';
 import { electLeadersHandler } from './elect-leaders';
 import { fetchHandler } from './fetch';
 import { groupHandlers } from './groups';
@@ -45,6 +46,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     describeAclsHandler,
     createAclsHandler,
     deleteAclsHandler,
+    describeLogDirsHandler,
     electLeadersHandler,
     listPartitionReassignmentsHandler,
     ...groupHandlers,
