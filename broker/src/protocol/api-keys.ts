@@ -33,6 +33,7 @@ export const ApiKey = {
   ListPartitionReassignments: 46,
   OffsetDelete: 47,
   DescribeCluster: 60,
+  ListTransactions: 66,
 } as const;
 
 export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];

@@ -1,7 +1,7 @@
 // Admin APIs tools send that one broker without an authorizer answers as Kafka would, instead of
 // closing the connection: the ACL APIs (SECURITY_DISABLED), ListPartitionReassignments (nothing is
-// ever reassigned), ElectLeaders (ELECTION_NOT_NEEDED) and DescribeLogDirs (the database as the one
-// log dir). Unknown API keys still close it.
+// ever reassigned), ElectLeaders (ELECTION_NOT_NEEDED), DescribeLogDirs (the database as the one
+// log dir) and ListTransactions (none yet). Unknown API keys still close it (bad-input.test).
 import * as path from 'node:path';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
@@ -111,6 +111,11 @@ describe('admin APIs answered with Kafka errors', () => {
     }
   });
 
+  it.each([0, 1])('lists no transactions (ListTransactions v%i), echoing the state filters Kafka does not know', async (v) => {
+    const res = await conn.send(ApiKey.ListTransactions, v, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [7n], durationFilter: -1n });
+    expect(res).toEqual(expect.objectContaining({ errorCode: ErrorCode.NONE, unknownStateFilters: ['Bogus'], transactionStates: [] }));
+  });
+
   it('advertises exactly the ranges it serves, none with a min above its max', async () => {
     const res = await conn.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
     const byKey = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
@@ -120,6 +125,7 @@ describe('admin APIs answered with Kafka errors', () => {
     expect(byKey.get(ApiKey.ElectLeaders)).toEqual([0, 2]);
     expect(byKey.get(ApiKey.ListPartitionReassignments)).toEqual([0, 0]);
     expect(byKey.get(ApiKey.DescribeLogDirs)).toEqual([1, 4]);
+    expect(byKey.get(ApiKey.ListTransactions)).toEqual([0, 1]);
     for (const [min, max] of byKey.values() as Iterable<[number, number]>) expect(min).toBeLessThanOrEqual(max);
   });
 });

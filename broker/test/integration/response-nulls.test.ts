@@ -211,6 +211,7 @@ const specDir = findSpecDir();
       { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
       { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },
     ],
+    [ApiKey.ListTransactions]: [{ name: 'filtered', body: () => ({ stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n }) }],
     [ApiKey.DescribeCluster]: [
       { name: 'brokers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 1 }) },
       { name: 'controllers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 2 }) },

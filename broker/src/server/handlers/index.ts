@@ -19,6 +19,7 @@ import { groupHandlers } from './groups';
 import { initProducerIdHandler } from './init-producer-id';
 import { listOffsetsHandler } from './list-offsets';
 import { listPartitionReassignmentsHandler } from './list-partition-reassignments';
+import { listTransactionsHandler } from './list-transactions';
 import { metadataHandler } from './metadata';
 import { produceHandler } from './produce';
 
@@ -49,6 +50,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     describeLogDirsHandler,
     electLeadersHandler,
     listPartitionReassignmentsHandler,
+    listTransactionsHandler,
     ...groupHandlers,
   ].forEach(add);
   add(apiVersionsHandler(handlers));
