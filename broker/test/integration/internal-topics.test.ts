@@ -6,7 +6,9 @@ import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import type { RunningBroker } from '../../src/server/broker';
-import { startTestBroker } from './helpers';
+import { createLogger } from '../../src/server/logger';
+import { openStorage } from '../../src/storage/open-storage';
+import { startTestBroker, tempDir } from './helpers';
 
 const INTERNAL = ['__consumer_offsets', '__transaction_state'];
 
@@ -83,5 +85,22 @@ describe('internal topic names', () => {
     const del = await conn.send(ApiKey.DeleteTopics, 4, { topicNames: ['__consumer_offsets'], timeoutMs: 5000 });
     expect(del.responses[0].errorCode).toBe(ErrorCode.NONE);
     expect(stored()).toEqual([]);
+  });
+
+  it('warns at start-up about a leftover internal-named topic, telling how to remove it', async () => {
+    const tmp = tempDir();
+    const url = `sqlite://${tmp.dir}/leftover.db`;
+    const old = openStorage(url);
+    old.createTopic('__consumer_offsets', 1, {});
+    old.close();
+    const lines: string[] = [];
+    const b = await startTestBroker(url, { logger: createLogger('warn', (l) => lines.push(l)) });
+    try {
+      const warning = lines.map((l) => JSON.parse(l)).find((l) => l.topic === '__consumer_offsets');
+      expect(warning).toEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/internal topic name.*delete it/) }));
+    } finally {
+      await b.stop();
+      tmp.cleanup();
+    }
   });
 });
