@@ -14,15 +14,18 @@ import * as admin from './group-admin';
 import * as offsets from './group-offsets';
 import { realTimers, TimerHandle, TimerLike } from './timers';
 
+/** Kafka's group.initial.rebalance.delay.ms default (GroupCoordinatorConfig.GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT). */
+export const DEFAULT_INITIAL_REBALANCE_DELAY_MS = 3000;
+
 export interface GroupCoordinatorOptions {
   storage: Storage;
   logger: Logger;
   now?: () => number;
   timers?: TimerLike;
   /**
-   * group.initial.rebalance.delay.ms: how long the first rebalance of an Empty group waits for more
-   * members (extended while new ones keep arriving, up to the rebalance timeout). Kafka's default is
-   * 3000; ours is 0 so a lone consumer starts at once.
+   * group.initial.rebalance.delay.ms: how long the rebalance of an Empty group waits for more
+   * members; for a new group (generation 0) extended while new ones keep arriving, up to the
+   * rebalance timeout. Kafka's default, 3000, so consumers starting together share one rebalance.
    */
   initialRebalanceDelayMs?: number;
   /** group.min.session.timeout.ms (Kafka: 6000). */
@@ -87,7 +90,7 @@ export class GroupCoordinator {
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
     this.timers = opts.timers ?? realTimers;
-    this.initialRebalanceDelayMs = opts.initialRebalanceDelayMs ?? 0;
+    this.initialRebalanceDelayMs = opts.initialRebalanceDelayMs ?? DEFAULT_INITIAL_REBALANCE_DELAY_MS;
     this.minSessionTimeoutMs = opts.minSessionTimeoutMs ?? 6_000;
     this.maxSessionTimeoutMs = opts.maxSessionTimeoutMs ?? 1_800_000;
     this.newMemberJoinTimeoutMs = opts.newMemberJoinTimeoutMs ?? 300_000;
@@ -217,7 +220,9 @@ export class GroupCoordinator {
 
   private addMemberAndRebalance(group: Group, req: JoinGroupInput, memberId: string, respond: (r: JoinResult) => void): void {
     const member = new Member(memberId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
-    if (group.initialDelay) group.initialDelay.newMemberAdded = true;
+    // Kafka extends the initial delay only for a group that never had a generation (GroupCoordinator
+    // addMemberAndRebalance: `group.is(PreparingRebalance) && group.generationId == 0`).
+    if (group.initialDelay && group.generationId === 0) group.initialDelay.newMemberAdded = true;
     group.add(member);
     member.joinWaiter = respond;
     // A new member cannot heartbeat before its first JoinGroup response; it is dropped only if that

@@ -20,13 +20,20 @@ export const ApiKey = {
   DeleteRecords: 21,
   InitProducerId: 22,
   OffsetForLeaderEpoch: 23,
+  DescribeAcls: 29,
+  CreateAcls: 30,
+  DeleteAcls: 31,
   DescribeConfigs: 32,
   AlterConfigs: 33,
+  DescribeLogDirs: 35,
   CreatePartitions: 37,
   DeleteGroups: 42,
+  ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
+  ListPartitionReassignments: 46,
   OffsetDelete: 47,
   DescribeCluster: 60,
+  ListTransactions: 66,
 } as const;
 
 export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];

@@ -11,6 +11,7 @@ import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger } from './logger';
+import { isReservedTopic } from './topic-names';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
 const RETENTION_BATCHES_PER_STEP = 500;
@@ -45,6 +46,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
   if (config.clusterId && config.clusterId !== identity.clusterId) {
     logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
+  }
+  for (const t of storage.listTopics().filter((t) => isReservedTopic(t.name))) {
+    // An older minnow auto-created internal names as ordinary topics (a lag monitor asking for
+    // __consumer_offsets did); offsets were never kept there.
+    logger.warn('a topic has an internal topic name; minnow keeps that state in its database, not in a topic: delete it (kafka-topics --delete)', { topic: t.name, partitions: t.partitionCount });
   }
   const fetchWaiters = new FetchWaiters();
   const appendQueue = new AppendQueue(storage, logger, (parts) => {

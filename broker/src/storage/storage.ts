@@ -108,6 +108,8 @@ export interface Storage {
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
   read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult;
   offsets(topic: string, partition: number): PartitionOffsets | undefined;
+  /** Bytes of the partition's stored batches (DescribeLogDirs partition size); undefined if unknown. */
+  partitionBytes(topic: string, partition: number): number | undefined;
   /** The first batch whose maxTimestamp >= timestampMs (ListOffsets by time), if any. */
   batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined;
   /** The batch holding the partition's largest timestamp (ListOffsets MAX_TIMESTAMP, KIP-734). */

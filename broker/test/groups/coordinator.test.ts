@@ -1,6 +1,10 @@
 // The classic group state machine with a fake clock: join/sync/heartbeat/leave sequences, held
 // responses, session and rebalance timeouts, generation fencing, protocol selection, KIP-394/KIP-345.
+import { GroupCoordinator } from '../../src/groups/coordinator';
 import { GroupState } from '../../src/groups/group-state';
+import { silentLogger } from '../../src/server/logger';
+import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { FakeTimers } from './fake-timers';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { assignmentOf, flush, GROUP, harness, heartbeat, join, REBALANCE_MS, SESSION_MS, stableSingle, subscription, sync } from './harness';
 
@@ -269,6 +273,48 @@ describe('timeouts', () => {
     expect(a.value).toMatchObject({ errorCode: 0, generationId: 1 });
     expect(a.value!.members).toHaveLength(2);
     expect(b.value).toMatchObject({ errorCode: 0, generationId: 1, leader: a.value!.memberId });
+  });
+
+  it("waits Kafka's 3000 ms by default, so a consumer starting a moment after the first shares its rebalance", async () => {
+    const timers = new FakeTimers();
+    const coord = new GroupCoordinator({ storage: new MemoryStorage(), logger: silentLogger, now: timers.now, timers });
+    const a = join(coord, { clientId: 'a' });
+    await flush();
+    timers.advance(1000);
+    const b = join(coord, { clientId: 'b' });
+    await flush();
+    timers.advance(1999);
+    await flush();
+    expect(a.settled).toBe(false);
+    timers.advance(1); // 3000 ms after the first join; b's arrival extends it by one more delay
+    timers.advance(3000);
+    await flush();
+    expect(a.value).toMatchObject({ errorCode: 0, generationId: 1 });
+    expect(a.value!.members).toHaveLength(2);
+    expect(b.value).toMatchObject({ errorCode: 0, generationId: 1 });
+  });
+
+  it('delays the rebalance of an Empty group that had generations, without extending it (Kafka: generation 0 only)', async () => {
+    const { coord, timers } = harness({ initialRebalanceDelayMs: 3000 });
+    const first = join(coord, { clientId: 'first' });
+    await flush();
+    timers.advance(3000);
+    await flush();
+    expect(first.value).toMatchObject({ errorCode: 0, generationId: 1 });
+    expect(coord.leaveGroup(GROUP, [{ memberId: first.value!.memberId, groupInstanceId: null }]).members[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(coord.group(GROUP)!.generationId).toBe(2); // Empty now
+    const a = join(coord, { clientId: 'a' });
+    await flush();
+    timers.advance(2000);
+    const b = join(coord, { clientId: 'b' });
+    await flush();
+    timers.advance(999);
+    await flush();
+    expect(a.settled).toBe(false);
+    timers.advance(1);
+    await flush();
+    expect(a.value).toMatchObject({ errorCode: 0, generationId: 3 });
+    expect(b.value).toMatchObject({ errorCode: 0, generationId: 3 });
   });
 
   it('once Stable, only the member session timer is scheduled', async () => {

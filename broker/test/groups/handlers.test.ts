@@ -16,7 +16,8 @@ function setup() {
   const storage = new MemoryStorage();
   storage.createTopic('t', 2, {});
   const timers = new FakeTimers();
-  const groups = new GroupCoordinator({ storage, logger: silentLogger, now: timers.now, timers });
+  // 0: these tests drive one rebalance at a time and do not advance the fake clock for Kafka's 3 s delay.
+  const groups = new GroupCoordinator({ storage, logger: silentLogger, now: timers.now, timers, initialRebalanceDelayMs: 0 });
   const broker = { storage, groups, identity: { clusterId: 'c', nodeId: 7 }, advertised: { host: 'broker.local', port: 9999 }, logger: silentLogger, now: timers.now } as unknown as BrokerContext;
   const handler = (apiKey: number) => groupHandlers.find((h) => h.apiKey === apiKey)!;
   /** Calls the handler as the server would, then encodes and decodes the response in that version. */

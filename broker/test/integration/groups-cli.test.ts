@@ -5,6 +5,9 @@ import { runGroupCommand } from '../../src/cli/group';
 import type { RunningBroker } from '../../src/server/broker';
 import { startTestBroker } from './helpers';
 
+// Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
+const NO_DELAY = 0;
+
 const TOPIC = 'cli-topic';
 const GROUP = 'cli-group';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,7 +24,7 @@ describe('minnow group CLI', () => {
   };
 
   beforeAll(async () => {
-    broker = await startTestBroker('memory://');
+    broker = await startTestBroker('memory://', { config: { groupInitialRebalanceDelayMs: NO_DELAY } });
     kafka = new Kafka({ clientId: 'cli-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();

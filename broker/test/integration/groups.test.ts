@@ -10,6 +10,9 @@ import { consumerAssignment } from '../../src/groups/consumer-protocol';
 import type { RunningBroker } from '../../src/server/broker';
 import { startTestBroker, tempDir } from './helpers';
 
+// Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
+const NO_DELAY = 0;
+
 const TOPIC = 'orders';
 const GROUP = 'order-processors';
 const PARTITIONS = [0, 1, 2, 3, 4, 5];
@@ -147,7 +150,7 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
   const ledger = new Ledger();
 
   beforeAll(async () => {
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: { groupInitialRebalanceDelayMs: NO_DELAY } });
     const kafka = kafkaAt(broker.port, 'setup');
     admin = kafka.admin();
     await admin.connect();
@@ -213,7 +216,7 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     await producer.disconnect();
     await broker.stop();
 
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: { groupInitialRebalanceDelayMs: NO_DELAY } });
     const kafka = kafkaAt(broker.port, 'after-restart');
     admin = kafka.admin();
     await admin.connect();
@@ -241,7 +244,7 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     await admin.disconnect();
     await producer.disconnect();
     await broker.stop(); // c4 stays up and retries
-    broker = await startTestBroker(url, { config: { listener: { host: '127.0.0.1', port } } });
+    broker = await startTestBroker(url, { config: { listener: { host: '127.0.0.1', port }, groupInitialRebalanceDelayMs: NO_DELAY } });
     const kafka = kafkaAt(port, 'after-second-restart');
     admin = kafka.admin();
     await admin.connect();

@@ -3,13 +3,16 @@ import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import type { RunningBroker } from '../../src/server/broker';
 import { Engine, startTestBroker, storageUrlFor, tempDir } from './helpers';
 
+// Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
+const NO_DELAY = 0;
+
 describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engine) => {
   let broker: RunningBroker;
   let kafka: Kafka;
   const tmp = tempDir();
 
   beforeAll(async () => {
-    broker = await startTestBroker(storageUrlFor(engine, tmp.dir));
+    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { groupInitialRebalanceDelayMs: NO_DELAY } });
     kafka = new Kafka({ clientId: 'minnow-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
   });
   afterAll(async () => {

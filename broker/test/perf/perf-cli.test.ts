@@ -9,6 +9,9 @@ import type { PerfIo } from '../../src/perf/producer';
 import { RunningBroker, startBroker } from '../../src/server/broker';
 import { silentLogger } from '../../src/server/logger';
 
+// Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
+const NO_DELAY = 0;
+
 function captureIo(): PerfIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
   const errors: string[] = [];
@@ -21,7 +24,7 @@ describe('minnow perf against an in-process broker', () => {
   const dir = mkdtempSync(join(tmpdir(), 'minnow-perf-'));
 
   beforeAll(async () => {
-    broker = await startBroker({ logger: silentLogger, config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl: 'memory://' } });
+    broker = await startBroker({ logger: silentLogger, config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl: 'memory://', groupInitialRebalanceDelayMs: NO_DELAY } });
     bootstrap = `127.0.0.1:${broker.port}`;
   });
   afterAll(async () => {

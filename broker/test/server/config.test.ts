@@ -10,6 +10,7 @@ describe('broker configuration', () => {
     expect(c.sqliteSynchronous).toBe('normal');
     expect(c.autoCreateTopics).toBe(true);
     expect(c.numPartitions).toBe(1);
+    expect(c.groupInitialRebalanceDelayMs).toBe(3000); // Kafka's group.initial.rebalance.delay.ms
   });
 
   it("reads Tansu's variable names, and flags override them", () => {

@@ -128,6 +128,17 @@ export function recordsContract(ctx: ContractContext): void {
       expect(ctx.s.deleteRecords('a', 0, 1).logStartOffset).toBe(3); // never moves back
       expect(ctx.s.append([part('a', 0, [batch()])], NOW_MS)[0]).toMatchObject({ baseOffset: 10, logStartOffset: 3 });
     });
+    it('counts the stored bytes per partition, less after a deletion (DescribeLogDirs sizes)', () => {
+      fill();
+      const all = ctx.s.read('a', 0, 0, 1e9).batches.reduce((n, b) => n + b.length, 0);
+      expect(all).toBeGreaterThan(0);
+      expect(ctx.s.partitionBytes('a', 0)).toBe(all);
+      ctx.s.deleteRecords('a', 0, 4);
+      expect(ctx.s.partitionBytes('a', 0)).toBe(ctx.s.read('a', 0, 4, 1e9).batches.reduce((n, b) => n + b.length, 0));
+      expect(ctx.s.partitionBytes('a', 0)).toBeLessThan(all);
+      expect(ctx.s.partitionBytes('a', 1)).toBeUndefined();
+      expect(ctx.s.partitionBytes('nope', 0)).toBeUndefined();
+    });
     it('treats -1 as the high watermark and rejects offsets past it', () => {
       fill();
       expect(ctx.s.deleteRecords('a', 0, 11)).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, logStartOffset: 0 });

@@ -7,7 +7,7 @@ import { ZERO_UUID } from '../../protocol/uuid';
 import { validateTopicConfig } from '../../storage/topic-config';
 import { topicConfigEntries } from '../config-entries';
 import type { ApiHandler, BrokerContext } from '../context';
-import { topicNameError } from '../topic-names';
+import { isReservedTopic, topicNameError } from '../topic-names';
 
 const MAX_PARTITIONS = 10_000;
 
@@ -17,6 +17,8 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, seen
   const bad = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage });
   const nameErr = topicNameError(t.name);
   if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
+  // Kafka's refusal for its own metadata topic (ControllerApis.createTopics), for every internal name.
+  if (isReservedTopic(t.name)) return bad(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`);
   if (seen.has(t.name)) return bad(ErrorCode.INVALID_REQUEST, `topic ${t.name} is named twice in the request`);
   if (broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
   if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
@@ -51,7 +53,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       const c = check(broker, t, seen);
       seen.add(t.name);
       if ('errorCode' in c) {
-        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: null };
+        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] };
       }
       let topicId = ZERO_UUID;
       if (!req.validateOnly) {

@@ -1,9 +1,11 @@
 // DeleteRecords (key 21): v0-2. Moves the log start offset and deletes the whole batches below
-// it; offset -1 means the high watermark.
+// it; offset -1 means the high watermark. Internal topic names get Kafka's INVALID_TOPIC_EXCEPTION
+// (ReplicaManager.deleteRecordsOnLocalLog checks that first).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
+import { isInternalTopic } from '../topic-names';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
   apiKey: ApiKey.DeleteRecords,
@@ -13,6 +15,7 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => {
+        if (isInternalTopic(t.name)) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
         const offsets = broker.storage.offsets(t.name, p.partitionIndex);
         if (!offsets) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         const target = p.offset === -1n ? offsets.highWatermark : Number(p.offset);

@@ -5,6 +5,10 @@
 // except that the first batch of the first non-empty partition is always returned (KIP-74).
 // No fetch sessions (KIP-227): session id 0 makes clients send full fetches. Isolation level is
 // accepted; with no transactions the last stable offset is the high watermark.
+// Every partition carries a record set, empty on errors: librdkafka rejects a whole response with a
+// null one ("invalid MessageSetSize -1") and never sees the error (Kafka: KAFKA-18935).
+// abortedTransactions is what Kafka puts there: null for read_uncommitted reads and read errors,
+// a list (empty: no transactions here) for read_committed, empty for unknown topics/partitions.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
@@ -14,6 +18,8 @@ import type { ApiHandler, BrokerContext } from '../context';
 import { partitionKey } from '../fetch-waiters';
 
 const NO_LIMIT = 0x7fffffff;
+const NO_RECORDS = Buffer.alloc(0);
+const READ_COMMITTED = 1;
 
 interface Collected {
   response: FetchResponse;
@@ -30,6 +36,7 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
   let budget = req.maxBytes ?? NO_LIMIT;
   let bytes = 0;
   let hasError = false;
+  const readCommitted = req.isolationLevel === READ_COMMITTED;
   const responses = req.topics.map((t) => {
     const topic = topicOf(broker, t, byId);
     const name = topic?.name ?? t.topic ?? '';
@@ -41,9 +48,9 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
         highWatermark: -1n,
         lastStableOffset: -1n,
         logStartOffset: -1n,
-        abortedTransactions: null,
+        abortedTransactions: [],
         preferredReadReplica: -1,
-        records: null,
+        records: NO_RECORDS,
       };
       if (!topic) {
         hasError = true;
@@ -55,16 +62,17 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
       }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
       const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit);
-      const hw = BigInt(read.highWatermark);
-      const out = { ...base, errorCode: read.errorCode, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset) };
       if (read.errorCode !== ErrorCode.NONE) {
+        // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;
-        return out;
+        return { ...base, errorCode: read.errorCode, abortedTransactions: null };
       }
+      const hw = BigInt(read.highWatermark);
+      const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? [] : null };
       let batches = read.batches;
       // KIP-74: only the first partition with data may exceed the limits.
       if (bytes > 0 && batches.length > 0 && batches[0]!.length > limit) batches = [];
-      if (batches.length === 0) return { ...out, records: Buffer.alloc(0) };
+      if (batches.length === 0) return out;
       const records = batches.length === 1 ? batches[0]! : Buffer.concat(batches);
       bytes += records.length;
       budget -= records.length;

@@ -3,16 +3,23 @@
 import type { ApiHandler } from '../context';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
+import { createAclsHandler } from './create-acls';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
+import { deleteAclsHandler } from './delete-acls';
 import { deleteRecordsHandler } from './delete-records';
 import { deleteTopicsHandler } from './delete-topics';
+import { describeAclsHandler } from './describe-acls';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
+import { describeLogDirsHandler } from './describe-log-dirs';
+import { electLeadersHandler } from './elect-leaders';
 import { fetchHandler } from './fetch';
 import { groupHandlers } from './groups';
 import { initProducerIdHandler } from './init-producer-id';
 import { listOffsetsHandler } from './list-offsets';
+import { listPartitionReassignmentsHandler } from './list-partition-reassignments';
+import { listTransactionsHandler } from './list-transactions';
 import { metadataHandler } from './metadata';
 import { produceHandler } from './produce';
 
@@ -36,6 +43,14 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     createPartitionsHandler,
     incrementalAlterConfigsHandler,
     describeClusterHandler,
+    // Admin APIs answered with Kafka's error or empty result for what one broker without ACLs has.
+    describeAclsHandler,
+    createAclsHandler,
+    deleteAclsHandler,
+    describeLogDirsHandler,
+    electLeadersHandler,
+    listPartitionReassignmentsHandler,
+    listTransactionsHandler,
     ...groupHandlers,
   ].forEach(add);
   add(apiVersionsHandler(handlers));

@@ -1,13 +1,14 @@
 // Metadata (key 3): v0-12. One broker, leader of every partition. Topic ids from v10; v0 asks for
 // every topic with an empty list, v1+ with null. Unknown topics are created when
-// auto.create.topics.enable is on and the request allows it (v4+).
+// auto.create.topics.enable is on and the request allows it (v4+); internal names never are (see
+// topic-names.ts): Kafka's answer for a missing topic without auto-creation, flagged internal.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
-import { topicNameError } from '../topic-names';
+import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 
 /** Kafka's value for "authorized operations not requested". */
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
@@ -26,14 +27,14 @@ export function topicMetadata(broker: BrokerContext, t: TopicInfo): MetadataResp
       offlineReplicas: [],
     });
   }
-  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: false, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: isInternalTopic(t.name), partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
 const missing = (name: string | null, errorCode: number, topicId = ZERO_UUID): MetadataResponseTopic => ({
   errorCode,
   name,
   topicId,
-  isInternal: false,
+  isInternal: isInternalTopic(name),
   partitions: [],
   topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
 });
@@ -65,7 +66,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         const existing = broker.storage.topic(rt.name);
         if (existing) return topicMetadata(broker, existing);
         if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
-        if (!allowCreate) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (!allowCreate || isReservedTopic(rt.name)) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         return topicMetadata(broker, autoCreateTopic(broker, rt.name));
       });
     }

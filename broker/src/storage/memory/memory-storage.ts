@@ -110,6 +110,9 @@ export class MemoryStorage implements Storage {
     const log = this.log(topic, partition);
     return log && { logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
   }
+  partitionBytes(topic: string, partition: number): number | undefined {
+    return this.log(topic, partition)?.bytes;
+  }
   batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined {
     return this.log(topic, partition)?.batchForTimestamp(timestampMs);
   }

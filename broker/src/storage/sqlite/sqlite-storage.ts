@@ -143,6 +143,9 @@ export class SqliteStorage implements Storage {
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     return this.records.offsets(topic, partition);
   }
+  partitionBytes(topic: string, partition: number): number | undefined {
+    return this.guard(() => this.records.partitionSize(topic, partition));
+  }
   batchForTimestamp(topic: string, partition: number, timestampMs: number): StoredBatch | undefined {
     return this.guard(() => this.records.batchForTimestamp(topic, partition, timestampMs));
   }
