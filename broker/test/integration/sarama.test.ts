@@ -1,0 +1,86 @@
+// Go clients on IBM/sarama (broker/test/go, built here with `go build`): sarama 1.40.1 with its
+// default config.Version V1_0_0_0 (OffsetCommit v1, OffsetFetch v1, DescribeConfigs v0, Produce
+// v3, Fetch v4), the last release before 1.41 raised the default to V2_1_0_0; and sarama 1.61.1
+// (default V2_8_0_0). Each produces, consumes in a group and commits, then resumes from its commit
+// after the broker restarted. Skipped, saying so, when `go` is not installed.
+//
+// What sarama writes as a batch's MaxTimestamp: before 1.45.1 (IBM/sarama#3108) it leaves it
+// unset, which encodes as -1; Kafka recomputes it from the records on append.
+import * as path from 'node:path';
+import type { RunningBroker } from '../../src/server/broker';
+import { hasCommand, run, RunResult, startTestBroker, tempDir } from './helpers';
+
+const GO_DIR = path.join(__dirname, '..', 'go');
+const HAS_GO = hasCommand('go');
+if (!HAS_GO) console.warn('sarama.test.ts skipped: `go` is not on PATH, so the sarama clients cannot be built');
+const describeWithGo = HAS_GO ? describe : describe.skip;
+
+interface Client {
+  name: string;
+  /** The go.mod that pins this sarama (the module proxy serves it; go.sum is committed). */
+  modfile: string;
+  /** sarama's default config.Version in that release. */
+  defaultVersion: string;
+}
+
+const CLIENTS: Client[] = [
+  { name: 'sarama 1.40.1', modfile: 'go.sarama-1.40.mod', defaultVersion: '1.0.0' },
+  { name: 'sarama 1.61.1', modfile: 'go.mod', defaultVersion: '2.8.0' },
+];
+
+const BUILD_TIMEOUT_MS = 300_000;
+
+function parse(r: RunResult, what: string): any {
+  if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+describeWithGo.each(CLIENTS)('$name', (client) => {
+  const tmp = tempDir('minnow-sarama-');
+  const url = `sqlite://${path.join(tmp.dir, 'sarama.db')}`;
+  const bin = path.join(tmp.dir, 'sarama-client');
+  let broker: RunningBroker;
+
+  const sarama = async (args: string[]) => {
+    const r = await run(bin, [args[0]!, '-brokers', `127.0.0.1:${broker.port}`, '-timeout', '25s', ...args.slice(1)], { timeoutMs: 40_000 });
+    return parse(r, `sarama-client ${args.join(' ')}`);
+  };
+
+  beforeAll(async () => {
+    // `go build` reuses Go's build cache, so only the first run compiles sarama (and downloads it
+    // from the module proxy if .ci/run has not).
+    const built = await run('go', ['build', '-C', GO_DIR, `-modfile=${client.modfile}`, '-o', bin, '.'], { timeoutMs: BUILD_TIMEOUT_MS });
+    if (built.code !== 0) throw new Error(`go build -modfile=${client.modfile} failed: ${built.stderr}`);
+    broker = await startTestBroker(url);
+  }, BUILD_TIMEOUT_MS + 10_000);
+  afterAll(async () => {
+    await broker?.stop();
+    tmp.cleanup();
+  });
+
+  it('produces, consumes in a group, commits, and resumes from the commit after a broker restart', async () => {
+    broker.context.storage.createTopic('go-orders', 1, {});
+    const produced = await sarama(['produce', '-topic', 'go-orders', '-count', '10', '-prefix', 'order']);
+    expect(produced.kafkaVersion).toBe(client.defaultVersion);
+    expect(produced.offsets).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+
+    const first = await sarama(['consume', '-topic', 'go-orders', '-group', 'billing', '-count', '4']);
+    expect(first.records.map((r: { offset: number }) => r.offset)).toEqual([0, 1, 2, 3]);
+    expect(first.committed).toEqual({ 0: 4 });
+
+    await broker.stop();
+    broker = await startTestBroker(url);
+
+    const second = await sarama(['consume', '-topic', 'go-orders', '-group', 'billing', '-count', '6']);
+    expect(second.records.map((r: { value: string }) => r.value)).toEqual(['order-4', 'order-5', 'order-6', 'order-7', 'order-8', 'order-9']);
+    expect(second.committed).toEqual({ 0: 10 });
+  });
+
+  it('describes a topic config, telling overrides from defaults', async () => {
+    broker.context.storage.createTopic('go-configs', 1, { 'retention.ms': '3600000' });
+    const described = await sarama(['describe-config', '-topic', 'go-configs']);
+    const entry = (name: string) => described.configs.find((c: { name: string }) => c.name === name);
+    expect(entry('retention.ms')).toEqual({ name: 'retention.ms', value: '3600000', default: false });
+    expect(entry('cleanup.policy')).toEqual({ name: 'cleanup.policy', value: 'delete', default: true });
+  });
+});
