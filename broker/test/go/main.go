@@ -1,7 +1,9 @@
 // sarama-client: a small Kafka client built on github.com/IBM/sarama that the integration test
 // broker/test/integration/sarama.test.ts runs against minnow. It is built twice from this one
-// source: with go.mod (a current sarama) and with -modfile=go.sarama-1.40.mod (sarama 1.40.1, the
-// last release whose default config.Version is V1_0_0_0: OffsetCommit v1, DescribeConfigs v0).
+// source: with go.mod (a current sarama), with -modfile=go.sarama-1.40.1.mod (sarama 1.40.1, the
+// last release whose default config.Version is V1_0_0_0: OffsetCommit v1, DescribeConfigs v0) and
+// with -modfile=go.sarama-1.27.0.mod (sarama 1.27.0, the last whose default is V0_8_2_0: Produce v0
+// and Fetch v0 with message format v0, which minnow refuses with UNSUPPORTED_VERSION).
 // The sarama config is left at its defaults except where a flag says otherwise, so the requests
 // are the ones a user of that release sends.
 //
@@ -26,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(errors.New("usage: sarama-client produce|consume|describe-config [flags]"))
+		fail(errors.New("usage: sarama-client produce|consume|read|describe-config [flags]"))
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	brokers := fs.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma separated")
@@ -57,6 +59,8 @@ func main() {
 			fail(errors.New("-group is required"))
 		}
 		out, err = consume(ctx, addrs, *topic, *group, *count)
+	case "read":
+		out, err = read(ctx, addrs, *topic, *count)
 	case "describe-config":
 		out, err = describeConfig(addrs, *topic)
 	default:
@@ -104,6 +108,11 @@ func produce(addrs []string, topic string, count int, prefix string) (*produced,
 	}
 	// One request for all: the records share a batch, as a busy producer's would.
 	if err := p.SendMessages(msgs); err != nil {
+		var perMessage sarama.ProducerErrors
+		if errors.As(err, &perMessage) && len(perMessage) > 0 {
+			// What the broker answered, not just "failed to deliver N messages".
+			err = fmt.Errorf("%w (first: %v)", err, perMessage[0].Err)
+		}
 		return nil, fmt.Errorf("produce to %s: %w", topic, err)
 	}
 	for _, m := range msgs {
@@ -119,8 +128,8 @@ type record struct {
 }
 
 type consumed struct {
-	KafkaVersion string           `json:"kafkaVersion"`
-	Records      []record         `json:"records"`
+	KafkaVersion string          `json:"kafkaVersion"`
+	Records      []record        `json:"records"`
 	Committed    map[int32]int64 `json:"committed"`
 }
 
@@ -192,11 +201,11 @@ func consume(ctx context.Context, addrs []string, topic, group string, count int
 	}
 	closeErr := cg.Close()
 	<-errsDone
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("timed out with %d of %d records", len(h.records), count)
-	}
 	if len(groupErrs) > 0 {
 		return nil, fmt.Errorf("consumer group errors: %v", errors.Join(groupErrs...))
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("timed out with %d of %d records", len(h.records), count)
 	}
 	if closeErr != nil {
 		return nil, fmt.Errorf("closing the consumer group: %w", closeErr)
@@ -206,6 +215,39 @@ func consume(ctx context.Context, addrs []string, topic, group string, count int
 		return nil, err
 	}
 	return &consumed{KafkaVersion: cfg.Version.String(), Records: h.records, Committed: committed}, nil
+}
+
+type readResult struct {
+	KafkaVersion string   `json:"kafkaVersion"`
+	Records      []record `json:"records"`
+}
+
+// read consumes partition 0 from the oldest offset without a group (ListOffsets, then Fetch), as
+// clients on sarama's old default version (V0_8_2_0, which cannot use groups) do.
+func read(ctx context.Context, addrs []string, topic string, count int) (*readResult, error) {
+	cfg := newConfig()
+	c, err := sarama.NewConsumer(addrs, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	defer c.Close()
+	pc, err := c.ConsumePartition(topic, 0, sarama.OffsetOldest)
+	if err != nil {
+		return nil, fmt.Errorf("consume %s/0: %w", topic, err)
+	}
+	defer pc.Close()
+	out := &readResult{KafkaVersion: cfg.Version.String(), Records: []record{}}
+	for len(out.Records) < count {
+		select {
+		case m := <-pc.Messages():
+			out.Records = append(out.Records, record{Partition: m.Partition, Offset: m.Offset, Value: string(m.Value)})
+		case e := <-pc.Errors():
+			return nil, fmt.Errorf("fetching %s/0: %w", topic, e.Err)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("timed out with %d of %d records", len(out.Records), count)
+		}
+	}
+	return out, nil
 }
 
 // committedOffsets asks the broker (OffsetFetch) what the group has committed for the topic.
