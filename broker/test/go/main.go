@@ -28,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(errors.New("usage: sarama-client produce|consume|read|describe-config [flags]"))
+		fail(errors.New("usage: sarama-client produce|consume|read|offset-for-time|describe-config [flags]"))
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	brokers := fs.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma separated")
@@ -37,6 +37,7 @@ func main() {
 	prefix := fs.String("prefix", "record", "value prefix of produced records")
 	group := fs.String("group", "", "consumer group (consume)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
+	timeMs := fs.Int64("time", -1, "offset-for-time: a record timestamp in ms since the epoch")
 	debug := fs.Bool("debug", false, "log sarama's own messages to stderr")
 	_ = fs.Parse(os.Args[2:])
 	if *topic == "" {
@@ -61,6 +62,8 @@ func main() {
 		out, err = consume(ctx, addrs, *topic, *group, *count)
 	case "read":
 		out, err = read(ctx, addrs, *topic, *count)
+	case "offset-for-time":
+		out, err = offsetForTime(addrs, *topic, *timeMs)
 	case "describe-config":
 		out, err = describeConfig(addrs, *topic)
 	default:
@@ -248,6 +251,25 @@ func read(ctx context.Context, addrs []string, topic string, count int) (*readRe
 		}
 	}
 	return out, nil
+}
+
+type offsetResult struct {
+	Offset int64 `json:"offset"`
+}
+
+// offsetForTime is ListOffsets by timestamp for partition 0: the first offset whose record is at
+// least timeMs old, or -1.
+func offsetForTime(addrs []string, topic string, timeMs int64) (*offsetResult, error) {
+	c, err := sarama.NewClient(addrs, newConfig())
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	defer c.Close()
+	off, err := c.GetOffset(topic, 0, timeMs)
+	if err != nil {
+		return nil, fmt.Errorf("offset of %s/0 for time %d: %w", topic, timeMs, err)
+	}
+	return &offsetResult{Offset: off}, nil
 }
 
 // committedOffsets asks the broker (OffsetFetch) what the group has committed for the topic.

@@ -1,6 +1,6 @@
 // The request versions Kafka 3.9 still served and 4.0 removed (KIP-896), over the wire: clients
 // written for Kafka 3.x (sarama before 1.41 by default, kafka-python's and librdkafka's fallbacks)
-// send them, and got a closed connection here before.
+// send them, and got a closed connection here before. Fetch v0-3 stay refused, with an error code.
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
@@ -30,6 +30,16 @@ describe('old request versions (Kafka 3.9)', () => {
     const res = await conn.send(ApiKey.ApiVersions, 0, {});
     const min = (key: number) => res.apiKeys.find((k: { apiKey: number }) => k.apiKey === key)!.minVersion;
     expect([ApiKey.ListOffsets, ApiKey.OffsetCommit, ApiKey.CreateTopics, ApiKey.DeleteTopics, ApiKey.DescribeConfigs].map(min)).toEqual([0, 0, 0, 0, 0]);
+    // Produce v0-2 and Fetch v0-3 are advertised so that they get an error code, not a closed connection.
+    expect([ApiKey.Produce, ApiKey.Fetch].map(min)).toEqual([0, 0]);
+  });
+
+  it.each([0, 1, 2, 3])('Fetch v%i (message format 0/1) gets UNSUPPORTED_VERSION on every partition', async (v) => {
+    broker.context.storage.createTopic(`old-fetch-${v}`, 1, {});
+    await produce(`old-fetch-${v}`, [Date.now()]);
+    const res = await conn.send(ApiKey.Fetch, v, { replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: `old-fetch-${v}`, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] });
+    expect(res.responses[0].partitions[0]).toEqual(expect.objectContaining({ partitionIndex: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, highWatermark: -1n }));
+    expect(res.responses[0].partitions[0].records).toEqual(Buffer.alloc(0));
   });
 
   it('CreateTopics v0 creates; v1 validateOnly only checks; DeleteTopics v0 deletes', async () => {
