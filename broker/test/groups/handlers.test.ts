@@ -69,7 +69,7 @@ describe('advertised versions', () => {
       Heartbeat: '0-4',
       LeaveGroup: '0-5',
       OffsetCommit: '0-9',
-      OffsetFetch: '1-9',
+      OffsetFetch: '0-9',
       ListGroups: '0-5',
       DescribeGroups: '0-5',
       DeleteGroups: '1-2',
@@ -212,6 +212,18 @@ describe('offsets', () => {
     const unknownOnly = await call(K.OffsetCommit, 0, { groupId: 'g', topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }] });
     expect(unknownOnly.topics[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(storage.fetchOffsets('g')).toEqual([]);
+  });
+
+  it('OffsetFetch v0: UNSUPPORTED_VERSION and offset -1 for every partition asked, as a KRaft Kafka 3.9 answers', async () => {
+    const { call } = setup();
+    await call(K.OffsetCommit, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    const f = await call(K.OffsetFetch, 0, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+    expect(f.topics).toEqual([
+      {
+        name: 't',
+        partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSUPPORTED_VERSION })),
+      },
+    ]);
   });
 
   it.each([1, 2, 5, 7])('OffsetFetch v%i', async (v) => {

@@ -29,7 +29,7 @@ describe('old request versions (Kafka 3.9)', () => {
   it('advertises them in ApiVersions', async () => {
     const res = await conn.send(ApiKey.ApiVersions, 0, {});
     const min = (key: number) => res.apiKeys.find((k: { apiKey: number }) => k.apiKey === key)!.minVersion;
-    expect([ApiKey.ListOffsets, ApiKey.OffsetCommit, ApiKey.CreateTopics, ApiKey.DeleteTopics, ApiKey.DescribeConfigs].map(min)).toEqual([0, 0, 0, 0, 0]);
+    expect([ApiKey.ListOffsets, ApiKey.OffsetCommit, ApiKey.OffsetFetch, ApiKey.CreateTopics, ApiKey.DeleteTopics, ApiKey.DescribeConfigs].map(min)).toEqual([0, 0, 0, 0, 0, 0]);
     // Produce v0-2 and Fetch v0-3 are advertised so that they get an error code, not a closed connection.
     expect([ApiKey.Produce, ApiKey.Fetch].map(min)).toEqual([0, 0]);
   });
