@@ -107,7 +107,7 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
   });
 });
 
-describeWithGo(`${ANCIENT.name} (default version 0.8.2: message format v0)`, () => {
+describeWithGo(`${ANCIENT.name} (default version ${ANCIENT.defaultVersion}: message format v0)`, () => {
   const f = saramaFixture(ANCIENT);
 
   it('gets UNSUPPORTED_VERSION from Produce v0 and Fetch v0 as errors it shows, and nothing is stored', async () => {
