@@ -69,8 +69,8 @@ describe('advertised versions', () => {
       SyncGroup: '0-5',
       Heartbeat: '0-4',
       LeaveGroup: '0-5',
-      OffsetCommit: '2-9',
-      OffsetFetch: '1-9',
+      OffsetCommit: '0-9',
+      OffsetFetch: '0-9',
       ListGroups: '0-5',
       DescribeGroups: '0-5',
       DeleteGroups: '1-2',
@@ -178,6 +178,52 @@ describe('offsets', () => {
     expect(f.topics[0].partitions).toEqual([
       { partitionIndex: 0, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
       { partitionIndex: 1, committedOffset: 17n, committedLeaderEpoch: v >= 6 && v >= 5 ? 2 : -1, metadata: 'm', errorCode: 0 },
+    ]);
+  });
+
+  it('OffsetCommit v1 (sarama before 1.41): a member commits with its generation; commitTimestamp is accepted', async () => {
+    const { call } = setup();
+    const { memberId, generationId } = await joinAndSync(call, 1);
+    const commit = (gen: number, offset: bigint) =>
+      call(K.OffsetCommit, 1, {
+        groupId: 'g',
+        generationIdOrMemberEpoch: gen,
+        memberId,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, commitTimestamp: -1n, committedMetadata: '' }, { partitionIndex: 1, committedOffset: offset + 1n, commitTimestamp: 1_700_000_000_000n, committedMetadata: 'x' }] }],
+      });
+    expect((await commit(generationId, 4n)).topics[0].partitions).toEqual([
+      { partitionIndex: 0, errorCode: 0 },
+      { partitionIndex: 1, errorCode: 0 },
+    ]);
+    expect((await commit(generationId + 1, 9n)).topics[0].partitions.map((p: { errorCode: number }) => p.errorCode)).toEqual([ErrorCode.ILLEGAL_GENERATION, ErrorCode.ILLEGAL_GENERATION]);
+    const f = await call(K.OffsetFetch, 1, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+    expect(f.topics[0].partitions.map((p: { committedOffset: bigint; metadata: string }) => [p.committedOffset, p.metadata])).toEqual([
+      [4n, ''],
+      [5n, 'x'],
+    ]);
+  });
+
+  it('OffsetCommit v0: UNSUPPORTED_VERSION for every partition, as a KRaft Kafka 3.9 answers (v0 commits went to ZooKeeper); nothing stored', async () => {
+    const { call, storage } = setup();
+    const c = await call(K.OffsetCommit, 0, { groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }, { name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }] });
+    expect(c.topics).toEqual([
+      { name: 't', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION }] },
+      { name: 'nope', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION }] },
+    ]);
+    const unknownOnly = await call(K.OffsetCommit, 0, { groupId: 'g', topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }] });
+    expect(unknownOnly.topics[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(storage.fetchOffsets('g')).toEqual([]);
+  });
+
+  it('OffsetFetch v0: UNSUPPORTED_VERSION and offset -1 for every partition asked, as a KRaft Kafka 3.9 answers', async () => {
+    const { call } = setup();
+    await call(K.OffsetCommit, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    const f = await call(K.OffsetFetch, 0, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+    expect(f.topics).toEqual([
+      {
+        name: 't',
+        partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSUPPORTED_VERSION })),
+      },
     ]);
   });
 

@@ -1,4 +1,5 @@
-// CreateTopics (key 19): v2-7. One broker, so replication factor 1 (or -1, the default) only;
+// CreateTopics (key 19): v0-7 (v0-1, gone in Kafka 4.0 by KIP-896, are v2 without the throttle
+// time; v0 has no validateOnly and no error message in the response). One broker, so replication factor 1 (or -1, the default) only;
 // validate_only checks without creating; v5+ returns the resulting configs, v7 the topic id.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
@@ -45,7 +46,7 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, seen
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
   apiKey: ApiKey.CreateTopics,
-  minVersion: 2,
+  minVersion: 0,
   maxVersion: 7,
   handle({ broker }, req) {
     const seen = new Set<string>();

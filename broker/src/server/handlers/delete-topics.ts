@@ -1,4 +1,5 @@
-// DeleteTopics (key 20): v1-6. Deletes exactly the named topics (v6 also by id) with their
+// DeleteTopics (key 20): v0-6 (v0, gone in Kafka 4.0 by KIP-896, differs from v1 only by having no
+// throttle time in the response). Deletes exactly the named topics (v6 also by id) with their
 // batches, producer state and committed offsets.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
@@ -8,7 +9,7 @@ import type { ApiHandler } from '../context';
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: ApiKey.DeleteTopics,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 6,
   handle({ broker }, req) {
     const wanted = req.topics && req.topics.length > 0 ? req.topics : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));

@@ -1,10 +1,13 @@
-// DescribeConfigs (key 32): v1-4. Topics report every known config with its source (override or
+// DescribeConfigs (key 32): v0-4. Topics report every known config with its source (override or
 // default) and, on request, synonyms (v1+) and documentation (v3+); the broker resource reports
-// the start-up settings read-only.
+// the start-up settings read-only. v0 (sarama before 1.41 by default; gone in Kafka 4.0, KIP-896)
+// has isDefault instead of configSource: true for a value from the defaults (DEFAULT_CONFIG), as
+// Kafka 1.1-2.5 set it (KIP-133). Kafka 2.6-3.9 always send false there, a regression of the
+// KAFKA-9432 rewrite (their broker never sets the field), which we do not copy.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeConfigsRequest, DescribeConfigsResponse, DescribeConfigsResponseDescribeConfigsResult } from '../../protocol/messages';
-import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
+import { brokerConfigEntries, ConfigEntry, ConfigSource, topicConfigEntries } from '../config-entries';
 import type { ApiHandler } from '../context';
 
 /** org.apache.kafka.common.config.ConfigResource.Type */
@@ -12,7 +15,7 @@ export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
 
 export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> = {
   apiKey: ApiKey.DescribeConfigs,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 4,
   handle({ broker }, req) {
     const results = req.resources.map((res): DescribeConfigsResponseDescribeConfigsResult => {
@@ -42,6 +45,7 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
           value: e.value,
           readOnly: e.readOnly,
           configSource: e.source,
+          isDefault: e.source === ConfigSource.DEFAULT_CONFIG,
           isSensitive: e.isSensitive,
           synonyms: req.includeSynonyms ? e.synonyms : [],
           configType: e.type,

@@ -1,5 +1,8 @@
-// Fetch (key 1): v4-16; v13+ names topics by id (KIP-516), which Metadata has returned since v10,
-// so the Java consumer may use it; v15 moves the replica id into ReplicaState. Returns stored batches
+// Fetch (key 1): served v4-16, advertised from v0. v0-3 (message formats 0/1) get UNSUPPORTED_VERSION
+// on every partition, not down-converted: Kafka 4.0 dropped them (KIP-896), and the clients that
+// send them without negotiating are sarama <= 1.27.0 with its default config.Version and Java
+// clients before 0.10.2 (old-message-formats.ts has the evidence). v13+ names topics by id (KIP-516), which Metadata has returned since v10, so the Java
+// consumer may use it; v15 moves the replica id into ReplicaState. Returns stored batches
 // as they were produced, without decoding them. Long-polls up to max_wait_ms until min_bytes are
 // available, woken by appends (fetch-waiters.ts). max_bytes and partition_max_bytes are honoured
 // except that the first batch of the first non-empty partition is always returned (KIP-74).
@@ -16,6 +19,7 @@ import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { partitionKey } from '../fetch-waiters';
+import { MIN_FETCH_VERSION, refuseOldFetch } from './old-message-formats';
 
 const NO_LIMIT = 0x7fffffff;
 const NO_RECORDS = Buffer.alloc(0);
@@ -85,9 +89,10 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
 
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   apiKey: ApiKey.Fetch,
-  minVersion: 4,
+  minVersion: 0,
   maxVersion: 16,
   async handle({ broker, apiVersion }, req) {
+    if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(req);
     const byId = apiVersion >= 13;
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);
     const keys = req.topics.flatMap((t) => {

@@ -1,4 +1,5 @@
-// ListOffsets (key 2): v1-10. Timestamps: -2 earliest, -1 latest, -3 max timestamp (v7+, KIP-734),
+// ListOffsets (key 2): v0-10; v0 (maxNumOffsets, oldStyleOffsets) is answered by list-offsets-v0.ts.
+// Timestamps: -2 earliest, -1 latest, -3 max timestamp (v7+, KIP-734),
 // -4 earliest local (v8+, = earliest here), -5 earliest pending upload (v9+, none here: -1);
 // otherwise the first record with timestamp >= the one asked. Batches are stored whole, so a
 // lookup by time decodes just the one batch that holds the answer.
@@ -8,6 +9,7 @@ import type { ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponseListOf
 import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
 import type { StoredBatch } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { listOffsetsV0 } from './list-offsets-v0';
 
 const EARLIEST = -2n;
 const LATEST = -1n;
@@ -44,9 +46,13 @@ export function offsetOfMaxTimestamp(batch: StoredBatch | undefined): Found | un
 
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
   apiKey: ApiKey.ListOffsets,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 10,
-  handle({ broker }, req) {
+  handle({ broker, apiVersion }, req) {
+    if (apiVersion === 0) {
+      const topics = req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1)) }));
+      return { throttleTimeMs: 0, topics };
+    }
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {

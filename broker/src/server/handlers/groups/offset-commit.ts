@@ -1,17 +1,47 @@
-// OffsetCommit (key 8): v2-9 (v0-1 are gone since Kafka 4.0, KIP-896). v2-4 carry retentionTimeMs
-// (ignored: offsets are kept until the group or topic is deleted), v6 adds committedLeaderEpoch, v7
-// groupInstanceId, v8 is flexible. Generation -1 with an empty member id is a "simple" consumer's
-// commit, accepted while the group has no members.
+// OffsetCommit (key 8): v0-9, as Kafka 3.9 serves them (Kafka 4.0 dropped v0-1, KIP-896).
+// v0 has no generation or member: Kafka 3.x stores it in ZooKeeper, and a KRaft broker (no
+// ZooKeeper, like minnow) answers UNSUPPORTED_VERSION for every partition (KafkaApis.
+// commitOffsetsToZookeeper), after UNKNOWN_TOPIC_OR_PARTITION if no partition named exists.
+// v1 adds generation/member (sarama before 1.41 sends it by default) and a per-partition
+// commitTimestamp, v2-4 carry retentionTimeMs instead: both only set when Kafka expires the offset,
+// and minnow keeps offsets until the group or topic is deleted, so they change nothing here.
+// v6 adds committedLeaderEpoch, v7 groupInstanceId, v8 is flexible. Generation -1 with an empty
+// member id is a "simple" consumer's commit, accepted while the group has no members.
 import { ApiKey } from '../../../protocol/api-keys';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { OffsetCommitRequest, OffsetCommitResponse } from '../../../protocol/messages';
+import type { Storage } from '../../../storage/storage';
 import type { ApiHandler } from '../../context';
+
+/** Kafka 3.9 in KRaft mode for a v0 (ZooKeeper-stored) commit. */
+function v0Response(storage: Storage, req: OffsetCommitRequest): OffsetCommitResponse {
+  const exists = (topic: string, partition: number) => {
+    const t = storage.topic(topic);
+    return t !== undefined && partition >= 0 && partition < t.partitionCount;
+  };
+  const anyValid = req.topics.some((t) => t.partitions.some((p) => exists(t.name, p.partitionIndex)));
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        errorCode: anyValid ? ErrorCode.UNSUPPORTED_VERSION : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      })),
+    })),
+  };
+}
 
 export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = {
   apiKey: ApiKey.OffsetCommit,
-  minVersion: 2,
+  minVersion: 0,
   maxVersion: 9,
   handle(ctx, req) {
     const v = ctx.apiVersion;
+    if (v === 0) {
+      ctx.broker.logger.debug('offset commit v0 refused: Kafka stores v0 commits in ZooKeeper, which a KRaft broker does not have', { groupId: req.groupId });
+      return v0Response(ctx.broker.storage, req);
+    }
     const offsets = req.topics.flatMap((t) =>
       t.partitions.map((p) => ({
         topic: t.name,
