@@ -6,6 +6,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
 import type { PartitionAppend } from '../../storage/storage';
 import { topicConfig } from '../../storage/topic-config';
+import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler } from '../context';
 import { validateProduceRecords } from '../produce-validation';
 
@@ -37,6 +38,9 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
         : req.acks !== 0 && req.acks !== 1 && req.acks !== -1
           ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
           : null;
+    // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
+    let defaults: Record<string, string> | undefined;
+    const brokerDefaults = () => (defaults ??= brokerTopicDefaults(broker.storage, broker.identity.nodeId));
     req.topicData.forEach((t, ti) => {
       const topic = broker.storage.topic(t.name);
       for (const p of t.partitionData) {
@@ -49,14 +53,14 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           out.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
           continue;
         }
-        const maxMessageBytes = Number(topicConfig(topic.configs, 'max.message.bytes'));
+        const maxMessageBytes = Number(topicConfig(topic.configs, 'max.message.bytes', brokerDefaults()));
         const check = validateProduceRecords(p.records, maxMessageBytes, apiVersion);
         if (!check.ok) {
           broker.logger.debug('produce rejected', { topic: t.name, partition: p.index, errorCode: check.errorCode, reason: check.message });
           out.push(failed(p.index, check.errorCode, check.message));
           continue;
         }
-        const logAppendTime = topicConfig(topic.configs, 'message.timestamp.type') === 'LogAppendTime';
+        const logAppendTime = topicConfig(topic.configs, 'message.timestamp.type', brokerDefaults()) === 'LogAppendTime';
         appends.push({ topic: t.name, partition: p.index, batches: check.batches, logAppendTime });
         const entry = failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
         pending.push(entry);
