@@ -133,3 +133,18 @@ export function validateTopicConfigs(configs: Record<string, string>): TopicConf
 export function topicConfig(configs: Record<string, string>, key: string, brokerDefaults?: Readonly<Record<string, string>>): string {
   return configs[key] ?? brokerDefaults?.[key] ?? TOPIC_CONFIGS[key]?.default ?? '';
 }
+
+/**
+ * message.timestamp.before.max.ms / after.max.ms as Kafka 3.9's LogConfig resolves them (KIP-937):
+ * while one is at its default (Long.MAX_VALUE) the deprecated message.timestamp.difference.max.ms
+ * stands in for it. Milliseconds as bigint (the defaults exceed 2^53).
+ */
+export function messageTimestampBounds(configs: Record<string, string>, brokerDefaults?: Readonly<Record<string, string>>): { beforeMaxMs: bigint; afterMaxMs: bigint } {
+  const get = (key: string) => BigInt(topicConfig(configs, key, brokerDefaults));
+  const difference = get('message.timestamp.difference.max.ms');
+  const resolve = (key: string) => {
+    const v = get(key);
+    return v === BigInt(LONG_MAX) ? difference : v;
+  };
+  return { beforeMaxMs: resolve('message.timestamp.before.max.ms'), afterMaxMs: resolve('message.timestamp.after.max.ms') };
+}

@@ -1,7 +1,7 @@
 // Topic config values checked with Kafka's ConfigDef rules and texts (issue 10: minnow refused its
 // own default of message.timestamp.difference.max.ms and called valid configs "unknown").
 import { javaDoubleToString, parseType, ConfigType } from '../../src/storage/config-def';
-import { TOPIC_CONFIG_NAMES, TOPIC_CONFIGS, topicConfig, validateTopicConfigs } from '../../src/storage/topic-config';
+import { messageTimestampBounds, TOPIC_CONFIG_NAMES, TOPIC_CONFIGS, topicConfig, validateTopicConfigs } from '../../src/storage/topic-config';
 
 const check = (configs: Record<string, string>) => validateTopicConfigs(configs);
 const error = (configs: Record<string, string>) => {
@@ -73,6 +73,17 @@ describe('topic configs', () => {
     expect(topicConfig({}, 'message.timestamp.after.max.ms')).toBe('9223372036854775807');
     expect(topicConfig({}, 'max.message.bytes', { 'max.message.bytes': '100' })).toBe('100');
     expect(topicConfig({ 'max.message.bytes': '5' }, 'max.message.bytes', { 'max.message.bytes': '100' })).toBe('5');
+  });
+});
+
+describe('message timestamp bounds (KIP-937, as Kafka 3.9 resolves them)', () => {
+  const MAX = 9223372036854775807n;
+  it('are unbounded by default', () => {
+    expect(messageTimestampBounds({})).toEqual({ beforeMaxMs: MAX, afterMaxMs: MAX });
+  });
+  it('fall back to the deprecated difference.max.ms while before/after are at their default', () => {
+    expect(messageTimestampBounds({ 'message.timestamp.difference.max.ms': '1000', 'message.timestamp.after.max.ms': '50' })).toEqual({ beforeMaxMs: 1000n, afterMaxMs: 50n });
+    expect(messageTimestampBounds({}, { 'message.timestamp.before.max.ms': '7' })).toEqual({ beforeMaxMs: 7n, afterMaxMs: MAX });
   });
 });
 
