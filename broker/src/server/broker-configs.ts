@@ -14,6 +14,8 @@ import type { BrokerConfig } from './config';
 export const ConfigSource = {
   UNKNOWN: 0,
   TOPIC_CONFIG: 1,
+  /** The Java admin client's name for TOPIC_CONFIG (ConfigEntry.ConfigSource). */
+  DYNAMIC_TOPIC_CONFIG: 1,
   DYNAMIC_BROKER_CONFIG: 2,
   DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
   STATIC_BROKER_CONFIG: 4,
