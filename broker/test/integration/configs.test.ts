@@ -137,6 +137,23 @@ describe('configs round-trip as in Kafka', () => {
     expect(broker.context.storage.topic('bad')!.configs).toEqual({ 'retention.ms': '1000' });
   });
 
+  it('checks CreateTopics configs the same way, and stores them as DescribeConfigs reports them', async () => {
+    const create = async (name: string, configs: { name: string; value: string | null }[]) =>
+      (await conn.send(ApiKey.CreateTopics, 7, { topics: [{ name, numPartitions: 1, replicationFactor: -1, assignments: [], configs }], timeoutMs: 5000, validateOnly: false })).topics[0];
+    const made = await create('ct', [
+      { name: 'message.format.version', value: '2.8' },
+      { name: 'flush.ms', value: ' 1000 ' },
+      { name: 'message.timestamp.difference.max.ms', value: '9223372036854775807' },
+    ]);
+    expect(made).toMatchObject({ errorCode: 0 });
+    expect(made.configs.find((c: { name: string }) => c.name === 'flush.ms')).toEqual(expect.objectContaining({ value: '1000', configSource: Source.TOPIC_CONFIG }));
+    expect(broker.context.storage.topic('ct')!.configs).toEqual({ 'message.format.version': '2.8', 'flush.ms': '1000', 'message.timestamp.difference.max.ms': '9223372036854775807' });
+    expect(await create('ct-bad', [{ name: 'no.such.config', value: '1' }])).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Unknown topic config name: no.such.config' });
+    expect(await create('ct-null', [{ name: 'retention.ms', value: null }])).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Null value not supported for topic configs: retention.ms' });
+    expect(broker.context.storage.topic('ct-bad')).toBeUndefined();
+    expect(broker.context.storage.topic('ct-null')).toBeUndefined();
+  });
+
   it('honours validateOnly, and refuses a resource named twice', async () => {
     broker.context.storage.createTopic('vo', 1, {});
     expect(await incremental(TOPIC, 'vo', [{ name: 'retention.ms', configOperation: SET, value: '5' }], true)).toMatchObject({ errorCode: 0 });
