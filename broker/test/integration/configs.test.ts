@@ -36,7 +36,7 @@ describe('configs round-trip as in Kafka', () => {
   const url = `sqlite://${tmp.dir}/configs.db`;
 
   beforeAll(async () => {
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: { retentionCheckIntervalMs: 100 } });
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
   });
   afterAll(async () => {
@@ -244,7 +244,7 @@ describe('configs round-trip as in Kafka', () => {
     // They survive a restart (stored in the database).
     conn.close();
     await broker.stop();
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: { retentionCheckIntervalMs: 100 } });
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const after = await describeConfigs(BROKER, '1', { keys: ['log.retention.ms', 'message.max.bytes'] });
     expect(values(after.configs)).toEqual({ 'log.retention.ms': '3600000', 'message.max.bytes': '200' });
@@ -255,6 +255,22 @@ describe('configs round-trip as in Kafka', () => {
     expect(broker.context.storage.brokerConfigs('1')).toEqual({});
     expect(broker.context.storage.brokerConfigs('')).toEqual({});
   });
+
+  it('applies a cluster-wide log.retention.ms to topics without their own retention.ms', async () => {
+    broker.context.storage.createTopic('dynret', 1, {});
+    broker.context.storage.createTopic('dynret-own', 1, { 'retention.ms': '-1' });
+    const old = encodeRecordBatch({ records: [{ value: Buffer.from('old'), timestamp: BigInt(Date.now() - 600_000) }] });
+    for (const name of ['dynret', 'dynret-own']) {
+      const r = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, partitionData: [{ index: 0, records: old }] }] });
+      expect(r.responses[0].partitionResponses[0].errorCode).toBe(0);
+    }
+    expect(await incremental(BROKER, '', [{ name: 'log.retention.ms', configOperation: SET, value: '60000' }])).toMatchObject({ errorCode: 0 });
+    // The retention task runs every 100 ms here; wait for it, at most 10 s.
+    for (let i = 0; i < 100 && broker.context.storage.offsets('dynret', 0)!.logStartOffset === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(broker.context.storage.offsets('dynret', 0)!.logStartOffset).toBe(1);
+    expect(broker.context.storage.offsets('dynret-own', 0)!.logStartOffset).toBe(0);
+    expect(await incremental(BROKER, '', [{ name: 'log.retention.ms', configOperation: DELETE, value: null }])).toMatchObject({ errorCode: 0 });
+  }, 20_000);
 
   it('reports its log level as the root BROKER_LOGGER, which only start-up sets', async () => {
     const res = await describeConfigs(BROKER_LOGGER, '1');
