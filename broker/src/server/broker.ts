@@ -3,7 +3,8 @@ import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { openStorage } from '../storage/open-storage';
 import type { Storage } from '../storage/storage';
-import { TOPIC_CONFIGS } from '../storage/topic-config';
+import { topicConfig } from '../storage/topic-config';
+import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
 import { BrokerConfig, defaultAdvertised, loadConfig } from './config';
 import { Connection } from './connection';
@@ -80,7 +81,9 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
 
   const retention = setInterval(() => {
     try {
-      const defaults = { retentionMs: Number(TOPIC_CONFIGS['retention.ms']!.default), retentionBytes: Number(TOPIC_CONFIGS['retention.bytes']!.default) };
+      // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
+      const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
+      const defaults = { retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)), retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)) };
       const r = storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP);
       if (r.deletedBatches > 0) logger.info('retention deleted batches', { ...r });
     } catch (err) {

@@ -67,8 +67,17 @@ export interface ProducePolicy {
   maxDecompressedBytes?: number;
 }
 
-/** Reads the policy from a topic's configs (its overrides; defaults from topic-config.ts). */
-export function producePolicy(configs: Record<string, string>, produceVersion: number, nowMs: number): ProducePolicy {
+/**
+ * Reads the policy from a topic's configs: its overrides, else the broker-level defaults (dynamic
+ * broker configs, broker-configs.ts), else Kafka's defaults (topic-config.ts).
+ */
+export function producePolicy(
+  topicOverrides: Record<string, string>,
+  produceVersion: number,
+  nowMs: number,
+  brokerDefaults: Readonly<Record<string, string>> = {},
+): ProducePolicy {
+  const configs = { ...brokerDefaults, ...topicOverrides };
   // A limit the topic does not set falls back to the deprecated message.timestamp.difference.max.ms
   // when that one is set (Kafka 3.6-3.9's LogConfig; 4.0 dropped the key), else to its default.
   // A key this build does not know reads as '': no limit rather than BigInt('') = 0n.

@@ -103,6 +103,12 @@ export interface Storage {
   /** Sets and removes topic config overrides. */
   alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void;
 
+  // Dynamic broker configs (KIP-226): `resource` is a node id, or '' for the cluster-wide default.
+  /** The configs set on `resource` (a copy; empty when none). */
+  brokerConfigs(resource: string): Record<string, string>;
+  /** Sets and removes dynamic broker configs of `resource`, in one transaction. */
+  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void;
+
   // Records
   /** Appends every partition's batches in one transaction; returns once it committed. */
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];

@@ -49,6 +49,21 @@ export function topicsContract(ctx: ContractContext): void {
       expect(ctx.s.topic('a')!.configs).toEqual({ 'retention.ms': '2000', 'retention.bytes': '10' });
       expect(() => ctx.s.alterTopicConfigs('nope', {}, [])).toThrow(/does not exist/);
     });
+    it('keeps dynamic broker configs per resource (node id, or "" for the cluster default)', () => {
+      expect(ctx.s.brokerConfigs('1')).toEqual({});
+      ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '1000', 'message.max.bytes': '2000' }, []);
+      ctx.s.alterBrokerConfigs('', { 'log.retention.ms': '5' }, []);
+      ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '3000' }, ['message.max.bytes', 'not.set']);
+      expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+      expect(ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
+      ctx.s.brokerConfigs('1')['log.retention.ms'] = 'changed';
+      expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+      if (ctx.reopen) {
+        ctx.reopen();
+        expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+        expect(ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
+      }
+    });
     it('adds partitions that take appends, and never shrinks', () => {
       ctx.s.createTopic('a', 1, {});
       ctx.s.createPartitions('a', 3);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
+import { MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/schema';
 import { StorageError } from '../../src/storage/storage';
 import { storageContract } from './contract';
@@ -50,7 +51,7 @@ describe('sqlite storage', () => {
     s = new SqliteStorage(path);
     s.close();
     s = new SqliteStorage(path);
-    expect(db().prepare('SELECT version FROM schema_version').pluck().all()).toEqual([SCHEMA_VERSION]);
+    expect(db().prepare('SELECT version FROM schema_version').pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
     expect(migrate(db(), NOW_MS)).toEqual([]);
     expect(s.listTopics().map((t) => t.name)).toEqual(['a']);
   });
@@ -59,7 +60,7 @@ describe('sqlite storage', () => {
     db().prepare('INSERT INTO schema_version VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'future', NOW_MS);
     const path = s.path;
     s.close();
-    expect(() => new SqliteStorage(path)).toThrow(/schema version 2 is newer than this minnow's 1/);
+    expect(() => new SqliteStorage(path)).toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1} is newer than this minnow's ${SCHEMA_VERSION}`));
     const other = newPath();
     const raw = new Database(other);
     raw.exec('CREATE TABLE users (id INTEGER)');

@@ -1,56 +1,103 @@
-// AlterConfigs (key 33): v0-2 — replaces a topic's whole set of overrides (configs not named are
+// AlterConfigs (key 33): v0-2 — replaces a resource's whole set of configs (those not named are
 // reset to their defaults, as in Kafka). IncrementalAlterConfigs (key 44): v0-1 — SET, DELETE,
-// APPEND and SUBTRACT on single configs (KIP-339). Broker configs are static (environment).
+// APPEND and SUBTRACT on single configs (KIP-339). TOPIC resources take every Kafka topic config
+// (topic-config.ts); BROKER resources (node id, or "" cluster-wide) the dynamic broker configs
+// (broker-configs.ts). Checks, texts and codes follow Kafka's ConfigAdminManager (broker side)
+// and ConfigurationControlManager (controller side).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/messages';
-import { TOPIC_CONFIGS, topicConfig, validateTopicConfig } from '../../storage/topic-config';
+import { ConfigType } from '../../storage/config-def';
+import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config';
+import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
 import type { ApiHandler, BrokerContext } from '../context';
 import { ResourceType } from './describe-configs';
 
-/** IncrementalAlterConfigs operations */
+/** IncrementalAlterConfigs operations (AlterConfigOp.OpType) */
 export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
 
 interface Outcome {
   errorCode: number;
   errorMessage: string | null;
 }
 const ok: Outcome = { errorCode: ErrorCode.NONE, errorMessage: null };
+const fail = (errorCode: number, errorMessage: string): Outcome => ({ errorCode, errorMessage });
 
 interface Resource {
   resourceType: number;
   resourceName: string;
+  configs: readonly { name: string; value: string | null }[];
 }
 
-/** Validates then applies (unless validateOnly) the new override set of one resource; its response entry. */
-function apply(
-  broker: BrokerContext,
-  res: Resource,
-  next: (current: Record<string, string>) => Record<string, string> | Outcome,
-  validateOnly: boolean,
-): Outcome & Resource {
-  return { ...outcome(broker, res.resourceType, res.resourceName, next, validateOnly), resourceType: res.resourceType, resourceName: res.resourceName };
+/** The new configs of a resource, computed from its current ones, or why the request is refused. */
+type Next = (current: Record<string, string>, resourceType: number) => { configs: Record<string, string> } | Outcome;
+
+/** ConfigAdminManager.preprocess: checks made before anything is looked up. */
+function preprocess<C extends { name: string; value: string | null }>(res: { configs: readonly C[] }, nullAllowed: (c: C) => boolean): Outcome | null {
+  const names = res.configs.map((c) => c.name);
+  if (new Set(names).size !== names.length) return fail(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+  const nulls = res.configs.filter((c) => c.value === null && !nullAllowed(c)).map((c) => c.name);
+  if (nulls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+  return null;
 }
 
-function outcome(broker: BrokerContext, resourceType: number, name: string, next: (current: Record<string, string>) => Record<string, string> | Outcome, validateOnly: boolean): Outcome {
-  if (resourceType === ResourceType.BROKER) {
-    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'broker configs are set by environment variables or flags at start-up' };
-  }
-  if (resourceType !== ResourceType.TOPIC) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `resource type ${resourceType} is not supported` };
+/** Validates the resource's next configs and stores them unless validateOnly. */
+function alterResource(broker: BrokerContext, res: Resource, next: Next, validateOnly: boolean): Outcome {
+  if (res.resourceType === ResourceType.TOPIC) return alterTopic(broker, res.resourceName, next, validateOnly);
+  if (res.resourceType === ResourceType.BROKER) return alterBroker(broker, res.resourceName, next, validateOnly);
+  return fail(ErrorCode.INVALID_REQUEST, `Unknown resource type ${res.resourceType}`);
+}
+
+function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Outcome {
+  if (name === '') return fail(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
   const topic = broker.storage.topic(name);
-  if (!topic) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `no topic named ${name}` };
-  const wanted = next(topic.configs);
-  if ('errorCode' in wanted) return wanted as Outcome;
-  for (const [k, v] of Object.entries(wanted)) {
-    const err = validateTopicConfig(k, v);
-    if (err) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: err };
-  }
+  const wanted = next(topic?.configs ?? {}, ResourceType.TOPIC);
+  if (!('configs' in wanted)) return wanted;
+  // Kafka validates the configs first, then whether the topic exists.
+  const check = validateTopicConfigs(wanted.configs);
+  if (!check.ok) return fail(ErrorCode.INVALID_CONFIG, check.message);
+  if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
   if (!validateOnly) {
-    const remove = Object.keys(topic.configs).filter((k) => !(k in wanted));
-    broker.storage.alterTopicConfigs(name, wanted, remove);
-    broker.logger.info('altered topic configs', { topic: name, configs: wanted });
+    const remove = Object.keys(topic.configs).filter((k) => !(k in check.configs));
+    broker.storage.alterTopicConfigs(name, check.configs, remove);
+    broker.logger.info('altered topic configs', { topic: name, configs: check.configs, removed: remove });
   }
   return ok;
+}
+
+function alterBroker(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Outcome {
+  const nodeId = broker.identity.nodeId;
+  if (name !== '') {
+    if (!/^[+-]?\d+$/.test(name)) return fail(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${name}`);
+    if (Number(name) !== nodeId) return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId}, but received ${name}`);
+  }
+  const resource = name === '' ? '' : String(nodeId);
+  const current = broker.storage.brokerConfigs(resource);
+  const wanted = next(current, ResourceType.BROKER);
+  if (!('configs' in wanted)) return wanted;
+  const check = validateBrokerConfigs(wanted.configs);
+  if (!check.ok) return fail(ErrorCode.INVALID_REQUEST, check.message);
+  if (!validateOnly) {
+    const remove = Object.keys(current).filter((k) => !(k in check.configs));
+    broker.storage.alterBrokerConfigs(resource, check.configs, remove);
+    broker.logger.info('altered dynamic broker configs', { resource: resource === '' ? 'cluster default' : resource, configs: check.configs, removed: remove });
+  }
+  return ok;
+}
+
+/** Every resource once (Kafka refuses both copies of a repeated one), then each on its own. */
+function alterAll<R extends Resource>(
+  resources: readonly R[],
+  handle: (res: R) => Outcome,
+): (Outcome & { resourceType: number; resourceName: string })[] {
+  const key = (r: Resource) => `${r.resourceType}\u0000${r.resourceName}`;
+  const counts = new Map<string, number>();
+  for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+  return resources.map((r) => {
+    const outcome = counts.get(key(r))! > 1 ? fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.') : handle(r);
+    return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
+  });
 }
 
 export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsResponse> = {
@@ -58,42 +105,69 @@ export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsRe
   minVersion: 0,
   maxVersion: 2,
   handle({ broker }, req) {
-    const responses = req.resources.map((res) =>
-      apply(broker, res, () => Object.fromEntries(res.configs.filter((c) => c.value !== null).map((c) => [c.name, c.value!])), req.validateOnly),
-    );
+    const responses = alterAll(req.resources, (res) => {
+      // The legacy API has no BROKER_LOGGER support in Kafka either ("Unknown resource type 8").
+      const refused = preprocess(res, () => false);
+      if (refused) return refused;
+      return alterResource(broker, res, () => ({ configs: Object.fromEntries(res.configs.map((c) => [c.name, c.value!])) }), req.validateOnly);
+    });
     return { throttleTimeMs: 0, responses };
   },
 };
 
-const isList = (name: string) => name === 'cleanup.policy';
+/** The type of a config of a resource, for APPEND/SUBTRACT (only LIST configs split). */
+function configTypeOf(resourceType: number, name: string): number | undefined {
+  return resourceType === ResourceType.TOPIC ? TOPIC_CONFIGS[name]?.type : BROKER_CONFIGS[name]?.type;
+}
 
-/** The overrides after applying KIP-339 operations in order, or why they can't be applied. */
-function applyOperations(current: Record<string, string>, ops: readonly { name: string; configOperation: number; value: string | null }[]): Record<string, string> | Outcome {
-  const next = { ...current };
-  for (const c of ops) {
-    if (!TOPIC_CONFIGS[c.name]) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: validateTopicConfig(c.name, null) };
-    switch (c.configOperation) {
-      case ConfigOperation.SET:
-        if (c.value === null) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `SET ${c.name} needs a value` };
-        next[c.name] = c.value;
-        break;
-      case ConfigOperation.DELETE:
-        delete next[c.name];
-        break;
-      case ConfigOperation.APPEND:
-      case ConfigOperation.SUBTRACT: {
-        if (!isList(c.name)) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `${c.name} is not a list config; APPEND/SUBTRACT apply to lists` };
-        const items = topicConfig(next, c.name).split(',').filter(Boolean);
-        const given = (c.value ?? '').split(',').filter(Boolean);
-        const merged = c.configOperation === ConfigOperation.APPEND ? [...new Set([...items, ...given])] : items.filter((i) => !given.includes(i));
-        next[c.name] = merged.join(',');
-        break;
+function defaultOf(resourceType: number, name: string): string | null {
+  return resourceType === ResourceType.TOPIC ? (TOPIC_CONFIGS[name]?.default ?? null) : (BROKER_CONFIGS[name]?.kafkaDefault ?? null);
+}
+
+/** ConfigurationControlManager.incrementalAlterConfigResource: the ops applied in order. */
+function applyOperations(ops: readonly { name: string; configOperation: number; value: string | null }[]): Next {
+  return (current, resourceType) => {
+    const next = { ...current };
+    for (const c of ops) {
+      switch (c.configOperation) {
+        case ConfigOperation.SET:
+          next[c.name] = c.value!;
+          break;
+        case ConfigOperation.DELETE:
+          delete next[c.name];
+          break;
+        case ConfigOperation.APPEND:
+        case ConfigOperation.SUBTRACT: {
+          const op = OP_NAMES[c.configOperation];
+          if (configTypeOf(resourceType, c.name) !== ConfigType.LIST) {
+            return fail(ErrorCode.INVALID_CONFIG, `Can't ${op} to key ${c.name} because its type is not LIST.`);
+          }
+          const items = (next[c.name] ?? defaultOf(resourceType, c.name) ?? '').split(',').filter((s) => s !== '');
+          const given = javaSplit(c.value!);
+          if (c.configOperation === ConfigOperation.APPEND) {
+            for (const v of given) if (!items.includes(v)) items.push(v);
+          } else {
+            for (const v of given) {
+              const i = items.indexOf(v);
+              if (i >= 0) items.splice(i, 1);
+            }
+          }
+          next[c.name] = items.join(',');
+          break;
+        }
+        default:
+          return fail(ErrorCode.INVALID_REQUEST, `Unknown operations type ${c.configOperation}`);
       }
-      default:
-        return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown config operation ${c.configOperation}` };
     }
-  }
-  return next;
+    return { configs: next };
+  };
+}
+
+/** String.split(","): trailing empty strings dropped. */
+function javaSplit(s: string): string[] {
+  const parts = s.split(',');
+  while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  return parts;
 }
 
 export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse> = {
@@ -101,7 +175,15 @@ export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsR
   minVersion: 0,
   maxVersion: 1,
   handle({ broker }, req) {
-    const responses = req.resources.map((res) => apply(broker, res, (current) => applyOperations(current, res.configs), req.validateOnly));
+    const responses = alterAll(req.resources, (res) => {
+      const refused = preprocess(res, (c) => c.configOperation === ConfigOperation.DELETE);
+      if (refused) return refused;
+      if (res.resourceType === ResourceType.BROKER_LOGGER) {
+        // Kafka changes log4j levels here (KIP-412, not persisted); minnow has one level, set at start-up.
+        return fail(ErrorCode.INVALID_REQUEST, `minnow's log level is set at start-up (LOG_LEVEL, now ${broker.logger.level}); it cannot be changed at runtime`);
+      }
+      return alterResource(broker, res, applyOperations(res.configs), req.validateOnly);
+    });
     return { throttleTimeMs: 0, responses };
   },
 };

@@ -5,7 +5,8 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsResponse, CreateTopicsResponseCreatableTopicResult } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
-import { validateTopicConfig } from '../../storage/topic-config';
+import { validateTopicConfigs } from '../../storage/topic-config';
+import { brokerConfigLayers } from '../broker-configs';
 import { topicConfigEntries } from '../config-entries';
 import type { ApiHandler, BrokerContext } from '../context';
 import { isReservedTopic, topicNameError } from '../topic-names';
@@ -35,13 +36,12 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, seen
     partitions = t.assignments.length;
   }
   if (partitions < 1 || partitions > MAX_PARTITIONS) return bad(ErrorCode.INVALID_PARTITIONS, `${partitions} partitions: expected 1..${MAX_PARTITIONS}`);
-  const configs: Record<string, string> = {};
-  for (const c of t.configs) {
-    const err = validateTopicConfig(c.name, c.value);
-    if (err) return bad(ErrorCode.INVALID_CONFIG, err);
-    if (c.value !== null) configs[c.name] = c.value;
-  }
-  return { partitions, configs };
+  // The same checks and texts as AlterConfigs (Kafka's ControllerConfigurationValidator).
+  const nulls = t.configs.filter((c) => c.value === null).map((c) => c.name);
+  if (nulls.length > 0) return bad(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`);
+  const checked = validateTopicConfigs(Object.fromEntries(t.configs.map((c) => [c.name, c.value!])));
+  if (!checked.ok) return bad(ErrorCode.INVALID_CONFIG, checked.message);
+  return { partitions, configs: checked.configs };
 }
 
 export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = {
@@ -69,7 +69,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         topicConfigErrorCode: 0,
         numPartitions: c.partitions,
         replicationFactor: 1,
-        configs: topicConfigEntries(c.configs).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive })),
+        configs: topicConfigEntries(c.configs, brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId)).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive })),
       };
     });
     return { throttleTimeMs: 0, topics };

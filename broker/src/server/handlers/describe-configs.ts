@@ -1,13 +1,16 @@
-// DescribeConfigs (key 32): v0-4. Topics report every known config with its source (override or
-// default) and, on request, synonyms (v1+) and documentation (v3+); the broker resource reports
-// the start-up settings read-only. v0 (sarama before 1.41 by default; gone in Kafka 4.0, KIP-896)
-// has isDefault instead of configSource: true for a value from the defaults (DEFAULT_CONFIG), as
-// Kafka 1.1-2.5 set it (KIP-133). Kafka 2.6-3.9 always send false there, a regression of the
-// KAFKA-9432 rewrite (their broker never sets the field), which we do not copy.
+// DescribeConfigs (key 32): v0-4. Topics report every Kafka topic config with its source (topic
+// override, dynamic broker default or Kafka default) and, on request, synonyms (v1+) and
+// documentation (v3+); a broker (node id) reports its settings and dynamic configs, "" the
+// cluster-wide dynamic defaults only; BROKER_LOGGER reports minnow's one log level as "root".
+// v0 (sarama before 1.41 by default; gone in Kafka 4.0, KIP-896) has isDefault instead of
+// configSource: true for a value from the defaults (DEFAULT_CONFIG), as Kafka 1.1-2.5 set it
+// (KIP-133). Kafka 2.6-3.9 always send false there, a regression of the KAFKA-9432 rewrite (their
+// broker never sets the field), which we do not copy.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeConfigsRequest, DescribeConfigsResponse, DescribeConfigsResponseDescribeConfigsResult } from '../../protocol/messages';
-import { brokerConfigEntries, ConfigEntry, ConfigSource, topicConfigEntries } from '../config-entries';
+import { brokerConfigLayers, ConfigSource } from '../broker-configs';
+import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
 import type { ApiHandler } from '../context';
 
 /** org.apache.kafka.common.config.ConfigResource.Type */
@@ -21,20 +24,31 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
     const results = req.resources.map((res): DescribeConfigsResponseDescribeConfigsResult => {
       const fail = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType: res.resourceType, resourceName: res.resourceName, configs: [] });
       let entries: ConfigEntry[];
+      const layers = () => brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
+      const nodeId = broker.identity.nodeId;
       if (res.resourceType === ResourceType.TOPIC) {
         const topic = broker.storage.topic(res.resourceName);
         if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${res.resourceName}`);
-        entries = topicConfigEntries(topic.configs);
+        entries = topicConfigEntries(topic.configs, layers());
       } else if (res.resourceType === ResourceType.BROKER) {
-        if (res.resourceName !== '' && res.resourceName !== String(broker.identity.nodeId)) {
-          return fail(ErrorCode.INVALID_REQUEST, `broker ${res.resourceName} is not this broker (${broker.identity.nodeId})`);
+        if (res.resourceName !== '' && !/^[+-]?\d+$/.test(res.resourceName)) {
+          return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
         }
-        entries = brokerConfigEntries(broker.config);
+        if (res.resourceName !== '' && Number(res.resourceName) !== nodeId) {
+          return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} or empty string, but received ${res.resourceName}`);
+        }
+        entries = brokerConfigEntries(layers(), res.resourceName !== '');
+      } else if (res.resourceType === ResourceType.BROKER_LOGGER) {
+        if (res.resourceName === '') return fail(ErrorCode.INVALID_REQUEST, 'Broker id must not be empty');
+        if (!/^[+-]?\d+$/.test(res.resourceName)) return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
+        if (Number(res.resourceName) !== nodeId) return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} but received ${res.resourceName}`);
+        entries = [rootLogger(broker.logger.level)];
       } else {
-        return fail(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported; use TOPIC (2) or BROKER (4)`);
+        return fail(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported; use TOPIC (2), BROKER (4) or BROKER_LOGGER (8)`);
       }
       const keys = res.configurationKeys;
-      if (keys) entries = entries.filter((e) => keys.includes(e.name));
+      // Kafka: a null or empty key list means every config.
+      if (keys && keys.length > 0) entries = entries.filter((e) => keys.includes(e.name));
       return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,
@@ -56,3 +70,17 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
     return { throttleTimeMs: 0, results };
   },
 };
+
+/** Log4jController's view of minnow's single logger: the root logger and its level (log4j names). */
+function rootLogger(level: string): ConfigEntry {
+  return {
+    name: 'root',
+    value: level.toUpperCase(),
+    readOnly: false,
+    source: ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
+    isSensitive: false,
+    type: 0,
+    documentation: null,
+    synonyms: [],
+  };
+}

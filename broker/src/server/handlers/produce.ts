@@ -8,6 +8,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
 import type { PartitionAppend } from '../../storage/storage';
+import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler } from '../context';
 import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
 
@@ -39,6 +40,9 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
         : req.acks !== 0 && req.acks !== 1 && req.acks !== -1
           ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
           : null;
+    // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
+    let defaults: Record<string, string> | undefined;
+    const brokerDefaults = () => (defaults ??= brokerTopicDefaults(broker.storage, broker.identity.nodeId));
     req.topicData.forEach((t, ti) => {
       const topic = broker.storage.topic(t.name);
       for (const p of t.partitionData) {
@@ -51,7 +55,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           out.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
           continue;
         }
-        const policy = producePolicy(topic.configs, apiVersion, broker.now());
+        const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
         const check = validateProduceRecords(p.records, policy);
         if (!check.ok) {
           broker.logger.debug('produce rejected', { topic: t.name, partition: p.index, errorCode: check.errorCode, reason: check.message });

@@ -34,6 +34,7 @@ export class MemoryStorage implements Storage {
   private nextProducerId = 1;
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
   private identityValue: ClusterIdentity | undefined;
+  private readonly brokerConfigValues = new Map<string, Record<string, string>>();
 
   constructor(readonly url = 'memory://') {}
 
@@ -88,6 +89,16 @@ export class MemoryStorage implements Storage {
     const t = this.mustGet(name);
     for (const k of remove) delete t.info.configs[k];
     Object.assign(t.info.configs, set);
+  }
+
+  brokerConfigs(resource: string): Record<string, string> {
+    return { ...this.brokerConfigValues.get(resource) };
+  }
+  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
+    const configs = { ...this.brokerConfigValues.get(resource) };
+    for (const k of remove) delete configs[k];
+    Object.assign(configs, set);
+    this.brokerConfigValues.set(resource, configs);
   }
 
   /** Plans and applies each part in turn, so later parts for the same partition see earlier ones. */

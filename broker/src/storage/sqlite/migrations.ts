@@ -94,4 +94,18 @@ CREATE TABLE group_offset (
 CREATE INDEX group_offset_topic ON group_offset (topic);
 `;
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial }];
+// Dynamic broker configs (AlterConfigs on a BROKER resource, KIP-226): resource is the node id, or
+// '' for the cluster-wide default. Kafka keeps them in its metadata log; here they survive restarts.
+const brokerConfig = `
+CREATE TABLE broker_config (
+  resource TEXT NOT NULL,
+  name     TEXT NOT NULL,
+  value    TEXT NOT NULL,
+  PRIMARY KEY (resource, name)
+) WITHOUT ROWID;
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initial },
+  { version: 2, name: 'broker_config', sql: brokerConfig },
+];

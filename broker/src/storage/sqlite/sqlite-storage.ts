@@ -20,6 +20,7 @@ import type {
   StoredBatch,
   TopicInfo,
 } from '../storage';
+import { BrokerConfigs } from './broker-configs';
 import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
 import type { PragmaOptions } from './pragmas';
@@ -47,6 +48,7 @@ export class SqliteStorage implements Storage {
   private readonly records: Records;
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
+  private readonly brokerConfigStore: BrokerConfigs;
   private identityCache: ClusterIdentity | undefined;
   /** The WAL checkpointer thread's owner (undefined with checkpointIntervalMs 0); public for tests. */
   readonly checkpointer: Checkpointer | undefined;
@@ -83,6 +85,7 @@ export class SqliteStorage implements Storage {
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
+      this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -132,6 +135,12 @@ export class SqliteStorage implements Storage {
   }
   alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void {
     this.guard(() => this.topics.alterConfigs(name, set, remove));
+  }
+  brokerConfigs(resource: string): Record<string, string> {
+    return this.brokerConfigStore.get(resource);
+  }
+  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
+    this.guard(() => this.brokerConfigStore.alter(resource, set, remove));
   }
 
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {

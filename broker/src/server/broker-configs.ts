@@ -1,0 +1,185 @@
+// Broker configs as Kafka's DescribeConfigs/AlterConfigs see them (KIP-226 dynamic broker
+// configs). minnow reports its own start-up settings under Kafka's names (read-only, as in
+// Kafka) and the broker-level defaults of every topic config (log.retention.ms, message.max.bytes
+// ...). Those Kafka lets change at runtime (DynamicBrokerConfig: the first broker synonym of each
+// topic config but message.format.version) are dynamic here too: stored in the database per node
+// id or cluster-wide (resource ""), and used as the topic default where minnow applies the topic config.
+import { atLeast, ConfigType, ConfigTypeId, parseAndValidate, Validator } from '../storage/config-def';
+import type { Storage } from '../storage/storage';
+import { TOPIC_CONFIGS } from '../storage/topic-config';
+import { BROKER_CONFIG_DOCS } from './broker-config-docs';
+import type { BrokerConfig } from './config';
+
+/** DescribeConfigsResponse.ConfigSource */
+export const ConfigSource = {
+  UNKNOWN: 0,
+  TOPIC_CONFIG: 1,
+  /** The Java admin client's name for TOPIC_CONFIG (ConfigEntry.ConfigSource). */
+  DYNAMIC_TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+} as const;
+
+export interface BrokerConfigDef {
+  type: ConfigTypeId;
+  /** Kafka's default (null: none, e.g. log.retention.ms, which falls back to log.retention.hours). */
+  kafkaDefault: string | null;
+  /** In Kafka's DynamicBrokerConfig.AllDynamicConfigs. */
+  dynamic: boolean;
+  validator: Validator | null;
+  doc: string;
+  /** The topic config this broker config is the default of. */
+  topicConfig?: string;
+  /** minnow's start-up value (STATIC_BROKER_CONFIG), for the settings minnow has. */
+  startup?: (cfg: BrokerConfig, nodeId: number) => string;
+}
+
+const LONG_MAX = '9223372036854775807';
+
+/** Broker configs whose Kafka default is null, and the secondary synonyms (hours, minutes ...). */
+const NULL_DEFAULTS = new Set(['log.retention.ms', 'log.roll.ms', 'log.roll.jitter.ms', 'log.flush.interval.ms']);
+const SECONDARY: Record<string, [ConfigTypeId, string | null, Validator | null]> = {
+  'log.retention.minutes': [ConfigType.INT, null, null],
+  'log.retention.hours': [ConfigType.INT, '168', null],
+  'log.roll.hours': [ConfigType.INT, '168', atLeast(1)],
+  'log.roll.jitter.hours': [ConfigType.INT, '0', atLeast(0)],
+  'log.flush.scheduler.interval.ms': [ConfigType.LONG, LONG_MAX, null],
+};
+
+function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
+  const doc = (name: string, fallback = '') => BROKER_CONFIG_DOCS[name] ?? fallback;
+  const startup = (type: ConfigTypeId, kafkaDefault: string | null, value: BrokerConfigDef['startup']): BrokerConfigDef => ({
+    type,
+    kafkaDefault,
+    dynamic: false,
+    validator: null,
+    doc: '',
+    startup: value,
+  });
+  const out: Record<string, BrokerConfigDef> = {
+    'broker.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
+    'node.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
+    'auto.create.topics.enable': startup(ConfigType.BOOLEAN, 'true', (c) => String(c.autoCreateTopics)),
+    'num.partitions': startup(ConfigType.INT, '1', (c) => String(c.numPartitions)),
+    'default.replication.factor': startup(ConfigType.INT, '1', () => '1'),
+    'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs)),
+    'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes)),
+    'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs)),
+  };
+  for (const [name, def] of Object.entries(out)) def.doc = doc(name);
+  for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {
+    t.serverSynonyms.forEach((name, i) => {
+      const [type, kafkaDefault, validator] = i === 0 ? [t.type, NULL_DEFAULTS.has(name) ? null : t.default, t.validator] : SECONDARY[name]!;
+      const dynamic = i === 0 && topicName !== 'message.format.version';
+      out[name] = { type, kafkaDefault, dynamic, validator, doc: doc(name, t.doc), topicConfig: i === 0 ? topicName : undefined };
+    });
+  }
+  return out;
+}
+
+export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigDef>> = buildBrokerConfigs();
+
+/** DynamicBrokerConfig.brokerConfigSynonyms: the names that set the same value, highest priority first. */
+export function brokerSynonyms(name: string): string[] {
+  if (name === 'log.flush.interval.ms') return ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'];
+  for (const group of [
+    ['log.roll.ms', 'log.roll.hours'],
+    ['log.roll.jitter.ms', 'log.roll.jitter.hours'],
+    ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'],
+  ]) {
+    if (group.includes(name)) return group;
+  }
+  return [name];
+}
+
+export interface Synonym {
+  name: string;
+  value: string | null;
+  source: number;
+}
+
+/** What the broker runs with: its dynamic configs (per node, cluster-wide) and start-up settings. */
+export interface BrokerConfigLayers {
+  perBroker: Record<string, string>;
+  clusterDefault: Record<string, string>;
+  startup: Record<string, string>;
+}
+
+export function brokerConfigLayers(storage: Storage, cfg: BrokerConfig, nodeId: number): BrokerConfigLayers {
+  const startup: Record<string, string> = {};
+  for (const [name, def] of Object.entries(BROKER_CONFIGS)) if (def.startup) startup[name] = def.startup(cfg, nodeId);
+  return { perBroker: storage.brokerConfigs(String(nodeId)), clusterDefault: storage.brokerConfigs(''), startup };
+}
+
+/**
+ * ConfigHelper.configSynonyms: every layer that sets one of `names`, in precedence order (dynamic
+ * per broker, dynamic cluster-wide, static, Kafka's default), from `name` on.
+ */
+export function configSynonyms(name: string, layers: BrokerConfigLayers): Synonym[] {
+  const names = brokerSynonyms(name);
+  const all: Synonym[] = [];
+  const add = (map: Record<string, string | null>, source: number) => {
+    for (const n of names) {
+      const v = map[n];
+      if (v !== undefined && v !== null) all.push({ name: n, value: v, source });
+    }
+  };
+  add(layers.perBroker, ConfigSource.DYNAMIC_BROKER_CONFIG);
+  add(layers.clusterDefault, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+  add(layers.startup, ConfigSource.STATIC_BROKER_CONFIG);
+  add(Object.fromEntries(names.map((n) => [n, BROKER_CONFIGS[n]?.kafkaDefault ?? null])), ConfigSource.DEFAULT_CONFIG);
+  const from = all.findIndex((s) => s.name === name);
+  return from < 0 ? [] : all.slice(from);
+}
+
+/**
+ * The broker-level default of each topic config set dynamically (per node over cluster-wide),
+ * keyed by topic config name: the third argument of topicConfig().
+ */
+export function brokerTopicDefaults(storage: Storage, nodeId: number): Record<string, string> {
+  const perBroker = storage.brokerConfigs(String(nodeId));
+  const cluster = storage.brokerConfigs('');
+  const out: Record<string, string> = {};
+  for (const source of [cluster, perBroker]) {
+    for (const [name, value] of Object.entries(source)) {
+      const topic = BROKER_CONFIGS[name]?.topicConfig;
+      if (topic) out[topic] = value;
+    }
+  }
+  return out;
+}
+
+/** Scala's Set.toString, as Kafka's messages print config name sets. */
+const scalaSet = (names: string[]) => `Set(${names.join(', ')})`;
+
+export type BrokerConfigCheck = { ok: true; configs: Record<string, string> } | { ok: false; message: string };
+
+/**
+ * DynamicBrokerConfig.validate for the configs a BROKER resource would hold after the change:
+ * non-dynamic names are refused ("Cannot update these configs dynamically"), values are parsed
+ * and validated. Errors are for INVALID_REQUEST, as Kafka sends them (KAFKA-13609).
+ */
+export function validateBrokerConfigs(configs: Record<string, string>): BrokerConfigCheck {
+  const names = Object.keys(configs);
+  const unknown = names.filter((n) => !BROKER_CONFIGS[n]);
+  if (unknown.length > 0) {
+    return { ok: false, message: `minnow does not know these broker configs: ${scalaSet(unknown)}; the dynamic ones it takes are Kafka's log.* topic defaults (e.g. log.retention.ms, message.max.bytes)` };
+  }
+  const fixed = names.filter((n) => !BROKER_CONFIGS[n]!.dynamic);
+  if (fixed.length > 0) return { ok: false, message: `Cannot update these configs dynamically: ${scalaSet(fixed)}` };
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(configs)) {
+    const def = BROKER_CONFIGS[name]!;
+    const parsed = parseAndValidate(name, raw, def.type, def.validator);
+    if (!parsed.ok) return { ok: false, message: parsed.message };
+    out[name] = parsed.text;
+  }
+  const policy = out['log.cleanup.policy'];
+  if (policy !== undefined && policy.split(',').some((p) => p !== 'delete')) {
+    return { ok: false, message: `Invalid value ${policy} for configuration log.cleanup.policy: log compaction is not supported by minnow yet; only delete is accepted` };
+  }
+  return { ok: true, configs: out };
+}
