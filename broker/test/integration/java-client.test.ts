@@ -20,7 +20,7 @@ const LINES = [
   { module: 'kafka-3', version: '3.9.1', prefix: 'j3' },
 ] as const;
 type Line = (typeof LINES)[number];
-const SCENARIOS = ['produce', 'group', 'admin', 'consumer-protocol'];
+const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'consumer-protocol'];
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 const CODEC_IDS: Record<(typeof CODECS)[number], number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
 const RECORDS = 20;
@@ -142,6 +142,45 @@ describe('the Java client (kafka-clients)', () => {
       expect(g.resumedExtra).toEqual([]);
     });
 
+    it('fetches a record larger than its fetch limits whole (KIP-74), is refused one over max.message.bytes, and finds offsets', () => {
+      const f = scenario(line, 'fetch');
+      expect(f.error).toBeUndefined();
+      expect(f.consumed).toEqual([
+        { offset: 0, key: 'small-0', valueLength: 1 },
+        { offset: 1, key: 'large', valueLength: 900 * 1024 },
+        { offset: 2, key: 'small-2', valueLength: 1 },
+      ]);
+      expect(f.tooLarge).toBe('RecordTooLargeException');
+      expect(f.beginningOffsets).toBe(0);
+      expect(f.endOffsets).toBe(3);
+      // Timestamps t0, t0+10s, t0+20s: the first offset at or after each probe, null past the end.
+      expect(f.offsetsForTimes).toEqual({
+        '-1': { offset: 0, timestamp: 0 },
+        '5000': { offset: 1, timestamp: 10_000 },
+        '10000': { offset: 1, timestamp: 10_000 },
+        '15000': { offset: 2, timestamp: 20_000 },
+        '3600000': null,
+      });
+    });
+
+    it('rebalances cooperatively (KIP-429) and keeps static members (KIP-345) across a restart', () => {
+      const r = scenario(line, 'rebalance');
+      expect(r.error).toBeUndefined();
+      const tps = (...ps: number[]) => ps.map((p) => `${line.prefix}-rebalance-${p}`);
+      expect(r.cooperative.aloneA).toEqual(tps(0, 1, 2, 3));
+      // Sticky: the first member keeps half of what it had, the second gets the rest.
+      expect([...r.cooperative.sharedA, ...r.cooperative.sharedB].sort()).toEqual(tps(0, 1, 2, 3));
+      expect(r.cooperative.sharedA).toHaveLength(2);
+      // Cooperative: only the two partitions that moved were revoked (eager would revoke all four).
+      expect(r.cooperative.revokedA).toEqual(r.cooperative.sharedB);
+      const s = r.static;
+      expect([...s.firstA, ...s.firstB].sort()).toEqual(tps(0, 1, 2, 3));
+      expect(s.bWhileAway).toEqual(s.firstB);
+      expect(s.rejoinedA).toEqual(s.firstA);
+      expect(s.stillB).toEqual(s.firstB);
+      expect(s.describedInstances).toEqual(['instance-1', 'instance-2']);
+    });
+
     describe('AdminClient', () => {
       const topic = `${line.prefix}-admin`;
       const group = `${line.prefix}-admin-g`;
@@ -162,6 +201,8 @@ describe('the Java client (kafka-clients)', () => {
         expect(step('listTopics')).toContain(topic);
         expect(step('describeTopics')).toMatchObject({ name: topic, internal: false, partitions: partitions(1) });
         expect(step('describeTopics').topicId).not.toBe('AAAAAAAAAAAAAAAAAAAAAA');
+        // describeTopicsById is run but not asserted yet: the Java admin sends Metadata v12 with
+        // TopicId set and Name "", which Kafka resolves by the id and the broker still by the name.
       });
 
       it('adds partitions, and refuses fewer with InvalidPartitionsException', () => {
@@ -177,8 +218,8 @@ describe('the Java client (kafka-clients)', () => {
         expect(step('incrementalAlterConfigsDelete')).toMatchObject({ value: '604800000', source: 'DEFAULT_CONFIG' });
       });
 
-      it('deletes records: the low watermark and the earliest offset move', () => {
-        expect(step('deleteRecords')).toEqual({ lowWatermark: 4, earliest: 4, latest: 10 });
+      it('deletes records: the low watermark and the earliest offset move, a consumer below it resets', () => {
+        expect(step('deleteRecords')).toEqual({ lowWatermark: 4, earliest: 4, latest: 10, maxTimestamp: 9, consumedFromZero: [4, 5, 6, 7, 8, 9] });
       });
 
       it('lists, describes, reads the offsets of and deletes consumer groups', () => {
@@ -191,11 +232,18 @@ describe('the Java client (kafka-clients)', () => {
           members: [{ clientId: `${line.prefix}-consumer`, hasMemberId: true, assignment: [0, 1, 2].map((p) => `${topic}-${p}`) }],
         });
         expect(step('describeConsumerGroupsEmpty')).toMatchObject({ groupId: group, state: 'Empty', members: [] });
+        const committed = { [`${topic}-0`]: { offset: 7, metadata: 'from the admin scenario' } };
+        expect(step('alterConsumerGroupOffsets')).toEqual({ ...committed, [`${topic}-1`]: { offset: 0, metadata: 'altered' } });
+        expect(step('deleteConsumerGroupOffsets')).toEqual(committed);
         expect(step('listConsumerGroups')).toMatchObject({ [group]: 'Empty', [`${line.prefix}-group-g`]: 'Empty' });
-        expect(step('listConsumerGroupOffsets')).toEqual({ [`${topic}-0`]: { offset: 7, metadata: 'from the admin scenario' } });
+        expect(step('listConsumerGroupOffsets')).toEqual(committed);
         expect(step('deleteConsumerGroups').groupsAfter).not.toContain(group);
         expect(step('deleteConsumerGroups').groupsAfter).toContain(`${line.prefix}-group-g`);
         expect(step('deleteConsumerGroupsMissing')).toMatchObject({ error: 'GroupIdNotFoundException' });
+      });
+
+      it('describes broker configs', () => {
+        expect(step('describeBrokerConfigs')).toMatchObject({ 'message.max.bytes': '1048588', 'num.partitions': '1' });
       });
 
       it('describes the cluster as this one broker', () => {

@@ -78,6 +78,11 @@ final class AdminScenario {
       });
       s.step("listTopics", () -> new ArrayList<>(admin.listTopics().names().get()));
       s.step("describeTopics", () -> describeTopic(admin, topic));
+      s.step("describeTopicsById", () -> {
+        org.apache.kafka.common.Uuid id = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId();
+        TopicDescription d = admin.describeTopics(org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get().get(id);
+        return Map.of("name", d.name(), "partitions", d.partitions().size());
+      });
       s.step("createPartitions", () -> {
         admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
         return describeTopic(admin, topic);
@@ -107,6 +112,15 @@ final class AdminScenario {
         r.put("lowWatermark", low);
         r.put("earliest", offset(admin, tp0, OffsetSpec.earliest()));
         r.put("latest", offset(admin, tp0, OffsetSpec.latest()));
+        // The records were sent one by one, so the newest timestamp is the last record's.
+        r.put("maxTimestamp", offset(admin, tp0, OffsetSpec.maxTimestamp()));
+        // A consumer positioned below the low watermark gets OFFSET_OUT_OF_RANGE and resets.
+        try (KafkaConsumer<String, String> c = clients.consumer(null, Map.of())) {
+          c.assign(List.of(tp0));
+          c.seek(tp0, 0);
+          List<Map<String, Object>> got = Records.pollUntil(c, 6, Duration.ofSeconds(10));
+          r.put("consumedFromZero", got.stream().map(m -> m.get("offset")).toList());
+        }
         return r;
       });
       s.step("describeConsumerGroupsActive", () -> {
@@ -120,17 +134,21 @@ final class AdminScenario {
         }
       });
       s.step("describeConsumerGroupsEmpty", () -> describeGroup(admin, group));
+      s.step("alterConsumerGroupOffsets", () -> {
+        TopicPartition tp1 = new TopicPartition(topic, 1);
+        admin.alterConsumerGroupOffsets(group, Map.of(tp1, new OffsetAndMetadata(0, "altered"))).all().get();
+        return groupOffsets(admin, group);
+      });
+      s.step("deleteConsumerGroupOffsets", () -> {
+        admin.deleteConsumerGroupOffsets(group, java.util.Set.of(new TopicPartition(topic, 1))).all().get();
+        return groupOffsets(admin, group);
+      });
       s.step("listConsumerGroups", () -> {
         Map<String, Object> r = new TreeMap<>();
         for (ConsumerGroupListing l : admin.listConsumerGroups().all().get()) r.put(l.groupId(), stateOf(l));
         return r;
       });
-      s.step("listConsumerGroupOffsets", () -> {
-        Map<String, Object> r = new TreeMap<>();
-        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
-            .forEach((tp, om) -> r.put(tp.toString(), Map.of("offset", om.offset(), "metadata", om.metadata())));
-        return r;
-      });
+      s.step("listConsumerGroupOffsets", () -> groupOffsets(admin, group));
       s.step("deleteConsumerGroups", () -> {
         admin.deleteConsumerGroups(List.of(group)).all().get();
         List<String> left = new ArrayList<>();
@@ -140,6 +158,17 @@ final class AdminScenario {
       s.step("deleteConsumerGroupsMissing", () -> {
         admin.deleteConsumerGroups(List.of(group)).all().get();
         return "deleted";
+      });
+      s.step("describeBrokerConfigs", () -> {
+        String id = Integer.toString(admin.describeCluster().controller().get().id());
+        ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, id);
+        Config config = admin.describeConfigs(List.of(broker)).all().get().get(broker);
+        Map<String, Object> r = new TreeMap<>();
+        for (String name : List.of("log.retention.ms", "log.retention.hours", "message.max.bytes", "num.partitions", "auto.create.topics.enable")) {
+          ConfigEntry e = config.get(name);
+          r.put(name, e == null ? null : e.value());
+        }
+        return r;
       });
       s.step("describeCluster", () -> {
         DescribeClusterResult c = admin.describeCluster();
@@ -179,6 +208,13 @@ final class AdminScenario {
       parts.add(m);
     }
     r.put("partitions", parts);
+    return r;
+  }
+
+  private static Map<String, Object> groupOffsets(Admin admin, String group) throws Exception {
+    Map<String, Object> r = new TreeMap<>();
+    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+        .forEach((tp, om) -> r.put(tp.toString(), Map.of("offset", om.offset(), "metadata", om.metadata())));
     return r;
   }
 

@@ -28,10 +28,14 @@ public final class Driver {
         return GroupScenario::run;
       case "admin":
         return AdminScenario::run;
+      case "fetch":
+        return FetchScenario::run;
+      case "rebalance":
+        return RebalanceScenario::run;
       case "consumer-protocol":
         return ConsumerProtocolScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, group, admin or consumer-protocol");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin or consumer-protocol");
     }
   }
 
