@@ -48,8 +48,8 @@ async function buildDriver(): Promise<void> {
   if (built.every((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > Math.max(...inputs))) return;
   const pom = path.join(JAVA_DIR, 'pom.xml');
   // Offline first: once .ci/run (or an earlier run) resolved everything, no network is needed.
-  let r = await run('mvn', ['-q', '-o', '-f', pom, 'package'], { timeoutMs: 240_000 });
-  if (r.code !== 0) r = await run('mvn', ['-q', '-f', pom, 'package'], { timeoutMs: 240_000 });
+  let r = await run('mvn', ['-q', '-B', '-o', '-f', pom, 'package'], { timeoutMs: 240_000 });
+  if (r.code !== 0) r = await run('mvn', ['-q', '-B', '-f', pom, 'package'], { timeoutMs: 240_000 });
   if (r.code !== 0) throw new Error(`mvn package of ${JAVA_DIR} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
 }
 
