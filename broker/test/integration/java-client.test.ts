@@ -20,7 +20,7 @@ const LINES = [
   { module: 'kafka-3', version: '3.9.1', prefix: 'j3' },
 ] as const;
 type Line = (typeof LINES)[number];
-const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'consumer-protocol'];
+const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'transactions', 'consumer-protocol'];
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 const CODEC_IDS: Record<(typeof CODECS)[number], number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
 const RECORDS = 20;
@@ -256,6 +256,13 @@ describe('the Java client (kafka-clients)', () => {
         expect(step('deleteTopics').topicsAfter).toContain(`${line.prefix}-group`);
         expect(step('deleteTopicsMissing')).toMatchObject({ error: 'UnknownTopicOrPartitionException' });
       });
+    });
+
+    // The broker has no transaction coordinator: a transactional producer must fail at
+    // initTransactions, never appear to commit. (Today FindCoordinator answers the retriable
+    // COORDINATOR_NOT_AVAILABLE, so the client gives up only after max.block.ms.)
+    it('fails a transactional producer at initTransactions', () => {
+      expect(scenario(line, 'transactions')).toMatchObject({ outcome: 'error', failedAt: 'initTransactions' });
     });
 
     // KIP-848: the broker has no ConsumerGroupHeartbeat (key 68), so it must not advertise it, and

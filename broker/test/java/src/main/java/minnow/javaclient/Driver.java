@@ -32,10 +32,12 @@ public final class Driver {
         return FetchScenario::run;
       case "rebalance":
         return RebalanceScenario::run;
+      case "transactions":
+        return TransactionsScenario::run;
       case "consumer-protocol":
         return ConsumerProtocolScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin or consumer-protocol");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions or consumer-protocol");
     }
   }
 
