@@ -4,7 +4,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -298,12 +297,5 @@ final class AdminScenario {
     m.put("host", n.host());
     m.put("port", n.port());
     return m;
-  }
-
-  @SuppressWarnings("unused")
-  private static List<String> sorted(Collection<String> c) {
-    List<String> l = new ArrayList<>(c);
-    l.sort(null);
-    return l;
   }
 }
