@@ -27,6 +27,7 @@ export const ApiKey = {
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
   DescribeCluster: 60,
+  ConsumerGroupHeartbeat: 68,
 } as const;
 
 export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];

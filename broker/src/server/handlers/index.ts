@@ -3,6 +3,7 @@
 import type { ApiHandler } from '../context';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
 import { deleteRecordsHandler } from './delete-records';
@@ -37,6 +38,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     incrementalAlterConfigsHandler,
     describeClusterHandler,
     ...groupHandlers,
+    consumerGroupHeartbeatHandler,
   ].forEach(add);
   add(apiVersionsHandler(handlers));
   return handlers;
