@@ -154,8 +154,11 @@ describe('confluent-kafka from PyPI (current librdkafka)', () => {
   }, 120_000);
 
   it('resets out-of-range positions (past the end, below the log start) with auto.offset.reset=earliest and reads the records', async () => {
-    const out = await py('ck_offset_reset.py', [bootstrap(), 'ck-out-of-range', '6', '4', '30']);
-    expect({ values: out.values, errors: out.errors, logs: out.logs }).toEqual({
+    const out = await py('ck_offset_reset.py', [bootstrap(), 'ck-out-of-range', '6', '4', '20']);
+    // librdkafka logs each reset as a WARNING ("offset reset ... Offset out of range"); a fetch
+    // response it cannot parse (e.g. null records for the erroring partition) is an ERROR.
+    const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
+    expect({ values: out.values, errors: out.errors, logs: problems }).toEqual({
       values: {
         '0': [0, 1, 2, 3, 4, 5].map((o) => [o, `p0 ${o}`]),
         '1': [4, 5].map((o) => [o, `p1 ${o}`]),

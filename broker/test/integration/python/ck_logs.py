@@ -1,5 +1,5 @@
 """librdkafka's log lines, kept for the test's JSON instead of flooding stderr: each distinct
-message (timestamps and counters dropped) once, with how often it came."""
+message (durations dropped) once, as "LEVEL Nx message"."""
 import logging
 import re
 from collections import Counter
@@ -12,12 +12,12 @@ class LogTally(logging.Handler):
         self.counts = Counter()
 
     def emit(self, record):
-        message = re.sub(r"\d+(\.\d+)?ms", "Nms", record.getMessage())
-        if message in self.counts or len(self.counts) < self.keep:
-            self.counts[message] += 1
+        key = (record.levelname, re.sub(r"\d+(\.\d+)?ms", "Nms", record.getMessage()))
+        if key in self.counts or len(self.counts) < self.keep:
+            self.counts[key] += 1
 
     def summary(self):
-        return [f"{n}x {m}" for m, n in self.counts.most_common()]
+        return [f"{level} {n}x {message}" for (level, message), n in self.counts.most_common()]
 
 
 def librdkafka_logger(name):
