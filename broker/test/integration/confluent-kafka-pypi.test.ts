@@ -137,7 +137,7 @@ describe('confluent-kafka from PyPI (current librdkafka)', () => {
     expect(second.errors).toEqual([]);
   }, 150_000);
 
-  it('AdminClient: creates, describes, deletes records, lists offsets, describes cluster, topics and a live group, deletes a topic', async () => {
+  it('AdminClient: topics, configs, records, offsets, cluster, a live group, its offsets, deleting groups and topics', async () => {
     const out = await py('ck_admin.py', [bootstrap(), 'ck-admin', 'ck-admin-group'], 90_000);
     expect(out.create).toEqual({ 'ck-admin': 'ok', 'ck-admin-doomed': 'ok' });
     expect(out.create_again).toEqual({ 'ck-admin': 'TOPIC_ALREADY_EXISTS' });
@@ -149,6 +149,11 @@ describe('confluent-kafka from PyPI (current librdkafka)', () => {
     expect(out.describe_topics).toEqual({ partitions: 3 });
     expect(out.list_groups).toContainEqual(['ck-admin-group', 'ConsumerGroupState.STABLE']);
     expect(out.describe_group).toEqual({ state: 'ConsumerGroupState.STABLE', members: [[0, 1, 2]], assignor: 'range' });
+    // Offsets of a group with members are its members' to commit (Kafka: UNKNOWN_MEMBER_ID).
+    expect(out.alter_offsets_live).toEqual([[0, 2, 'UNKNOWN_MEMBER_ID']]);
+    expect(out.alter_offsets_empty).toEqual([[0, 2, null]]);
+    expect(out.list_group_offsets).toEqual([['ck-admin', 0, 2]]);
+    expect(out.delete_groups).toEqual({ 'ck-admin-group': 'ok', 'ck-admin-group-missing': 'GROUP_ID_NOT_FOUND' });
     expect(out.delete_topics).toEqual({ 'ck-admin-doomed': 'ok' });
     expect(out.listed_after_delete).toBe(false);
   }, 120_000);

@@ -1,6 +1,7 @@
 """confluent-kafka AdminClient against the broker: create topics (and a duplicate), describe
 configs, delete records, list offsets, describe the cluster and topics, list and describe a group
-with a live member, delete a topic. Each outcome is recorded as data (an error is a result too);
+with a live member, alter its offsets (refused while it has a member), list them, delete the group,
+delete a topic. Each outcome is recorded as data (an error is a result too);
 one JSON line at the end.
 
 usage: ck_admin.py BOOTSTRAP TOPIC GROUP"""
@@ -9,7 +10,7 @@ import sys
 import time
 
 import confluent_kafka
-from confluent_kafka import Consumer, Producer, TopicCollection, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetSpec
 
 bootstrap, topic, group = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -76,7 +77,19 @@ if "ok" in groups:
     }
 else:
     out["describe_group"] = groups
+
+
+def alter_offsets(offset):
+    r = outcome(admin.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0, offset)])])[group])
+    return [[tp.partition, tp.offset, tp.error and tp.error.name()] for tp in r["ok"].topic_partitions] if "ok" in r else r["error"]
+
+
+out["alter_offsets_live"] = alter_offsets(2)
 member.close()
+out["alter_offsets_empty"] = alter_offsets(2)
+listed_offsets = outcome(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group])
+out["list_group_offsets"] = [[tp.topic, tp.partition, tp.offset] for tp in listed_offsets["ok"].topic_partitions] if "ok" in listed_offsets else listed_offsets
+out["delete_groups"] = names(admin.delete_consumer_groups([group, group + "-missing"]))
 
 out["delete_topics"] = names(admin.delete_topics([doomed], operation_timeout=TIMEOUT))
 deadline = time.monotonic() + TIMEOUT
