@@ -34,6 +34,7 @@ export const ApiKey = {
   OffsetDelete: 47,
   DescribeCluster: 60,
   ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
 } as const;
 
 export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];

@@ -3,6 +3,7 @@
 import type { ApiHandler } from '../context';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
 import { createAclsHandler } from './create-acls';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
@@ -52,6 +53,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     listPartitionReassignmentsHandler,
     listTransactionsHandler,
     ...groupHandlers,
+    consumerGroupHeartbeatHandler,
   ].forEach(add);
   add(apiVersionsHandler(handlers));
   return handlers;
