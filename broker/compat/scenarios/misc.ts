@@ -1,0 +1,67 @@
+// ApiVersions, Metadata (internal topics, bad names), ACL APIs without an authorizer, and the
+// request versions Kafka 4 removed (KIP-896).
+import { ApiKey } from '../../src/protocol/api-keys';
+import type { Scenario } from '../scenario';
+
+const DescribeAcls = 29;
+const CreateAcls = 30;
+const DeleteAcls = 31;
+
+export const miscScenarios: Scenario[] = [
+  {
+    name: 'api-versions',
+    about: 'ApiVersions v3 with and without client software, v0',
+    async run(ctx) {
+      await ctx.send('v3 with client software name', ApiKey.ApiVersions, 3, { clientSoftwareName: 'minnow-compat', clientSoftwareVersion: '1.0' });
+      await ctx.send('v3 with empty client software name (invalid)', ApiKey.ApiVersions, 3, { clientSoftwareName: '', clientSoftwareVersion: '' });
+      await ctx.send('v3 with client software name "bad name!" (invalid)', ApiKey.ApiVersions, 3, { clientSoftwareName: 'bad name!', clientSoftwareVersion: '1' });
+      await ctx.send('v0', ApiKey.ApiVersions, 0, {});
+    },
+  },
+  {
+    name: 'metadata',
+    about: 'Metadata v12 and v1: unknown and invalid topics, __consumer_offsets, empty list',
+    async run(ctx) {
+      await ctx.waitForCoordinator('md-g'); // makes Kafka create __consumer_offsets
+      const md = (step: string, topics: { name: string }[] | null, v = 12) => ctx.send(step, ApiKey.Metadata, v, { topics, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      await md('empty topic list', []);
+      await md('unknown topic', [{ name: 'md-unknown' }]);
+      await md('invalid topic name', [{ name: 'bad name!' }]);
+      await md('__consumer_offsets', [{ name: '__consumer_offsets' }]);
+      await md('v1 unknown topic', [{ name: 'md-unknown' }], 1);
+      await ctx.send('auto-create allowed for an unknown topic', ApiKey.Metadata, 12, { topics: [{ name: 'md-auto' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+      await ctx.send('describe cluster', ApiKey.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+    },
+  },
+  {
+    name: 'acls',
+    about: 'ACL APIs on a broker without an authorizer: Kafka answers SECURITY_DISABLED',
+    async run(ctx) {
+      await ctx.send('describe all ACLs', DescribeAcls, 3, {
+        resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1,
+      });
+      await ctx.send('create one ACL', CreateAcls, 3, {
+        creations: [{ resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }],
+      });
+      await ctx.send('delete ACLs', DeleteAcls, 3, {
+        filters: [{ resourceTypeFilter: 2, resourceNameFilter: 't', patternTypeFilter: 3, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }],
+      });
+    },
+  },
+  {
+    name: 'removed-versions',
+    about: 'Request versions Kafka 4 no longer serves (KIP-896): what each broker does with them',
+    async run(ctx) {
+      await ctx.send('Produce v2', ApiKey.Produce, 2, { acks: 1, timeoutMs: 1000, topicData: [] });
+      await ctx.send('Fetch v3', ApiKey.Fetch, 3, { replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1024, topics: [] });
+      await ctx.send('ListOffsets v0', ApiKey.ListOffsets, 0, { replicaId: -1, topics: [] });
+      await ctx.send('OffsetCommit v1', ApiKey.OffsetCommit, 1, { groupId: 'rv-g', generationIdOrMemberEpoch: -1, memberId: '', topics: [] });
+      await ctx.send('OffsetFetch v0', ApiKey.OffsetFetch, 0, { groupId: 'rv-g', topics: [] });
+      await ctx.send('CreateTopics v1', ApiKey.CreateTopics, 1, { topics: [], timeoutMs: 1000, validateOnly: false });
+      await ctx.send('DeleteTopics v0', ApiKey.DeleteTopics, 0, { topicNames: [], timeoutMs: 1000 });
+      await ctx.send('DescribeConfigs v0', ApiKey.DescribeConfigs, 0, { resources: [] });
+      await ctx.send('AlterConfigs v0 (still served)', ApiKey.AlterConfigs, 0, { resources: [], validateOnly: false });
+      await ctx.send('Metadata v0 (still served)', ApiKey.Metadata, 0, { topics: [] });
+    },
+  },
+];
