@@ -80,8 +80,15 @@ export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka'
         const t = md.topics[0];
         return t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p: any) => p.errorCode === 0 && p.leaderId >= 0);
       }),
+    // FindCoordinator answers as soon as __consumer_offsets exists, but Kafka loads each partition's
+    // group state afterwards and answers NOT_COORDINATOR (16) or COORDINATOR_LOAD_IN_PROGRESS (14)
+    // until then; DescribeGroups on the group tells when it is really served.
     waitForCoordinator: (groupId) =>
-      until(`a coordinator for group ${groupId}`, async () => (await ctx.quiet(ApiKey.FindCoordinator, 3, { key: groupId, keyType: 0 })).errorCode === 0),
+      until(`a coordinator for group ${groupId}`, async () => {
+        if ((await ctx.quiet(ApiKey.FindCoordinator, 3, { key: groupId, keyType: 0 })).errorCode !== 0) return false;
+        const d = await ctx.quiet(ApiKey.DescribeGroups, 5, { groups: [groupId], includeAuthorizedOperations: false });
+        return ![14, 15, 16].includes(d.groups[0].errorCode);
+      }),
   };
   try {
     await scenario.run(ctx);

@@ -61,7 +61,10 @@ export const miscScenarios: Scenario[] = [
       await ctx.send('DeleteTopics v0', ApiKey.DeleteTopics, 0, { topicNames: [], timeoutMs: 1000 });
       await ctx.send('DescribeConfigs v0', ApiKey.DescribeConfigs, 0, { resources: [] });
       await ctx.send('AlterConfigs v0 (still served)', ApiKey.AlterConfigs, 0, { resources: [], validateOnly: false });
-      await ctx.send('Metadata v0 (still served)', ApiKey.Metadata, 0, { topics: [] });
+      // v0 reads an empty list as "all topics", so name one this scenario made.
+      await ctx.quiet(ApiKey.CreateTopics, 7, { topics: [{ name: 'rv-a', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
+      await ctx.waitForTopic('rv-a');
+      await ctx.send('Metadata v0 (still served)', ApiKey.Metadata, 0, { topics: [{ name: 'rv-a' }] });
     },
   },
 ];

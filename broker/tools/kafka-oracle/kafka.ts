@@ -25,7 +25,7 @@ export interface KafkaOracleOptions {
   log?: (line: string) => void;
   /** How long to wait for the broker to answer ApiVersions. Default 120 s (a shared CPU is slow). */
   startTimeoutMs?: number;
-  /** Keep the data dir after stop (for post-mortems). Default false. */
+  /** Keep the data dir and Kafka's log after stop (post-mortems). Default: $KAFKA_ORACLE_KEEP=1. */
   keepDataDir?: boolean;
   /** `java` to run. Default $KAFKA_ORACLE_JAVA or `java` on PATH. */
   java?: string;
@@ -197,7 +197,7 @@ export async function startKafka(opts: KafkaOracleOptions = {}): Promise<Running
       await exited;
       clearTimeout(timer);
     }
-    if (!opts.keepDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!(opts.keepDataDir ?? process.env.KAFKA_ORACLE_KEEP === "1")) fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await waitForApiVersions(port, child, Date.now() + (opts.startTimeoutMs ?? 120_000), logFile);
