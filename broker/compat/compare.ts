@@ -61,7 +61,7 @@ function summariseRecords(buf: Buffer): unknown {
     return {
       recordBatches: batches.map((b) => {
         const h = readBatchHeader(b);
-        return { baseOffset: h.baseOffset, lastOffsetDelta: h.lastOffsetDelta, recordsCount: h.recordsCount, magic: h.magic };
+        return { baseOffset: Number(h.baseOffset), lastOffsetDelta: h.lastOffsetDelta, recordsCount: h.recordsCount, magic: h.magic };
       }),
       trailingBytes,
     };
@@ -129,15 +129,8 @@ export function diff(minnow: unknown, kafka: unknown, path = ''): Difference[] {
       const m = byKey(minnow);
       const k = byKey(kafka);
       for (const [id, e] of m) if (k.has(id)) out.push(...diff(e, k.get(id), `${path}[${key}=${id}]`));
-      // Elements one side lacks: one difference per side, naming them all (ApiVersions lists dozens).
-      const onlyIn = (a: Map<string, unknown>, b: Map<string, unknown>) => [...a].filter(([id]) => !b.has(id));
-      const only = (side: 'minnow' | 'kafka', entries: [string, unknown][]) => {
-        if (entries.length === 0) return;
-        const value = entries.length === 1 ? entries[0]![1] : `${entries.length} elements`;
-        out.push({ path: `${path}[${key}=${entries.map(([id]) => id).join(',')}]`, kind: `only-in-${side}`, minnow: side === 'minnow' ? value : undefined, kafka: side === 'kafka' ? value : undefined });
-      };
-      only('minnow', onlyIn(m, k));
-      only('kafka', onlyIn(k, m));
+      for (const [id, e] of m) if (!k.has(id)) out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-minnow', minnow: e, kafka: undefined });
+      for (const [id, e] of k) if (!m.has(id)) out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-kafka', minnow: undefined, kafka: e });
       return out;
     }
     const n = Math.max(minnow.length, kafka.length);

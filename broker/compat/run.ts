@@ -57,10 +57,23 @@ export function formatReport(reports: StepReport[], verbose: boolean): string {
       lines.push('', `== ${current}`);
     }
     lines.push(`  ${r.step} (API ${r.api})`);
+    // Elements only one side has (ApiVersions keys, configs) are listed on one line per array.
+    const grouped = new Map<string, string[]>();
     for (const d of shown) {
       const tag = d.allowed ? ` [allowed: ${d.allowed}]` : '';
+      const element = /^(.*)\[(\w+)=([^\]]*)\]$/.exec(d.path);
+      if (element && d.kind.startsWith('only-in')) {
+        const head = `    ${element[1]}[${element[2]}=…] ${d.kind}${tag}:`;
+        if (!grouped.has(head)) {
+          grouped.set(head, []);
+          lines.push(head);
+        }
+        grouped.get(head)!.push(element[3]!);
+        continue;
+      }
       lines.push(`    ${d.path || '(body)'} ${d.kind}: minnow ${describeValue(d.path, d.minnow)} | kafka ${describeValue(d.path, d.kafka)}${tag}`);
     }
+    for (const [head, ids] of grouped) lines[lines.indexOf(head)] = `${head} ${ids.join(', ')}`;
   }
   return lines.join('\n');
 }
