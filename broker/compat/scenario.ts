@@ -78,7 +78,15 @@ export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka'
       until(`topic ${topic} getting leaders`, async () => {
         const md = await ctx.quiet(ApiKey.Metadata, 9, { topics: [{ name: topic }], allowAutoTopicCreation: false });
         const t = md.topics[0];
-        return t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p: any) => p.errorCode === 0 && p.leaderId >= 0);
+        if (!(t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p: any) => p.errorCode === 0 && p.leaderId >= 0))) return false;
+        // Kafka's Metadata can name the leader a moment before its replica manager serves the
+        // partition (NOT_LEADER_OR_FOLLOWER); a ListOffsets that succeeds everywhere means it does.
+        const lo = await ctx.quiet(ApiKey.ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: topic, partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
+        });
+        return lo.topics[0].partitions.every((p: any) => p.errorCode === 0);
       }),
     // FindCoordinator answers as soon as __consumer_offsets exists, but Kafka loads each partition's
     // group state afterwards and answers NOT_COORDINATOR (16) or COORDINATOR_LOAD_IN_PROGRESS (14)
