@@ -97,7 +97,7 @@ export const dataScenarios: Scenario[] = [
     about: 'ListOffsets v7 and v1: earliest, latest, max timestamp, by timestamp, unknown',
     async run(ctx) {
       const t = 'lo-a';
-      await createTopic(ctx, t);
+      await createTopic(ctx, t, 2); // partition 1 stays empty
       // Three records at 1000, 2000, 3000 ms after the batch's base time.
       const base = 1_700_000_000_000n;
       const { encodeRecordBatch } = await import('../../src/protocol/record-batch');
@@ -112,6 +112,10 @@ export const dataScenarios: Scenario[] = [
       await lo('by timestamp before all', 0n);
       await lo('by timestamp after all', base + 10_000n);
       await lo('timestamp -7 (no such sentinel)', -7n);
+      await lo('max timestamp (-3) on an empty partition', -3n, 1);
+      await lo('by timestamp on an empty partition', base, 1);
+      await lo('v9 earliest pending upload (-5)', -5n, 0, t, 9);
+      await lo('v9 earliest local (-4)', -4n, 0, t, 9);
       await lo('unknown partition 4', -1n, 4);
       await lo('unknown topic', -1n, 0, 'lo-unknown');
       await lo('v1 latest', -1n, 0, t, 1);

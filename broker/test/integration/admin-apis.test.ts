@@ -66,6 +66,24 @@ describe('admin and offset APIs', () => {
     expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: base + 9000n }));
   });
 
+  it('answers a ListOffsets time past every record, or -3 on an empty log, with -1 offset, time and leader epoch (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('lo-none', 2, {});
+    const base = BigInt(Date.now() - 60_000);
+    await produce('lo-none', 0, ['a'], [base]);
+    const res = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'lo-none', partitions: [{ partitionIndex: 0, timestamp: base + 1000n }, { partitionIndex: 1, timestamp: -3n }] }],
+    });
+    for (const p of res.topics[0].partitions) expect(p).toEqual(expect.objectContaining({ errorCode: 0, offset: -1n, timestamp: -1n, leaderEpoch: -1 }));
+  });
+
+  it('answers ListOffsets with a negative time that is no sentinel UNSUPPORTED_VERSION (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('lo-neg', 1, {});
+    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'lo-neg', partitions: [{ partitionIndex: 0, timestamp: -7n }] }] });
+    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.UNSUPPORTED_VERSION, offset: -1n, leaderEpoch: -1 }));
+  });
+
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
     broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>

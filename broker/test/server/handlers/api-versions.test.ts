@@ -18,7 +18,7 @@ describe('ApiVersions client software check (KIP-511)', () => {
     ['minnow', '0.1.0-dev'],
     ['x', '1'],
   ])('accepts %s %s', async (clientSoftwareName, clientSoftwareVersion) => {
-    const res = await handler.handle(ctx(3), { clientSoftwareName, clientSoftwareVersion });
+    const res = (await handler.handle(ctx(3), { clientSoftwareName, clientSoftwareVersion }))!;
     expect(res.errorCode).toBe(ErrorCode.NONE);
     expect(res.apiKeys.map((k: { apiKey: number }) => k.apiKey)).toEqual([ApiKey.Produce, ApiKey.ApiVersions]);
   });
@@ -31,12 +31,12 @@ describe('ApiVersions client software check (KIP-511)', () => {
     ['trail.', '1'],
     ['ok', ''],
   ])('answers INVALID_REQUEST with no API list for %j %j', async (clientSoftwareName, clientSoftwareVersion) => {
-    const res = await handler.handle(ctx(3), { clientSoftwareName, clientSoftwareVersion });
+    const res = (await handler.handle(ctx(3), { clientSoftwareName, clientSoftwareVersion }))!;
     expect(res).toEqual({ errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 });
   });
 
   it('does not check before v3, where the fields do not exist', async () => {
-    const res = await handler.handle(ctx(2), { clientSoftwareName: '', clientSoftwareVersion: '' });
+    const res = (await handler.handle(ctx(2), { clientSoftwareName: "", clientSoftwareVersion: "" }))!;
     expect(res.errorCode).toBe(ErrorCode.NONE);
   });
 });
