@@ -1,7 +1,11 @@
 // A scenario is a scripted request sequence run once against minnow and once against Kafka;
 // every recorded step's outcome is compared afterwards. Helpers here build the odd inputs.
+import * as net from 'node:net';
 import { ApiKey } from '../src/protocol/api-keys';
 import { KafkaConnection } from '../src/client/connection';
+import { API_SPEC_BY_KEY } from '../src/protocol/messages/registry';
+import { Reader } from '../src/protocol/reader';
+import { Writer } from '../src/protocol/writer';
 import { crc32c } from '../src/protocol/crc32c';
 import { encodeRecordBatch, RecordBatchInput, CRC, ATTRIBUTES, RECORDS_COUNT } from '../src/protocol/record-batch';
 import type { Outcome } from './compare';
@@ -20,6 +24,11 @@ export interface ScenarioContext {
   send(step: string, apiKey: number, apiVersion: number, body: unknown): Promise<any>;
   /** Sends without recording (set-up and polling). Throws if no response came. */
   quiet(apiKey: number, apiVersion: number, body: unknown): Promise<any>;
+  /**
+   * Sends hand-made bytes on a fresh connection and records what came back: a response decoded as
+   * `decodeAs` (API key, version and header version), or that the broker closed or stayed silent.
+   */
+  sendRaw(step: string, frame: Buffer, decodeAs: RawDecode): Promise<void>;
   /** Sends a request that gets no response (Produce acks=0); nothing is recorded. */
   fire(apiKey: number, apiVersion: number, body: unknown): Promise<void>;
   /** Waits until Metadata shows every partition of `topic` with a leader (Kafka creates topics asynchronously). */
@@ -32,6 +41,61 @@ export interface Scenario {
   name: string;
   about: string;
   run(ctx: ScenarioContext): Promise<void>;
+}
+
+export interface RawDecode {
+  apiKey: number;
+  apiVersion: number;
+  /** Response header v1 has tagged fields after the correlation id. */
+  headerVersion: 0 | 1;
+}
+
+/** A request frame: size, header v1/v2 (api key, version, correlation id 1, client id) and `body`. */
+export function rawFrame(apiKey: number, apiVersion: number, body: Buffer, flexibleHeader = false): Buffer {
+  const w = new Writer();
+  w.int16(apiKey).int16(apiVersion).int32(1).nullableString('minnow-compat');
+  if (flexibleHeader) w.uvarint(0);
+  const header = Buffer.concat(w.toChunks());
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(header.length + body.length);
+  return Buffer.concat([size, header, body]);
+}
+
+/** Encodes a request body with the codec, for splicing into raw frames. */
+export function encodeBody(apiKey: number, apiVersion: number, body: unknown): Buffer {
+  const w = new Writer();
+  API_SPEC_BY_KEY.get(apiKey)!.encodeRequest(w, apiVersion, body);
+  return Buffer.concat(w.toChunks());
+}
+
+const RAW_TIMEOUT_MS = 5_000;
+
+function rawExchange(host: string, port: number, frame: Buffer, decodeAs: RawDecode): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    let data = Buffer.alloc(0);
+    const done = (o: Outcome) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(o);
+    };
+    const timer = setTimeout(() => done({ kind: 'no-response', detail: `no answer within ${RAW_TIMEOUT_MS} ms` }), RAW_TIMEOUT_MS);
+    s.on('connect', () => s.write(frame));
+    s.on('data', (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      if (data.length < 4 || data.length < 4 + data.readInt32BE(0)) return;
+      try {
+        const r = new Reader(data.subarray(4, 4 + data.readInt32BE(0)));
+        r.int32(); // correlation id
+        if (decodeAs.headerVersion === 1) r.skipTaggedFields();
+        done({ kind: 'response', body: API_SPEC_BY_KEY.get(decodeAs.apiKey)!.decodeResponse(r, decodeAs.apiVersion) });
+      } catch (err) {
+        done({ kind: 'no-response', detail: `undecodable answer: ${(err as Error).message}` });
+      }
+    });
+    s.on('error', () => done({ kind: 'no-response', detail: 'connection to broker closed' }));
+    s.on('close', () => done({ kind: 'no-response', detail: 'connection to broker closed' }));
+  });
 }
 
 const POLL_MS = 250;
@@ -70,6 +134,9 @@ export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka'
       const o = await raw(apiKey, apiVersion, body);
       if (o.kind !== 'response') throw new Error(`${target}: set-up request (API ${apiKey} v${apiVersion}) got no response: ${o.detail}`);
       return o.body;
+    },
+    async sendRaw(step, frame, decodeAs) {
+      steps.push({ step, apiKey: decodeAs.apiKey, apiVersion: decodeAs.apiVersion, outcome: await rawExchange(host, port, frame, decodeAs) });
     },
     async fire(apiKey, apiVersion, body) {
       await (await connection()).send(apiKey, apiVersion, body, false);

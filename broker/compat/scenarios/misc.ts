@@ -1,7 +1,7 @@
 // ApiVersions, Metadata (internal topics, bad names), ACL APIs without an authorizer, and the
 // request versions Kafka 4 removed (KIP-896).
 import { ApiKey } from '../../src/protocol/api-keys';
-import type { Scenario } from '../scenario';
+import { encodeBody, rawFrame, type Scenario } from '../scenario';
 
 const DescribeAcls = 29;
 const CreateAcls = 30;
@@ -65,6 +65,27 @@ export const miscScenarios: Scenario[] = [
       await ctx.quiet(ApiKey.CreateTopics, 7, { topics: [{ name: 'rv-a', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
       await ctx.waitForTopic('rv-a');
       await ctx.send('Metadata v0 (still served)', ApiKey.Metadata, 0, { topics: [{ name: 'rv-a' }] });
+    },
+  },
+  {
+    name: 'bad-input',
+    about: 'Hand-made frames: versions nobody knows, unknown API key, truncated and padded bodies, absurd lengths',
+    async run(ctx) {
+      const apiVersionsV3 = encodeBody(ApiKey.ApiVersions, 3, { clientSoftwareName: 'minnow-compat', clientSoftwareVersion: '1.0' });
+      // KIP-511: an ApiVersions version the broker does not know gets error 35 and the broker's ranges in a v0 body.
+      await ctx.sendRaw('ApiVersions v99', rawFrame(ApiKey.ApiVersions, 99, apiVersionsV3, true), { apiKey: ApiKey.ApiVersions, apiVersion: 0, headerVersion: 0 });
+      await ctx.sendRaw('ApiVersions v5', rawFrame(ApiKey.ApiVersions, 5, apiVersionsV3, true), { apiKey: ApiKey.ApiVersions, apiVersion: 0, headerVersion: 0 });
+      await ctx.sendRaw('Metadata v99', rawFrame(ApiKey.Metadata, 99, Buffer.alloc(8), true), { apiKey: ApiKey.Metadata, apiVersion: 12, headerVersion: 1 });
+      await ctx.sendRaw('unknown API key 999', rawFrame(999, 0, Buffer.alloc(0)), { apiKey: ApiKey.ApiVersions, apiVersion: 0, headerVersion: 0 });
+      const metadata = encodeBody(ApiKey.Metadata, 12, { topics: [{ name: 'bi-x' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      const asMetadata = { apiKey: ApiKey.Metadata, apiVersion: 12, headerVersion: 1 } as const;
+      await ctx.sendRaw('Metadata v12 with its body cut short', rawFrame(ApiKey.Metadata, 12, metadata.subarray(0, metadata.length - 3), true), asMetadata);
+      await ctx.sendRaw('Metadata v12 with 5 extra bytes after the body', rawFrame(ApiKey.Metadata, 12, Buffer.concat([metadata, Buffer.alloc(5, 7)]), true), asMetadata);
+      // Produce v9 (flexible): nullable transactional id, acks, timeout, then a compact array whose length is absurd.
+      const produceHead = encodeBody(ApiKey.Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] });
+      const absurd = Buffer.concat([produceHead.subarray(0, produceHead.length - 2), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x07]), Buffer.from([0])]);
+      await ctx.sendRaw('Produce v9 whose topic array claims 2^31 entries', rawFrame(ApiKey.Produce, 9, absurd, true), { apiKey: ApiKey.Produce, apiVersion: 9, headerVersion: 1 });
+      await ctx.sendRaw('empty frame (size 0)', Buffer.alloc(4), { apiKey: ApiKey.ApiVersions, apiVersion: 0, headerVersion: 0 });
     },
   },
 ];
