@@ -36,7 +36,7 @@ describe('ApiVersions client software check (KIP-511)', () => {
   });
 
   it('does not check before v3, where the fields do not exist', async () => {
-    const res = (await handler.handle(ctx(2), { clientSoftwareName: "", clientSoftwareVersion: "" }))!;
+    const res = (await handler.handle(ctx(2), { clientSoftwareName: '', clientSoftwareVersion: '' }))!;
     expect(res.errorCode).toBe(ErrorCode.NONE);
   });
 });
