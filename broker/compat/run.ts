@@ -134,9 +134,15 @@ async function main(): Promise<number> {
     const reports: StepReport[] = [];
     for (const s of scenarios) {
       const started = Date.now();
-      const m = await runScenario(s, 'minnow', '127.0.0.1', minnow.port);
-      const k = await runScenario(s, 'kafka', kafka.host, kafka.port);
-      const r = compareSteps(s.name, m, k, allow);
+      // A scenario that breaks (a set-up step failing, a wait timing out) is reported, and the run goes on.
+      const attempt = async (target: 'minnow' | 'kafka', host: string, port: number): Promise<StepRecord[] | string> =>
+        runScenario(s, target, host, port).catch((err: Error) => err.message);
+      const m = await attempt('minnow', '127.0.0.1', minnow.port);
+      const k = await attempt('kafka', kafka.host, kafka.port);
+      const r =
+        typeof m === 'string' || typeof k === 'string'
+          ? [{ scenario: s.name, step: '(whole scenario)', api: '-', differences: [{ path: '(scenario)', kind: 'outcome' as const, minnow: typeof m === 'string' ? `failed: ${m}` : 'ran', kafka: typeof k === 'string' ? `failed: ${k}` : 'ran' }] }]
+          : compareSteps(s.name, m, k, allow);
       reports.push(...r);
       const all = r.flatMap((x) => x.differences);
       const open = all.filter((d) => !d.allowed).length;
