@@ -60,6 +60,7 @@ export const miscScenarios: Scenario[] = [
       await ctx.send('CreateTopics v1', ApiKey.CreateTopics, 1, { topics: [], timeoutMs: 1000, validateOnly: false });
       await ctx.send('DeleteTopics v0', ApiKey.DeleteTopics, 0, { topicNames: [], timeoutMs: 1000 });
       await ctx.send('DescribeConfigs v0', ApiKey.DescribeConfigs, 0, { resources: [] });
+      await ctx.send('DeleteGroups v0 (KIP-896 planned its removal; Kafka 4.1 still serves it)', ApiKey.DeleteGroups, 0, { groupsNames: ['rv-g'] });
       await ctx.send('AlterConfigs v0 (still served)', ApiKey.AlterConfigs, 0, { resources: [], validateOnly: false });
       // v0 reads an empty list as "all topics", so name one this scenario made.
       await ctx.quiet(ApiKey.CreateTopics, 7, { topics: [{ name: 'rv-a', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
