@@ -122,4 +122,24 @@ export const dataScenarios: Scenario[] = [
       await lo('v1 earliest on unknown partition', -2n, 3, t, 1);
     },
   },
+  {
+    name: 'delete-records',
+    about: 'DeleteRecords v2: inside the log, to the end (-1), past the end, unknown topic and partition',
+    async run(ctx) {
+      const t = 'dr-a';
+      await createTopic(ctx, t);
+      await ctx.quiet(ApiKey.Produce, 9, produceBody(-1, [{ topic: t, partition: 0, records: batch(['a', 'b', 'c', 'd']) }]));
+      const del = (step: string, offset: bigint, partitionIndex = 0, name = t) =>
+        ctx.send(step, ApiKey.DeleteRecords, 2, { topics: [{ name, partitions: [{ partitionIndex, offset }] }], timeoutMs: 10_000 });
+      await del('delete before offset 1', 1n);
+      await del('delete before offset 0 (behind the start now)', 0n);
+      await del('delete past the end (10)', 10n);
+      await del('delete everything (-1 = high watermark)', -1n);
+      await del('offset -5', -5n);
+      await del('unknown partition 3', 1n, 3);
+      await del('unknown topic', 1n, 0, 'dr-unknown');
+      await ctx.send('earliest after the deletes', ApiKey.ListOffsets, 7, listOffsetsBody([{ topic: t, partition: 0, timestamp: -2n }]));
+      await ctx.send('fetch from 0 after the deletes', ApiKey.Fetch, 12, fetchBody([{ topic: t, partition: 0, offset: 0n }]));
+    },
+  },
 ];

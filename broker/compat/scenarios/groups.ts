@@ -87,6 +87,11 @@ export const groupScenarios: Scenario[] = [
         groupId: 'of-simple', generationIdOrMemberEpoch: -1, memberId: '', retentionTimeMs: -1n,
         topics: [{ name: 'gr-a', partitions: [{ partitionIndex: 1, committedOffset: 7n, committedMetadata: null }] }],
       });
+      const offsetDelete = (step: string, groupId: string, name: string) =>
+        ctx.send(step, ApiKey.OffsetDelete, 0, { groupId, topics: [{ name, partitions: [{ partitionIndex: 0 }] }] });
+      await offsetDelete('offset delete for an unknown group', 'of-none', 'gr-a');
+      await offsetDelete('offset delete for an unknown topic', 'of-simple', 'of-unknown-topic');
+      await offsetDelete('offset delete of a committed partition', 'of-simple', 'gr-a');
       await ctx.send('v1 fetch after the v2 commit', ApiKey.OffsetFetch, 1, { groupId: 'of-simple', topics: [{ name: 'gr-a', partitionIndexes: [0, 1] }] });
     },
   },

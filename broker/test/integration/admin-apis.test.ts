@@ -84,6 +84,16 @@ describe('admin and offset APIs', () => {
     expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.UNSUPPORTED_VERSION, offset: -1n, leaderEpoch: -1 }));
   });
 
+  it('answers DeleteRecords past the end or below -1 OFFSET_OUT_OF_RANGE with low watermark -1 (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('dr-oor', 1, {});
+    await produce('dr-oor', 0, ['a', 'b']);
+    const del = (offset: bigint) => conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'dr-oor', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 });
+    for (const offset of [10n, -5n]) {
+      expect((await del(offset)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE });
+    }
+    expect((await del(1n)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1n, errorCode: ErrorCode.NONE });
+  });
+
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
     broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
