@@ -94,6 +94,17 @@ describe('admin and offset APIs', () => {
     expect((await del(1n)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1n, errorCode: ErrorCode.NONE });
   });
 
+  it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs', async () => {
+    broker.context.storage.createTopic('ct-exists', 1, {});
+    const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
+    const res = await conn.send(ApiKey.CreateTopics, 7, { topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')], timeoutMs: 5000, validateOnly: false });
+    expect(res.topics.map((t: { name: string; errorCode: number; configs: unknown }) => [t.name, t.errorCode, t.configs])).toEqual([
+      ['ct-twice', ErrorCode.INVALID_REQUEST, []],
+      ['ct-exists', ErrorCode.TOPIC_ALREADY_EXISTS, []],
+    ]);
+    expect(broker.context.storage.topic('ct-twice')).toBeUndefined();
+  });
+
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
     broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
