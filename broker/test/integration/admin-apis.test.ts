@@ -94,7 +94,7 @@ describe('admin and offset APIs', () => {
     expect((await del(1n)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1n, errorCode: ErrorCode.NONE });
   });
 
-  it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs', async () => {
+  it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs, a null config value is INVALID_CONFIG', async () => {
     broker.context.storage.createTopic('ct-exists', 1, {});
     const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
     const res = await conn.send(ApiKey.CreateTopics, 7, { topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')], timeoutMs: 5000, validateOnly: false });
@@ -103,6 +103,13 @@ describe('admin and offset APIs', () => {
       ['ct-exists', ErrorCode.TOPIC_ALREADY_EXISTS, []],
     ]);
     expect(broker.context.storage.topic('ct-twice')).toBeUndefined();
+    const nullConfig = await conn.send(ApiKey.CreateTopics, 7, {
+      topics: [{ ...topic('ct-null-config'), configs: [{ name: 'retention.ms', value: null }] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    expect(nullConfig.topics[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: expect.stringContaining('retention.ms') }));
+    expect(broker.context.storage.topic('ct-null-config')).toBeUndefined();
   });
 
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {

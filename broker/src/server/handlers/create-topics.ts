@@ -33,9 +33,11 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Che
   if (partitions < 1 || partitions > MAX_PARTITIONS) return bad(ErrorCode.INVALID_PARTITIONS, `${partitions} partitions: expected 1..${MAX_PARTITIONS}`);
   const configs: Record<string, string> = {};
   for (const c of t.configs) {
+    // Kafka: "Null value not supported for topic configs"; only AlterConfigs uses null (= reset).
+    if (c.value === null) return bad(ErrorCode.INVALID_CONFIG, `config ${c.name} has a null value; give a value or leave it out`);
     const err = validateTopicConfig(c.name, c.value);
     if (err) return bad(ErrorCode.INVALID_CONFIG, err);
-    if (c.value !== null) configs[c.name] = c.value;
+    configs[c.name] = c.value;
   }
   return { partitions, configs };
 }
