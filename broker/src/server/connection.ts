@@ -112,8 +112,10 @@ export class Connection {
       const handler = this.handlers.get(apiKey);
       const spec = API_SPEC_BY_KEY.get(apiKey);
       if (apiKey === ApiKey.ApiVersions && handler && apiVersion > handler.maxVersion) {
-        // KIP-511: a client newer than us gets error 35 with our ranges, in a v0 body, so it can retry.
-        this.push(correlationId, apiKey, 0, { ...apiVersionsBody(this.handlers), errorCode: ErrorCode.UNSUPPORTED_VERSION });
+        // KIP-511: a client newer than us gets error 35 and, like Kafka, only the ApiVersions range
+        // in a v0 body: enough to retry with a version we know.
+        const own = apiVersionsBody(this.handlers).apiKeys.filter((k) => k.apiKey === ApiKey.ApiVersions);
+        this.push(correlationId, apiKey, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: own, throttleTimeMs: 0 });
         return;
       }
       if (!handler || !spec) {

@@ -73,7 +73,7 @@ describe('advertised versions', () => {
       OffsetFetch: '0-9',
       ListGroups: '0-5',
       DescribeGroups: '0-5',
-      DeleteGroups: '1-2',
+      DeleteGroups: '0-2',
       OffsetDelete: '0-0',
     });
   });
@@ -298,7 +298,7 @@ describe('admin', () => {
     expect(r.groups[1]).toMatchObject({ errorCode: 0, groupId: 'nope', groupState: 'Dead', members: [] });
   });
 
-  it.each([1, 2])('DeleteGroups v%i', async (v) => {
+  it.each([0, 1, 2])('DeleteGroups v%i', async (v) => {
     const { call } = setup();
     const { memberId } = await joinAndSync(call, 3);
     expect((await call(K.DeleteGroups, v, { groupsNames: ['g'] })).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP }]);

@@ -66,6 +66,52 @@ describe('admin and offset APIs', () => {
     expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: base + 9000n }));
   });
 
+  it('answers a ListOffsets time past every record, or -3 on an empty log, with -1 offset, time and leader epoch (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('lo-none', 2, {});
+    const base = BigInt(Date.now() - 60_000);
+    await produce('lo-none', 0, ['a'], [base]);
+    const res = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'lo-none', partitions: [{ partitionIndex: 0, timestamp: base + 1000n }, { partitionIndex: 1, timestamp: -3n }] }],
+    });
+    for (const p of res.topics[0].partitions) expect(p).toEqual(expect.objectContaining({ errorCode: 0, offset: -1n, timestamp: -1n, leaderEpoch: -1 }));
+  });
+
+  it('answers ListOffsets with a negative time that is no sentinel UNSUPPORTED_VERSION (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('lo-neg', 1, {});
+    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'lo-neg', partitions: [{ partitionIndex: 0, timestamp: -7n }] }] });
+    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.UNSUPPORTED_VERSION, offset: -1n, leaderEpoch: -1 }));
+  });
+
+  it('answers DeleteRecords past the end or below -1 OFFSET_OUT_OF_RANGE with low watermark -1 (as Kafka 4.1)', async () => {
+    broker.context.storage.createTopic('dr-oor', 1, {});
+    await produce('dr-oor', 0, ['a', 'b']);
+    const del = (offset: bigint) => conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'dr-oor', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 });
+    for (const offset of [10n, -5n]) {
+      expect((await del(offset)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE });
+    }
+    expect((await del(1n)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1n, errorCode: ErrorCode.NONE });
+  });
+
+  it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs, a null config value is INVALID_CONFIG', async () => {
+    broker.context.storage.createTopic('ct-exists', 1, {});
+    const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
+    const res = await conn.send(ApiKey.CreateTopics, 7, { topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')], timeoutMs: 5000, validateOnly: false });
+    expect(res.topics.map((t: { name: string; errorCode: number; configs: unknown }) => [t.name, t.errorCode, t.configs])).toEqual([
+      ['ct-twice', ErrorCode.INVALID_REQUEST, []],
+      ['ct-exists', ErrorCode.TOPIC_ALREADY_EXISTS, []],
+    ]);
+    expect(broker.context.storage.topic('ct-twice')).toBeUndefined();
+    const nullConfig = await conn.send(ApiKey.CreateTopics, 7, {
+      topics: [{ ...topic('ct-null-config'), configs: [{ name: 'retention.ms', value: null }] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    expect(nullConfig.topics[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: expect.stringContaining('retention.ms') }));
+    expect(broker.context.storage.topic('ct-null-config')).toBeUndefined();
+  });
+
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
     broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>

@@ -15,13 +15,12 @@ const MAX_PARTITIONS = 10_000;
 
 type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
 
-function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, seen: Set<string>): Check {
+function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Check {
   const bad = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage });
   const nameErr = topicNameError(t.name);
   if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
   // Kafka's refusal for its own metadata topic (ControllerApis.createTopics), for every internal name.
   if (isReservedTopic(t.name)) return bad(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`);
-  if (seen.has(t.name)) return bad(ErrorCode.INVALID_REQUEST, `topic ${t.name} is named twice in the request`);
   if (broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
   if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
     return bad(ErrorCode.INVALID_REPLICATION_FACTOR, `replication factor ${t.replicationFactor} is not possible: minnow is a single broker, use 1`);
@@ -49,19 +48,26 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
   minVersion: 0,
   maxVersion: 7,
   handle({ broker }, req) {
-    const seen = new Set<string>();
-    const topics = req.topics.map((t): CreateTopicsResponseCreatableTopicResult => {
-      const c = check(broker, t, seen);
-      seen.add(t.name);
-      if ('errorCode' in c) {
-        return { name: t.name, topicId: ZERO_UUID, errorCode: c.errorCode, errorMessage: c.errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] };
-      }
+    // As Kafka's controller: a name given more than once is not created at all and gets one
+    // INVALID_REQUEST result, whatever else is wrong with it.
+    const counts = new Map<string, number>();
+    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const answered = new Set<string>();
+    const failed = (name: string, errorCode: number, errorMessage: string): CreateTopicsResponseCreatableTopicResult =>
+      // Kafka sends an empty config list, not null, with a failure.
+      ({ name, topicId: ZERO_UUID, errorCode, errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] });
+    const topics = req.topics.flatMap((t): CreateTopicsResponseCreatableTopicResult[] => {
+      if (answered.has(t.name)) return [];
+      answered.add(t.name);
+      if (counts.get(t.name)! > 1) return [failed(t.name, ErrorCode.INVALID_REQUEST, `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`)];
+      const c = check(broker, t);
+      if ('errorCode' in c) return [failed(t.name, c.errorCode, c.errorMessage)];
       let topicId = ZERO_UUID;
       if (!req.validateOnly) {
         topicId = broker.storage.createTopic(t.name, c.partitions, c.configs).topicId;
         broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
       }
-      return {
+      return [{
         name: t.name,
         topicId,
         errorCode: ErrorCode.NONE,
@@ -70,7 +76,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         numPartitions: c.partitions,
         replicationFactor: 1,
         configs: topicConfigEntries(c.configs, brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId)).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive })),
-      };
+      }];
     });
     return { throttleTimeMs: 0, topics };
   },

@@ -20,7 +20,8 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
         if (!offsets) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         const target = p.offset === -1n ? offsets.highWatermark : Number(p.offset);
         if (target < 0 || target > offsets.highWatermark) {
-          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(offsets.logStartOffset), errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
+          // Kafka sends no low watermark (-1) with an error, not the current one.
+          return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
         }
         const after = broker.storage.deleteRecords(t.name, p.partitionIndex, target);
         return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };

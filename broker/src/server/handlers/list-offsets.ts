@@ -61,7 +61,8 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
           errorCode: ErrorCode.NONE,
           timestamp: BigInt(timestamp),
           offset: BigInt(offset),
-          leaderEpoch: 0,
+          // No offset found means no epoch either: Kafka sends -1 (ListOffsetsResponse.UNKNOWN_EPOCH).
+          leaderEpoch: offset < 0 ? -1 : 0,
         });
         const offsets = broker.storage.offsets(t.name, p.partitionIndex);
         if (!offsets) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
@@ -78,7 +79,8 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
             return f ? answer(f.offset, f.timestamp) : answer(-1);
           }
           default: {
-            if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.INVALID_REQUEST };
+            // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
+            if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
             const ts = Number(p.timestamp);
             const f = offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts);
             return f ? answer(f.offset, f.timestamp) : answer(-1);
