@@ -33,6 +33,8 @@ function findSpecDir(): string | undefined {
  */
 const KAFKA_SENDS_NULL: Record<string, string[]> = {
   FetchResponse: ['Responses.Partitions.AbortedTransactions'],
+  // ConsumerGroupHeartbeatRequest.getErrorResponse leaves the assignment at its default, null.
+  ConsumerGroupHeartbeatResponse: ['Assignment'],
 };
 
 const camel = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -210,6 +212,9 @@ const specDir = findSpecDir();
     [ApiKey.ListPartitionReassignments]: [
       { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
       { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },
+    ],
+    [ApiKey.ConsumerGroupHeartbeat]: [
+      { name: 'join', body: () => ({ ...m.defaultConsumerGroupHeartbeatRequest(), groupId: 'kip848', memberEpoch: 0, subscribedTopicNames: ['t'], topicPartitions: [] }) },
     ],
     [ApiKey.ListTransactions]: [{ name: 'filtered', body: () => ({ stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n }) }],
     [ApiKey.DescribeCluster]: [
