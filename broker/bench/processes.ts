@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { freePort } from '../tools/kafka-oracle/kafka';
 import { machineBusyPercent, Sampler, systemCpu } from './proc';
 
 export const BROKER_DIR = path.resolve(__dirname, '..');
@@ -24,16 +25,7 @@ process.on('exit', () => {
   }
 });
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
