@@ -201,8 +201,8 @@ describe('the Java client (kafka-clients)', () => {
         expect(step('listTopics')).toContain(topic);
         expect(step('describeTopics')).toMatchObject({ name: topic, internal: false, partitions: partitions(1) });
         expect(step('describeTopics').topicId).not.toBe('AAAAAAAAAAAAAAAAAAAAAA');
-        // describeTopicsById is run but not asserted yet: the Java admin sends Metadata v12 with
-        // TopicId set and Name "", which Kafka resolves by the id and the broker still by the name.
+        // The Java admin sends Metadata v12 with TopicId set and Name "": resolved by the id, as Kafka does.
+        expect(step('describeTopicsById')).toEqual({ name: topic, partitions: 1 });
       });
 
       it('adds partitions, and refuses fewer with InvalidPartitionsException', () => {

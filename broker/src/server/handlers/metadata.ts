@@ -59,8 +59,11 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     } else {
       const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
       topics = req.topics!.map((rt) => {
-        if (rt.name === null || rt.name === undefined) {
-          const byId = rt.topicId && rt.topicId !== ZERO_UUID ? broker.storage.topicById(rt.topicId) : undefined;
+        // A non-zero id wins over the name, as in KafkaApis (useTopicId): the Java admin's
+        // describeTopics(TopicCollection.ofTopicIds(...)) sends the id with the name "", not null.
+        const hasId = rt.topicId !== undefined && rt.topicId !== ZERO_UUID;
+        if (hasId || rt.name === null || rt.name === undefined) {
+          const byId = hasId ? broker.storage.topicById(rt.topicId!) : undefined;
           return byId ? topicMetadata(broker, byId) : missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
         }
         const existing = broker.storage.topic(rt.name);
