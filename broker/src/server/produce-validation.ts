@@ -28,6 +28,7 @@ import { readRecord } from '../protocol/record';
 import {
   ATTRIBUTES,
   BATCH_HEADER_SIZE,
+  BATCH_LENGTH,
   LOG_OVERHEAD,
   MAGIC,
   type RecordBatchHeader,
@@ -111,41 +112,79 @@ export interface ValidBatch {
 
 export type BatchCheck =
   | { ok: true; batches: ValidBatch[] }
-  | { ok: false; errorCode: number; message: string; recordErrors: RecordError[] };
+  | {
+      ok: false;
+      errorCode: number;
+      message: string;
+      recordErrors: RecordError[];
+      /**
+       * Whether Kafka's answer carries the partition's log start offset: it does for faults its log
+       * finds (LogValidator's RecordValidationException and the other exceptions of
+       * ReplicaManager.appendToLocalLog's last catch), not for ProduceRequest.validateRecords' checks
+       * nor for corrupt or too large batches (UNKNOWN_LOG_APPEND_INFO: -1).
+       */
+      withLogStartOffset: boolean;
+    };
 
-const fail = (errorCode: number, message: string, recordErrors: RecordError[] = []): BatchCheck => ({ ok: false, errorCode, message, recordErrors });
+const fail = (errorCode: number, message: string, recordErrors: RecordError[] = []): BatchCheck => ({
+  ok: false,
+  errorCode,
+  message,
+  recordErrors,
+  withLogStartOffset: errorCode !== ErrorCode.CORRUPT_MESSAGE && errorCode !== ErrorCode.MESSAGE_TOO_LARGE,
+});
+/** A fault ProduceRequest.validateRecords finds, before the log is involved. */
+const refuse = (errorCode: number, message: string): BatchCheck => ({ ok: false, errorCode, message, recordErrors: [], withLogStartOffset: false });
+
+/** LegacyRecord.RECORD_OVERHEAD_V0: Kafka's batch iterator calls a smaller size corrupt. */
+const MIN_RECORD_OVERHEAD = 14;
+
+/**
+ * What Kafka's batch iterator (ByteBufferLogInputStream.nextBatch) sees at the start of `buf`: no
+ * batch when fewer than 12 bytes (or than the 17 up to the magic byte) are left or the batch runs past
+ * the end, a corrupt one when its size is below the smallest record.
+ */
+function nextBatch(buf: Buffer): 'none' | 'corrupt' | 'batch' {
+  if (buf.length < LOG_OVERHEAD) return 'none';
+  const batchLength = buf.readInt32BE(BATCH_LENGTH);
+  if (batchLength < MIN_RECORD_OVERHEAD) return 'corrupt';
+  if (buf.length < MAGIC + 1 || LOG_OVERHEAD + batchLength > buf.length) return 'none';
+  return 'batch';
+}
 
 export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy): BatchCheck {
   const v = policy.produceVersion;
-  if (records === null || records.length === 0) {
-    return fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
+  // ProduceRequest.validateRecords: exactly one whole magic-2 batch, as Kafka's iterator reads them.
+  const first = records === null ? 'none' : nextBatch(records);
+  if (first === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `Record size ${records!.readInt32BE(BATCH_LENGTH)} is less than the minimum record overhead (${MIN_RECORD_OVERHEAD})`);
+  if (records === null || first === 'none') {
+    return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
   }
-  // Magic 0/1 is a well-formed old message set, which Produce v3+ may not carry; any other magic is garbage.
-  if (records.length > MAGIC && (records[MAGIC] === 0 || records[MAGIC] === 1)) {
-    return fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`);
+  if (records[MAGIC] !== 2) {
+    return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`);
   }
+  const size = LOG_OVERHEAD + records.readInt32BE(BATCH_LENGTH);
+  const second = nextBatch(records.subarray(size));
+  if (second === 'batch') return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`);
+  if (second === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `the ${records.length - size} bytes after the record batch are corrupt`);
+  if (policy.produceVersion < 7 && compression(records.readInt16BE(ATTRIBUTES)) === CompressionType.Zstd) {
+    return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`);
+  }
+  // A partial batch after the first is dropped, as Kafka's log trims invalid trailing bytes.
+  const data = size === records.length ? records : records.subarray(0, size);
   let header: RecordBatchHeader;
   try {
-    header = readBatchHeader(records, 0); // checks magic and that the whole batch is there
+    header = readBatchHeader(data, 0);
   } catch (err) {
     if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
     throw err;
   }
-  const size = LOG_OVERHEAD + header.batchLength;
-  if (size < records.length) {
-    return records.length - size >= BATCH_HEADER_SIZE
-      ? fail(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`)
-      : fail(ErrorCode.CORRUPT_MESSAGE, `${records.length - size} bytes follow the record batch of ${size} bytes`);
-  }
-  return validateBatch(records, header, policy);
+  return validateBatch(data, header, policy);
 }
 
 function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProducePolicy): BatchCheck {
   const codec = compression(header.attributes);
   if (codec > CompressionType.Zstd) return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${codec} in the batch attributes, expected 0-4`);
-  if (codec === CompressionType.Zstd && policy.produceVersion < 7) {
-    return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`);
-  }
   if (header.baseOffset !== 0n) return fail(ErrorCode.INVALID_RECORD, `The baseOffset of the record batch should be 0, but it is ${header.baseOffset}`);
   if (data.length > policy.maxMessageBytes) {
     return fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${data.length} bytes exceeds max.message.bytes=${policy.maxMessageBytes}`);

@@ -209,6 +209,21 @@ describe('batch-level checks', () => {
     expect(f.message).toMatch(/Invalid sequence number -1/);
   });
 
+  it('reads the records as Kafka\'s batch iterator does: too few bytes or a batch past the end is no batch', () => {
+    for (const records of [Buffer.from([1, 2, 3]), batchOf(2).subarray(0, 40)]) {
+      const f = failure(validateProduceRecords(records, policy()));
+      expect(f).toMatchObject({ errorCode: ErrorCode.INVALID_RECORD, withLogStartOffset: false });
+      expect(f.message).toMatch(/must have at least one record batch/);
+    }
+    const tiny = batchOf(1);
+    tiny.writeInt32BE(10, 8); // batchLength below the smallest record: corrupt
+    expect(failure(validateProduceRecords(tiny, policy()))).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, withLogStartOffset: false });
+    // Stray bytes after the batch, too few to be another, are dropped as Kafka's log trims them.
+    const batch = batchOf(2);
+    const [b] = accepted(validateProduceRecords(Buffer.concat([batch, Buffer.from([9, 9, 9])]), policy()));
+    expect(b!.data.equals(batch)).toBe(true);
+  });
+
   it('an empty records field: INVALID_RECORD', () => {
     expect(failure(validateProduceRecords(Buffer.alloc(0), policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
   });

@@ -87,13 +87,36 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, bytes, hasError };
 }
 
+/**
+ * Kafka reads a fetch into a LinkedHashMap keyed by partition (FetchRequest.fetchData): a partition
+ * named twice is answered once, at its first place, with the parameters it was last given, and its
+ * bytes are counted once.
+ */
+function withEachPartitionOnce(req: FetchRequest, byId: boolean): FetchRequest {
+  type Topic = FetchRequest['topics'][number];
+  const entries = new Map<string, { topic: Topic; partition: Topic['partitions'][number] }>();
+  for (const t of req.topics) {
+    for (const p of t.partitions) entries.set(`${byId ? t.topicId : t.topic}\u0000${p.partition}`, { topic: t, partition: p });
+  }
+  if (entries.size === req.topics.reduce((n, t) => n + t.partitions.length, 0)) return req;
+  // Consecutive partitions of one topic share a response entry, as FetchResponse.toMessage groups them.
+  const topics: Topic[] = [];
+  for (const { topic, partition } of entries.values()) {
+    const last = topics[topics.length - 1];
+    if (last && (byId ? last.topicId === topic.topicId : last.topic === topic.topic)) last.partitions.push(partition);
+    else topics.push({ ...topic, partitions: [partition] });
+  }
+  return { ...req, topics };
+}
+
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   apiKey: ApiKey.Fetch,
   minVersion: 0,
   maxVersion: 16,
-  async handle({ broker, apiVersion }, req) {
-    if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(req);
+  async handle({ broker, apiVersion }, request) {
+    if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(request);
     const byId = apiVersion >= 13;
+    const req = withEachPartitionOnce(request, byId);
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);
     const keys = req.topics.flatMap((t) => {
       const name = topicOf(broker, t, byId)?.name ?? t.topic ?? '';

@@ -30,7 +30,16 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   maxVersion: 11,
   async handle(ctx, req) {
     const { broker, apiVersion } = ctx;
-    const responses = req.topicData.map((t) => ({ name: t.name, partitionResponses: [] as ProduceResponsePartitionProduceResponse[] }));
+    // Kafka keys a produce by partition (KafkaApis.handleProduceRequest builds a map): a partition
+    // named twice, even under a topic named twice, is produced once, with its last records, and
+    // answered once.
+    const requested = new Map<string, Map<number, Buffer | null>>();
+    for (const t of req.topicData) {
+      const parts = requested.get(t.name) ?? new Map<number, Buffer | null>();
+      requested.set(t.name, parts);
+      for (const p of t.partitionData) parts.set(p.index, p.records);
+    }
+    const responses: ProduceResponse['responses'] = [];
     const appends: PartitionAppend[] = [];
     /** The response entry of each append, filled in once the transaction committed. */
     const pending: ProduceResponsePartitionProduceResponse[] = [];
@@ -43,31 +52,35 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
     let defaults: Record<string, string> | undefined;
     const brokerDefaults = () => (defaults ??= brokerTopicDefaults(broker.storage, broker.identity.nodeId));
-    req.topicData.forEach((t, ti) => {
-      const topic = broker.storage.topic(t.name);
-      for (const p of t.partitionData) {
-        const out = responses[ti]!.partitionResponses;
+    for (const [name, parts] of requested) {
+      const topic = broker.storage.topic(name);
+      const out: ProduceResponsePartitionProduceResponse[] = [];
+      responses.push({ name, partitionResponses: out });
+      for (const [index, records] of parts) {
         if (ackError) {
-          out.push(failed(p.index, ackError.code, ackError.msg));
+          out.push(failed(index, ackError.code, ackError.msg));
           continue;
         }
-        if (!topic || p.index < 0 || p.index >= topic.partitionCount) {
-          out.push(failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+        if (!topic || index < 0 || index >= topic.partitionCount) {
+          out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
           continue;
         }
         const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
-        const check = validateProduceRecords(p.records, policy);
+        const check = validateProduceRecords(records, policy);
         if (!check.ok) {
-          broker.logger.debug('produce rejected', { topic: t.name, partition: p.index, errorCode: check.errorCode, reason: check.message });
-          out.push(failed(p.index, check.errorCode, check.message, check.recordErrors));
+          broker.logger.debug('produce rejected', { topic: name, partition: index, errorCode: check.errorCode, reason: check.message });
+          const entry = failed(index, check.errorCode, check.message, check.recordErrors);
+          const logStart = check.withLogStartOffset ? broker.storage.offsets(name, index)?.logStartOffset : undefined;
+          if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);
+          out.push(entry);
           continue;
         }
-        appends.push({ topic: t.name, partition: p.index, batches: check.batches, logAppendTime: policy.logAppendTime });
-        const entry = failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
+        appends.push({ topic: name, partition: index, batches: check.batches, logAppendTime: policy.logAppendTime });
+        const entry = failed(index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
         pending.push(entry);
         out.push(entry);
       }
-    });
+    }
     if (appends.length > 0) {
       const results = await broker.appendQueue.append(appends);
       results.forEach((r, i) => {
