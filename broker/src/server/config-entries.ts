@@ -2,7 +2,7 @@
 // Kafka's ConfigHelper fills them: value, source, synonyms (precedence order), readOnly,
 // configType and documentation.
 import { ConfigType } from '../storage/config-def';
-import { TOPIC_CONFIG_NAMES, TOPIC_CONFIGS } from '../storage/topic-config';
+import { REMOVED_IN_KAFKA_4, TOPIC_CONFIG_NAMES, TOPIC_CONFIGS } from '../storage/topic-config';
 import { BROKER_CONFIGS, BrokerConfigLayers, ConfigSource, configSynonyms, Synonym } from './broker-configs';
 
 export { ConfigSource, ConfigType };
@@ -21,7 +21,7 @@ export interface ConfigEntry {
 
 /** ConfigHelper.createTopicConfigEntry for every topic config, sorted by name as Kafka lists them. */
 export function topicConfigEntries(overrides: Record<string, string>, layers: BrokerConfigLayers): ConfigEntry[] {
-  return TOPIC_CONFIG_NAMES.map((name) => {
+  const entries = TOPIC_CONFIG_NAMES.map((name) => {
     const def = TOPIC_CONFIGS[name]!;
     const serverName = def.serverSynonyms[0];
     const broker = serverName ? configSynonyms(serverName, layers) : [];
@@ -42,6 +42,7 @@ export function topicConfigEntries(overrides: Record<string, string>, layers: Br
       synonyms,
     };
   });
+  return entries.filter((e) => !REMOVED_IN_KAFKA_4.has(e.name) || e.source !== ConfigSource.DEFAULT_CONFIG);
 }
 
 /**

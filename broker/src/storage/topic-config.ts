@@ -90,6 +90,13 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
   ]),
 );
 
+/**
+ * Topic configs Kafka 4.0 removed (KIP-724, KIP-937): still accepted, as by 3.9, so older tools and
+ * saved configs apply, but described only where a topic or broker-level value sets them, as Kafka 4
+ * no longer lists them.
+ */
+export const REMOVED_IN_KAFKA_4: ReadonlySet<string> = new Set(['message.format.version', 'message.downconversion.enable', 'message.timestamp.difference.max.ms']);
+
 /** Kafka's names in the order DescribeConfigs lists them (LogConfig.configNames is sorted). */
 export const TOPIC_CONFIG_NAMES: readonly string[] = Object.keys(TOPIC_CONFIGS).sort();
 
