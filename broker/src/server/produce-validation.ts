@@ -139,37 +139,52 @@ const refuse = (errorCode: number, message: string): BatchCheck => ({ ok: false,
 /** LegacyRecord.RECORD_OVERHEAD_V0: Kafka's batch iterator calls a smaller size corrupt. */
 const MIN_RECORD_OVERHEAD = 14;
 
+/** Kafka's magic values: 0 and 1 (old message sets) and 2 (record batches). */
+const CURRENT_MAGIC = 2;
+
+/** What Kafka's batch iterator found: no batch, a batch, or a corrupt one (and why). */
+type NextBatch = { kind: 'none' } | { kind: 'batch' } | { kind: 'corrupt'; message: string };
+
 /**
- * What Kafka's batch iterator (ByteBufferLogInputStream.nextBatch) sees at the start of `buf`: no
- * batch when fewer than 12 bytes (or than the 17 up to the magic byte) are left or the batch runs past
- * the end, a corrupt one when its size is below the smallest record.
+ * What Kafka's batch iterator (ByteBufferLogInputStream.nextBatch/nextBatchSize) sees at the start of
+ * `buf`, in its order: no batch when fewer than 12 bytes are left; corrupt when the size is below the
+ * smallest record; no batch when fewer than the 17 bytes up to the magic byte are left; corrupt when
+ * the (signed) magic is not 0-2; no batch when the batch runs past the end. (Its check against a
+ * maximum size is moot here: MemoryRecords.batches() passes Integer.MAX_VALUE.)
  */
-function nextBatch(buf: Buffer): 'none' | 'corrupt' | 'batch' {
-  if (buf.length < LOG_OVERHEAD) return 'none';
+function nextBatch(buf: Buffer): NextBatch {
+  if (buf.length < LOG_OVERHEAD) return { kind: 'none' };
   const batchLength = buf.readInt32BE(BATCH_LENGTH);
-  if (batchLength < MIN_RECORD_OVERHEAD) return 'corrupt';
-  if (buf.length < MAGIC + 1 || LOG_OVERHEAD + batchLength > buf.length) return 'none';
-  return 'batch';
+  if (batchLength < MIN_RECORD_OVERHEAD) {
+    return { kind: 'corrupt', message: `Record size ${batchLength} is less than the minimum record overhead (${MIN_RECORD_OVERHEAD})` };
+  }
+  if (buf.length < MAGIC + 1) return { kind: 'none' };
+  const magic = buf.readInt8(MAGIC);
+  if (magic < 0 || magic > CURRENT_MAGIC) return { kind: 'corrupt', message: `Invalid magic found in record: ${magic}` };
+  if (LOG_OVERHEAD + batchLength > buf.length) return { kind: 'none' };
+  return { kind: 'batch' };
 }
 
 export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy): BatchCheck {
   const v = policy.produceVersion;
-  // ProduceRequest.validateRecords: exactly one whole magic-2 batch, as Kafka's iterator reads them.
-  const first = records === null ? 'none' : nextBatch(records);
-  if (first === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `Record size ${records!.readInt32BE(BATCH_LENGTH)} is less than the minimum record overhead (${MIN_RECORD_OVERHEAD})`);
-  if (records === null || first === 'none') {
+  // ProduceRequest.validateRecords: exactly one whole magic-2 batch, as Kafka's iterator reads them;
+  // its CorruptRecordException is an ApiException, answered CORRUPT_MESSAGE (KafkaApis.handleProduceRequest).
+  const first: NextBatch = records === null ? { kind: 'none' } : nextBatch(records);
+  if (first.kind === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, first.message);
+  if (records === null || first.kind === 'none') {
     return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
   }
   if (records[MAGIC] !== 2) {
     return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`);
   }
-  const size = LOG_OVERHEAD + records.readInt32BE(BATCH_LENGTH);
-  const second = nextBatch(records.subarray(size));
-  if (second === 'batch') return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`);
-  if (second === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `the ${records.length - size} bytes after the record batch are corrupt`);
+  // Kafka checks zstd before it looks for a second batch.
   if (policy.produceVersion < 7 && compression(records.readInt16BE(ATTRIBUTES)) === CompressionType.Zstd) {
     return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`);
   }
+  const size = LOG_OVERHEAD + records.readInt32BE(BATCH_LENGTH);
+  const second = nextBatch(records.subarray(size));
+  if (second.kind === 'batch') return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`);
+  if (second.kind === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `the ${records.length - size} bytes after the record batch are corrupt: ${second.message}`);
   // A partial batch after the first is dropped, as Kafka's log trims invalid trailing bytes.
   const data = size === records.length ? records : records.subarray(0, size);
   let header: RecordBatchHeader;

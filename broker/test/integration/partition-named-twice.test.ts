@@ -69,6 +69,13 @@ describe('a partition named twice, and refused produces', () => {
     expect(res.responses[0]!.partitionResponses[0]!.errorMessage).toMatch(/must have at least one record batch/);
   });
 
+  it('Produce: a batch whose magic is not 0-2 is corrupt (CORRUPT_MESSAGE, -1), as Kafka\'s batch iterator finds it', async () => {
+    const records = batch('m');
+    records.writeInt8(3, 16); // the magic byte
+    const res = await produce([{ name: TOPIC, partitionData: [{ index: 1, records }] }]);
+    expect(res.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, logStartOffset: -1n });
+  });
+
   it('Produce: a record fault found by the log carries the log start offset; a failed CRC carries -1', async () => {
     await conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1n }] }], timeoutMs: 5000 });
     const logStart = BigInt(broker.context.storage.offsets(TOPIC, 0)!.logStartOffset);

@@ -224,6 +224,32 @@ describe('batch-level checks', () => {
     expect(b!.data.equals(batch)).toBe(true);
   });
 
+  it('a magic outside 0-2 is a corrupt batch, as Kafka\'s iterator finds it, even before the batch is whole', () => {
+    const MAGIC_AT = 16;
+    for (const magic of [3, -1]) {
+      const bad = batchOf(1);
+      bad.writeInt8(magic, MAGIC_AT);
+      for (const records of [bad, bad.subarray(0, 20)]) {
+        const f = failure(validateProduceRecords(records, policy()));
+        expect(f).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, withLogStartOffset: false });
+        expect(f.message).toMatch(new RegExp(`Invalid magic found in record: ${magic}`));
+      }
+    }
+    // The same after a good batch: the bytes that follow are a corrupt batch, not a second one.
+    const second = batchOf(1);
+    second.writeInt8(9, MAGIC_AT);
+    const f = failure(validateProduceRecords(Buffer.concat([batchOf(1), second]), policy()));
+    expect(f).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE });
+    expect(f.message).toMatch(/Invalid magic found in record: 9/);
+  });
+
+  it('zstd on Produce v3-6 is refused before a second batch is looked for, as ProduceRequest.validateRecords does', () => {
+    const zstd = batchOf(1);
+    zstd.writeInt16BE(zstd.readInt16BE(ATTRIBUTES) | CompressionType.Zstd, ATTRIBUTES);
+    const f = failure(validateProduceRecords(Buffer.concat([zstd, batchOf(1)]), policy({ produceVersion: 6 })));
+    expect(f.errorCode).toBe(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
+  });
+
   it('an empty records field: INVALID_RECORD', () => {
     expect(failure(validateProduceRecords(Buffer.alloc(0), policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
   });
