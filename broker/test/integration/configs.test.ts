@@ -195,8 +195,10 @@ describe('configs round-trip as in Kafka', () => {
   it('describes the broker with its settings read-only and the dynamic ones writable', async () => {
     const res = await describeConfigs(BROKER, '1', { synonyms: true });
     const byName = Object.fromEntries(res.configs.map((e) => [e.name, e]));
-    expect(byName['num.partitions']).toEqual(expect.objectContaining({ value: '1', readOnly: true, configSource: Source.STATIC_BROKER_CONFIG }));
-    expect(byName['auto.create.topics.enable']).toEqual(expect.objectContaining({ value: 'true', readOnly: true }));
+    // Settings no env var, flag or override gave are at Kafka's default: DEFAULT_CONFIG, as Kafka says.
+    expect(byName['num.partitions']).toEqual(expect.objectContaining({ value: '1', readOnly: true, configSource: Source.DEFAULT_CONFIG }));
+    expect(byName['auto.create.topics.enable']).toEqual(expect.objectContaining({ value: 'true', readOnly: true, configSource: Source.DEFAULT_CONFIG, synonyms: [{ name: 'auto.create.topics.enable', value: 'true', source: Source.DEFAULT_CONFIG }] }));
+    expect(byName['node.id']).toEqual(expect.objectContaining({ value: '1', configSource: Source.STATIC_BROKER_CONFIG }));
     expect(byName['log.retention.check.interval.ms']).toEqual(expect.objectContaining({ readOnly: true }));
     expect(byName['log.retention.ms']).toEqual(expect.objectContaining({ value: null, readOnly: false, configSource: Source.DEFAULT_CONFIG }));
     expect(byName['log.retention.hours']).toEqual(expect.objectContaining({ value: '168', readOnly: true }));
