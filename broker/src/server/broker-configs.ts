@@ -35,6 +35,8 @@ export interface BrokerConfigDef {
   topicConfig?: string;
   /** minnow's start-up value (STATIC_BROKER_CONFIG), for the settings minnow has. */
   startup?: (cfg: BrokerConfig, nodeId: number) => string;
+  /** The minnow setting (env var / flag) behind `startup`. */
+  setting?: keyof BrokerConfig;
 }
 
 const LONG_MAX = '9223372036854775807';
@@ -51,23 +53,24 @@ const SECONDARY: Record<string, [ConfigTypeId, string | null, Validator | null]>
 
 function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
   const doc = (name: string, fallback = '') => BROKER_CONFIG_DOCS[name] ?? fallback;
-  const startup = (type: ConfigTypeId, kafkaDefault: string | null, value: BrokerConfigDef['startup']): BrokerConfigDef => ({
+  const startup = (type: ConfigTypeId, kafkaDefault: string | null, value: BrokerConfigDef['startup'], setting?: keyof BrokerConfig): BrokerConfigDef => ({
     type,
     kafkaDefault,
     dynamic: false,
     validator: null,
     doc: '',
     startup: value,
+    setting,
   });
   const out: Record<string, BrokerConfigDef> = {
     'broker.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
     'node.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
-    'auto.create.topics.enable': startup(ConfigType.BOOLEAN, 'true', (c) => String(c.autoCreateTopics)),
-    'num.partitions': startup(ConfigType.INT, '1', (c) => String(c.numPartitions)),
+    'auto.create.topics.enable': startup(ConfigType.BOOLEAN, 'true', (c) => String(c.autoCreateTopics), 'autoCreateTopics'),
+    'num.partitions': startup(ConfigType.INT, '1', (c) => String(c.numPartitions), 'numPartitions'),
     'default.replication.factor': startup(ConfigType.INT, '1', () => '1'),
-    'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs)),
-    'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes)),
-    'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs)),
+    'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs), 'retentionCheckIntervalMs'),
+    'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes), 'maxRequestBytes'),
+    'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs), 'groupInitialRebalanceDelayMs'),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {
@@ -110,7 +113,13 @@ export interface BrokerConfigLayers {
 
 export function brokerConfigLayers(storage: Storage, cfg: BrokerConfig, nodeId: number): BrokerConfigLayers {
   const startup: Record<string, string> = {};
-  for (const [name, def] of Object.entries(BROKER_CONFIGS)) if (def.startup) startup[name] = def.startup(cfg, nodeId);
+  for (const [name, def] of Object.entries(BROKER_CONFIGS)) {
+    if (!def.startup) continue;
+    const value = def.startup(cfg, nodeId);
+    // Kafka reports a setting its properties file does not give as DEFAULT_CONFIG: so does minnow
+    // for one no env var or flag gave, unless minnow's own default differs from Kafka's.
+    if ((def.setting && cfg.explicit?.has(def.setting)) || value !== def.kafkaDefault) startup[name] = value;
+  }
   return { perBroker: storage.brokerConfigs(String(nodeId)), clusterDefault: storage.brokerConfigs(''), startup };
 }
 

@@ -39,7 +39,9 @@ export interface RunningBroker {
 
 export async function startBroker(opts: StartOptions = {}): Promise<RunningBroker> {
   const base = loadConfig(opts.env ?? {});
-  const config: BrokerConfig = { ...base, ...opts.config };
+  // A whole loadConfig() result (minnow serve) brings its own list; else each override counts as given.
+  const explicit = opts.config?.explicit ?? new Set([...(base.explicit ?? []), ...Object.keys(opts.config ?? {})]);
+  const config: BrokerConfig = { ...base, ...opts.config, explicit };
   if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;

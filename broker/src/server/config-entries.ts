@@ -51,7 +51,7 @@ export function topicConfigEntries(overrides: Record<string, string>, layers: Br
  */
 export function brokerConfigEntries(layers: BrokerConfigLayers, perBroker: boolean): ConfigEntry[] {
   const names = perBroker ? Object.keys(BROKER_CONFIGS).sort() : Object.keys(layers.clusterDefault).sort();
-  return names.map((name) => {
+  const entries: ConfigEntry[] = names.map((name) => {
     const def = BROKER_CONFIGS[name];
     const all = configSynonyms(name, layers).filter((s) => perBroker || s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
     const value = perBroker ? (layers.perBroker[name] ?? layers.clusterDefault[name] ?? layers.startup[name] ?? def?.kafkaDefault ?? null) : layers.clusterDefault[name]!;
@@ -65,5 +65,10 @@ export function brokerConfigEntries(layers: BrokerConfigLayers, perBroker: boole
       documentation: def?.doc ?? null,
       synonyms: all,
     };
+  });
+  // The log.* defaults of the topic configs Kafka 4.0 removed are listed only where set, as for topics.
+  return entries.filter((e) => {
+    const topicConfig = BROKER_CONFIGS[e.name]?.topicConfig;
+    return !topicConfig || !REMOVED_IN_KAFKA_4.has(topicConfig) || e.source !== ConfigSource.DEFAULT_CONFIG;
   });
 }

@@ -29,6 +29,11 @@ export interface BrokerConfig {
   commitIntervalMs: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
+  /**
+   * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
+   * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
+   */
+  explicit?: ReadonlySet<string>;
 }
 
 /** One setting: its env name, flag, default and parser. */
@@ -84,9 +89,11 @@ export const SETTINGS = [
  */
 export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined> = {}): BrokerConfig {
   const out: Record<string, unknown> = {};
+  const explicit = new Set<string>();
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];
     const fromEnv = env[s.env];
+    if (fromFlag !== undefined || (fromEnv !== undefined && fromEnv !== '')) explicit.add(s.key);
     const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? s.default;
     if (raw === undefined) {
       out[s.key] = undefined;
@@ -100,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string 
     out[s.key] = value;
   }
   const cfg = out as unknown as BrokerConfig;
+  cfg.explicit = explicit;
   if (!cfg.advertised) cfg.advertised = defaultAdvertised(cfg.listener);
   return cfg;
 }

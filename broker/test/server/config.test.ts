@@ -11,6 +11,7 @@ describe('broker configuration', () => {
     expect(c.autoCreateTopics).toBe(true);
     expect(c.numPartitions).toBe(1);
     expect(c.groupInitialRebalanceDelayMs).toBe(3000); // Kafka's group.initial.rebalance.delay.ms
+    expect([...c.explicit!]).toEqual([]);
   });
 
   it("reads Tansu's variable names, and flags override them", () => {
@@ -22,6 +23,8 @@ describe('broker configuration', () => {
     expect(c.clusterId).toBe('RvQwrYegSUCkIPkaiAZQlQ');
     expect(c.nodeId).toBe(111);
     expect(c.logLevel).toBe('warn');
+    // What DescribeConfigs reports as STATIC_BROKER_CONFIG rather than DEFAULT_CONFIG.
+    expect([...c.explicit!].sort()).toEqual(['advertised', 'clusterId', 'listener', 'logLevel', 'nodeId', 'storageUrl']);
   });
 
   it('names the variable, the value and the expected form when a value is bad', () => {
