@@ -1,7 +1,9 @@
 // Kafka 3.9 broker config documentation for the broker configs minnow reports (DescribeConfigs v3+):
 // the *_DOC texts of Kafka's ServerLogConfigs, ServerConfigs, ReplicationConfigs, SocketServerConfigs,
 // KRaftConfigs and GroupCoordinatorConfig (Apache Kafka, Apache License 2.0) at commit 1eb7644.
-// Where Kafka keeps the text elsewhere (log cleaner, remote log manager) its topic config's text is used.
+// Where Kafka keeps the text elsewhere (log cleaner, remote log manager) its topic config's text is used;
+// a broker config named like a topic config (min.insync.replicas, compression.type ...) shares its text
+// (broker-configs.ts looks it up in TOPIC_CONFIG_DOCS).
 
 export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
   "broker.id":
@@ -54,18 +56,6 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     "The amount of time to wait before deleting a file from the filesystem. If the value is 0 and there is no file to delete, the system will wait 1 millisecond. Low value will cause busy waiting",
   "log.cleanup.policy":
     "The default cleanup policy for segments beyond the retention window. A comma separated list of valid policies. Valid policies are: \"delete\" and \"compact\"",
-  "unclean.leader.election.enable":
-    "Indicates whether to enable replicas not in the ISR set to be elected as leader as a last resort, even though doing so may result in data loss.<p>Note: In KRaft mode, when enabling this config dynamically, it needs to wait for the unclean leader electionthread to trigger election periodically (default is 5 minutes). Please run `kafka-leader-election.sh` with `unclean` option to trigger the unclean leader election immediately if needed.</p>",
-  "min.insync.replicas":
-    "When a producer sets acks to \"all\" (or \"-1\"), this configuration specifies the minimum number of replicas that must acknowledge a write for the write to be considered successful. If this minimum cannot be met, then the producer will raise an exception (either NotEnoughReplicas or NotEnoughReplicasAfterAppend).<br>When used together, <code>min.insync.replicas</code> and <code>acks</code> allow you to enforce greater durability guarantees. A typical scenario would be to create a topic with a replication factor of 3, set <code>min.insync.replicas</code> to 2, and produce with <code>acks</code> of \"all\". This will ensure that the producer raises an exception if a majority of replicas do not receive a write.",
-  "compression.type":
-    "Specify the final compression type for a given topic. This configuration accepts the standard compression codecs ('gzip', 'snappy', 'lz4', 'zstd'). It additionally accepts 'uncompressed' which is equivalent to no compression; and 'producer' which means retain the original compression codec set by the producer.",
-  "compression.gzip.level":
-    "The compression level to use if compression.type is set to <code>gzip</code>.",
-  "compression.lz4.level":
-    "The compression level to use if compression.type is set to <code>lz4</code>.",
-  "compression.zstd.level":
-    "The compression level to use if compression.type is set to <code>zstd</code>.",
   "log.message.format.version":
     "Specify the message format version the broker will use to append messages to the logs. The value should be a valid MetadataVersion. Some examples are: 0.8.2, 0.9.0.0, 0.10.0, check MetadataVersion for more details. By setting a particular message format version, the user is certifying that all the existing messages on disk are smaller or equal than the specified version. Setting this value incorrectly will cause consumers with older versions to break as they will receive messages with a format that they don't understand.",
   "log.message.timestamp.type":

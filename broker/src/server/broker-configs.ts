@@ -7,6 +7,7 @@
 import { atLeast, ConfigType, ConfigTypeId, parseAndValidate, Validator } from '../storage/config-def';
 import type { Storage } from '../storage/storage';
 import { TOPIC_CONFIGS } from '../storage/topic-config';
+import { TOPIC_CONFIG_DOCS } from '../storage/topic-config-docs';
 import { BROKER_CONFIG_DOCS } from './broker-config-docs';
 import type { BrokerConfig } from './config';
 
@@ -52,7 +53,7 @@ const SECONDARY: Record<string, [ConfigTypeId, string | null, Validator | null]>
 };
 
 function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
-  const doc = (name: string, fallback = '') => BROKER_CONFIG_DOCS[name] ?? fallback;
+  const doc = (name: string, fallback = '') => BROKER_CONFIG_DOCS[name] ?? TOPIC_CONFIG_DOCS[name] ?? fallback;
   const startup = (type: ConfigTypeId, kafkaDefault: string | null, value: BrokerConfigDef['startup'], setting?: keyof BrokerConfig): BrokerConfigDef => ({
     type,
     kafkaDefault,
