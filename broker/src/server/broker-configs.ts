@@ -4,9 +4,9 @@
 // ...). Those Kafka lets change at runtime (DynamicBrokerConfig: the first broker synonym of each
 // topic config but message.format.version) are dynamic here too: stored in the database per node
 // id or cluster-wide (resource ""), and used as the topic default where minnow applies the topic config.
-import { atLeast, ConfigType, ConfigTypeId, parseAndValidate, Validator } from '../storage/config-def';
+import { atLeast, ConfigType, ConfigTypeId, parseAll, Validator } from '../storage/config-def';
 import type { Storage } from '../storage/storage';
-import { TOPIC_CONFIGS } from '../storage/topic-config';
+import { cleanupPolicyError, TOPIC_CONFIGS } from '../storage/topic-config';
 import { TOPIC_CONFIG_DOCS } from '../storage/topic-config-docs';
 import { BROKER_CONFIG_DOCS } from './broker-config-docs';
 import type { BrokerConfig } from './config';
@@ -180,16 +180,8 @@ export function validateBrokerConfigs(configs: Record<string, string>): BrokerCo
   }
   const fixed = names.filter((n) => !BROKER_CONFIGS[n]!.dynamic);
   if (fixed.length > 0) return { ok: false, message: `Cannot update these configs dynamically: ${scalaSet(fixed)}` };
-  const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(configs)) {
-    const def = BROKER_CONFIGS[name]!;
-    const parsed = parseAndValidate(name, raw, def.type, def.validator);
-    if (!parsed.ok) return { ok: false, message: parsed.message };
-    out[name] = parsed.text;
-  }
-  const policy = out['log.cleanup.policy'];
-  if (policy !== undefined && policy.split(',').some((p) => p !== 'delete')) {
-    return { ok: false, message: `Invalid value ${policy} for configuration log.cleanup.policy: log compaction is not supported by minnow yet; only delete is accepted` };
-  }
-  return { ok: true, configs: out };
+  const parsed = parseAll(configs, (name) => BROKER_CONFIGS[name]!);
+  if (!parsed.ok) return parsed;
+  const policyError = cleanupPolicyError('log.cleanup.policy', parsed.configs['log.cleanup.policy']);
+  return policyError ? { ok: false, message: policyError } : parsed;
 }

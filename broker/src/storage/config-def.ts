@@ -171,3 +171,21 @@ export function parseAndValidate(name: string, raw: string, type: ConfigTypeId, 
   const err = validator(parsed.value);
   return err ? { ok: false, message: invalidValue(name, err.shown, err.message) } : parsed;
 }
+
+/**
+ * Parses and validates every value of a config set, each by its own definition (the caller has
+ * checked the names); the values written as DescribeConfigs reports them, or the first Kafka error.
+ */
+export function parseAll(
+  configs: Record<string, string>,
+  defOf: (name: string) => { type: ConfigTypeId; validator: Validator | null },
+): { ok: true; configs: Record<string, string> } | { ok: false; message: string } {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(configs)) {
+    const def = defOf(name);
+    const parsed = parseAndValidate(name, raw, def.type, def.validator);
+    if (!parsed.ok) return { ok: false, message: parsed.message };
+    out[name] = parsed.text;
+  }
+  return { ok: true, configs: out };
+}

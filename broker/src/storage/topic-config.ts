@@ -14,7 +14,7 @@ import {
   gzipLevel,
   invalidValue,
   metadataVersion,
-  parseAndValidate,
+  parseAll,
   throttledReplicaList,
   validList,
   Validator,
@@ -103,6 +103,17 @@ export const TOPIC_CONFIG_NAMES: readonly string[] = Object.keys(TOPIC_CONFIGS).
 export type TopicConfigCheck = { ok: true; configs: Record<string, string> } | { ok: false; message: string };
 
 /**
+ * minnow's refusals of a (log.)cleanup.policy value Kafka's validator accepts: compaction is not
+ * built yet, and an empty list would keep data forever. Null when the value (if any) is fine.
+ */
+export function cleanupPolicyError(name: string, policy: string | undefined): string | null {
+  if (policy === undefined) return null;
+  if (policy === '') return invalidValue(name, '', 'minnow needs the delete policy (an empty list would keep data forever); use delete');
+  if (policy.split(',').some((p) => p !== 'delete')) return invalidValue(name, policy, 'log compaction is not supported by minnow yet; only delete is accepted');
+  return null;
+}
+
+/**
  * Validates a topic's whole override set as LogConfig.validate does (names, each value, then the
  * checks across values) and returns the values written as DescribeConfigs will report them.
  * Errors are Kafka's texts, for INVALID_CONFIG.
@@ -111,18 +122,11 @@ export function validateTopicConfigs(configs: Record<string, string>): TopicConf
   for (const name of Object.keys(configs)) {
     if (!TOPIC_CONFIGS[name]) return { ok: false, message: `Unknown topic config name: ${name}` };
   }
-  const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(configs)) {
-    const def = TOPIC_CONFIGS[name]!;
-    const parsed = parseAndValidate(name, raw, def.type, def.validator);
-    if (!parsed.ok) return { ok: false, message: parsed.message };
-    out[name] = parsed.text;
-  }
-  const policy = out['cleanup.policy'];
-  if (policy !== undefined && policy.split(',').some((p) => p !== 'delete')) {
-    return { ok: false, message: invalidValue('cleanup.policy', policy, 'log compaction is not supported by minnow yet; only delete is accepted') };
-  }
-  if (policy === '') return { ok: false, message: invalidValue('cleanup.policy', '', 'minnow needs the delete policy (an empty list would keep data forever); use delete') };
+  const parsed = parseAll(configs, (name) => TOPIC_CONFIGS[name]!);
+  if (!parsed.ok) return parsed;
+  const out = parsed.configs;
+  const policyError = cleanupPolicyError('cleanup.policy', out['cleanup.policy']);
+  if (policyError) return { ok: false, message: policyError };
   const minLag = BigInt(out['min.compaction.lag.ms'] ?? TOPIC_CONFIGS['min.compaction.lag.ms']!.default);
   const maxLag = BigInt(out['max.compaction.lag.ms'] ?? TOPIC_CONFIGS['max.compaction.lag.ms']!.default);
   if (minLag > maxLag) {
