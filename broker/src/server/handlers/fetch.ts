@@ -1,8 +1,9 @@
 // Fetch (key 1): served v4-16, advertised from v0. v0-3 (message formats 0/1) get UNSUPPORTED_VERSION
 // on every partition, not down-converted: Kafka 4.0 dropped them (KIP-896), and the clients that
 // send them without negotiating are sarama <= 1.27.0 with its default config.Version and Java
-// clients before 0.10.2 (old-message-formats.ts has the evidence). v13+ names topics by id (KIP-516), which Metadata has returned since v10, so the Java
-// consumer may use it; v15 moves the replica id into ReplicaState. Returns stored batches
+// clients before 0.10.2 (old-message-formats.ts has the evidence). v13+ names topics by id
+// (KIP-516), which Metadata has returned since v10, so the Java consumer may use it; v15 moves the
+// replica id into ReplicaState. Returns stored batches
 // as they were produced, without decoding them. Long-polls up to max_wait_ms until min_bytes are
 // available, woken by appends (fetch-waiters.ts). max_bytes and partition_max_bytes are honoured
 // except that the first batch of the first non-empty partition is always returned (KIP-74).
@@ -23,6 +24,8 @@ import { MIN_FETCH_VERSION, refuseOldFetch } from './old-message-formats';
 
 const NO_LIMIT = 0x7fffffff;
 const NO_RECORDS = Buffer.alloc(0);
+/** Shared by every answer without aborted transactions (the encoder only reads it). */
+const NO_ABORTED: FetchResponsePartitionData['abortedTransactions'] = [];
 const READ_COMMITTED = 1;
 
 interface Collected {
@@ -52,7 +55,7 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
         highWatermark: -1n,
         lastStableOffset: -1n,
         logStartOffset: -1n,
-        abortedTransactions: [],
+        abortedTransactions: NO_ABORTED,
         preferredReadReplica: -1,
         records: NO_RECORDS,
       };
@@ -72,7 +75,7 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
         return { ...base, errorCode: read.errorCode, abortedTransactions: null };
       }
       const hw = BigInt(read.highWatermark);
-      const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? [] : null };
+      const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? NO_ABORTED : null };
       let batches = read.batches;
       // KIP-74: only the first partition with data may exceed the limits.
       if (bytes > 0 && batches.length > 0 && batches[0]!.length > limit) batches = [];
@@ -94,6 +97,7 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
  */
 function withEachPartitionOnce(req: FetchRequest, byId: boolean): FetchRequest {
   type Topic = FetchRequest['topics'][number];
+  if (req.topics.length === 1 && req.topics[0]!.partitions.length <= 1) return req; // most fetches: nothing to merge
   const entries = new Map<string, { topic: Topic; partition: Topic['partitions'][number] }>();
   for (const t of req.topics) {
     for (const p of t.partitions) entries.set(`${byId ? t.topicId : t.topic}\u0000${p.partition}`, { topic: t, partition: p });
