@@ -19,7 +19,7 @@
 // - errorMessage: Kafka sends null except with record errors; minnow says what failed.
 // - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES gets MESSAGE_TOO_LARGE (the Java
 //   producer then splits it); Kafka streams records out of the codec and has no such bound.
-import { CompressionType, DecompressionLimitError, decompress } from '../protocol/compression';
+import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, DecompressionLimitError, decompress } from '../protocol/compression';
 import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
@@ -43,12 +43,12 @@ import { RecordScanError, scanRecords } from '../protocol/record-scan';
 import { topicConfig } from '../storage/topic-config';
 
 /**
- * Output bound for decompressing one batch. Not tied to max.message.bytes: the producer sizes
- * batches by their compressed size, and repetitive data legitimately compresses 10-100x. Validation
- * is synchronous, so one such buffer at a time is alive on the 1 GiB instance; 64 MiB is 64x the
- * default max.message.bytes.
+ * Output bound for decompressing one batch: the codecs' default (compression.ts), 64 MiB. Not tied to
+ * max.message.bytes: the producer sizes batches by their compressed size, and repetitive data
+ * legitimately compresses 10-100x. Validation is synchronous, so one such buffer at a time is alive
+ * on the 1 GiB instance; 64 MiB is 64x the default max.message.bytes.
  */
-export const MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+export const MAX_DECOMPRESSED_BYTES = DEFAULT_MAX_DECOMPRESSED_BYTES;
 
 /** Java's Long.MAX_VALUE: the "no limit" default of the timestamp limits. */
 const LONG_MAX = 9223372036854775807n;
