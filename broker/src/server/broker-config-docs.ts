@@ -22,6 +22,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     "The maximum number of bytes in a socket request",
   "group.initial.rebalance.delay.ms":
     "The amount of time the group coordinator will wait for more consumers to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances, but increases the time until processing begins.",
+  "fetch.max.bytes":
+    "The maximum number of bytes we will return for a fetch request. Must be at least 1024.",
   "log.segment.bytes":
     "The maximum size of a single log file",
   "log.roll.ms":

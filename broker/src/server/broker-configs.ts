@@ -72,6 +72,7 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
     'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs), 'retentionCheckIntervalMs'),
     'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes), 'maxRequestBytes'),
     'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs), 'groupInitialRebalanceDelayMs'),
+    'fetch.max.bytes': startup(ConfigType.INT, '57671680', (c) => String(c.fetchMaxBytes), 'fetchMaxBytes'),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {

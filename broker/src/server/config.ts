@@ -29,6 +29,8 @@ export interface BrokerConfig {
   commitIntervalMs: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
+  /** Most record bytes one Fetch response carries, whatever the request asks (Kafka's fetch.max.bytes). */
+  fetchMaxBytes: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -81,6 +83,11 @@ export const SETTINGS = [
   { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka\'s default)', default: '3000', expected: 'an integer 0..300000', parse: int(0, 300_000) },
   { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
+  // Fetch (issue 11 item 2). Kafka's default is 55 MiB, sized for a JVM that sends log segments
+  // with sendfile; minnow holds each response in memory (read from SQLite, then written), so a
+  // 1 GiB box gets 16 MiB: 20 consumers fetching at once stay near 320 MiB, and one fetch still
+  // moves far more than the clients' per-partition default (1 MiB).
+  { key: 'fetchMaxBytes', env: 'FETCH_MAX_BYTES', flag: 'fetch-max-bytes', doc: 'most record bytes in one fetch response, whatever the client asks (fetch.max.bytes); one batch bigger than this is still sent whole so consumers progress (KIP-74)', default: '16777216', expected: 'an integer 1024..2147483647', parse: int(1024, 2 ** 31 - 1) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

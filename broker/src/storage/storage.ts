@@ -112,7 +112,11 @@ export interface Storage {
   // Records
   /** Appends every partition's batches in one transaction; returns once it committed. */
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult;
+  /**
+   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` in total; the first batch
+   * comes whatever its size unless `minOneBatch` is false (KIP-74). Only those batches are loaded.
+   */
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch?: boolean): ReadResult;
   offsets(topic: string, partition: number): PartitionOffsets | undefined;
   /** Bytes of the partition's stored batches (DescribeLogDirs partition size); undefined if unknown. */
   partitionBytes(topic: string, partition: number): number | undefined;

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
+import { defaultFetchRequest, type FetchResponse } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
@@ -18,22 +19,28 @@ describe('minnow serve', () => {
     expect(r.stderr).toMatch(/STORAGE_ENGINE="mysql:\/\/x" is not valid: expected sqlite:\/\/PATH, sqlite:\/\/\/ABS\/PATH or memory:\/\//);
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s with a fetch in flight', async (signal) => {
-    const db = path.join(tmp.dir, `${signal}.db`);
+  /** `minnow serve` on a temp database and an ephemeral port; resolves once it listens. */
+  async function serveChild(name: string) {
+    const db = path.join(tmp.dir, `${name}.db`);
     const child = spawn('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`broker did not start: ${stderr}`)), 15_000);
+    const out = { child, stderr: '', port: 0, exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+    out.port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`broker did not start: ${out.stderr}`)), 15_000);
       child.stderr!.on('data', (d) => {
-        stderr += d;
-        const m = /"listener":"127\.0\.0\.1:(\d+)"/.exec(stderr);
+        out.stderr += d;
+        const m = /"listener":"127\.0\.0\.1:(\d+)"/.exec(out.stderr);
         if (m) {
           clearTimeout(timer);
           resolve(Number(m[1]));
         }
       });
     });
+    return out;
+  }
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s with a fetch in flight', async (signal) => {
+    const broker = await serveChild(signal);
+    const { child, port, exited } = broker;
     const conn = await KafkaConnection.connect('127.0.0.1', port);
     await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'sig' }], allowAutoTopicCreation: true });
     const fetch = conn.send(ApiKey.Fetch, 11, {
@@ -54,7 +61,33 @@ describe('minnow serve', () => {
     expect(res.responses[0].partitions[0].errorCode).toBe(0);
     expect(await exited).toBe(0);
     conn.close();
-    expect(stderr).toMatch(/"msg":"stopped; database closed"/);
-    for (const line of stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    expect(broker.stderr).toMatch(/"msg":"stopped; database closed"/);
+    for (const line of broker.stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  }, 30_000);
+
+  // Issue 11 item 10: a fetch naming no partitions was never woken by stop(), and its 24.8-day
+  // timer kept the process alive after the database closed. Kafka answers it at once
+  // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter.
+  it('SIGTERM answers a long-poll fetch that names no partitions, then exits 0', async () => {
+    const broker = await serveChild('empty-fetch');
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    try {
+      const fetch = conn.send(ApiKey.Fetch, 12, { ...defaultFetchRequest(), maxWaitMs: 2 ** 31 - 1, minBytes: 1, maxBytes: 1024, topics: [] });
+      const answered = fetch.then((r) => r, (err: Error) => err);
+      await new Promise((r) => setTimeout(r, 200));
+      broker.child.kill('SIGTERM');
+      // Bounded so that a broker that never exits fails here instead of hanging the suite: 20 s
+      // is twice the 10 s drain timeout after which stop() closes connections anyway.
+      const code = await Promise.race([broker.exited, new Promise<string>((r) => setTimeout(() => r('still running after 20 s'), 20_000).unref())]);
+      expect(code).toBe(0);
+      const res = await answered;
+      expect(res).not.toBeInstanceOf(Error);
+      expect((res as FetchResponse).errorCode).toBe(0);
+      expect((res as FetchResponse).responses).toEqual([]);
+      expect(broker.stderr).toMatch(/"msg":"stopped; database closed"/);
+    } finally {
+      conn.close();
+      broker.child.kill('SIGKILL');
+    }
   }, 30_000);
 });

@@ -114,8 +114,8 @@ export class MemoryStorage implements Storage {
     });
   }
 
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
-    return this.log(topic, partition)?.read(fetchOffset, maxBytes) ?? unknownPartitionRead();
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    return this.log(topic, partition)?.read(fetchOffset, maxBytes, minOneBatch) ?? unknownPartitionRead();
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     const log = this.log(topic, partition);

@@ -146,8 +146,8 @@ export class SqliteStorage implements Storage {
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
     return this.guard(() => this.records.append(parts, nowMs));
   }
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
-    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes));
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes, minOneBatch));
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     return this.records.offsets(topic, partition);
