@@ -1,11 +1,11 @@
 // `minnow serve` as users run it: configuration errors stop start-up with a clear message, and
 // SIGTERM/SIGINT stop it cleanly (exit 0, database closed) even with a fetch long-polling.
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { defaultFetchRequest, type FetchResponse } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
+import { serveChild } from './serve-child';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
@@ -19,27 +19,8 @@ describe('minnow serve', () => {
     expect(r.stderr).toMatch(/STORAGE_ENGINE="mysql:\/\/x" is not valid: expected sqlite:\/\/PATH, sqlite:\/\/\/ABS\/PATH or memory:\/\//);
   });
 
-  /** `minnow serve` on a temp database and an ephemeral port; resolves once it listens. */
-  async function serveChild(name: string) {
-    const db = path.join(tmp.dir, `${name}.db`);
-    const child = spawn('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const out = { child, stderr: '', port: 0, exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
-    out.port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`broker did not start: ${out.stderr}`)), 15_000);
-      child.stderr!.on('data', (d) => {
-        out.stderr += d;
-        const m = /"listener":"127\.0\.0\.1:(\d+)"/.exec(out.stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-    });
-    return out;
-  }
-
   it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s with a fetch in flight', async (signal) => {
-    const broker = await serveChild(signal);
+    const broker = await serveChild(path.join(tmp.dir, `${signal}.db`));
     const { child, port, exited } = broker;
     const conn = await KafkaConnection.connect('127.0.0.1', port);
     await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'sig' }], allowAutoTopicCreation: true });
@@ -69,7 +50,7 @@ describe('minnow serve', () => {
   // timer kept the process alive after the database closed. Kafka answers it at once
   // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter.
   it('SIGTERM answers a long-poll fetch that names no partitions, then exits 0', async () => {
-    const broker = await serveChild('empty-fetch');
+    const broker = await serveChild(path.join(tmp.dir, 'empty-fetch.db'));
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
       const fetch = conn.send(ApiKey.Fetch, 12, { ...defaultFetchRequest(), maxWaitMs: 2 ** 31 - 1, minBytes: 1, maxBytes: 1024, topics: [] });
