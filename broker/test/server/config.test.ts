@@ -34,6 +34,14 @@ describe('broker configuration', () => {
     expect(() => loadConfig({ NODE_ID: '-3' })).toThrow(/NODE_ID="-3"/);
   });
 
+  it('takes FETCH_MAX_BYTES (fetch.max.bytes) from 1024 bytes, 16 MiB by default', () => {
+    expect(loadConfig({}).fetchMaxBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ FETCH_MAX_BYTES: '1048576' }).fetchMaxBytes).toBe(1048576);
+    expect(loadConfig({}, { 'fetch-max-bytes': '2147483647' }).fetchMaxBytes).toBe(2 ** 31 - 1);
+    expect(() => loadConfig({ FETCH_MAX_BYTES: '1023' })).toThrow(new ConfigError('FETCH_MAX_BYTES="1023" is not valid: expected an integer 1024..2147483647'));
+    expect(() => loadConfig({}, { 'fetch-max-bytes': '16MiB' })).toThrow(/--fetch-max-bytes="16MiB" is not valid/);
+  });
+
   it('parses listener URLs', () => {
     expect(parseEndpointUrl('tcp://[::1]:9092')).toEqual({ host: '::1', port: 9092 });
     expect(parseEndpointUrl('tcp://host:99999')).toBeUndefined();
