@@ -3,7 +3,8 @@
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
-import { defaultFetchRequest, type FetchResponse } from '../../src/protocol/messages';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { defaultFetchRequest, defaultJoinGroupRequest, type FetchResponse, type JoinGroupResponse } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
 import { serveChild } from './serve-child';
 
@@ -48,26 +49,34 @@ describe('minnow serve', () => {
 
   // Issue 11 item 10: a fetch naming no partitions was never woken by stop(), and its 24.8-day
   // timer kept the process alive after the database closed. Kafka answers it at once
-  // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter.
-  it('SIGTERM answers a long-poll fetch that names no partitions, then exits 0', async () => {
-    const broker = await serveChild(path.join(tmp.dir, 'empty-fetch.db'));
+  // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter. A
+  // JoinGroup held by the initial rebalance delay is answered too (NOT_COORDINATOR: look again).
+  it('SIGTERM answers every waiting request (an empty long-poll fetch, a held JoinGroup), then exits 0', async () => {
+    const broker = await serveChild(path.join(tmp.dir, 'waiting.db'), ['--group-initial-rebalance-delay-ms', '300000']);
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    const groupConn = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
       const fetch = conn.send(ApiKey.Fetch, 12, { ...defaultFetchRequest(), maxWaitMs: 2 ** 31 - 1, minBytes: 1, maxBytes: 1024, topics: [] });
-      const answered = fetch.then((r) => r, (err: Error) => err);
+      const fetched = fetch.then((r) => r, (err: Error) => err);
+      const join = { ...defaultJoinGroupRequest(), groupId: 'held', sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 300_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] };
+      const first: JoinGroupResponse = await groupConn.send(ApiKey.JoinGroup, 5, { ...join, memberId: '' });
+      expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+      const joined = groupConn.send(ApiKey.JoinGroup, 5, { ...join, memberId: first.memberId }).then((r: JoinGroupResponse) => r, (err: Error) => err);
       await new Promise((r) => setTimeout(r, 200));
       broker.child.kill('SIGTERM');
       // Bounded so that a broker that never exits fails here instead of hanging the suite: 20 s
       // is twice the 10 s drain timeout after which stop() closes connections anyway.
       const code = await Promise.race([broker.exited, new Promise<string>((r) => setTimeout(() => r('still running after 20 s'), 20_000).unref())]);
       expect(code).toBe(0);
-      const res = await answered;
+      const res = await fetched;
       expect(res).not.toBeInstanceOf(Error);
       expect((res as FetchResponse).errorCode).toBe(0);
       expect((res as FetchResponse).responses).toEqual([]);
+      expect(await joined).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR });
       expect(broker.stderr).toMatch(/"msg":"stopped; database closed"/);
     } finally {
       conn.close();
+      groupConn.close();
       broker.child.kill('SIGKILL');
     }
   }, 30_000);
