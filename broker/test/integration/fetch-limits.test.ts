@@ -217,6 +217,39 @@ describe('fetch response limits', () => {
       expect(sizes.filter((s) => s > CAP / 2).length).toBeGreaterThanOrEqual(4); // the cap, not something smaller, limited them
     });
 
+    it('answers at once when the cap is what keeps the response below min_bytes (min_bytes > FETCH_MAX_BYTES)', async () => {
+      broker.context.storage.createTopic('filled', 1, {});
+      const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 10_000 });
+      try {
+        // 8 batches of 64 KiB: 3 whole batches fit the 256 KiB cap and the 4th does not, so the
+        // records never reach min(min_bytes, cap); Kafka's DelayedFetch counts the bytes available
+        // (up to partition_max_bytes), not whole batches, and answers.
+        const batch = encodeRecordBatch({ records: [{ value: randomBytes(64 * 1024) }] });
+        for (let i = 0; i < 8; i++) {
+          await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'filled', partitionData: [{ index: 0, records: batch }] }] });
+        }
+        const res: m.FetchResponse = await conn.send(ApiKey.Fetch, 12, {
+          ...m.defaultFetchRequest(),
+          maxWaitMs: INT32_MAX,
+          minBytes: INT32_MAX,
+          maxBytes: INT32_MAX,
+          topics: [{ topic: 'filled', partitions: [fetchPartition(0)] }],
+        });
+        expect(res.responses[0]!.partitions[0]!.records!.length).toBe(3 * batch.length);
+        // The same with partition_max_bytes as the limit that stops the read.
+        const perPartition: m.FetchResponse = await conn.send(ApiKey.Fetch, 12, {
+          ...m.defaultFetchRequest(),
+          maxWaitMs: INT32_MAX,
+          minBytes: 100 * 1024,
+          maxBytes: INT32_MAX,
+          topics: [{ topic: 'filled', partitions: [fetchPartition(0, 100 * 1024)] }],
+        });
+        expect(perPartition.responses[0]!.partitions[0]!.records!.length).toBe(batch.length);
+      } finally {
+        conn.close();
+      }
+    });
+
     it('still returns one stored batch bigger than the cap whole, and nothing more in that response (KIP-74)', async () => {
       broker.context.storage.createTopic('huge', 2, { 'max.message.bytes': String(4 * MiB) });
       const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 10_000 });

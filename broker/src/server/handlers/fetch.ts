@@ -22,6 +22,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
+import { BASE_OFFSET, LAST_OFFSET_DELTA } from '../../protocol/record-batch';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
@@ -36,9 +37,18 @@ const READ_COMMITTED = 1;
 
 interface Collected {
   response: FetchResponse;
-  bytes: number;
+  /**
+   * What min_bytes is compared with, as Kafka's DelayedFetch counts it: per partition the bytes
+   * available past the fetch offset up to partition_max_bytes. A partition with more data than was
+   * returned counts at least the limit that stopped it, so a response the caps filled never waits
+   * for min_bytes (with min_bytes capped to FETCH_MAX_BYTES, whole batches rarely add up to it).
+   */
+  available: number;
   hasError: boolean;
 }
+
+/** The offset after a stored batch (its base offset plus last offset delta, plus one). */
+const endOffsetOf = (batch: Buffer) => Number(batch.readBigInt64BE(BASE_OFFSET)) + batch.readInt32BE(LAST_OFFSET_DELTA) + 1;
 
 /** The topic a fetch names: by id from v13 (KIP-516), by name before. */
 function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId: boolean): TopicInfo | undefined {
@@ -52,6 +62,7 @@ const FINAL_EPOCH = -1;
 function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxBytes: number): Collected {
   let budget = maxBytes;
   let bytes = 0;
+  let available = 0;
   let hasError = false;
   const readCommitted = req.isolationLevel === READ_COMMITTED;
   const responses = req.topics.map((t) => {
@@ -89,15 +100,17 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxByt
       const hw = BigInt(read.highWatermark);
       const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? NO_ABORTED : null };
       const batches = read.batches;
-      if (batches.length === 0) return out;
-      const records = batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      const end = batches.length > 0 ? endOffsetOf(batches[batches.length - 1]!) : Number(p.fetchOffset);
+      const records = batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      available += end < read.highWatermark ? Math.max(records.length, limit) : records.length;
+      if (records.length === 0) return out;
       bytes += records.length;
       budget -= records.length;
       return { ...out, records };
     });
     return { topic: name, topicId: t.topicId, partitions };
   });
-  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, bytes, hasError };
+  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, available, hasError };
 }
 
 /**
@@ -149,7 +162,7 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     for (;;) {
       const c = collect(broker, req, byId, maxBytes);
       const left = deadline - broker.now();
-      if (c.bytes >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
+      if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
       await broker.fetchWaiters.wait(keys, left);
       if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req, byId, maxBytes).response;
     }
