@@ -15,7 +15,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
 import { FrameReader } from '../../src/server/frame-reader';
-import { startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { run, startTestBroker, storageUrlFor, tempDir } from './helpers';
 import { memoryOf, serveChild } from './serve-child';
 
 const MiB = 1024 * 1024;
@@ -127,7 +127,7 @@ describe('fetch response limits', () => {
         const res: m.ProduceResponse = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'big', partitionData: [{ index: 0, records: batch }] }] });
         expect(res.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
       }
-      const before = memoryOf(broker.child.pid!);
+      const before = memoryOf(broker.child.pid!).rss;
       const frame = fetchFrame(12, {
         ...m.defaultFetchRequest(),
         maxWaitMs: 0,
@@ -137,9 +137,11 @@ describe('fetch response limits', () => {
       });
       expect(frame.length).toBeLessThan(1024); // a few hundred bytes ask for 16 x 32 MiB
       const res = await roundTrip(broker.port, frame);
-      const after = memoryOf(broker.child.pid!);
-      const grew = after.peak - before.peak;
-      console.log(`probe: response ${res.length} bytes; broker RSS ${before.rss} -> ${after.rss}, peak +${grew} bytes`);
+      const after = memoryOf(broker.child.pid!).peak;
+      // From the RSS before the fetch to the peak after it: an upper bound of what the fetch took
+      // (the peak may come from the produces before it).
+      const grew = after - before;
+      console.log(`probe: response ${res.length} bytes; broker RSS ${before} before, peak ${after} after (+${grew})`);
       const decoded = decodeFetch(res, 12);
       expect(decoded.responses.flatMap((t) => t.partitions.map((p) => p.partitionIndex))).toEqual([0]);
       const records = decoded.responses[0]!.partitions[0]!.records!;
@@ -161,6 +163,7 @@ describe('fetch response limits', () => {
     const CAP = 256 * 1024;
     let broker: RunningBroker;
     let proxy: Awaited<ReturnType<typeof fetchSizeProxy>>;
+    const kafka = () => new Kafka({ clientId: 'fetch-cap', brokers: [`127.0.0.1:${proxy.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
 
     beforeAll(async () => {
       proxy = await fetchSizeProxy();
@@ -168,19 +171,11 @@ describe('fetch response limits', () => {
         config: { fetchMaxBytes: CAP, groupInitialRebalanceDelayMs: 0, advertised: { host: '127.0.0.1', port: proxy.port } },
       });
       proxy.target.port = broker.port;
-    });
-    afterAll(async () => {
-      proxy.close();
-      await broker.stop();
-    });
-
-    it('kafkajs asking 10 MiB per fetch consumes a 2 MiB topic whole, each response under the cap', async () => {
-      const kafka = new Kafka({ clientId: 'fetch-cap', brokers: [`127.0.0.1:${proxy.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
-      const admin = kafka.admin();
+      const admin = kafka().admin();
       await admin.connect();
       await admin.createTopics({ topics: [{ topic: 'capped', numPartitions: 2 }] });
       await admin.disconnect();
-      const producer = kafka.producer();
+      const producer = kafka().producer();
       await producer.connect();
       // 2 partitions x 16 batches of 64 one-KiB records: 2 MiB, 8 times the cap.
       const value = (p: number, i: number) => `${p}-${i}-`.padEnd(1024, 'x');
@@ -190,9 +185,15 @@ describe('fetch response limits', () => {
         }
       }
       await producer.disconnect();
-      proxy.fetchResponseBytes.length = 0;
+    });
+    afterAll(async () => {
+      proxy.close();
+      await broker.stop();
+    });
 
-      const consumer = kafka.consumer({ groupId: 'fetch-cap', maxBytes: 10 * MiB, maxBytesPerPartition: 10 * MiB, maxWaitTimeInMs: 100 });
+    it('kafkajs asking 10 MiB per fetch consumes a 2 MiB topic whole, each response under the cap', async () => {
+      proxy.fetchResponseBytes.length = 0;
+      const consumer = kafka().consumer({ groupId: 'fetch-cap', maxBytes: 10 * MiB, maxBytesPerPartition: 10 * MiB, maxWaitTimeInMs: 100 });
       const seen = new Set<string>();
       try {
         await consumer.connect();
@@ -215,6 +216,16 @@ describe('fetch response limits', () => {
       // (two partitions' headers, well under 1 KiB).
       expect(Math.max(...sizes)).toBeLessThanOrEqual(CAP + 1024);
       expect(sizes.filter((s) => s > CAP / 2).length).toBeGreaterThanOrEqual(4); // the cap, not something smaller, limited them
+    });
+
+    it('kcat (librdkafka, fetch.max.bytes 50 MiB) reads the same topic whole, each response under the cap', async () => {
+      proxy.fetchResponseBytes.length = 0;
+      const r = await run('kcat', ['-b', `127.0.0.1:${proxy.port}`, '-C', '-t', 'capped', '-o', 'beginning', '-e', '-q', '-f', '%p %s\\n', '-X', 'fetch.message.max.bytes=10485760'], { timeoutMs: 20_000 });
+      expect(r.stderr).toBe('');
+      const lines = r.stdout.trim().split('\n');
+      expect(lines).toHaveLength(2 * 16 * 64);
+      expect(new Set(lines).size).toBe(2 * 16 * 64);
+      expect(Math.max(...proxy.fetchResponseBytes)).toBeLessThanOrEqual(CAP + 1024);
     });
 
     it('answers at once when the cap is what keeps the response below min_bytes (min_bytes > FETCH_MAX_BYTES)', async () => {
