@@ -65,7 +65,7 @@ export class Connection {
   /** Request bytes this connection holds in the pool (frames admitted and not yet answered). */
   private held = 0;
   private readonly wakeOnMemory = () => this.retryAdmission();
-  /** Last time bytes came in or the client took response bytes (for CONNECTIONS_MAX_IDLE_MS). */
+  /** Last time bytes came in, a response went out or the client took response bytes (CONNECTIONS_MAX_IDLE_MS). */
   private lastActiveMs: number;
 
   constructor(
@@ -90,7 +90,7 @@ export class Connection {
   }
 
   /**
-   * Idle (CONNECTIONS_MAX_IDLE_MS): nothing received and nothing taken by the client since
+   * Idle (CONNECTIONS_MAX_IDLE_MS): nothing received, answered or taken by the client since
    * `sinceMs` (performance.now() time), and no request being handled: a long-poll fetch in
    * flight is not idle, nor is a connection we stopped reading for lack of pool memory.
    */
@@ -384,7 +384,10 @@ export class Connection {
         for (const c of slot.chunks) this.socket.write(c);
       }
     }
-    if (wrote) this.socket.uncork();
+    if (wrote) {
+      this.socket.uncork();
+      this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
+    }
     this.startWaiting();
     this.updateReading();
     if (this.slots.length === 0) for (const w of this.idleWaiters.splice(0)) w();
