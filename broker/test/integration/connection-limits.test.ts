@@ -3,7 +3,10 @@
 // MAX_CONNECTIONS / MAX_CONNECTIONS_PER_IP are refused on arrival; a flood of bad connections
 // logs one warning line per kind, with a count, not one line each.
 import * as net from 'node:net';
+import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
 import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
@@ -161,4 +164,32 @@ describe('warnings about bad connections', () => {
     expect(about[0]).toMatchObject({ level: 'warn', msg: 'closing connection: unsupported API key', apiKey: 999 });
     expect(about[1]).toMatchObject({ level: 'warn', msg: `closing connection: unsupported API key (${BAD - 1} more like this suppressed)`, suppressed: BAD - 1 });
   });
+});
+
+describe('QUEUED_MAX_REQUEST_BYTES', () => {
+  it('answers every pipelined request when the connections together want several times the pool (no deadlock)', async () => {
+    // Pool = one frame: 6 connections x 3 pipelined ~400 KiB produces take turns for it.
+    const broker = await startTestBroker('memory://', { config: { maxRequestBytes: 1024 * 1024, queuedMaxRequestBytes: 1024 * 1024 } });
+    broker.context.storage.createTopic('pooled', 1, {});
+    const conns = await Promise.all(Array.from({ length: 6 }, () => KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 20_000 })));
+    try {
+      const value = Buffer.alloc(400 * 1024, 3);
+      const sends = conns.flatMap((c) =>
+        Array.from({ length: 3 }, () =>
+          c.send(ApiKey.Produce, 7, {
+            transactionalId: null,
+            acks: -1,
+            timeoutMs: 5000,
+            topicData: [{ name: 'pooled', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ value }] }) }] }],
+          }),
+        ),
+      );
+      const results = await Promise.all(sends);
+      expect(results.map((r) => r.responses[0].partitionResponses[0].errorCode)).toEqual(Array(18).fill(ErrorCode.NONE));
+      expect(broker.context.storage.offsets('pooled', 0)?.highWatermark).toBe(18);
+    } finally {
+      for (const c of conns) c.close();
+      await broker.stop();
+    }
+  }, 30_000);
 });
