@@ -16,9 +16,8 @@ import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
 import { FrameReader } from '../../src/server/frame-reader';
 import { run, startTestBroker, storageUrlFor, tempDir } from './helpers';
-import { memoryOf, serveChild } from './serve-child';
+import { MiB, startChildBroker } from './serve-child';
 
-const MiB = 1024 * 1024;
 const INT32_MAX = 2 ** 31 - 1;
 
 const fetchPartition = (partition: number, partitionMaxBytes = INT32_MAX): m.FetchRequestFetchPartition => ({
@@ -116,7 +115,7 @@ describe('fetch response limits', () => {
   // 2^31-1 made a 537 MB response (RSS 113 -> 653 MB). Kafka answers the partition once (its fetch
   // map is keyed by partition) and with at most fetch.max.bytes: FETCH_MAX_BYTES, 16 MiB by default.
   it('answers a 32 MiB partition named 16 times with at most FETCH_MAX_BYTES (default 16 MiB), in a bounded RSS', async () => {
-    const broker = await serveChild(path.join(tmp.dir, 'probe.db'));
+    const broker = await startChildBroker(['--storage', `sqlite://${path.join(tmp.dir, 'probe.db')}`]);
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
       await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'big' }], allowAutoTopicCreation: true });
@@ -127,7 +126,7 @@ describe('fetch response limits', () => {
         const res: m.ProduceResponse = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'big', partitionData: [{ index: 0, records: batch }] }] });
         expect(res.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
       }
-      const before = memoryOf(broker.child.pid!).rss;
+      const before = broker.memory().rss;
       const frame = fetchFrame(12, {
         ...m.defaultFetchRequest(),
         maxWaitMs: 0,
@@ -137,7 +136,7 @@ describe('fetch response limits', () => {
       });
       expect(frame.length).toBeLessThan(1024); // a few hundred bytes ask for 16 x 32 MiB
       const res = await roundTrip(broker.port, frame);
-      const after = memoryOf(broker.child.pid!).peak;
+      const after = broker.memory().hwm;
       // From the RSS before the fetch to the peak after it: an upper bound of what the fetch took
       // (the peak may come from the produces before it).
       const grew = after - before;
@@ -154,8 +153,7 @@ describe('fetch response limits', () => {
       expect(grew).toBeLessThan(3 * 16 * MiB);
     } finally {
       conn.close();
-      broker.child.kill('SIGKILL');
-      await broker.exited;
+      await broker.stop('SIGKILL');
     }
   }, 60_000);
 

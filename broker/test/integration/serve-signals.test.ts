@@ -6,7 +6,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { defaultFetchRequest, defaultJoinGroupRequest, type FetchResponse, type JoinGroupResponse } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
-import { serveChild } from './serve-child';
+import { startChildBroker } from './serve-child';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
@@ -21,9 +21,8 @@ describe('minnow serve', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s with a fetch in flight', async (signal) => {
-    const broker = await serveChild(path.join(tmp.dir, `${signal}.db`));
-    const { child, port, exited } = broker;
-    const conn = await KafkaConnection.connect('127.0.0.1', port);
+    const broker = await startChildBroker(['--storage', `sqlite://${path.join(tmp.dir, `${signal}.db`)}`]);
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'sig' }], allowAutoTopicCreation: true });
     const fetch = conn.send(ApiKey.Fetch, 11, {
       replicaId: -1,
@@ -38,13 +37,13 @@ describe('minnow serve', () => {
       rackId: '',
     });
     await new Promise((r) => setTimeout(r, 200));
-    child.kill(signal);
+    const exited = broker.stop(signal);
     const res = await fetch; // answered (empty) before the broker exits
     expect(res.responses[0].partitions[0].errorCode).toBe(0);
     expect(await exited).toBe(0);
     conn.close();
-    expect(broker.stderr).toMatch(/"msg":"stopped; database closed"/);
-    for (const line of broker.stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    expect(broker.stderr()).toMatch(/"msg":"stopped; database closed"/);
+    for (const line of broker.stderr().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   }, 30_000);
 
   // Issue 11 item 10: a fetch naming no partitions was never woken by stop(), and its 24.8-day
@@ -52,7 +51,7 @@ describe('minnow serve', () => {
   // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter. A
   // JoinGroup held by the initial rebalance delay is answered too (NOT_COORDINATOR: look again).
   it('SIGTERM answers every waiting request (an empty long-poll fetch, a held JoinGroup), then exits 0', async () => {
-    const broker = await serveChild(path.join(tmp.dir, 'waiting.db'), ['--group-initial-rebalance-delay-ms', '300000']);
+    const broker = await startChildBroker(['--storage', `sqlite://${path.join(tmp.dir, 'waiting.db')}`, '--group-initial-rebalance-delay-ms', '300000']);
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const groupConn = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
@@ -63,21 +62,19 @@ describe('minnow serve', () => {
       expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
       const joined = groupConn.send(ApiKey.JoinGroup, 5, { ...join, memberId: first.memberId }).then((r: JoinGroupResponse) => r, (err: Error) => err);
       await new Promise((r) => setTimeout(r, 200));
-      broker.child.kill('SIGTERM');
-      // Bounded so that a broker that never exits fails here instead of hanging the suite: 20 s
-      // is twice the 10 s drain timeout after which stop() closes connections anyway.
-      const code = await Promise.race([broker.exited, new Promise<string>((r) => setTimeout(() => r('still running after 20 s'), 20_000).unref())]);
-      expect(code).toBe(0);
+      // SIGTERM, then SIGKILL after 15 s (exit code null): a broker that never exits fails here
+      // instead of hanging the suite. 15 s is past the 10 s drain after which stop() closes connections.
+      expect(await broker.stop('SIGTERM')).toBe(0);
       const res = await fetched;
       expect(res).not.toBeInstanceOf(Error);
       expect((res as FetchResponse).errorCode).toBe(0);
       expect((res as FetchResponse).responses).toEqual([]);
       expect(await joined).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR });
-      expect(broker.stderr).toMatch(/"msg":"stopped; database closed"/);
+      expect(broker.stderr()).toMatch(/"msg":"stopped; database closed"/);
     } finally {
       conn.close();
       groupConn.close();
-      broker.child.kill('SIGKILL');
+      await broker.stop('SIGKILL');
     }
   }, 30_000);
 });
