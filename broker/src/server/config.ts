@@ -27,6 +27,12 @@ export interface BrokerConfig {
   groupInitialRebalanceDelayMs: number;
   /** Least ms between the starts of two produce commits (group commit pacing, server/append-queue.ts). */
   commitIntervalMs: number;
+  /** Partitions of all topics together (KIP-578's max.partitions, never merged into Kafka). */
+  maxPartitions: number;
+  /** Partitions of one topic. */
+  maxPartitionsPerTopic: number;
+  /** Partitions one CreateTopics / CreatePartitions / Metadata request may add (Kafka 4.0: 10,000). */
+  maxPartitionsPerRequest: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
   /**
@@ -81,6 +87,10 @@ export const SETTINGS = [
   { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka\'s default)', default: '3000', expected: 'an integer 0..300000', parse: int(0, 300_000) },
   { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
+  // Partition bounds (server/partition-limits.ts): Kafka has none of them as settings.
+  { key: 'maxPartitions', env: 'MINNOW_MAX_PARTITIONS', flag: 'max-partitions', doc: 'partitions of all topics together; creating more is refused with POLICY_VIOLATION (KIP-578 max.partitions)', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
+  { key: 'maxPartitionsPerTopic', env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC', flag: 'max-partitions-per-topic', doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
+  { key: 'maxPartitionsPerRequest', env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST', flag: 'max-partitions-per-request', doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**
