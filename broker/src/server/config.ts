@@ -118,6 +118,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string 
   }
   const cfg = out as unknown as BrokerConfig;
   cfg.explicit = explicit;
+  if (cfg.numPartitions > cfg.maxPartitionsPerTopic) {
+    throw new ConfigError(
+      `NUM_PARTITIONS=${cfg.numPartitions} is over MINNOW_MAX_PARTITIONS_PER_TOPIC=${cfg.maxPartitionsPerTopic}: no topic could be auto-created; lower the one or raise the other`,
+    );
+  }
   if (!cfg.advertised) cfg.advertised = defaultAdvertised(cfg.listener);
   return cfg;
 }
