@@ -9,6 +9,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import type { CreatePartitionsResponse, CreateTopicsResponse, MetadataResponse } from '../../src/protocol/messages';
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
+import { StorageError } from '../../src/storage/storage';
 import { run, startTestBroker } from './helpers';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
@@ -141,6 +142,28 @@ describe('partition limits', () => {
       includeTopicAuthorizedOperations: false,
     });
     expect(res.topics.map((t) => [t.name, t.errorCode])).toEqual([['m1', 0], ['m2', 0], ['m3', ErrorCode.POLICY_VIOLATION]]);
+  });
+
+  it('answers KAFKA_STORAGE_ERROR for a topic the storage fails to create or grow, and keeps the connection', async () => {
+    await createTopics([['a', 1]]);
+    const storage = broker.context.storage;
+    const failCreate = jest.spyOn(storage, 'createTopic').mockImplementationOnce(() => {
+      throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
+    });
+    const failGrow = jest.spyOn(storage, 'createPartitions').mockImplementationOnce(() => {
+      throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
+    });
+    try {
+      const res = await createTopics([['x', 1], ['y', 1]]);
+      expect(res.topics.map(outcome)).toEqual([['x', ErrorCode.KAFKA_STORAGE_ERROR], ['y', 0]]);
+      expect(res.topics[0]!.errorMessage).toBe('topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL)');
+      const grown = await createPartitions([['a', 2]]);
+      expect(grown.results.map(outcome)).toEqual([['a', ErrorCode.KAFKA_STORAGE_ERROR]]);
+    } finally {
+      failCreate.mockRestore();
+      failGrow.mockRestore();
+    }
+    expect(stored()).toEqual([['a', 1], ['y', 1]]);
   });
 
   it('shows kafkajs and `minnow topic create` the refusal and its reason', async () => {
