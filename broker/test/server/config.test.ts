@@ -11,6 +11,12 @@ describe('broker configuration', () => {
     expect(c.autoCreateTopics).toBe(true);
     expect(c.numPartitions).toBe(1);
     expect(c.groupInitialRebalanceDelayMs).toBe(3000); // Kafka's group.initial.rebalance.delay.ms
+    // Sized for a 1 GiB box (issue 11): 16 MiB frames, 64 MiB of requests held, 1000 connections.
+    expect(c.maxRequestBytes).toBe(16 * 1024 * 1024);
+    expect(c.queuedMaxRequestBytes).toBe(64 * 1024 * 1024);
+    expect(c.connectionsMaxIdleMs).toBe(600_000); // Kafka's connections.max.idle.ms
+    expect(c.maxConnections).toBe(1000);
+    expect(c.maxConnectionsPerIp).toBe(2 ** 31 - 1); // Kafka's max.connections.per.ip: unbounded
     expect([...c.explicit!]).toEqual([]);
   });
 
@@ -43,6 +49,14 @@ describe('broker configuration', () => {
     expect(() => loadConfig({ STORAGE_ENGINE: 'postgres://x' })).toThrow(/STORAGE_ENGINE="postgres:\/\/x" is not valid: expected sqlite:\/\/PATH/);
     expect(() => loadConfig({}, { 'log-level': 'loud' })).toThrow(/--log-level="loud" is not valid: expected error\|warn\|info\|debug/);
     expect(() => loadConfig({ NODE_ID: '-3' })).toThrow(/NODE_ID="-3"/);
+  });
+
+  it('refuses a request frame limit larger than the request memory pool, which could never hold such a frame', () => {
+    expect(() => loadConfig({ SOCKET_REQUEST_MAX_BYTES: '33554432', QUEUED_MAX_REQUEST_BYTES: '16777216' })).toThrow(
+      new ConfigError('SOCKET_REQUEST_MAX_BYTES=33554432 is larger than QUEUED_MAX_REQUEST_BYTES=16777216: a request that big could never be read; raise QUEUED_MAX_REQUEST_BYTES or lower SOCKET_REQUEST_MAX_BYTES'),
+    );
+    expect(loadConfig({}, { 'max-request-bytes': '33554432', 'queued-max-request-bytes': '33554432' }).queuedMaxRequestBytes).toBe(33554432);
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS="0" is not valid: expected an integer 1\.\.2147483647/);
   });
 
   it('parses listener URLs', () => {
