@@ -27,6 +27,12 @@ export interface BrokerConfig {
   groupInitialRebalanceDelayMs: number;
   /** Least ms between the starts of two produce commits (group commit pacing, server/append-queue.ts). */
   commitIntervalMs: number;
+  /** Partitions of all topics together (KIP-578's max.partitions, never merged into Kafka). */
+  maxPartitions: number;
+  /** Partitions of one topic. */
+  maxPartitionsPerTopic: number;
+  /** Partitions one CreateTopics / CreatePartitions / Metadata request may add (Kafka 4.0: 10,000). */
+  maxPartitionsPerRequest: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
   /** Request bytes held across connections: frames being read + requests not yet answered (queued.max.request.bytes). */
@@ -101,6 +107,10 @@ export const SETTINGS = [
   // 1 GiB box gets 16 MiB: 20 consumers fetching at once stay near 320 MiB, and one fetch still
   // moves far more than the clients' per-partition default (1 MiB).
   { key: 'fetchMaxBytes', env: 'FETCH_MAX_BYTES', flag: 'fetch-max-bytes', doc: 'most record bytes in one fetch response, whatever the client asks (fetch.max.bytes); one batch bigger than this is still sent whole so consumers progress (KIP-74)', default: '16777216', expected: 'an integer 1024..2147483647', parse: int(1024, 2 ** 31 - 1) },
+  // Partition bounds (server/partition-limits.ts): Kafka has none of them as settings.
+  { key: 'maxPartitions', env: 'MINNOW_MAX_PARTITIONS', flag: 'max-partitions', doc: 'partitions of all topics together; creating more is refused with POLICY_VIOLATION (KIP-578 max.partitions)', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
+  { key: 'maxPartitionsPerTopic', env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC', flag: 'max-partitions-per-topic', doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
+  { key: 'maxPartitionsPerRequest', env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST', flag: 'max-partitions-per-request', doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**
@@ -139,6 +149,12 @@ export function checkConfig(cfg: BrokerConfig): void {
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(
       `SOCKET_REQUEST_MAX_BYTES=${cfg.maxRequestBytes} is larger than QUEUED_MAX_REQUEST_BYTES=${cfg.queuedMaxRequestBytes}: a request that big could never be read; raise QUEUED_MAX_REQUEST_BYTES or lower SOCKET_REQUEST_MAX_BYTES`,
+    );
+  }
+  // Auto-created topics get NUM_PARTITIONS partitions: more than a topic may have could never be used.
+  if (cfg.numPartitions > cfg.maxPartitionsPerTopic) {
+    throw new ConfigError(
+      `NUM_PARTITIONS=${cfg.numPartitions} is over MINNOW_MAX_PARTITIONS_PER_TOPIC=${cfg.maxPartitionsPerTopic}: no topic could be auto-created; lower the one or raise the other`,
     );
   }
 }

@@ -92,9 +92,13 @@ export interface Storage {
   identity(wanted: Partial<ClusterIdentity>): ClusterIdentity;
 
   // Topics
+  /** Sorted by name. */
   listTopics(): TopicInfo[];
+  /** Partitions of all topics together, without listing them (the MINNOW_MAX_PARTITIONS bound). */
+  totalPartitions(): number;
   topic(name: string): TopicInfo | undefined;
   topicById(topicId: string): TopicInfo | undefined;
+  /** Costs O(its partitions), whatever the number of topics (no catalog reload). */
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo;
   /** Deletes the topic, its batches, producer state and committed offsets. False if it did not exist. */
   deleteTopic(name: string): boolean;

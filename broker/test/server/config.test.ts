@@ -33,6 +33,17 @@ describe('broker configuration', () => {
     expect([...c.explicit!].sort()).toEqual(['advertised', 'clusterId', 'listener', 'logLevel', 'nodeId', 'storageUrl']);
   });
 
+  it('bounds partitions per request (Kafka 4.0: 10,000), per topic and on the broker, by env var or flag', () => {
+    expect(loadConfig({})).toMatchObject({ maxPartitions: 10000, maxPartitionsPerTopic: 10000, maxPartitionsPerRequest: 10000 });
+    const c = loadConfig({ MINNOW_MAX_PARTITIONS: '500', MINNOW_MAX_PARTITIONS_PER_TOPIC: '50' }, { 'max-partitions-per-request': '100', 'max-partitions': '600' });
+    expect(c).toMatchObject({ maxPartitions: 600, maxPartitionsPerTopic: 50, maxPartitionsPerRequest: 100 });
+    expect(() => loadConfig({ MINNOW_MAX_PARTITIONS: '0' })).toThrow('MINNOW_MAX_PARTITIONS="0" is not valid: expected an integer 1..1000000');
+    // Auto-created topics get NUM_PARTITIONS partitions: a count over the per-topic bound could never be used.
+    expect(() => loadConfig({ NUM_PARTITIONS: '8', MINNOW_MAX_PARTITIONS_PER_TOPIC: '4' })).toThrow(
+      'NUM_PARTITIONS=8 is over MINNOW_MAX_PARTITIONS_PER_TOPIC=4: no topic could be auto-created; lower the one or raise the other',
+    );
+  });
+
   it('names the variable, the value and the expected form when a value is bad', () => {
     expect(() => loadConfig({ LISTENER_URL: 'localhost:9092' })).toThrow(new ConfigError('LISTENER_URL="localhost:9092" is not valid: expected tcp://HOST:PORT'));
     expect(() => loadConfig({ STORAGE_ENGINE: 'postgres://x' })).toThrow(/STORAGE_ENGINE="postgres:\/\/x" is not valid: expected sqlite:\/\/PATH/);

@@ -113,6 +113,9 @@ export class SqliteStorage implements Storage {
   listTopics(): TopicInfo[] {
     return this.topics.list();
   }
+  totalPartitions(): number {
+    return this.topics.totalPartitions();
+  }
   topic(name: string): TopicInfo | undefined {
     return this.topics.get(name);
   }
