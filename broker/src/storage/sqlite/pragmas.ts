@@ -19,6 +19,11 @@ export interface PragmaOptions {
    * See checkpointer.ts.
    */
   checkpointIntervalMs: number;
+  /**
+   * The checkpointer thread runs a RESTART checkpoint once the WAL holds more than this, so the
+   * writer starts the WAL over (checkpointer.ts): the WAL peaks near this plus one interval's writes.
+   */
+  walMaxBytes: number;
   /** The WAL file is truncated back to this size after a checkpoint. */
   journalSizeLimitBytes: number;
   /** SQLite's own page cache; small, since the OS page cache holds the file anyway. */
@@ -41,6 +46,9 @@ export const DEFAULT_PRAGMAS: PragmaOptions = {
   // it, so the stall grows with the WAL (p99 33 / 70 / 150 ms at 4 / 16 / 40 MiB).
   walAutocheckpointPages: 2048,
   checkpointIntervalMs: 200,
+  // 32 MiB, as journal_size_limit: at 8 MB/s of produce, one RESTART every ~4 s (each a few ms of
+  // writer stall); a 3 % share of an 1 GiB volume's worth of headroom on a small disk.
+  walMaxBytes: 32 * MiB,
   journalSizeLimitBytes: 32 * MiB,
   // 2 MiB: reads go through the memory map, so this cache mostly holds a transaction's dirty pages
   // (SQLite spills bigger ones to the WAL early). Against 8 MiB: the same produce throughput with
