@@ -83,7 +83,7 @@ export const SETTINGS = [
   { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka\'s default)', default: '3000', expected: 'an integer 0..300000', parse: int(0, 300_000) },
   { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
-  { key: 'walMaxBytes', env: 'MINNOW_WAL_MAX_BYTES', flag: 'wal-max-bytes', doc: 'SQLite: WAL size past which a restarting checkpoint runs, so the WAL stays near this size under sustained produce (a running `minnow backup` pins it until it ends)', default: String(32 * 1024 * 1024), expected: 'an integer 1048576..1073741824', parse: int(2 ** 20, 2 ** 30) },
+  { key: 'walMaxBytes', env: 'MINNOW_WAL_MAX_BYTES', flag: 'wal-max-bytes', doc: 'SQLite: WAL size past which the broker checkpoints so its next commit starts the WAL over; the WAL stays near this under sustained produce (a running `minnow backup` pins it until it ends)', default: String(32 * 1024 * 1024), expected: 'an integer 1048576..1073741824', parse: int(2 ** 20, 2 ** 30) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

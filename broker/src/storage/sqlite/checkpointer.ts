@@ -30,13 +30,20 @@ const done = new Int32Array(workerData.done);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
 const frameBytes = db.pragma('page_size', { simple: true }) + 24; // a WAL frame: page + header
+// After asking for a catch-up the thread sits out one tick: a checkpoint of its own meanwhile would
+// hold the checkpoint lock and make the writer's catch-up give up.
+let askedForCatchUp = false;
 const checkpoint = () => {
   try {
     const pass = db.pragma('wal_checkpoint(PASSIVE)')[0];
-    if (pass.log * frameBytes > workerData.walMaxBytes && pass.checkpointed === pass.log) parentPort.postMessage({ catchUp: true });
+    askedForCatchUp = pass.log * frameBytes > workerData.walMaxBytes && pass.checkpointed === pass.log;
+    if (askedForCatchUp) parentPort.postMessage({ catchUp: true });
   } catch (err) { parentPort.postMessage(String(err && err.message)); }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
+const timer = setInterval(() => {
+  if (askedForCatchUp) askedForCatchUp = false;
+  else checkpoint();
+}, workerData.intervalMs);
 parentPort.on('message', (m) => {
   clearInterval(timer);
   if (m === 'retire') checkpoint();
