@@ -31,6 +31,9 @@ const Database = require(workerData.betterSqlite3);
 const db = new Database(workerData.source, { readonly: true, fileMustExist: true });
 try {
   db.pragma('busy_timeout = 5000');
+  // A small cache: measured on a 535 MB database, peak RSS +48 MB with SQLite's default and +3 MB
+  // with 1 MiB, no slower (the OS page cache holds the file anyway). The box is the broker's.
+  db.pragma('cache_size = -1024');
   db.prepare('VACUUM INTO ?').run(workerData.dest);
   parentPort.postMessage({ ok: true });
 } catch (err) {
