@@ -48,7 +48,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous });
+  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, walMaxBytes: config.walMaxBytes });
   const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
   if (config.clusterId && config.clusterId !== identity.clusterId) {
     logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });

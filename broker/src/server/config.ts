@@ -45,6 +45,8 @@ export interface BrokerConfig {
   maxConnectionsPerIp: number;
   /** Most record bytes one Fetch response carries, whatever the request asks (Kafka's fetch.max.bytes). */
   fetchMaxBytes: number;
+  /** SQLite: the WAL size past which the checkpointer restarts the WAL (storage/sqlite/checkpointer.ts). */
+  walMaxBytes: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -111,6 +113,7 @@ export const SETTINGS = [
   { key: 'maxPartitions', env: 'MINNOW_MAX_PARTITIONS', flag: 'max-partitions', doc: 'partitions of all topics together; creating more is refused with POLICY_VIOLATION (KIP-578 max.partitions)', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
   { key: 'maxPartitionsPerTopic', env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC', flag: 'max-partitions-per-topic', doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
   { key: 'maxPartitionsPerRequest', env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST', flag: 'max-partitions-per-request', doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
+  { key: 'walMaxBytes', env: 'MINNOW_WAL_MAX_BYTES', flag: 'wal-max-bytes', doc: 'SQLite: WAL size past which the broker checkpoints so its next commit starts the WAL over; the WAL stays near this under sustained produce (a running `minnow backup` pins it until it ends)', default: String(32 * 1024 * 1024), expected: 'an integer 1048576..1073741824', parse: int(2 ** 20, 2 ** 30) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

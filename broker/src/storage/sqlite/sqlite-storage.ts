@@ -67,7 +67,7 @@ export class SqliteStorage implements Storage {
       applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
       checkIsMinnowDatabase(this.db, path);
       migrate(this.db, Date.now());
-      const { checkpointIntervalMs, walAutocheckpointPages } = { ...DEFAULT_PRAGMAS, ...options };
+      const { checkpointIntervalMs, walAutocheckpointPages, walMaxBytes } = { ...DEFAULT_PRAGMAS, ...options };
       const checkpointer =
         checkpointIntervalMs > 0
           ? new Checkpointer(
@@ -76,6 +76,8 @@ export class SqliteStorage implements Storage {
               (message) => process.emitWarning(`minnow: WAL checkpoint of ${path}: ${message}`),
               options.checkpointerIdleStopMs,
               () => this.db.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`),
+              walMaxBytes,
+              () => void (this.db.open && this.db.pragma('wal_checkpoint(PASSIVE)')),
             )
           : undefined;
       this.checkpointer = checkpointer;
