@@ -98,7 +98,7 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
 
   const start = async (): Promise<{ broker: ChildBroker; conn: KafkaConnection }> => {
     const t0 = Date.now();
-    const broker = await ChildBroker.start({ storageUrl, env });
+    const broker = await ChildBroker.start({ storageUrl, env }).catch((err: Error) => fail(`the broker did not start after ${report.kills} kills: ${err.message}`));
     report.startMs.push(Date.now() - t0);
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'crash-suite', requestTimeoutMs: 20_000 });
     return { broker, conn };
@@ -305,6 +305,8 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
       report.kills++;
       const inFlight = producers.reduce((n, p) => n + p.inFlight.length, 0);
       const writtenBefore = report.resentAlreadyWritten;
+      const loadErrors = broker.lines.filter((l) => l.level === 'error');
+      if (loadErrors.length > 0) fail(`the broker logged errors under load before kill ${report.kills}: ${loadErrors.map((l) => JSON.stringify(l)).join('; ')}`);
       quickCheck();
 
       ({ broker, conn } = await start());
@@ -323,6 +325,8 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
         await Promise.all(resend.map((b) => produce(conn, p, b)));
       }
       await verifyLog(conn);
+      const errors = broker.lines.filter((l) => l.level === 'error');
+      if (errors.length > 0) fail(`the broker logged errors after restart ${report.kills}: ${errors.map((l) => JSON.stringify(l)).join('; ')}`);
       await verifyCommittedOffsets(conn);
       await initProducerId(conn); // a new producer must get a fresh id; ours keeps its own
       report.acknowledgedRecords = producers.reduce((n, p) => n + p.acked, 0);

@@ -202,7 +202,9 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
       await Promise.all(Array.from({ length: concurrency }, worker));
       if (!broker.alive) {
         const exit = await broker.exited;
-        fail(`the broker died (exit code ${exit.code}, signal ${exit.signal}); last stderr: ${broker.rawLines.slice(-20).join('\n')}`, [...inFlight.values()]);
+        // The culprit is among the cases sent last (their connections closed as the broker died).
+        const suspects = new Map([...[...recorded.values()].slice(-2 * concurrency), ...inFlight.values()].map((c) => [c.index, c]));
+        fail(`the broker died (exit code ${exit.code}, signal ${exit.signal}); last stderr: ${broker.rawLines.slice(-20).join('\n')}`, [...suspects.values()]);
       }
       const mem = broker.memoryKiB();
       report.rssPeakMiB = mib(mem.hwmKiB);
