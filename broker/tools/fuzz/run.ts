@@ -32,7 +32,7 @@ async function replay(seed: number, index: number, dir: string): Promise<void> {
     console.log('broker healthy after the case');
   } finally {
     await broker.stop();
-    for (const l of broker.lines) if (l.level !== 'debug' || l.msg !== 'request') console.log(JSON.stringify(l));
+    for (const l of broker.lines) console.log(JSON.stringify(l));
   }
 }
 
