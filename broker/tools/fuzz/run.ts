@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       cases: { type: 'string', default: '100000' },
       seed: { type: 'string' },
       concurrency: { type: 'string', default: '24' },
-      'rss-bound-mib': { type: 'string', default: '256' },
+      'rss-bound-mib': { type: 'string', default: '320' },
       case: { type: 'string' },
       keep: { type: 'boolean', default: false },
     },
