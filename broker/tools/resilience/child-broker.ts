@@ -18,6 +18,8 @@ export interface ChildBrokerOptions {
   /** Extra environment (settings such as SQLITE_SYNCHRONOUS). */
   env?: NodeJS.ProcessEnv;
   args?: string[];
+  /** Listen on this port (a restart keeping its address for clients); default a free one. */
+  port?: number;
   startTimeoutMs?: number;
 }
 
@@ -49,7 +51,7 @@ export class ChildBroker {
   /** Starts `minnow serve` on a free 127.0.0.1 port; resolves once it logs that it listens. */
   static start(opts: ChildBrokerOptions): Promise<ChildBroker> {
     const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
-    const child = spawn(process.execPath, [MINNOW_BIN, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', opts.storageUrl, ...(opts.args ?? [])], {
+    const child = spawn(process.execPath, [MINNOW_BIN, 'serve', '--listener', `tcp://127.0.0.1:${opts.port ?? 0}`, '--storage', opts.storageUrl, ...(opts.args ?? [])], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...opts.env },
     });
