@@ -6,7 +6,7 @@
 import { runFuzz } from '../../tools/resilience/fuzz-run';
 import { tempDir } from '../integration/helpers';
 
-const CASES = Number(process.env.MINNOW_FUZZ_CASES ?? 5_000);
+const CASES = Number(process.env.MINNOW_FUZZ_CASES ?? 10_000);
 const SEED = Number(process.env.MINNOW_FUZZ_SEED ?? Date.now() % 2 ** 31);
 /**
  * Peak RSS the broker may reach (VmHWM). It idles near 80 MiB and peaked at 112-127 MiB over runs
@@ -24,7 +24,7 @@ describe('socket fuzz', () => {
   it(`survives ${CASES} hostile frames healthy, under ${RSS_BOUND_MIB} MiB, with no error line (seed ${SEED})`, async () => {
     // The seed is in the test name and in every failure: MINNOW_FUZZ_SEED=<seed> replays the run,
     // `npm run fuzz -- --seed <seed> --case <i>` one case.
-    const report = await runFuzz({ seed: SEED, cases: CASES, dir: tmp.dir, rssBoundMiB: RSS_BOUND_MIB, checkEvery: 2_500, log: process.env.MINNOW_TEST_LOG ? console.log : undefined });
+    const report = await runFuzz({ seed: SEED, cases: CASES, dir: tmp.dir, rssBoundMiB: RSS_BOUND_MIB, checkEvery: 5_000, log: process.env.MINNOW_TEST_LOG ? console.log : undefined });
     expect(report.cases).toBe(CASES);
     expect(report.errorLines.map((l) => `${l.msg}: ${JSON.stringify(l.err)} (correlation id = case ${String(l.correlationId)})`)).toEqual([]);
     expect(report.rssPeakMiB).toBeLessThan(RSS_BOUND_MIB);

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     options: {
       cases: { type: 'string', default: '100000' },
       seed: { type: 'string' },
-      concurrency: { type: 'string', default: '24' },
+      concurrency: { type: 'string', default: '100' },
       'rss-bound-mib': { type: 'string', default: '320' },
       case: { type: 'string' },
       keep: { type: 'boolean', default: false },

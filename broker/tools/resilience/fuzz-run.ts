@@ -113,7 +113,7 @@ export async function healthCheck(port: number, round: number): Promise<void> {
 
 export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
   const log = opts.log ?? (() => {});
-  const concurrency = opts.concurrency ?? 24;
+  const concurrency = opts.concurrency ?? 64;
   const caseTimeoutMs = opts.caseTimeoutMs ?? 300;
   const checkEvery = opts.checkEvery ?? 5_000;
   const broker = await ChildBroker.start({ storageUrl: `sqlite://${path.join(opts.dir, 'fuzz.db')}`, env: { LOG_LEVEL: 'info' } });
