@@ -58,6 +58,30 @@ export function autoCreateTopic(broker: BrokerContext, name: string, budget: Par
   return t;
 }
 
+/**
+ * v10-11 requests may carry topic ids and null names but their responses cannot (Name is nullable
+ * from v12): Kafka refuses such a request (KafkaApis.handleTopicMetadataRequest: "Topic IDs are not
+ * supported in requests for version N", "Topic name can not be null for version N") with
+ * MetadataRequest.getErrorResponse: every topic INVALID_REQUEST, a null name sent as "", no brokers.
+ */
+function refuseTopicIdsBeforeV12(req: MetadataRequest): MetadataResponse {
+  return {
+    throttleTimeMs: 0,
+    brokers: [],
+    clusterId: null,
+    controllerId: -1,
+    topics: req.topics!.map((t) => ({
+      errorCode: ErrorCode.INVALID_REQUEST,
+      name: t.name ?? '',
+      topicId: t.topicId ?? ZERO_UUID,
+      isInternal: false,
+      partitions: [],
+      topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    })),
+    clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+  };
+}
+
 export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   apiKey: ApiKey.Metadata,
   minVersion: 0,
@@ -65,6 +89,9 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   handle(ctx, req) {
     const { broker, apiVersion } = ctx;
     const all = req.topics === null || (apiVersion === 0 && req.topics.length === 0);
+    if (!all && apiVersion < 12 && req.topics!.some((t) => t.name === null || (t.topicId !== undefined && t.topicId !== ZERO_UUID))) {
+      return refuseTopicIdsBeforeV12(req);
+    }
     let topics: MetadataResponseTopic[];
     if (all) {
       topics = broker.storage.listTopics().map((t) => topicMetadata(broker, t));
