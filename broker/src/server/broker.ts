@@ -1,7 +1,10 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
 import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
+import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
+import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
@@ -45,7 +48,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous });
+  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, warn: (msg, fields) => logger.error(msg, fields) });
+  const diskSpace =
+    storage instanceof SqliteStorage
+      ? new DiskSpace({ dbPath: storage.path, floorBytes: config.minFreeBytes, reusableBytes: () => storage.reusableBytes(), log: (msg, fields) => logger.error(msg, fields) })
+      : undefined;
+  diskSpace?.refresh(); // writes the reserve file if there is room for it
   const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
   if (config.clusterId && config.clusterId !== identity.clusterId) {
     logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
@@ -58,10 +66,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const fetchWaiters = new FetchWaiters();
   const appendQueue = new AppendQueue(storage, logger, (parts) => {
     for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
-  }, { now, commitIntervalMs: config.commitIntervalMs });
+  }, { now, commitIntervalMs: config.commitIntervalMs, diskSpace });
   const groups = new GroupCoordinator({ storage, logger, now, initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs });
   const advertised = { ...config.advertised };
-  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, now };
+  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, diskSpace, now };
   const handlers = createHandlers();
 
   const connections = new Set<Connection>();
@@ -81,7 +89,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const port = (server.address() as net.AddressInfo).port;
   if (advertised.port === 0) advertised.port = port;
 
-  const retention = setInterval(() => {
+  const retentionStep = (retryIfFull: boolean): void => {
     try {
       // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
       const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
@@ -89,9 +97,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       const r = storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP);
       if (r.deletedBatches > 0) logger.info('retention deleted batches', { ...r });
     } catch (err) {
-      logger.error('retention step failed', { err });
+      // Deleting needs WAL room too: on a full disk the reserve file goes, and the step runs again.
+      if (err instanceof StorageError && err.diskFull && diskSpace && diskSpace.full() > 0 && retryIfFull) retentionStep(false);
+      else logger.error('retention step failed', { err });
     }
-  }, config.retentionCheckIntervalMs);
+  };
+  const retention = setInterval(() => retentionStep(true), config.retentionCheckIntervalMs);
   retention.unref();
 
   logger.info('minnow broker listening', {

@@ -29,6 +29,8 @@ export interface BrokerConfig {
   commitIntervalMs: number;
   /** Debug: write every request frame to this folder (golden fixtures). */
   dumpFramesDir: string | undefined;
+  /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
+  minFreeBytes: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -81,6 +83,11 @@ export const SETTINGS = [
   { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka\'s default)', default: '3000', expected: 'an integer 0..300000', parse: int(0, 300_000) },
   { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
   { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
+  // Disk space (storage/disk-space.ts). 256 MiB: 1.25 % of the kit's 20 GiB volume; room for a WAL
+  // at its bound (32 MiB), the 16 MiB reserve file, half a minute of the seed workload's 7 MB/s
+  // while an operator reacts, and the system's own logs. Redpanda's storage_min_free_bytes (5 GiB)
+  // would be a quarter of that volume.
+  { key: 'minFreeBytes', env: 'MINNOW_MIN_FREE_BYTES', flag: 'min-free-bytes', doc: 'produce is refused (POLICY_VIOLATION, "disk full: ...") while the database\'s file system has less free space than this, counting free pages inside the database; 0: off', default: '268435456', expected: 'an integer 0..1099511627776 (bytes)', parse: int(0, 2 ** 40) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

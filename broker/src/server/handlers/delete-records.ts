@@ -4,7 +4,8 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
-import type { ApiHandler } from '../context';
+import { StorageError } from '../../storage/storage';
+import type { ApiHandler, BrokerContext } from '../context';
 import { isInternalTopic } from '../topic-names';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
@@ -23,10 +24,30 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
           // Kafka sends no low watermark (-1) with an error, not the current one.
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
         }
-        const after = broker.storage.deleteRecords(t.name, p.partitionIndex, target);
-        return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+        try {
+          const after = deleteFreeingSpace(broker, t.name, p.partitionIndex, target);
+          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err;
+          // As Kafka's ReplicaManager answers a log directory that failed.
+          broker.logger.error('DeleteRecords failed', { topic: t.name, partition: p.partitionIndex, err });
+          return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
+        }
       }),
     }));
     return { throttleTimeMs: 0, topics };
   },
 };
+
+/**
+ * Deleting needs a little WAL room too: on a full disk the reserve file goes (disk-space.ts) and
+ * the delete runs once more, so the records that free space can always be deleted.
+ */
+function deleteFreeingSpace(broker: BrokerContext, topic: string, partition: number, offset: number) {
+  try {
+    return broker.storage.deleteRecords(topic, partition, offset);
+  } catch (err) {
+    if (!(err instanceof StorageError && err.diskFull && broker.diskSpace && broker.diskSpace.full() > 0)) throw err;
+    return broker.storage.deleteRecords(topic, partition, offset);
+  }
+}
