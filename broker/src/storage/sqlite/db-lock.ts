@@ -13,6 +13,7 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { StorageError } from '../storage';
 
 interface Holder {
@@ -43,7 +44,7 @@ export class DatabaseLock {
       const me: Holder = {
         pid: process.pid,
         host: os.hostname(),
-        command: process.argv.slice(1).map((a) => a.split('/').pop()).join(' ').slice(0, 200),
+        command: [path.basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)].join(' ').slice(0, 200),
         startedAt: new Date().toISOString(),
         token: randomBytes(8).toString('hex'),
       };
