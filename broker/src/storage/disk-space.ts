@@ -94,6 +94,11 @@ export class DiskSpace {
     return this.refresh();
   }
 
+  /** Space was just freed (DeleteRecords): the next check looks again, so produce resumes at once. */
+  invalidate(): void {
+    this.checkedAt = -Infinity;
+  }
+
   /** Counts bytes just appended, so a fast producer cannot outrun the check by much. */
   appended(bytes: number): void {
     this.appendedSinceCheck += bytes;

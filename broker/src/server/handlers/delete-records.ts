@@ -35,6 +35,7 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
         }
       }),
     }));
+    broker.diskSpace?.invalidate();
     return { throttleTimeMs: 0, topics };
   },
 };
