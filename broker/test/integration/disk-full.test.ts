@@ -95,6 +95,32 @@ describe('a free-space floor (any file system)', () => {
   }, 20_000);
 });
 
+describe('SQLITE_FULL simulated with max_page_count (any file system: runs where no tmpfs can be mounted too)', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  it('answers a produce commit that finds the database full with POLICY_VIOLATION; DeleteRecords answers and frees; produce resumes', async () => {
+    const broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'capped.db')}`);
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    const produce = (records: Buffer) => conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'capped', partitionData: [{ index: 0, records }] }] });
+    try {
+      broker.context.storage.createTopic('capped', 1, {});
+      for (let i = 0; i < 8; i++) expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
+      const db = (broker.context.storage as SqliteStorage).database;
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`); // no page more
+      const refused = (await produce(batch(64 * 1024))).responses[0].partitionResponses[0];
+      expect(refused.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
+      expect(refused.errorMessage).toMatch(/^disk full: /);
+      const del = await conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'capped', partitions: [{ partitionIndex: 0, offset: -1n }] }], timeoutMs: 5000 });
+      expect(del.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 8n });
+      expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
+    } finally {
+      conn.close();
+      await broker.stop();
+    }
+  }, 30_000);
+});
+
 describe('a full disk (tmpfs)', () => {
   let fsMount: Awaited<ReturnType<typeof mountTmpfs>>;
   beforeAll(async () => {
