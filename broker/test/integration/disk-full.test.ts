@@ -15,9 +15,10 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
+import { createLogger } from '../../src/server/logger';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { hasCommand, kcat, run, startTestBroker, tempDir } from './helpers';
-import { startServeChild } from './serve-child';
+import { MINNOW, startServeChild } from './serve-child';
 
 const MiB = 1024 * 1024;
 
@@ -139,7 +140,9 @@ describe('a full disk (tmpfs)', () => {
     if (!fsMount) return;
     const dir = path.join(fsMount.dir, 'running');
     fs.mkdirSync(dir);
-    const broker = await startTestBroker(`sqlite://${path.join(dir, 'minnow.db')}`, { config: { minFreeBytes: 4 * MiB } });
+    const logLines: string[] = [];
+    const logger = createLogger('warn', (line) => logLines.push(line));
+    const broker = await startTestBroker(`sqlite://${path.join(dir, 'minnow.db')}`, { config: { minFreeBytes: 4 * MiB }, logger });
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     let filler: string | undefined;
     const produce = (records: Buffer) => conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'full', partitionData: [{ index: 0, records }] }] });
@@ -152,6 +155,7 @@ describe('a full disk (tmpfs)', () => {
       filler = fillDisk(fsMount!.dir);
       broker.context.diskSpace?.refresh(); // no waiting out its 1 s cache
 
+      for (let i = 0; i < 5; i++) expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.POLICY_VIOLATION);
       const refused = (await produce(batch(100))).responses[0].partitionResponses[0];
       expect(refused.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
       expect(refused.errorMessage).toMatch(new RegExp(`^disk full: \\d+ bytes free on ${dir}, floor 4194304 \\(MINNOW_MIN_FREE_BYTES\\)`));
@@ -164,6 +168,9 @@ describe('a full disk (tmpfs)', () => {
       expect(del.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: BigInt(hw) });
       // The freed pages are room again: produce is accepted (the file system itself is still full).
       expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(0);
+      // One "disk full" line for all of it, not one per request.
+      const full = logLines.filter((l) => /"msg":"disk full: \d+ bytes free on /.test(l));
+      expect(full).toHaveLength(1);
     } finally {
       conn.close();
       await broker.stop();
@@ -202,4 +209,25 @@ describe('a full disk (tmpfs)', () => {
     expect(await second.exited).toBe(0);
     fs.rmSync(filler);
   }, 90_000);
+
+  it('without a reserve file (MINNOW_MIN_FREE_BYTES=0), says plainly that the disk is full instead of SQLITE_IOERR_SHMSIZE (tmpfs)', async () => {
+    if (!fsMount) return;
+    const dir = path.join(fsMount.dir, 'no-reserve');
+    fs.mkdirSync(dir);
+    const db = path.join(dir, 'minnow.db');
+    const env = { MINNOW_MIN_FREE_BYTES: '0' };
+    const first = await startServeChild(db, env);
+    children.push(first.child);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0); // a clean stop: no -wal, no -shm left
+    expect(fs.existsSync(`${db}.reserve`)).toBe(false);
+    const filler = fillDisk(fsMount.dir);
+    try {
+      const r = await run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { env: { ...process.env, ...env }, timeoutMs: 20_000 });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`disk full: \\d+ bytes free on ${dir}; the broker cannot open ${db} .*free some space`));
+    } finally {
+      fs.rmSync(filler);
+    }
+  }, 60_000);
 });

@@ -33,7 +33,7 @@ import { Topics } from './topics';
 import { asStorageError, Transactor } from './transaction';
 import { Checkpointer } from './checkpointer';
 import { DatabaseLock } from './db-lock';
-import { checkFileSystemWritable, corruptionError, quickCheck } from './startup-checks';
+import { checkFileSystemWritable, startupError, quickCheck } from './startup-checks';
 
 export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
@@ -106,7 +106,7 @@ export class SqliteStorage implements Storage {
       this.checkpointer?.stop();
       this.db.close();
       this.lock.release();
-      throw corruptionError(asStorageError(err), path);
+      throw startupError(asStorageError(err), path);
     }
   }
 

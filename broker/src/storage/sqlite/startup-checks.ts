@@ -51,10 +51,25 @@ export function quickCheck(db: Database.Database, dbPath: string): void {
   }
 }
 
-/** A SQLite error that means the file is damaged becomes the message that says what to do. */
-export function corruptionError(err: Error, dbPath: string): Error {
+/** A start-up failure that means a damaged file or a full disk becomes the message that says what to do. */
+export function startupError(err: Error, dbPath: string): Error {
   const code = (err as StorageError).code ?? '';
   if (code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB') return damaged(dbPath, err.message);
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE') {
+    // Only without the reserve file (a first start, or MINNOW_MIN_FREE_BYTES=0): see disk-space.ts.
+    const dir = path.dirname(path.resolve(dbPath));
+    let free = '?';
+    try {
+      const s = fs.statfsSync(dir);
+      free = String(s.bavail * s.bsize);
+    } catch {
+      // keep '?'
+    }
+    return new StorageError(
+      `disk full: ${free} bytes free on ${dir}; the broker cannot open ${dbPath} (SQLite needs 32 KiB for its -shm file and room for its WAL, and no reserve file was left to release): free some space on that file system (not minnow's own files) or grow the volume, and start again`,
+      { cause: err, code },
+    );
+  }
   return err;
 }
 
