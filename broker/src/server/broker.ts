@@ -4,7 +4,6 @@ import { GroupCoordinator } from '../groups/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
-import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
@@ -15,6 +14,7 @@ import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger } from './logger';
+import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
@@ -89,20 +89,20 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const port = (server.address() as net.AddressInfo).port;
   if (advertised.port === 0) advertised.port = port;
 
-  const retentionStep = (retryIfFull: boolean): void => {
+  const retention = setInterval(() => {
     try {
       // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
       const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
       const defaults = { retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)), retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)) };
-      const r = storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP);
-      if (r.deletedBatches > 0) logger.info('retention deleted batches', { ...r });
+      const r = retryIfDiskFull(context, () => storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP));
+      if (r.deletedBatches > 0) {
+        logger.info('retention deleted batches', { ...r });
+        diskSpace?.invalidate();
+      }
     } catch (err) {
-      // Deleting needs WAL room too: on a full disk the reserve file goes, and the step runs again.
-      if (err instanceof StorageError && err.diskFull && diskSpace && diskSpace.full() > 0 && retryIfFull) retentionStep(false);
-      else logger.error('retention step failed', { err });
+      logger.error('retention step failed', { err });
     }
-  };
-  const retention = setInterval(() => retentionStep(true), config.retentionCheckIntervalMs);
+  }, config.retentionCheckIntervalMs);
   retention.unref();
 
   logger.info('minnow broker listening', {

@@ -5,7 +5,8 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
-import type { ApiHandler, BrokerContext } from '../context';
+import type { ApiHandler } from '../context';
+import { retryIfDiskFull } from '../space-retry';
 import { isInternalTopic } from '../topic-names';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
@@ -25,7 +26,7 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
         }
         try {
-          const after = deleteFreeingSpace(broker, t.name, p.partitionIndex, target);
+          const after = retryIfDiskFull(broker, () => broker.storage.deleteRecords(t.name, p.partitionIndex, target));
           return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
         } catch (err) {
           if (!(err instanceof StorageError)) throw err;
@@ -39,16 +40,3 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
     return { throttleTimeMs: 0, topics };
   },
 };
-
-/**
- * Deleting needs a little WAL room too: on a full disk the reserve file goes (disk-space.ts) and
- * the delete runs once more, so the records that free space can always be deleted.
- */
-function deleteFreeingSpace(broker: BrokerContext, topic: string, partition: number, offset: number) {
-  try {
-    return broker.storage.deleteRecords(topic, partition, offset);
-  } catch (err) {
-    if (!(err instanceof StorageError && err.diskFull && broker.diskSpace && broker.diskSpace.full() > 0)) throw err;
-    return broker.storage.deleteRecords(topic, partition, offset);
-  }
-}
