@@ -54,7 +54,13 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       ? new DiskSpace({ dbPath: storage.path, floorBytes: config.minFreeBytes, reusableBytes: () => storage.reusableBytes(), log: (msg, fields) => logger.error(msg, fields) })
       : undefined;
   diskSpace?.refresh(); // writes the reserve file if there is room for it
-  const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+  let identity;
+  try {
+    identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+  } catch (err) {
+    storage.close(); // and its lock: a retry in this process must not find it held
+    throw err;
+  }
   if (config.clusterId && config.clusterId !== identity.clusterId) {
     logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
   }
@@ -85,6 +91,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       server.off('error', reject);
       resolve();
     });
+  }).catch((err) => {
+    // Port taken, say: let go of the database (and its lock) before reporting it.
+    groups.close();
+    storage.close();
+    throw err;
   });
   const port = (server.address() as net.AddressInfo).port;
   if (advertised.port === 0) advertised.port = port;
