@@ -4,7 +4,9 @@ import { startBroker } from '../server/broker';
 import { ConfigError, loadConfig, SETTINGS } from '../server/config';
 
 export function serveUsage(): string {
-  const rows = SETTINGS.map((s) => `  --${s.flag.padEnd(28)} ${s.env.padEnd(32)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`);
+  const flagWidth = Math.max(...SETTINGS.map((s) => s.flag.length)) + 2;
+  const envWidth = Math.max(...SETTINGS.map((s) => s.env.length));
+  const rows = SETTINGS.map((s) => `  --${s.flag.padEnd(flagWidth)} ${s.env.padEnd(envWidth)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`);
   return ['usage: minnow serve [flags]', '', 'Each flag overrides its environment variable:', ...rows].join('\n');
 }
 

@@ -20,8 +20,18 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     "The frequency in milliseconds that the log cleaner checks whether any log is eligible for deletion",
   "socket.request.max.bytes":
     "The maximum number of bytes in a socket request",
+  "queued.max.request.bytes":
+    "The number of queued bytes allowed before no more requests are read",
+  "connections.max.idle.ms":
+    "Idle connections timeout: the server socket processor threads close the connections that idle more than this",
+  "max.connections":
+    "The maximum number of connections we allow in the broker at any time. This limit is applied in addition to any per-ip limits configured using max.connections.per.ip. Listener-level limits may also be configured by prefixing the config name with the listener prefix, for example, <code>listener.name.internal.max.connections.per.ip</code>. Broker-wide limit should be configured based on broker capacity while listener limits should be configured based on application requirements. New connections are blocked if either the listener or broker limit is reached. Connections on the inter-broker listener are permitted even if broker-wide limit is reached. The least recently used connection on another listener will be closed in this case.",
+  "max.connections.per.ip":
+    "The maximum number of connections we allow from each ip address. This can be set to 0 if there are overrides configured using max.connections.per.ip.overrides property. New connections from the ip address are dropped if the limit is reached.",
   "group.initial.rebalance.delay.ms":
     "The amount of time the group coordinator will wait for more consumers to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances, but increases the time until processing begins.",
+  "fetch.max.bytes":
+    "The maximum number of bytes we will return for a fetch request. Must be at least 1024.",
   "log.segment.bytes":
     "The maximum size of a single log file",
   "log.roll.ms":

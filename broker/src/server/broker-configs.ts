@@ -72,6 +72,11 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
     'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs), 'retentionCheckIntervalMs'),
     'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes), 'maxRequestBytes'),
     'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs), 'groupInitialRebalanceDelayMs'),
+    'queued.max.request.bytes': startup(ConfigType.LONG, '-1', (c) => String(c.queuedMaxRequestBytes), 'queuedMaxRequestBytes'),
+    'connections.max.idle.ms': startup(ConfigType.LONG, '600000', (c) => String(c.connectionsMaxIdleMs), 'connectionsMaxIdleMs'),
+    'max.connections': startup(ConfigType.INT, '2147483647', (c) => String(c.maxConnections), 'maxConnections'),
+    'max.connections.per.ip': startup(ConfigType.INT, '2147483647', (c) => String(c.maxConnectionsPerIp), 'maxConnectionsPerIp'),
+    'fetch.max.bytes': startup(ConfigType.INT, '57671680', (c) => String(c.fetchMaxBytes), 'fetchMaxBytes'),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {

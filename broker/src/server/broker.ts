@@ -8,12 +8,14 @@ import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
-import { BrokerConfig, defaultAdvertised, loadConfig } from './config';
-import { Connection } from './connection';
+import { BrokerConfig, checkConfig, defaultAdvertised, loadConfig } from './config';
+import { Connection, ConnectionShared } from './connection';
+import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
-import { createLogger, Logger } from './logger';
+import { createLogger, Logger, WarningLimiter } from './logger';
+import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
 
@@ -46,9 +48,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const explicit = opts.config?.explicit ?? new Set([...(base.explicit ?? []), ...Object.keys(opts.config ?? {})]);
   const config: BrokerConfig = { ...base, ...opts.config, explicit };
   if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
+  checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, warn: (msg, fields) => logger.error(msg, fields) });
+  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, walMaxBytes: config.walMaxBytes, warn: (msg, fields) => logger.error(msg, fields) });
   const diskSpace =
     storage instanceof SqliteStorage
       ? new DiskSpace({ dbPath: storage.path, floorBytes: config.minFreeBytes, reusableBytes: () => storage.reusableBytes(), log: (msg, fields) => logger.error(msg, fields) })
@@ -78,12 +81,13 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, diskSpace, now };
   const handlers = createHandlers();
 
-  const connections = new Set<Connection>();
+  const warnings = new WarningLimiter(logger);
+  const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings };
+  const registry = new ConnectionRegistry(config, logger, warnings);
+  const connections = registry.connections;
   let nextConnectionId = 1;
   const server = net.createServer((socket) => {
-    const c = new Connection(socket, context, handlers, nextConnectionId++);
-    connections.add(c);
-    socket.on('close', () => connections.delete(c));
+    registry.accept(socket, () => new Connection(socket, context, handlers, nextConnectionId++, shared));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -139,6 +143,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       clearTimeout(timer);
       for (const c of connections) c.close();
       await closed;
+      registry.stop();
+      warnings.flush();
       storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
       logger.info('stopped; database closed', { produceCommits: appendQueue.stats.transactions, produceRequests: appendQueue.stats.requests });

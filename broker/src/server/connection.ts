@@ -1,5 +1,7 @@
 // One client connection: frames in, handlers run (concurrently, e.g. long-poll fetches), responses
-// out strictly in request order. Reading pauses while too many requests are in flight.
+// out strictly in request order. Reading pauses while too many requests are in flight, while the
+// responses not yet taken by the client exceed a bound, and while the broker-wide request memory
+// pool cannot hold the next frame.
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
@@ -13,14 +15,37 @@ import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
 import { FrameReader, FrameTooLargeError } from './frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
+import type { WarningLimiter } from './logger';
+import type { RequestMemoryPool } from './request-memory-pool';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */
 const MAX_IN_FLIGHT = 64;
+
+/**
+ * Response bytes a connection may have pending (in the socket's buffer, or encoded and waiting for
+ * an earlier response) before it stops reading requests and starting handlers until the client
+ * has read them ('drain'). Kafka mutes a channel while one response is being sent; this allows a
+ * little more so small pipelined responses keep flowing, and the kernel's own socket buffer (up to
+ * a few MiB, not in the broker's heap) comes on top. A client that never reads thus holds at most
+ * this plus the one response being built (bounded by the fetch size limits), not every fetch it
+ * pipelined.
+ */
+export const MAX_PENDING_RESPONSE_BYTES = 1024 * 1024;
 
 interface Slot {
   done: boolean;
   /** Encoded response frame, or null when no response is due. */
   chunks: Buffer[] | null;
+  /** Bytes of `chunks`. */
+  bytes: number;
+}
+
+/** What all connections of a broker share. */
+export interface ConnectionShared {
+  /** Request bytes held across connections (QUEUED_MAX_REQUEST_BYTES). */
+  pool: RequestMemoryPool;
+  /** Repeated warnings (bad frames from many connections) are counted, not each logged. */
+  warnings: WarningLimiter;
 }
 
 export class Connection {
@@ -35,23 +60,52 @@ export class Connection {
   private runningProduceOnly = false;
   /** Decoded requests waiting for the ones before them to finish. */
   private readonly waiting: { produce: boolean; start: () => void }[] = [];
+  /** Bytes of finished responses not yet handed to the socket. */
+  private encodedUnwritten = 0;
+  /** Request bytes this connection holds in the pool (frames admitted and not yet answered). */
+  private held = 0;
+  private readonly wakeOnMemory = () => this.retryAdmission();
+  /** Last time bytes came in, a response went out or the client took response bytes (CONNECTIONS_MAX_IDLE_MS). */
+  private lastActiveMs: number;
 
   constructor(
     private readonly socket: Socket,
     private readonly broker: BrokerContext,
     private readonly handlers: ReadonlyMap<number, ApiHandler>,
     readonly id: number,
+    private readonly shared: ConnectionShared,
   ) {
-    this.frames = new FrameReader(broker.config.maxRequestBytes);
+    this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
     this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
+    this.lastActiveMs = performance.now();
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('drain', () => this.onDrain());
     socket.on('error', (err) => broker.logger.debug('connection error', { connectionId: id, err }));
     socket.on('close', () => this.onClose());
   }
 
   get inFlight(): number {
     return this.slots.length;
+  }
+
+  /**
+   * Idle (CONNECTIONS_MAX_IDLE_MS): nothing received, answered or taken by the client since
+   * `sinceMs` (performance.now() time), and no request being handled: a long-poll fetch in
+   * flight is not idle, nor is a connection we stopped reading for lack of pool memory.
+   */
+  idleSince(sinceMs: number): boolean {
+    if (this.closed || this.lastActiveMs > sinceMs || this.frames.blocked) return false;
+    return this.slots.every((s) => s.done);
+  }
+
+  /** Bytes of responses the client has not taken yet. */
+  private get pendingResponseBytes(): number {
+    return this.socket.writableLength + this.encodedUnwritten;
+  }
+
+  private get congested(): boolean {
+    return this.pendingResponseBytes >= MAX_PENDING_RESPONSE_BYTES;
   }
 
   /** Resolves once every request received so far has been answered. */
@@ -70,10 +124,43 @@ export class Connection {
     this.closed = true;
     this.waiting.length = 0;
     this.slots.length = 0;
+    this.encodedUnwritten = 0;
+    this.shared.pool.cancel(this.wakeOnMemory);
+    this.shared.pool.release(this.held);
+    this.held = 0;
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /**
+   * Reserves a frame's bytes when its size prefix arrives. Besides the pool, one connection may
+   * hold several unanswered requests only while they total at most one maximum frame, so a single
+   * pipelining client cannot take the whole pool from the others.
+   */
+  private admit(size: number): boolean {
+    if (this.held > 0 && this.held + size > this.broker.config.maxRequestBytes) return false; // retried when its own requests are answered
+    if (!this.shared.pool.tryReserve(size)) {
+      this.shared.pool.onRelease(this.wakeOnMemory);
+      return false;
+    }
+    this.held += size;
+    return true;
+  }
+
+  /** The request of this frame is answered (or will never be): its bytes go back to the pool. */
+  private releaseRequest(bytes: number): void {
+    if (this.closed || bytes === 0) return;
+    this.held -= bytes;
+    this.shared.pool.release(bytes);
+    if (this.frames.blocked) this.retryAdmission();
+  }
+
+  private retryAdmission(): void {
+    if (this.closed || !this.frames.blocked) return;
+    this.onData(Buffer.alloc(0));
+  }
+
   private onData(chunk: Buffer): void {
+    if (chunk.length > 0) this.lastActiveMs = performance.now();
     let frames: Buffer[];
     try {
       frames = this.frames.push(chunk);
@@ -85,12 +172,26 @@ export class Connection {
       if (this.closed) return;
       this.onFrame(frame);
     }
-    if (this.slots.length >= MAX_IN_FLIGHT) this.socket.pause();
+    this.updateReading();
+  }
+
+  /** Reads while the connection may take more requests; pauses otherwise (the reasons above). */
+  private updateReading(): void {
+    if (this.closed) return;
+    const stop = this.slots.length >= MAX_IN_FLIGHT || this.congested || this.frames.blocked;
+    if (stop && !this.socket.isPaused()) this.socket.pause();
+    else if (!stop && this.socket.isPaused()) this.socket.resume();
+  }
+
+  private onDrain(): void {
+    this.lastActiveMs = performance.now();
+    this.flush();
   }
 
   private reject(why: string, err: Error, fields: Record<string, unknown> = {}): void {
     const level = err instanceof FrameTooLargeError || err instanceof DecodeError ? 'warn' : 'error';
-    this.broker.logger[level](`closing connection: ${why}`, {
+    // Rate-limited per reason: a flood of bad clients is one line per reason and interval.
+    this.shared.warnings.log(level, `closing connection: ${why}`, {
       connectionId: this.id,
       remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
       err,
@@ -101,6 +202,7 @@ export class Connection {
 
   private onFrame(frame: Buffer): void {
     const started = performance.now();
+    const reserved = frame.length;
     const r = new Reader(frame);
     let apiKey = -1;
     let apiVersion = -1;
@@ -116,6 +218,7 @@ export class Connection {
         // in a v0 body: enough to retry with a version we know.
         const own = apiVersionsBody(this.handlers).apiKeys.filter((k) => k.apiKey === ApiKey.ApiVersions);
         this.push(correlationId, apiKey, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: own, throttleTimeMs: 0 });
+        this.releaseRequest(reserved);
         return;
       }
       if (!handler || !spec) {
@@ -136,10 +239,10 @@ export class Connection {
       if (headerVersion >= 2) r.skipTaggedFields();
       const request = spec.decodeRequest(r, apiVersion);
       const ctx: RequestContext = { broker: this.broker, apiKey, apiVersion, correlationId, clientId, connectionId: this.id, clientHost: this.clientHost };
-      const slot: Slot = { done: false, chunks: null };
+      const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
       const finish = (body: unknown) => {
-        if (body !== null) slot.chunks = this.encode(correlationId, apiKey, apiVersion, body);
+        if (body !== null && !this.closed) this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         slot.done = true;
         if (this.broker.logger.enabled('debug')) {
           this.broker.logger.debug('request', {
@@ -156,7 +259,10 @@ export class Connection {
       const fail = (err: unknown) => this.reject(`${spec.name} handler failed`, err as Error, { correlationId });
       const produce = apiKey === ApiKey.Produce;
       this.schedule(produce, () => {
-        const done = () => this.handlerDone();
+        const done = () => {
+          this.releaseRequest(reserved);
+          this.handlerDone();
+        };
         try {
           const result = handler.handle(ctx, request);
           if (result instanceof Promise) {
@@ -191,7 +297,7 @@ export class Connection {
    * since the append queue applies them in arrival order (and in one transaction).
    */
   private schedule(produce: boolean, start: () => void): void {
-    const canStart = this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0);
+    const canStart = !this.congested && (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
     if (!canStart) {
       this.waiting.push({ produce, start });
       return;
@@ -203,9 +309,16 @@ export class Connection {
 
   private handlerDone(): void {
     this.running--;
+    this.startWaiting();
+  }
+
+  /**
+   * Starts the next request, and with it any produces queued right behind a produce; none while
+   * the client has not taken the responses already made (they would only pile up in memory).
+   */
+  private startWaiting(): void {
     if (this.running > 0 || this.closed) return;
-    // Start the next request, and with it any produces queued right behind a produce.
-    while (this.waiting.length > 0) {
+    while (this.waiting.length > 0 && !this.congested) {
       const next = this.waiting[0]!;
       if (this.running > 0 && !(next.produce && this.runningProduceOnly)) break;
       this.waiting.shift();
@@ -217,8 +330,16 @@ export class Connection {
 
   /** Queues an already complete response (no handler involved). */
   private push(correlationId: number, apiKey: number, apiVersion: number, body: unknown): void {
-    this.slots.push({ done: true, chunks: this.encode(correlationId, apiKey, apiVersion, body) });
+    const slot: Slot = { done: true, chunks: null, bytes: 0 };
+    this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+    this.slots.push(slot);
     this.scheduleFlush();
+  }
+
+  private setResponse(slot: Slot, chunks: Buffer[]): void {
+    slot.chunks = chunks;
+    slot.bytes = chunks.reduce((n, c) => n + c.length, 0);
+    this.encodedUnwritten += slot.bytes;
   }
 
   private encode(correlationId: number, apiKey: number, apiVersion: number, body: unknown): Buffer[] {
@@ -246,20 +367,29 @@ export class Connection {
     });
   }
 
-  /** Writes every finished response at the head of the queue, in request order. */
+  /**
+   * Writes the finished responses at the head of the queue, in request order, while the socket
+   * holds less than MAX_PENDING_RESPONSE_BYTES; the rest go out on 'drain'. Then starts waiting
+   * handlers and resumes reading if the connection is no longer over its bounds.
+   */
   private flush(): void {
     if (this.closed) return;
     let wrote = false;
-    while (this.slots.length > 0 && this.slots[0]!.done) {
+    while (this.slots.length > 0 && this.slots[0]!.done && this.socket.writableLength < MAX_PENDING_RESPONSE_BYTES) {
       const slot = this.slots.shift()!;
       if (slot.chunks) {
         if (!wrote) this.socket.cork();
         wrote = true;
+        this.encodedUnwritten -= slot.bytes;
         for (const c of slot.chunks) this.socket.write(c);
       }
     }
-    if (wrote) this.socket.uncork();
-    if (this.slots.length < MAX_IN_FLIGHT && this.socket.isPaused()) this.socket.resume();
+    if (wrote) {
+      this.socket.uncork();
+      this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
+    }
+    this.startWaiting();
+    this.updateReading();
     if (this.slots.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 }

@@ -1,6 +1,10 @@
 // Long-poll support for Fetch (max_wait_ms): a fetch that found too few bytes waits on its
 // partitions; an append wakes exactly the waiters of the partitions it wrote. No timers poll SQLite.
+// close() (broker stop) wakes every waiter, including one that waits on no partition at all.
 export const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/** setTimeout's largest delay (a signed 32-bit int of ms). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 interface Waiter {
   keys: readonly string[];
@@ -9,6 +13,8 @@ interface Waiter {
 
 export class FetchWaiters {
   private byKey = new Map<string, Set<Waiter>>();
+  /** Every waiter, whatever its keys: close() must reach the ones with none too. */
+  private all = new Set<Waiter>();
   private closed = false;
 
   /** Resolves when one of the partitions gets an append, after timeoutMs, or on close(). */
@@ -23,7 +29,11 @@ export class FetchWaiters {
           resolve();
         },
       };
-      const timer = setTimeout(waiter.wake, timeoutMs);
+      // Unref'd: a waiting fetch is held by its connection; its timer alone must never keep the
+      // process alive (max_wait_ms may be 2^31-1 ms, 24.8 days).
+      // Node fires a longer timeout after 1 ms: the caller's loop waits again until its deadline.
+      const timer = setTimeout(waiter.wake, Math.min(timeoutMs, MAX_TIMEOUT_MS)).unref();
+      this.all.add(waiter);
       for (const k of keys) {
         let set = this.byKey.get(k);
         if (!set) this.byKey.set(k, (set = new Set()));
@@ -41,7 +51,7 @@ export class FetchWaiters {
   /** Wakes every waiter (shutdown) and makes later waits return at once. */
   close(): void {
     this.closed = true;
-    for (const set of [...this.byKey.values()]) for (const w of [...set]) w.wake();
+    for (const w of [...this.all]) w.wake();
   }
 
   get isClosed(): boolean {
@@ -49,12 +59,11 @@ export class FetchWaiters {
   }
 
   get size(): number {
-    let n = 0;
-    for (const s of this.byKey.values()) n += s.size;
-    return n;
+    return this.all.size;
   }
 
   private remove(w: Waiter): void {
+    this.all.delete(w);
     for (const k of w.keys) {
       const set = this.byKey.get(k);
       if (!set) continue;

@@ -37,3 +37,59 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 }
 
 export const silentLogger: Logger = createLogger('error', () => {});
+
+/** How long repeated warnings of one kind are counted instead of logged (see WarningLimiter). */
+export const WARNING_SUMMARY_INTERVAL_MS = 10_000;
+
+/**
+ * Rate-limits repeated log lines of one kind (e.g. "closing connection: malformed request"): the
+ * first is logged, later ones within the interval are counted, and one line per interval then
+ * says how many were suppressed. A flood of bad clients costs a line per kind every 10 s, not a
+ * line each. One timer per kind while it is suppressing, none when quiet.
+ */
+export class WarningLimiter {
+  private readonly kinds = new Map<string, { suppressed: number; msg: string; level: LogLevel; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly intervalMs = WARNING_SUMMARY_INTERVAL_MS,
+  ) {}
+
+  /** Logs `msg` at `level` unless a line of this kind (default: the message) was logged within the interval. */
+  log(level: LogLevel, msg: string, fields: Record<string, unknown> = {}, kind = msg): void {
+    const seen = this.kinds.get(kind);
+    if (seen) {
+      seen.suppressed++;
+      return;
+    }
+    this.logger[level](msg, fields);
+    const state = { suppressed: 0, msg, level, timer: setTimeout(() => this.summarize(kind), this.intervalMs) };
+    state.timer.unref();
+    this.kinds.set(kind, state);
+  }
+
+  warn(msg: string, fields?: Record<string, unknown>, kind?: string): void {
+    this.log('warn', msg, fields, kind);
+  }
+
+  /** Logs the pending counts now (at shutdown) and forgets every kind. */
+  flush(): void {
+    for (const kind of [...this.kinds.keys()]) this.summarize(kind, true);
+  }
+
+  private summarize(kind: string, final = false): void {
+    const state = this.kinds.get(kind);
+    if (!state) return;
+    if (state.suppressed === 0 || final) {
+      clearTimeout(state.timer);
+      this.kinds.delete(kind);
+      if (state.suppressed === 0) return;
+    }
+    this.logger[state.level](`${state.msg} (${state.suppressed} more like this suppressed)`, { suppressed: state.suppressed, intervalMs: this.intervalMs });
+    if (final) return;
+    // Keep counting for another interval: at most one line per interval while the flood lasts.
+    state.suppressed = 0;
+    state.timer = setTimeout(() => this.summarize(kind), this.intervalMs);
+    state.timer.unref();
+  }
+}

@@ -22,9 +22,11 @@ export function unknownPartitionRead(): ReadResult {
 /**
  * Whether a fetch that already holds `totalBytes` takes the next batch: KIP-74 returns the first
  * batch whatever its size, so the consumer always makes progress, then whole batches while they fit.
+ * Without `minOneBatch` (a fetch that already has data from an earlier partition, Kafka's
+ * minOneMessage=false) the first batch must fit too.
  */
-export function fitsFetch(totalBytes: number, batchBytes: number, maxBytes: number): boolean {
-  return totalBytes === 0 || totalBytes + batchBytes <= maxBytes;
+export function fitsFetch(totalBytes: number, batchBytes: number, maxBytes: number, minOneBatch = true): boolean {
+  return (minOneBatch && totalBytes === 0) || totalBytes + batchBytes <= maxBytes;
 }
 
 export interface RetentionLimits {

@@ -92,9 +92,13 @@ export interface Storage {
   identity(wanted: Partial<ClusterIdentity>): ClusterIdentity;
 
   // Topics
+  /** Sorted by name. */
   listTopics(): TopicInfo[];
+  /** Partitions of all topics together, without listing them (the MINNOW_MAX_PARTITIONS bound). */
+  totalPartitions(): number;
   topic(name: string): TopicInfo | undefined;
   topicById(topicId: string): TopicInfo | undefined;
+  /** Costs O(its partitions), whatever the number of topics (no catalog reload). */
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo;
   /** Deletes the topic, its batches, producer state and committed offsets. False if it did not exist. */
   deleteTopic(name: string): boolean;
@@ -112,7 +116,11 @@ export interface Storage {
   // Records
   /** Appends every partition's batches in one transaction; returns once it committed. */
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult;
+  /**
+   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` in total; the first batch
+   * comes whatever its size unless `minOneBatch` is false (KIP-74). Only those batches are loaded.
+   */
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch?: boolean): ReadResult;
   offsets(topic: string, partition: number): PartitionOffsets | undefined;
   /** Bytes of the partition's stored batches (DescribeLogDirs partition size); undefined if unknown. */
   partitionBytes(topic: string, partition: number): number | undefined;

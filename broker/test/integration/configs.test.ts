@@ -216,6 +216,18 @@ describe('configs round-trip as in Kafka', () => {
     expect((await describeConfigs(BROKER, '')).configs).toEqual([]);
   });
 
+  it('reports fetch.max.bytes, read-only, at minnow\'s 16 MiB (Kafka: 55 MiB) as a static setting', async () => {
+    const res = await describeConfigs(BROKER, '1', { keys: ['fetch.max.bytes'], synonyms: true, docs: true });
+    const entry = res.configs.find((e) => e.name === 'fetch.max.bytes');
+    expect(entry).toEqual(expect.objectContaining({ value: String(16 * 1024 * 1024), readOnly: true, configSource: Source.STATIC_BROKER_CONFIG }));
+    expect(entry!.synonyms).toEqual([
+      { name: 'fetch.max.bytes', value: String(16 * 1024 * 1024), source: Source.STATIC_BROKER_CONFIG },
+      { name: 'fetch.max.bytes', value: String(55 * 1024 * 1024), source: Source.DEFAULT_CONFIG },
+    ]);
+    expect(entry!.documentation).toBe('The maximum number of bytes we will return for a fetch request. Must be at least 1024.');
+    expect(await alter(BROKER, '1', [{ name: 'fetch.max.bytes', value: '1048576' }])).toEqual({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Cannot update these configs dynamically: Set(fetch.max.bytes)' });
+  });
+
   it('refuses broker configs Kafka cannot change at runtime, as Kafka does', async () => {
     expect(await alter(BROKER, '1', [{ name: 'num.partitions', value: '3' }])).toEqual({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Cannot update these configs dynamically: Set(num.partitions)' });
     expect(await incremental(BROKER, '', [{ name: 'log.retention.hours', configOperation: SET, value: '1' }])).toEqual({

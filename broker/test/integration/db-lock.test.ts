@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { run, startTestBroker, tempDir } from './helpers';
-import { MINNOW, startServeChild } from './serve-child';
+import { MINNOW, startChildBroker } from './serve-child';
 
 async function topicNames(port: number): Promise<string[]> {
   const conn = await KafkaConnection.connect('127.0.0.1', port);
@@ -40,7 +40,7 @@ describe('one broker per database file', () => {
 
   it('refuses a second `minnow serve` (exit 1, names the pid); backup still works; after a SIGKILL a new one starts', async () => {
     const db = path.join(tmp.dir, 'two-processes.db');
-    const first = await startServeChild(db);
+    const first = await startChildBroker(['--storage', `sqlite://${db}`]);
     try {
       const conn = await KafkaConnection.connect('127.0.0.1', first.port);
       await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'seen' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -48,19 +48,17 @@ describe('one broker per database file', () => {
 
       const second = await run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { timeoutMs: 20_000 });
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(new RegExp(`database .*two-processes\\.db is in use by pid ${first.child.pid} \\(.*minnow.* serve.*, started \\d{4}-.*\\); stop it or use another STORAGE_ENGINE path`));
+      expect(second.stderr).toMatch(new RegExp(`database .*two-processes\\.db is in use by pid ${first.pid} \\(.*minnow.* serve.*, started \\d{4}-.*\\); stop it or use another STORAGE_ENGINE path`));
       expect(await topicNames(first.port)).toEqual(['seen']);
 
       const backup = await run('node', [MINNOW, 'backup', path.join(tmp.dir, 'copy.db'), '--storage', `sqlite://${db}`], { timeoutMs: 20_000 });
       expect(backup.stderr).toMatch(/written to/);
       expect(backup.code).toBe(0);
     } finally {
-      first.child.kill('SIGKILL');
-      await first.exited;
+      await first.stop('SIGKILL');
     }
-    const next = await startServeChild(db);
+    const next = await startChildBroker(['--storage', `sqlite://${db}`]);
     expect(await topicNames(next.port)).toEqual(['seen']);
-    next.child.kill('SIGTERM');
-    expect(await next.exited).toBe(0);
+    expect(await next.stop('SIGTERM')).toBe(0);
   }, 60_000);
 });

@@ -18,7 +18,7 @@ import type { RunningBroker } from '../../src/server/broker';
 import { createLogger } from '../../src/server/logger';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { hasCommand, kcat, run, startTestBroker, tempDir } from './helpers';
-import { MINNOW, startServeChild } from './serve-child';
+import { ChildBroker, MINNOW, startChildBroker } from './serve-child';
 
 const MiB = 1024 * 1024;
 
@@ -129,10 +129,9 @@ describe('a full disk (tmpfs)', () => {
     if (!fsMount) console.warn('disk-full tests skipped: cannot mount a tmpfs here (needs root on Linux)');
   });
   /** Brokers a failed test may leave running (they would keep the mount busy). */
-  const children: import('node:child_process').ChildProcess[] = [];
+  const children: ChildBroker[] = [];
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    for (const c of children) await c.stop('SIGKILL'); // returns at once for one already stopped
     await fsMount?.unmount();
   });
 
@@ -185,17 +184,16 @@ describe('a full disk (tmpfs)', () => {
     fs.mkdirSync(dir);
     const db = path.join(dir, 'minnow.db');
     const env = { MINNOW_MIN_FREE_BYTES: String(2 * MiB) };
-    const first = await startServeChild(db, env);
-    children.push(first.child);
+    const first = await startChildBroker(['--storage', `sqlite://${db}`], env);
+    children.push(first);
     const lines = Array.from({ length: 100 }, (_, i) => `line-${i}`);
     const produced = await run('kcat', ['-b', `127.0.0.1:${first.port}`, '-P', '-t', 'kept'], { input: lines.join('\n') + '\n' });
     expect(produced.code).toBe(0);
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+    expect(await first.stop('SIGTERM')).toBe(0);
 
     const filler = fillDisk(fsMount.dir);
-    const second = await startServeChild(db, env);
-    children.push(second.child);
+    const second = await startChildBroker(['--storage', `sqlite://${db}`], env);
+    children.push(second);
     try {
       const fake = { port: second.port } as RunningBroker;
       const read = await kcat(fake, ['-C', '-t', 'kept', '-o', 'beginning', '-e', '-q']);
@@ -204,9 +202,8 @@ describe('a full disk (tmpfs)', () => {
       expect(refused.stderr).toMatch(/Policy violation/i);
       expect(second.stderr()).toMatch(new RegExp(`disk full: \\d+ bytes free on ${dir}`));
     } finally {
-      second.child.kill('SIGTERM');
+      expect(await second.stop('SIGTERM')).toBe(0);
     }
-    expect(await second.exited).toBe(0);
     fs.rmSync(filler);
   }, 90_000);
 
@@ -216,10 +213,9 @@ describe('a full disk (tmpfs)', () => {
     fs.mkdirSync(dir);
     const db = path.join(dir, 'minnow.db');
     const env = { MINNOW_MIN_FREE_BYTES: '0' };
-    const first = await startServeChild(db, env);
-    children.push(first.child);
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0); // a clean stop: no -wal, no -shm left
+    const first = await startChildBroker(['--storage', `sqlite://${db}`], env);
+    children.push(first);
+    expect(await first.stop('SIGTERM')).toBe(0); // a clean stop: no -wal, no -shm left
     expect(fs.existsSync(`${db}.reserve`)).toBe(false);
     const filler = fillDisk(fsMount.dir);
     try {

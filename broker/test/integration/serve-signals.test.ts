@@ -1,10 +1,12 @@
 // `minnow serve` as users run it: configuration errors stop start-up with a clear message, and
 // SIGTERM/SIGINT stop it cleanly (exit 0, database closed) even with a fetch long-polling.
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { defaultFetchRequest, defaultJoinGroupRequest, type FetchResponse, type JoinGroupResponse } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
+import { startChildBroker } from './serve-child';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
@@ -19,22 +21,8 @@ describe('minnow serve', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s with a fetch in flight', async (signal) => {
-    const db = path.join(tmp.dir, `${signal}.db`);
-    const child = spawn('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`broker did not start: ${stderr}`)), 15_000);
-      child.stderr!.on('data', (d) => {
-        stderr += d;
-        const m = /"listener":"127\.0\.0\.1:(\d+)"/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-    });
-    const conn = await KafkaConnection.connect('127.0.0.1', port);
+    const broker = await startChildBroker(['--storage', `sqlite://${path.join(tmp.dir, `${signal}.db`)}`]);
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'sig' }], allowAutoTopicCreation: true });
     const fetch = conn.send(ApiKey.Fetch, 11, {
       replicaId: -1,
@@ -49,12 +37,44 @@ describe('minnow serve', () => {
       rackId: '',
     });
     await new Promise((r) => setTimeout(r, 200));
-    child.kill(signal);
+    const exited = broker.stop(signal);
     const res = await fetch; // answered (empty) before the broker exits
     expect(res.responses[0].partitions[0].errorCode).toBe(0);
     expect(await exited).toBe(0);
     conn.close();
-    expect(stderr).toMatch(/"msg":"stopped; database closed"/);
-    for (const line of stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    expect(broker.stderr()).toMatch(/"msg":"stopped; database closed"/);
+    for (const line of broker.stderr().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  }, 30_000);
+
+  // Issue 11 item 10: a fetch naming no partitions was never woken by stop(), and its 24.8-day
+  // timer kept the process alive after the database closed. Kafka answers it at once
+  // (ReplicaManager.fetchMessages: fetchInfos.isEmpty), and stop() now wakes every waiter. A
+  // JoinGroup held by the initial rebalance delay is answered too (NOT_COORDINATOR: look again).
+  it('SIGTERM answers every waiting request (an empty long-poll fetch, a held JoinGroup), then exits 0', async () => {
+    const broker = await startChildBroker(['--storage', `sqlite://${path.join(tmp.dir, 'waiting.db')}`, '--group-initial-rebalance-delay-ms', '300000']);
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    const groupConn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    try {
+      const fetch = conn.send(ApiKey.Fetch, 12, { ...defaultFetchRequest(), maxWaitMs: 2 ** 31 - 1, minBytes: 1, maxBytes: 1024, topics: [] });
+      const fetched = fetch.then((r) => r, (err: Error) => err);
+      const join = { ...defaultJoinGroupRequest(), groupId: 'held', sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 300_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] };
+      const first: JoinGroupResponse = await groupConn.send(ApiKey.JoinGroup, 5, { ...join, memberId: '' });
+      expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+      const joined = groupConn.send(ApiKey.JoinGroup, 5, { ...join, memberId: first.memberId }).then((r: JoinGroupResponse) => r, (err: Error) => err);
+      await new Promise((r) => setTimeout(r, 200));
+      // SIGTERM, then SIGKILL after 15 s (exit code null): a broker that never exits fails here
+      // instead of hanging the suite. 15 s is past the 10 s drain after which stop() closes connections.
+      expect(await broker.stop('SIGTERM')).toBe(0);
+      const res = await fetched;
+      expect(res).not.toBeInstanceOf(Error);
+      expect((res as FetchResponse).errorCode).toBe(0);
+      expect((res as FetchResponse).responses).toEqual([]);
+      expect(await joined).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR });
+      expect(broker.stderr()).toMatch(/"msg":"stopped; database closed"/);
+    } finally {
+      conn.close();
+      groupConn.close();
+      await broker.stop('SIGKILL');
+    }
   }, 30_000);
 });

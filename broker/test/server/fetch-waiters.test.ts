@@ -27,4 +27,15 @@ describe('FetchWaiters', () => {
     await w.wait([partitionKey('t', 0)], 60_000);
     expect(w.isClosed).toBe(true);
   });
+
+  it('close() wakes a waiter that waits on no partition (issue 11: it held shutdown for max_wait_ms)', async () => {
+    const w = new FetchWaiters();
+    let woke = false;
+    const p = w.wait([], 2 ** 31 - 1).then(() => (woke = true));
+    expect(w.size).toBe(1);
+    w.close();
+    await p;
+    expect(woke).toBe(true);
+    expect(w.size).toBe(0);
+  });
 });

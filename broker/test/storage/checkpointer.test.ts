@@ -73,6 +73,40 @@ describe('WAL checkpointer thread', () => {
     reopened.close();
   });
 
+  it('past walMaxBytes of WAL, has the writer catch up so the WAL starts over instead of growing', async () => {
+    const file = path.join(dir, 'bounded.db');
+    const s = new SqliteStorage(file, { checkpointIntervalMs: 10, walMaxBytes: MiB });
+    const walSize = () => fs.statSync(`${file}-wal`).size;
+    let appended = 0;
+    let afterFirstCatchUp = 0;
+    let sizeAtFirstCatchUp = 0;
+    let peakAfter = 0;
+    try {
+      s.createTopic('t', 1, {});
+      // Commits of 64 KiB with no pause longer than an event-loop turn (the thread's messages
+      // arrive between two commits). The thread takes a moment to start, so the WAL first grows
+      // past the bound; once the first catch-up ran, another 8 MiB (eight bounds) must not grow it.
+      while (afterFirstCatchUp < 128 && appended < 600) {
+        s.append([part('t', 0, [batch({ valueBytes: 64 * 1024 })])], NOW_MS);
+        appended++;
+        if (s.checkpointer!.catchUps > 0) {
+          if (afterFirstCatchUp++ === 0) sizeAtFirstCatchUp = walSize();
+          peakAfter = Math.max(peakAfter, walSize());
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(afterFirstCatchUp).toBe(128);
+      expect(s.checkpointer!.catchUps).toBeGreaterThan(1);
+      // Slack: what is committed between the thread's pass and the catch-up, generous for CI.
+      expect(peakAfter).toBeLessThan(Math.max(sizeAtFirstCatchUp, MiB) + 2 * MiB);
+    } finally {
+      s.close();
+    }
+    const reopened = new SqliteStorage(file, { checkpointIntervalMs: 0 });
+    expect(reopened.offsets('t', 0)!.highWatermark).toBe(appended);
+    reopened.close();
+  });
+
   it('falls back to checkpoints inside commits, once, when its thread dies', async () => {
     const errors: string[] = [];
     let fallbacks = 0;

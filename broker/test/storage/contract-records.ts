@@ -80,6 +80,12 @@ export function recordsContract(ctx: ContractContext): void {
       expect(baseOffsets(ctx.s.read('a', 0, 0, 3 * size - 1).batches)).toEqual([0, 2]);
       expect(baseOffsets(ctx.s.read('a', 0, 9, 0).batches)).toEqual([8]);
     });
+    it('without minOneBatch the first batch must fit too (a fetch that already has data, KIP-74)', () => {
+      const size = fill();
+      expect(ctx.s.read('a', 0, 0, size - 1, false)).toMatchObject({ errorCode: 0, highWatermark: 10, logStartOffset: 0, batches: [] });
+      expect(ctx.s.read('a', 0, 0, 0, false).batches).toEqual([]);
+      expect(baseOffsets(ctx.s.read('a', 0, 0, 2 * size, false).batches)).toEqual([0, 2]);
+    });
     it('returns nothing and no error at the high watermark, OFFSET_OUT_OF_RANGE past it', () => {
       fill();
       expect(ctx.s.read('a', 0, 10, 1e6)).toEqual({ errorCode: 0, highWatermark: 10, logStartOffset: 0, batches: [] });

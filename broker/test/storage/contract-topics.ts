@@ -72,6 +72,59 @@ export function topicsContract(ctx: ContractContext): void {
       expect(ctx.s.offsets('a', 2)!.highWatermark).toBe(1);
       expect(() => ctx.s.createPartitions('a', 2)).toThrow(/cannot shrink/);
     });
+    // Issue 11: the catalog is updated per topic, not reloaded; every view of it must still agree.
+    it('keeps the catalog consistent through creates, growth and deletes: sorted list, ids, offsets, total partitions', () => {
+      expect(ctx.s.totalPartitions()).toBe(0);
+      const c = ctx.s.createTopic('c', 2, {});
+      const a = ctx.s.createTopic('a', 1, { 'retention.ms': '7' });
+      const b = ctx.s.createTopic('b', 3, {});
+      expect(ctx.s.listTopics().map((t) => t.name)).toEqual(['a', 'b', 'c']);
+      expect(ctx.s.totalPartitions()).toBe(6);
+      ctx.s.createPartitions('a', 4);
+      expect(ctx.s.totalPartitions()).toBe(9);
+      expect(ctx.s.topicById(a.topicId)).toEqual({ ...a, partitionCount: 4 });
+      expect(ctx.s.append([part('a', 3, [batch()]), part('b', 2, [batch()])], NOW_MS).map((r) => r.errorCode)).toEqual([0, 0]);
+      ctx.s.alterTopicConfigs('a', { 'retention.bytes': '9' }, []);
+
+      expect(ctx.s.deleteTopic('b')).toBe(true);
+      expect(ctx.s.deleteTopic('b')).toBe(false);
+      expect(ctx.s.totalPartitions()).toBe(6);
+      expect(ctx.s.topic('b')).toBeUndefined();
+      expect(ctx.s.topicById(b.topicId)).toBeUndefined();
+      expect(ctx.s.offsets('b', 0)).toBeUndefined();
+      expect(ctx.s.append([part('b', 0, [batch()])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      // The same name again is a new, empty topic with a new id.
+      const b2 = ctx.s.createTopic('b', 1, {});
+      expect(b2.topicId).not.toBe(b.topicId);
+      expect(ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(ctx.s.topicById(b.topicId)).toBeUndefined();
+
+      const expected = [
+        { ...a, partitionCount: 4, configs: { 'retention.ms': '7', 'retention.bytes': '9' } },
+        b2,
+        c,
+      ];
+      expect(ctx.s.listTopics()).toEqual(expected);
+      expect(ctx.s.totalPartitions()).toBe(7);
+      expect(ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
+      if (ctx.reopen) {
+        ctx.reopen(); // what was kept in the database is what the cache said
+        expect(ctx.s.listTopics()).toEqual(expected);
+        expect(ctx.s.totalPartitions()).toBe(7);
+        expect(ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
+        expect(ctx.s.topicById(b2.topicId)).toEqual(b2);
+      }
+    });
+    it('keeps many topics apart: each found by name and id, counted once', () => {
+      const created = [];
+      for (let i = 0; i < 500; i++) created.push(ctx.s.createTopic(`t${String(i).padStart(3, '0')}`, 1 + (i % 3), {}));
+      for (let i = 0; i < 500; i += 2) expect(ctx.s.deleteTopic(created[i]!.name)).toBe(true);
+      const kept = created.filter((_, i) => i % 2 === 1);
+      expect(ctx.s.listTopics()).toEqual(kept);
+      expect(ctx.s.totalPartitions()).toBe(kept.reduce((n, t) => n + t.partitionCount, 0));
+      for (const t of kept) expect(ctx.s.topicById(t.topicId)).toEqual(t);
+      for (let i = 0; i < 500; i += 2) expect(ctx.s.topicById(created[i]!.topicId)).toBeUndefined();
+    });
   });
 
   describe('group offsets', () => {

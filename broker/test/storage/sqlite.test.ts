@@ -136,6 +136,38 @@ describe('sqlite storage', () => {
     expect(() => s.createPartitions('b', 3)).toThrow(StorageError);
     expect(s.topic('b')!.partitionCount).toBe(2);
     expect(s.offsets('b', 2)).toBeUndefined();
+    expect(s.totalPartitions()).toBe(2);
+    db().exec("CREATE TEMP TRIGGER keep BEFORE DELETE ON topic BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+    expect(() => s.deleteTopic('b')).toThrow(StorageError);
+    expect(s.listTopics().map((t) => t.name)).toEqual(['b']);
+    expect(s.offsets('b', 1)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+    expect(s.totalPartitions()).toBe(2);
+    db().exec("CREATE TEMP TRIGGER nocfg BEFORE INSERT ON topic_config WHEN NEW.name = 'retention.bytes' BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+    s.alterTopicConfigs('b', { 'retention.ms': '1' }, []);
+    expect(() => s.alterTopicConfigs('b', { 'retention.bytes': '1' }, ['retention.ms'])).toThrow(StorageError);
+    expect(s.topic('b')!.configs).toEqual({ 'retention.ms': '1' });
+  });
+
+  // Issue 11: a full catalog reload per created topic made a 2,000-topic CreateTopics take 8 s and
+  // each auto-create 280 ms with 100k partitions. A topic change reads no table whole any more.
+  it('changes topics without reloading the catalog (no whole-table reads)', () => {
+    for (let i = 0; i < 20; i++) s.createTopic(`t${i}`, 2, {});
+    const statement = Object.getPrototypeOf(db().prepare('SELECT 1')) as { all: () => unknown; iterate: () => unknown };
+    const all = jest.spyOn(statement, 'all');
+    const iterate = jest.spyOn(statement, 'iterate');
+    try {
+      s.createTopic('new', 3, { 'retention.ms': '5' });
+      s.createPartitions('new', 5);
+      s.alterTopicConfigs('new', { 'retention.bytes': '7' }, ['retention.ms']);
+      expect(s.deleteTopic('t3')).toBe(true);
+      expect(all).not.toHaveBeenCalled();
+      expect(iterate).not.toHaveBeenCalled();
+    } finally {
+      all.mockRestore();
+      iterate.mockRestore();
+    }
+    expect(s.topic('new')).toMatchObject({ partitionCount: 5, configs: { 'retention.bytes': '7' } });
+    expect(s.totalPartitions()).toBe(19 * 2 + 5);
   });
 
   it('gives space back to the file system after retention (incremental vacuum)', () => {

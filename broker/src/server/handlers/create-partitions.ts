@@ -1,30 +1,45 @@
 // CreatePartitions (key 37): v0-3 (librdkafka sends v0 only). Grows a topic; never shrinks it.
+// Partition bounds as CreateTopics (partition-limits.ts), validateOnly included: over the request
+// bound every topic is refused (Kafka's controller bounds a request's records, MAX_RECORDS_PER_USER_OP).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/messages';
+import type { CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsResponseCreatePartitionsTopicResult } from '../../protocol/messages';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
-
-const MAX_PARTITIONS = 10_000;
+import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 
 export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: ApiKey.CreatePartitions,
   minVersion: 0,
   maxVersion: 3,
   handle({ broker }, req) {
-    const results = req.topics.map((t) => {
+    let requested = 0;
+    for (const t of req.topics) requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
+    const tooMany = requestPartitionsRefusal(broker.config, requested);
+    if (tooMany) return { throttleTimeMs: 0, results: req.topics.map((t) => ({ name: t.name, ...tooMany })) };
+    const budget = new PartitionBudget(broker, req.validateOnly);
+    const results = req.topics.map((t): CreatePartitionsResponseCreatePartitionsTopicResult => {
       const fail = (errorCode: number, errorMessage: string) => ({ name: t.name, errorCode, errorMessage });
       const topic = broker.storage.topic(t.name);
       if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${t.name}`);
       if (t.count <= topic.partitionCount) {
         return fail(ErrorCode.INVALID_PARTITIONS, `topic ${t.name} has ${topic.partitionCount} partitions; the new count ${t.count} must be larger`);
       }
-      if (t.count > MAX_PARTITIONS) return fail(ErrorCode.INVALID_PARTITIONS, `${t.count} partitions: the limit is ${MAX_PARTITIONS}`);
+      const overTopic = topicPartitionsRefusal(broker.config, t.name, t.count);
+      if (overTopic) return { name: t.name, ...overTopic };
       const nodeId = broker.identity.nodeId;
       if (t.assignments && t.assignments.some((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId)) {
         return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `every partition must be assigned to broker ${nodeId} alone`);
       }
+      const refused = budget.claim(t.name, t.count - topic.partitionCount);
+      if (refused) return { name: t.name, ...refused };
       if (!req.validateOnly) {
-        broker.storage.createPartitions(t.name, t.count);
+        try {
+          broker.storage.createPartitions(t.name, t.count);
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err;
+          return fail(ErrorCode.KAFKA_STORAGE_ERROR, `topic ${t.name} was not grown: ${err.message}`);
+        }
         broker.logger.info('added partitions', { topic: t.name, from: topic.partitionCount, to: t.count });
       }
       return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };

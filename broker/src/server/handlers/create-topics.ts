@@ -1,17 +1,20 @@
 // CreateTopics (key 19): v0-7 (v0-1, gone in Kafka 4.0 by KIP-896, are v2 without the throttle
 // time; v0 has no validateOnly and no error message in the response). One broker, so replication factor 1 (or -1, the default) only;
 // validate_only checks without creating; v5+ returns the resulting configs, v7 the topic id.
+// Partition bounds: partition-limits.ts. A big request is worked in slices that yield to the event
+// loop (yield-slices.ts), so other clients are answered while it runs (issue 11).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsResponse, CreateTopicsResponseCreatableTopicResult } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
+import { StorageError } from '../../storage/storage';
 import { validateTopicConfigs } from '../../storage/topic-config';
 import { brokerConfigLayers } from '../broker-configs';
 import { topicConfigEntries } from '../config-entries';
 import type { ApiHandler, BrokerContext } from '../context';
+import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
-
-const MAX_PARTITIONS = 10_000;
+import { SliceClock } from '../yield-slices';
 
 type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
 
@@ -34,7 +37,8 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Che
     }
     partitions = t.assignments.length;
   }
-  if (partitions < 1 || partitions > MAX_PARTITIONS) return bad(ErrorCode.INVALID_PARTITIONS, `${partitions} partitions: expected 1..${MAX_PARTITIONS}`);
+  const tooMany = topicPartitionsRefusal(broker.config, t.name, partitions);
+  if (tooMany) return tooMany;
   // The same checks and texts as AlterConfigs (Kafka's ControllerConfigurationValidator).
   const nulls = t.configs.filter((c) => c.value === null).map((c) => c.name);
   if (nulls.length > 0) return bad(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`);
@@ -47,7 +51,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
   apiKey: ApiKey.CreateTopics,
   minVersion: 0,
   maxVersion: 7,
-  handle({ broker }, req) {
+  async handle({ broker }, req) {
     // As Kafka's controller: a name given more than once is not created at all and gets one
     // INVALID_REQUEST result, whatever else is wrong with it.
     const counts = new Map<string, number>();
@@ -56,18 +60,59 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
     const failed = (name: string, errorCode: number, errorMessage: string): CreateTopicsResponseCreatableTopicResult =>
       // Kafka sends an empty config list, not null, with a failure.
       ({ name, topicId: ZERO_UUID, errorCode, errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] });
-    const topics = req.topics.flatMap((t): CreateTopicsResponseCreatableTopicResult[] => {
-      if (answered.has(t.name)) return [];
+    // Kafka 4.0 checks the partitions asked for in all (valid topics or not) before anything else,
+    // and refuses the whole request (KAFKA-17870).
+    const tooMany = requestPartitionsRefusal(broker.config, requestedPartitions(req, broker.config.numPartitions));
+    if (tooMany) {
+      return { throttleTimeMs: 0, topics: [...counts.keys()].map((name) => failed(name, tooMany.errorCode, tooMany.errorMessage)) };
+    }
+    const budget = new PartitionBudget(broker, req.validateOnly);
+    // The resulting configs (v5+), built once per distinct set of overrides: most topics of a big
+    // request have none, and building the 30-odd entries was a third of each topic's cost.
+    const layers = brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
+    const configsByOverrides = new Map<string, CreateTopicsResponseCreatableTopicResult['configs']>();
+    const resultConfigs = (overrides: Record<string, string>) => {
+      const key = JSON.stringify(Object.entries(overrides).sort());
+      let configs = configsByOverrides.get(key);
+      if (!configs) {
+        configs = topicConfigEntries(overrides, layers).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive }));
+        configsByOverrides.set(key, configs);
+      }
+      return configs;
+    };
+    const clock = new SliceClock();
+    const topics: CreateTopicsResponseCreatableTopicResult[] = [];
+    for (const t of req.topics) {
+      await clock.maybeYield();
+      if (answered.has(t.name)) continue;
       answered.add(t.name);
-      if (counts.get(t.name)! > 1) return [failed(t.name, ErrorCode.INVALID_REQUEST, `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`)];
+      if (counts.get(t.name)! > 1) {
+        topics.push(failed(t.name, ErrorCode.INVALID_REQUEST, `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`));
+        continue;
+      }
+      // Checked in the same slice as the creation: another request may have created it meanwhile.
       const c = check(broker, t);
-      if ('errorCode' in c) return [failed(t.name, c.errorCode, c.errorMessage)];
+      if ('errorCode' in c) {
+        topics.push(failed(t.name, c.errorCode, c.errorMessage));
+        continue;
+      }
+      const refused = budget.claim(t.name, c.partitions);
+      if (refused) {
+        topics.push(failed(t.name, refused.errorCode, refused.errorMessage));
+        continue;
+      }
       let topicId = ZERO_UUID;
       if (!req.validateOnly) {
-        topicId = broker.storage.createTopic(t.name, c.partitions, c.configs).topicId;
+        try {
+          topicId = broker.storage.createTopic(t.name, c.partitions, c.configs).topicId;
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err;
+          topics.push(failed(t.name, ErrorCode.KAFKA_STORAGE_ERROR, `topic ${t.name} was not created: ${err.message}`));
+          continue;
+        }
         broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
       }
-      return [{
+      topics.push({
         name: t.name,
         topicId,
         errorCode: ErrorCode.NONE,
@@ -75,9 +120,20 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         topicConfigErrorCode: 0,
         numPartitions: c.partitions,
         replicationFactor: 1,
-        configs: topicConfigEntries(c.configs, brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId)).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive })),
-      }];
-    });
+        configs: resultConfigs(c.configs),
+      });
+    }
     return { throttleTimeMs: 0, topics };
   },
 };
+
+/** Partitions asked for in all, as Kafka counts them (validateTotalNumberOfPartitions). */
+function requestedPartitions(req: CreateTopicsRequest, defaultPartitions: number): number {
+  let total = 0;
+  for (const t of req.topics) {
+    if (t.assignments.length > 0) total += t.assignments.length;
+    else if (t.numPartitions === -1) total += defaultPartitions;
+    else if (t.numPartitions > 0) total += t.numPartitions;
+  }
+  return total;
+}

@@ -1,6 +1,7 @@
 // DeleteTopics (key 20): v0-6 (v0, gone in Kafka 4.0 by KIP-896, differs from v1 only by having no
 // throttle time in the response). Deletes exactly the named topics (v6 also by id) with their
-// batches, producer state and committed offsets.
+// batches, producer state and committed offsets. Worked in slices that yield to the event loop
+// (yield-slices.ts), as CreateTopics: deleting thousands of topics must not stall other clients.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteTopicsRequest, DeleteTopicsResponse, DeleteTopicsResponseDeletableTopicResult } from '../../protocol/messages';
@@ -8,14 +9,23 @@ import { ZERO_UUID } from '../../protocol/uuid';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { retryIfDiskFull } from '../space-retry';
+import { SliceClock } from '../yield-slices';
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: ApiKey.DeleteTopics,
   minVersion: 0,
   maxVersion: 6,
-  handle({ broker }, req) {
+  async handle({ broker }, req) {
     const wanted = req.topics && req.topics.length > 0 ? req.topics : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
-    const responses = wanted.map((w): DeleteTopicsResponseDeletableTopicResult => {
+    const clock = new SliceClock();
+    const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
+    for (const w of wanted) {
+      await clock.maybeYield();
+      responses.push(deleteOne(w));
+    }
+    return { throttleTimeMs: 0, responses };
+
+    function deleteOne(w: { name?: string | null; topicId?: string }): DeleteTopicsResponseDeletableTopicResult {
       const topic = w.name ? broker.storage.topic(w.name) : w.topicId && w.topicId !== ZERO_UUID ? broker.storage.topicById(w.topicId) : undefined;
       if (!topic) {
         const byId = !w.name;
@@ -36,7 +46,6 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
       broker.diskSpace?.invalidate(); // room again: produce resumes without waiting for the next check
       broker.logger.info('deleted topic', { topic: topic.name });
       return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
-    });
-    return { throttleTimeMs: 0, responses };
+    }
   },
 };

@@ -5,9 +5,15 @@
 // (KIP-516), which Metadata has returned since v10, so the Java consumer may use it; v15 moves the
 // replica id into ReplicaState. Returns stored batches
 // as they were produced, without decoding them. Long-polls up to max_wait_ms until min_bytes are
-// available, woken by appends (fetch-waiters.ts). max_bytes and partition_max_bytes are honoured
-// except that the first batch of the first non-empty partition is always returned (KIP-74).
-// No fetch sessions (KIP-227): session id 0 makes clients send full fetches. Isolation level is
+// available, woken by appends (fetch-waiters.ts); a fetch naming no partition is answered at once,
+// as Kafka does (ReplicaManager.fetchMessages: fetchInfos.isEmpty). The response carries at most
+// min(max_bytes, FETCH_MAX_BYTES) record bytes, and min_bytes is capped to that (KafkaApis
+// handleFetchRequest); partition_max_bytes is honoured too, except that the first batch of the first
+// non-empty partition is always returned whole (KIP-74), so one batch bigger than the caps (up to
+// the topic's max.message.bytes) still reaches the consumer. Later partitions read only what fits.
+// No fetch sessions (KIP-227): session id 0 makes clients send full fetches; an incremental fetch
+// (epoch other than 0 or -1) names a session minnow never gave, so it gets FETCH_SESSION_ID_NOT_FOUND
+// at once, as Kafka's FetchManager.newContext answers an unknown session. Isolation level is
 // accepted; with no transactions the last stable offset is the high watermark.
 // Every partition carries a record set, empty on errors: librdkafka rejects a whole response with a
 // null one ("invalid MessageSetSize -1") and never sees the error (Kafka: KAFKA-18935).
@@ -16,6 +22,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
+import { BASE_OFFSET, LAST_OFFSET_DELTA } from '../../protocol/record-batch';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
@@ -30,18 +37,32 @@ const READ_COMMITTED = 1;
 
 interface Collected {
   response: FetchResponse;
-  bytes: number;
+  /**
+   * What min_bytes is compared with, as Kafka's DelayedFetch counts it: per partition the bytes
+   * available past the fetch offset up to partition_max_bytes. A partition with more data than was
+   * returned counts at least the limit that stopped it, so a response the caps filled never waits
+   * for min_bytes (with min_bytes capped to FETCH_MAX_BYTES, whole batches rarely add up to it).
+   */
+  available: number;
   hasError: boolean;
 }
+
+/** The offset after a stored batch (its base offset plus last offset delta, plus one). */
+const endOffsetOf = (batch: Buffer) => Number(batch.readBigInt64BE(BASE_OFFSET)) + batch.readInt32BE(LAST_OFFSET_DELTA) + 1;
 
 /** The topic a fetch names: by id from v13 (KIP-516), by name before. */
 function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId: boolean): TopicInfo | undefined {
   return byId ? broker.storage.topicById(t.topicId ?? ZERO_UUID) : broker.storage.topic(t.topic ?? '');
 }
 
-function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Collected {
-  let budget = req.maxBytes ?? NO_LIMIT;
+/** FetchMetadata.INITIAL_EPOCH and FINAL_EPOCH: the epochs of a full (sessionless here) fetch. */
+const INITIAL_EPOCH = 0;
+const FINAL_EPOCH = -1;
+
+function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxBytes: number): Collected {
+  let budget = maxBytes;
   let bytes = 0;
+  let available = 0;
   let hasError = false;
   const readCommitted = req.isolationLevel === READ_COMMITTED;
   const responses = req.topics.map((t) => {
@@ -68,7 +89,9 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
         return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-      const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit);
+      // KIP-74 (ReplicaManager.readFromLog, minOneMessage): only while the response has no records
+      // may a partition's first batch exceed the limits; later reads load only batches that fit.
+      const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit, bytes === 0);
       if (read.errorCode !== ErrorCode.NONE) {
         // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;
@@ -76,18 +99,18 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean): Colle
       }
       const hw = BigInt(read.highWatermark);
       const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? NO_ABORTED : null };
-      let batches = read.batches;
-      // KIP-74: only the first partition with data may exceed the limits.
-      if (bytes > 0 && batches.length > 0 && batches[0]!.length > limit) batches = [];
-      if (batches.length === 0) return out;
-      const records = batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      const batches = read.batches;
+      const end = batches.length > 0 ? endOffsetOf(batches[batches.length - 1]!) : Number(p.fetchOffset);
+      const records = batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      available += end < read.highWatermark ? Math.max(records.length, limit) : records.length;
+      if (records.length === 0) return out;
       bytes += records.length;
       budget -= records.length;
       return { ...out, records };
     });
     return { topic: name, topicId: t.topicId, partitions };
   });
-  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, bytes, hasError };
+  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, available, hasError };
 }
 
 /**
@@ -113,25 +136,35 @@ function withEachPartitionOnce(req: FetchRequest, byId: boolean): FetchRequest {
   return { ...req, topics };
 }
 
+/** SessionErrorContext: the error, session id 0 and no partitions (Kafka cannot tell which were meant). */
+function unknownSession(): FetchResponse {
+  return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
+}
+
 export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   apiKey: ApiKey.Fetch,
   minVersion: 0,
   maxVersion: 16,
   async handle({ broker, apiVersion }, request) {
     if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(request);
+    if (request.sessionEpoch !== INITIAL_EPOCH && request.sessionEpoch !== FINAL_EPOCH) return unknownSession();
     const byId = apiVersion >= 13;
     const req = withEachPartitionOnce(request, byId);
+    // KafkaApis.handleFetchRequest: fetchMaxBytes = min(request, fetch.max.bytes), fetchMinBytes = min(request, fetchMaxBytes).
+    const maxBytes = Math.min(req.maxBytes ?? NO_LIMIT, broker.config.fetchMaxBytes);
+    const minBytes = Math.min(req.minBytes, maxBytes);
+    const noPartitions = req.topics.every((t) => t.partitions.length === 0);
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);
     const keys = req.topics.flatMap((t) => {
       const name = topicOf(broker, t, byId)?.name ?? t.topic ?? '';
       return t.partitions.map((p) => partitionKey(name, p.partition));
     });
     for (;;) {
-      const c = collect(broker, req, byId);
+      const c = collect(broker, req, byId, maxBytes);
       const left = deadline - broker.now();
-      if (c.bytes >= req.minBytes || c.hasError || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
+      if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
       await broker.fetchWaiters.wait(keys, left);
-      if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req, byId).response;
+      if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req, byId, maxBytes).response;
     }
   },
 };

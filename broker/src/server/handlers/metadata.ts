@@ -2,12 +2,16 @@
 // every topic with an empty list, v1+ with null. Unknown topics are created when
 // auto.create.topics.enable is on and the request allows it (v4+); internal names never are (see
 // topic-names.ts): Kafka's answer for a missing topic without auto-creation, flagged internal.
+// Auto-creation obeys the partition bounds (partition-limits.ts; KIP-578 closes that back door
+// too): a refused topic gets POLICY_VIOLATION, as ZooKeeper-mode Kafka returned a creation error
+// in Metadata (Errors.forException), rather than UNKNOWN_TOPIC_OR_PARTITION that clients retry.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
+import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 
 /** Kafka's value for "authorized operations not requested". */
@@ -39,8 +43,16 @@ const missing = (name: string | null, errorCode: number, topicId = ZERO_UUID): M
   topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
 });
 
-/** Creates a topic with the broker defaults (num.partitions) when auto-creation applies. */
-export function autoCreateTopic(broker: BrokerContext, name: string): TopicInfo {
+/**
+ * Creates a topic with the broker defaults (num.partitions) when auto-creation applies and the
+ * partition bounds allow it; else the topic's Metadata entry with the refusal.
+ */
+export function autoCreateTopic(broker: BrokerContext, name: string, budget: PartitionBudget): TopicInfo | MetadataResponseTopic {
+  const refused = topicPartitionsRefusal(broker.config, name, broker.config.numPartitions) ?? budget.claim(name, broker.config.numPartitions);
+  if (refused) {
+    broker.logger.warn('topic not auto-created', { topic: name, reason: refused.errorMessage });
+    return missing(name, refused.errorCode);
+  }
   const t = broker.storage.createTopic(name, broker.config.numPartitions, {});
   broker.logger.info('auto-created topic', { topic: name, partitions: t.partitionCount });
   return t;
@@ -58,6 +70,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
       topics = broker.storage.listTopics().map((t) => topicMetadata(broker, t));
     } else {
       const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
+      const budget = new PartitionBudget(broker);
       topics = req.topics!.map((rt) => {
         // A non-zero id wins over the name, as in KafkaApis (useTopicId): the Java admin's
         // describeTopics(TopicCollection.ofTopicIds(...)) sends the id with the name "", not null.
@@ -70,7 +83,8 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         if (existing) return topicMetadata(broker, existing);
         if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!allowCreate || isReservedTopic(rt.name)) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        return topicMetadata(broker, autoCreateTopic(broker, rt.name));
+        const created = autoCreateTopic(broker, rt.name, budget);
+        return 'partitionCount' in created ? topicMetadata(broker, created) : created;
       });
     }
     const { nodeId, clusterId } = broker.identity;

@@ -24,14 +24,14 @@ export class MemoryLog {
     this.highWatermark = highWatermark;
   }
 
-  read(fetchOffset: number, maxBytes: number): ReadResult {
+  read(fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
     const outOfRange = checkFetchOffset(this, fetchOffset);
     if (outOfRange) return outOfRange;
     const batches: Buffer[] = [];
     let total = 0;
     for (let i = this.indexHolding(fetchOffset); i < this.batches.length; i++) {
       const b = this.batches[i]!;
-      if (!fitsFetch(total, b.size, maxBytes)) break;
+      if (!fitsFetch(total, b.size, maxBytes, minOneBatch)) break;
       batches.push(b.data);
       total += b.size;
     }

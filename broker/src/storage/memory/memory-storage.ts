@@ -30,6 +30,8 @@ const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partiti
 
 export class MemoryStorage implements Storage {
   private readonly topics = new Map<string, MemoryTopic>();
+  private readonly topicsById = new Map<string, MemoryTopic>();
+  private partitionTotal = 0;
   private readonly transactionalIds = new Map<string, { producerId: number; producerEpoch: number }>();
   private nextProducerId = 1;
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
@@ -43,6 +45,9 @@ export class MemoryStorage implements Storage {
     return { ...this.identityValue };
   }
 
+  totalPartitions(): number {
+    return this.partitionTotal;
+  }
   listTopics(): TopicInfo[] {
     return [...this.topics.values()].map((t) => copyInfo(t.info)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -51,23 +56,30 @@ export class MemoryStorage implements Storage {
     return t && copyInfo(t.info);
   }
   topicById(topicId: string): TopicInfo | undefined {
-    for (const t of this.topics.values()) if (t.info.topicId === topicId) return copyInfo(t.info);
-    return undefined;
+    const t = this.topicsById.get(topicId);
+    return t && copyInfo(t.info);
   }
 
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
     if (this.topics.has(name)) throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
     checkPartitionCount(name, partitionCount);
     const id = topicId ?? randomUuid();
-    const clash = [...this.topics.values()].find((t) => t.info.topicId === id);
+    const clash = this.topicsById.get(id);
     if (clash) throw new StorageError(`topic id ${id} is already used by topic "${clash.info.name}"`);
     const logs = Array.from({ length: partitionCount }, () => new MemoryLog());
-    this.topics.set(name, { info: { name, topicId: id, partitionCount, configs: { ...configs } }, logs });
-    return this.topic(name)!;
+    const topic: MemoryTopic = { info: { name, topicId: id, partitionCount, configs: { ...configs } }, logs };
+    this.topics.set(name, topic);
+    this.topicsById.set(id, topic);
+    this.partitionTotal += partitionCount;
+    return copyInfo(topic.info);
   }
 
   deleteTopic(name: string): boolean {
-    if (!this.topics.delete(name)) return false;
+    const topic = this.topics.get(name);
+    if (!topic) return false;
+    this.topics.delete(name);
+    this.topicsById.delete(topic.info.topicId);
+    this.partitionTotal -= topic.logs.length;
     for (const offsets of this.groups.values()) {
       for (const [key, o] of offsets) if (o.topic === name) offsets.delete(key);
     }
@@ -81,6 +93,7 @@ export class MemoryStorage implements Storage {
     if (partitionCount < t.info.partitionCount) {
       throw new StorageError(`topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`);
     }
+    this.partitionTotal += partitionCount - t.logs.length;
     while (t.logs.length < partitionCount) t.logs.push(new MemoryLog());
     t.info.partitionCount = partitionCount;
   }
@@ -114,8 +127,8 @@ export class MemoryStorage implements Storage {
     });
   }
 
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
-    return this.log(topic, partition)?.read(fetchOffset, maxBytes) ?? unknownPartitionRead();
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    return this.log(topic, partition)?.read(fetchOffset, maxBytes, minOneBatch) ?? unknownPartitionRead();
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     const log = this.log(topic, partition);

@@ -19,6 +19,11 @@ export interface PragmaOptions {
    * See checkpointer.ts.
    */
   checkpointIntervalMs: number;
+  /**
+   * Past this much WAL the checkpointer has the writer's connection catch up, so the next commit
+   * starts the WAL over (checkpointer.ts): the WAL peaks near this plus one interval's writes.
+   */
+  walMaxBytes: number;
   /** The WAL file is truncated back to this size after a checkpoint. */
   journalSizeLimitBytes: number;
   /** SQLite's own page cache; small, since the OS page cache holds the file anyway. */
@@ -41,6 +46,10 @@ export const DEFAULT_PRAGMAS: PragmaOptions = {
   // it, so the stall grows with the WAL (p99 33 / 70 / 150 ms at 4 / 16 / 40 MiB).
   walAutocheckpointPages: 2048,
   checkpointIntervalMs: 200,
+  // 32 MiB, as journal_size_limit, so the WAL file's size stays where it was meant to be: at 8 MB/s
+  // one catch-up checkpoint every ~4 s (1-17 ms on the event loop each); peak WAL measured 36-37 MB
+  // after 20 s at 8 MB/s (312 MB without). Smaller means more catch-ups, not less disk I/O.
+  walMaxBytes: 32 * MiB,
   journalSizeLimitBytes: 32 * MiB,
   // 2 MiB: reads go through the memory map, so this cache mostly holds a transaction's dirty pages
   // (SQLite spills bigger ones to the WAL early). Against 8 MiB: the same produce throughput with

@@ -89,7 +89,7 @@ export class Records {
     });
   }
 
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
     const entry = this.topics.partition(topic, partition);
     if (!entry) return unknownPartitionRead();
     const outOfRange = checkFetchOffset(entry, fetchOffset);
@@ -99,7 +99,7 @@ export class Records {
     let total = 0;
     let end = -1;
     for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{ baseOffset: number; size: number }>) {
-      if (!fitsFetch(total, row.size, maxBytes)) break; // leaving the loop resets the statement
+      if (!fitsFetch(total, row.size, maxBytes, minOneBatch)) break; // leaving the loop resets the statement
       total += row.size;
       end = row.baseOffset;
     }

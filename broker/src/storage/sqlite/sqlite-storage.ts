@@ -83,7 +83,7 @@ export class SqliteStorage implements Storage {
       checkIsMinnowDatabase(this.db, path);
       quickCheck(this.db, path);
       migrate(this.db, Date.now());
-      const { checkpointIntervalMs, walAutocheckpointPages } = { ...DEFAULT_PRAGMAS, ...options };
+      const { checkpointIntervalMs, walAutocheckpointPages, walMaxBytes } = { ...DEFAULT_PRAGMAS, ...options };
       const checkpointer =
         checkpointIntervalMs > 0
           ? new Checkpointer(
@@ -92,6 +92,8 @@ export class SqliteStorage implements Storage {
               (message) => process.emitWarning(`minnow: WAL checkpoint of ${path}: ${message}`),
               options.checkpointerIdleStopMs,
               () => this.db.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`),
+              walMaxBytes,
+              () => void (this.db.open && this.db.pragma('wal_checkpoint(PASSIVE)')),
             )
           : undefined;
       this.checkpointer = checkpointer;
@@ -130,6 +132,9 @@ export class SqliteStorage implements Storage {
   listTopics(): TopicInfo[] {
     return this.topics.list();
   }
+  totalPartitions(): number {
+    return this.topics.totalPartitions();
+  }
   topic(name: string): TopicInfo | undefined {
     return this.topics.get(name);
   }
@@ -163,8 +168,8 @@ export class SqliteStorage implements Storage {
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
     return this.guard(() => this.records.append(parts, nowMs));
   }
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number): ReadResult {
-    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes));
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes, minOneBatch));
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     return this.records.offsets(topic, partition);

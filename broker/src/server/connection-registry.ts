@@ -1,0 +1,67 @@
+// The broker's open connections: refuses those over MAX_CONNECTIONS / MAX_CONNECTIONS_PER_IP on
+// arrival, and closes idle ones (CONNECTIONS_MAX_IDLE_MS) from one sweep timer, not a timer each.
+import type { Socket } from 'node:net';
+import type { BrokerConfig } from './config';
+import type { Connection } from './connection';
+import type { Logger, WarningLimiter } from './logger';
+
+/** Longest gap between two idle sweeps: a connection is closed at most this late. */
+const MAX_SWEEP_INTERVAL_MS = 30_000;
+
+export class ConnectionRegistry {
+  readonly connections = new Set<Connection>();
+  private readonly perIp = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: Pick<BrokerConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'connectionsMaxIdleMs'>,
+    private readonly logger: Logger,
+    private readonly warnings: WarningLimiter,
+  ) {
+    const interval = Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(10, Math.floor(config.connectionsMaxIdleMs / 10)));
+    this.sweeper = setInterval(() => this.closeIdle(), interval);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Registers a new socket and returns true, or closes it at once and returns false when a limit
+   * is reached, as Kafka does for max.connections.per.ip (for max.connections Kafka delays the
+   * accept instead; Node cannot pause accepting, so minnow closes it too).
+   */
+  accept(socket: Socket, open: () => Connection): boolean {
+    const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const fromIp = this.perIp.get(ip) ?? 0;
+    const refused =
+      this.connections.size >= this.config.maxConnections ? `MAX_CONNECTIONS=${this.config.maxConnections}` : fromIp >= this.config.maxConnectionsPerIp ? `MAX_CONNECTIONS_PER_IP=${this.config.maxConnectionsPerIp}` : null;
+    if (refused) {
+      socket.on('error', () => {});
+      socket.destroy();
+      this.warnings.warn(`refusing connection: ${refused} reached`, { remote: ip, open: this.connections.size, fromIp }, `refused ${refused}`);
+      return false;
+    }
+    this.perIp.set(ip, fromIp + 1);
+    const c = open();
+    this.connections.add(c);
+    socket.once('close', () => {
+      this.connections.delete(c);
+      const n = (this.perIp.get(ip) ?? 1) - 1;
+      if (n > 0) this.perIp.set(ip, n);
+      else this.perIp.delete(ip);
+    });
+    return true;
+  }
+
+  closeIdle(): void {
+    const since = performance.now() - this.config.connectionsMaxIdleMs;
+    for (const c of this.connections) {
+      if (!c.idleSince(since)) continue;
+      this.warnings.log('info', 'closing idle connection (CONNECTIONS_MAX_IDLE_MS)', { connectionId: c.id, idleMs: this.config.connectionsMaxIdleMs });
+      c.close();
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    this.logger.debug('connection registry stopped', { open: this.connections.size });
+  }
+}
