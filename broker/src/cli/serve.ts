@@ -34,15 +34,19 @@ export async function serve(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  // Listening for signals before start-up: a SIGTERM that arrives while the broker starts (a
+  // supervisor stopping it right away) stops it cleanly once started, rather than killing it.
+  let signalled: string | undefined;
+  let wake: (() => void) | undefined;
+  const onSignal = (signal: string) => {
+    signalled = signal;
+    wake?.();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   const broker = await startBroker({ config });
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      broker.context.logger.info('signal received', { signal });
-      resolve();
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  });
+  if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
+  broker.context.logger.info('signal received', { signal: signalled });
   await broker.stop();
   return 0;
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { Logger } from '../server/logger';
+import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
 import { Group, GroupProtocol, JoinResult, joinError, Member, SyncResult, syncError } from './group';
 import { GroupState } from './group-state';
@@ -562,16 +563,28 @@ export class GroupCoordinator {
       group.pendingMembers.clear();
       this.clearTimer(group, 'joinTimer');
       this.clearTimer(group, 'syncTimer');
+      if (!this.deleteStoredOffsets(groupId)) return ErrorCode.NOT_COORDINATOR;
       group.transitionTo(GroupState.Dead);
       this.groups.delete(groupId);
-      this.storage.deleteOffsets(groupId);
       this.logger.info('group deleted', { groupId });
       return ErrorCode.NONE;
     }
     if (this.storage.fetchOffsets(groupId).length === 0) return ErrorCode.GROUP_ID_NOT_FOUND;
-    this.storage.deleteOffsets(groupId);
+    if (!this.deleteStoredOffsets(groupId)) return ErrorCode.NOT_COORDINATOR;
     this.logger.info('group deleted', { groupId });
     return ErrorCode.NONE;
+  }
+
+  /** False when the storage failed (a full disk): the group is answered NOT_COORDINATOR and kept. */
+  private deleteStoredOffsets(groupId: string): boolean {
+    try {
+      this.storage.deleteOffsets(groupId);
+      return true;
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      this.logger.error('deleting a group\'s offsets failed', { groupId, err });
+      return false;
+    }
   }
 
   // ---------------------------------------------------------------- shutdown

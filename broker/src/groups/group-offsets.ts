@@ -161,7 +161,15 @@ export function deleteOffsets(coord: GroupCoordinator, groupId: string, topics: 
       return { partition, errorCode: ErrorCode.NONE };
     }),
   }));
-  if (deletable.length > 0) coord.storage.deleteOffsets(groupId, deletable);
+  if (deletable.length > 0) {
+    try {
+      coord.storage.deleteOffsets(groupId, deletable);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      coord.logger.error('deleting offsets failed', { groupId, err });
+      return fail(ErrorCode.NOT_COORDINATOR); // as a failed commit: the client retries
+    }
+  }
   return { errorCode: ErrorCode.NONE, topics: result };
 }
 

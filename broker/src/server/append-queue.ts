@@ -14,6 +14,8 @@
 //   stream at the seed rate has ~1 in 4 waits gather nothing: 5 in a row is ~1 in 1,000).
 import { performance } from 'node:perf_hooks';
 import { ErrorCode } from '../protocol/error-codes';
+import type { DiskSpace } from '../storage/disk-space';
+import { StorageError } from '../storage/storage';
 import type { PartitionAppend, PartitionAppendResult, Storage } from '../storage/storage';
 import type { Logger } from './logger';
 
@@ -30,6 +32,8 @@ export interface AppendQueueOptions {
   now?: () => number;
   /** Monotonic clock for the pacing, in ms (tests pass a fake). */
   clock?: () => number;
+  /** Told of the bytes appended (its check follows them) and of a commit that found the disk full. */
+  diskSpace?: DiskSpace;
 }
 
 export class AppendQueue {
@@ -46,6 +50,7 @@ export class AppendQueue {
   private readonly maxPendingBytes: number;
   private readonly now: () => number;
   private readonly clock: () => number;
+  private readonly diskSpace: DiskSpace | undefined;
   /** Transactions committed and requests they carried (for logs and benchmarks). */
   readonly stats = { transactions: 0, requests: 0 };
 
@@ -59,6 +64,7 @@ export class AppendQueue {
     this.maxPendingBytes = options.maxPendingBytes ?? 64 * 1024;
     this.now = options.now ?? Date.now;
     this.clock = options.clock ?? (() => performance.now());
+    this.diskSpace = options.diskSpace;
   }
 
   append(parts: readonly PartitionAppend[]): Promise<PartitionAppendResult[]> {
@@ -100,15 +106,16 @@ export class AppendQueue {
       results = this.storage.append(all, this.now());
       this.stats.transactions++;
       this.stats.requests += batch.length;
+      if (this.diskSpace) for (const p of all) for (const b of p.batches) this.diskSpace.appended(b.data.length);
     } catch (err) {
-      this.logger.error('append failed; answering KAFKA_STORAGE_ERROR', { err, partitions: all.length });
-      results = all.map(() => ({
-        errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
-        baseOffset: -1,
-        logAppendTimeMs: -1,
-        logStartOffset: -1,
-        errorMessage: `storage error: ${(err as Error).message}`,
-      }));
+      const full = err instanceof StorageError && err.diskFull && this.diskSpace !== undefined;
+      // A full disk is the free-space floor's answer (produce.ts: POLICY_VIOLATION, not retried);
+      // any other storage failure is Kafka's KAFKA_STORAGE_ERROR.
+      if (full) this.diskSpace!.full();
+      else this.logger.error('append failed; answering KAFKA_STORAGE_ERROR', { err, partitions: all.length });
+      const errorCode = full ? ErrorCode.POLICY_VIOLATION : ErrorCode.KAFKA_STORAGE_ERROR;
+      const errorMessage = full ? this.diskSpace!.refresh().message || `disk full: ${(err as Error).message}` : `storage error: ${(err as Error).message}`;
+      results = all.map(() => ({ errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage }));
     }
     let at = 0;
     for (const p of batch) {

@@ -1,7 +1,9 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
 import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
+import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
 import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
@@ -14,6 +16,7 @@ import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from './logger';
 import { RequestMemoryPool } from './request-memory-pool';
+import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
@@ -48,8 +51,19 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, walMaxBytes: config.walMaxBytes });
-  const identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, walMaxBytes: config.walMaxBytes, warn: (msg, fields) => logger.error(msg, fields) });
+  const diskSpace =
+    storage instanceof SqliteStorage
+      ? new DiskSpace({ dbPath: storage.path, floorBytes: config.minFreeBytes, reusableBytes: () => storage.reusableBytes(), log: (msg, fields) => logger.error(msg, fields) })
+      : undefined;
+  diskSpace?.refresh(); // writes the reserve file if there is room for it
+  let identity;
+  try {
+    identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+  } catch (err) {
+    storage.close(); // and its lock: a retry in this process must not find it held
+    throw err;
+  }
   if (config.clusterId && config.clusterId !== identity.clusterId) {
     logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
   }
@@ -61,10 +75,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const fetchWaiters = new FetchWaiters();
   const appendQueue = new AppendQueue(storage, logger, (parts) => {
     for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
-  }, { now, commitIntervalMs: config.commitIntervalMs });
+  }, { now, commitIntervalMs: config.commitIntervalMs, diskSpace });
   const groups = new GroupCoordinator({ storage, logger, now, initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs });
   const advertised = { ...config.advertised };
-  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, now };
+  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, diskSpace, now };
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
@@ -81,6 +95,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       server.off('error', reject);
       resolve();
     });
+  }).catch((err) => {
+    // Port taken, say: let go of the database (and its lock) before reporting it.
+    groups.close();
+    storage.close();
+    throw err;
   });
   const port = (server.address() as net.AddressInfo).port;
   if (advertised.port === 0) advertised.port = port;
@@ -90,8 +109,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
       const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
       const defaults = { retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)), retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)) };
-      const r = storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP);
-      if (r.deletedBatches > 0) logger.info('retention deleted batches', { ...r });
+      const r = retryIfDiskFull(context, () => storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP));
+      if (r.deletedBatches > 0) {
+        logger.info('retention deleted batches', { ...r });
+        diskSpace?.invalidate();
+      }
     } catch (err) {
       logger.error('retention step failed', { err });
     }

@@ -47,6 +47,8 @@ export interface BrokerConfig {
   fetchMaxBytes: number;
   /** SQLite: the WAL size past which the checkpointer restarts the WAL (storage/sqlite/checkpointer.ts). */
   walMaxBytes: number;
+  /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
+  minFreeBytes: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -114,6 +116,11 @@ export const SETTINGS = [
   { key: 'maxPartitionsPerTopic', env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC', flag: 'max-partitions-per-topic', doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
   { key: 'maxPartitionsPerRequest', env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST', flag: 'max-partitions-per-request', doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
   { key: 'walMaxBytes', env: 'MINNOW_WAL_MAX_BYTES', flag: 'wal-max-bytes', doc: 'SQLite: WAL size past which the broker checkpoints so its next commit starts the WAL over; the WAL stays near this under sustained produce (a running `minnow backup` pins it until it ends)', default: String(32 * 1024 * 1024), expected: 'an integer 1048576..1073741824', parse: int(2 ** 20, 2 ** 30) },
+  // Disk space (storage/disk-space.ts). 256 MiB: 1.25 % of the kit's 20 GiB volume; room for a WAL
+  // at its bound (32 MiB), the 16 MiB reserve file, half a minute of the seed workload's 7 MB/s
+  // while an operator reacts, and the system's own logs. Redpanda's storage_min_free_bytes (5 GiB)
+  // would be a quarter of that volume.
+  { key: 'minFreeBytes', env: 'MINNOW_MIN_FREE_BYTES', flag: 'min-free-bytes', doc: 'produce is refused (POLICY_VIOLATION, "disk full: ...") while the database\'s file system has less free space than this, counting free pages inside the database; 0: off', default: '268435456', expected: 'an integer 0..1099511627776 (bytes)', parse: int(0, 2 ** 40) },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**

@@ -5,6 +5,7 @@ import type { BrokerConfig, Endpoint } from './config';
 import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from './logger';
 import type { GroupCoordinator } from '../groups/coordinator';
+import type { DiskSpace } from '../storage/disk-space';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -16,6 +17,8 @@ export interface BrokerContext {
   appendQueue: AppendQueue;
   fetchWaiters: FetchWaiters;
   groups: GroupCoordinator;
+  /** Free space of the database's file system (sqlite:// only): the produce floor, the reserve. */
+  diskSpace: DiskSpace | undefined;
   now(): number;
 }
 

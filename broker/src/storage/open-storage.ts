@@ -12,6 +12,8 @@ export interface OpenStorageOptions {
   synchronous?: 'normal' | 'full';
   /** SQLite only; see PragmaOptions.walMaxBytes. */
   walMaxBytes?: number;
+  /** SQLite only: where start-up notes go (see SqliteStorageOptions.warn). */
+  warn?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
 const EXPECTED = 'expected sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://';
@@ -20,7 +22,7 @@ export function openStorage(url: string, opts: OpenStorageOptions = {}): Storage
   const target = parseStorageUrl(url);
   if (target.kind === 'memory') return new MemoryStorage(url);
   mkdirSync(dirname(target.path), { recursive: true });
-  return new SqliteStorage(target.path, { url, synchronous: target.synchronous ?? opts.synchronous ?? 'normal', ...(opts.walMaxBytes !== undefined && { walMaxBytes: opts.walMaxBytes }) });
+  return new SqliteStorage(target.path, { url, synchronous: target.synchronous ?? opts.synchronous ?? 'normal', ...(opts.walMaxBytes !== undefined && { walMaxBytes: opts.walMaxBytes }), warn: opts.warn });
 }
 
 export type StorageTarget = { kind: 'memory' } | { kind: 'sqlite'; path: string; synchronous?: 'normal' | 'full' };

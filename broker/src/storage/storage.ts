@@ -154,4 +154,16 @@ export interface Storage {
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';
+  /** The engine's error code when it has one (SQLite: SQLITE_FULL, SQLITE_IOERR_WRITE ...). */
+  readonly code: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(message, options);
+    this.code = options?.code;
+  }
+
+  /** The file system is full: the write failed for want of space, nothing else is wrong. */
+  get diskFull(): boolean {
+    return this.code === 'SQLITE_FULL';
+  }
 }

@@ -4,7 +4,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+export const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
 export interface ChildBroker {
   port: number;

@@ -10,6 +10,7 @@ import type { AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigs
 import { ConfigType } from '../../storage/config-def';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config';
 import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { ResourceType } from './describe-configs';
 
@@ -60,7 +61,8 @@ function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnl
   if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
   if (!validateOnly) {
     const remove = Object.keys(topic.configs).filter((k) => !(k in check.configs));
-    broker.storage.alterTopicConfigs(name, check.configs, remove);
+    const failed = storageFailure(broker, () => broker.storage.alterTopicConfigs(name, check.configs, remove));
+    if (failed) return failed;
     broker.logger.info('altered topic configs', { topic: name, configs: check.configs, removed: remove });
   }
   return ok;
@@ -80,7 +82,8 @@ function alterBroker(broker: BrokerContext, name: string, next: Next, validateOn
   if (!check.ok) return fail(ErrorCode.INVALID_REQUEST, check.message);
   if (!validateOnly) {
     const remove = Object.keys(current).filter((k) => !(k in check.configs));
-    broker.storage.alterBrokerConfigs(resource, check.configs, remove);
+    const failed = storageFailure(broker, () => broker.storage.alterBrokerConfigs(resource, check.configs, remove));
+    if (failed) return failed;
     broker.logger.info('altered dynamic broker configs', { resource: resource === '' ? 'cluster default' : resource, configs: check.configs, removed: remove });
   }
   return ok;
@@ -187,3 +190,15 @@ export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsR
     return { throttleTimeMs: 0, responses };
   },
 };
+
+/** A storage failure (a full disk) is this resource's KAFKA_STORAGE_ERROR, not a closed connection. */
+function storageFailure(broker: BrokerContext, write: () => void): Outcome | undefined {
+  try {
+    write();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof StorageError)) throw err;
+    broker.logger.error('storing configs failed', { err });
+    return fail(ErrorCode.KAFKA_STORAGE_ERROR, `storing the configs failed: ${err.message}`);
+  }
+}

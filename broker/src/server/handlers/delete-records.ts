@@ -4,7 +4,9 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { retryIfDiskFull } from '../space-retry';
 import { isInternalTopic } from '../topic-names';
 
 export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> = {
@@ -23,10 +25,18 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
           // Kafka sends no low watermark (-1) with an error, not the current one.
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE };
         }
-        const after = broker.storage.deleteRecords(t.name, p.partitionIndex, target);
-        return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+        try {
+          const after = retryIfDiskFull(broker, () => broker.storage.deleteRecords(t.name, p.partitionIndex, target));
+          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err;
+          // As Kafka's ReplicaManager answers a log directory that failed.
+          broker.logger.error('DeleteRecords failed', { topic: t.name, partition: p.partitionIndex, err });
+          return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
+        }
       }),
     }));
+    broker.diskSpace?.invalidate();
     return { throttleTimeMs: 0, topics };
   },
 };

@@ -6,7 +6,9 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteTopicsRequest, DeleteTopicsResponse, DeleteTopicsResponseDeletableTopicResult } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
@@ -34,7 +36,14 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
           errorMessage: byId ? `no topic with id ${w.topicId}` : `no topic named ${w.name}`,
         };
       }
-      broker.storage.deleteTopic(topic.name);
+      try {
+        retryIfDiskFull(broker, () => broker.storage.deleteTopic(topic.name));
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        broker.logger.error('deleting a topic failed', { topic: topic.name, err });
+        return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: `deleting ${topic.name} failed: ${err.message}` };
+      }
+      broker.diskSpace?.invalidate(); // room again: produce resumes without waiting for the next check
       broker.logger.info('deleted topic', { topic: topic.name });
       return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
     }

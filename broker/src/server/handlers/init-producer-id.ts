@@ -4,6 +4,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
@@ -14,7 +15,16 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
     if (req.transactionalId !== null) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
     }
-    const { producerId, producerEpoch } = broker.storage.initProducerId(null, broker.now());
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: BigInt(producerId), producerEpoch };
+    try {
+      const { producerId, producerEpoch } = broker.storage.initProducerId(null, broker.now());
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: BigInt(producerId), producerEpoch };
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      if (err.diskFull) broker.diskSpace?.full();
+      else broker.logger.error('InitProducerId failed', { err });
+      // Kafka's answer when it cannot hand out a producer id yet (RPCProducerIdManager waiting
+      // for its next block): retriable, so clients retry within their own time bound.
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: -1n, producerEpoch: -1 };
+    }
   },
 };

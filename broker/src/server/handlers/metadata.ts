@@ -10,6 +10,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
+import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
@@ -53,7 +54,15 @@ export function autoCreateTopic(broker: BrokerContext, name: string, budget: Par
     broker.logger.warn('topic not auto-created', { topic: name, reason: refused.errorMessage });
     return missing(name, refused.errorCode);
   }
-  const t = broker.storage.createTopic(name, broker.config.numPartitions, {});
+  let t: TopicInfo;
+  try {
+    t = broker.storage.createTopic(name, broker.config.numPartitions, {});
+  } catch (err) {
+    if (!(err instanceof StorageError)) throw err;
+    // A full disk, say: Kafka's answer while a topic is not ready yet, which clients retry.
+    broker.logger.error('auto-creating a topic failed', { topic: name, err });
+    return missing(name, ErrorCode.LEADER_NOT_AVAILABLE);
+  }
   broker.logger.info('auto-created topic', { topic: name, partitions: t.partitionCount });
   return t;
 }

@@ -7,6 +7,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
+import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend } from '../../storage/storage';
 import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler } from '../context';
@@ -52,6 +53,14 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
     let defaults: Record<string, string> | undefined;
     const brokerDefaults = () => (defaults ??= brokerTopicDefaults(broker.storage, broker.identity.nodeId));
+    // Below the free-space floor (MINNOW_MIN_FREE_BYTES) every partition is refused with
+    // POLICY_VIOLATION and "disk full: N bytes free on PATH, floor M". Not Kafka's
+    // KAFKA_STORAGE_ERROR: that one is retriable, so producers retried it in silence until their
+    // delivery timeout (5 minutes for kafkajs, 2 for Java). POLICY_VIOLATION is not retriable in
+    // the Java client, librdkafka and kafkajs, and they show the message: the broker's space
+    // policy refused the write, until records are deleted or the volume grows. Checked after
+    // validation, so a bad batch still gets its own error.
+    let diskCheck: SpaceCheck | null | undefined;
     for (const [name, parts] of requested) {
       const topic = broker.storage.topic(name);
       const out: ProduceResponsePartitionProduceResponse[] = [];
@@ -73,6 +82,11 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           const logStart = check.withLogStartOffset ? broker.storage.offsets(name, index)?.logStartOffset : undefined;
           if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);
           out.push(entry);
+          continue;
+        }
+        const space = (diskCheck ??= broker.diskSpace?.check() ?? null);
+        if (space && !space.ok) {
+          out.push(failed(index, ErrorCode.POLICY_VIOLATION, space.message));
           continue;
         }
         appends.push({ topic: name, partition: index, batches: check.batches, logAppendTime: policy.logAppendTime });

@@ -52,8 +52,7 @@ export class Retention {
         result.deletedBytes += deleted.bytes;
       }
     });
-    if (result.deletedBytes > 0) this.reclaim(result.deletedBytes);
-    return result;
+    return result; // the caller reclaims the freed pages
   }
 
   /**

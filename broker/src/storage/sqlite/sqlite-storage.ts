@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { releaseReserveIfFull } from '../disk-space';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type {
@@ -31,12 +32,16 @@ import { migrate } from './schema';
 import { Topics } from './topics';
 import { asStorageError, Transactor } from './transaction';
 import { Checkpointer } from './checkpointer';
+import { DatabaseLock } from './db-lock';
+import { checkFileSystemWritable, startupError, quickCheck } from './startup-checks';
 
 export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
   url?: string;
   /** The checkpointer thread exits after this long without a commit (default 30 s). */
   checkpointerIdleStopMs?: number;
+  /** Where start-up notes go (the disk reserve released on a full disk); default: process warnings. */
+  warn?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
 export class SqliteStorage implements Storage {
@@ -50,6 +55,8 @@ export class SqliteStorage implements Storage {
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
   private identityCache: ClusterIdentity | undefined;
+  /** Held from open to close: one broker per database file (db-lock.ts). */
+  private readonly lock: DatabaseLock;
   /** The WAL checkpointer thread's owner (undefined with checkpointIntervalMs 0); public for tests. */
   readonly checkpointer: Checkpointer | undefined;
 
@@ -58,14 +65,23 @@ export class SqliteStorage implements Storage {
     options: SqliteStorageOptions = {},
   ) {
     this.url = options.url ?? `sqlite://${path}`;
+    const warn = options.warn ?? ((msg, fields) => process.emitWarning(`minnow: ${msg} ${JSON.stringify(fields)}`));
+    checkFileSystemWritable(path);
+    this.lock = DatabaseLock.acquire(path);
+    // On a full disk SQLite cannot even create its -shm file (SQLITE_IOERR_SHMSIZE): the reserve
+    // file kept for this (disk-space.ts) goes first.
+    const released = releaseReserveIfFull(path);
+    if (released) warn(`disk full: ${released.freeBefore} bytes free on ${dirname(path)}`, { what: `released the ${released.released}-byte reserve file to start` });
     try {
       this.db = new Database(path);
     } catch (err) {
+      this.lock.release();
       throw new StorageError(`cannot open SQLite database "${path}": ${(err as Error).message}; check the path and its permissions`, { cause: err });
     }
     try {
       applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
       checkIsMinnowDatabase(this.db, path);
+      quickCheck(this.db, path);
       migrate(this.db, Date.now());
       const { checkpointIntervalMs, walAutocheckpointPages, walMaxBytes } = { ...DEFAULT_PRAGMAS, ...options };
       const checkpointer =
@@ -91,7 +107,8 @@ export class SqliteStorage implements Storage {
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
-      throw asStorageError(err);
+      this.lock.release();
+      throw startupError(asStorageError(err), path);
     }
   }
 
@@ -167,14 +184,33 @@ export class SqliteStorage implements Storage {
     return this.guard(() => this.records.batchWithMaxTimestamp(topic, partition));
   }
   deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult {
-    return this.guard(() => {
-      const { deletedBytes, ...result } = this.records.deleteRecords(topic, partition, offset);
-      if (deletedBytes > 0) this.retention.reclaim(deletedBytes);
-      return result;
-    });
+    const { deletedBytes, ...result } = this.guard(() => this.records.deleteRecords(topic, partition, offset));
+    if (deletedBytes > 0) this.reclaim(deletedBytes);
+    return result;
   }
   enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
-    return this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches));
+    const result = this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches));
+    if (result.deletedBytes > 0) this.reclaim(result.deletedBytes);
+    return result;
+  }
+
+  /**
+   * Gives freed pages back to the file system. The delete has committed by then: if this fails
+   * (a full disk leaves no WAL room to move pages), the pages stay free inside the file, where
+   * the next batches reuse them, so it is not an error of the request.
+   */
+  private reclaim(freedBytes: number): void {
+    try {
+      this.retention.reclaim(freedBytes);
+    } catch {
+      // see above; the free-space check counts those pages (reusableBytes)
+    }
+  }
+
+  /** Bytes in free pages inside the file: new batches fill them before the file grows. */
+  reusableBytes(): number {
+    const pages = this.db.pragma('freelist_count', { simple: true }) as number;
+    return pages * (this.db.pragma('page_size', { simple: true }) as number);
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
@@ -212,8 +248,14 @@ export class SqliteStorage implements Storage {
   close(): void {
     if (!this.db.open) return;
     this.checkpointer?.stop();
-    this.guard(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // A full disk can refuse the checkpoint (the file cannot grow): the WAL keeps the data,
+      // and the next start replays it. A stop must not fail for that.
+    }
     this.db.close();
+    this.lock.release();
   }
 
   /** The connection, for tests and the CLI's diagnostics; never write through it. */

@@ -47,7 +47,8 @@ export function asStorageError(err: unknown): Error {
   // runs tests in a vm context), where `instanceof Error` is false.
   const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
   if (e && typeof e === 'object' && e.name === 'SqliteError') {
-    return new StorageError(`SQLite failed: ${String(e.message)} (${typeof e.code === 'string' ? e.code : 'no code'})`, { cause: err });
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    return new StorageError(`SQLite failed: ${String(e.message)} (${code ?? 'no code'})`, { cause: err, code });
   }
   return err instanceof Error ? err : new Error(String(err));
 }
