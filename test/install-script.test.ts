@@ -13,15 +13,9 @@ import {
   type Sandbox,
 } from './helpers/install-sandbox';
 import { REPO_ROOT } from './helpers/synth';
+import { describeWithTools, itWithTools } from '../broker/test/support/external-tools';
 
 const UNIT_SRC = path.join(REPO_ROOT, 'broker', 'deploy', 'minnow.service');
-
-/** Fails with the reason when a tool the test needs is absent, instead of passing silently. */
-function requireTool(tool: string, aptPackage: string): string {
-  const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
-  if (found.status !== 0) throw new Error(`${tool} is not installed: apt-get install -y ${aptPackage} (.ci/run does)`);
-  return found.stdout.trim();
-}
 
 /** Asserts exit 0, showing the script's stderr and the stub calls when not. */
 function expectSuccess(run: InstallRun): void {
@@ -32,16 +26,16 @@ function expectSuccess(run: InstallRun): void {
 
 const named = (run: InstallRun, command: string) => run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 
-test('install.sh and bin/build-broker.sh are shellcheck clean', () => {
-  const shellcheck = requireTool('shellcheck', 'shellcheck');
-  const result = spawnSync(shellcheck, ['--severity=style', INSTALL_SH, path.join(REPO_ROOT, 'bin', 'build-broker.sh')], {
+itWithTools('shellcheck')('install.sh and bin/build-broker.sh are shellcheck clean', () => {
+  const result = spawnSync('shellcheck', ['--severity=style', INSTALL_SH, path.join(REPO_ROOT, 'bin', 'build-broker.sh')], {
     encoding: 'utf8',
   });
   expect(result.stdout + result.stderr).toBe('');
   expect(result.status).toBe(0);
 });
 
-describe('install.sh on a fresh instance, then again (idempotence)', () => {
+// The sandbox zips the broker asset (zip) and install.sh unpacks it (unzip).
+describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (idempotence)', () => {
   let sb: Sandbox;
   let first: InstallRun;
   let second: InstallRun;
@@ -144,8 +138,8 @@ describe('install.sh on a fresh instance, then again (idempotence)', () => {
     expect(fs.readFileSync(path.join(sb.root, 'etc', 'fstab'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
-  test('systemd-analyze verify accepts the installed unit', () => {
-    const analyze = requireTool('systemd-analyze', 'systemd');
+  itWithTools('systemd-analyze')('systemd-analyze verify accepts the installed unit', () => {
+    const analyze = 'systemd-analyze';
     const unit = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service');
     // First prove the verifier works in this container: it must reject a broken unit.
     const broken = path.join(sb.dir, 'broken.service');
@@ -160,7 +154,7 @@ describe('install.sh on a fresh instance, then again (idempotence)', () => {
   });
 });
 
-describe('install.sh edge cases', () => {
+describeWithTools('zip', 'unzip')('install.sh edge cases', () => {
   test('a volume restored from a snapshot keeps its filesystem: no mkfs', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'formatted'), '');

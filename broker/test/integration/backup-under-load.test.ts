@@ -7,9 +7,10 @@ import Database from 'better-sqlite3';
 import { backupCommand } from '../../src/cli/backup';
 import type { RunningBroker } from '../../src/server/broker';
 import { ChildBroker, MINNOW, startChildBroker } from './child-broker';
+import { describeWithTools } from '../support/external-tools';
 import { kcat, run, startTestBroker, tempDir } from './helpers';
 
-describe('minnow backup under produce', () => {
+describeWithTools('kcat')('minnow backup under produce', () => {
   const tmp = tempDir();
   let source: ChildBroker | undefined;
   let copy: RunningBroker | undefined;

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
+import { describeWithTools } from '../support/external-tools';
 import { run, RunResult, startTestBroker, tempDir } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -73,7 +74,7 @@ function spawnLines(cmd: string, args: string[], timeoutMs: number) {
   };
 }
 
-describe('confluent-kafka from PyPI (current librdkafka)', () => {
+describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka)', () => {
   let python: string;
   let broker: RunningBroker;
   const tmp = tempDir();

@@ -15,6 +15,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
 import { FrameReader } from '../../src/server/frame-reader';
+import { itWithTools } from '../support/external-tools';
 import { run, startTestBroker, storageUrlFor, tempDir } from './helpers';
 import { MiB, startChildBroker } from './serve-child';
 
@@ -216,7 +217,7 @@ describe('fetch response limits', () => {
       expect(sizes.filter((s) => s > CAP / 2).length).toBeGreaterThanOrEqual(4); // the cap, not something smaller, limited them
     });
 
-    it('kcat (librdkafka, fetch.max.bytes 50 MiB) reads the same topic whole, each response under the cap', async () => {
+    itWithTools('kcat')('kcat (librdkafka, fetch.max.bytes 50 MiB) reads the same topic whole, each response under the cap', async () => {
       proxy.fetchResponseBytes.length = 0;
       const r = await run('kcat', ['-b', `127.0.0.1:${proxy.port}`, '-C', '-t', 'capped', '-o', 'beginning', '-e', '-q', '-f', '%p %s\\n', '-X', 'fetch.message.max.bytes=10485760'], { timeoutMs: 20_000 });
       expect(r.stderr).toBe('');

@@ -7,19 +7,18 @@
 // a first run from the start is asked for with auto.offset.reset=earliest instead.
 import { ErrorCode } from '../../src/protocol/error-codes';
 import type { RunningBroker } from '../../src/server/broker';
-import { Engine, hasCommand, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { describeWithTools } from '../support/external-tools';
+import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
 const NO_DELAY = 0;
-
-if (!hasCommand('kcat')) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does this)');
 
 const consumeGroup = (broker: RunningBroker, group: string, topic: string) =>
   kcat(broker, ['-G', group, topic, '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%p:%o:%s\n'], { timeoutMs: 30_000 });
 
 const lines = (out: string) => out.split('\n').filter((l) => l !== '');
 
-describe.each<Engine>(['memory', 'sqlite'])('kcat balanced consumer on %s storage', (engine) => {
+describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced consumer on %s storage', (engine) => {
   const tmp = tempDir();
   let broker: RunningBroker;
 

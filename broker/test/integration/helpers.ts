@@ -54,7 +54,3 @@ export function run(cmd: string, args: string[], opts: { input?: string | Buffer
 export function kcat(broker: RunningBroker, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   return run('kcat', ['-b', `127.0.0.1:${broker.port}`, ...args], opts);
 }
-
-export function hasCommand(cmd: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => fs.existsSync(path.join(d, cmd)));
-}

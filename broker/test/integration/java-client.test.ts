@@ -8,11 +8,8 @@ import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { createHandlers } from '../../src/server/handlers';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
-import { hasCommand, kcat, run, startTestBroker, tempDir } from './helpers';
-
-for (const cmd of ['java', 'mvn']) {
-  if (!hasCommand(cmd)) throw new Error(`${cmd} is not installed: the Java client tests need a JDK 17 and Maven`);
-}
+import { describeWithTools } from '../support/external-tools';
+import { kcat, run, startTestBroker, tempDir } from './helpers';
 
 const JAVA_DIR = path.join(__dirname, '..', 'java');
 const LINES = [
@@ -69,7 +66,7 @@ async function runDriver(broker: RunningBroker, line: Line): Promise<Map<string,
   return results;
 }
 
-describe('the Java client (kafka-clients)', () => {
+describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () => {
   let broker: RunningBroker;
   const tmp = tempDir();
   const results = new Map<Line['module'], Map<string, ScenarioLine>>();

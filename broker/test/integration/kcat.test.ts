@@ -1,11 +1,10 @@
 // kcat (librdkafka 2.0.2) against the broker on both engines: metadata, produce and consume with
 // every codec, offsets query.
 import type { RunningBroker } from '../../src/server/broker';
-import { Engine, hasCommand, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { describeWithTools } from '../support/external-tools';
+import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
 
-if (!hasCommand('kcat')) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does this)');
-
-describe.each<Engine>(['memory', 'sqlite'])('kcat against %s storage', (engine) => {
+describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat against %s storage', (engine) => {
   let broker: RunningBroker;
   const tmp = tempDir();
 

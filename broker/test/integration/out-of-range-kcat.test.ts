@@ -3,16 +3,15 @@
 // null record set in the error partition librdkafka dropped the whole response ("invalid
 // MessageSetSize -1") and refetched forever.
 import type { RunningBroker } from '../../src/server/broker';
-import { hasCommand, kcat, startTestBroker } from './helpers';
-
-if (!hasCommand('kcat')) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does this)');
+import { describeWithTools } from '../support/external-tools';
+import { kcat, startTestBroker } from './helpers';
 
 /** kcat is killed after this long; a client that spins on the error never exits by itself. */
 const KCAT_TIMEOUT_MS = 15_000;
 /** Per test: above the kcat limit, so a spinning client fails the assertions, not the test runner. */
 const TEST_TIMEOUT_MS = 20_000;
 
-describe('kcat at an out-of-range offset', () => {
+describeWithTools('kcat')('kcat at an out-of-range offset', () => {
   let broker: RunningBroker;
   beforeAll(async () => {
     broker = await startTestBroker('memory://');

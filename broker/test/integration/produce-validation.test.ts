@@ -21,9 +21,8 @@ import {
   verifyBatchCrc,
 } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
-import { Engine, hasCommand, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
-
-if (!hasCommand('kcat')) throw new Error('kcat is not installed: apt-get install -y kcat (.ci/run does this)');
+import { describeWithTools } from '../support/external-tools';
+import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
 
 const TOPIC = 'checked';
 const HOUR = 3_600_000;
@@ -78,7 +77,7 @@ const corrupt: [string, () => Buffer, number][] = [
   ],
 ];
 
-describe.each<Engine>(['memory', 'sqlite'])('produce validation against %s storage', (engine) => {
+describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation against %s storage', (engine) => {
   let broker: RunningBroker;
   let conn: KafkaConnection;
   const tmp = tempDir();

@@ -2,6 +2,7 @@
 // confluent-kafka 1.7.0 (librdkafka 2.0.2). .ci/run installs both.
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
+import { describeWithTools } from '../support/external-tools';
 import { run, startTestBroker, tempDir } from './helpers';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
@@ -11,7 +12,7 @@ const NO_DELAY = 0;
 const PYTHON = '/usr/bin/python3';
 const script = (name: string) => path.join(__dirname, 'python', name);
 
-describe('python clients', () => {
+describeWithTools('python3-kafka')('python clients', () => {
   let broker: RunningBroker;
   const tmp = tempDir();
   beforeAll(async () => {

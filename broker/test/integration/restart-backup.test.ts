@@ -3,9 +3,10 @@
 import * as path from 'node:path';
 import { backupCommand } from '../../src/cli/backup';
 import type { RunningBroker } from '../../src/server/broker';
+import { describeWithTools } from '../support/external-tools';
 import { kcat, startTestBroker, tempDir } from './helpers';
 
-describe('restart and backup (sqlite)', () => {
+describeWithTools('kcat')('restart and backup (sqlite)', () => {
   const tmp = tempDir();
   const url = `sqlite://${path.join(tmp.dir, 'minnow.db')}`;
   let broker: RunningBroker | undefined;

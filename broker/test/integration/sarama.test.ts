@@ -6,18 +6,17 @@
 // both produce, consume in a group and commit, then resume from the commit after a broker restart;
 // - sarama 1.27.0 (V0_8_2_0: Produce v0 and Fetch v0 with message format v0, no groups), which
 //   minnow refuses (old-message-formats.ts): the client must show Kafka's error, not hang.
-// Skipped, saying so, when `go` is not installed.
+// Skipped when `go` is not on PATH (see ../support/external-tools.ts).
 //
 // What sarama writes as a batch's MaxTimestamp: before 1.45.1 (IBM/sarama#3108) it leaves it
 // unset, which encodes as -1 (seen here with 1.40.1); Kafka recomputes it from the records on append.
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
-import { hasCommand, run, RunResult, startTestBroker, tempDir } from './helpers';
+import { describeWithTools } from '../support/external-tools';
+import { run, RunResult, startTestBroker, tempDir } from './helpers';
 
 const GO_DIR = path.join(__dirname, '..', 'go');
-const HAS_GO = hasCommand('go');
-if (!HAS_GO) console.warn('sarama.test.ts skipped: `go` is not on PATH, so the sarama clients cannot be built');
-const describeWithGo = HAS_GO ? describe : describe.skip;
+const describeWithGo = describeWithTools('go');
 
 interface Client {
   name: string;

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import * as snappy from 'snappy';
 import * as zstd from 'zstd-napi';
 import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from '../../src/protocol/compression';
 import { DecodeError, EncodeError } from '../../src/protocol/errors';
+import { itWithTools } from '../support/external-tools';
 
 const codecs = Object.entries(CompressionType) as [string, CompressionType][];
 const MiB = 1024 * 1024;
@@ -264,12 +265,11 @@ describe('decompression bombs', () => {
 });
 
 // The reference implementations, where installed (Debian packages lz4 and zstd).
-const hasCli = (name: string) => spawnSync(name, ['--version']).status === 0;
 describe.each([
   ['lz4', CompressionType.Lz4, [[], ['-BD'], ['-B4', '-BD', '--content-size'], ['-B7', '-BX']]],
   ['zstd', CompressionType.Zstd, [['-1'], ['-19'], ['--no-check', '--no-content-size']]],
 ] as const)('%s command-line tool', (cli, type, variants) => {
-  const run = hasCli(cli) ? it : it.skip;
+  const run = itWithTools(cli);
   const data = sampleText(300_000);
   let dir = '';
   // lz4 takes the output file as a second argument, zstd with -o.
