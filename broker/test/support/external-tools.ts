@@ -5,6 +5,7 @@
 // skips silently. Used by both jest projects (kit and broker).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export interface ExternalTool {
@@ -18,6 +19,23 @@ export interface ExternalTool {
 export const DEBIAN_PYTHON = '/usr/bin/python3';
 
 const pythonImports = (modules: string) => () => spawnSync(DEBIAN_PYTHON, ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0;
+
+/**
+ * Whether a tmpfs can be mounted here: tried for real on a new empty folder, then unmounted. Root
+ * alone is not enough: a container without CAP_SYS_ADMIN (docker's default) refuses mounts.
+ */
+function canMountTmpfs(): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-mount-probe-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+  if (mounted) spawnSync('umount', [dir], { stdio: 'ignore', timeout: 10_000 });
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // still mounted (umount failed): leave the empty folder rather than fail the probe
+  }
+  return mounted;
+}
 
 /** Every tool a test may ask for; the name is what the summary line shows. */
 export const EXTERNAL_TOOLS = {
@@ -34,8 +52,8 @@ export const EXTERNAL_TOOLS = {
   zstd: { install: 'apt-get install -y zstd' },
   zip: { install: 'apt-get install -y zip' },
   unzip: { install: 'apt-get install -y unzip' },
-  // Not a program: mounting a small tmpfs (a disk that really fills up) needs root on Linux.
-  'root (tmpfs mount)': { install: 'run as root on Linux', probe: () => process.platform === 'linux' && process.getuid?.() === 0 },
+  // Not a program: a small tmpfs is a disk that really fills up, or really is read-only.
+  'tmpfs mount': { install: 'run as root on Linux where mount is allowed, not in an unprivileged container', probe: canMountTmpfs },
 } satisfies Record<string, ExternalTool>;
 
 export type ToolName = keyof typeof EXTERNAL_TOOLS;
