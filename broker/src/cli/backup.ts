@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { parseStorageUrl } from '../storage/open-storage';
-import { UsageError } from './args';
+import { UsageError } from '../args';
 
 const USAGE = `usage: minnow backup DEST.db [--storage sqlite://PATH]   (default: STORAGE_ENGINE or sqlite://./data/minnow.db)`;
 const PROGRESS_EVERY_MS = 1000;

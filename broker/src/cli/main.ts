@@ -1,5 +1,5 @@
 // The `minnow` command: serve, topic, produce, consume, group, backup, perf.
-import { UsageError } from './args';
+import { UsageError } from '../args';
 
 const USAGE = `usage: minnow <command> [args]
 

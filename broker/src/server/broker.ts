@@ -14,7 +14,7 @@ import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
-import { createLogger, Logger, WarningLimiter } from './logger';
+import { createLogger, Logger, WarningLimiter } from '../logger';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';

@@ -1,7 +1,7 @@
 // Broker configuration: environment variables named as Tansu names them (so its compose files
 // work), overridden by command-line flags. A bad value stops start-up with a message naming the
 // variable, the value seen and the expected form.
-import { LOG_LEVELS, LogLevel } from './logger';
+import { LOG_LEVELS, LogLevel } from '../logger';
 
 export interface Endpoint {
   host: string;
