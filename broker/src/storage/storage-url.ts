@@ -9,7 +9,7 @@ export const DEFAULT_STORAGE_URL = 'sqlite://./data/minnow.db';
 /** The environment variable that names it (Tansu's name, so its compose files work). */
 export const STORAGE_URL_ENV = 'STORAGE_ENGINE';
 
-export const STORAGE_URL_EXPECTED = 'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://, optionally ?synchronous=normal|full for sqlite';
+const STORAGE_URL_EXPECTED = 'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://, optionally ?synchronous=normal|full for sqlite';
 
 export type StorageUrl =
   | { kind: 'memory'; /** As given, for logs and Storage.url. */ url: string }
