@@ -226,7 +226,7 @@ describe('broker asset', () => {
     for (const file of ['package.json', 'package-lock.json', 'bin/minnow.js', 'deploy/install.sh', 'deploy/minnow.service']) {
       expect(fs.existsSync(path.join(dir, file))).toBe(true);
     }
-    for (const excluded of ['node_modules', 'test', 'data', 'coverage']) {
+    for (const excluded of ['node_modules', 'test', 'data', 'coverage', 'protocol-specs']) {
       expect(fs.existsSync(path.join(dir, excluded))).toBe(false);
     }
     const all = fs.readdirSync(dir, { recursive: true }).map(String);

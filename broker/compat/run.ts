@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBroker } from '../src/server/broker';
-import { silentLogger } from '../src/server/logger';
+import { silentLogger } from '../src/logger';
 import { startKafka, DEFAULT_KAFKA_VERSION } from '../tools/kafka-oracle/kafka';
 import { type AllowEntry, allowedBy, compareOutcomes, type Difference, describeValue } from './compare';
 import { runScenario, type Scenario, type StepRecord } from './scenario';

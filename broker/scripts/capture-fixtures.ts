@@ -16,7 +16,7 @@ import { Reader } from '../src/protocol/reader';
 import { requestHeaderVersion } from '../src/protocol/headers';
 import { API_SPEC_BY_KEY } from '../src/protocol/messages';
 import { startBroker } from '../src/server/broker';
-import { silentLogger } from '../src/server/logger';
+import { silentLogger } from '../src/logger';
 
 const OUT = path.join(__dirname, '..', 'test', 'fixtures', 'protocol');
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];

@@ -2,19 +2,24 @@
  * Generates TypeScript codecs for Kafka's protocol from Apache Kafka's JSON message definitions
  * (clients/src/main/resources/common/message/*.json).
  *
- *   npm run generate:protocol -- ../../shared/kafka-protocol/messages [out-dir]
+ *   npm run -w broker generate:protocol                  (specs from broker/protocol-specs/messages)
+ *   npm run -w broker generate:protocol -- <spec-dir> [out-dir]
  *
+ * The spec folder defaults to the copy in the repository (protocol-specs/messages; its README says
+ * which Kafka commit it is and how to update it); KAFKA_SPEC_DIR or the first argument override it.
  * One file per API (request + response), one per header and per `data` schema, plus index.ts
- * (everything) and registry.ts (API facts, codecs loaded on first use; protocol-registry.ts).
+ * (everything), registry.ts (API facts, codecs loaded on first use; protocol-registry.ts) and, beside
+ * the messages folder, api-keys.ts (ApiKey name -> number; protocol-api-keys.ts).
  * Output is deterministic: rerunning on the same specs changes nothing.
- * Schema conventions: ../shared/kafka-protocol/README.md.
+ * Schema conventions: protocol-specs/README.md.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { camel, cond, FieldSpec, intersect, isEmpty, kebab, loadSpec, MessageSpec, parseRange, Range } from './protocol-spec';
+import { camel, cond, FieldSpec, intersect, isEmpty, kebab, loadSpec, MessageSpec, parseRange, Range, REPO_SPEC_DIR } from './protocol-spec';
+import { apiKeysSource } from './protocol-api-keys';
 import { registryEntry, registrySource } from './protocol-registry';
 
-export { parseRange };
+export { parseRange, REPO_SPEC_DIR };
 
 const PRIMITIVES: Record<string, string> = {
   bool: 'boolean',
@@ -372,7 +377,14 @@ const HEADER = (sources: string[]) =>
   '  if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);\n' +
   '}\n\n';
 
-export function generate(specDir: string, outDir: string): string[] {
+/** Where the generated codecs live. */
+export const MESSAGES_DIR = path.join(__dirname, '..', 'src', 'protocol', 'messages');
+
+/**
+ * Writes the codecs for every spec in `specDir` to `outDir` and the ApiKey map to `apiKeysFile`.
+ * Returns the names of the files written to `outDir`.
+ */
+export function generate(specDir: string, outDir: string, apiKeysFile: string): string[] {
   const files = fs.readdirSync(specDir).filter((f) => f.endsWith('.json')).sort();
   const specs = files.map((f) => ({ file: f, spec: loadSpec(path.join(specDir, f)) }));
   const apis = new Map<number, { req?: { file: string; spec: MessageSpec }; res?: { file: string; spec: MessageSpec } }>();
@@ -414,6 +426,7 @@ export function generate(specDir: string, outDir: string): string[] {
   index.push('');
   write('index.ts', index.join('\n'));
   write('registry.ts', registrySource(registry));
+  fs.writeFileSync(apiKeysFile, apiKeysSource(specs.filter((s) => s.spec.type === 'request').map((s) => s.spec)));
 
   // The specs themselves (without docs), so tests can build values for every field of every version
   // without the spec folder (round-trip property tests).
@@ -440,12 +453,16 @@ export function generate(specDir: string, outDir: string): string[] {
 }
 
 if (require.main === module) {
-  const specDir = process.argv[2];
-  const outDir = process.argv[3] ?? path.join(__dirname, '..', 'src', 'protocol', 'messages');
-  if (!specDir || !fs.existsSync(specDir)) {
-    console.error(`usage: generate-protocol <spec-dir> [out-dir]\n  spec dir ${JSON.stringify(specDir)} does not exist; expected Kafka's message JSON folder, e.g. ../../shared/kafka-protocol/messages`);
+  const specDir = process.argv[2] ?? process.env.KAFKA_SPEC_DIR ?? REPO_SPEC_DIR;
+  const outDir = process.argv[3] ?? MESSAGES_DIR;
+  const apiKeysFile = path.join(outDir, '..', 'api-keys.ts');
+  if (!fs.existsSync(specDir)) {
+    console.error(
+      `usage: generate-protocol [spec-dir] [out-dir]\n  spec dir ${JSON.stringify(specDir)} does not exist; ` +
+        `expected a folder of Kafka's message JSON files, e.g. ${REPO_SPEC_DIR} (the default)`,
+    );
     process.exit(2);
   }
-  const written = generate(specDir, outDir);
-  console.log(`wrote ${written.length} files to ${outDir}`);
+  const written = generate(specDir, outDir, apiKeysFile);
+  console.log(`wrote ${written.length} files to ${outDir} and ${apiKeysFile} from ${specDir}`);
 }

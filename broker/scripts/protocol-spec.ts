@@ -1,6 +1,10 @@
 // Kafka's JSON message specs as the generator reads them: the field and message shapes, version
 // ranges ("3+", "0-7", "none") and the names derived from spec names.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The spec folder in the repository: Kafka's message JSON files (README, LICENSE and NOTICE beside it). */
+export const REPO_SPEC_DIR = path.join(__dirname, '..', 'protocol-specs', 'messages');
 
 export interface FieldSpec {
   name: string;

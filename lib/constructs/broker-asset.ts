@@ -10,6 +10,7 @@ export const BROKER_ASSET_EXCLUDE = [
   'data/',
   'test/',
   'bench/',
+  'protocol-specs/', // Kafka's message specs: read only when regenerating the codec
   'coverage/',
   'cdk.out/',
   '.jest-cache/',

@@ -17,10 +17,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { parseStorageUrl } from '../storage/open-storage';
-import { UsageError } from './args';
+import { DEFAULT_STORAGE_URL, STORAGE_URL_ENV, storageUrlFrom, StorageUrlError } from '../storage/storage-url';
+import { UsageError } from '../args';
 
-const USAGE = `usage: minnow backup DEST.db [--storage sqlite://PATH]   (default: STORAGE_ENGINE or sqlite://./data/minnow.db)`;
+const USAGE = `usage: minnow backup DEST.db [--storage sqlite://PATH]   (default: ${STORAGE_URL_ENV} or ${DEFAULT_STORAGE_URL})`;
 const PROGRESS_EVERY_MS = 1000;
 const MiB = 1024 * 1024;
 
@@ -43,6 +43,16 @@ try {
 }
 `;
 
+/** --storage, else STORAGE_ENGINE, else the broker's default: the same database `minnow serve` uses. */
+function storageUrlOf(flag: string | undefined) {
+  try {
+    return storageUrlFrom(flag, process.env);
+  } catch (err) {
+    if (err instanceof StorageUrlError) throw new UsageError(`${err.message}\n\n${USAGE}`);
+    throw err;
+  }
+}
+
 export async function backupCommand(argv: string[], out: (line: string) => void = console.error): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   const dest = positionals[0];
@@ -50,8 +60,8 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const url = values.storage ?? process.env.STORAGE_ENGINE ?? 'sqlite://./data/minnow.db';
-  const target = parseStorageUrl(url);
+  const target = storageUrlOf(values.storage);
+  const url = target.url;
   if (target.kind !== 'sqlite') throw new UsageError(`--storage ${url}: backup needs a sqlite:// database (memory:// has no file)`);
   const source = target.path;
   if (!fs.existsSync(source)) throw new UsageError(`no database at ${source} (from ${url}); is that where the broker stores its state?`);

@@ -2,7 +2,7 @@
 import { KafkaClient } from '../client/client';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import { decodeRecords, readBatchHeader, splitBatches } from '../protocol/record-batch';
-import { bootstrapOf, intOption, parse, UsageError } from './args';
+import { bootstrapOf, intOption, parse, UsageError } from '../args';
 
 const USAGE = `usage: minnow consume TOPIC [--from-beginning] [--max-messages N] [--partition P --offset O]
                       [--key-separator SEP] [--exit-at-end] [--idle-timeout-ms MS]

@@ -3,7 +3,7 @@
 // against minnow or any Kafka broker. Output is JSON, like `minnow topic`.
 import { KafkaClient } from '../client/client';
 import { KafkaClientError, KafkaConnection } from '../client/connection';
-import { consumerAssignment, consumerSubscription } from '../groups/consumer-protocol';
+import { consumerAssignment, consumerSubscription } from '../protocol/consumer-protocol';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type {
@@ -15,7 +15,7 @@ import type {
   OffsetCommitResponse,
   OffsetFetchResponse,
 } from '../protocol/messages';
-import { parse, UsageError } from './args';
+import { bootstrapFrom, parse, UsageError } from '../args';
 
 const USAGE = `usage:
   minnow group list                  (JSON array of {groupId, state, protocolType})
@@ -33,7 +33,7 @@ export interface GroupCommandIo {
 
 /** `minnow group ...` as wired in main.ts: bootstrap from --bootstrap-server, env or the default. */
 export function groupCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  return runGroupCommand(argv, { bootstrap: process.env.MINNOW_BOOTSTRAP_SERVER ?? 'localhost:9092', out });
+  return runGroupCommand(argv, { bootstrap: bootstrapFrom(undefined, process.env), out });
 }
 
 /** Runs one group command; `--bootstrap-server` in argv overrides io.bootstrap. Returns the exit code. */

@@ -1,5 +1,6 @@
 // The `minnow` command: serve, topic, produce, consume, group, backup, perf.
-import { UsageError } from './args';
+import { UsageError } from '../args';
+import { CommandLine, splitCommandLine } from './global-flags';
 
 const USAGE = `usage: minnow <command> [args]
 
@@ -12,7 +13,8 @@ commands:
   backup DEST.db                consistent copy of a broker's database
   perf produce|consume|e2e      load tool
 
-Client commands take --bootstrap-server HOST:PORT (default localhost:9092).`;
+Client commands take --bootstrap-server HOST:PORT (default localhost:9092; env MINNOW_BOOTSTRAP_SERVER),
+before or after the command: minnow -b HOST:PORT topic list.`;
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -28,10 +30,18 @@ const commands: Record<string, () => Promise<Command>> = {
 };
 
 export async function main(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  let line: CommandLine;
+  try {
+    line = splitCommandLine(argv);
+  } catch (err) {
+    console.error(`minnow: ${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { command: name, args: rest } = line;
+  if (!name || line.help || name === 'help') {
     console.log(USAGE);
-    process.exitCode = name ? 0 : 2;
+    process.exitCode = name || line.help ? 0 : 2;
     return;
   }
   const load = commands[name];

@@ -5,7 +5,7 @@ import { runConsumePerf } from '../perf/consumer';
 import { runE2e } from '../perf/e2e';
 import { CONSUME_USAGE, E2E_USAGE, parseConsumeArgs, parseE2eArgs, parseProduceArgs, PRODUCE_USAGE } from '../perf/options';
 import { PerfIo, processIo, runProducePerf } from '../perf/producer';
-import { UsageError } from './args';
+import { UsageError } from '../args';
 
 const USAGE = `usage: minnow perf produce|consume|e2e [options]   (minnow perf SUBCOMMAND --help)
 

@@ -4,7 +4,7 @@ import { KafkaClient } from '../client/client';
 import { partitionForKey } from '../client/partitioner';
 import { CompressionType } from '../protocol/compression';
 import { encodeRecordBatch, RecordInput } from '../protocol/record-batch';
-import { bootstrapOf, intOption, parse, UsageError } from './args';
+import { bootstrapOf, intOption, parse, UsageError } from '../args';
 
 const USAGE = `usage: minnow produce TOPIC [--key-separator SEP] [--partition P] [--acks 0|1|all]
                       [--compression none|gzip|snappy|lz4|zstd] [--batch-records N]

@@ -1,6 +1,6 @@
 // `minnow topic create|list|describe|delete`: topic admin over the Kafka protocol.
 import { KafkaClient } from '../client/client';
-import { bootstrapOf, intOption, parse, UsageError } from './args';
+import { bootstrapOf, intOption, parse, UsageError } from '../args';
 
 const USAGE = `usage:
   minnow topic create NAME [--partitions N] [--config k=v ...]

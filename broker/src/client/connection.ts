@@ -8,7 +8,7 @@ import type { ApiVersionsResponse } from '../protocol/messages';
 import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
-import { FrameReader } from '../server/frame-reader';
+import { FrameReader } from '../protocol/frame-reader';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
 

@@ -6,13 +6,14 @@
 // completing, by an error when the member is removed, replaced or superseded, or by close().
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, errorName } from '../protocol/error-codes';
-import type { Logger } from '../server/logger';
+import type { Logger } from '../logger';
 import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
-import { Group, GroupProtocol, JoinResult, joinError, Member, SyncResult, syncError } from './group';
+import { Group, GroupProtocol, JoinResult, joinError, Member, SyncResult, syncError, validateCurrentMember } from './group';
 import { GroupState } from './group-state';
 import * as admin from './group-admin';
 import * as offsets from './group-offsets';
+import type { GroupRegistry } from './group-registry';
 import { realTimers, TimerHandle, TimerLike } from './timers';
 
 /** Kafka's group.initial.rebalance.delay.ms default (GroupCoordinatorConfig.GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT). */
@@ -74,7 +75,7 @@ export interface LeaveResult {
   members: (MemberIdentity & { errorCode: number })[];
 }
 
-export class GroupCoordinator {
+export class GroupCoordinator implements GroupRegistry {
   readonly storage: Storage;
   readonly logger: Logger;
   readonly now: () => number;
@@ -655,20 +656,6 @@ function updateMember(member: Member, req: JoinGroupInput): void {
   member.sessionTimeoutMs = req.sessionTimeoutMs;
   member.clientId = req.clientId;
   member.clientHost = req.clientHost;
-}
-
-/**
- * Kafka's validateCurrentMember: with a group.instance.id it must be known and mapped to this
- * member id (else FENCED_INSTANCE_ID: another instance took it over); without one the member id
- * must be known.
- */
-export function validateCurrentMember(group: Group, memberId: string, groupInstanceId: string | null): number | null {
-  if (groupInstanceId !== null) {
-    if (group.staticMemberId(groupInstanceId) === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (group.isStaticMemberFenced(groupInstanceId, memberId)) return ErrorCode.FENCED_INSTANCE_ID;
-    return null;
-  }
-  return group.has(memberId) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
 }
 
 /** Keeps the leader if it rejoined, else makes the first member that rejoined the leader. */

@@ -1,7 +1,7 @@
 // ListGroups and DescribeGroups: the in-memory groups plus groups known only by committed offsets
 // (listed as Empty, as Kafka lists groups it loaded from __consumer_offsets).
 import { ErrorCode } from '../protocol/error-codes';
-import type { GroupCoordinator } from './coordinator';
+import type { GroupRegistry } from './group-registry';
 import { GroupState, parseGroupState } from './group-state';
 
 /** Every group here speaks the classic protocol (KIP-848's "consumer" type is not implemented). */
@@ -35,7 +35,7 @@ export interface DescribedGroup {
 }
 
 /** ListGroups: filters (v4+ states, v5+ types) compare case-insensitively; empty means all. */
-export function listGroups(coord: GroupCoordinator, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
+export function listGroups(coord: GroupRegistry, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
   if (coord.isClosed) return [];
   const out = new Map<string, ListedGroup>();
   for (const g of coord.allGroups()) {
@@ -50,7 +50,7 @@ export function listGroups(coord: GroupCoordinator, statesFilter: readonly strin
 }
 
 /** DescribeGroups for one id. An unknown group is described as Dead with no error (v0-5 behaviour). */
-export function describeGroup(coord: GroupCoordinator, groupId: string): DescribedGroup {
+export function describeGroup(coord: GroupRegistry, groupId: string): DescribedGroup {
   const none = (groupState: string): DescribedGroup => ({ errorCode: ErrorCode.NONE, groupId, groupState, protocolType: '', protocolData: '', members: [] });
   if (coord.isClosed) return { ...none(''), errorCode: ErrorCode.NOT_COORDINATOR };
   const g = coord.group(groupId);

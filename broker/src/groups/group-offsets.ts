@@ -2,10 +2,9 @@
 // and OffsetDelete, over Storage (the SQLite file), so offsets survive restarts.
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
-import type { GroupCoordinator } from './coordinator';
-import { validateCurrentMember } from './coordinator';
-import { consumerSubscription } from './consumer-protocol';
-import { Group } from './group';
+import { consumerSubscription } from '../protocol/consumer-protocol';
+import { Group, validateCurrentMember } from './group';
+import type { GroupRegistry } from './group-registry';
 import { GroupState } from './group-state';
 
 /** offset.metadata.max.bytes */
@@ -53,7 +52,7 @@ export interface DeleteOffsetsResult {
 }
 
 /** One error code per offset, in the order given. */
-export function commitOffsets(coord: GroupCoordinator, req: CommitInput): number[] {
+export function commitOffsets(coord: GroupRegistry, req: CommitInput): number[] {
   const groupError = coord.isClosed ? ErrorCode.NOT_COORDINATOR : validateCommit(coord.group(req.groupId), req);
   if (groupError !== ErrorCode.NONE) {
     coord.logger.debug('offset commit refused', { groupId: req.groupId, memberId: req.memberId, generationId: req.generationId, error: errorName(groupError) });
@@ -102,7 +101,7 @@ function validateCommit(group: Group | undefined, req: CommitInput): number {
 }
 
 /** Committed offsets of the given partitions (offset -1 where none), or of all when `topics` is null. */
-export function fetchOffsets(coord: GroupCoordinator, groupId: string, topics: FetchTopic[] | null): FetchResult {
+export function fetchOffsets(coord: GroupRegistry, groupId: string, topics: FetchTopic[] | null): FetchResult {
   if (coord.isClosed) return { errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
   let stored;
   try {
@@ -137,7 +136,7 @@ export function fetchOffsets(coord: GroupCoordinator, groupId: string, topics: F
  * OffsetDelete (KIP-496): any partition of an Empty group; for a consumer group with members only
  * topics it is not subscribed to (else GROUP_SUBSCRIBED_TO_TOPIC).
  */
-export function deleteOffsets(coord: GroupCoordinator, groupId: string, topics: FetchTopic[]): DeleteOffsetsResult {
+export function deleteOffsets(coord: GroupRegistry, groupId: string, topics: FetchTopic[]): DeleteOffsetsResult {
   const fail = (errorCode: number): DeleteOffsetsResult => ({ errorCode, topics: [] });
   if (coord.isClosed) return fail(ErrorCode.NOT_COORDINATOR);
   const group = coord.group(groupId);

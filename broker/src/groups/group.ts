@@ -1,6 +1,7 @@
 // One classic group's membership, held in memory (members rejoin after a restart, as with Kafka;
 // only committed offsets are stored). The rules that move it between states live in coordinator.ts;
 // this file keeps the bookkeeping: members, static-member mapping, leader, protocol selection.
+import { ErrorCode } from '../protocol/error-codes';
 import { canTransition, GroupState } from './group-state';
 import type { TimerHandle } from './timers';
 
@@ -247,4 +248,18 @@ export class Group {
     const protocol = this.protocolName ?? '';
     return [...this.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(protocol) }));
   }
+}
+
+/**
+ * Kafka's validateCurrentMember: with a group.instance.id it must be known and mapped to this
+ * member id (else FENCED_INSTANCE_ID: another instance took it over); without one the member id
+ * must be known.
+ */
+export function validateCurrentMember(group: Group, memberId: string, groupInstanceId: string | null): number | null {
+  if (groupInstanceId !== null) {
+    if (group.staticMemberId(groupInstanceId) === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (group.isStaticMemberFenced(groupInstanceId, memberId)) return ErrorCode.FENCED_INSTANCE_ID;
+    return null;
+  }
+  return group.has(memberId) ? null : ErrorCode.UNKNOWN_MEMBER_ID;
 }

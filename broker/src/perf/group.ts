@@ -5,7 +5,7 @@
 // falls back to reading partitions by assignment.
 import type { KafkaClient } from '../client/client';
 import { KafkaConnection } from '../client/connection';
-import { consumerAssignment, consumerSubscription, encodeAssignment, encodeSubscription } from '../groups/consumer-protocol';
+import { consumerAssignment, consumerSubscription, encodeAssignment, encodeSubscription } from '../protocol/consumer-protocol';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { FindCoordinatorResponse, HeartbeatResponse, JoinGroupResponse, OffsetCommitResponse, OffsetFetchResponse, SyncGroupResponse } from '../protocol/messages';

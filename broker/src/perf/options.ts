@@ -2,7 +2,7 @@
 // sangrenel, durations such as 60s or 5m, acks all→-1, and --producer-props k=v (Java client names,
 // so a command line copied from kafka-producer-perf-test keeps working). Pure: throws UsageError.
 import { CompressionType } from '../protocol/compression';
-import { parse, UsageError } from '../cli/args';
+import { bootstrapFrom, parse, UsageError } from '../args';
 
 export const COMPRESSION_NAMES: Record<string, CompressionType> = {
   none: CompressionType.None,
@@ -52,11 +52,6 @@ export function parseHostPortOption(flag: string, raw: string): { host: string; 
   const m = /^\[?([^\]\s]+?)\]?:(\d{1,5})$/.exec(raw.trim());
   if (!m || Number(m[2]) > 65535) throw new UsageError(`--${flag} ${raw}: expected HOST:PORT`);
   return { host: m[1]!, port: Number(m[2]) };
-}
-
-/** --bootstrap-server, else MINNOW_BOOTSTRAP_SERVER, else localhost:9092 (as cli/args.ts). */
-export function bootstrapFrom(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return flag ?? env.MINNOW_BOOTSTRAP_SERVER ?? 'localhost:9092';
 }
 
 /** "k=v" pairs (one per argument, or several in one argument separated by spaces or commas). */

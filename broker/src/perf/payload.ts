@@ -2,7 +2,7 @@
 // over and over, which compresses to almost nothing inside a batch; here a pool of distinct random
 // A-Z payloads rotates, so the codec figures are closer to real text (about 4.7 bits a byte).
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../cli/args';
+import { UsageError } from '../args';
 
 export const PAYLOAD_POOL_SIZE = 64;
 

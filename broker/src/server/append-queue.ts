@@ -17,7 +17,7 @@ import { ErrorCode } from '../protocol/error-codes';
 import type { DiskSpace } from '../storage/disk-space';
 import { StorageError } from '../storage/storage';
 import type { PartitionAppend, PartitionAppendResult, Storage } from '../storage/storage';
-import type { Logger } from './logger';
+import type { Logger } from '../logger';
 
 interface Pending {
   parts: readonly PartitionAppend[];

@@ -3,6 +3,7 @@ import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
+import { parseStorageUrl, StorageUrl } from '../storage/storage-url';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
 import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
@@ -14,7 +15,7 @@ import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
-import { createLogger, Logger, WarningLimiter } from './logger';
+import { createLogger, Logger, WarningLimiter } from '../logger';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
@@ -25,8 +26,8 @@ const RETENTION_BATCHES_PER_STEP = 500;
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
-  /** Overrides on top of the configuration read from `env`. */
-  config?: Partial<BrokerConfig>;
+  /** Overrides on top of the configuration read from `env`; the storage URL parsed or as text. */
+  config?: Partial<Omit<BrokerConfig, 'storageUrl'>> & { storageUrl?: StorageUrl | string };
   /** Environment to read (default: an empty one, so tests are not affected by the shell). */
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
@@ -46,7 +47,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const base = loadConfig(opts.env ?? {});
   // A whole loadConfig() result (minnow serve) brings its own list; else each override counts as given.
   const explicit = opts.config?.explicit ?? new Set([...(base.explicit ?? []), ...Object.keys(opts.config ?? {})]);
-  const config: BrokerConfig = { ...base, ...opts.config, explicit };
+  const storageUrl = typeof opts.config?.storageUrl === 'string' ? parseStorageUrl(opts.config.storageUrl) : (opts.config?.storageUrl ?? base.storageUrl);
+  const config: BrokerConfig = { ...base, ...opts.config, storageUrl, explicit };
   if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
@@ -123,7 +125,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   logger.info('minnow broker listening', {
     listener: `${config.listener.host}:${port}`,
     advertised: `${advertised.host}:${advertised.port}`,
-    storage: config.storageUrl,
+    storage: config.storageUrl.url,
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
     apis: handlers.size,

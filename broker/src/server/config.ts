@@ -1,7 +1,8 @@
 // Broker configuration: environment variables named as Tansu names them (so its compose files
 // work), overridden by command-line flags. A bad value stops start-up with a message naming the
 // variable, the value seen and the expected form.
-import { LOG_LEVELS, LogLevel } from './logger';
+import { LOG_LEVELS, LogLevel } from '../logger';
+import { DEFAULT_STORAGE_URL, parseStorageUrl, STORAGE_URL_ENV, StorageUrl, StorageUrlError } from '../storage/storage-url';
 
 export interface Endpoint {
   host: string;
@@ -11,7 +12,7 @@ export interface Endpoint {
 export interface BrokerConfig {
   listener: Endpoint;
   advertised: Endpoint;
-  storageUrl: string;
+  storageUrl: StorageUrl;
   clusterId: string | undefined;
   nodeId: number | undefined;
   logLevel: LogLevel;
@@ -84,12 +85,20 @@ const int = (min: number, max: number) => (v: string) => {
   const n = Number(v);
   return n >= min && n <= max ? n : undefined;
 };
+const storageUrlOrUndefined = (v: string) => {
+  try {
+    return parseStorageUrl(v);
+  } catch (err) {
+    if (err instanceof StorageUrlError) return undefined;
+    throw err;
+  }
+};
 const bool = (v: string) => (/^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/i.test(v) ? false : undefined);
 
 export const SETTINGS = [
   { key: 'listener', env: 'LISTENER_URL', flag: 'listener', doc: 'address the broker listens on', default: 'tcp://0.0.0.0:9092', expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
   { key: 'advertised', env: 'ADVERTISED_LISTENER_URL', flag: 'advertised-listener', doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)', default: undefined, expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
-  { key: 'storageUrl', env: 'STORAGE_ENGINE', flag: 'storage', doc: 'where state lives', default: 'sqlite://./data/minnow.db', expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://', parse: (v: string) => (/^(sqlite:.+|memory:(\/\/)?)$/.test(v) ? v : undefined) },
+  { key: 'storageUrl', env: STORAGE_URL_ENV, flag: 'storage', doc: 'where state lives', default: DEFAULT_STORAGE_URL, expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://', parse: storageUrlOrUndefined },
   { key: 'clusterId', env: 'CLUSTER_ID', flag: 'cluster-id', doc: 'cluster id stored in a new database (an existing one keeps its own)', default: undefined, expected: 'a non-empty string', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
   { key: 'nodeId', env: 'NODE_ID', flag: 'node-id', doc: 'node id stored in a new database', default: undefined, expected: 'an integer 0..2147483647', parse: int(0, 2 ** 31 - 1) },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', doc: 'error, warn, info or debug (debug logs every request)', default: 'info', expected: LOG_LEVELS.join('|'), parse: (v: string) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as LogLevel) : undefined },

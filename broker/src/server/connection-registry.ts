@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import type { BrokerConfig } from './config';
 import type { Connection } from './connection';
-import type { Logger, WarningLimiter } from './logger';
+import type { Logger, WarningLimiter } from '../logger';
 
 /** Longest gap between two idle sweeps: a connection is closed at most this late. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;

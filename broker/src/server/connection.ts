@@ -13,9 +13,9 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
-import { FrameReader, FrameTooLargeError } from './frame-reader';
+import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
-import type { WarningLimiter } from './logger';
+import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */

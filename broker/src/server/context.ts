@@ -3,7 +3,7 @@ import type { ClusterIdentity, Storage } from '../storage/storage';
 import type { AppendQueue } from './append-queue';
 import type { BrokerConfig, Endpoint } from './config';
 import type { FetchWaiters } from './fetch-waiters';
-import type { Logger } from './logger';
+import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 

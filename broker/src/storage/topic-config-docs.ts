@@ -1,6 +1,6 @@
 // Kafka 3.9 topic config documentation, as DescribeConfigs v3+ returns it: the text of
 // org.apache.kafka.common.config.TopicConfig and QuotaConfig (Apache Kafka, Apache License 2.0),
-// extracted from the Java sources at commit 1eb7644 (the commit of /work/shared/kafka-protocol).
+// extracted from the Java sources at commit 1eb7644 (the commit of broker/protocol-specs).
 
 export const TOPIC_CONFIG_DOCS: Readonly<Record<string, string>> = {
   "segment.bytes":

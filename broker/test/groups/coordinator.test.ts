@@ -2,7 +2,7 @@
 // responses, session and rebalance timeouts, generation fencing, protocol selection, KIP-394/KIP-345.
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { GroupState } from '../../src/groups/group-state';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { FakeTimers } from './fake-timers';
 import { ErrorCode } from '../../src/protocol/error-codes';

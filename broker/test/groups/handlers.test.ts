@@ -7,7 +7,7 @@ import { Reader } from '../../src/protocol/reader';
 import { Writer } from '../../src/protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from '../../src/server/context';
 import { groupHandlers } from '../../src/server/handlers/groups';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { FakeTimers } from './fake-timers';
 import { subscription } from './harness';

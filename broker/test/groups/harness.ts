@@ -1,9 +1,9 @@
 // Shared set-up for the coordinator unit tests: a coordinator on memory storage with fake time,
 // and helpers that speak its API the way a consumer would.
 import { GroupCoordinator, JoinGroupInput } from '../../src/groups/coordinator';
-import { encodeAssignment, encodeSubscription } from '../../src/groups/consumer-protocol';
+import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol';
 import type { JoinResult, SyncResult } from '../../src/groups/group';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import type { Storage } from '../../src/storage/storage';
 import { FakeTimers } from './fake-timers';

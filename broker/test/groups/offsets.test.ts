@@ -3,11 +3,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { consumerAssignment, consumerSubscription } from '../../src/groups/consumer-protocol';
+import { consumerAssignment, consumerSubscription } from '../../src/protocol/consumer-protocol';
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { GroupState } from '../../src/groups/group-state';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 import { openStorage } from '../../src/storage/open-storage';
 import { assignmentOf, flush, GROUP, harness, join, stableSingle, sync } from './harness';
 

@@ -45,6 +45,18 @@ describe('minnow CLI', () => {
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
   });
 
+  it('takes --bootstrap-server before the command too (as kcat users type)', async () => {
+    await minnow(['topic', 'create', 'global-flag-topic']);
+    for (const flag of [['--bootstrap-server', bootstrap], ['-b', bootstrap], [`--bootstrap-server=${bootstrap}`]]) {
+      const list = await run('node', [MINNOW, ...flag, 'topic', 'list'], { timeoutMs: 30_000 });
+      expect(list.stderr).toBe('');
+      expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toContain('global-flag-topic');
+    }
+    const serve = await run('node', [MINNOW, '-b', bootstrap, 'serve'], { timeoutMs: 30_000 });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/serve does not connect to a broker/);
+  });
+
   it('fails with a one-line reason and a non-zero exit', async () => {
     const r = await run('node', [MINNOW, 'topic', 'describe', 'nope', '--bootstrap-server', bootstrap]);
     expect(r.code).toBe(1);

@@ -10,7 +10,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
 import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
-import { createLogger } from '../../src/server/logger';
+import { createLogger } from '../../src/logger';
 import { startTestBroker } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -15,7 +15,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
-import { createLogger } from '../../src/server/logger';
+import { createLogger } from '../../src/logger';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { describeWithTools, itWithTools } from '../support/external-tools';
 import { kcat, run, startTestBroker, tempDir } from './helpers';

@@ -14,7 +14,7 @@ import { Reader } from '../../src/protocol/reader';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { Writer } from '../../src/protocol/writer';
 import type { RunningBroker } from '../../src/server/broker';
-import { FrameReader } from '../../src/server/frame-reader';
+import { FrameReader } from '../../src/protocol/frame-reader';
 import { itWithTools } from '../support/external-tools';
 import { run, startTestBroker, storageUrlFor, tempDir } from './helpers';
 import { MiB, startChildBroker } from './serve-child';

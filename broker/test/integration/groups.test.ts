@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { Admin, Consumer, Kafka, logLevel, Producer } from 'kafkajs';
-import { consumerAssignment } from '../../src/groups/consumer-protocol';
+import { consumerAssignment } from '../../src/protocol/consumer-protocol';
 import type { RunningBroker } from '../../src/server/broker';
 import { startTestBroker, tempDir } from './helpers';
 

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningBroker, startBroker } from '../../src/server/broker';
-import { createLogger, silentLogger } from '../../src/server/logger';
+import { createLogger, silentLogger } from '../../src/logger';
 
 export type Engine = 'memory' | 'sqlite';
 

@@ -6,7 +6,7 @@ import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import type { RunningBroker } from '../../src/server/broker';
-import { createLogger } from '../../src/server/logger';
+import { createLogger } from '../../src/logger';
 import { openStorage } from '../../src/storage/open-storage';
 import { startTestBroker, tempDir } from './helpers';
 

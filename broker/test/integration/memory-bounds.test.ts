@@ -7,7 +7,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { Writer } from '../../src/protocol/writer';
-import { FrameReader } from '../../src/server/frame-reader';
+import { FrameReader } from '../../src/protocol/frame-reader';
 import { ChildBroker, MiB, startChildBroker } from './serve-child';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

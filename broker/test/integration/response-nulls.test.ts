@@ -3,9 +3,8 @@
 // over a real connection; each decoded response is walked with Kafka's JSON spec, and any nullable
 // records/bytes/array/struct field that came back null fails the test unless Kafka sends null there
 // too (KAFKA_SENDS_NULL). librdkafka drops a whole Fetch response whose record set is null.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FieldSpec, loadSpec, MessageSpec, parseRange } from '../../scripts/protocol-spec';
+import { FieldSpec, loadSpec, MessageSpec, parseRange, REPO_SPEC_DIR } from '../../scripts/protocol-spec';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import * as m from '../../src/protocol/messages';
@@ -15,15 +14,8 @@ import type { RunningBroker } from '../../src/server/broker';
 import { createHandlers } from '../../src/server/handlers';
 import { startTestBroker } from './helpers';
 
-/** The folder of Kafka's message specs: KAFKA_SPEC_DIR, else `shared/kafka-protocol/messages` beside some parent folder. */
-function findSpecDir(): string | undefined {
-  if (process.env.KAFKA_SPEC_DIR) return process.env.KAFKA_SPEC_DIR;
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'shared', 'kafka-protocol', 'messages');
-    if (fs.existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
+/** Kafka's message specs: the copy in the repository unless KAFKA_SPEC_DIR names another. */
+const SPEC_DIR = process.env.KAFKA_SPEC_DIR ?? REPO_SPEC_DIR;
 
 /**
  * Fields Kafka itself sends as null, by response and field path:
@@ -63,8 +55,7 @@ interface Scenario {
   body: (v: number) => unknown;
 }
 
-const specDir = findSpecDir();
-(specDir ? describe : describe.skip)('responses never carry null where Kafka sends empty', () => {
+describe('responses never carry null where Kafka sends empty', () => {
   let broker: RunningBroker;
   let conn: KafkaConnection;
   let topicId = ZERO_UUID;
@@ -234,7 +225,7 @@ const specDir = findSpecDir();
     let checked = 0;
     for (const h of createHandlers().values()) {
       const api = m.API_SPEC_BY_KEY.get(h.apiKey)!;
-      const spec = loadSpec(path.join(specDir!, `${api.name}Response.json`));
+      const spec = loadSpec(path.join(SPEC_DIR, `${api.name}Response.json`));
       const allowed = KAFKA_SENDS_NULL[spec.name] ?? [];
       for (let v = h.minVersion; v <= h.maxVersion; v++) {
         for (const s of SCENARIOS[h.apiKey] ?? []) {

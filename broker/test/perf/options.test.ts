@@ -1,4 +1,4 @@
-import { UsageError } from '../../src/cli/args';
+import { UsageError } from '../../src/args';
 import { CompressionType } from '../../src/protocol/compression';
 import { joinNegativeValues, parseAcks, parseConsumeArgs, parseDuration, parseE2eArgs, parseProduceArgs, parseProps, ProduceOptions } from '../../src/perf/options';
 

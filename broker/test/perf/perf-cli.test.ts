@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { perfCommand } from '../../src/cli/perf';
-import { UsageError } from '../../src/cli/args';
+import { UsageError } from '../../src/args';
 import type { PerfIo } from '../../src/perf/producer';
 import { RunningBroker, startBroker } from '../../src/server/broker';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
 const NO_DELAY = 0;

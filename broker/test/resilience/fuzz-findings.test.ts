@@ -5,7 +5,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import type { MetadataResponse } from '../../src/protocol/messages';
 import type { RunningBroker } from '../../src/server/broker';
-import { createLogger } from '../../src/server/logger';
+import { createLogger } from '../../src/logger';
 import { startTestBroker } from '../integration/helpers';
 
 describe('socket fuzz findings', () => {

@@ -1,5 +1,5 @@
 import { AppendQueue } from '../../src/server/append-queue';
-import { silentLogger } from '../../src/server/logger';
+import { silentLogger } from '../../src/logger';
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { openStorage } from '../../src/storage/open-storage';

@@ -5,7 +5,7 @@ describe('broker configuration', () => {
     const c = loadConfig({});
     expect(c.listener).toEqual({ host: '0.0.0.0', port: 9092 });
     expect(c.advertised).toEqual({ host: '127.0.0.1', port: 9092 });
-    expect(c.storageUrl).toBe('sqlite://./data/minnow.db');
+    expect(c.storageUrl).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
     expect(c.logLevel).toBe('info');
     expect(c.sqliteSynchronous).toBe('normal');
     expect(c.autoCreateTopics).toBe(true);
@@ -25,7 +25,7 @@ describe('broker configuration', () => {
     const c = loadConfig(env, { 'log-level': 'warn', storage: 'sqlite:///var/lib/minnow/m.db' });
     expect(c.listener).toEqual({ host: '127.0.0.1', port: 19092 });
     expect(c.advertised).toEqual({ host: 'broker.example', port: 9092 });
-    expect(c.storageUrl).toBe('sqlite:///var/lib/minnow/m.db');
+    expect(c.storageUrl).toEqual({ kind: 'sqlite', url: 'sqlite:///var/lib/minnow/m.db', path: '/var/lib/minnow/m.db' });
     expect(c.clusterId).toBe('RvQwrYegSUCkIPkaiAZQlQ');
     expect(c.nodeId).toBe(111);
     expect(c.logLevel).toBe('warn');
@@ -47,6 +47,9 @@ describe('broker configuration', () => {
   it('names the variable, the value and the expected form when a value is bad', () => {
     expect(() => loadConfig({ LISTENER_URL: 'localhost:9092' })).toThrow(new ConfigError('LISTENER_URL="localhost:9092" is not valid: expected tcp://HOST:PORT'));
     expect(() => loadConfig({ STORAGE_ENGINE: 'postgres://x' })).toThrow(/STORAGE_ENGINE="postgres:\/\/x" is not valid: expected sqlite:\/\/PATH/);
+    // Parsed once, here, by the parser openStorage uses: a bad option or no file name stops start-up.
+    expect(() => loadConfig({ STORAGE_ENGINE: 'sqlite://x.db?sync=full' })).toThrow(/STORAGE_ENGINE="sqlite:\/\/x.db\?sync=full" is not valid/);
+    expect(() => loadConfig({}, { storage: 'sqlite://data/' })).toThrow(/--storage="sqlite:\/\/data\/" is not valid/);
     expect(() => loadConfig({}, { 'log-level': 'loud' })).toThrow(/--log-level="loud" is not valid: expected error\|warn\|info\|debug/);
     expect(() => loadConfig({ NODE_ID: '-3' })).toThrow(/NODE_ID="-3"/);
   });

@@ -1,4 +1,4 @@
-// Measures the SQLite settings DESIGN.md asks to pick on purpose: page_size and wal_autocheckpoint
+// Measures the SQLite settings docs/design.md asks to pick on purpose: page_size and wal_autocheckpoint
 // for the produce path (1 MiB transactions of 16 KiB blobs), plus a sequential read-back.
 // Run: npx tsx test/storage/pragma-bench.ts [totalMiB] [reps] [txnKiB] [grid|focus]
 // (not a jest test: it takes minutes). txnKiB 1024 is a big group commit; 32 is closer to the

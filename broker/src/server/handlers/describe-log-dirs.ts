@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsResponseDescribeLogDirsTopic } from '../../protocol/messages';
-import { parseStorageUrl } from '../../storage/open-storage';
+import type { StorageUrl } from '../../storage/storage-url';
 import type { ApiHandler, BrokerContext } from '../context';
 
 const UNKNOWN_BYTES = -1n;
@@ -20,8 +20,7 @@ interface LogDir {
   usableBytes: bigint;
 }
 
-function logDirOf(storageUrl: string): LogDir {
-  const target = parseStorageUrl(storageUrl);
+function logDirOf(target: StorageUrl): LogDir {
   if (target.kind === 'memory') return { logDir: 'memory://', totalBytes: UNKNOWN_BYTES, usableBytes: UNKNOWN_BYTES };
   const file = path.resolve(target.path);
   try {

@@ -9,7 +9,7 @@
 //   (default config.Version V0_8_2_0, August 2020; 1.27.1 raised it to V1_0_0_0: Produce v3,
 //   Fetch v4) and the Java clients before 0.10.2 (2017). Every client that reads ApiVersions
 //   (kafka-python, librdkafka, kafkajs, Java 0.10.2+, sarama 1.27.1+) picks Produce 3+ / Fetch 4+
-//   here (CLIENTS.md).
+//   here (docs/clients.md).
 // - Converting means parsing magic 0/1 message sets with their nested compressed wrappers (and
 //   magic 0's broken LZ4 framing, KAFKA-3160), CRC32 checks, and on every old fetch decoding the
 //   stored v2 batches, dropping headers and transaction markers, and re-encoding them.

@@ -1,5 +1,5 @@
 // Produce (key 0): advertised v0-11 (librdkafka checks compression support against Produce v0,
-// CLIENTS.md note 1), served v3-11: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
+// docs/clients.md note 1), served v3-11: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
 // on every partition, not up-converted: Kafka 4.0 refuses them too (KIP-896, KAFKA-18659), and the
 // clients that send them without negotiating are sarama <= 1.27.0 with its default config.Version
 // and Java clients before 0.10.2 (old-message-formats.ts has the evidence).

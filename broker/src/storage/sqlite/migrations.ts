@@ -9,7 +9,7 @@ export interface Migration {
 }
 
 const initial = `
--- One row: the identity clients cache (DESIGN.md: stable for a database file).
+-- One row: the identity clients cache (docs/design.md: stable for a database file).
 CREATE TABLE cluster (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   cluster_id TEXT    NOT NULL,

@@ -1,4 +1,4 @@
-// SQLite settings, each chosen on purpose (DESIGN.md "SQLite settings"); the measurements behind
+// SQLite settings, each chosen on purpose (docs/design.md "SQLite settings"); the measurements behind
 // page_size and wal_autocheckpoint come from test/storage/pragma-bench.ts.
 import type Database from 'better-sqlite3';
 import { StorageError } from '../storage';

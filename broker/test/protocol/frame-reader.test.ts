@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FrameReader, FrameTooLargeError } from '../../src/server/frame-reader';
+import { FrameReader, FrameTooLargeError } from '../../src/protocol/frame-reader';
 import { RequestMemoryPool } from '../../src/server/request-memory-pool';
 
 const framed = (payload: Buffer) => {

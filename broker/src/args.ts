@@ -1,4 +1,5 @@
-// Shared CLI argument handling: node:util parseArgs plus the client options every command takes.
+// Command-line argument handling shared by the CLI (cli/) and the load tool (perf/): node:util
+// parseArgs plus the client options every client command takes. Neutral, so perf/ needs no cli/.
 import { parseArgs, ParseArgsConfig } from 'node:util';
 
 export class UsageError extends Error {
@@ -18,9 +19,17 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
 }
 
+/** Where client commands (and the load tool) connect when neither flag nor env var says. */
+export const DEFAULT_BOOTSTRAP_SERVER = 'localhost:9092';
+
 /** --bootstrap-server, else MINNOW_BOOTSTRAP_SERVER, else localhost:9092. */
+export function bootstrapFrom(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? env.MINNOW_BOOTSTRAP_SERVER ?? DEFAULT_BOOTSTRAP_SERVER;
+}
+
+/** bootstrapFrom for parsed values and this process's environment. */
 export function bootstrapOf(values: Record<string, unknown>): string {
-  return (values['bootstrap-server'] as string | undefined) ?? process.env.MINNOW_BOOTSTRAP_SERVER ?? 'localhost:9092';
+  return bootstrapFrom(values['bootstrap-server'] as string | undefined, process.env);
 }
 
 export function intOption(values: Record<string, unknown>, name: string, fallback: number, min = 0): number {

@@ -1,10 +1,10 @@
 // The "consumer" protocol's member metadata and assignment bytes (a version prefix, then the
 // ConsumerProtocolSubscription/Assignment schema): decoded for DescribeGroups, OffsetDelete and the CLI.
 // From their own modules, not the index: importing a value from the index loads every codec.
-import { ConsumerProtocolAssignment, decodeConsumerProtocolAssignment, encodeConsumerProtocolAssignment } from '../protocol/messages/consumer-protocol-assignment';
-import { ConsumerProtocolSubscription, decodeConsumerProtocolSubscription, encodeConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription';
-import { Reader } from '../protocol/reader';
-import { Writer } from '../protocol/writer';
+import { ConsumerProtocolAssignment, decodeConsumerProtocolAssignment, encodeConsumerProtocolAssignment } from './messages/consumer-protocol-assignment';
+import { ConsumerProtocolSubscription, decodeConsumerProtocolSubscription, encodeConsumerProtocolSubscription } from './messages/consumer-protocol-subscription';
+import { Reader } from './reader';
+import { Writer } from './writer';
 
 // Newer clients may send versions above the schema's; their extra fields come after the known ones
 // (the schema is append-only), so reading as our highest version still works.

@@ -1,0 +1,18 @@
+// What offsets (group-offsets.ts) and ListGroups/DescribeGroups (group-admin.ts) read of the
+// coordinator: its groups, its storage and logger. A view of its own so those modules need not
+// import coordinator.ts, which imports them (the import graph stays a DAG).
+import type { Logger } from '../logger';
+import type { Storage } from '../storage/storage';
+import type { Group } from './group';
+
+export interface GroupRegistry {
+  readonly storage: Storage;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** True once the coordinator is closed: every request gets NOT_COORDINATOR. */
+  readonly isClosed: boolean;
+  /** The in-memory group, if any (groups known only by stored offsets are not in memory). */
+  group(groupId: string): Group | undefined;
+  /** In-memory groups, for ListGroups. */
+  allGroups(): IterableIterator<Group>;
+}

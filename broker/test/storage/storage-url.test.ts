@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { openStorage } from '../../src/storage/open-storage';
+import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
+import { parseStorageUrl, storageUrlFrom } from '../../src/storage/storage-url';
+
+describe('parseStorageUrl', () => {
+  it.each([
+    ['memory://', { kind: 'memory', url: 'memory://' }],
+    ['memory:', { kind: 'memory', url: 'memory:' }],
+    ['sqlite://data/minnow.db', { kind: 'sqlite', url: 'sqlite://data/minnow.db', path: 'data/minnow.db' }],
+    ['sqlite:///var/lib/minnow.db', { kind: 'sqlite', url: 'sqlite:///var/lib/minnow.db', path: '/var/lib/minnow.db' }],
+    ['sqlite:minnow.db', { kind: 'sqlite', url: 'sqlite:minnow.db', path: 'minnow.db' }],
+    ['sqlite:./data/broker.db', { kind: 'sqlite', url: 'sqlite:./data/broker.db', path: './data/broker.db' }],
+    ['sqlite://x.db?synchronous=full', { kind: 'sqlite', url: 'sqlite://x.db?synchronous=full', path: 'x.db', synchronous: 'full' }],
+  ])('%s', (url, expected) => {
+    expect(parseStorageUrl(url)).toEqual(expected);
+  });
+  it.each([
+    ['foo:', /unknown storage url "foo:", expected sqlite:\/\/PATH .* or memory:\/\//],
+    ['', /unknown storage url ""/],
+    ['postgres://db/minnow', /unknown storage url "postgres:\/\/db\/minnow"/],
+    ['sqlite://', /has no database file name/],
+    ['sqlite:data/', /has no database file name/],
+    ['sqlite://x.db?sync=full', /unknown option sync=full/],
+    ['memory://?x=1', /takes no options/],
+  ])('rejects %j', (url, message) => {
+    expect(() => parseStorageUrl(url)).toThrow(message);
+  });
+});
+
+describe('storageUrlFrom: the one default, for serve and backup alike', () => {
+  it('takes the flag, else STORAGE_ENGINE (unless empty), else sqlite://./data/minnow.db', () => {
+    expect(storageUrlFrom('memory://', { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({ kind: 'memory', url: 'memory://' });
+    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({ kind: 'sqlite', url: 'sqlite:a.db', path: 'a.db' });
+    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: '' })).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
+    expect(storageUrlFrom(undefined, {})).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
+  });
+});
+
+describe('openStorage', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'minnow-open-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('opens memory:// and sqlite:// with missing parent directories created', () => {
+    const m = openStorage('memory://');
+    expect(m).toBeInstanceOf(MemoryStorage);
+    expect(m.url).toBe('memory://');
+    const url = `sqlite://${join(dir, 'a/b/c.db')}`;
+    const s = openStorage(url, { synchronous: 'full' });
+    expect(s).toBeInstanceOf(SqliteStorage);
+    expect(s.url).toBe(url);
+    expect((s as SqliteStorage).database.pragma('synchronous', { simple: true })).toBe(2);
+    s.close();
+    expect(existsSync(join(dir, 'a/b/c.db'))).toBe(true);
+  });
+
+  it('opens a parsed URL, its ?synchronous= winning over the option', () => {
+    const url = `sqlite://${join(dir, 'd.db')}?synchronous=full`;
+    const s = openStorage(parseStorageUrl(url), { synchronous: 'normal' });
+    expect(s.url).toBe(url);
+    expect((s as SqliteStorage).database.pragma('synchronous', { simple: true })).toBe(2);
+    s.close();
+  });
+});
