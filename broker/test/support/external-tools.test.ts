@@ -83,6 +83,22 @@ describe('requireTools', () => {
     expect(fs.existsSync(records)).toBe(false);
   });
 
+  it('with MINNOW_REQUIRE_TOOLS=1 still skips (and records) what no install gives, e.g. mount rights', () => {
+    const records = path.join(tmp, 'machine-records');
+    const tool = EXTERNAL_TOOLS['tmpfs mount'] as { probe: () => boolean };
+    const realProbe = tool.probe;
+    tool.probe = () => false; // a machine without mount rights
+    try {
+      const env = { PATH: path.join(tmp, 'no-mount-rights'), [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: '1' };
+      expect(withEnv(env, () => requireTools('tmpfs mount'))).toBe(false);
+      expect(reporter.readSkips(records).map((r) => r.tool)).toEqual(['tmpfs mount']);
+      // ...but a missing program beside it still fails.
+      expect(() => withEnv(env, () => requireTools('tmpfs mount', 'kcat'))).toThrow('needs kcat');
+    } finally {
+      tool.probe = realProbe;
+    }
+  });
+
   it('asks the probe, not PATH, for what is not one program (a tmpfs mount: never without root)', () => {
     if (process.getuid?.() !== 0) expect(hasTool('tmpfs mount')).toBe(false);
     // With root, the probe mounts for real: it agrees with mount itself and leaves nothing behind.
