@@ -96,7 +96,9 @@ export class Connection {
    */
   idleSince(sinceMs: number): boolean {
     if (this.closed || this.lastActiveMs > sinceMs || this.frames.blocked) return false;
-    return this.slots.every((s) => s.done);
+    // A finished answer not yet flushed (flush runs on setImmediate, after the timers phase the
+    // sweep runs in) or still in the socket's buffer is not idle: closing then would drop it.
+    return this.slots.length === 0 && this.socket.writableLength === 0;
   }
 
   /** Bytes of responses the client has not taken yet. */
