@@ -83,10 +83,10 @@ function target(packages: Record<string, LockEntry>, location: string): string {
  * optional-peer dependency is normal (npm records only what it installed); a missing required one
  * means the lockfile is incomplete, which is an error.
  */
-function reach(packages: Record<string, LockEntry>, root: string, follow: (kind: EdgeKind) => boolean): Map<string, string[]> {
+function reach(packages: Record<string, LockEntry>, root: string, follow: (kind: EdgeKind) => boolean): Set<string> {
   // A workspace is a root of its own too: npm installs its devDependencies.
   const workspaces = new Set(Array.isArray(packages['']?.['workspaces']) ? (packages['']?.['workspaces'] as string[]) : []);
-  const seen = new Map<string, string[]>([[root, []]]);
+  const seen = new Set<string>([root]);
   const queue = [root];
   while (queue.length > 0) {
     const at = queue.shift() as string;
@@ -103,7 +103,7 @@ function reach(packages: Record<string, LockEntry>, root: string, follow: (kind:
       }
       const to = target(packages, found);
       if (!seen.has(to)) {
-        seen.set(to, [...(seen.get(at) as string[]), to]);
+        seen.add(to);
         queue.push(to);
       }
     }
@@ -123,7 +123,7 @@ export function depFlags(packages: Record<string, LockEntry>, root: string): Map
   const required = reach(packages, root, (k) => k === 'prod' || k === 'peer' || k === 'dev');
   const notOnlyPeer = reach(packages, root, (k) => k === 'prod' || k === 'optional' || k === 'dev');
   const flags = new Map<string, Partial<Record<(typeof FLAGS)[number], true>>>();
-  for (const location of all.keys()) {
+  for (const location of all) {
     if (location === root) continue;
     const f: Partial<Record<(typeof FLAGS)[number], true>> = {};
     if (!prodRequired.has(location)) {
