@@ -8,4 +8,4 @@ if [ ! -f broker/src/cli/main.ts ]; then
   echo "build-broker: broker/src/cli/main.ts does not exist yet; nothing to build" >&2
   exit 0
 fi
-exec npm --prefix broker run --silent build
+exec npm run --silent --workspace broker build

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { workspaceLockfile } from '../lib/constructs/broker-lockfile';
 import { REPO_ROOT, only, synth, userDataText, type Synth } from './helpers/synth';
 
 const HASH = /[0-9a-f]{64}/g;
@@ -231,6 +232,13 @@ describe('broker asset', () => {
     }
     const all = fs.readdirSync(dir, { recursive: true }).map(String);
     expect(all.filter((f) => /\.db(-wal|-shm)?$/.test(f) || f.includes('node_modules'))).toEqual([]);
+  });
+
+  test("ships a broker-only lockfile derived from the root's one lockfile (the instance runs npm ci --omit=dev)", () => {
+    const rootLock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'));
+    const shipped = JSON.parse(fs.readFileSync(path.join(staged(), 'package-lock.json'), 'utf8'));
+    expect(shipped).toEqual(workspaceLockfile(rootLock, 'minnow-broker'));
+    expect(fs.existsSync(path.join(REPO_ROOT, 'broker', 'package-lock.json'))).toBe(false);
   });
 
   test('the instance downloads exactly this asset', () => {

@@ -1,8 +1,11 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Annotations, IgnoreMode } from 'aws-cdk-lib';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
+import { type Lockfile, workspaceLockfile } from './broker-lockfile';
 
 /** Paths in broker/ that never go to the instance (gitignore syntax, relative to broker/). */
 export const BROKER_ASSET_EXCLUDE = [
@@ -21,17 +24,67 @@ export const BROKER_ASSET_EXCLUDE = [
   '*.tsbuildinfo',
 ];
 
+/** Top-level directories of broker/ never copied into the staged asset (large, and excluded anyway). */
+const NOT_STAGED = new Set(['node_modules', 'data', 'test', 'bench', 'coverage', 'cdk.out', '.jest-cache']);
+
 export interface BrokerAssetProps {
   /**
-   * The broker package directory (package.json, package-lock.json, bin/, dist/, deploy/).
+   * The broker package directory (package.json, bin/, dist/, deploy/). When it has no
+   * package-lock.json of its own, it is an npm workspace and its lockfile is derived from the
+   * workspaces root's (its parent directory's) package-lock.json.
    * @default - broker/ at the repository root
    */
   readonly brokerDir?: string;
 }
 
+/** The files of `dir` that go into the asset, relative, sorted (so the staged copy is deterministic). */
+function stagedFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (rel === '' && NOT_STAGED.has(entry.name)) continue;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+/**
+ * A copy of the workspace `brokerDir` with its own package-lock.json, derived from the root's one
+ * lockfile, so the instance's `npm ci --omit=dev` installs exactly the versions the repository
+ * pinned. The copy lives in the OS temp dir under a hash of its content: synthesizing twice reuses
+ * it, and parallel synths (jest workers) each finish a private copy and rename it into place.
+ */
+function stageWorkspace(brokerDir: string, rootLockPath: string): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(brokerDir, 'package.json'), 'utf8')) as { name: string };
+  const rootLock = JSON.parse(fs.readFileSync(rootLockPath, 'utf8')) as Lockfile;
+  const lock = `${JSON.stringify(workspaceLockfile(rootLock, pkg.name), null, 2)}\n`;
+  const files = stagedFiles(brokerDir);
+  const hash = crypto.createHash('sha256').update(lock);
+  for (const file of files) hash.update(`\0${file}\0`).update(fs.readFileSync(path.join(brokerDir, file)));
+  const staged = path.join(os.tmpdir(), `minnow-broker-asset-${hash.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(staged)) return staged;
+  const tmp = fs.mkdtempSync(`${staged}.tmp-`);
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(tmp, file)), { recursive: true });
+    fs.copyFileSync(path.join(brokerDir, file), path.join(tmp, file));
+    fs.chmodSync(path.join(tmp, file), fs.statSync(path.join(brokerDir, file)).mode);
+  }
+  fs.writeFileSync(path.join(tmp, 'package-lock.json'), lock);
+  try {
+    fs.renameSync(tmp, staged);
+  } catch {
+    fs.rmSync(tmp, { recursive: true, force: true }); // another synth got there first, with the same content
+  }
+  return staged;
+}
+
 /**
  * The broker as a zipped S3 asset: its JavaScript (dist/, built by cdk.json's "build" step), its
- * package.json and lock (the instance runs `npm ci --omit=dev`), and deploy/ (the systemd unit).
+ * package.json and a lockfile (the instance runs `npm ci --omit=dev`), and deploy/ (the systemd unit).
  * Its hash is the release id on the instance, so a changed broker means a changed user data.
  */
 export class BrokerAsset extends Construct {
@@ -40,8 +93,10 @@ export class BrokerAsset extends Construct {
   constructor(scope: Construct, id: string, props: BrokerAssetProps = {}) {
     super(scope, id);
     const brokerDir = props.brokerDir ?? path.join(__dirname, '..', '..', 'broker');
+    const rootLock = path.join(brokerDir, '..', 'package-lock.json');
+    const ownLock = fs.existsSync(path.join(brokerDir, 'package-lock.json'));
     this.asset = new s3assets.Asset(this, 'Asset', {
-      path: brokerDir,
+      path: ownLock || !fs.existsSync(rootLock) ? brokerDir : stageWorkspace(brokerDir, rootLock),
       exclude: BROKER_ASSET_EXCLUDE,
       ignoreMode: IgnoreMode.GIT,
       displayName: 'minnow broker',

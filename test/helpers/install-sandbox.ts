@@ -62,11 +62,12 @@ esac`,
   xfs_growfs: 'true',
   chown: 'true',
   systemctl: 'true',
-  // npm ci for real would rebuild native modules from the registry; link the broker's installed
-  // node_modules instead, which is what `npm ci --omit=dev` produces plus dev dependencies.
+  // npm ci for real would rebuild native modules from the registry; link the repository's installed
+  // node_modules instead (the workspaces root holds the broker's dependencies), which is what
+  // `npm ci --omit=dev` produces plus dev and kit dependencies.
   'npm-22': `n=$(cat "$STUB_STATE/npm-failures" 2>/dev/null || echo 0)
 if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/npm-failures"; echo "npm stub: gyp ERR!" >&2; exit 1; fi
-ln -sfn "${path.join(REPO_ROOT, 'broker', 'node_modules')}" node_modules`,
+ln -sfn "${path.join(REPO_ROOT, 'node_modules')}" node_modules`,
 };
 
 let asset: { zip: string; releaseId: string } | undefined;
