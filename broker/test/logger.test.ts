@@ -1,4 +1,4 @@
-import { createLogger, WarningLimiter } from '../../src/logger';
+import { createLogger, WarningLimiter } from '../src/logger';
 
 describe('WarningLimiter', () => {
   beforeEach(() => jest.useFakeTimers());
