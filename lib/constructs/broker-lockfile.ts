@@ -37,7 +37,8 @@ interface Edge {
   readonly kind: EdgeKind;
 }
 
-const FLAGS = ['dev', 'optional', 'devOptional', 'peer'] as const;
+/** npm's dependency flags, recomputed with the broker as root. */
+type Flag = 'dev' | 'optional' | 'devOptional' | 'peer';
 
 /** The location a dependency `name` of the package at `from` resolves to (Node's lookup, upwards). */
 function resolve(packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
@@ -116,16 +117,16 @@ function reach(packages: Record<string, LockEntry>, root: string, follow: (kind:
  * reach it, `optional` when only optional edges do, `devOptional` when it is needed by dev and only
  * optional in production, `peer` when only peer edges reach it.
  */
-export function depFlags(packages: Record<string, LockEntry>, root: string): Map<string, Partial<Record<(typeof FLAGS)[number], true>>> {
+export function depFlags(packages: Record<string, LockEntry>, root: string): Map<string, Partial<Record<Flag, true>>> {
   const all = reach(packages, root, () => true);
   const prodRequired = reach(packages, root, (k) => k === 'prod' || k === 'peer');
   const prodAny = reach(packages, root, (k) => k !== 'dev');
   const required = reach(packages, root, (k) => k === 'prod' || k === 'peer' || k === 'dev');
   const notOnlyPeer = reach(packages, root, (k) => k === 'prod' || k === 'optional' || k === 'dev');
-  const flags = new Map<string, Partial<Record<(typeof FLAGS)[number], true>>>();
+  const flags = new Map<string, Partial<Record<Flag, true>>>();
   for (const location of all) {
     if (location === root) continue;
-    const f: Partial<Record<(typeof FLAGS)[number], true>> = {};
+    const f: Partial<Record<Flag, true>> = {};
     if (!prodRequired.has(location)) {
       if (!prodAny.has(location)) {
         f.dev = true;

@@ -20,6 +20,8 @@ type Command = (argv: string[]) => Promise<number>;
 
 // Loaded on demand, so `minnow serve` does not load the client and the CLI does not load the server.
 const commands: Record<string, () => Promise<Command>> = {
+  // Lazy requires: `minnow topic list` should not load the broker, SQLite or the codecs.
+  /* eslint-disable @typescript-eslint/no-require-imports */
   serve: async () => (require('./serve') as typeof import('./serve')).serve,
   topic: async () => (require('./topic') as typeof import('./topic')).topicCommand,
   produce: async () => (require('./produce') as typeof import('./produce')).produceCommand,
@@ -27,6 +29,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
+  /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
 export async function main(argv: string[]): Promise<void> {

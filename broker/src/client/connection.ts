@@ -25,6 +25,7 @@ export class KafkaClientError extends Error {
 interface Pending {
   apiKey: number;
   apiVersion: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each pending request resolves its own response type
   resolve: (body: any) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
@@ -104,6 +105,7 @@ export class KafkaConnection {
   }
 
   /** Sends a request and resolves with the decoded response body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers name the response type they decode
   send<Res = any>(apiKey: number, apiVersion: number, body: unknown, expectResponse = true): Promise<Res> {
     if (this.closedError) return Promise.reject(this.closedError);
     const spec = API_SPEC_BY_KEY.get(apiKey);

@@ -58,8 +58,8 @@ export function scanBatch(batch: Buffer, from: bigint, end: bigint | undefined, 
     if (len < 0 || at + len > data.length) throw new DecodeError(`record length ${len} exceeds the ${data.length - at} bytes left`);
     const next = at + len;
     let p = skipVarlong(data, at + 1); // attributes, timestampDelta
-    let offsetDelta: number;
-    [offsetDelta, p] = varint(data, p);
+    const [offsetDelta, afterDelta] = varint(data, p);
+    p = afterDelta;
     if (offsetDelta >= endDelta) break;
     if (offsetDelta >= fromDelta) {
       let keyLen: number;

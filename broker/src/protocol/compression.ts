@@ -16,10 +16,12 @@ let lz4Module: typeof Lz4 | undefined;
 let snappyModule: typeof Snappy | undefined;
 let zstdModule: typeof Zstd | undefined;
 let zstdBindingModule: typeof ZstdBinding | undefined;
+/* eslint-disable @typescript-eslint/no-require-imports -- native codecs load on first use only */
 const lz4 = () => (lz4Module ??= require('lz4-napi') as typeof Lz4);
 const snappy = () => (snappyModule ??= require('snappy') as typeof Snappy);
 const zstd = () => (zstdModule ??= require('zstd-napi') as typeof Zstd);
 const zstdBinding = () => (zstdBindingModule ??= require('zstd-napi/binding') as typeof ZstdBinding);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export const CompressionType = { None: 0, Gzip: 1, Snappy: 2, Lz4: 3, Zstd: 4 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];

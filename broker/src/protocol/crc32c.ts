@@ -53,6 +53,7 @@ export function crc32cJs(buf: Uint8Array, start = 0, end = buf.length, initialSt
 
 function loadNative(): Crc32cFn | null {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional native module, tried at run time
     return (require('@node-rs/crc32') as { crc32c: Crc32cFn }).crc32c;
   } catch {
     return null;

@@ -16,6 +16,7 @@ export function uuidFromBytes(buf: Buffer, offset: number): string {
 /** A random (version 4) UUID in Kafka's string form. Kafka never hands out the all-zero UUID or one starting with '-'. */
 export function randomUuid(): string {
   for (;;) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on this rare path
     const b = require('node:crypto').randomBytes(16) as Buffer;
     b[6] = (b[6]! & 0x0f) | 0x40;
     b[8] = (b[8]! & 0x3f) | 0x80;

@@ -38,6 +38,7 @@ export interface RequestContext {
  * this key closes the connection (as Kafka does). `handle` returns the response body, or null when
  * no response is due (Produce with acks=0). Kafka errors go into the body as error codes.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handler table holds every API's own request/response types
 export interface ApiHandler<Req = any, Res = any> {
   apiKey: number;
   minVersion: number;

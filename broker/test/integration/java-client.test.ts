@@ -29,7 +29,6 @@ interface ConsumedRecord {
   value: string | null;
   headers: Record<string, string | null>;
 }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ScenarioLine = { scenario: string; ok: boolean; error?: string } & Record<string, any>;
 
 function newestMtime(p: string): number {

@@ -7,7 +7,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EXTERNAL_TOOLS, REQUIRE_TOOLS_ENV, SKIP_DIR_ENV, SkipRecord, hasTool, onPath, requireTools } from './external-tools';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const reporter = require('./skipped-tools-reporter.js') as {
   SKIP_DIR_ENV: string;
   summaryLine: (skips: SkipRecord[], pendingByFile: Map<string, number>) => string | undefined;
