@@ -3,11 +3,11 @@
 import * as net from 'node:net';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
-import { requestHeaderVersion, responseHeaderVersion } from '../protocol/headers';
+import { responseHeaderVersion } from '../protocol/headers';
 import type { ApiVersionsResponse } from '../protocol/messages';
 import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
-import { Writer } from '../protocol/writer';
+import { encodeRequestFrameChunks } from '../protocol/request-frame';
 import { FrameReader } from '../protocol/frame-reader';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
@@ -111,14 +111,7 @@ export class KafkaConnection {
     const spec = API_SPEC_BY_KEY.get(apiKey);
     if (!spec) return Promise.reject(new KafkaClientError(`unknown API key ${apiKey}`));
     const correlationId = this.nextCorrelationId++;
-    const w = new Writer();
-    w.int32(0).int16(apiKey).int16(apiVersion).int32(correlationId);
-    const hv = requestHeaderVersion(apiKey, apiVersion);
-    if (hv >= 1) w.nullableString(this.opts.clientId);
-    if (hv >= 2) w.uvarint(0);
-    spec.encodeRequest(w, apiVersion, body);
-    const chunks = w.toChunks();
-    chunks[0]!.writeInt32BE(w.length - 4, 0);
+    const chunks = encodeRequestFrameChunks(apiKey, apiVersion, correlationId, this.opts.clientId, body);
     this.socket.cork();
     for (const c of chunks) this.socket.write(c);
     this.socket.uncork();

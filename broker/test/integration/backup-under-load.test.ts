@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { backupCommand } from '../../src/cli/backup';
 import type { RunningBroker } from '../../src/server/broker';
-import { ChildBroker, MINNOW, startChildBroker } from './child-broker';
+import { ChildBroker, MINNOW, startChildBroker } from './serve-child';
 import { describeWithTools } from '../support/external-tools';
 import { kcat, run, startTestBroker, tempDir } from './helpers';
 
@@ -22,7 +22,7 @@ describeWithTools('kcat')('minnow backup under produce', () => {
 
   it('finishes while a producer writes throughout, and the copy holds every record acknowledged before it', async () => {
     const db = path.join(tmp.dir, 'live.db');
-    source = await startChildBroker(db);
+    source = await startChildBroker(['--storage', `sqlite://${db}`]);
     // Acknowledged before the backup: 2,000 lines to compare one by one, and 96 MB of bulk so the
     // database has ~12,000 pages of 8 KiB: a page-by-page copy needs many steps, and a write
     // between two steps starts it over (a small database is copied before the next commit).

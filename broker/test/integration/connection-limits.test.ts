@@ -7,8 +7,7 @@ import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
-import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
-import { Writer } from '../../src/protocol/writer';
+import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
 import { createLogger } from '../../src/logger';
 import { startTestBroker } from './helpers';
@@ -32,14 +31,7 @@ function openSocket(port: number, waitMs: number, localAddress?: string) {
   return { socket: s, connected, closed, received };
 }
 
-function requestFrame(apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer {
-  const w = new Writer();
-  w.int32(0).int16(apiKey).int16(apiVersion).int32(correlationId).nullableString('limits-test');
-  API_SPEC_BY_KEY.get(apiKey)!.encodeRequest(w, apiVersion, body);
-  const b = w.toBuffer();
-  b.writeInt32BE(b.length - 4, 0);
-  return b;
-}
+const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) => encodeRequestFrame(apiKey, apiVersion, correlationId, 'limits-test', body);
 
 const apiVersionsFrame = (correlationId: number) => requestFrame(ApiKey.ApiVersions, 0, correlationId, {});
 

@@ -4,22 +4,14 @@
 import * as net from 'node:net';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
-import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
-import { Writer } from '../../src/protocol/writer';
+import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import { FrameReader } from '../../src/protocol/frame-reader';
 import { ChildBroker, MiB, startChildBroker } from './serve-child';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function requestFrame(apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer {
-  const w = new Writer();
-  w.int32(0).int16(apiKey).int16(apiVersion).int32(correlationId).nullableString('memory-test');
-  API_SPEC_BY_KEY.get(apiKey)!.encodeRequest(w, apiVersion, body);
-  const b = w.toBuffer();
-  b.writeInt32BE(b.length - 4, 0);
-  return b;
-}
+const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) => encodeRequestFrame(apiKey, apiVersion, correlationId, 'memory-test', body);
 
 /** Samples the broker's peak RSS until it passes `limit` or `ms` elapse; returns the peak. */
 async function watchPeak(broker: ChildBroker, limit: number, ms: number): Promise<number> {

@@ -3,7 +3,7 @@
 // WAL after 20 s at 8 MB/s), so the WAL took disk space meant for data.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ChildBroker, MINNOW, startChildBroker } from './child-broker';
+import { ChildBroker, MINNOW, startChildBroker } from './serve-child';
 import { run, tempDir } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -19,7 +19,7 @@ describe('WAL size under sustained produce', () => {
   it('stays under MINNOW_WAL_MAX_BYTES plus slack while 30 MB are produced', async () => {
     const db = path.join(tmp.dir, 'wal.db');
     const walMax = 4 * MiB;
-    broker = await startChildBroker(db, { MINNOW_WAL_MAX_BYTES: String(walMax) });
+    broker = await startChildBroker(['--storage', `sqlite://${db}`], { MINNOW_WAL_MAX_BYTES: String(walMax) });
 
     let peak = 0;
     const sampler = setInterval(() => {

@@ -10,8 +10,7 @@ import fc from 'fast-check';
 import * as zlib from 'node:zlib';
 import { SCHEMAS } from '../../src/protocol/messages/schemas';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
-import { requestHeaderVersion } from '../../src/protocol/headers';
-import { Writer } from '../../src/protocol/writer';
+import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import { crc32c } from '../../src/protocol/crc32c';
 import { CompressionType } from '../../src/protocol/compression';
 import { ATTRIBUTES, BATCH_LENGTH, CRC, RECORDS_COUNT, encodeRecordBatch } from '../../src/protocol/record-batch';
@@ -52,17 +51,7 @@ const bodyArbitrary = (s: SchemaJson, v: number) => {
 };
 
 /** A request frame: size prefix, header (clientId "fuzz"), body. */
-export function encodeRequestFrame(apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer {
-  const w = new Writer(256);
-  w.int32(0).int16(apiKey).int16(apiVersion).int32(correlationId);
-  const hv = requestHeaderVersion(apiKey, apiVersion);
-  if (hv >= 1) w.nullableString('fuzz');
-  if (hv >= 2) w.uvarint(0);
-  API_SPEC_BY_KEY.get(apiKey)!.encodeRequest(w, apiVersion, body);
-  const frame = Buffer.concat(w.toChunks());
-  frame.writeInt32BE(frame.length - 4, 0);
-  return frame;
-}
+export const encodeFuzzFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer => encodeRequestFrame(apiKey, apiVersion, correlationId, 'fuzz', body);
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ op: 'none' as const }) },
@@ -203,7 +192,7 @@ function produceCase(index: number, c: ProducePlan): { bytes: Buffer; kind: stri
       break;
     }
   }
-  const frame = encodeRequestFrame(0, c.version, index, {
+  const frame = encodeFuzzFrame(0, c.version, index, {
     transactionalId: null,
     acks: c.acks,
     timeoutMs: 1000,
@@ -243,7 +232,7 @@ function planArbitrary(supported: ApiRanges): fc.Arbitrary<Plan> {
 }
 
 function requestCase(index: number, [schema, v, body, m]: [SchemaJson, number, Record<string, unknown>, Mutation]): { bytes: Buffer; kind: string } {
-  const frame = encodeRequestFrame(schema.apiKey!, v, index, body);
+  const frame = encodeFuzzFrame(schema.apiKey!, v, index, body);
   const out = mutate(frame, m);
   return { bytes: out.bytes, kind: `${schema.name.replace(/Request$/, '')} v${v} ${out.what}` };
 }
