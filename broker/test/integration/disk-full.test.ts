@@ -124,10 +124,11 @@ describe('SQLITE_FULL simulated with max_page_count (any file system: runs where
 });
 
 describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
-  let fsMount: Awaited<ReturnType<typeof mountTmpfs>>;
+  let fsMount: NonNullable<Awaited<ReturnType<typeof mountTmpfs>>>;
   beforeAll(async () => {
-    fsMount = await mountTmpfs(32);
-    if (!fsMount) throw new Error('mount -t tmpfs failed, though the probe in external-tools.ts could mount one');
+    const mounted = await mountTmpfs(32);
+    if (!mounted) throw new Error('mount -t tmpfs failed, though the probe in external-tools.ts could mount one');
+    fsMount = mounted;
   });
   /** Brokers a failed test may leave running (they would keep the mount busy). */
   const children: ChildBroker[] = [];
@@ -137,7 +138,6 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
   });
 
   it('answers every write with an error code while full (tmpfs): produce refused, InitProducerId answered, DeleteRecords frees and produce resumes', async () => {
-    if (!fsMount) return;
     const dir = path.join(fsMount.dir, 'running');
     fs.mkdirSync(dir);
     const logLines: string[] = [];
@@ -152,7 +152,7 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
       for (let i = 0; i < 96; i++) expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
       // An empty WAL: the next commit must grow it, and finds no room.
       (broker.context.storage as SqliteStorage).database.pragma('wal_checkpoint(TRUNCATE)');
-      filler = fillDisk(fsMount!.dir);
+      filler = fillDisk(fsMount.dir);
       broker.context.diskSpace?.refresh(); // no waiting out its 1 s cache
 
       for (let i = 0; i < 5; i++) expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.POLICY_VIOLATION);
@@ -179,7 +179,6 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
   }, 60_000);
 
   itWithTools('kcat')('starts on a full disk (tmpfs), serves reads, refuses produce in kcat with the policy error, and exits 0 on SIGTERM', async () => {
-    if (!fsMount) return;
     const dir = path.join(fsMount.dir, 'restart');
     fs.mkdirSync(dir);
     const db = path.join(dir, 'minnow.db');
@@ -208,7 +207,6 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
   }, 90_000);
 
   it('without a reserve file (MINNOW_MIN_FREE_BYTES=0), says plainly that the disk is full instead of SQLITE_IOERR_SHMSIZE (tmpfs)', async () => {
-    if (!fsMount) return;
     const dir = path.join(fsMount.dir, 'no-reserve');
     fs.mkdirSync(dir);
     const db = path.join(dir, 'minnow.db');

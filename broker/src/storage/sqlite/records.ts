@@ -151,13 +151,13 @@ export class Records {
     return { batches: sizes.length, bytes };
   }
 
-  /** The partition's size in bytes, loaded once and then kept up to date. */
   /** Bytes stored for a partition by name; undefined for an unknown topic or partition. */
   partitionSize(topic: string, partition: number): number | undefined {
     const entry = this.topics.partition(topic, partition);
     return entry && this.partitionBytes(entry);
   }
 
+  /** The partition's size in bytes, loaded once and then kept up to date. */
   partitionBytes(entry: PartitionEntry): number {
     if (entry.bytes === undefined) {
       entry.bytes = this.q.bytes.get(entry.id) as number;
