@@ -1,17 +1,33 @@
 // Lint: typescript-eslint's recommended rules over the broker and the kit (CI runs `npm run lint`).
+// Layout belongs to prettier (.prettierrc.json, `npm run format`; CI runs `npm run format:check`);
+// eslint-config-prettier, last, turns off every rule that would argue with it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   // Generated code (the codec from Kafka's specs) and build output are not linted.
-  { ignores: ['**/node_modules/**', 'cdk.out/**', 'broker/dist/**', 'broker/src/protocol/messages/**', 'broker/test/.venv/**', 'broker/test/java/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'cdk.out/**',
+      'broker/dist/**',
+      'broker/src/protocol/messages/**',
+      'broker/test/.venv/**',
+      'broker/test/java/**',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       // `_name` marks a deliberately unused binding; a caught error need not be named as used.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -26,4 +42,5 @@ export default tseslint.config(
     files: ['broker/test/**', 'test/**', 'broker/compat/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
+  prettier,
 );

@@ -40,7 +40,11 @@ export class MinnowStack extends Stack {
       sizeGiB: config.dataVolumeGiB,
       ...(config.dataSnapshotId !== undefined && { snapshotId: config.dataSnapshotId }),
     });
-    const asset = new BrokerAsset(this, 'BrokerAsset', props.brokerDir !== undefined ? { brokerDir: props.brokerDir } : {});
+    const asset = new BrokerAsset(
+      this,
+      'BrokerAsset',
+      props.brokerDir !== undefined ? { brokerDir: props.brokerDir } : {},
+    );
     const broker = new BrokerInstance(this, 'Broker', {
       vpc: network.vpc,
       subnet: network.subnet,

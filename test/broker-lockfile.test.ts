@@ -59,13 +59,17 @@ describe('broker lockfile derived from the root lockfile', () => {
       fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(brokerLock, null, 2));
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && v !== undefined) env[k] = v;
-      const result = spawnSync('npm', ['install', '--package-lock-only', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
-        cwd: dir,
-        // A fresh cache and a closed registry: anything missing from the lockfile fails here.
-        env: { ...env, npm_config_cache: path.join(dir, '.cache'), npm_config_registry: 'http://127.0.0.1:9/' },
-        encoding: 'utf8',
-        timeout: 45_000,
-      });
+      const result = spawnSync(
+        'npm',
+        ['install', '--package-lock-only', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+        {
+          cwd: dir,
+          // A fresh cache and a closed registry: anything missing from the lockfile fails here.
+          env: { ...env, npm_config_cache: path.join(dir, '.cache'), npm_config_registry: 'http://127.0.0.1:9/' },
+          encoding: 'utf8',
+          timeout: 45_000,
+        },
+      );
       expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
       const rewritten = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
       expect(rewritten).toEqual(brokerLock);

@@ -11,7 +11,9 @@ import { requireTools } from '../broker/test/support/external-tools';
 const BROKER_MAIN_TS = path.join(REPO_ROOT, 'broker', 'src', 'cli', 'main.ts');
 const brokerExists = fs.existsSync(BROKER_MAIN_TS);
 if (!brokerExists) {
-  console.log(`install-broker-start: skipped because ${BROKER_MAIN_TS} does not exist yet (the broker has no CLI to start)`);
+  console.log(
+    `install-broker-start: skipped because ${BROKER_MAIN_TS} does not exist yet (the broker has no CLI to start)`,
+  );
 }
 const maybe = brokerExists && requireTools('kcat', 'zip', 'unzip') ? test : test.skip;
 
@@ -94,7 +96,11 @@ maybe(
     const port = await freePort();
     const sb: Sandbox = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-ip'), '127.0.0.1\n'); // what IMDS reports once the "EIP" is on
-    const run = runInstall(sb, { MINNOW_LISTEN_HOST: '127.0.0.1', MINNOW_PORT: String(port), MINNOW_ADVERTISED_HOST: '127.0.0.1' });
+    const run = runInstall(sb, {
+      MINNOW_LISTEN_HOST: '127.0.0.1',
+      MINNOW_PORT: String(port),
+      MINNOW_ADVERTISED_HOST: '127.0.0.1',
+    });
     if (run.status !== 0) throw new Error(`install.sh failed:\n${run.stderr}`);
 
     const envFile = path.join(sb.root, 'etc', 'minnow', 'minnow.env');
@@ -124,7 +130,10 @@ maybe(
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     await waitForPort(port, child, () => output);
 
-    const result = spawnSync('kcat', ['-L', '-b', `127.0.0.1:${port}`, '-m', '10'], { encoding: 'utf8', timeout: 20_000 });
+    const result = spawnSync('kcat', ['-L', '-b', `127.0.0.1:${port}`, '-m', '10'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(result.stderr).not.toMatch(/ERROR|Failed/);
     expect(result.stdout).toMatch(/1 brokers:/);
     expect(result.stdout).toContain(`at 127.0.0.1:${port}`);

@@ -24,12 +24,17 @@ function expectSuccess(run: InstallRun): void {
   }
 }
 
-const named = (run: InstallRun, command: string) => run.calls.filter((c) => c === command || c.startsWith(`${command} `));
+const named = (run: InstallRun, command: string) =>
+  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 
 itWithTools('shellcheck')('install.sh and bin/build-broker.sh are shellcheck clean', () => {
-  const result = spawnSync('shellcheck', ['--severity=style', INSTALL_SH, path.join(REPO_ROOT, 'bin', 'build-broker.sh')], {
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    'shellcheck',
+    ['--severity=style', INSTALL_SH, path.join(REPO_ROOT, 'bin', 'build-broker.sh')],
+    {
+      encoding: 'utf8',
+    },
+  );
   expect(result.stdout + result.stderr).toBe('');
   expect(result.status).toBe(0);
 });
@@ -59,9 +64,13 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
       'useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow',
     ]);
     const curls = named(first, 'curl');
-    expect(curls.filter((c) => c.includes('-X PUT') && c.includes('X-aws-ec2-metadata-token-ttl-seconds')).length).toBeGreaterThan(0);
+    expect(
+      curls.filter((c) => c.includes('-X PUT') && c.includes('X-aws-ec2-metadata-token-ttl-seconds')).length,
+    ).toBeGreaterThan(0);
     expect(curls.every((c) => c.includes('http://169.254.169.254/latest/'))).toBe(true);
-    expect(curls.filter((c) => c.includes('meta-data/')).every((c) => c.includes('X-aws-ec2-metadata-token: token-123'))).toBe(true);
+    expect(
+      curls.filter((c) => c.includes('meta-data/')).every((c) => c.includes('X-aws-ec2-metadata-token: token-123')),
+    ).toBe(true);
   });
 
   test('first run: attaches its data volume, formats the blank volume, mounts it by UUID with nofail', () => {
@@ -78,7 +87,9 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
 
   test('first run: downloads the asset, installs production dependencies from the lock, activates the release', () => {
     const cp = named(first, 'aws').filter((c) => c.includes('s3 cp'));
-    expect(cp).toEqual([expect.stringMatching(new RegExp(`^aws --region ${REGION} s3 cp --only-show-errors ${sb.assetUrl} `))]);
+    expect(cp).toEqual([
+      expect.stringMatching(new RegExp(`^aws --region ${REGION} s3 cp --only-show-errors ${sb.assetUrl} `)),
+    ]);
     expect(named(first, 'npm-22')).toEqual(['npm-22 ci --omit=dev --no-audit --no-fund']);
     expect(fs.readlinkSync(path.join(sb.root, 'opt', 'minnow', 'current'))).toBe(`releases/${sb.releaseId}`);
     const release = path.join(sb.root, 'opt', 'minnow', 'releases', sb.releaseId);
@@ -135,7 +146,12 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
     }
     expect(named(second, 'aws')).toEqual([]);
     expect(named(second, 'systemctl')).toEqual(['systemctl enable minnow.service', 'systemctl start minnow.service']);
-    expect(fs.readFileSync(path.join(sb.root, 'etc', 'fstab'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    expect(
+      fs
+        .readFileSync(path.join(sb.root, 'etc', 'fstab'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toHaveLength(1);
   });
 
   itWithTools('systemd-analyze')('systemd-analyze verify accepts the installed unit', () => {
@@ -146,7 +162,9 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
     fs.writeFileSync(broken, '[Service]\nExecStart=/nonexistent/node serve\nBogusKey=1\n');
     const bad = spawnSync(analyze, ['verify', broken], { encoding: 'utf8' });
     if (bad.status === 0 && bad.stderr === '') {
-      throw new Error(`systemd-analyze verify cannot check units in this container (it accepted a broken unit): ${bad.stdout}`);
+      throw new Error(
+        `systemd-analyze verify cannot check units in this container (it accepted a broken unit): ${bad.stdout}`,
+      );
     }
     expect(bad.stderr).toMatch(/BogusKey|not executable/);
     const result = spawnSync(analyze, ['verify', unit], { encoding: 'utf8' });
@@ -188,7 +206,10 @@ describeWithTools('zip', 'unzip')('install.sh edge cases', () => {
     fs.writeFileSync(path.join(sb.state, 'npm-failures'), '1');
     const run = runInstall(sb);
     expectSuccess(run);
-    expect(named(run, 'dnf')).toEqual(['dnf install -y nodejs22 nodejs22-npm unzip', 'dnf install -y gcc-c++ make python3']);
+    expect(named(run, 'dnf')).toEqual([
+      'dnf install -y nodejs22 nodejs22-npm unzip',
+      'dnf install -y gcc-c++ make python3',
+    ]);
     expect(named(run, 'npm-22')).toHaveLength(2);
   });
 

@@ -28,7 +28,10 @@ describe('offline, env-agnostic', () => {
   test('no account or region baked in, and no context lookups', () => {
     expect(Token.isUnresolved(s.stack.account)).toBe(true);
     expect(Token.isUnresolved(s.stack.region)).toBe(true);
-    const manifest = JSON.parse(fs.readFileSync(path.join(s.outdir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(fs.readFileSync(path.join(s.outdir, 'manifest.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(manifest.missing).toBeUndefined();
   });
 
@@ -59,7 +62,9 @@ describe('instance', () => {
     expect(instance.Properties.KeyName).toBeUndefined();
     expect(instance.Properties.IamInstanceProfile).toBeDefined();
     template.hasResourceProperties('AWS::IAM::Role', {
-      ManagedPolicyArns: [{ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonSSMManagedInstanceCore')])] }],
+      ManagedPolicyArns: [
+        { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonSSMManagedInstanceCore')])] },
+      ],
     });
   });
 
@@ -143,7 +148,9 @@ describe('Elastic IP', () => {
     const [eipId] = only(template, 'AWS::EC2::EIP');
     const text = userDataText(template, { [eipId]: '198.51.100.7' });
     expect(text).toContain("MINNOW_ADVERTISED_HOST='198.51.100.7'");
-    template.hasOutput('BootstrapServers', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] } });
+    template.hasOutput('BootstrapServers', {
+      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] },
+    });
   });
 });
 
@@ -179,7 +186,11 @@ describe('alarms and dashboard', () => {
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: [
-          Match.objectLike({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
         ],
       },
     });
@@ -210,7 +221,9 @@ test('outputs: BootstrapServers, InstanceId, DataVolumeId, SSM session command',
   template.hasOutput('InstanceId', { Value: { Ref: instanceId } });
   template.hasOutput('DataVolumeId', { Value: { Ref: volumeId } });
   template.hasOutput('SsmSessionCommand', {
-    Value: { 'Fn::Join': ['', ['aws ssm start-session --target ', { Ref: instanceId }, ' --region ', { Ref: 'AWS::Region' }]] },
+    Value: {
+      'Fn::Join': ['', ['aws ssm start-session --target ', { Ref: instanceId }, ' --region ', { Ref: 'AWS::Region' }]],
+    },
   });
   template.hasOutput('BootstrapServers', {});
 });
@@ -224,7 +237,13 @@ describe('broker asset', () => {
 
   test('ships the broker package, its lock and deploy files, never node_modules, tests or databases', () => {
     const dir = staged();
-    for (const file of ['package.json', 'package-lock.json', 'bin/minnow.js', 'deploy/install.sh', 'deploy/minnow.service']) {
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      'bin/minnow.js',
+      'deploy/install.sh',
+      'deploy/minnow.service',
+    ]) {
       expect(fs.existsSync(path.join(dir, file))).toBe(true);
     }
     for (const excluded of ['node_modules', 'test', 'data', 'coverage', 'protocol-specs']) {

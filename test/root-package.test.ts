@@ -38,7 +38,10 @@ describe('root package', () => {
     expect(pkg.bin).toBeUndefined();
     for (const file of ['package.json', 'broker/package.json']) {
       const scripts = Object.keys(readJson(file).scripts ?? {});
-      expect({ file, lifecycle: scripts.filter((s) => INSTALL_LIFECYCLE.includes(s)) }).toEqual({ file, lifecycle: [] });
+      expect({ file, lifecycle: scripts.filter((s) => INSTALL_LIFECYCLE.includes(s)) }).toEqual({
+        file,
+        lifecycle: [],
+      });
     }
   });
 
@@ -49,7 +52,9 @@ describe('root package', () => {
 
   it('`npx --no-install minnow --help` with a fresh npm cache installs nothing and leaves node_modules as it was', () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-npx-cache-'));
-    const watched = [path.join(root, 'node_modules'), path.join(root, 'broker', 'node_modules')].filter((d) => fs.existsSync(d));
+    const watched = [path.join(root, 'node_modules'), path.join(root, 'broker', 'node_modules')].filter((d) =>
+      fs.existsSync(d),
+    );
     const before = new Map(watched.flatMap(directories).map((d) => [d, fs.statSync(d).mtimeMs]));
     const hiddenLock = path.join(root, 'node_modules', '.package-lock.json');
     const hiddenLockBefore = fs.statSync(hiddenLock).mtimeMs;
@@ -59,7 +64,12 @@ describe('root package', () => {
     for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && v !== undefined) env[k] = v;
     const result = spawnSync('npx', ['--no-install', 'minnow', '--help'], {
       cwd: root,
-      env: { ...env, npm_config_cache: cache, npm_config_registry: 'http://127.0.0.1:9/', npm_config_update_notifier: 'false' },
+      env: {
+        ...env,
+        npm_config_cache: cache,
+        npm_config_registry: 'http://127.0.0.1:9/',
+        npm_config_update_notifier: 'false',
+      },
       encoding: 'utf8',
       timeout: 45_000,
     });

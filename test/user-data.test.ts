@@ -19,7 +19,9 @@ const parts = text.split(`\n${BOUNDARY}`).slice(1);
 const body = (part: string | undefined): string => (part ?? '').split('\n\n').slice(1).join('\n\n');
 
 test('MIME multipart: a cloud-config part that reruns user scripts on every boot, then the shell part', () => {
-  expect(text.startsWith('Content-Type: multipart/mixed; boundary="MINNOW-USER-DATA-BOUNDARY"\nMIME-Version: 1.0\n\n')).toBe(true);
+  expect(
+    text.startsWith('Content-Type: multipart/mixed; boundary="MINNOW-USER-DATA-BOUNDARY"\nMIME-Version: 1.0\n\n'),
+  ).toBe(true);
   expect(parts).toHaveLength(3);
   expect(parts[0]).toContain('Content-Type: text/cloud-config');
   expect(body(parts[0]).trim()).toBe('#cloud-config\ncloud_final_modules:\n- [scripts-user, always]');
@@ -43,7 +45,9 @@ describe('the shell part', () => {
         "MINNOW_ASSET_URL='s3://cdk-hnb659fds-assets-123456789012-ap-southeast-2/",
       ].join('\n'),
     );
-    expect(shell).toMatch(/\/[0-9a-f]{64}\.zip'\nMINNOW_ADVERTISED_HOST='198\.51\.100\.7'\nMINNOW_DATA_VOLUME_ID='vol-0123456789abcdef0'\nMINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SETTINGS\n/);
+    expect(shell).toMatch(
+      /\/[0-9a-f]{64}\.zip'\nMINNOW_ADVERTISED_HOST='198\.51\.100\.7'\nMINNOW_DATA_VOLUME_ID='vol-0123456789abcdef0'\nMINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SETTINGS\n/,
+    );
   });
 
   test('embeds broker/deploy/install.sh verbatim and runs it', () => {

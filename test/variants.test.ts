@@ -25,7 +25,8 @@ describe('scaling up in place: -c instanceType=t3.small', () => {
   });
 
   test('the instance keeps its logical id; only InstanceType changes (a stop/start, not a replacement)', () => {
-    const instance = (t: typeof before) => Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EC2::Instance');
+    const instance = (t: typeof before) =>
+      Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EC2::Instance');
     const [[idBefore, b]] = instance(before) as unknown as [[string, { Properties: Record<string, unknown> }]];
     const [[idAfter, a]] = instance(after) as unknown as [[string, { Properties: Record<string, unknown> }]];
     expect(idAfter).toBe(idBefore);
@@ -60,7 +61,11 @@ test('-c cpuCredits=unlimited: unlimited spec, plus a surplus-credits-charged al
     Threshold: 0,
     TreatMissingData: 'notBreaching',
   });
-  expect(alarmMetrics(template).sort()).toEqual(['CPUCreditBalance', 'CPUSurplusCreditsCharged', 'StatusCheckFailed_System']);
+  expect(alarmMetrics(template).sort()).toEqual([
+    'CPUCreditBalance',
+    'CPUSurplusCreditsCharged',
+    'StatusCheckFailed_System',
+  ]);
 });
 
 test('a non-burstable Graviton type (m7g.large): arm64 AMI, no credit spec, no credit alarms', () => {

@@ -10,7 +10,13 @@ import { CompressionType } from '../src/protocol/compression';
 import { crc32c, crc32cImplementation, crc32cJs } from '../src/protocol/crc32c';
 import { type ProduceRequest, decodeProduceRequest, encodeProduceRequest } from '../src/protocol/messages';
 import { Reader } from '../src/protocol/reader';
-import { decodeRecords, encodeRecordBatch, readBatchHeader, splitBatches, verifyBatchCrc } from '../src/protocol/record-batch';
+import {
+  decodeRecords,
+  encodeRecordBatch,
+  readBatchHeader,
+  splitBatches,
+  verifyBatchCrc,
+} from '../src/protocol/record-batch';
 import { Writer } from '../src/protocol/writer';
 
 const MiB = 1024 * 1024;
@@ -30,7 +36,7 @@ const rows: Row[] = [];
  */
 function bench(what: string, bytesPerOp: number | undefined, fn: () => unknown, note?: string): void {
   const deadline = (ms: number) => process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
-  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end; ) fn();
+  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end;) fn();
   let best = 0;
   for (let round = 0; round < 3; round++) {
     let ops = 0;
@@ -67,7 +73,12 @@ function sampleRecords(count: number, size: number) {
 
 // (a) CRC-32C over 1 MiB
 const oneMiB = Buffer.alloc(MiB, 0x5a);
-bench('CRC-32C, 1 MiB', MiB, () => crc32c(oneMiB), crc32cImplementation === 'native' ? '@node-rs/crc32' : 'slicing-by-8 (fallback)');
+bench(
+  'CRC-32C, 1 MiB',
+  MiB,
+  () => crc32c(oneMiB),
+  crc32cImplementation === 'native' ? '@node-rs/crc32' : 'slicing-by-8 (fallback)',
+);
 bench('CRC-32C, 1 MiB, JS slicing-by-8', MiB, () => crc32cJs(oneMiB), 'fallback, for comparison');
 
 // (b) batch header decode
@@ -88,37 +99,67 @@ const encodeRequest = () => {
   return w.toBuffer();
 };
 const frame = encodeRequest();
-bench('Produce v9 encode to chunks', undefined, () => {
-  const w = new Writer();
-  encodeProduceRequest(w, 9, request);
-  return w.toChunks();
-}, 'records appended by reference, as a socket writev would take them');
+bench(
+  'Produce v9 encode to chunks',
+  undefined,
+  () => {
+    const w = new Writer();
+    encodeProduceRequest(w, 9, request);
+    return w.toChunks();
+  },
+  'records appended by reference, as a socket writev would take them',
+);
 bench('Produce v9 encode + toBuffer', frame.length, encodeRequest, 'joins the chunks: one fresh 1 MiB copy');
-bench('Produce v9 decode', undefined, () => decodeProduceRequest(new Reader(frame), 9), 'records stay a view of the frame');
-bench('Produce v9 decode + split + header + CRC', frame.length, () => {
-  const req = decodeProduceRequest(new Reader(frame), 9);
-  for (const { batches } of [splitBatches(req.topicData[0]!.partitionData[0]!.records!)]) {
-    for (const b of batches) if (!verifyBatchCrc(b) || readBatchHeader(b).recordsCount < 0) throw new Error('bad batch');
-  }
-}, 'what the broker does per produce');
+bench(
+  'Produce v9 decode',
+  undefined,
+  () => decodeProduceRequest(new Reader(frame), 9),
+  'records stay a view of the frame',
+);
+bench(
+  'Produce v9 decode + split + header + CRC',
+  frame.length,
+  () => {
+    const req = decodeProduceRequest(new Reader(frame), 9);
+    for (const { batches } of [splitBatches(req.topicData[0]!.partitionData[0]!.records!)]) {
+      for (const b of batches)
+        if (!verifyBatchCrc(b) || readBatchHeader(b).recordsCount < 0) throw new Error('bad batch');
+    }
+  },
+  'what the broker does per produce',
+);
 
 // (d) records per codec: 1 MiB of 1 KiB records
 for (const [name, type] of Object.entries(CompressionType)) {
   const encoded = encodeRecordBatch({ records, compression: type, baseTimestamp: 1_700_000_000_000n });
   const ratio = batch.length / encoded.length;
-  bench(`${name}: encode 1024 × 1 KiB records`, batch.length, () => encodeRecordBatch({ records, compression: type, baseTimestamp: 1_700_000_000_000n }), `ratio ${ratio.toFixed(2)}`);
-  bench(`${name}: decode 1024 × 1 KiB records`, batch.length, () => decodeRecords(encoded), 'MB/s of uncompressed records');
+  bench(
+    `${name}: encode 1024 × 1 KiB records`,
+    batch.length,
+    () => encodeRecordBatch({ records, compression: type, baseTimestamp: 1_700_000_000_000n }),
+    `ratio ${ratio.toFixed(2)}`,
+  );
+  bench(
+    `${name}: decode 1024 × 1 KiB records`,
+    batch.length,
+    () => decodeRecords(encoded),
+    'MB/s of uncompressed records',
+  );
 }
 
 // Report
 const cpu = cpus()[0]?.model ?? readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown';
-const mallocEnv = Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_')).map(([k, v]) => `${k}=${v}`);
+const mallocEnv = Object.entries(process.env)
+  .filter(([k]) => k.startsWith('MALLOC_'))
+  .map(([k, v]) => `${k}=${v}`);
 const load = loadavg()[0]!.toFixed(1);
 const machine = `${cpu}, ${cpus().length} vCPUs, Node ${process.version}, ${process.platform}/${process.arch}${mallocEnv.length ? `, ${mallocEnv.join(' ')}` : ''}`;
 const table = [
   '| benchmark | ops/s | MB/s | note |',
   '|---|---:|---:|---|',
-  ...rows.map((r) => `| ${r.what} | ${fmt(r.opsPerSec)} | ${r.mbPerSec === undefined ? '' : fmt(r.mbPerSec)} | ${r.note ?? ''} |`),
+  ...rows.map(
+    (r) => `| ${r.what} | ${fmt(r.opsPerSec)} | ${r.mbPerSec === undefined ? '' : fmt(r.mbPerSec)} | ${r.note ?? ''} |`,
+  ),
 ].join('\n');
 const section = [
   '## Codec microbenchmarks',

@@ -28,8 +28,11 @@ function run(variant: Variant, pageSize: number, batchesPerCommit: number, commi
            CREATE TABLE rowid_batch (id INTEGER PRIMARY KEY, last_offset INTEGER NOT NULL, record_count INTEGER NOT NULL,
              max_timestamp INTEGER NOT NULL, producer_id INTEGER NOT NULL, producer_epoch INTEGER NOT NULL,
              base_sequence INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);`);
-  const checkpointer = new Checkpointer(path, DEFAULT_PRAGMAS.checkpointIntervalMs || 200, (m) => console.error(`checkpointer: ${m}`));
-  const insert = db.prepare(`INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
+  const checkpointer = new Checkpointer(path, DEFAULT_PRAGMAS.checkpointIntervalMs || 200, (m) =>
+    console.error(`checkpointer: ${m}`),
+  );
+  const insert =
+    db.prepare(`INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
        producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertRowid = db.prepare(`INSERT INTO rowid_batch (id, last_offset, record_count, max_timestamp,
        producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -38,7 +41,8 @@ function run(variant: Variant, pageSize: number, batchesPerCommit: number, commi
   let offset = 0;
   const txn = db.transaction(() => {
     for (let i = 0; i < batchesPerCommit; i++) {
-      if (variant === 'rowid') insertRowid.run(2 ** 40 + offset, offset + 1, 2, Date.now(), -1, -1, -1, blob.length, blob);
+      if (variant === 'rowid')
+        insertRowid.run(2 ** 40 + offset, offset + 1, 2, Date.now(), -1, -1, -1, blob.length, blob);
       else insert.run(1, offset, offset + 1, 2, Date.now(), -1, -1, -1, blob.length, blob);
       offset += 2;
     }
@@ -62,5 +66,6 @@ function run(variant: Variant, pageSize: number, batchesPerCommit: number, commi
 const commits = Number(process.argv[2] ?? 15000);
 console.log('| variant | page size | batches/commit | CPU µs/commit | user | sys | wall µs/commit |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const pageSize of [8192, 4096]) for (const v of ['update', 'noupdate', 'rowid'] as const) console.log(run(v, pageSize, 1, commits));
+for (const pageSize of [8192, 4096])
+  for (const v of ['update', 'noupdate', 'rowid'] as const) console.log(run(v, pageSize, 1, commits));
 for (const v of ['update', 'noupdate', 'rowid'] as const) console.log(run(v, 8192, 4, commits));

@@ -39,7 +39,11 @@ export interface ProfileWindow {
   skipEndMs: number;
 }
 
-export function summarizeProfile(profile: Profile, topN = 15, window: ProfileWindow = { skipStartMs: 0, skipEndMs: 0 }): ProfileSummary {
+export function summarizeProfile(
+  profile: Profile,
+  topN = 15,
+  window: ProfileWindow = { skipStartMs: 0, skipEndMs: 0 },
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   const from = profile.startTime + window.skipStartMs * 1000;
@@ -62,7 +66,11 @@ export function summarizeProfile(profile: Profile, topN = 15, window: ProfileWin
       idleMs += ms;
       continue;
     }
-    const file = n.callFrame.url ? basename(n.callFrame.url.replace(/^file:\/\//, '')) : fn.startsWith('(') ? fn : '(native)';
+    const file = n.callFrame.url
+      ? basename(n.callFrame.url.replace(/^file:\/\//, ''))
+      : fn.startsWith('(')
+        ? fn
+        : '(native)';
     const where = n.callFrame.url ? `${file}:${n.callFrame.lineNumber + 1}` : file;
     const key = `${fn}@${where}`;
     const h = byFunction.get(key) ?? { name: fn, where, selfMs: 0, percent: 0 };
@@ -79,7 +87,10 @@ export function summarizeProfile(profile: Profile, topN = 15, window: ProfileWin
     busyMs,
     idleMs,
     top,
-    byFile: [...byFile].map(([file, selfMs]) => ({ file, selfMs, percent: pct(selfMs) })).sort((a, b) => b.selfMs - a.selfMs).slice(0, topN),
+    byFile: [...byFile]
+      .map(([file, selfMs]) => ({ file, selfMs, percent: pct(selfMs) }))
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, topN),
   };
 }
 

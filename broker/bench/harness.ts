@@ -11,7 +11,20 @@
 // Flags: --quick (short runs, for trying the harness), --no-profile, --no-write (print only),
 // --render-only (rewrite the section and the plot from bench/last-run.json).
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarizeProfileFile } from './cpu-profile';
@@ -33,7 +46,11 @@ const RESULTS_JSON = path.join(BROKER_DIR, 'bench', 'last-run.json');
 const MiB = 1024 * 1024;
 const BARE_NODE_RSS = (() => {
   try {
-    return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.memoryUsage().rss))'], { encoding: 'utf8' }));
+    return Number(
+      execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.memoryUsage().rss))'], {
+        encoding: 'utf8',
+      }),
+    );
   } catch {
     return NaN;
   }
@@ -54,7 +71,6 @@ const WRITE = !argv.has('--no-write');
 /** Re-renders BENCHMARKS.md and the plot from bench/last-run.json without measuring. */
 const RENDER_ONLY = argv.has('--render-only');
 const T = (seconds: number) => (QUICK ? Math.max(2, Math.round(seconds / 3)) : seconds);
-
 
 /**
  * The least resident memory any Node.js broker on better-sqlite3 can have here: node, a listening
@@ -84,10 +100,23 @@ function dbBytes(file: string): number {
 function ceiling(recordSize: number, batchSize: number, perTxn: number, seconds: number): CeilingResult {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'minnow-ceiling-'));
   try {
-    const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), path.join(BROKER_DIR, 'bench', 'sqlite-ceiling.ts'), dir, String(recordSize), String(batchSize), String(perTxn), String(seconds)], {
-      cwd: BROKER_DIR,
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-r',
+        require.resolve('tsx/cjs'),
+        path.join(BROKER_DIR, 'bench', 'sqlite-ceiling.ts'),
+        dir,
+        String(recordSize),
+        String(batchSize),
+        String(perTxn),
+        String(seconds),
+      ],
+      {
+        cwd: BROKER_DIR,
+        encoding: 'utf8',
+      },
+    );
     return JSON.parse(out.trim().split('\n').pop()!) as CeilingResult;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -96,10 +125,21 @@ function ceiling(recordSize: number, batchSize: number, perTxn: number, seconds:
 
 /** bench/wal-checkpoint.bench.ts: raw SQLite commits paced like the broker's, checkpoints inline and on a worker. */
 function pacedStorage(commitsPerSec: number, blobBytes: number, seconds: number): PacedResult[] {
-  const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), path.join(BROKER_DIR, 'bench', 'wal-checkpoint.bench.ts'), String(commitsPerSec), String(blobBytes), String(seconds)], {
-    cwd: BROKER_DIR,
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-r',
+      require.resolve('tsx/cjs'),
+      path.join(BROKER_DIR, 'bench', 'wal-checkpoint.bench.ts'),
+      String(commitsPerSec),
+      String(blobBytes),
+      String(seconds),
+    ],
+    {
+      cwd: BROKER_DIR,
+      encoding: 'utf8',
+    },
+  );
   return out
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -119,7 +159,22 @@ function jsonLogPayloads(file: string, count = 512, size = 1024): void {
   const rnd = prng(7);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const hex = (n: number) => Array.from({ length: n }, () => Math.floor(rnd() * 16).toString(16)).join('');
-  const words = ['order', 'payment', 'cart', 'user', 'session', 'retry', 'timeout', 'ok', 'created', 'updated', 'shipped', 'warehouse', 'eu-west-2', 'us-east-1'];
+  const words = [
+    'order',
+    'payment',
+    'cart',
+    'user',
+    'session',
+    'retry',
+    'timeout',
+    'ok',
+    'created',
+    'updated',
+    'shipped',
+    'warehouse',
+    'eu-west-2',
+    'us-east-1',
+  ];
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const rec = {
@@ -132,7 +187,11 @@ function jsonLogPayloads(file: string, count = 512, size = 1024): void {
       userId: Math.floor(rnd() * 1e6),
       latencyMs: Math.round(rnd() * 5000) / 10,
       msg: Array.from({ length: 6 }, () => pick(words)).join(' '),
-      items: Array.from({ length: 3 }, () => ({ sku: `SKU-${Math.floor(rnd() * 1e5)}`, qty: 1 + Math.floor(rnd() * 4), price: Math.round(rnd() * 1e4) / 100 })),
+      items: Array.from({ length: 3 }, () => ({
+        sku: `SKU-${Math.floor(rnd() * 1e5)}`,
+        qty: 1 + Math.floor(rnd() * 4),
+        price: Math.round(rnd() * 1e4) / 100,
+      })),
       note: '',
     };
     let line = JSON.stringify(rec);
@@ -159,9 +218,26 @@ const CONFIGS_100: ClientConfig[] = [
 ];
 
 /** `payload`: a record size, or a payload file. */
-const produceArgs = (b: BrokerProcess | null, topic: string, payload: number | string, c: ClientConfig, extra: (string | number)[]) => [
+const produceArgs = (
+  b: BrokerProcess | null,
+  topic: string,
+  payload: number | string,
+  c: ClientConfig,
+  extra: (string | number)[],
+) => [
   ...(b ? ['--bootstrap-server', b.bootstrap] : ['--noop']),
-  '--topic', topic, ...(typeof payload === 'number' ? ['--record-size', payload] : ['--payload-file', payload]), '--batch-size', c.batchSize, '--producers', c.producers, '--acks', 'all', '--report-interval', '1h', ...extra,
+  '--topic',
+  topic,
+  ...(typeof payload === 'number' ? ['--record-size', payload] : ['--payload-file', payload]),
+  '--batch-size',
+  c.batchSize,
+  '--producers',
+  c.producers,
+  '--acks',
+  'all',
+  '--report-interval',
+  '1h',
+  ...extra,
 ];
 
 async function main(): Promise<void> {
@@ -169,7 +245,11 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   log('building src/ into bench/.build (tsc)');
   try {
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD], { cwd: BROKER_DIR, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD],
+      { cwd: BROKER_DIR, stdio: 'inherit' },
+    );
   } catch (err) {
     if (!existsSync(MAIN)) throw err;
     log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
@@ -188,7 +268,12 @@ async function main(): Promise<void> {
     // (1) idle RSS, then the seed workload, three times on fresh brokers: on a shared VM one run's
     // p99 can be 3x the next one's, so the headline is the median run (by p99) and all are shown.
     {
-      const seedRuns: { summary: ProduceSummary; cpuPercent: number; commits: number | undefined; peak: ReturnType<typeof peakOf> }[] = [];
+      const seedRuns: {
+        summary: ProduceSummary;
+        cpuPercent: number;
+        commits: number | undefined;
+        peak: ReturnType<typeof peakOf>;
+      }[] = [];
       for (let i = 0; i < (QUICK ? 1 : 3); i++) {
         log(`seed run ${i + 1}: 200,000 x 1 KiB at 7,000 records/s, acks=all`);
         const b = await BrokerProcess.start(sqliteUrl(`seed-${i}`), { logLevel: 'info' });
@@ -199,20 +284,59 @@ async function main(): Promise<void> {
           r.floorRss = nodeBrokerFloorRss(tmp);
         }
         const n = QUICK ? 35_000 : 200_000;
-        const run = await perf<ProduceSummary>('produce', ['--bootstrap-server', b.bootstrap, '--topic', 'seed', '--num-records', n, '--record-size', 1024, '--throughput', 7000, '--acks', 'all', '--report-interval', '5s']);
+        const run = await perf<ProduceSummary>('produce', [
+          '--bootstrap-server',
+          b.bootstrap,
+          '--topic',
+          'seed',
+          '--num-records',
+          n,
+          '--record-size',
+          1024,
+          '--throughput',
+          7000,
+          '--acks',
+          'all',
+          '--report-interval',
+          '5s',
+        ]);
         process.stderr.write(run.stdout);
         const endMs = Date.parse(run.summary.startedAt) + run.summary.elapsedMs;
         const cpuPercent = b.sampler.cpuPercent(Date.parse(run.summary.startedAt) + STEADY_AFTER_MS, endMs);
         await b.stop();
-        seedRuns.push({ summary: run.summary, cpuPercent, commits: b.produceStats?.produceCommits, peak: peakOf('seed workload', b) });
+        seedRuns.push({
+          summary: run.summary,
+          cpuPercent,
+          commits: b.produceStats?.produceCommits,
+          peak: peakOf('seed workload', b),
+        });
       }
-      r.seedRuns = seedRuns.map(({ summary, cpuPercent, commits }) => ({ p50Ms: summary.latency.p50Ms, p99Ms: summary.latency.p99Ms, cpuPercent, requests: summary.requests, commits }));
-      const median = [...seedRuns].sort((a, b) => a.summary.latency.p99Ms - b.summary.latency.p99Ms)[Math.floor(seedRuns.length / 2)]!;
+      r.seedRuns = seedRuns.map(({ summary, cpuPercent, commits }) => ({
+        p50Ms: summary.latency.p50Ms,
+        p99Ms: summary.latency.p99Ms,
+        cpuPercent,
+        requests: summary.requests,
+        commits,
+      }));
+      const median = [...seedRuns].sort((a, b) => a.summary.latency.p99Ms - b.summary.latency.p99Ms)[
+        Math.floor(seedRuns.length / 2)
+      ]!;
       const seed = median.summary;
       const commits = median.commits;
       log('seed: end-to-end latency, one record in flight');
       const eb = await BrokerProcess.start(sqliteUrl('e2e'));
-      const e2e = await perf<E2eSummary>('e2e', ['--bootstrap-server', eb.bootstrap, '--topic', 'e2e', '--num-records', QUICK ? 300 : 2000, '--record-size', 1024, '--warmup-records', 100]);
+      const e2e = await perf<E2eSummary>('e2e', [
+        '--bootstrap-server',
+        eb.bootstrap,
+        '--topic',
+        'e2e',
+        '--num-records',
+        QUICK ? 300 : 2000,
+        '--record-size',
+        1024,
+        '--warmup-records',
+        100,
+      ]);
       await eb.stop();
       r.seed = { summary: seed, cpuPercent: median.cpuPercent, peakRss: median.peak.bytes, e2e: e2e.summary, commits };
       r.peakRss!.push(seedRuns.reduce((a, x) => (x.peak.bytes > a.bytes ? x.peak : a), seedRuns[0]!.peak));
@@ -222,22 +346,62 @@ async function main(): Promise<void> {
       // run's commits without a network.
       r.seedVariants = [];
       const short = QUICK ? 21_000 : 70_000;
-      const seedArgs = (bk: BrokerProcess, extra: (string | number)[]) => ['--bootstrap-server', bk.bootstrap, '--topic', 'seed-v', '--num-records', short, '--record-size', 1024, '--throughput', 7000, '--acks', 'all', '--report-interval', '1h', ...extra];
+      const seedArgs = (bk: BrokerProcess, extra: (string | number)[]) => [
+        '--bootstrap-server',
+        bk.bootstrap,
+        '--topic',
+        'seed-v',
+        '--num-records',
+        short,
+        '--record-size',
+        1024,
+        '--throughput',
+        7000,
+        '--acks',
+        'all',
+        '--report-interval',
+        '1h',
+        ...extra,
+      ];
       for (const v of [
-        { name: 'the load tool alone (--noop): its own timer and scheduling delay', url: null, extra: [] as (string | number)[] },
+        {
+          name: 'the load tool alone (--noop): its own timer and scheduling delay',
+          url: null,
+          extra: [] as (string | number)[],
+        },
         { name: 'same client, broker on memory://', url: 'memory://', extra: [] as (string | number)[] },
-        { name: 'client linger 5 ms (Kafka 4.0 default), SQLite', url: sqliteUrl('seed-linger'), extra: ['--linger-ms', 5] },
+        {
+          name: 'client linger 5 ms (Kafka 4.0 default), SQLite',
+          url: sqliteUrl('seed-linger'),
+          extra: ['--linger-ms', 5],
+        },
       ]) {
         log(`seed variant: ${v.name}`);
         if (v.url === null) {
-          const nr = await perf<ProduceSummary>('produce', ['--noop', '--topic', 'seed-v', '--num-records', short, '--record-size', 1024, '--throughput', 7000, '--report-interval', '1h']);
+          const nr = await perf<ProduceSummary>('produce', [
+            '--noop',
+            '--topic',
+            'seed-v',
+            '--num-records',
+            short,
+            '--record-size',
+            1024,
+            '--throughput',
+            7000,
+            '--report-interval',
+            '1h',
+          ]);
           r.seedVariants.push({ name: v.name, summary: nr.summary, cpuPercent: NaN });
           continue;
         }
         const vb = await BrokerProcess.start(v.url);
         const vr = await perf<ProduceSummary>('produce', seedArgs(vb, v.extra));
         const from = Date.parse(vr.summary.startedAt);
-        r.seedVariants.push({ name: v.name, summary: vr.summary, cpuPercent: vb.sampler.cpuPercent(from + STEADY_AFTER_MS, from + vr.summary.elapsedMs) });
+        r.seedVariants.push({
+          name: v.name,
+          summary: vr.summary,
+          cpuPercent: vb.sampler.cpuPercent(from + STEADY_AFTER_MS, from + vr.summary.elapsedMs),
+        });
         await vb.stop();
       }
       // The broker's own commit count (group commit and pacing make it lower than the requests');
@@ -251,25 +415,56 @@ async function main(): Promise<void> {
       log(`socket floor: a bare Node TCP server at ${requestsPerSec} requests/s`);
       const requestBytes = Math.round(seed.wireBytes / requests) + 80;
       r.seedNetwork = JSON.parse(
-        execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), path.join(BROKER_DIR, 'bench', 'loopback-floor.bench.ts'), String(requestsPerSec), String(requestBytes), String(T(8))], { cwd: BROKER_DIR, encoding: 'utf8' }).trim().split('\n').pop()!,
+        execFileSync(
+          process.execPath,
+          [
+            '-r',
+            require.resolve('tsx/cjs'),
+            path.join(BROKER_DIR, 'bench', 'loopback-floor.bench.ts'),
+            String(requestsPerSec),
+            String(requestBytes),
+            String(T(8)),
+          ],
+          { cwd: BROKER_DIR, encoding: 'utf8' },
+        )
+          .trim()
+          .split('\n')
+          .pop()!,
       );
     }
 
     // (2) maximum produce throughput, 1 KiB and 100 B, acks=all; database size after.
-    const maxRuns = async (recordSize: number, configs: ClientConfig[], dbName: string): Promise<{ runs: MaxRun[]; db: { dbBytes: number; payloadBytes: number; wireBytes: number } }> => {
+    const maxRuns = async (
+      recordSize: number,
+      configs: ClientConfig[],
+      dbName: string,
+    ): Promise<{ runs: MaxRun[]; db: { dbBytes: number; payloadBytes: number; wireBytes: number } }> => {
       const b = await BrokerProcess.start(sqliteUrl(dbName));
       const runs: MaxRun[] = [];
       for (const [i, c] of configs.entries()) {
         log(`max produce ${recordSize} B: ${c.name}`);
-        const run = await perf<ProduceSummary>('produce', produceArgs(b, `max-${i}`, recordSize, c, ['--duration', `${T(8)}s`, '--throughput', -1]));
+        const run = await perf<ProduceSummary>(
+          'produce',
+          produceArgs(b, `max-${i}`, recordSize, c, ['--duration', `${T(8)}s`, '--throughput', -1]),
+        );
         const from = Date.parse(run.summary.startedAt);
-        runs.push({ config: c, summary: run.summary, brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs), toolCpuPercent: run.toolCpuPercent, machineBusyPercent: run.machineBusyPercent });
+        runs.push({
+          config: c,
+          summary: run.summary,
+          brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs),
+          toolCpuPercent: run.toolCpuPercent,
+          machineBusyPercent: run.machineBusyPercent,
+        });
       }
       await b.stop();
       r.peakRss!.push(peakOf(`max produce ${recordSize} B`, b));
       return {
         runs,
-        db: { dbBytes: dbBytes(db(dbName)), payloadBytes: runs.reduce((s, x) => s + x.summary.bytes, 0), wireBytes: runs.reduce((s, x) => s + x.summary.wireBytes, 0) },
+        db: {
+          dbBytes: dbBytes(db(dbName)),
+          payloadBytes: runs.reduce((s, x) => s + x.summary.bytes, 0),
+          wireBytes: runs.reduce((s, x) => s + x.summary.wireBytes, 0),
+        },
       };
     };
     const m1 = await maxRuns(1024, CONFIGS_1K, 'max1k');
@@ -285,11 +480,26 @@ async function main(): Promise<void> {
       const b = await BrokerProcess.start(sqliteUrl('max1k'));
       r.consume = [];
       for (const fetchSize of [MiB, 8 * MiB]) {
-        log(`consume: topic max-${best} (${r.max1k[best]!.summary.records} records), fetch size ${fetchSize / MiB} MiB`);
-        const run = await perf<ConsumeSummary>('consume', ['--bootstrap-server', b.bootstrap, '--topic', `max-${best}`, '--fetch-size', fetchSize, '--timeout', '10s']);
+        log(
+          `consume: topic max-${best} (${r.max1k[best]!.summary.records} records), fetch size ${fetchSize / MiB} MiB`,
+        );
+        const run = await perf<ConsumeSummary>('consume', [
+          '--bootstrap-server',
+          b.bootstrap,
+          '--topic',
+          `max-${best}`,
+          '--fetch-size',
+          fetchSize,
+          '--timeout',
+          '10s',
+        ]);
         process.stderr.write(run.stdout);
         const from = Date.parse(run.summary.startedAt);
-        r.consume.push({ fetchSize, summary: run.summary, brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs) });
+        r.consume.push({
+          fetchSize,
+          summary: run.summary,
+          brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs),
+        });
       }
       await b.stop();
       r.peakRss!.push(peakOf('consume', b));
@@ -303,7 +513,14 @@ async function main(): Promise<void> {
       const b = await BrokerProcess.start(sqliteUrl('codecs'));
       r.codecs = [];
       const codecArgs = (bk: BrokerProcess | null, codec: string, seconds: number) =>
-        produceArgs(bk, `codec-${codec}`, payloadFile, c, ['--duration', `${seconds}s`, '--throughput', -1, '--compression', codec]);
+        produceArgs(bk, `codec-${codec}`, payloadFile, c, [
+          '--duration',
+          `${seconds}s`,
+          '--throughput',
+          -1,
+          '--compression',
+          codec,
+        ]);
       for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
         log(`codec ${codec}`);
         const run = await perf<ProduceSummary>('produce', codecArgs(b, codec, T(6)));
@@ -326,15 +543,31 @@ async function main(): Promise<void> {
       const c100 = r.max100[bestIndex(r.max100)]!.config;
       log('protocol ceiling: broker on memory://');
       const mem = await BrokerProcess.start('memory://');
-      const m1k = await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-1k', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1]));
-      const m100 = await perf<ProduceSummary>('produce', produceArgs(mem, 'mem-100', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1]));
+      const m1k = await perf<ProduceSummary>(
+        'produce',
+        produceArgs(mem, 'mem-1k', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1]),
+      );
+      const m100 = await perf<ProduceSummary>(
+        'produce',
+        produceArgs(mem, 'mem-100', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1]),
+      );
       r.memory1k = m1k.summary;
       r.memory100 = m100.summary;
       r.memoryBusy = { k1: m1k.machineBusyPercent, b100: m100.machineBusyPercent };
       await mem.stop();
       log('generator ceiling: --noop');
-      r.noop1k = (await perf<ProduceSummary>('produce', produceArgs(null, 'noop', 1024, c1, ['--duration', `${T(4)}s`, '--throughput', -1]))).summary;
-      r.noop100 = (await perf<ProduceSummary>('produce', produceArgs(null, 'noop', 100, c100, ['--duration', `${T(4)}s`, '--throughput', -1]))).summary;
+      r.noop1k = (
+        await perf<ProduceSummary>(
+          'produce',
+          produceArgs(null, 'noop', 1024, c1, ['--duration', `${T(4)}s`, '--throughput', -1]),
+        )
+      ).summary;
+      r.noop100 = (
+        await perf<ProduceSummary>(
+          'produce',
+          produceArgs(null, 'noop', 100, c100, ['--duration', `${T(4)}s`, '--throughput', -1]),
+        )
+      ).summary;
     }
 
     // Latency percentiles against offered load (Kafka's default client settings).
@@ -342,13 +575,54 @@ async function main(): Promise<void> {
       const b = await BrokerProcess.start(sqliteUrl('sweep'));
       r.sweep = [];
       // Unrecorded: the first step would otherwise pay for compiling the broker's hot paths.
-      await perf<ProduceSummary>('produce', ['--bootstrap-server', b.bootstrap, '--topic', 'sweep-warmup', '--duration', `${T(3)}s`, '--record-size', 1024, '--throughput', 5000, '--acks', 'all', '--report-interval', '1h']);
+      await perf<ProduceSummary>('produce', [
+        '--bootstrap-server',
+        b.bootstrap,
+        '--topic',
+        'sweep-warmup',
+        '--duration',
+        `${T(3)}s`,
+        '--record-size',
+        1024,
+        '--throughput',
+        5000,
+        '--acks',
+        'all',
+        '--report-interval',
+        '1h',
+      ]);
       for (const rate of [1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]) {
         log(`sweep: ${fmtRate(rate)} records/s`);
-        const run = await perf<ProduceSummary>('produce', ['--bootstrap-server', b.bootstrap, '--topic', `sweep-${rate}`, '--duration', `${T(6)}s`, '--warmup-records', rate, '--record-size', 1024, '--throughput', rate, '--acks', 'all', '--report-interval', '1h']);
+        const run = await perf<ProduceSummary>('produce', [
+          '--bootstrap-server',
+          b.bootstrap,
+          '--topic',
+          `sweep-${rate}`,
+          '--duration',
+          `${T(6)}s`,
+          '--warmup-records',
+          rate,
+          '--record-size',
+          1024,
+          '--throughput',
+          rate,
+          '--acks',
+          'all',
+          '--report-interval',
+          '1h',
+        ]);
         const s = run.summary;
         const from = Date.parse(s.startedAt);
-        r.sweep.push({ offered: rate, achieved: s.recordsPerSec, p50Ms: s.latency.p50Ms, p95Ms: s.latency.p95Ms, p99Ms: s.latency.p99Ms, p999Ms: s.latency.p999Ms, abandoned: s.abandoned, cpuPercent: b.sampler.cpuPercent(from + 1000, run.toMs - 300) });
+        r.sweep.push({
+          offered: rate,
+          achieved: s.recordsPerSec,
+          p50Ms: s.latency.p50Ms,
+          p95Ms: s.latency.p95Ms,
+          p99Ms: s.latency.p99Ms,
+          p999Ms: s.latency.p999Ms,
+          abandoned: s.abandoned,
+          cpuPercent: b.sampler.cpuPercent(from + 1000, run.toMs - 300),
+        });
       }
       await b.stop();
       r.peakRss!.push(peakOf('latency sweep', b));
@@ -368,34 +642,71 @@ async function main(): Promise<void> {
         await b.stop();
         const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
         // Only the load: leave out start-up (module loading, migrations) and shutdown (final checkpoint).
-        const window = { skipStartMs: run.fromMs - spawnedMs + 300, skipEndMs: Date.now() - stoppingMs + (stoppingMs - run.toMs) };
+        const window = {
+          skipStartMs: run.fromMs - spawnedMs + 300,
+          skipEndMs: Date.now() - stoppingMs + (stoppingMs - run.toMs),
+        };
         if (file) r.profiles!.push({ name, summary: summarizeProfileFile(path.join(dir, file), 12, window) });
       };
       await profile('seed load (7,000 x 1 KiB records/s, 12 s)', path.join(profDir, 'seed'), (b) =>
-        perf('produce', ['--bootstrap-server', b.bootstrap, '--topic', 'p', '--num-records', QUICK ? 21_000 : 84_000, '--record-size', 1024, '--throughput', 7000, '--acks', 'all', '--report-interval', '1h']),
+        perf('produce', [
+          '--bootstrap-server',
+          b.bootstrap,
+          '--topic',
+          'p',
+          '--num-records',
+          QUICK ? 21_000 : 84_000,
+          '--record-size',
+          1024,
+          '--throughput',
+          7000,
+          '--acks',
+          'all',
+          '--report-interval',
+          '1h',
+        ]),
       );
       const c1 = r.max1k[bestIndex(r.max1k)]!.config;
-      await profile(`maximum 1 KiB produce (${c1.name}, 6 s)`, path.join(profDir, 'max1k'), (b) => perf('produce', produceArgs(b, 'p', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1])));
+      await profile(`maximum 1 KiB produce (${c1.name}, 6 s)`, path.join(profDir, 'max1k'), (b) =>
+        perf('produce', produceArgs(b, 'p', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1])),
+      );
       const c100 = r.max100[bestIndex(r.max100)]!.config;
-      await profile(`maximum 100 B produce (${c100.name}, 6 s)`, path.join(profDir, 'max100'), (b) => perf('produce', produceArgs(b, 'p', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1])));
+      await profile(`maximum 100 B produce (${c100.name}, 6 s)`, path.join(profDir, 'max100'), (b) =>
+        perf('produce', produceArgs(b, 'p', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1])),
+      );
     }
     r.machine.fsyncAfter = fsyncProbe(tmp);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   r.durationS = (Date.now() - t0) / 1000;
-  r.machine.loadAfter = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  r.machine.loadAfter = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   r.bareNodeRss = BARE_NODE_RSS;
   const results = r as Results;
   const md = render(results, { seconds: T, bareNodeRss: BARE_NODE_RSS });
   process.stdout.write(`${md}\n`);
   if (WRITE && !QUICK) {
     writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 1)}\n`);
-    writeFileSync(PLOT, latencyChart(results.sweep, 'minnow: produce latency vs offered load', `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`));
+    writeFileSync(
+      PLOT,
+      latencyChart(
+        results.sweep,
+        'minnow: produce latency vs offered load',
+        `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`,
+      ),
+    );
     replaceSection(md, BENCHMARKS_MD);
-    log(`wrote ${path.relative(REPO, BENCHMARKS_MD)}, ${path.relative(REPO, PLOT)} and ${path.relative(REPO, RESULTS_JSON)} in ${results.durationS.toFixed(0)} s`);
+    log(
+      `wrote ${path.relative(REPO, BENCHMARKS_MD)}, ${path.relative(REPO, PLOT)} and ${path.relative(REPO, RESULTS_JSON)} in ${results.durationS.toFixed(0)} s`,
+    );
     // The produce-validation microbenchmark rewrites its own section (about a minute, single thread).
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(BROKER_DIR, 'bench', 'validate.bench.ts')], { cwd: BROKER_DIR, stdio: 'inherit' });
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(BROKER_DIR, 'bench', 'validate.bench.ts')], {
+      cwd: BROKER_DIR,
+      stdio: 'inherit',
+    });
   } else log(`done in ${results.durationS.toFixed(0)} s (files not written${QUICK ? ': --quick' : ''})`);
 }
 
@@ -441,7 +752,10 @@ function machine(tmp: string): Record<string, string> {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     disk: `${fs} (${os.tmpdir()})`,
-    loadBefore: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadBefore: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
     loadAfter: '',
     fsyncBefore: fsyncProbe(tmp),
     fsyncAfter: '',
@@ -454,9 +768,18 @@ function machine(tmp: string): Record<string, string> {
 function renderOnly(): void {
   const results = JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as Results;
   const md = render(results, { seconds: T, bareNodeRss: BARE_NODE_RSS });
-  writeFileSync(PLOT, latencyChart(results.sweep, 'minnow: produce latency vs offered load', `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`));
+  writeFileSync(
+    PLOT,
+    latencyChart(
+      results.sweep,
+      'minnow: produce latency vs offered load',
+      `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`,
+    ),
+  );
   replaceSection(md, BENCHMARKS_MD);
-  log(`rewrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, PLOT)} from ${path.relative(REPO, RESULTS_JSON)}`);
+  log(
+    `rewrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, PLOT)} from ${path.relative(REPO, RESULTS_JSON)}`,
+  );
 }
 
 (RENDER_ONLY ? Promise.resolve().then(renderOnly) : main()).catch((err) => {

@@ -55,7 +55,9 @@ function main(): void {
     const cpu = () => parseCpuSeconds(readFileSync(`/proc/${srv.pid}/stat`, 'utf8'), clockTicks());
     const c0 = cpu();
     const t0 = Date.now();
-    const cl = fork(__filename, ['--client', String(port), String(perSec), String(requestBytes), String(seconds)], { execArgv: process.execArgv });
+    const cl = fork(__filename, ['--client', String(port), String(perSec), String(requestBytes), String(seconds)], {
+      execArgv: process.execArgv,
+    });
     cl.on('exit', () => {
       const serverCpuPercent = ((cpu() - c0) / ((Date.now() - t0) / 1000)) * 100;
       process.stdout.write(`${JSON.stringify({ requestsPerSec: perSec, requestBytes, serverCpuPercent })}\n`);

@@ -60,14 +60,31 @@ export class BrokerProcess {
     this.sampler = new Sampler(pid, 200);
   }
 
-  static async start(storageUrl: string, opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info' } = {}): Promise<BrokerProcess> {
+  static async start(
+    storageUrl: string,
+    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info' } = {},
+  ): Promise<BrokerProcess> {
     const port = await freePort();
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-    const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve', '--listener', `tcp://127.0.0.1:${port}`, '--storage', storageUrl, '--log-level', opts.logLevel ?? 'warn'], {
-      cwd: BROKER_DIR,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_ENV: 'production' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeArgs,
+        MAIN,
+        'serve',
+        '--listener',
+        `tcp://127.0.0.1:${port}`,
+        '--storage',
+        storageUrl,
+        '--log-level',
+        opts.logLevel ?? 'warn',
+      ],
+      {
+        cwd: BROKER_DIR,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NODE_ENV: 'production' },
+      },
+    );
     children.add(child.pid!);
     const b = new BrokerProcess(child.pid!, port, storageUrl, child);
     await waitForPort(port, 20_000);
@@ -79,7 +96,9 @@ export class BrokerProcess {
     const line = this.stderr.split('\n').find((l) => l.includes('"stopped; database closed"'));
     try {
       const parsed = line ? (JSON.parse(line) as { produceCommits?: number; produceRequests?: number }) : undefined;
-      return parsed?.produceCommits === undefined ? undefined : { produceCommits: parsed.produceCommits, produceRequests: parsed.produceRequests ?? NaN };
+      return parsed?.produceCommits === undefined
+        ? undefined
+        : { produceCommits: parsed.produceCommits, produceRequests: parsed.produceRequests ?? NaN };
     } catch {
       return undefined;
     }
@@ -118,7 +137,11 @@ export interface ToolRun<S> {
 }
 
 let jsonCounter = 0;
-export async function perf<S>(sub: 'produce' | 'consume' | 'e2e', args: (string | number)[], okCodes = [0]): Promise<ToolRun<S>> {
+export async function perf<S>(
+  sub: 'produce' | 'consume' | 'e2e',
+  args: (string | number)[],
+  okCodes = [0],
+): Promise<ToolRun<S>> {
   const json = path.join(OUT, `run-${process.pid}-${jsonCounter++}.json`);
   const full = ['perf', sub, ...args.map(String), '--json', json];
   const fromMs = Date.now();
@@ -136,7 +159,8 @@ export async function perf<S>(sub: 'produce' | 'consume' | 'e2e', args: (string 
   const sys1 = systemCpu();
   toolSampler.stop();
   const toolCpuPercent = toolSampler.cpuPercent(fromMs, toMs);
-  if (!okCodes.includes(code ?? -1) || !existsSync(json)) throw new Error(`minnow ${full.join(' ')} exited ${code}: ${stderr.slice(-1500)}`);
+  if (!okCodes.includes(code ?? -1) || !existsSync(json))
+    throw new Error(`minnow ${full.join(' ')} exited ${code}: ${stderr.slice(-1500)}`);
   const summary = JSON.parse(readFileSync(json, 'utf8')) as S;
   rmSync(json, { force: true });
   if (stderr.trim()) log(`  tool: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);

@@ -41,7 +41,12 @@ function main(): void {
   applyPragmas(db, DEFAULT_PRAGMAS);
   migrate(db, Date.now());
   // As SqliteStorage does: with a checkpoint interval, a worker thread checkpoints and commits never do.
-  const checkpointer = DEFAULT_PRAGMAS.checkpointIntervalMs > 0 ? new Checkpointer(path, DEFAULT_PRAGMAS.checkpointIntervalMs, (m) => process.stderr.write(`checkpointer: ${m}\n`)) : undefined;
+  const checkpointer =
+    DEFAULT_PRAGMAS.checkpointIntervalMs > 0
+      ? new Checkpointer(path, DEFAULT_PRAGMAS.checkpointIntervalMs, (m) =>
+          process.stderr.write(`checkpointer: ${m}\n`),
+        )
+      : undefined;
   db.exec(`INSERT INTO topic (id, name, topic_uuid, partitions, created_ms) VALUES (1, 'ceiling', 'AAAAAAAAAAAAAAAAAAAAAA', 1, 0);
            INSERT INTO partition (id, topic_id, partition_index) VALUES (1, 1, 0);`);
   const insert = db.prepare(
@@ -54,7 +59,13 @@ function main(): void {
   const perBatch = recordsPerBatch(batchSizeBytes, recordSize);
   const values = randomPayloads(recordSize);
   const pool = Array.from({ length: 16 }, (_, b) =>
-    encodeRecordBatch({ records: Array.from({ length: perBatch }, (_, i) => ({ key: null, value: values[(b * perBatch + i) % values.length]! })), baseTimestamp: BigInt(Date.now()) }),
+    encodeRecordBatch({
+      records: Array.from({ length: perBatch }, (_, i) => ({
+        key: null,
+        value: values[(b * perBatch + i) % values.length]!,
+      })),
+      baseTimestamp: BigInt(Date.now()),
+    }),
   );
   let offset = 0;
   let batches = 0;

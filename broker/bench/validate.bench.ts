@@ -9,7 +9,14 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CompressionType, decompress } from '../src/protocol/compression';
 import { crc32c } from '../src/protocol/crc32c';
-import { ATTRIBUTES, BATCH_HEADER_SIZE, RECORDS_COUNT, decodeRecords, encodeRecordBatch, readBatchHeader } from '../src/protocol/record-batch';
+import {
+  ATTRIBUTES,
+  BATCH_HEADER_SIZE,
+  RECORDS_COUNT,
+  decodeRecords,
+  encodeRecordBatch,
+  readBatchHeader,
+} from '../src/protocol/record-batch';
 import { scanRecords } from '../src/protocol/record-scan';
 import { producePolicy, validateProduceRecords } from '../src/server/produce-validation';
 
@@ -25,7 +32,7 @@ const SEED_RECORDS_PER_SEC = 7000;
  */
 function opsPerSec(fn: () => unknown): number {
   const deadline = (ms: number) => process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
-  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end; ) fn();
+  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end;) fn();
   let best = 0;
   for (let round = 0; round < 3; round++) {
     let ops = 0;
@@ -99,7 +106,9 @@ for (const [name, type] of Object.entries(CompressionType)) {
     seedCorePct: ((us(validateOps) - us(crcOps)) * (SEED_RECORDS_PER_SEC / RECORDS_PER_BATCH)) / 1e4,
   };
   rows.push(row);
-  console.error(`${name}: crc-only ${f1(row.crcUs)} µs, validate ${f1(row.validateUs)} µs (decompress ${f1(row.decompressUs)}, scan ${f1(row.scanUs)}), decodeRecords ${f1(row.decodeUs)} µs`);
+  console.error(
+    `${name}: crc-only ${f1(row.crcUs)} µs, validate ${f1(row.validateUs)} µs (decompress ${f1(row.decompressUs)}, scan ${f1(row.scanUs)}), decodeRecords ${f1(row.decodeUs)} µs`,
+  );
 }
 
 const cpu = cpus()[0]?.model ?? 'unknown';
@@ -117,7 +126,7 @@ const section = [
   '',
   `\`npm run bench:validate\` in broker/ (bench/validate.bench.ts), ${new Date().toISOString().slice(0, 10)}. Machine: ${machine}; load average ${loadavg()[0]!.toFixed(1)} while it ran.`,
   `One batch of ${RECORDS_PER_BATCH} × 1 KiB JSON records (16 KiB uncompressed), single thread, best of three rounds; µs of CPU time per batch (process.cpuUsage, so other processes on the shared vCPUs do not inflate it).`,
-  'Full validation = header + CRC + decompression + the allocation-free record scan (record-scan.ts) + the timestamp range check, as Kafka\'s LogValidator decodes every record.',
+  "Full validation = header + CRC + decompression + the allocation-free record scan (record-scan.ts) + the timestamp range check, as Kafka's LogValidator decodes every record.",
   `MB/s counts uncompressed record bytes; the last column is (now - before) at the seed load (${SEED_RECORDS_PER_SEC.toLocaleString('en-US')} records/s = ${SEED_RECORDS_PER_SEC / RECORDS_PER_BATCH} such batches/s).`,
   '',
   table,
@@ -126,7 +135,7 @@ const section = [
   'of the cost, and no codec can reach the records without it. The chosen path decompresses each batch once into one buffer and walks',
   'the varints in place (no object per record); the column "CRC + decodeRecords" is what building every record instead would cost.',
   'The stored batch stays the compressed bytes as produced; the decompressed copy is dropped at once. Decompression at these rates',
-  'caps one core\'s produce throughput per codec (compare the load benchmarks\' codec table).',
+  "caps one core's produce throughput per codec (compare the load benchmarks' codec table).",
   '',
 ].join('\n');
 console.log(table);

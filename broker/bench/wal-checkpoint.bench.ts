@@ -28,7 +28,10 @@ async function run(mode: 'inline' | 'worker', perSec: number, blobBytes: number,
   migrate(db, Date.now());
   db.exec(`INSERT INTO topic (id, name, topic_uuid, partitions, created_ms) VALUES (1, 'c', 'AAAAAAAAAAAAAAAAAAAAAA', 1, 0);
            INSERT INTO partition (id, topic_id, partition_index) VALUES (1, 1, 0);`);
-  const checkpointer = mode === 'worker' ? new Checkpointer(path, WORKER_INTERVAL_MS, (m) => console.error(`checkpointer: ${m}`)) : undefined;
+  const checkpointer =
+    mode === 'worker'
+      ? new Checkpointer(path, WORKER_INTERVAL_MS, (m) => console.error(`checkpointer: ${m}`))
+      : undefined;
   const insert = db.prepare(
     `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
        producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -86,8 +89,11 @@ async function main(): Promise<void> {
   const perSec = Number(process.argv[2] ?? 470);
   const blobBytes = Number(process.argv[3] ?? 16384);
   const seconds = Number(process.argv[4] ?? 10);
-  console.log(`${perSec} commits/s of one ${blobBytes}-byte blob for ${seconds} s (page_size ${DEFAULT_PRAGMAS.pageSize}, synchronous ${DEFAULT_PRAGMAS.synchronous})`);
-  for (const mode of ['inline', 'worker'] as const) console.log(JSON.stringify(await run(mode, perSec, blobBytes, seconds)));
+  console.log(
+    `${perSec} commits/s of one ${blobBytes}-byte blob for ${seconds} s (page_size ${DEFAULT_PRAGMAS.pageSize}, synchronous ${DEFAULT_PRAGMAS.synchronous})`,
+  );
+  for (const mode of ['inline', 'worker'] as const)
+    console.log(JSON.stringify(await run(mode, perSec, blobBytes, seconds)));
 }
 
 void main();

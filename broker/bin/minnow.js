@@ -22,6 +22,8 @@ if (fs.existsSync(source) && hasTsx()) {
 } else if (fs.existsSync(built)) {
   require(built).main(process.argv.slice(2));
 } else {
-  console.error('minnow: neither dist/cli/main.js (run `npm run build` in broker/) nor the TypeScript sources with tsx were found');
+  console.error(
+    'minnow: neither dist/cli/main.js (run `npm run build` in broker/) nor the TypeScript sources with tsx were found',
+  );
   process.exit(1);
 }

@@ -4,9 +4,7 @@ import { errorName } from '../src/protocol/error-codes';
 import { readBatchHeader, splitBatches } from '../src/protocol/record-batch';
 
 /** What one request got: a decoded body, or what happened on the wire instead. */
-export type Outcome =
-  | { kind: 'response'; body: unknown }
-  | { kind: 'no-response'; detail: string }; // connection closed, timed out or undecodable
+export type Outcome = { kind: 'response'; body: unknown } | { kind: 'no-response'; detail: string }; // connection closed, timed out or undecodable
 
 /**
  * Fields whose value differs between any two brokers (or runs): ids the broker makes up, clocks,
@@ -61,7 +59,12 @@ function summariseRecords(buf: Buffer): unknown {
     return {
       recordBatches: batches.map((b) => {
         const h = readBatchHeader(b);
-        return { baseOffset: Number(h.baseOffset), lastOffsetDelta: h.lastOffsetDelta, recordsCount: h.recordsCount, magic: h.magic };
+        return {
+          baseOffset: Number(h.baseOffset),
+          lastOffsetDelta: h.lastOffsetDelta,
+          recordsCount: h.recordsCount,
+          magic: h.magic,
+        };
       }),
       trailingBytes,
     };
@@ -71,7 +74,8 @@ function summariseRecords(buf: Buffer): unknown {
 }
 
 export function normalise(value: unknown, key = ''): unknown {
-  if (MESSAGE_FIELDS.has(key)) return value === null || value === undefined ? value : typeof value === 'string' ? '<text>' : value;
+  if (MESSAGE_FIELDS.has(key))
+    return value === null || value === undefined ? value : typeof value === 'string' ? '<text>' : value;
   if (Buffer.isBuffer(value)) return key === 'records' ? summariseRecords(value) : `<${value.length} bytes>`;
   if (typeof value === 'bigint') return VOLATILE_FIELDS.has(key) ? volatile(value) : Number(value);
   if (Array.isArray(value)) {
@@ -96,7 +100,18 @@ export interface Difference {
 }
 
 /** Fields that identify an element of an array, so arrays compare by key and not by position. */
-const KEY_FIELDS = ['name', 'topic', 'topicName', 'apiKey', 'partitionIndex', 'partition', 'groupId', 'resourceName', 'key', 'index'];
+const KEY_FIELDS = [
+  'name',
+  'topic',
+  'topicName',
+  'apiKey',
+  'partitionIndex',
+  'partition',
+  'groupId',
+  'resourceName',
+  'key',
+  'index',
+];
 
 function keyFieldOf(a: unknown[], b: unknown[]): string | undefined {
   const all = [...a, ...b];
@@ -110,7 +125,12 @@ function keyFieldOf(a: unknown[], b: unknown[]): string | undefined {
 }
 
 function isEmpty(v: unknown): boolean {
-  return (Array.isArray(v) && v.length === 0) || v === '' || (Buffer.isBuffer(v) && v.length === 0) || (typeof v === 'object' && v !== null && 'recordBatches' in v && (v as any).recordBatches.length === 0);
+  return (
+    (Array.isArray(v) && v.length === 0) ||
+    v === '' ||
+    (Buffer.isBuffer(v) && v.length === 0) ||
+    (typeof v === 'object' && v !== null && 'recordBatches' in v && (v as any).recordBatches.length === 0)
+  );
 }
 
 function show(v: unknown): string {
@@ -120,7 +140,8 @@ function show(v: unknown): string {
 /** Diffs two normalised values; `path` names where they sit. */
 export function diff(minnow: unknown, kafka: unknown, path = ''): Difference[] {
   if (minnow === kafka) return [];
-  if ((minnow === null && isEmpty(kafka)) || (kafka === null && isEmpty(minnow))) return [{ path, kind: 'null-vs-empty', minnow, kafka }];
+  if ((minnow === null && isEmpty(kafka)) || (kafka === null && isEmpty(minnow)))
+    return [{ path, kind: 'null-vs-empty', minnow, kafka }];
   if (Array.isArray(minnow) && Array.isArray(kafka)) {
     const key = keyFieldOf(minnow, kafka);
     const out: Difference[] = [];
@@ -129,8 +150,11 @@ export function diff(minnow: unknown, kafka: unknown, path = ''): Difference[] {
       const m = byKey(minnow);
       const k = byKey(kafka);
       for (const [id, e] of m) if (k.has(id)) out.push(...diff(e, k.get(id), `${path}[${key}=${id}]`));
-      for (const [id, e] of m) if (!k.has(id)) out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-minnow', minnow: e, kafka: undefined });
-      for (const [id, e] of k) if (!m.has(id)) out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-kafka', minnow: undefined, kafka: e });
+      for (const [id, e] of m)
+        if (!k.has(id))
+          out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-minnow', minnow: e, kafka: undefined });
+      for (const [id, e] of k)
+        if (!m.has(id)) out.push({ path: `${path}[${key}=${id}]`, kind: 'only-in-kafka', minnow: undefined, kafka: e });
       return out;
     }
     const n = Math.max(minnow.length, kafka.length);
@@ -178,11 +202,28 @@ export interface AllowEntry {
 }
 
 function globToRegExp(glob: string): RegExp {
-  return new RegExp('^' + glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return new RegExp(
+    '^' +
+      glob
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
 }
 
-export function allowedBy(list: readonly AllowEntry[], scenario: string, step: string, d: Difference): AllowEntry | undefined {
-  return list.find((e) => globToRegExp(e.scenario).test(scenario) && globToRegExp(e.step ?? '*').test(step) && globToRegExp(e.path).test(d.path));
+export function allowedBy(
+  list: readonly AllowEntry[],
+  scenario: string,
+  step: string,
+  d: Difference,
+): AllowEntry | undefined {
+  return list.find(
+    (e) =>
+      globToRegExp(e.scenario).test(scenario) &&
+      globToRegExp(e.step ?? '*').test(step) &&
+      globToRegExp(e.path).test(d.path),
+  );
 }
 
 /** A value for the report: error codes get their name. */

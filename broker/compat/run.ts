@@ -27,7 +27,12 @@ export interface StepReport {
   differences: (Difference & { allowed?: string })[];
 }
 
-export function compareSteps(scenario: string, minnow: StepRecord[], kafka: StepRecord[], allow: readonly AllowEntry[]): StepReport[] {
+export function compareSteps(
+  scenario: string,
+  minnow: StepRecord[],
+  kafka: StepRecord[],
+  allow: readonly AllowEntry[],
+): StepReport[] {
   const out: StepReport[] = [];
   const n = Math.max(minnow.length, kafka.length);
   for (let i = 0; i < n; i++) {
@@ -37,11 +42,18 @@ export function compareSteps(scenario: string, minnow: StepRecord[], kafka: Step
     const api = `${(m ?? k)!.apiKey}v${(m ?? k)!.apiVersion}`;
     let differences: Difference[];
     if (!m || !k || m.step !== k.step) {
-      differences = [{ path: '(steps)', kind: 'outcome', minnow: m?.step ?? '(no step)', kafka: k?.step ?? '(no step)' }];
+      differences = [
+        { path: '(steps)', kind: 'outcome', minnow: m?.step ?? '(no step)', kafka: k?.step ?? '(no step)' },
+      ];
     } else {
       differences = compareOutcomes(m.outcome, k.outcome);
     }
-    out.push({ scenario, step, api, differences: differences.map((d) => ({ ...d, allowed: allowedBy(allow, scenario, step, d)?.reason })) });
+    out.push({
+      scenario,
+      step,
+      api,
+      differences: differences.map((d) => ({ ...d, allowed: allowedBy(allow, scenario, step, d)?.reason })),
+    });
   }
   return out;
 }
@@ -71,7 +83,9 @@ export function formatReport(reports: StepReport[], verbose: boolean): string {
         grouped.get(head)!.push(element[3]!);
         continue;
       }
-      lines.push(`    ${d.path || '(body)'} ${d.kind}: minnow ${describeValue(d.path, d.minnow)} | kafka ${describeValue(d.path, d.kafka)}${tag}`);
+      lines.push(
+        `    ${d.path || '(body)'} ${d.kind}: minnow ${describeValue(d.path, d.minnow)} | kafka ${describeValue(d.path, d.kafka)}${tag}`,
+      );
     }
     for (const [head, ids] of grouped) lines[lines.indexOf(head)] = `${head} ${ids.join(', ')}`;
   }
@@ -80,7 +94,9 @@ export function formatReport(reports: StepReport[], verbose: boolean): string {
 
 function loadAllowList(file: string): AllowEntry[] {
   const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { allow: AllowEntry[] };
-  for (const e of parsed.allow) if (!e.scenario || !e.path || !e.reason) throw new Error(`${file}: every entry needs scenario, path and reason; got ${JSON.stringify(e)}`);
+  for (const e of parsed.allow)
+    if (!e.scenario || !e.path || !e.reason)
+      throw new Error(`${file}: every entry needs scenario, path and reason; got ${JSON.stringify(e)}`);
   return parsed.allow;
 }
 
@@ -128,7 +144,10 @@ async function main(): Promise<number> {
       kafka = k;
     }
     // num.partitions is given as the Kafka launcher's properties give it (both report STATIC_BROKER_CONFIG).
-    const minnow = await startBroker({ logger: silentLogger, config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, numPartitions: 1 } });
+    const minnow = await startBroker({
+      logger: silentLogger,
+      config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, numPartitions: 1 },
+    });
     cleanups.push(() => minnow.stop());
     say(`minnow (${storageUrl}) on 127.0.0.1:${minnow.port}, Kafka on ${kafka.host}:${kafka.port}`);
 
@@ -142,21 +161,42 @@ async function main(): Promise<number> {
       const k = await attempt('kafka', kafka.host, kafka.port);
       const r =
         typeof m === 'string' || typeof k === 'string'
-          ? [{ scenario: s.name, step: '(whole scenario)', api: '-', differences: [{ path: '(scenario)', kind: 'outcome' as const, minnow: typeof m === 'string' ? `failed: ${m}` : 'ran', kafka: typeof k === 'string' ? `failed: ${k}` : 'ran' }] }]
+          ? [
+              {
+                scenario: s.name,
+                step: '(whole scenario)',
+                api: '-',
+                differences: [
+                  {
+                    path: '(scenario)',
+                    kind: 'outcome' as const,
+                    minnow: typeof m === 'string' ? `failed: ${m}` : 'ran',
+                    kafka: typeof k === 'string' ? `failed: ${k}` : 'ran',
+                  },
+                ],
+              },
+            ]
           : compareSteps(s.name, m, k, allow);
       reports.push(...r);
       const all = r.flatMap((x) => x.differences);
       const open = all.filter((d) => !d.allowed).length;
-      say(`${s.name}: ${r.length} steps, ${all.length} differences (${open} not allowed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      say(
+        `${s.name}: ${r.length} steps, ${all.length} differences (${open} not allowed) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
     }
 
     const all = reports.flatMap((r) => r.differences);
     const open = all.filter((d) => !d.allowed);
     console.log(formatReport(reports, values.verbose!));
     const bigints = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
-    fs.writeFileSync(values.json!, JSON.stringify({ kafkaVersion: values['kafka-version'], storageUrl: values.engine, reports }, bigints, 2));
+    fs.writeFileSync(
+      values.json!,
+      JSON.stringify({ kafkaVersion: values['kafka-version'], storageUrl: values.engine, reports }, bigints, 2),
+    );
     console.log('');
-    say(`${reports.length} steps in ${scenarios.length} scenarios: ${all.length} differences, ${all.length - open.length} allowed, ${open.length} not allowed`);
+    say(
+      `${reports.length} steps in ${scenarios.length} scenarios: ${all.length} differences, ${all.length - open.length} allowed, ${open.length} not allowed`,
+    );
     say(`JSON report: ${values.json}`);
     return open.length === 0 ? 0 : 1;
   } finally {

@@ -79,7 +79,10 @@ function rawExchange(host: string, port: number, frame: Buffer, decodeAs: RawDec
       s.destroy();
       resolve(o);
     };
-    const timer = setTimeout(() => done({ kind: 'no-response', detail: `no answer within ${RAW_TIMEOUT_MS} ms` }), RAW_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done({ kind: 'no-response', detail: `no answer within ${RAW_TIMEOUT_MS} ms` }),
+      RAW_TIMEOUT_MS,
+    );
     s.on('connect', () => s.write(frame));
     s.on('data', (chunk) => {
       data = Buffer.concat([data, chunk]);
@@ -102,10 +105,16 @@ const POLL_MS = 250;
 const WAIT_LIMIT_MS = 30_000;
 
 /** Runs one scenario against one broker, reconnecting after a step that cost the connection. */
-export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka', host: string, port: number): Promise<StepRecord[]> {
+export async function runScenario(
+  scenario: Scenario,
+  target: 'minnow' | 'kafka',
+  host: string,
+  port: number,
+): Promise<StepRecord[]> {
   const steps: StepRecord[] = [];
   let conn: KafkaConnection | undefined;
-  const connection = async () => (conn ??= await KafkaConnection.connect(host, port, { clientId: 'minnow-compat', requestTimeoutMs: 15_000 }));
+  const connection = async () =>
+    (conn ??= await KafkaConnection.connect(host, port, { clientId: 'minnow-compat', requestTimeoutMs: 15_000 }));
   const raw = async (apiKey: number, apiVersion: number, body: unknown): Promise<Outcome> => {
     const c = await connection();
     try {
@@ -132,11 +141,17 @@ export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka'
     },
     async quiet(apiKey, apiVersion, body) {
       const o = await raw(apiKey, apiVersion, body);
-      if (o.kind !== 'response') throw new Error(`${target}: set-up request (API ${apiKey} v${apiVersion}) got no response: ${o.detail}`);
+      if (o.kind !== 'response')
+        throw new Error(`${target}: set-up request (API ${apiKey} v${apiVersion}) got no response: ${o.detail}`);
       return o.body;
     },
     async sendRaw(step, frame, decodeAs) {
-      steps.push({ step, apiKey: decodeAs.apiKey, apiVersion: decodeAs.apiVersion, outcome: await rawExchange(host, port, frame, decodeAs) });
+      steps.push({
+        step,
+        apiKey: decodeAs.apiKey,
+        apiVersion: decodeAs.apiVersion,
+        outcome: await rawExchange(host, port, frame, decodeAs),
+      });
     },
     async fire(apiKey, apiVersion, body) {
       await (await connection()).send(apiKey, apiVersion, body, false);
@@ -145,13 +160,28 @@ export async function runScenario(scenario: Scenario, target: 'minnow' | 'kafka'
       until(`topic ${topic} getting leaders`, async () => {
         const md = await ctx.quiet(ApiKey.Metadata, 9, { topics: [{ name: topic }], allowAutoTopicCreation: false });
         const t = md.topics[0];
-        if (!(t && t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p: any) => p.errorCode === 0 && p.leaderId >= 0))) return false;
+        if (!(
+          t &&
+          t.errorCode === 0 &&
+          t.partitions.length > 0 &&
+          t.partitions.every((p: any) => p.errorCode === 0 && p.leaderId >= 0)
+        ))
+          return false;
         // Kafka's Metadata can name the leader a moment before its replica manager serves the
         // partition (NOT_LEADER_OR_FOLLOWER); a ListOffsets that succeeds everywhere means it does.
         const lo = await ctx.quiet(ApiKey.ListOffsets, 7, {
           replicaId: -1,
           isolationLevel: 0,
-          topics: [{ name: topic, partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
+          topics: [
+            {
+              name: topic,
+              partitions: t.partitions.map((p: any) => ({
+                partitionIndex: p.partitionIndex,
+                currentLeaderEpoch: -1,
+                timestamp: -1n,
+              })),
+            },
+          ],
         });
         return lo.topics[0].partitions.every((p: any) => p.errorCode === 0);
       }),
@@ -179,7 +209,11 @@ export const text = (s: string) => Buffer.from(s, 'utf8');
 
 /** A valid v2 batch of string values with fixed timestamps. */
 export function batch(values: string[], extra: Partial<RecordBatchInput> = {}): Buffer {
-  return encodeRecordBatch({ records: values.map((v) => ({ value: text(v) })), baseTimestamp: 1_700_000_000_000n, ...extra });
+  return encodeRecordBatch({
+    records: values.map((v) => ({ value: text(v) })),
+    baseTimestamp: 1_700_000_000_000n,
+    ...extra,
+  });
 }
 
 /** A batch whose CRC no longer matches its contents. */

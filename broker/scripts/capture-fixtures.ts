@@ -24,14 +24,21 @@ export const KCAT_LINES = ['one', 'two', 'three'].map((w) => `${w} `.repeat(40).
 
 async function capture(client: string, work: (bootstrap: string) => Promise<void>): Promise<void> {
   const dump = fs.mkdtempSync(path.join(os.tmpdir(), `minnow-frames-${client}-`));
-  const broker = await startBroker({ logger: silentLogger, config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl: 'memory://', dumpFramesDir: dump } });
+  const broker = await startBroker({
+    logger: silentLogger,
+    config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl: 'memory://', dumpFramesDir: dump },
+  });
   try {
     await work(`127.0.0.1:${broker.port}`);
   } finally {
     await broker.stop();
   }
   const kept = new Set<string>();
-  const files = fs.readdirSync(dump).sort((a, b) => fs.statSync(path.join(dump, a)).mtimeMs - fs.statSync(path.join(dump, b)).mtimeMs || a.localeCompare(b));
+  const files = fs
+    .readdirSync(dump)
+    .sort(
+      (a, b) => fs.statSync(path.join(dump, a)).mtimeMs - fs.statSync(path.join(dump, b)).mtimeMs || a.localeCompare(b),
+    );
   for (const f of files) {
     const hex = fs.readFileSync(path.join(dump, f), 'utf8').trim();
     const frame = Buffer.from(hex, 'hex');

@@ -15,7 +15,19 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { camel, cond, FieldSpec, intersect, isEmpty, kebab, loadSpec, MessageSpec, parseRange, Range, REPO_SPEC_DIR } from './protocol-spec';
+import {
+  camel,
+  cond,
+  FieldSpec,
+  intersect,
+  isEmpty,
+  kebab,
+  loadSpec,
+  MessageSpec,
+  parseRange,
+  Range,
+  REPO_SPEC_DIR,
+} from './protocol-spec';
 import { apiKeysSource } from './protocol-api-keys';
 import { registryEntry, registrySource } from './protocol-registry';
 
@@ -64,7 +76,8 @@ class MessageGen {
     if (this.structs.has(name)) throw new Error(`${this.spec.name}: struct ${name} defined twice`);
     // MetadataResponseBroker, not MetadataResponseMetadataResponseBroker.
     const tsName = name.startsWith(this.prefix) ? name : this.prefix + name;
-    if ([...this.structs.values()].some((s) => s.tsName === tsName)) throw new Error(`${this.spec.name}: two structs named ${tsName}`);
+    if ([...this.structs.values()].some((s) => s.tsName === tsName))
+      throw new Error(`${this.spec.name}: two structs named ${tsName}`);
     this.structs.set(name, { specName: name, tsName, fields });
     this.collectNested(fields);
   }
@@ -166,7 +179,8 @@ class MessageGen {
   }
 
   private writePrim(t: string, flex: string, nullable: string, val: string, field: string): string {
-    const pick = (a: string, b: string, c: string) => (c === 'true' ? a : c === 'false' ? b : `if (${c}) ${a}; else ${b}`);
+    const pick = (a: string, b: string, c: string) =>
+      c === 'true' ? a : c === 'false' ? b : `if (${c}) ${a}; else ${b}`;
     const nn = `rt.nonNull(${val}, '${field}', v)`;
     switch (t) {
       case 'string':
@@ -208,7 +222,9 @@ class MessageGen {
     const nullable = cond(parseRange(f.nullableVersions), this.fieldRange(f));
     if (isArray(t)) {
       const e = elemType(t);
-      const elem = PRIMITIVES[e] ? this.writePrim(e, flex, 'false', 'e', f.name) : `write${this.struct(e).tsName}(w, v, e)`;
+      const elem = PRIMITIVES[e]
+        ? this.writePrim(e, flex, 'false', 'e', f.name)
+        : `write${this.struct(e).tsName}(w, v, e)`;
       return `rt.writeArray(w, ${flex}, ${nullable}, '${f.name}', ${val}, (w, e) => { ${elem}; })`;
     }
     if (PRIMITIVES[t]) return this.writePrim(t, flex, nullable, val, f.name);
@@ -277,7 +293,14 @@ class MessageGen {
       const section =
         cases.length === 0
           ? 'r.skipTaggedFields();'
-          : ['rt.readTaggedFields(r, (tag) => {', '    switch (tag) {', ...cases, '      default: return false;', '    }', '  });'].join('\n');
+          : [
+              'rt.readTaggedFields(r, (tag) => {',
+              '    switch (tag) {',
+              ...cases,
+              '      default: return false;',
+              '    }',
+              '  });',
+            ].join('\n');
       body.push(flexCond === 'true' ? `  ${section}` : `  if (flex) ${section}`);
     }
     const readCode = body.join('\n');
@@ -295,7 +318,11 @@ class MessageGen {
       const x = `o.${camel(f.name)}`;
       // `??` would turn an explicit null into the default, so nullable fields only replace undefined.
       const nullableAnywhere = !isEmpty(parseRange(f.nullableVersions));
-      const val = !this.isOptional(f) ? x : nullableAnywhere ? `(${x} === undefined ? ${this.defaultExpr(f)} : ${x})` : `(${x} ?? ${this.defaultExpr(f)})`;
+      const val = !this.isOptional(f)
+        ? x
+        : nullableAnywhere
+          ? `(${x} === undefined ? ${this.defaultExpr(f)} : ${x})`
+          : `(${x} ?? ${this.defaultExpr(f)})`;
       const stmt = this.writeValue(f, this.fieldFlex(f), val);
       const term = stmt.endsWith('}') ? stmt : `${stmt};`;
       wbody.push(c === 'true' ? `  ${term}` : `  if (${c}) { ${term} }`);
@@ -303,7 +330,10 @@ class MessageGen {
     if (hasFlex) {
       const lines: string[] = [];
       const live = tagged
-        .map((f) => ({ f, c: cond(intersect(parseRange(f.taggedVersions ?? f.versions), parseRange(f.versions)), this.valid) }))
+        .map((f) => ({
+          f,
+          c: cond(intersect(parseRange(f.taggedVersions ?? f.versions), parseRange(f.versions)), this.valid),
+        }))
         .filter((x) => x.c !== 'false');
       if (live.length === 0) lines.push('w.uvarint(0);');
       else {
@@ -315,7 +345,9 @@ class MessageGen {
         lines.push(`    w.uvarint(${live.map((_, i) => `(t${i} ? 1 : 0)`).join(' + ')});`);
         live.forEach(({ f }, i) => {
           const stmt = this.writeValue(f, 'true', `o.${camel(f.name)}!`);
-          lines.push(`    if (t${i}) rt.writeTaggedField(w, ${Number(f.tag)}, (w) => { ${stmt.endsWith('}') ? stmt : `${stmt};`} });`);
+          lines.push(
+            `    if (t${i}) rt.writeTaggedField(w, ${Number(f.tag)}, (w) => { ${stmt.endsWith('}') ? stmt : `${stmt};`} });`,
+          );
         });
         lines.push('  }');
       }
@@ -385,9 +417,15 @@ export const MESSAGES_DIR = path.join(__dirname, '..', 'src', 'protocol', 'messa
  * Returns the names of the files written to `outDir`.
  */
 export function generate(specDir: string, outDir: string, apiKeysFile: string): string[] {
-  const files = fs.readdirSync(specDir).filter((f) => f.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(specDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const specs = files.map((f) => ({ file: f, spec: loadSpec(path.join(specDir, f)) }));
-  const apis = new Map<number, { req?: { file: string; spec: MessageSpec }; res?: { file: string; spec: MessageSpec } }>();
+  const apis = new Map<
+    number,
+    { req?: { file: string; spec: MessageSpec }; res?: { file: string; spec: MessageSpec } }
+  >();
   const others: { file: string; spec: MessageSpec }[] = [];
   for (const s of specs) {
     if (s.spec.type === 'request' || s.spec.type === 'response') {
@@ -406,14 +444,21 @@ export function generate(specDir: string, outDir: string, apiKeysFile: string): 
     written.push(name);
   };
 
-  const index: string[] = ['// Generated by scripts/generate-protocol.ts. Do not edit.', "export * from './registry';", ''];
+  const index: string[] = [
+    '// Generated by scripts/generate-protocol.ts. Do not edit.',
+    "export * from './registry';",
+    '',
+  ];
   const registry: string[] = [];
   for (const [key, { req, res }] of [...apis.entries()].sort((a, b) => a[0] - b[0])) {
     if (!req || !res) throw new Error(`API key ${key} lacks a request or a response spec`);
     const api = req.spec.name.replace(/Request$/, '');
     const fileBase = kebab(api);
     const code =
-      HEADER([req.file, res.file]) + new MessageGen(req.spec, req.spec.name).generate() + '\n' + new MessageGen(res.spec, res.spec.name).generate();
+      HEADER([req.file, res.file]) +
+      new MessageGen(req.spec, req.spec.name).generate() +
+      '\n' +
+      new MessageGen(res.spec, res.spec.name).generate();
     write(`${fileBase}.ts`, code);
     index.push(`export * from './${fileBase}';`);
     registry.push(registryEntry(key, api, fileBase, req.spec, res.spec));

@@ -13,7 +13,8 @@ export function apiKeysSource(requests: readonly MessageSpec[]): string {
   const seen = new Map<number, string>();
   for (const e of entries) {
     const other = seen.get(e.key);
-    if (other !== undefined) throw new Error(`API key ${e.key} belongs to both ${other} and ${e.name}: check the request specs`);
+    if (other !== undefined)
+      throw new Error(`API key ${e.key} belongs to both ${other} and ${e.name}: check the request specs`);
     seen.set(e.key, e.name);
   }
   return [

@@ -9,15 +9,15 @@ export function registryEntry(key: number, api: string, fileBase: string, req: M
   const dep = parseRange(req.deprecatedVersions);
   return (
     `  api(\n` +
-      `    { apiKey: ${key}, name: '${api}', minVersion: ${valid.min}, maxVersion: ${valid.max}, ` +
-      `flexibleMinVersion: ${isEmpty(flex) ? -1 : flex.min}, ` +
-      `deprecatedVersions: ${isEmpty(dep) ? 'null' : `[${dep.min}, ${dep.max === Infinity ? valid.max : dep.max}]`}, ` +
-      `latestVersionUnstable: ${req.latestVersionUnstable === true}, listeners: ${JSON.stringify(req.listeners ?? [])} },\n` +
-      `    () => {\n` +
-      `      const m = require('./${fileBase}') as typeof import('./${fileBase}');\n` +
-      `      return { decodeRequest: m.decode${req.name}, encodeRequest: m.encode${req.name}, decodeResponse: m.decode${res.name}, encodeResponse: m.encode${res.name} };\n` +
-      `    },\n` +
-      `  ),`
+    `    { apiKey: ${key}, name: '${api}', minVersion: ${valid.min}, maxVersion: ${valid.max}, ` +
+    `flexibleMinVersion: ${isEmpty(flex) ? -1 : flex.min}, ` +
+    `deprecatedVersions: ${isEmpty(dep) ? 'null' : `[${dep.min}, ${dep.max === Infinity ? valid.max : dep.max}]`}, ` +
+    `latestVersionUnstable: ${req.latestVersionUnstable === true}, listeners: ${JSON.stringify(req.listeners ?? [])} },\n` +
+    `    () => {\n` +
+    `      const m = require('./${fileBase}') as typeof import('./${fileBase}');\n` +
+    `      return { decodeRequest: m.decode${req.name}, encodeRequest: m.encode${req.name}, decodeResponse: m.decode${res.name}, encodeResponse: m.encode${res.name} };\n` +
+    `    },\n` +
+    `  ),`
   );
 }
 

@@ -48,7 +48,10 @@ export const WARNING_SUMMARY_INTERVAL_MS = 10_000;
  * line each. One timer per kind while it is suppressing, none when quiet.
  */
 export class WarningLimiter {
-  private readonly kinds = new Map<string, { suppressed: number; msg: string; level: LogLevel; timer: NodeJS.Timeout }>();
+  private readonly kinds = new Map<
+    string,
+    { suppressed: number; msg: string; level: LogLevel; timer: NodeJS.Timeout }
+  >();
 
   constructor(
     private readonly logger: Logger,
@@ -85,7 +88,10 @@ export class WarningLimiter {
       this.kinds.delete(kind);
       if (state.suppressed === 0) return;
     }
-    this.logger[state.level](`${state.msg} (${state.suppressed} more like this suppressed)`, { suppressed: state.suppressed, intervalMs: this.intervalMs });
+    this.logger[state.level](`${state.msg} (${state.suppressed} more like this suppressed)`, {
+      suppressed: state.suppressed,
+      intervalMs: this.intervalMs,
+    });
     if (final) return;
     // Keep counting for another interval: at most one line per interval while the flood lasts.
     state.suppressed = 0;

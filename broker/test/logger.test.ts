@@ -6,17 +6,26 @@ describe('WarningLimiter', () => {
 
   const setup = () => {
     const lines: { level: string; msg: string; suppressed?: number }[] = [];
-    const limiter = new WarningLimiter(createLogger('info', (l) => lines.push(JSON.parse(l))), 10_000);
+    const limiter = new WarningLimiter(
+      createLogger('info', (l) => lines.push(JSON.parse(l))),
+      10_000,
+    );
     return { lines, limiter };
   };
 
   it('logs the first of a kind, then at most one line per interval counting the others', () => {
     const { lines, limiter } = setup();
     for (let i = 0; i < 1000; i++) limiter.warn('closing connection: malformed request', { i });
-    expect(lines).toEqual([expect.objectContaining({ level: 'warn', msg: 'closing connection: malformed request', i: 0 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'closing connection: malformed request', i: 0 }),
+    ]);
     jest.advanceTimersByTime(10_000);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatchObject({ level: 'warn', msg: 'closing connection: malformed request (999 more like this suppressed)', suppressed: 999 });
+    expect(lines[1]).toMatchObject({
+      level: 'warn',
+      msg: 'closing connection: malformed request (999 more like this suppressed)',
+      suppressed: 999,
+    });
     // The flood goes on: still one line per interval.
     for (let i = 0; i < 500; i++) limiter.warn('closing connection: malformed request');
     jest.advanceTimersByTime(10_000);

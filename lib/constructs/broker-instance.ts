@@ -165,7 +165,8 @@ export class BrokerInstance extends Construct {
     for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*']) {
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[${finding}]`,
-        reason: 'Asset.grantRead: read-only access to the CDK asset bucket, from which the broker release is downloaded.',
+        reason:
+          'Asset.grantRead: read-only access to the CDK asset bucket, from which the broker release is downloaded.',
       });
     }
     Validations.of(policy).acknowledge({

@@ -65,7 +65,12 @@ function edgesOf(packages: Record<string, LockEntry>, entry: LockEntry, isRoot: 
   if (isRoot && entry === packages[''] && Array.isArray(entry['workspaces'])) {
     const workspaces = new Set(entry['workspaces'] as string[]);
     for (const [location, e] of Object.entries(packages)) {
-      if (e.link && typeof e.resolved === 'string' && workspaces.has(e.resolved) && !location.slice('node_modules/'.length).includes('/node_modules/')) {
+      if (
+        e.link &&
+        typeof e.resolved === 'string' &&
+        workspaces.has(e.resolved) &&
+        !location.slice('node_modules/'.length).includes('/node_modules/')
+      ) {
         edges.push({ name: location.slice('node_modules/'.length), kind: 'prod' });
       }
     }
@@ -86,7 +91,9 @@ function target(packages: Record<string, LockEntry>, location: string): string {
  */
 function reach(packages: Record<string, LockEntry>, root: string, follow: (kind: EdgeKind) => boolean): Set<string> {
   // A workspace is a root of its own too: npm installs its devDependencies.
-  const workspaces = new Set(Array.isArray(packages['']?.['workspaces']) ? (packages['']?.['workspaces'] as string[]) : []);
+  const workspaces = new Set(
+    Array.isArray(packages['']?.['workspaces']) ? (packages['']?.['workspaces'] as string[]) : [],
+  );
   const seen = new Set<string>([root]);
   const queue = [root];
   while (queue.length > 0) {
@@ -144,7 +151,9 @@ export function depFlags(packages: Record<string, LockEntry>, root: string): Map
 function workspaceLocation(lock: Lockfile, name: string): string {
   const link = lock.packages[`node_modules/${name}`];
   if (!link?.link || typeof link.resolved !== 'string') {
-    throw new Error(`the root package-lock.json has no workspace named ${name}; is "${name}" in the root package.json's workspaces?`);
+    throw new Error(
+      `the root package-lock.json has no workspace named ${name}; is "${name}" in the root package.json's workspaces?`,
+    );
   }
   return link.resolved;
 }
@@ -156,7 +165,9 @@ function workspaceLocation(lock: Lockfile, name: string): string {
  */
 export function workspaceLockfile(rootLock: Lockfile, name: string): Lockfile {
   if (rootLock.lockfileVersion < 2) {
-    throw new Error(`package-lock.json is lockfileVersion ${rootLock.lockfileVersion}; need 2 or 3 (npm 7+) for its "packages" section`);
+    throw new Error(
+      `package-lock.json is lockfileVersion ${rootLock.lockfileVersion}; need 2 or 3 (npm 7+) for its "packages" section`,
+    );
   }
   const packages = rootLock.packages;
   const ws = workspaceLocation(rootLock, name);
@@ -167,13 +178,17 @@ export function workspaceLockfile(rootLock: Lockfile, name: string): Lockfile {
   for (const location of flags.keys()) {
     const to = location.startsWith(`${ws}/node_modules/`) ? location.slice(ws.length + 1) : location;
     if (!to.startsWith('node_modules/')) {
-      throw new Error(`${name} reaches ${location}, which is outside node_modules (another workspace?); ship it separately`);
+      throw new Error(
+        `${name} reaches ${location}, which is outside node_modules (another workspace?); ship it separately`,
+      );
     }
     const clash = moved.get(to);
     if (clash !== undefined) {
       // Two versions of one package at the top: the broker's own copy and the root's hoisted one,
       // both needed. Placing the second one is npm's job; ask for a layout without the clash.
-      throw new Error(`${name} needs both ${clash} and ${location}; align their versions in the root and ${ws} package.json files`);
+      throw new Error(
+        `${name} needs both ${clash} and ${location}; align their versions in the root and ${ws} package.json files`,
+      );
     }
     moved.set(to, location);
   }

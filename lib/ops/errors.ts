@@ -29,7 +29,9 @@ export function explainAwsError(err: unknown, ctx: ErrorContext): Error {
     return new OpsError('no AWS region: pass --region (the one you deployed to) or set AWS_REGION', { cause: err });
   }
   if (name === 'ExpiredToken' || name === 'ExpiredTokenException' || /security token .* expired/i.test(message)) {
-    return new OpsError('your AWS credentials have expired: refresh them (e.g. `aws sso login`) and retry', { cause: err });
+    return new OpsError('your AWS credentials have expired: refresh them (e.g. `aws sso login`) and retry', {
+      cause: err,
+    });
   }
   if (name === 'ValidationError' && /does not exist/i.test(message)) {
     return new OpsError(

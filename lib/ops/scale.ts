@@ -57,7 +57,9 @@ export async function applyScale(
   await clients.ec2.send(new StopInstancesCommand({ InstanceIds: [instanceId] }));
   await wait('stopped');
   runtime.log(`changing the type to ${toType}`);
-  await clients.ec2.send(new ModifyInstanceAttributeCommand({ InstanceId: instanceId, InstanceType: { Value: toType } }));
+  await clients.ec2.send(
+    new ModifyInstanceAttributeCommand({ InstanceId: instanceId, InstanceType: { Value: toType } }),
+  );
   runtime.log(`starting ${instanceId}`);
   await clients.ec2.send(new StartInstancesCommand({ InstanceIds: [instanceId] }));
   return wait('running');

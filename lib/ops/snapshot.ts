@@ -27,7 +27,13 @@ export async function snapshotDataVolume(
       VolumeId: dataVolumeId,
       Description: `minnow data (${stackName}) ${runtime.now().toISOString()}`,
       TagSpecifications: [
-        { ResourceType: 'snapshot', Tags: [{ Key: 'Name', Value: `${stackName}-data` }, { Key: 'minnow:stack', Value: stackName }] },
+        {
+          ResourceType: 'snapshot',
+          Tags: [
+            { Key: 'Name', Value: `${stackName}-data` },
+            { Key: 'minnow:stack', Value: stackName },
+          ],
+        },
       ],
     }),
   );

@@ -42,7 +42,11 @@ export async function getStatus(clients: OpsClients, runtime: OpsRuntime, stackN
   };
 }
 
-async function creditReport(clients: OpsClients, runtime: OpsRuntime, instanceId: string): Promise<CreditReport | undefined> {
+async function creditReport(
+  clients: OpsClients,
+  runtime: OpsRuntime,
+  instanceId: string,
+): Promise<CreditReport | undefined> {
   const end = runtime.now();
   const response = await clients.cloudwatch.send(
     new GetMetricDataCommand({
@@ -52,7 +56,11 @@ async function creditReport(clients: OpsClients, runtime: OpsRuntime, instanceId
         {
           Id: 'balance',
           MetricStat: {
-            Metric: { Namespace: 'AWS/EC2', MetricName: 'CPUCreditBalance', Dimensions: [{ Name: 'InstanceId', Value: instanceId }] },
+            Metric: {
+              Namespace: 'AWS/EC2',
+              MetricName: 'CPUCreditBalance',
+              Dimensions: [{ Name: 'InstanceId', Value: instanceId }],
+            },
             Period: 300,
             Stat: 'Average',
           },
@@ -105,7 +113,9 @@ export function formatStatus(r: StatusReport): string {
     const c = r.credits;
     const sign = c.trendPerHour >= 0 ? '+' : '';
     const empty = c.hoursToEmpty !== undefined ? `, empty in ~${c.hoursToEmpty.toFixed(1)} h at this rate` : '';
-    lines.push(`CPU credits        ${c.balance.toFixed(1)}  (${sign}${c.trendPerHour.toFixed(1)}/h over the last 3 h${empty})`);
+    lines.push(
+      `CPU credits        ${c.balance.toFixed(1)}  (${sign}${c.trendPerHour.toFixed(1)}/h over the last 3 h${empty})`,
+    );
   } else if (isBurstable(i.type)) {
     lines.push('CPU credits        no datapoints yet (CloudWatch reports every 5 minutes)');
   }

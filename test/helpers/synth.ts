@@ -18,7 +18,10 @@ export interface Synth {
 }
 
 /** Builds the app the way bin/minnow.ts does, from context values, into a temp cloud assembly. */
-export function buildApp(context: Record<string, string> = {}, opts: { nag?: boolean } = {}): {
+export function buildApp(
+  context: Record<string, string> = {},
+  opts: { nag?: boolean } = {},
+): {
   app: App;
   stack: MinnowStack;
   outdir: string;
@@ -41,7 +44,10 @@ export function logicalIds(template: Template, type: string): string[] {
 }
 
 /** The only resource of a type: [logicalId, resource]. */
-export function only(template: Template, type: string): [string, { Properties: Record<string, unknown> } & Record<string, unknown>] {
+export function only(
+  template: Template,
+  type: string,
+): [string, { Properties: Record<string, unknown> } & Record<string, unknown>] {
   const found = Object.entries(template.findResources(type));
   if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
   return found[0] as [string, { Properties: Record<string, unknown> } & Record<string, unknown>];

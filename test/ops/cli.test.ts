@@ -21,7 +21,9 @@ test('status prints the report', async () => {
 
 test('missing credentials: a clear message, exit 1', async () => {
   const { cfn } = mocks();
-  const err = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+  const err = Object.assign(new Error('Could not load credentials from any providers'), {
+    name: 'CredentialsProviderError',
+  });
   cfn.on(DescribeStacksCommand).rejects(err);
   const { code, err: stderr } = await run(['status']);
   expect(code).toBe(1);
@@ -44,7 +46,9 @@ test('wrong stack name: says which stack and region, and how to choose', async (
 
 test('a stack without minnow outputs', async () => {
   const { cfn } = mocks();
-  cfn.on(DescribeStacksCommand).resolves({ Stacks: [{ StackName: 'Other', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(), Outputs: [] }] });
+  cfn.on(DescribeStacksCommand).resolves({
+    Stacks: [{ StackName: 'Other', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(), Outputs: [] }],
+  });
   const { code, err } = await run(['status', '--stack', 'Other']);
   expect(code).toBe(1);
   expect(err).toContain('stack "Other" has no InstanceId output (status CREATE_COMPLETE): is it a minnow stack');

@@ -5,7 +5,15 @@ import {
   StopInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { applyScale } from '../../lib/ops/scale';
-import { DescribeInstancesCommand, INSTANCE_ID, STACK, clients, fakeRuntime, instanceResponse, mocks } from './fixtures';
+import {
+  DescribeInstancesCommand,
+  INSTANCE_ID,
+  STACK,
+  clients,
+  fakeRuntime,
+  instanceResponse,
+  mocks,
+} from './fixtures';
 
 test('scale --apply: stop, wait, modify, start, wait; returns the new state', async () => {
   const { ec2 } = mocks();
@@ -16,7 +24,9 @@ test('scale --apply: stop, wait, modify, start, wait; returns the new state', as
     .resolvesOnce(instanceResponse('stopped'))
     .resolvesOnce(instanceResponse('pending', 't3.small'))
     .resolves(instanceResponse('running', 't3.small'));
-  ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [{ ProcessorInfo: { SupportedArchitectures: ['x86_64'] } }] });
+  ec2
+    .on(DescribeInstanceTypesCommand)
+    .resolves({ InstanceTypes: [{ ProcessorInfo: { SupportedArchitectures: ['x86_64'] } }] });
   const runtime = fakeRuntime();
 
   const info = await applyScale(clients(), runtime, STACK, 't3.small', { pollMs: 5000 });
@@ -41,7 +51,9 @@ test('scale --apply: stop, wait, modify, start, wait; returns the new state', as
 test('refuses to cross architectures in place, pointing at cdk deploy', async () => {
   const { ec2 } = mocks();
   ec2.on(DescribeInstancesCommand).resolves(instanceResponse('running'));
-  ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [{ ProcessorInfo: { SupportedArchitectures: ['arm64'] } }] });
+  ec2
+    .on(DescribeInstanceTypesCommand)
+    .resolves({ InstanceTypes: [{ ProcessorInfo: { SupportedArchitectures: ['arm64'] } }] });
   await expect(applyScale(clients(), fakeRuntime(), STACK, 't4g.small')).rejects.toThrow(
     /t4g\.small runs arm64, but the instance's AMI is x86_64.*npx cdk deploy .*-c instanceType=t4g\.small/,
   );

@@ -15,7 +15,9 @@ test('snapshot: of the data volume, waits with progress, returns the id', async 
   await expect(snapshotDataVolume(clients(), runtime, STACK, { pollMs: 1000 })).resolves.toBe('snap-0aaa');
   expect(ec2.commandCalls(CreateSnapshotCommand)[0]?.args[0].input).toMatchObject({
     VolumeId: VOLUME_ID,
-    TagSpecifications: [{ ResourceType: 'snapshot', Tags: expect.arrayContaining([{ Key: 'minnow:stack', Value: STACK }]) }],
+    TagSpecifications: [
+      { ResourceType: 'snapshot', Tags: expect.arrayContaining([{ Key: 'minnow:stack', Value: STACK }]) },
+    ],
   });
   expect(runtime.lines).toEqual([
     `snapshot snap-0aaa of ${VOLUME_ID} started`,
@@ -30,14 +32,16 @@ test('a failed snapshot says so', async () => {
   const { ec2 } = mocks();
   ec2.on(CreateSnapshotCommand).resolves({ SnapshotId: 'snap-0bbb' });
   ec2.on(DescribeSnapshotsCommand).resolves({ Snapshots: [{ State: 'error', StateMessage: 'internal error' }] });
-  await expect(snapshotDataVolume(clients(), fakeRuntime(), STACK)).rejects.toThrow('snapshot snap-0bbb failed: internal error');
+  await expect(snapshotDataVolume(clients(), fakeRuntime(), STACK)).rejects.toThrow(
+    'snapshot snap-0bbb failed: internal error',
+  );
 });
 
 test('gives up waiting after the timeout, saying the snapshot continues', async () => {
   const { ec2 } = mocks();
   ec2.on(CreateSnapshotCommand).resolves({ SnapshotId: 'snap-0ccc' });
   ec2.on(DescribeSnapshotsCommand).resolves({ Snapshots: [{ State: 'pending', Progress: '3%' }] });
-  await expect(snapshotDataVolume(clients(), fakeRuntime(), STACK, { pollMs: 60_000, timeoutMs: 300_000 })).rejects.toThrow(
-    /still pending \(3%\); it continues in AWS/,
-  );
+  await expect(
+    snapshotDataVolume(clients(), fakeRuntime(), STACK, { pollMs: 60_000, timeoutMs: 300_000 }),
+  ).rejects.toThrow(/still pending \(3%\); it continues in AWS/);
 });

@@ -1,6 +1,16 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { formatStatus, getStatus, slopePerHour } from '../../lib/ops/status';
-import { DescribeInstancesCommand, EIP, INSTANCE_ID, NOW, STACK, clients, fakeRuntime, instanceResponse, mocks } from './fixtures';
+import {
+  DescribeInstancesCommand,
+  EIP,
+  INSTANCE_ID,
+  NOW,
+  STACK,
+  clients,
+  fakeRuntime,
+  instanceResponse,
+  mocks,
+} from './fixtures';
 
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 
@@ -9,7 +19,9 @@ test('status: state, type, address, credit balance with its trend, alarm states'
   ec2.on(DescribeInstancesCommand, { InstanceIds: [INSTANCE_ID] }).resolves(instanceResponse('running'));
   // CloudWatch returns newest first; 60 -> 30 credits over the last 3 hours: -10/h.
   cw.on(GetMetricDataCommand).resolves({
-    MetricDataResults: [{ Id: 'balance', Timestamps: [minutesAgo(0), minutesAgo(90), minutesAgo(180)], Values: [30, 45, 60] }],
+    MetricDataResults: [
+      { Id: 'balance', Timestamps: [minutesAgo(0), minutesAgo(90), minutesAgo(180)], Values: [30, 45, 60] },
+    ],
   });
   cw.on(DescribeAlarmsCommand, { AlarmNamePrefix: `${STACK}-` }).resolves({
     MetricAlarms: [
@@ -60,5 +72,10 @@ test('a new instance has no credit datapoints yet', async () => {
 test('slopePerHour', () => {
   expect(slopePerHour([])).toBe(0);
   expect(slopePerHour([{ t: 0, v: 5 }])).toBe(0);
-  expect(slopePerHour([{ t: 0, v: 0 }, { t: 1_800_000, v: 6 }])).toBeCloseTo(12);
+  expect(
+    slopePerHour([
+      { t: 0, v: 0 },
+      { t: 1_800_000, v: 6 },
+    ]),
+  ).toBeCloseTo(12);
 });

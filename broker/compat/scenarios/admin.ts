@@ -3,7 +3,12 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import type { Scenario, ScenarioContext } from '../scenario';
 
 const CreateTopics = ApiKey.CreateTopics;
-const topic = (name: string, numPartitions = 1, replicationFactor = 1, configs: { name: string; value: string | null }[] = []) => ({
+const topic = (
+  name: string,
+  numPartitions = 1,
+  replicationFactor = 1,
+  configs: { name: string; value: string | null }[] = [],
+) => ({
   name,
   numPartitions,
   replicationFactor,
@@ -25,7 +30,8 @@ async function brokerId(ctx: ScenarioContext): Promise<string> {
 export const adminScenarios: Scenario[] = [
   {
     name: 'create-topics',
-    about: 'CreateTopics v7: success, existing, invalid names, partition and replication limits, internal names, validateOnly, bad configs',
+    about:
+      'CreateTopics v7: success, existing, invalid names, partition and replication limits, internal names, validateOnly, bad configs',
     async run(ctx) {
       await create(ctx, 'create new topic with 3 partitions', [topic('ct-a', 3)]);
       await ctx.waitForTopic('ct-a');
@@ -46,11 +52,20 @@ export const adminScenarios: Scenario[] = [
       await create(ctx, 'internal name __consumer_offsets', [topic('__consumer_offsets')]);
       await create(ctx, 'internal name __transaction_state', [topic('__transaction_state')]);
       await create(ctx, 'validateOnly for a new topic', [topic('ct-validate-only', 2)], true);
-      await ctx.send('metadata after validateOnly', ApiKey.Metadata, 12, { topics: [{ name: 'ct-validate-only' }], allowAutoTopicCreation: false });
-      await create(ctx, 'invalid config value retention.ms=abc', [topic('ct-badcfg', 1, 1, [{ name: 'retention.ms', value: 'abc' }])]);
-      await create(ctx, 'unknown config name', [topic('ct-unknowncfg', 1, 1, [{ name: 'no.such.config', value: '1' }])]);
+      await ctx.send('metadata after validateOnly', ApiKey.Metadata, 12, {
+        topics: [{ name: 'ct-validate-only' }],
+        allowAutoTopicCreation: false,
+      });
+      await create(ctx, 'invalid config value retention.ms=abc', [
+        topic('ct-badcfg', 1, 1, [{ name: 'retention.ms', value: 'abc' }]),
+      ]);
+      await create(ctx, 'unknown config name', [
+        topic('ct-unknowncfg', 1, 1, [{ name: 'no.such.config', value: '1' }]),
+      ]);
       await create(ctx, 'null config value', [topic('ct-nullcfg', 1, 1, [{ name: 'retention.ms', value: null }])]);
-      await create(ctx, 'valid config cleanup.policy=compact', [topic('ct-compact', 1, 1, [{ name: 'cleanup.policy', value: 'compact' }])]);
+      await create(ctx, 'valid config cleanup.policy=compact', [
+        topic('ct-compact', 1, 1, [{ name: 'cleanup.policy', value: 'compact' }]),
+      ]);
     },
   },
   {
@@ -59,14 +74,21 @@ export const adminScenarios: Scenario[] = [
     async run(ctx) {
       await ctx.quiet(CreateTopics, 7, { topics: [topic('dt-a')], timeoutMs: 30_000, validateOnly: false });
       await ctx.waitForTopic('dt-a');
-      const del = (step: string, names: string[]) => ctx.send(step, ApiKey.DeleteTopics, 6, { topics: names.map((name) => ({ name })), timeoutMs: 30_000 });
+      const del = (step: string, names: string[]) =>
+        ctx.send(step, ApiKey.DeleteTopics, 6, { topics: names.map((name) => ({ name })), timeoutMs: 30_000 });
       await del('delete unknown topic', ['dt-unknown']);
       await del('delete invalid name', ['bad name!']);
       await del('delete existing topic', ['dt-a']);
       await del('delete it again', ['dt-a']);
       await del('delete __consumer_offsets', ['__consumer_offsets']);
-      await ctx.send('delete by unknown topic id', ApiKey.DeleteTopics, 6, { topics: [{ name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }], timeoutMs: 30_000 });
-      await ctx.send('metadata of the deleted topic', ApiKey.Metadata, 12, { topics: [{ name: 'dt-a' }], allowAutoTopicCreation: false });
+      await ctx.send('delete by unknown topic id', ApiKey.DeleteTopics, 6, {
+        topics: [{ name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }],
+        timeoutMs: 30_000,
+      });
+      await ctx.send('metadata of the deleted topic', ApiKey.Metadata, 12, {
+        topics: [{ name: 'dt-a' }],
+        allowAutoTopicCreation: false,
+      });
     },
   },
   {
@@ -76,7 +98,11 @@ export const adminScenarios: Scenario[] = [
       await ctx.quiet(CreateTopics, 7, { topics: [topic('cp-a', 2)], timeoutMs: 30_000, validateOnly: false });
       await ctx.waitForTopic('cp-a');
       const cp = (step: string, name: string, count: number, validateOnly = false) =>
-        ctx.send(step, ApiKey.CreatePartitions, 3, { topics: [{ name, count, assignments: null }], timeoutMs: 30_000, validateOnly });
+        ctx.send(step, ApiKey.CreatePartitions, 3, {
+          topics: [{ name, count, assignments: null }],
+          timeoutMs: 30_000,
+          validateOnly,
+        });
       await cp('grow 2 -> 4 (validateOnly)', 'cp-a', 4, true);
       await cp('grow 2 -> 4', 'cp-a', 4);
       await cp('same count 4', 'cp-a', 4);
@@ -92,35 +118,57 @@ export const adminScenarios: Scenario[] = [
       await ctx.waitForTopic('cfg-a');
       const node = await brokerId(ctx);
       const describe = (step: string, resourceType: number, resourceName: string, configurationKeys: string[] | null) =>
-        ctx.send(step, ApiKey.DescribeConfigs, 4, { resources: [{ resourceType, resourceName, configurationKeys }], includeSynonyms: false, includeDocumentation: false });
+        ctx.send(step, ApiKey.DescribeConfigs, 4, {
+          resources: [{ resourceType, resourceName, configurationKeys }],
+          includeSynonyms: false,
+          includeDocumentation: false,
+        });
       await describe('describe topic, all keys', TOPIC, 'cfg-a', null);
       await describe('describe topic, two keys one unknown', TOPIC, 'cfg-a', ['retention.ms', 'no.such.config']);
       await describe('describe unknown topic', TOPIC, 'cfg-unknown', null);
-      await describe('describe broker, three keys', BROKER, node, ['log.retention.ms', 'num.partitions', 'auto.create.topics.enable']);
+      await describe('describe broker, three keys', BROKER, node, [
+        'log.retention.ms',
+        'num.partitions',
+        'auto.create.topics.enable',
+      ]);
       await describe('describe broker with a non-numeric name', BROKER, 'not-a-number', null);
       await describe('describe resource type 99', 99, 'x', null);
 
       const alter = (step: string, configs: { name: string; value: string | null }[], validateOnly = false) =>
-        ctx.send(step, ApiKey.AlterConfigs, 2, { resources: [{ resourceType: TOPIC, resourceName: 'cfg-a', configs }], validateOnly });
+        ctx.send(step, ApiKey.AlterConfigs, 2, {
+          resources: [{ resourceType: TOPIC, resourceName: 'cfg-a', configs }],
+          validateOnly,
+        });
       await alter('alter retention.ms=3600000', [{ name: 'retention.ms', value: '3600000' }]);
       await alter('alter retention.ms=abc', [{ name: 'retention.ms', value: 'abc' }]);
       await alter('alter unknown config name', [{ name: 'no.such.config', value: '1' }]);
       await alter('alter cleanup.policy=bogus', [{ name: 'cleanup.policy', value: 'bogus' }]);
       await alter('alter validateOnly segment.bytes=1048576', [{ name: 'segment.bytes', value: '1048576' }], true);
       await ctx.send('alter unknown topic', ApiKey.AlterConfigs, 2, {
-        resources: [{ resourceType: TOPIC, resourceName: 'cfg-unknown', configs: [{ name: 'retention.ms', value: '1' }] }],
+        resources: [
+          { resourceType: TOPIC, resourceName: 'cfg-unknown', configs: [{ name: 'retention.ms', value: '1' }] },
+        ],
         validateOnly: false,
       });
       await describe('describe after alter', TOPIC, 'cfg-a', ['retention.ms', 'segment.bytes', 'cleanup.policy']);
 
       const incremental = (step: string, configs: { name: string; configOperation: number; value: string | null }[]) =>
-        ctx.send(step, ApiKey.IncrementalAlterConfigs, 1, { resources: [{ resourceType: TOPIC, resourceName: 'cfg-a', configs }], validateOnly: false });
-      await incremental('incremental SET max.message.bytes=2000000', [{ name: 'max.message.bytes', configOperation: 0, value: '2000000' }]);
+        ctx.send(step, ApiKey.IncrementalAlterConfigs, 1, {
+          resources: [{ resourceType: TOPIC, resourceName: 'cfg-a', configs }],
+          validateOnly: false,
+        });
+      await incremental('incremental SET max.message.bytes=2000000', [
+        { name: 'max.message.bytes', configOperation: 0, value: '2000000' },
+      ]);
       await incremental('incremental DELETE retention.ms', [{ name: 'retention.ms', configOperation: 1, value: null }]);
-      await incremental('incremental SET bad value', [{ name: 'max.message.bytes', configOperation: 0, value: 'lots' }]);
+      await incremental('incremental SET bad value', [
+        { name: 'max.message.bytes', configOperation: 0, value: 'lots' },
+      ]);
       await incremental('incremental unknown config', [{ name: 'no.such.config', configOperation: 0, value: '1' }]);
       await incremental('incremental operation 9', [{ name: 'retention.ms', configOperation: 9, value: '1' }]);
-      await incremental('incremental APPEND to a non-list config', [{ name: 'retention.ms', configOperation: 2, value: '1' }]);
+      await incremental('incremental APPEND to a non-list config', [
+        { name: 'retention.ms', configOperation: 2, value: '1' },
+      ]);
       await describe('describe after incremental', TOPIC, 'cfg-a', ['retention.ms', 'max.message.bytes']);
     },
   },

@@ -55,10 +55,24 @@ export const groupScenarios: Scenario[] = [
       await ctx.send('session timeout 1 hour', ApiKey.JoinGroup, 9, joinBody('jg-g2', '', 3_600_000));
       await ctx.send('empty group id', ApiKey.JoinGroup, 9, joinBody('', ''));
       await ctx.send('unknown protocol type mix', ApiKey.JoinGroup, 9, { ...joinBody('jg-g3', ''), protocols: [] });
-      await ctx.send('heartbeat unknown group', ApiKey.Heartbeat, 4, { groupId: 'jg-nope', generationId: 1, memberId: 'm', groupInstanceId: null });
-      await ctx.send('leave unknown group', ApiKey.LeaveGroup, 5, { groupId: 'jg-nope', members: [{ memberId: 'm', groupInstanceId: null, reason: null }] });
+      await ctx.send('heartbeat unknown group', ApiKey.Heartbeat, 4, {
+        groupId: 'jg-nope',
+        generationId: 1,
+        memberId: 'm',
+        groupInstanceId: null,
+      });
+      await ctx.send('leave unknown group', ApiKey.LeaveGroup, 5, {
+        groupId: 'jg-nope',
+        members: [{ memberId: 'm', groupInstanceId: null, reason: null }],
+      });
       await ctx.send('sync unknown group', ApiKey.SyncGroup, 5, {
-        groupId: 'jg-nope', generationId: 1, memberId: 'm', groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [],
+        groupId: 'jg-nope',
+        generationId: 1,
+        memberId: 'm',
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [],
       });
     },
   },
@@ -67,16 +81,37 @@ export const groupScenarios: Scenario[] = [
     about: 'OffsetCommit v8 / OffsetFetch v8 and v7 for unknown groups, simple (generation -1) commits, unknown topics',
     async run(ctx) {
       await setup(ctx, ['of-g', 'of-simple']);
-      await ctx.send('fetch unknown group, named partitions', ApiKey.OffsetFetch, 8, offsetFetchV8('of-g', [{ name: 'gr-a', partitionIndexes: [0, 1] }]));
+      await ctx.send(
+        'fetch unknown group, named partitions',
+        ApiKey.OffsetFetch,
+        8,
+        offsetFetchV8('of-g', [{ name: 'gr-a', partitionIndexes: [0, 1] }]),
+      );
       await ctx.send('fetch unknown group, all topics', ApiKey.OffsetFetch, 8, offsetFetchV8('of-g', null));
-      await ctx.send('v7 fetch unknown group, named partitions', ApiKey.OffsetFetch, 7, { groupId: 'of-g', topics: [{ name: 'gr-a', partitionIndexes: [0] }], requireStable: false });
-      const commit = (step: string, groupId: string, generationIdOrMemberEpoch: number, memberId: string, name = 'gr-a', partitionIndex = 0) =>
+      await ctx.send('v7 fetch unknown group, named partitions', ApiKey.OffsetFetch, 7, {
+        groupId: 'of-g',
+        topics: [{ name: 'gr-a', partitionIndexes: [0] }],
+        requireStable: false,
+      });
+      const commit = (
+        step: string,
+        groupId: string,
+        generationIdOrMemberEpoch: number,
+        memberId: string,
+        name = 'gr-a',
+        partitionIndex = 0,
+      ) =>
         ctx.send(step, ApiKey.OffsetCommit, 8, {
           groupId,
           generationIdOrMemberEpoch,
           memberId,
           groupInstanceId: null,
-          topics: [{ name, partitions: [{ partitionIndex, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: 'm' }] }],
+          topics: [
+            {
+              name,
+              partitions: [{ partitionIndex, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: 'm' }],
+            },
+          ],
         });
       await commit('simple commit to a new group (generation -1)', 'of-simple', -1, '');
       await commit('commit with a member id to an unknown group', 'of-g', 3, 'no-such-member');
@@ -84,7 +119,10 @@ export const groupScenarios: Scenario[] = [
       await commit('simple commit for an unknown partition', 'of-simple', -1, '', 'gr-a', 9);
       await ctx.send('fetch the simple group', ApiKey.OffsetFetch, 8, offsetFetchV8('of-simple', null));
       await ctx.send('v2 commit (the oldest Kafka 4 serves)', ApiKey.OffsetCommit, 2, {
-        groupId: 'of-simple', generationIdOrMemberEpoch: -1, memberId: '', retentionTimeMs: -1n,
+        groupId: 'of-simple',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        retentionTimeMs: -1n,
         topics: [{ name: 'gr-a', partitions: [{ partitionIndex: 1, committedOffset: 7n, committedMetadata: null }] }],
       });
       const offsetDelete = (step: string, groupId: string, name: string) =>
@@ -92,7 +130,10 @@ export const groupScenarios: Scenario[] = [
       await offsetDelete('offset delete for an unknown group', 'of-none', 'gr-a');
       await offsetDelete('offset delete for an unknown topic', 'of-simple', 'of-unknown-topic');
       await offsetDelete('offset delete of a committed partition', 'of-simple', 'gr-a');
-      await ctx.send('v1 fetch after the v2 commit', ApiKey.OffsetFetch, 1, { groupId: 'of-simple', topics: [{ name: 'gr-a', partitionIndexes: [0, 1] }] });
+      await ctx.send('v1 fetch after the v2 commit', ApiKey.OffsetFetch, 1, {
+        groupId: 'of-simple',
+        topics: [{ name: 'gr-a', partitionIndexes: [0, 1] }],
+      });
     },
   },
   {
@@ -101,19 +142,46 @@ export const groupScenarios: Scenario[] = [
     async run(ctx) {
       await setup(ctx, ['gl-member', 'gl-simple']);
       await ctx.quiet(ApiKey.OffsetCommit, 8, {
-        groupId: 'gl-simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
-        topics: [{ name: 'gr-a', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }],
+        groupId: 'gl-simple',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [
+          {
+            name: 'gr-a',
+            partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }],
+          },
+        ],
       });
       const first = await ctx.quiet(ApiKey.JoinGroup, 9, joinBody('gl-member', ''));
       // The second join completes after the group's initial rebalance delay (3 s on Kafka by default).
-      const joined = await ctx.send('join with the assigned member id', ApiKey.JoinGroup, 9, joinBody('gl-member', first.memberId));
-      await ctx.send('describe unknown group', ApiKey.DescribeGroups, 5, { groups: ['gl-unknown'], includeAuthorizedOperations: false });
-      await ctx.send('describe simple group', ApiKey.DescribeGroups, 5, { groups: ['gl-simple'], includeAuthorizedOperations: false });
-      await ctx.send('describe group with a member', ApiKey.DescribeGroups, 5, { groups: ['gl-member'], includeAuthorizedOperations: false });
+      const joined = await ctx.send(
+        'join with the assigned member id',
+        ApiKey.JoinGroup,
+        9,
+        joinBody('gl-member', first.memberId),
+      );
+      await ctx.send('describe unknown group', ApiKey.DescribeGroups, 5, {
+        groups: ['gl-unknown'],
+        includeAuthorizedOperations: false,
+      });
+      await ctx.send('describe simple group', ApiKey.DescribeGroups, 5, {
+        groups: ['gl-simple'],
+        includeAuthorizedOperations: false,
+      });
+      await ctx.send('describe group with a member', ApiKey.DescribeGroups, 5, {
+        groups: ['gl-member'],
+        includeAuthorizedOperations: false,
+      });
       await ctx.send('list groups', ApiKey.ListGroups, 4, { statesFilter: [] });
-      await ctx.send('delete unknown, simple and non-empty groups', ApiKey.DeleteGroups, 2, { groupsNames: ['gl-unknown', 'gl-simple', 'gl-member'] });
+      await ctx.send('delete unknown, simple and non-empty groups', ApiKey.DeleteGroups, 2, {
+        groupsNames: ['gl-unknown', 'gl-simple', 'gl-member'],
+      });
       if (joined?.memberId) {
-        await ctx.send('leave the group', ApiKey.LeaveGroup, 5, { groupId: 'gl-member', members: [{ memberId: joined.memberId, groupInstanceId: null, reason: null }] });
+        await ctx.send('leave the group', ApiKey.LeaveGroup, 5, {
+          groupId: 'gl-member',
+          members: [{ memberId: joined.memberId, groupInstanceId: null, reason: null }],
+        });
       }
       await ctx.send('delete the now empty group', ApiKey.DeleteGroups, 2, { groupsNames: ['gl-member'] });
       await ctx.send('delete with an empty group id', ApiKey.DeleteGroups, 2, { groupsNames: [''] });

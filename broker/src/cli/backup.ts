@@ -54,7 +54,11 @@ function storageUrlOf(flag: string | undefined) {
 }
 
 export async function backupCommand(argv: string[], out: (line: string) => void = console.error): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
   const dest = positionals[0];
   if (values.help || !dest) {
     out(USAGE);
@@ -62,9 +66,11 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
   }
   const target = storageUrlOf(values.storage);
   const url = target.url;
-  if (target.kind !== 'sqlite') throw new UsageError(`--storage ${url}: backup needs a sqlite:// database (memory:// has no file)`);
+  if (target.kind !== 'sqlite')
+    throw new UsageError(`--storage ${url}: backup needs a sqlite:// database (memory:// has no file)`);
   const source = target.path;
-  if (!fs.existsSync(source)) throw new UsageError(`no database at ${source} (from ${url}); is that where the broker stores its state?`);
+  if (!fs.existsSync(source))
+    throw new UsageError(`no database at ${source} (from ${url}); is that where the broker stores its state?`);
   if (fs.existsSync(dest)) throw new UsageError(`${dest} already exists; choose a new file name`);
   const destDir = path.dirname(path.resolve(dest));
   fs.mkdirSync(destDir, { recursive: true });
@@ -75,7 +81,9 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
   const started = Date.now();
   out(`backup: copying ${source} (${mib(sourceBytes)} MiB with its WAL) to ${dest}`);
   const progress = setInterval(() => {
-    out(`backup: ${mib(fileSize(temp))} of at most ~${mib(sourceBytes)} MiB written, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    out(
+      `backup: ${mib(fileSize(temp))} of at most ~${mib(sourceBytes)} MiB written, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   }, PROGRESS_EVERY_MS);
   try {
     fs.rmSync(temp, { force: true }); // VACUUM INTO refuses a non-empty file; this name is ours
@@ -86,7 +94,10 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
   } catch (err) {
     fs.rmSync(temp, { force: true });
     fs.rmSync(`${temp}-journal`, { force: true });
-    throw new Error(`backup of ${source} to ${dest} failed: ${(err as Error).message}; nothing was written under ${dest}`, { cause: err });
+    throw new Error(
+      `backup of ${source} to ${dest} failed: ${(err as Error).message}; nothing was written under ${dest}`,
+      { cause: err },
+    );
   } finally {
     clearInterval(progress);
   }
@@ -97,13 +108,23 @@ export async function backupCommand(argv: string[], out: (line: string) => void 
 /** Runs `VACUUM INTO dest` on a read-only connection in a worker thread. */
 function vacuumInto(source: string, dest: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, dest, betterSqlite3: require.resolve('better-sqlite3') } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { source, dest, betterSqlite3: require.resolve('better-sqlite3') },
+    });
     let result: { ok: boolean; message?: string; code?: string } | undefined;
     worker.on('message', (m) => (result = m));
     worker.on('error', reject);
     worker.on('exit', (code) => {
       if (result?.ok) resolve();
-      else reject(new Error(result ? `${result.message}${result.code ? ` (${result.code})` : ''}` : `backup thread exited with code ${code}`));
+      else
+        reject(
+          new Error(
+            result
+              ? `${result.message}${result.code ? ` (${result.code})` : ''}`
+              : `backup thread exited with code ${code}`,
+          ),
+        );
     });
   });
 }

@@ -9,7 +9,10 @@ const USAGE = `usage: minnow consume TOPIC [--from-beginning] [--max-messages N]
 Without --from-beginning it starts at the end and waits for new records (Ctrl-C to stop).
 --exit-at-end stops once every partition is read to its end.`;
 
-export async function consumeCommand(argv: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function consumeCommand(
+  argv: string[],
+  out: (line: string) => void = (l) => process.stdout.write(l + '\n'),
+): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
@@ -40,10 +43,14 @@ export async function consumeCommand(argv: string[], out: (line: string) => void
     const meta = await client.topic(topic);
     const only = values.partition === undefined ? undefined : intOption(values, 'partition', 0);
     const parts = meta.partitions.filter((p) => only === undefined || p.partition === only);
-    if (parts.length === 0) throw new UsageError(`--partition ${only}: topic ${topic} has ${meta.partitions.length} partitions`);
+    if (parts.length === 0)
+      throw new UsageError(`--partition ${only}: topic ${topic} has ${meta.partitions.length} partitions`);
     const positions = new Map<number, bigint>();
     for (const p of parts) {
-      const start = values.offset !== undefined ? BigInt(intOption(values, 'offset', 0)) : await client.listOffset(topic, p.partition, p.leader, values['from-beginning'] ? -2n : -1n);
+      const start =
+        values.offset !== undefined
+          ? BigInt(intOption(values, 'offset', 0))
+          : await client.listOffset(topic, p.partition, p.leader, values['from-beginning'] ? -2n : -1n);
       positions.set(p.partition, start);
     }
     let printed = 0;
@@ -52,8 +59,11 @@ export async function consumeCommand(argv: string[], out: (line: string) => void
       let atEnd = true;
       for (const p of parts) {
         const offset = positions.get(p.partition)!;
-        const res = await client.fetch(topic, p.partition, p.leader, offset, { maxWaitMs: parts.length > 1 ? 100 : 500 });
-        if (res.errorCode !== ErrorCode.NONE) throw new Error(`fetch ${topic}/${p.partition} at ${offset}: ${errorName(res.errorCode)}`);
+        const res = await client.fetch(topic, p.partition, p.leader, offset, {
+          maxWaitMs: parts.length > 1 ? 100 : 500,
+        });
+        if (res.errorCode !== ErrorCode.NONE)
+          throw new Error(`fetch ${topic}/${p.partition} at ${offset}: ${errorName(res.errorCode)}`);
         let next = offset;
         for (const batch of res.records ? splitBatches(res.records).batches : []) {
           const h = readBatchHeader(batch);

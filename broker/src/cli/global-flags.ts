@@ -32,12 +32,18 @@ export function splitCommandLine(argv: readonly string[]): CommandLine {
       if (value === undefined || value.startsWith('-')) throw new UsageError(`${arg} needs a value: HOST:PORT`);
       globals.push(arg, value);
       i++;
-    } else throw new UsageError(`unknown global option ${arg}: before the command only --bootstrap-server/-b HOST:PORT and --help are accepted`);
+    } else
+      throw new UsageError(
+        `unknown global option ${arg}: before the command only --bootstrap-server/-b HOST:PORT and --help are accepted`,
+      );
   }
   const command = argv[i];
   const rest = argv.slice(i + 1);
   if (command === undefined) return { command, args: [], help };
-  if (globals.length > 0 && !CLIENT_COMMANDS.has(command)) throw new UsageError(`${command} does not connect to a broker, so it takes no ${globals[0]!.replace(/=.*/, '')} (given before the command)`);
+  if (globals.length > 0 && !CLIENT_COMMANDS.has(command))
+    throw new UsageError(
+      `${command} does not connect to a broker, so it takes no ${globals[0]!.replace(/=.*/, '')} (given before the command)`,
+    );
   // `minnow -h topic` is `minnow topic --help`.
   if (help) globals.push('--help');
   const end = rest.indexOf('--');

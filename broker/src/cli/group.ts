@@ -90,8 +90,11 @@ export async function runGroupCommand(argv: string[], io: GroupCommandIo): Promi
 type ResetTarget = { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: bigint };
 
 function resetTarget(values: Record<string, unknown>): ResetTarget {
-  const chosen = ['to-earliest', 'to-latest', 'to-offset'].filter((k) => values[k] !== undefined && values[k] !== false);
-  if (chosen.length !== 1) throw new UsageError(`reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset N\n\n${USAGE}`);
+  const chosen = ['to-earliest', 'to-latest', 'to-offset'].filter(
+    (k) => values[k] !== undefined && values[k] !== false,
+  );
+  if (chosen.length !== 1)
+    throw new UsageError(`reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset N\n\n${USAGE}`);
   if (values['to-earliest']) return { kind: 'earliest' };
   if (values['to-latest']) return { kind: 'latest' };
   const raw = String(values['to-offset']);
@@ -122,22 +125,37 @@ class GroupAdmin {
   constructor(private readonly client: KafkaClient) {}
 
   close(): void {
-    for (const c of this.coordinators.values()) c.then((x) => x.close(), () => {});
+    for (const c of this.coordinators.values())
+      c.then(
+        (x) => x.close(),
+        () => {},
+      );
     this.client.close();
   }
 
   /** ListGroups on every broker of the cluster (each lists the groups it coordinates). */
   async list(): Promise<{ groupId: string; state: string | null; protocolType: string }[]> {
     const conn = await this.client.connect();
-    const md: MetadataResponse = await conn.send(ApiKey.Metadata, conn.version(ApiKey.Metadata, 1, 12), { topics: [], allowAutoTopicCreation: false });
+    const md: MetadataResponse = await conn.send(ApiKey.Metadata, conn.version(ApiKey.Metadata, 1, 12), {
+      topics: [],
+      allowAutoTopicCreation: false,
+    });
     const out = new Map<string, { groupId: string; state: string | null; protocolType: string }>();
     for (const b of md.brokers) {
-      const c = b.host === conn.address.split(':')[0] && String(b.port) === conn.address.split(':')[1] ? conn : await KafkaConnection.connect(b.host, b.port);
+      const c =
+        b.host === conn.address.split(':')[0] && String(b.port) === conn.address.split(':')[1]
+          ? conn
+          : await KafkaConnection.connect(b.host, b.port);
       try {
         const v = c.version(ApiKey.ListGroups, 0, 5);
         const res: ListGroupsResponse = await c.send(ApiKey.ListGroups, v, { statesFilter: [], typesFilter: [] });
         if (res.errorCode !== ErrorCode.NONE) fail(`list groups on broker ${b.nodeId}`, res.errorCode);
-        for (const g of res.groups) out.set(g.groupId, { groupId: g.groupId, state: v >= 4 ? (g.groupState ?? null) : null, protocolType: g.protocolType });
+        for (const g of res.groups)
+          out.set(g.groupId, {
+            groupId: g.groupId,
+            state: v >= 4 ? (g.groupState ?? null) : null,
+            protocolType: g.protocolType,
+          });
       } finally {
         if (c !== conn) c.close();
       }
@@ -156,28 +174,46 @@ class GroupAdmin {
         clientId: m.clientId,
         clientHost: m.clientHost,
         subscription: sub?.topics ?? null,
-        assignment: assignment?.assignedPartitions.map((t) => ({ topic: t.topic, partitions: [...t.partitions].sort((a, b) => a - b) })) ?? null,
+        assignment:
+          assignment?.assignedPartitions.map((t) => ({
+            topic: t.topic,
+            partitions: [...t.partitions].sort((a, b) => a - b),
+          })) ?? null,
       };
     });
     const owner = new Map<string, { clientId: string; memberId: string }>();
-    for (const m of members) for (const t of m.assignment ?? []) for (const p of t.partitions) owner.set(`${t.topic}\u0000${p}`, { clientId: m.clientId, memberId: m.memberId });
+    for (const m of members)
+      for (const t of m.assignment ?? [])
+        for (const p of t.partitions) owner.set(`${t.topic}\u0000${p}`, { clientId: m.clientId, memberId: m.memberId });
 
     const committed = await this.committedOffsets(groupId);
     const keys = new Map<string, { topic: string; partition: number }>();
     for (const c of committed) keys.set(`${c.topic}\u0000${c.partition}`, c);
-    for (const m of members) for (const t of m.assignment ?? []) for (const partition of t.partitions) keys.set(`${t.topic}\u0000${partition}`, { topic: t.topic, partition });
+    for (const m of members)
+      for (const t of m.assignment ?? [])
+        for (const partition of t.partitions) keys.set(`${t.topic}\u0000${partition}`, { topic: t.topic, partition });
     const committedBy = new Map(committed.map((c) => [`${c.topic}\u0000${c.partition}`, c.offset]));
 
     const offsets: PartitionLag[] = [];
     const topics = [...new Set([...keys.values()].map((k) => k.topic))].sort();
     const leaders = await this.leaders(topics);
-    for (const [key, { topic, partition }] of [...keys.entries()].sort((a, b) => a[1].topic.localeCompare(b[1].topic) || a[1].partition - b[1].partition)) {
+    for (const [key, { topic, partition }] of [...keys.entries()].sort(
+      (a, b) => a[1].topic.localeCompare(b[1].topic) || a[1].partition - b[1].partition,
+    )) {
       const leader = leaders.get(key);
       const endOffset = leader === undefined ? -1 : Number(await this.client.listOffset(topic, partition, leader, -1n));
       const c = committedBy.get(key);
       const committedOffset = c === undefined || c < 0 ? null : c;
       const o = owner.get(key);
-      offsets.push({ topic, partition, committedOffset, endOffset, lag: committedOffset === null || endOffset < 0 ? null : Math.max(0, endOffset - committedOffset), clientId: o?.clientId ?? null, memberId: o?.memberId ?? null });
+      offsets.push({
+        topic,
+        partition,
+        committedOffset,
+        endOffset,
+        lag: committedOffset === null || endOffset < 0 ? null : Math.max(0, endOffset - committedOffset),
+        clientId: o?.clientId ?? null,
+        memberId: o?.memberId ?? null,
+      });
     }
     return {
       groupId,
@@ -192,9 +228,12 @@ class GroupAdmin {
 
   async delete(groupId: string): Promise<void> {
     const conn = await this.coordinator(groupId);
-    const res: DeleteGroupsResponse = await conn.send(ApiKey.DeleteGroups, conn.version(ApiKey.DeleteGroups, 1, 2), { groupsNames: [groupId] });
+    const res: DeleteGroupsResponse = await conn.send(ApiKey.DeleteGroups, conn.version(ApiKey.DeleteGroups, 1, 2), {
+      groupsNames: [groupId],
+    });
     const r = res.results[0]!;
-    if (r.errorCode === ErrorCode.NON_EMPTY_GROUP) throw new KafkaClientError(`group ${groupId} still has members; stop its consumers first`, r.errorCode);
+    if (r.errorCode === ErrorCode.NON_EMPTY_GROUP)
+      throw new KafkaClientError(`group ${groupId} still has members; stop its consumers first`, r.errorCode);
     if (r.errorCode !== ErrorCode.NONE) fail(`delete group ${groupId}`, r.errorCode);
   }
 
@@ -202,7 +241,9 @@ class GroupAdmin {
   async resetOffsets(groupId: string, topic: string, target: ResetTarget, dryRun: boolean) {
     const g = await this.describeGroup(groupId);
     if (g.groupState !== 'Empty' && g.groupState !== 'Dead') {
-      throw new KafkaClientError(`group ${groupId} is ${g.groupState} with ${g.members.length} member(s); offsets can only be reset while it has none: stop its consumers first`);
+      throw new KafkaClientError(
+        `group ${groupId} is ${g.groupState} with ${g.members.length} member(s); offsets can only be reset while it has none: stop its consumers first`,
+      );
     }
     const meta = await this.client.topic(topic);
     const offsets: { partition: number; offset: number; earliest: number; latest: number }[] = [];
@@ -212,7 +253,12 @@ class GroupAdmin {
       // As kafka-consumer-groups does: an offset outside the log is clamped to its ends.
       const wanted = target.kind === 'earliest' ? earliest : target.kind === 'latest' ? latest : target.offset;
       const offset = wanted < earliest ? earliest : wanted > latest ? latest : wanted;
-      offsets.push({ partition: p.partition, offset: Number(offset), earliest: Number(earliest), latest: Number(latest) });
+      offsets.push({
+        partition: p.partition,
+        offset: Number(offset),
+        earliest: Number(earliest),
+        latest: Number(latest),
+      });
     }
     if (dryRun) return offsets;
     const conn = await this.coordinator(groupId);
@@ -222,10 +268,24 @@ class GroupAdmin {
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1n,
-      topics: [{ name: topic, partitions: offsets.map((o) => ({ partitionIndex: o.partition, committedOffset: BigInt(o.offset), committedLeaderEpoch: -1, committedMetadata: null })) }],
+      topics: [
+        {
+          name: topic,
+          partitions: offsets.map((o) => ({
+            partitionIndex: o.partition,
+            committedOffset: BigInt(o.offset),
+            committedLeaderEpoch: -1,
+            committedMetadata: null,
+          })),
+        },
+      ],
     });
     for (const p of res.topics[0]?.partitions ?? []) {
-      if (p.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) throw new KafkaClientError(`group ${groupId} got members while resetting; stop its consumers first`, p.errorCode);
+      if (p.errorCode === ErrorCode.UNKNOWN_MEMBER_ID)
+        throw new KafkaClientError(
+          `group ${groupId} got members while resetting; stop its consumers first`,
+          p.errorCode,
+        );
       if (p.errorCode !== ErrorCode.NONE) fail(`commit ${topic}/${p.partitionIndex} for ${groupId}`, p.errorCode);
     }
     return offsets;
@@ -233,7 +293,11 @@ class GroupAdmin {
 
   private async describeGroup(groupId: string) {
     const conn = await this.coordinator(groupId);
-    const res: DescribeGroupsResponse = await conn.send(ApiKey.DescribeGroups, conn.version(ApiKey.DescribeGroups, 0, 5), { groups: [groupId], includeAuthorizedOperations: false });
+    const res: DescribeGroupsResponse = await conn.send(
+      ApiKey.DescribeGroups,
+      conn.version(ApiKey.DescribeGroups, 0, 5),
+      { groups: [groupId], includeAuthorizedOperations: false },
+    );
     const g = res.groups[0]!;
     if (g.errorCode !== ErrorCode.NONE) fail(`describe group ${groupId}`, g.errorCode);
     return g;
@@ -242,9 +306,19 @@ class GroupAdmin {
   private async committedOffsets(groupId: string): Promise<{ topic: string; partition: number; offset: number }[]> {
     const conn = await this.coordinator(groupId);
     const v = conn.version(ApiKey.OffsetFetch, 2, 7);
-    const res: OffsetFetchResponse = await conn.send(ApiKey.OffsetFetch, v, { groupId, topics: null, requireStable: false });
+    const res: OffsetFetchResponse = await conn.send(ApiKey.OffsetFetch, v, {
+      groupId,
+      topics: null,
+      requireStable: false,
+    });
     if ((res.errorCode ?? 0) !== ErrorCode.NONE) fail(`fetch offsets of ${groupId}`, res.errorCode!);
-    return (res.topics ?? []).flatMap((t) => (t.partitions ?? []).map((p) => ({ topic: t.name ?? '', partition: p.partitionIndex ?? 0, offset: Number(p.committedOffset ?? -1n) })));
+    return (res.topics ?? []).flatMap((t) =>
+      (t.partitions ?? []).map((p) => ({
+        topic: t.name ?? '',
+        partition: p.partitionIndex ?? 0,
+        offset: Number(p.committedOffset ?? -1n),
+      })),
+    );
   }
 
   /** Partition leaders by "topic\0partition", for the end offsets. */
@@ -252,7 +326,9 @@ class GroupAdmin {
     const out = new Map<string, number>();
     if (topics.length === 0) return out;
     const md = await this.client.metadata(topics);
-    for (const t of md.topics) for (const p of t.partitions) if (t.errorCode === ErrorCode.NONE) out.set(`${t.name}\u0000${p.partition}`, p.leader);
+    for (const t of md.topics)
+      for (const p of t.partitions)
+        if (t.errorCode === ErrorCode.NONE) out.set(`${t.name}\u0000${p.partition}`, p.leader);
     return out;
   }
 
@@ -263,9 +339,17 @@ class GroupAdmin {
       c = (async () => {
         const conn = await this.client.connect();
         const v = conn.version(ApiKey.FindCoordinator, 0, 6);
-        const res: FindCoordinatorResponse = await conn.send(ApiKey.FindCoordinator, v, v >= 4 ? { keyType: 0, coordinatorKeys: [groupId] } : { key: groupId, keyType: 0 });
-        const r = v >= 4 ? res.coordinators![0]! : { errorCode: res.errorCode!, errorMessage: res.errorMessage, host: res.host!, port: res.port! };
-        if (r.errorCode !== ErrorCode.NONE) fail(`find the coordinator of group ${groupId}`, r.errorCode!, r.errorMessage);
+        const res: FindCoordinatorResponse = await conn.send(
+          ApiKey.FindCoordinator,
+          v,
+          v >= 4 ? { keyType: 0, coordinatorKeys: [groupId] } : { key: groupId, keyType: 0 },
+        );
+        const r =
+          v >= 4
+            ? res.coordinators![0]!
+            : { errorCode: res.errorCode!, errorMessage: res.errorMessage, host: res.host!, port: res.port! };
+        if (r.errorCode !== ErrorCode.NONE)
+          fail(`find the coordinator of group ${groupId}`, r.errorCode!, r.errorMessage);
         return KafkaConnection.connect(r.host!, r.port!);
       })();
       this.coordinators.set(groupId, c);

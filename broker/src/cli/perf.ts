@@ -3,7 +3,14 @@
 import { writeFileSync } from 'node:fs';
 import { runConsumePerf } from '../perf/consumer';
 import { runE2e } from '../perf/e2e';
-import { CONSUME_USAGE, E2E_USAGE, parseConsumeArgs, parseE2eArgs, parseProduceArgs, PRODUCE_USAGE } from '../perf/options';
+import {
+  CONSUME_USAGE,
+  E2E_USAGE,
+  parseConsumeArgs,
+  parseE2eArgs,
+  parseProduceArgs,
+  PRODUCE_USAGE,
+} from '../perf/options';
 import { PerfIo, processIo, runProducePerf } from '../perf/producer';
 import { UsageError } from '../args';
 
@@ -25,20 +32,20 @@ export async function perfCommand(argv: string[], io: PerfIo = processIo()): Pro
   switch (sub) {
     case 'produce': {
       const opts = parseProduceArgs(rest);
-      if (opts === 'help') return io.out(PRODUCE_USAGE), 0;
+      if (opts === 'help') return (io.out(PRODUCE_USAGE), 0);
       writeJson(opts.jsonFile, await runProducePerf(opts, io), io);
       return 0;
     }
     case 'consume': {
       const opts = parseConsumeArgs(rest);
-      if (opts === 'help') return io.out(CONSUME_USAGE), 0;
+      if (opts === 'help') return (io.out(CONSUME_USAGE), 0);
       const summary = await runConsumePerf(opts, io);
       writeJson(opts.jsonFile, summary, io);
       return summary.timedOut ? 1 : 0;
     }
     case 'e2e': {
       const opts = parseE2eArgs(rest);
-      if (opts === 'help') return io.out(E2E_USAGE), 0;
+      if (opts === 'help') return (io.out(E2E_USAGE), 0);
       writeJson(opts.jsonFile, await runE2e(opts, io), io);
       return 0;
     }

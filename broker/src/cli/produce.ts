@@ -25,7 +25,11 @@ export function parseAcks(s: string | undefined): number {
   throw new UsageError(`--acks ${s}: expected 0, 1 or all`);
 }
 
-export async function produceCommand(argv: string[], input: NodeJS.ReadableStream = process.stdin, out: (line: string) => void = console.error): Promise<number> {
+export async function produceCommand(
+  argv: string[],
+  input: NodeJS.ReadableStream = process.stdin,
+  out: (line: string) => void = console.error,
+): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
@@ -43,7 +47,10 @@ export async function produceCommand(argv: string[], input: NodeJS.ReadableStrea
     return values.help ? 0 : 2;
   }
   const compression = COMPRESSION_BY_NAME[(values.compression as string | undefined) ?? 'none'];
-  if (compression === undefined) throw new UsageError(`--compression ${String(values.compression)}: expected ${Object.keys(COMPRESSION_BY_NAME).join('|')}`);
+  if (compression === undefined)
+    throw new UsageError(
+      `--compression ${String(values.compression)}: expected ${Object.keys(COMPRESSION_BY_NAME).join('|')}`,
+    );
   const acks = parseAcks(values.acks as string | undefined);
   const sep = values['key-separator'] as string | undefined;
   const batchRecords = intOption(values, 'batch-records', 1000, 1);
@@ -52,7 +59,8 @@ export async function produceCommand(argv: string[], input: NodeJS.ReadableStrea
     const meta = await client.topic(topic);
     const count = meta.partitions.length;
     const fixed = values.partition === undefined ? undefined : intOption(values, 'partition', 0);
-    if (fixed !== undefined && fixed >= count) throw new UsageError(`--partition ${fixed}: topic ${topic} has ${count} partitions`);
+    if (fixed !== undefined && fixed >= count)
+      throw new UsageError(`--partition ${fixed}: topic ${topic} has ${count} partitions`);
     const pending = new Map<number, RecordInput[]>();
     let roundRobin = 0;
     let sent = 0;

@@ -6,7 +6,10 @@ import { ConfigError, loadConfig, SETTINGS } from '../server/config';
 export function serveUsage(): string {
   const flagWidth = Math.max(...SETTINGS.map((s) => s.flag.length)) + 2;
   const envWidth = Math.max(...SETTINGS.map((s) => s.env.length));
-  const rows = SETTINGS.map((s) => `  --${s.flag.padEnd(flagWidth)} ${s.env.padEnd(envWidth)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`);
+  const rows = SETTINGS.map(
+    (s) =>
+      `  --${s.flag.padEnd(flagWidth)} ${s.env.padEnd(envWidth)} ${s.doc}${s.default !== undefined ? ` (default ${s.default})` : ''}`,
+  );
   return ['usage: minnow serve [flags]', '', 'Each flag overrides its environment variable:', ...rows].join('\n');
 }
 
@@ -14,7 +17,11 @@ export async function serve(argv: string[]): Promise<number> {
   const options = Object.fromEntries(SETTINGS.map((s) => [s.flag, { type: 'string' as const }]));
   let flags: Record<string, string | undefined>;
   try {
-    const parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: false });
+    const parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: false,
+    });
     if (parsed.values.help) {
       console.log(serveUsage());
       return 0;

@@ -10,7 +10,11 @@ const USAGE = `usage:
 options: --bootstrap-server HOST:PORT (default localhost:9092)`;
 
 export async function topicCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  const { values, positionals } = parse(argv, { partitions: { type: 'string', short: 'p' }, config: { type: 'string', multiple: true, short: 'c' } }, USAGE);
+  const { values, positionals } = parse(
+    argv,
+    { partitions: { type: 'string', short: 'p' }, config: { type: 'string', multiple: true, short: 'c' } },
+    USAGE,
+  );
   const [action, name] = positionals;
   if (values.help || !action) {
     out(USAGE);
@@ -37,7 +41,9 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
       }
       case 'list': {
         const md = await client.metadata(null);
-        const topics = md.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.length })).sort((a, b) => a.name.localeCompare(b.name));
+        const topics = md.topics
+          .map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.length }))
+          .sort((a, b) => a.name.localeCompare(b.name));
         out(JSON.stringify(topics, null, 2));
         return 0;
       }
@@ -47,7 +53,13 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
         for (const p of t.partitions) {
           const earliest = await client.listOffset(t.name, p.partition, p.leader, -2n);
           const latest = await client.listOffset(t.name, p.partition, p.leader, -1n);
-          partitions.push({ partition: p.partition, leader: p.leader, earliestOffset: Number(earliest), latestOffset: Number(latest), messages: Number(latest - earliest) });
+          partitions.push({
+            partition: p.partition,
+            leader: p.leader,
+            earliestOffset: Number(earliest),
+            latestOffset: Number(latest),
+            messages: Number(latest - earliest),
+          });
         }
         const configs = Object.fromEntries((await client.describeTopicConfigs(t.name)).map((c) => [c.name, c.value]));
         out(JSON.stringify({ name: t.name, topicId: t.topicId, partitions, configs }, null, 2));

@@ -64,7 +64,10 @@ export class KafkaClient {
     return c;
   }
 
-  async metadata(topics: string[] | null, allowAutoTopicCreation = false): Promise<{ clusterId: string | null; controllerId: number; topics: TopicMeta[] }> {
+  async metadata(
+    topics: string[] | null,
+    allowAutoTopicCreation = false,
+  ): Promise<{ clusterId: string | null; controllerId: number; topics: TopicMeta[] }> {
     const conn = await this.connect();
     const v = conn.version(ApiKey.Metadata, 1, 12);
     const res: MetadataResponse = await conn.send(ApiKey.Metadata, v, {
@@ -81,7 +84,9 @@ export class KafkaClient {
         name: t.name ?? '',
         topicId: t.topicId ?? '',
         errorCode: t.errorCode,
-        partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, errorCode: p.errorCode })).sort((a, b) => a.partition - b.partition),
+        partitions: t.partitions
+          .map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, errorCode: p.errorCode }))
+          .sort((a, b) => a.partition - b.partition),
       })),
     };
   }
@@ -90,28 +95,56 @@ export class KafkaClient {
   async topic(name: string): Promise<TopicMeta> {
     const md = await this.metadata([name]);
     const t = md.topics[0];
-    if (!t || t.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`topic ${name}: ${errorName(t?.errorCode ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)}`, t?.errorCode);
+    if (!t || t.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(
+        `topic ${name}: ${errorName(t?.errorCode ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)}`,
+        t?.errorCode,
+      );
     return t;
   }
 
-  async createTopic(name: string, numPartitions: number, configs: Record<string, string>, validateOnly = false): Promise<void> {
+  async createTopic(
+    name: string,
+    numPartitions: number,
+    configs: Record<string, string>,
+    validateOnly = false,
+  ): Promise<void> {
     const conn = await this.connect();
     const v = conn.version(ApiKey.CreateTopics, 2, 7);
     const res: CreateTopicsResponse = await conn.send(ApiKey.CreateTopics, v, {
-      topics: [{ name, numPartitions, replicationFactor: -1, assignments: [], configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })) }],
+      topics: [
+        {
+          name,
+          numPartitions,
+          replicationFactor: -1,
+          assignments: [],
+          configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })),
+        },
+      ],
       timeoutMs: 30_000,
       validateOnly,
     });
     const r = res.topics[0]!;
-    if (r.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`create topic ${name}: ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`, r.errorCode);
+    if (r.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(
+        `create topic ${name}: ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+        r.errorCode,
+      );
   }
 
   async deleteTopic(name: string): Promise<void> {
     const conn = await this.connect();
     const v = conn.version(ApiKey.DeleteTopics, 1, 5);
-    const res: DeleteTopicsResponse = await conn.send(ApiKey.DeleteTopics, v, { topicNames: [name], timeoutMs: 30_000 });
+    const res: DeleteTopicsResponse = await conn.send(ApiKey.DeleteTopics, v, {
+      topicNames: [name],
+      timeoutMs: 30_000,
+    });
     const r = res.responses[0]!;
-    if (r.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`delete topic ${name}: ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`, r.errorCode);
+    if (r.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(
+        `delete topic ${name}: ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+        r.errorCode,
+      );
   }
 
   async describeTopicConfigs(name: string): Promise<{ name: string; value: string | null; source: number }[]> {
@@ -123,7 +156,8 @@ export class KafkaClient {
       includeDocumentation: false,
     });
     const r = res.results[0]!;
-    if (r.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`describe configs of ${name}: ${errorName(r.errorCode)}`, r.errorCode);
+    if (r.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(`describe configs of ${name}: ${errorName(r.errorCode)}`, r.errorCode);
     return r.configs.map((c) => ({ name: c.name, value: c.value, source: c.configSource ?? -1 }));
   }
 
@@ -137,27 +171,50 @@ export class KafkaClient {
       topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }],
     });
     const p = res.topics[0]!.partitions[0]!;
-    if (p.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`list offsets ${topic}/${partition}: ${errorName(p.errorCode)}`, p.errorCode);
+    if (p.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(`list offsets ${topic}/${partition}: ${errorName(p.errorCode)}`, p.errorCode);
     return p.offset ?? -1n;
   }
 
   /** Produces one record batch (already encoded) to a partition's leader. */
-  async produce(topic: string, partition: number, leader: number, batch: Buffer, acks: number, timeoutMs = 30_000): Promise<bigint> {
+  async produce(
+    topic: string,
+    partition: number,
+    leader: number,
+    batch: Buffer,
+    acks: number,
+    timeoutMs = 30_000,
+  ): Promise<bigint> {
     const conn = await this.node(leader);
     const v = conn.version(ApiKey.Produce, 3, 9);
-    const body = { transactionalId: null, acks, timeoutMs, topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }] };
+    const body = {
+      transactionalId: null,
+      acks,
+      timeoutMs,
+      topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }],
+    };
     if (acks === 0) {
       await conn.send(ApiKey.Produce, v, body, false);
       return -1n;
     }
     const res: ProduceResponse = await conn.send(ApiKey.Produce, v, body);
     const p = res.responses[0]!.partitionResponses[0]!;
-    if (p.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`produce to ${topic}/${partition}: ${errorName(p.errorCode)}${p.errorMessage ? `: ${p.errorMessage}` : ''}`, p.errorCode);
+    if (p.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(
+        `produce to ${topic}/${partition}: ${errorName(p.errorCode)}${p.errorMessage ? `: ${p.errorMessage}` : ''}`,
+        p.errorCode,
+      );
     return p.baseOffset;
   }
 
   /** One Fetch of a single partition. */
-  async fetch(topic: string, partition: number, leader: number, offset: bigint, opts: { maxWaitMs?: number; maxBytes?: number } = {}): Promise<{ errorCode: number; highWatermark: bigint; records: Buffer | null }> {
+  async fetch(
+    topic: string,
+    partition: number,
+    leader: number,
+    offset: bigint,
+    opts: { maxWaitMs?: number; maxBytes?: number } = {},
+  ): Promise<{ errorCode: number; highWatermark: bigint; records: Buffer | null }> {
     const conn = await this.node(leader);
     const v = conn.version(ApiKey.Fetch, 4, 11);
     const maxBytes = opts.maxBytes ?? 4 * 1024 * 1024;
@@ -169,7 +226,20 @@ export class KafkaClient {
       isolationLevel: 0,
       sessionId: 0,
       sessionEpoch: -1,
-      topics: [{ topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, logStartOffset: -1n, partitionMaxBytes: maxBytes }] }],
+      topics: [
+        {
+          topic,
+          partitions: [
+            {
+              partition,
+              currentLeaderEpoch: -1,
+              fetchOffset: offset,
+              logStartOffset: -1n,
+              partitionMaxBytes: maxBytes,
+            },
+          ],
+        },
+      ],
       forgottenTopicsData: [],
       rackId: '',
     });
@@ -179,6 +249,10 @@ export class KafkaClient {
 
   close(): void {
     this.bootstrapConn?.close();
-    for (const c of this.byNode.values()) c.then((x) => x.close(), () => {});
+    for (const c of this.byNode.values())
+      c.then(
+        (x) => x.close(),
+        () => {},
+      );
   }
 }

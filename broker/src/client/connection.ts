@@ -70,7 +70,11 @@ export class KafkaConnection {
       const s = net.connect({ host, port });
       const timer = setTimeout(() => {
         s.destroy();
-        reject(new KafkaClientError(`could not connect to ${address} within ${opts.connectTimeoutMs} ms; is a broker running there?`));
+        reject(
+          new KafkaClientError(
+            `could not connect to ${address} within ${opts.connectTimeoutMs} ms; is a broker running there?`,
+          ),
+        );
       }, opts.connectTimeoutMs);
       s.once('connect', () => {
         clearTimeout(timer);
@@ -88,9 +92,13 @@ export class KafkaConnection {
 
   /** ApiVersions v3 first (flexible), falling back to v0 on error 35 (KIP-511). */
   private async negotiate(): Promise<void> {
-    let res: ApiVersionsResponse = await this.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'minnow', clientSoftwareVersion: '0.1.0' });
+    let res: ApiVersionsResponse = await this.send(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: 'minnow',
+      clientSoftwareVersion: '0.1.0',
+    });
     if (res.errorCode === ErrorCode.UNSUPPORTED_VERSION) res = await this.send(ApiKey.ApiVersions, 0, {});
-    if (res.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`ApiVersions failed: ${errorName(res.errorCode)}`, res.errorCode);
+    if (res.errorCode !== ErrorCode.NONE)
+      throw new KafkaClientError(`ApiVersions failed: ${errorName(res.errorCode)}`, res.errorCode);
     this.ranges = new Map(res.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
   }
 
@@ -100,7 +108,8 @@ export class KafkaConnection {
     const name = API_SPEC_BY_KEY.get(apiKey)?.name ?? `API ${apiKey}`;
     if (!r) throw new KafkaClientError(`the broker at ${this.address} does not support ${name}`);
     const v = Math.min(r.max, ourMax);
-    if (v < Math.max(r.min, ourMin)) throw new KafkaClientError(`no common version of ${name}: broker ${r.min}-${r.max}, client ${ourMin}-${ourMax}`);
+    if (v < Math.max(r.min, ourMin))
+      throw new KafkaClientError(`no common version of ${name}: broker ${r.min}-${r.max}, client ${ourMin}-${ourMax}`);
     return v;
   }
 
@@ -119,7 +128,11 @@ export class KafkaConnection {
     return new Promise<Res>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
-        reject(new KafkaClientError(`${spec.name} request to ${this.address} timed out after ${this.opts.requestTimeoutMs} ms`));
+        reject(
+          new KafkaClientError(
+            `${spec.name} request to ${this.address} timed out after ${this.opts.requestTimeoutMs} ms`,
+          ),
+        );
       }, this.opts.requestTimeoutMs);
       this.pending.set(correlationId, { apiKey, apiVersion, resolve, reject, timer });
     });
@@ -135,7 +148,8 @@ export class KafkaConnection {
     if (responseHeaderVersion(p.apiKey, p.apiVersion) >= 1) r.skipTaggedFields();
     // An error-35 ApiVersions answer comes as a v0 body whatever version was asked (KIP-511).
     let version = p.apiVersion;
-    if (p.apiKey === ApiKey.ApiVersions && frame.length >= 6 && frame.readInt16BE(4) === ErrorCode.UNSUPPORTED_VERSION) version = 0;
+    if (p.apiKey === ApiKey.ApiVersions && frame.length >= 6 && frame.readInt16BE(4) === ErrorCode.UNSUPPORTED_VERSION)
+      version = 0;
     try {
       p.resolve(API_SPEC_BY_KEY.get(p.apiKey)!.decodeResponse(r, version));
     } catch (err) {

@@ -9,7 +9,16 @@ import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { Logger } from '../logger';
 import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
-import { Group, GroupProtocol, JoinResult, joinError, Member, SyncResult, syncError, validateCurrentMember } from './group';
+import {
+  Group,
+  GroupProtocol,
+  JoinResult,
+  joinError,
+  Member,
+  SyncResult,
+  syncError,
+  validateCurrentMember,
+} from './group';
 import { GroupState } from './group-state';
 import * as admin from './group-admin';
 import * as offsets from './group-offsets';
@@ -118,7 +127,11 @@ export class GroupCoordinator implements GroupRegistry {
     return new Promise((resolve) =>
       this.doJoin(req, (r) => {
         if (r.errorCode !== ErrorCode.NONE && this.logger.enabled('debug')) {
-          this.logger.debug('JoinGroup answered with an error', { groupId: req.groupId, memberId: r.memberId, error: errorName(r.errorCode) });
+          this.logger.debug('JoinGroup answered with an error', {
+            groupId: req.groupId,
+            memberId: r.memberId,
+            error: errorName(r.errorCode),
+          });
         }
         resolve(r);
       }),
@@ -147,7 +160,8 @@ export class GroupCoordinator implements GroupRegistry {
 
   private joinNewMember(group: Group, req: JoinGroupInput, respond: (r: JoinResult) => void): void {
     if (group.is(GroupState.Dead)) return respond(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
-    if (!group.supportsProtocols(req.protocolType, req.protocols)) return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    if (!group.supportsProtocols(req.protocolType, req.protocols))
+      return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
     const memberId = `${req.groupInstanceId ?? req.clientId}-${randomUUID()}`;
     if (req.groupInstanceId !== null) return this.joinStaticMember(group, req, memberId, respond);
     if (req.requireKnownMemberId) {
@@ -160,7 +174,8 @@ export class GroupCoordinator implements GroupRegistry {
 
   private joinCurrentMember(group: Group, req: JoinGroupInput, respond: (r: JoinResult) => void): void {
     if (group.is(GroupState.Dead)) return respond(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, req.memberId));
-    if (!group.supportsProtocols(req.protocolType, req.protocols)) return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
+    if (!group.supportsProtocols(req.protocolType, req.protocols))
+      return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
     const pending = group.pendingMembers.get(req.memberId);
     if (pending !== undefined) {
       // A member back from MEMBER_ID_REQUIRED. Static members are never pending.
@@ -177,12 +192,25 @@ export class GroupCoordinator implements GroupRegistry {
         return this.updateMemberAndRebalance(group, member, req, respond, 'member rejoined');
       case GroupState.CompletingRebalance:
         // It lost the JoinGroup response: the same metadata gets the same answer again.
-        if (member.matches(req.protocols)) return respond(this.currentJoinResult(group, member, group.isLeader(member.memberId)));
-        return this.updateMemberAndRebalance(group, member, req, respond, `member ${member.memberId} changed its metadata`);
+        if (member.matches(req.protocols))
+          return respond(this.currentJoinResult(group, member, group.isLeader(member.memberId)));
+        return this.updateMemberAndRebalance(
+          group,
+          member,
+          req,
+          respond,
+          `member ${member.memberId} changed its metadata`,
+        );
       case GroupState.Stable:
         // The leader rejoining (e.g. its subscription's topics changed) or new metadata: rebalance.
         if (group.isLeader(member.memberId) || !member.matches(req.protocols)) {
-          return this.updateMemberAndRebalance(group, member, req, respond, `${group.isLeader(member.memberId) ? 'leader' : 'member'} ${member.memberId} rejoined${req.reason ? ` (${req.reason})` : ''}`);
+          return this.updateMemberAndRebalance(
+            group,
+            member,
+            req,
+            respond,
+            `${group.isLeader(member.memberId) ? 'leader' : 'member'} ${member.memberId} rejoined${req.reason ? ` (${req.reason})` : ''}`,
+          );
         }
         return respond(this.currentJoinResult(group, member, false));
       default:
@@ -191,14 +219,25 @@ export class GroupCoordinator implements GroupRegistry {
   }
 
   /** KIP-345: a static member (re)joining without a member id. */
-  private joinStaticMember(group: Group, req: JoinGroupInput, newMemberId: string, respond: (r: JoinResult) => void): void {
+  private joinStaticMember(
+    group: Group,
+    req: JoinGroupInput,
+    newMemberId: string,
+    respond: (r: JoinResult) => void,
+  ): void {
     const instanceId = req.groupInstanceId!;
     const oldMemberId = group.staticMemberId(instanceId);
     if (oldMemberId === undefined) return this.addMemberAndRebalance(group, req, newMemberId, respond);
     const leaderBefore = group.leaderId ?? '';
     const old = group.get(oldMemberId)!;
     const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-    this.logger.info('static member rejoined with a new member id; fencing the old one', { groupId: group.groupId, groupInstanceId: instanceId, oldMemberId, newMemberId, state: group.state });
+    this.logger.info('static member rejoined with a new member id; fencing the old one', {
+      groupId: group.groupId,
+      groupInstanceId: instanceId,
+      oldMemberId,
+      newMemberId,
+      state: group.state,
+    });
     this.fence(old, ErrorCode.FENCED_INSTANCE_ID);
     updateMember(member, req);
     this.scheduleHeartbeat(group, member);
@@ -220,8 +259,22 @@ export class GroupCoordinator implements GroupRegistry {
     }
   }
 
-  private addMemberAndRebalance(group: Group, req: JoinGroupInput, memberId: string, respond: (r: JoinResult) => void): void {
-    const member = new Member(memberId, req.groupInstanceId, req.clientId, req.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+  private addMemberAndRebalance(
+    group: Group,
+    req: JoinGroupInput,
+    memberId: string,
+    respond: (r: JoinResult) => void,
+  ): void {
+    const member = new Member(
+      memberId,
+      req.groupInstanceId,
+      req.clientId,
+      req.clientHost,
+      req.rebalanceTimeoutMs,
+      req.sessionTimeoutMs,
+      req.protocolType,
+      req.protocols,
+    );
     // Kafka extends the initial delay only for a group that never had a generation (GroupCoordinator
     // addMemberAndRebalance: `group.is(PreparingRebalance) && group.generationId == 0`).
     if (group.initialDelay && group.generationId === 0) group.initialDelay.newMemberAdded = true;
@@ -230,11 +283,22 @@ export class GroupCoordinator implements GroupRegistry {
     // A new member cannot heartbeat before its first JoinGroup response; it is dropped only if that
     // takes longer than newMemberJoinTimeoutMs (Kafka's NewMemberJoinTimeoutMs).
     this.scheduleHeartbeat(group, member, this.newMemberJoinTimeoutMs);
-    this.logger.debug('member joined', { groupId: group.groupId, memberId, groupInstanceId: req.groupInstanceId, clientId: req.clientId });
+    this.logger.debug('member joined', {
+      groupId: group.groupId,
+      memberId,
+      groupInstanceId: req.groupInstanceId,
+      clientId: req.clientId,
+    });
     this.maybePrepareRebalance(group, `member ${memberId} joined${req.reason ? ` (${req.reason})` : ''}`);
   }
 
-  private updateMemberAndRebalance(group: Group, member: Member, req: JoinGroupInput, respond: (r: JoinResult) => void, reason: string): void {
+  private updateMemberAndRebalance(
+    group: Group,
+    member: Member,
+    req: JoinGroupInput,
+    respond: (r: JoinResult) => void,
+    reason: string,
+  ): void {
     updateMember(member, req);
     this.setJoinWaiter(member, respond);
     this.maybePrepareRebalance(group, reason);
@@ -257,7 +321,10 @@ export class GroupCoordinator implements GroupRegistry {
     const timer = this.timers.setTimeout(() => {
       if (group.pendingMembers.get(memberId) !== timer) return;
       group.pendingMembers.delete(memberId);
-      this.logger.debug('pending member did not rejoin within its session timeout', { groupId: group.groupId, memberId });
+      this.logger.debug('pending member did not rejoin within its session timeout', {
+        groupId: group.groupId,
+        memberId,
+      });
       this.maybeCompleteJoin(group);
       this.maybeForget(group);
     }, sessionTimeoutMs);
@@ -267,7 +334,8 @@ export class GroupCoordinator implements GroupRegistry {
   // ---------------------------------------------------------------- rebalance
 
   private maybePrepareRebalance(group: Group, reason: string): void {
-    if (group.is(GroupState.Stable) || group.is(GroupState.CompletingRebalance) || group.is(GroupState.Empty)) this.prepareRebalance(group, reason);
+    if (group.is(GroupState.Stable) || group.is(GroupState.CompletingRebalance) || group.is(GroupState.Empty))
+      this.prepareRebalance(group, reason);
   }
 
   private prepareRebalance(group: Group, reason: string): void {
@@ -277,10 +345,18 @@ export class GroupCoordinator implements GroupRegistry {
     group.pendingSync.clear();
     const wasEmpty = group.is(GroupState.Empty);
     group.transitionTo(GroupState.PreparingRebalance);
-    this.logger.info('preparing to rebalance group', { groupId: group.groupId, generationId: group.generationId, members: group.size, reason });
+    this.logger.info('preparing to rebalance group', {
+      groupId: group.groupId,
+      generationId: group.generationId,
+      members: group.size,
+      reason,
+    });
     this.clearTimer(group, 'joinTimer');
     if (wasEmpty && this.initialRebalanceDelayMs > 0) {
-      group.initialDelay = { remainingMs: Math.max(group.rebalanceTimeoutMs - this.initialRebalanceDelayMs, 0), newMemberAdded: false };
+      group.initialDelay = {
+        remainingMs: Math.max(group.rebalanceTimeoutMs - this.initialRebalanceDelayMs, 0),
+        newMemberAdded: false,
+      };
       group.joinTimer = this.timers.setTimeout(() => this.onInitialDelayExpired(group), this.initialRebalanceDelayMs);
     } else {
       group.joinTimer = this.timers.setTimeout(() => this.onJoinTimeout(group), group.rebalanceTimeoutMs);
@@ -308,7 +384,8 @@ export class GroupCoordinator implements GroupRegistry {
   }
 
   private maybeCompleteJoin(group: Group): void {
-    if (group.is(GroupState.PreparingRebalance) && group.initialDelay === null && group.hasAllMembersJoined) this.completeJoin(group);
+    if (group.is(GroupState.PreparingRebalance) && group.initialDelay === null && group.hasAllMembersJoined)
+      this.completeJoin(group);
   }
 
   /** The join phase ends: everyone rejoined, or the rebalance timeout passed. */
@@ -318,7 +395,10 @@ export class GroupCoordinator implements GroupRegistry {
     // Dynamic members that did not rejoin in time are gone; static ones keep their place (KIP-345).
     for (const m of [...group.members.values()]) {
       if (!m.isAwaitingJoin && !m.isStatic) {
-        this.logger.info('member did not rejoin in time; removing it', { groupId: group.groupId, memberId: m.memberId });
+        this.logger.info('member did not rejoin in time; removing it', {
+          groupId: group.groupId,
+          memberId: m.memberId,
+        });
         this.fence(m, ErrorCode.UNKNOWN_MEMBER_ID);
         group.remove(m.memberId);
       }
@@ -360,10 +440,12 @@ export class GroupCoordinator implements GroupRegistry {
 
   private onSyncTimeout(group: Group, generation: number): void {
     group.syncTimer = null;
-    if (generation !== group.generationId || !(group.is(GroupState.CompletingRebalance) || group.is(GroupState.Stable))) return;
+    if (generation !== group.generationId || !(group.is(GroupState.CompletingRebalance) || group.is(GroupState.Stable)))
+      return;
     for (const memberId of [...group.pendingSync]) {
       const m = group.get(memberId);
-      if (m) this.removeMemberAndUpdateGroup(group, m, `member ${memberId} sent no SyncGroup within the rebalance timeout`);
+      if (m)
+        this.removeMemberAndUpdateGroup(group, m, `member ${memberId} sent no SyncGroup within the rebalance timeout`);
     }
   }
 
@@ -392,7 +474,10 @@ export class GroupCoordinator implements GroupRegistry {
     const error = validateCurrentMember(group, req.memberId, req.groupInstanceId);
     if (error !== null) return respond(syncError(error));
     if (req.generationId !== group.generationId) return respond(syncError(ErrorCode.ILLEGAL_GENERATION));
-    if ((req.protocolType !== null && req.protocolType !== group.protocolType) || (req.protocolName !== null && req.protocolName !== group.protocolName)) {
+    if (
+      (req.protocolType !== null && req.protocolType !== group.protocolType) ||
+      (req.protocolName !== null && req.protocolName !== group.protocolName)
+    ) {
       return respond(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
     }
     const member = group.get(req.memberId)!;
@@ -409,17 +494,31 @@ export class GroupCoordinator implements GroupRegistry {
           m.assignment = assignments.get(m.memberId) ?? Buffer.alloc(0);
           const waiter = m.syncWaiter;
           m.syncWaiter = null;
-          waiter?.({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: m.assignment });
+          waiter?.({
+            errorCode: ErrorCode.NONE,
+            protocolType: group.protocolType,
+            protocolName: group.protocolName,
+            assignment: m.assignment,
+          });
           if (waiter) this.scheduleHeartbeat(group, m);
         }
         group.transitionTo(GroupState.Stable);
-        this.logger.info('group is stable', { groupId: group.groupId, generationId: group.generationId, members: group.size });
+        this.logger.info('group is stable', {
+          groupId: group.groupId,
+          generationId: group.generationId,
+          members: group.size,
+        });
         return;
       }
       case GroupState.Stable:
         this.syncReceived(group, member.memberId);
         this.scheduleHeartbeat(group, member);
-        return respond({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment });
+        return respond({
+          errorCode: ErrorCode.NONE,
+          protocolType: group.protocolType,
+          protocolName: group.protocolName,
+          assignment: member.assignment,
+        });
       default:
         return respond(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
     }
@@ -461,7 +560,11 @@ export class GroupCoordinator implements GroupRegistry {
     if (this.closed) return { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const group = this.groups.get(groupId);
-    if (!group) return { errorCode: ErrorCode.NONE, members: leaving.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) };
+    if (!group)
+      return {
+        errorCode: ErrorCode.NONE,
+        members: leaving.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })),
+      };
     if (group.is(GroupState.Dead)) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const members = leaving.map((l) => ({ ...l, errorCode: this.leaveOne(group, l) }));
     this.maybeForget(group);
@@ -491,7 +594,12 @@ export class GroupCoordinator implements GroupRegistry {
   }
 
   private removeMemberAndUpdateGroup(group: Group, member: Member, reason: string): void {
-    this.logger.info('removing member', { groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.groupInstanceId, reason });
+    this.logger.info('removing member', {
+      groupId: group.groupId,
+      memberId: member.memberId,
+      groupInstanceId: member.groupInstanceId,
+      reason,
+    });
     this.fence(member, ErrorCode.UNKNOWN_MEMBER_ID);
     group.remove(member.memberId);
     switch (group.state) {
@@ -521,10 +629,17 @@ export class GroupCoordinator implements GroupRegistry {
     // heartbeat meanwhile), unless it is new and its first join has taken too long.
     if (!member.isNew && (member.isAwaitingJoin || member.isAwaitingSync)) return this.scheduleHeartbeat(group, member);
     if (this.now() < member.heartbeatDeadlineMs) {
-      member.heartbeatTimer = this.timers.setTimeout(() => this.onHeartbeatTimer(group, member), member.heartbeatDeadlineMs - this.now());
+      member.heartbeatTimer = this.timers.setTimeout(
+        () => this.onHeartbeatTimer(group, member),
+        member.heartbeatDeadlineMs - this.now(),
+      );
       return;
     }
-    this.removeMemberAndUpdateGroup(group, member, `session timeout (${member.isNew ? this.newMemberJoinTimeoutMs : member.sessionTimeoutMs} ms) expired`);
+    this.removeMemberAndUpdateGroup(
+      group,
+      member,
+      `session timeout (${member.isNew ? this.newMemberJoinTimeoutMs : member.sessionTimeoutMs} ms) expired`,
+    );
     this.maybeForget(group);
   }
 
@@ -559,7 +674,8 @@ export class GroupCoordinator implements GroupRegistry {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     const group = this.groups.get(groupId);
     if (group) {
-      if (!group.is(GroupState.Empty)) return group.is(GroupState.Dead) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NON_EMPTY_GROUP;
+      if (!group.is(GroupState.Empty))
+        return group.is(GroupState.Dead) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NON_EMPTY_GROUP;
       for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
       group.pendingMembers.clear();
       this.clearTimer(group, 'joinTimer');
@@ -583,7 +699,7 @@ export class GroupCoordinator implements GroupRegistry {
       return true;
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
-      this.logger.error('deleting a group\'s offsets failed', { groupId, err });
+      this.logger.error("deleting a group's offsets failed", { groupId, err });
       return false;
     }
   }
@@ -643,7 +759,13 @@ export class GroupCoordinator implements GroupRegistry {
 
   /** Drops a group that never got a member (e.g. a failed first join); offsets, if any, stay stored. */
   private maybeForget(group: Group): void {
-    if (group.is(GroupState.Empty) && group.size === 0 && group.pendingMembers.size === 0 && group.generationId === 0 && this.groups.get(group.groupId) === group) {
+    if (
+      group.is(GroupState.Empty) &&
+      group.size === 0 &&
+      group.pendingMembers.size === 0 &&
+      group.generationId === 0 &&
+      this.groups.get(group.groupId) === group
+    ) {
       this.groups.delete(group.groupId);
     }
   }

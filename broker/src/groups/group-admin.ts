@@ -35,23 +35,44 @@ export interface DescribedGroup {
 }
 
 /** ListGroups: filters (v4+ states, v5+ types) compare case-insensitively; empty means all. */
-export function listGroups(coord: GroupRegistry, statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
+export function listGroups(
+  coord: GroupRegistry,
+  statesFilter: readonly string[],
+  typesFilter: readonly string[],
+): ListedGroup[] {
   if (coord.isClosed) return [];
   const out = new Map<string, ListedGroup>();
   for (const g of coord.allGroups()) {
-    if (!g.is(GroupState.Dead)) out.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: GROUP_TYPE });
+    if (!g.is(GroupState.Dead))
+      out.set(g.groupId, {
+        groupId: g.groupId,
+        protocolType: g.protocolType ?? '',
+        groupState: g.state,
+        groupType: GROUP_TYPE,
+      });
   }
   for (const groupId of coord.storage.offsetGroups()) {
-    if (!out.has(groupId)) out.set(groupId, { groupId, protocolType: '', groupState: GroupState.Empty, groupType: GROUP_TYPE });
+    if (!out.has(groupId))
+      out.set(groupId, { groupId, protocolType: '', groupState: GroupState.Empty, groupType: GROUP_TYPE });
   }
   const states = new Set(statesFilter.map((s) => parseGroupState(s) ?? s));
   const types = new Set(typesFilter.map((t) => t.toLowerCase()));
-  return [...out.values()].filter((g) => (states.size === 0 || states.has(g.groupState as GroupState)) && (types.size === 0 || types.has(g.groupType)));
+  return [...out.values()].filter(
+    (g) =>
+      (states.size === 0 || states.has(g.groupState as GroupState)) && (types.size === 0 || types.has(g.groupType)),
+  );
 }
 
 /** DescribeGroups for one id. An unknown group is described as Dead with no error (v0-5 behaviour). */
 export function describeGroup(coord: GroupRegistry, groupId: string): DescribedGroup {
-  const none = (groupState: string): DescribedGroup => ({ errorCode: ErrorCode.NONE, groupId, groupState, protocolType: '', protocolData: '', members: [] });
+  const none = (groupState: string): DescribedGroup => ({
+    errorCode: ErrorCode.NONE,
+    groupId,
+    groupState,
+    protocolType: '',
+    protocolData: '',
+    members: [],
+  });
   if (coord.isClosed) return { ...none(''), errorCode: ErrorCode.NOT_COORDINATOR };
   const g = coord.group(groupId);
   if (!g) return none(coord.storage.fetchOffsets(groupId).length > 0 ? GroupState.Empty : GroupState.Dead);

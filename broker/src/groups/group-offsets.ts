@@ -55,16 +55,24 @@ export interface DeleteOffsetsResult {
 export function commitOffsets(coord: GroupRegistry, req: CommitInput): number[] {
   const groupError = coord.isClosed ? ErrorCode.NOT_COORDINATOR : validateCommit(coord.group(req.groupId), req);
   if (groupError !== ErrorCode.NONE) {
-    coord.logger.debug('offset commit refused', { groupId: req.groupId, memberId: req.memberId, generationId: req.generationId, error: errorName(groupError) });
+    coord.logger.debug('offset commit refused', {
+      groupId: req.groupId,
+      memberId: req.memberId,
+      generationId: req.generationId,
+      error: errorName(groupError),
+    });
     return req.offsets.map(() => groupError);
   }
   const errors = req.offsets.map((o) => {
     const topic = coord.storage.topic(o.topic);
     if (!topic || o.partition < 0 || o.partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    if (o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    if (o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES)
+      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
     return ErrorCode.NONE;
   });
-  const valid = req.offsets.filter((_, i) => errors[i] === ErrorCode.NONE).map((o) => ({ ...o, metadata: o.metadata ?? '' }));
+  const valid = req.offsets
+    .filter((_, i) => errors[i] === ErrorCode.NONE)
+    .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
   if (valid.length === 0) return errors;
   try {
     coord.storage.commitOffsets(req.groupId, valid, coord.now());
@@ -115,19 +123,37 @@ export function fetchOffsets(coord: GroupRegistry, groupId: string, topics: Fetc
   for (const o of stored) {
     let parts = byTopic.get(o.topic);
     if (!parts) byTopic.set(o.topic, (parts = new Map()));
-    parts.set(o.partition, { partition: o.partition, offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata ?? '', errorCode: ErrorCode.NONE });
+    parts.set(o.partition, {
+      partition: o.partition,
+      offset: o.offset,
+      leaderEpoch: o.leaderEpoch,
+      metadata: o.metadata ?? '',
+      errorCode: ErrorCode.NONE,
+    });
   }
   if (topics === null) {
     return {
       errorCode: ErrorCode.NONE,
-      topics: [...byTopic.entries()].map(([name, parts]) => ({ name, partitions: [...parts.values()].sort((a, b) => a.partition - b.partition) })),
+      topics: [...byTopic.entries()].map(([name, parts]) => ({
+        name,
+        partitions: [...parts.values()].sort((a, b) => a.partition - b.partition),
+      })),
     };
   }
   return {
     errorCode: ErrorCode.NONE,
     topics: topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p) => byTopic.get(t.name)?.get(p) ?? { partition: p, offset: -1, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }),
+      partitions: t.partitions.map(
+        (p) =>
+          byTopic.get(t.name)?.get(p) ?? {
+            partition: p,
+            offset: -1,
+            leaderEpoch: -1,
+            metadata: '',
+            errorCode: ErrorCode.NONE,
+          },
+      ),
     })),
   };
 }
@@ -153,9 +179,11 @@ export function deleteOffsets(coord: GroupRegistry, groupId: string, topics: Fet
     name: t.name,
     partitions: t.partitions.map((partition) => {
       const info = coord.storage.topic(t.name);
-      if (!info || partition < 0 || partition >= info.partitionCount) return { partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+      if (!info || partition < 0 || partition >= info.partitionCount)
+        return { partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       // Unknown subscriptions (undecodable metadata) count as subscribed to everything.
-      if (subscribed !== null && (subscribed.size === 0 || subscribed.has(t.name))) return { partition, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+      if (subscribed !== null && (subscribed.size === 0 || subscribed.has(t.name)))
+        return { partition, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
       deletable.push({ topic: t.name, partition });
       return { partition, errorCode: ErrorCode.NONE };
     }),

@@ -21,7 +21,13 @@ const VALID_PREVIOUS: Record<GroupState, readonly GroupState[]> = {
   PreparingRebalance: [GroupState.Stable, GroupState.CompletingRebalance, GroupState.Empty],
   CompletingRebalance: [GroupState.PreparingRebalance],
   Stable: [GroupState.CompletingRebalance],
-  Dead: [GroupState.Stable, GroupState.PreparingRebalance, GroupState.CompletingRebalance, GroupState.Empty, GroupState.Dead],
+  Dead: [
+    GroupState.Stable,
+    GroupState.PreparingRebalance,
+    GroupState.CompletingRebalance,
+    GroupState.Empty,
+    GroupState.Dead,
+  ],
 };
 
 export const canTransition = (from: GroupState, to: GroupState): boolean => VALID_PREVIOUS[to].includes(from);

@@ -42,7 +42,12 @@ export const joinError = (errorCode: number, memberId = ''): JoinResult => ({
   members: [],
 });
 
-export const syncError = (errorCode: number): SyncResult => ({ errorCode, protocolType: null, protocolName: null, assignment: EMPTY });
+export const syncError = (errorCode: number): SyncResult => ({
+  errorCode,
+  protocolType: null,
+  protocolName: null,
+  assignment: EMPTY,
+});
 
 export class Member {
   /** The member's held JoinGroup response, while a rebalance is in progress. */
@@ -86,7 +91,10 @@ export class Member {
 
   /** The same protocols, in the same order, with the same metadata (Kafka's MemberMetadata.matches). */
   matches(protocols: readonly GroupProtocol[]): boolean {
-    return protocols.length === this.protocols.length && protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata));
+    return (
+      protocols.length === this.protocols.length &&
+      protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata))
+    );
   }
 
   /** The first of this member's protocols (by its preference order) among `candidates`. */
@@ -123,7 +131,8 @@ export class Group {
   }
 
   transitionTo(to: GroupState): void {
-    if (!canTransition(this.state, to)) throw new Error(`group ${this.groupId}: illegal transition ${this.state} -> ${to}`);
+    if (!canTransition(this.state, to))
+      throw new Error(`group ${this.groupId}: illegal transition ${this.state} -> ${to}`);
     this.state = to;
   }
 
@@ -155,7 +164,8 @@ export class Group {
     if (!member) return undefined;
     this.members.delete(memberId);
     this.pendingSync.delete(memberId);
-    if (member.groupInstanceId !== null && this.staticMembers.get(member.groupInstanceId) === memberId) this.staticMembers.delete(member.groupInstanceId);
+    if (member.groupInstanceId !== null && this.staticMembers.get(member.groupInstanceId) === memberId)
+      this.staticMembers.delete(member.groupInstanceId);
     if (this.leaderId === memberId) this.leaderId = this.members.keys().next().value ?? null;
     return member;
   }
@@ -163,12 +173,24 @@ export class Group {
   /** The static member now known as `newMemberId` (KIP-345: a restarted instance fences its old id). */
   replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): Member {
     const old = this.members.get(oldMemberId);
-    if (!old) throw new Error(`group ${this.groupId}: static member ${groupInstanceId} maps to unknown member ${oldMemberId}`);
-    const member = new Member(newMemberId, groupInstanceId, old.clientId, old.clientHost, old.rebalanceTimeoutMs, old.sessionTimeoutMs, old.protocolType, old.protocols);
+    if (!old)
+      throw new Error(`group ${this.groupId}: static member ${groupInstanceId} maps to unknown member ${oldMemberId}`);
+    const member = new Member(
+      newMemberId,
+      groupInstanceId,
+      old.clientId,
+      old.clientHost,
+      old.rebalanceTimeoutMs,
+      old.sessionTimeoutMs,
+      old.protocolType,
+      old.protocols,
+    );
     member.assignment = old.assignment;
     member.isNew = false;
     // Keep the member's position (join order) so the leader does not change by accident.
-    const entries = [...this.members.entries()].map(([id, m]): [string, Member] => (id === oldMemberId ? [newMemberId, member] : [id, m]));
+    const entries = [...this.members.entries()].map(([id, m]): [string, Member] =>
+      id === oldMemberId ? [newMemberId, member] : [id, m],
+    );
     this.members.clear();
     for (const [id, m] of entries) this.members.set(id, m);
     this.staticMembers.set(groupInstanceId, newMemberId);
@@ -246,7 +268,11 @@ export class Group {
   /** Members' metadata for the selected protocol, as the leader receives it. */
   currentMemberMetadata(): JoinResult['members'] {
     const protocol = this.protocolName ?? '';
-    return [...this.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(protocol) }));
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: m.metadataFor(protocol),
+    }));
   }
 }
 

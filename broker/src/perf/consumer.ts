@@ -81,8 +81,12 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
     const states: PartitionState[] = [];
     for (const p of meta.partitions.filter((x) => assigned.includes(x.partition))) {
       const c = committed.get(p.partition);
-      const position = c !== undefined && c >= 0n ? c : await client.listOffset(opts.topic, p.partition, p.leader, opts.fromLatest ? -1n : -2n);
-      const end = opts.numRecords === undefined ? await client.listOffset(opts.topic, p.partition, p.leader, -1n) : undefined;
+      const position =
+        c !== undefined && c >= 0n
+          ? c
+          : await client.listOffset(opts.topic, p.partition, p.leader, opts.fromLatest ? -1n : -2n);
+      const end =
+        opts.numRecords === undefined ? await client.listOffset(opts.topic, p.partition, p.leader, -1n) : undefined;
       states.push({ partition: p.partition, leader: p.leader, position, end });
     }
 
@@ -94,14 +98,25 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
     let timedOut = false;
     let endMono = startMono;
     const limit = opts.numRecords ?? Infinity;
-    const finished = () => records >= limit || (opts.numRecords === undefined && states.every((s) => s.position >= s.end!));
+    const finished = () =>
+      records >= limit || (opts.numRecords === undefined && states.every((s) => s.position >= s.end!));
 
     if (opts.showDetailedStats) {
       if (!opts.hideHeader) io.out(CONSUMER_DETAILED_HEADER);
       let last = { mono: startMono, bytes: 0, records: 0, first: true };
       report = setInterval(() => {
         const now = io.now();
-        io.out(consumerDetailedRow({ timeMs: io.wallNow(), totalBytes: bytes, totalRecords: records, bytes: bytes - last.bytes, records: records - last.records, elapsedMs: now - last.mono, rebalanceMs: last.first ? rebalanceMs : 0 }));
+        io.out(
+          consumerDetailedRow({
+            timeMs: io.wallNow(),
+            totalBytes: bytes,
+            totalRecords: records,
+            bytes: bytes - last.bytes,
+            records: records - last.records,
+            elapsedMs: now - last.mono,
+            rebalanceMs: last.first ? rebalanceMs : 0,
+          }),
+        );
         last = { mono: now, bytes, records, first: false };
       }, opts.reportIntervalMs);
     }
@@ -119,7 +134,15 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
         topics: [
           {
             topic: opts.topic,
-            partitions: parts.filter((s) => s.end === undefined || s.position < s.end).map((s) => ({ partition: s.partition, currentLeaderEpoch: -1, fetchOffset: s.position, logStartOffset: -1n, partitionMaxBytes: opts.fetchSizeBytes })),
+            partitions: parts
+              .filter((s) => s.end === undefined || s.position < s.end)
+              .map((s) => ({
+                partition: s.partition,
+                currentLeaderEpoch: -1,
+                fetchOffset: s.position,
+                logStartOffset: -1n,
+                partitionMaxBytes: opts.fetchSizeBytes,
+              })),
           },
         ],
         forgottenTopicsData: [],
@@ -147,7 +170,8 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
           for (const pd of t.partitions) {
             const s = byPartition.get(pd.partitionIndex);
             if (!s) continue;
-            if (pd.errorCode !== ErrorCode.NONE) throw new Error(`fetch ${opts.topic}/${pd.partitionIndex} at ${s.position}: ${errorName(pd.errorCode)}`);
+            if (pd.errorCode !== ErrorCode.NONE)
+              throw new Error(`fetch ${opts.topic}/${pd.partitionIndex} at ${s.position}: ${errorName(pd.errorCode)}`);
             if (!pd.records || pd.records.length === 0) continue;
             const { batches } = splitBatches(pd.records);
             if (batches.length === 0) continue;
@@ -192,13 +216,17 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
     const elapsedMs = Math.max(1e-3, endMono - startMono);
     const stats = { startMs: startWall, endMs: startWall + elapsedMs, bytes, records, rebalanceMs };
     const row = consumerRow(stats);
-    if (timedOut) io.err(`WARNING: Exiting before consuming the expected number of messages: timeout (${opts.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
+    if (timedOut)
+      io.err(
+        `WARNING: Exiting before consuming the expected number of messages: timeout (${opts.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`,
+      );
     if (!opts.showDetailedStats) {
       if (!opts.hideHeader) io.out(CONSUMER_HEADER);
       io.out(row);
     }
     if (member) {
-      const problem = (await member.commit(new Map(states.map((s) => [s.partition, s.position])))) ?? member.heartbeatProblem;
+      const problem =
+        (await member.commit(new Map(states.map((s) => [s.partition, s.position])))) ?? member.heartbeatProblem;
       if (problem) io.err(`note: group ${opts.group}: ${problem}`);
     }
     const fetchMs = Math.max(0, elapsedMs - rebalanceMs);
@@ -219,7 +247,7 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
       elapsedMs,
       rebalanceMs,
       fetchMs,
-      mbPerSec: (bytes / MiB) / (elapsedMs / 1000),
+      mbPerSec: bytes / MiB / (elapsedMs / 1000),
       recordsPerSec: records / (elapsedMs / 1000),
       fetchMbPerSec: fetchMs > 0 ? bytes / MiB / (fetchMs / 1000) : 0,
       fetchRecordsPerSec: fetchMs > 0 ? records / (fetchMs / 1000) : 0,

@@ -43,14 +43,18 @@ export async function runE2e(opts: E2eOptions, io: PerfIo): Promise<E2eSummary> 
       const t0 = io.now();
       const deadline = t0 + opts.timeoutMs;
       // Fetch first (it long-polls), then produce on the other connection.
-      let fetch = consumer.fetch(opts.topic, partition, leader, position, { maxWaitMs: opts.timeoutMs, maxBytes: 1024 * 1024 });
+      let fetch = consumer.fetch(opts.topic, partition, leader, position, {
+        maxWaitMs: opts.timeoutMs,
+        maxBytes: 1024 * 1024,
+      });
       const batch = encodeRecordBatch({ records: [{ value }], baseTimestamp: BigInt(io.wallNow()) });
       const produced = producer.produce(opts.topic, partition, leader, batch, opts.acks, opts.timeoutMs);
       produced.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
       let seen = false;
       while (!seen) {
         const res = await fetch;
-        if (res.errorCode !== ErrorCode.NONE) throw new Error(`fetch ${opts.topic}/${partition} at ${position}: ${errorName(res.errorCode)}`);
+        if (res.errorCode !== ErrorCode.NONE)
+          throw new Error(`fetch ${opts.topic}/${partition} at ${position}: ${errorName(res.errorCode)}`);
         for (const b of res.records ? splitBatches(res.records).batches : []) {
           const base = b.readBigInt64BE(BASE_OFFSET);
           for (const r of decodeRecords(b)) {
@@ -61,8 +65,12 @@ export async function runE2e(opts: E2eOptions, io: PerfIo): Promise<E2eSummary> 
           }
         }
         if (!seen) {
-          if (io.now() > deadline) throw new Error(`record ${i} was not consumed within ${opts.timeoutMs} ms of being produced`);
-          fetch = consumer.fetch(opts.topic, partition, leader, position, { maxWaitMs: Math.max(1, Math.round(deadline - io.now())), maxBytes: 1024 * 1024 });
+          if (io.now() > deadline)
+            throw new Error(`record ${i} was not consumed within ${opts.timeoutMs} ms of being produced`);
+          fetch = consumer.fetch(opts.topic, partition, leader, position, {
+            maxWaitMs: Math.max(1, Math.round(deadline - io.now())),
+            maxBytes: 1024 * 1024,
+          });
         }
       }
       const elapsed = io.now() - t0;
@@ -72,7 +80,15 @@ export async function runE2e(opts: E2eOptions, io: PerfIo): Promise<E2eSummary> 
     }
     const latency = histogram.summary();
     for (const l of e2eLines(latency)) io.out(l);
-    return { tool: 'minnow perf e2e', startedAt, topic: opts.topic, records: latency.count, recordSize: opts.recordSize, acks: opts.acks, latency };
+    return {
+      tool: 'minnow perf e2e',
+      startedAt,
+      topic: opts.topic,
+      records: latency.count,
+      recordSize: opts.recordSize,
+      acks: opts.acks,
+      latency,
+    };
   } finally {
     producer.close();
     consumer.close();

@@ -53,7 +53,8 @@ export class GraphiteSender {
     if (!this.socket || this.socket.destroyed) {
       this.socket = net.connect({ host: this.host, port: this.port });
       this.socket.on('error', (err) => {
-        if (!this.warned) this.warn(`graphite ${this.host}:${this.port}: ${err.message} (metrics for this interval are lost)`);
+        if (!this.warned)
+          this.warn(`graphite ${this.host}:${this.port}: ${err.message} (metrics for this interval are lost)`);
         this.warned = true;
         this.socket?.destroy();
       });

@@ -5,10 +5,22 @@
 // falls back to reading partitions by assignment.
 import type { KafkaClient } from '../client/client';
 import { KafkaConnection } from '../client/connection';
-import { consumerAssignment, consumerSubscription, encodeAssignment, encodeSubscription } from '../protocol/consumer-protocol';
+import {
+  consumerAssignment,
+  consumerSubscription,
+  encodeAssignment,
+  encodeSubscription,
+} from '../protocol/consumer-protocol';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
-import type { FindCoordinatorResponse, HeartbeatResponse, JoinGroupResponse, OffsetCommitResponse, OffsetFetchResponse, SyncGroupResponse } from '../protocol/messages';
+import type {
+  FindCoordinatorResponse,
+  HeartbeatResponse,
+  JoinGroupResponse,
+  OffsetCommitResponse,
+  OffsetFetchResponse,
+  SyncGroupResponse,
+} from '../protocol/messages';
 
 export class GroupUnusable extends Error {
   override readonly name = 'GroupUnusable';
@@ -48,13 +60,22 @@ export class GroupMember {
   ) {}
 
   /** Joins `groupId` subscribed to `topic`; resolves once the assignment is known. */
-  static async join(client: KafkaClient, groupId: string, topic: string, allPartitions: readonly number[], clientId: string): Promise<GroupMember> {
+  static async join(
+    client: KafkaClient,
+    groupId: string,
+    topic: string,
+    allPartitions: readonly number[],
+    clientId: string,
+  ): Promise<GroupMember> {
     const boot = await client.connect();
     let conn: KafkaConnection;
     try {
       const v = boot.version(ApiKey.FindCoordinator, 0, 3);
       const fc: FindCoordinatorResponse = await boot.send(ApiKey.FindCoordinator, v, { key: groupId, keyType: 0 });
-      if ((fc.errorCode ?? 0) !== ErrorCode.NONE) throw new GroupUnusable(`FindCoordinator: ${errorName(fc.errorCode!)}${fc.errorMessage ? ` (${fc.errorMessage})` : ''}`);
+      if ((fc.errorCode ?? 0) !== ErrorCode.NONE)
+        throw new GroupUnusable(
+          `FindCoordinator: ${errorName(fc.errorCode!)}${fc.errorMessage ? ` (${fc.errorMessage})` : ''}`,
+        );
       conn = await KafkaConnection.connect(fc.host!, fc.port!, { clientId });
     } catch (err) {
       throw err instanceof GroupUnusable ? err : new GroupUnusable((err as Error).message);
@@ -74,16 +95,22 @@ export class GroupMember {
       });
       let join: JoinGroupResponse = await conn.send(ApiKey.JoinGroup, jv, joinBody(''));
       // KIP-394: a v4+ join without a member id is answered MEMBER_ID_REQUIRED with one to use.
-      if (join.errorCode === ErrorCode.MEMBER_ID_REQUIRED) join = await conn.send(ApiKey.JoinGroup, jv, joinBody(join.memberId));
+      if (join.errorCode === ErrorCode.MEMBER_ID_REQUIRED)
+        join = await conn.send(ApiKey.JoinGroup, jv, joinBody(join.memberId));
       if (join.errorCode !== ErrorCode.NONE) throw new GroupUnusable(`JoinGroup: ${errorName(join.errorCode)}`);
       const generationId = join.generationId ?? -1;
       let assignments: { memberId: string; assignment: Buffer }[] = [];
       if (join.leader === join.memberId) {
-        const subscribed = join.members.filter((m) => consumerSubscription(m.metadata)?.topics.includes(topic)).map((m) => m.memberId);
+        const subscribed = join.members
+          .filter((m) => consumerSubscription(m.metadata)?.topics.includes(topic))
+          .map((m) => m.memberId);
         const ranges = rangeAssign(subscribed, allPartitions);
         assignments = join.members.map((m) => ({
           memberId: m.memberId,
-          assignment: encodeAssignment({ assignedPartitions: [{ topic, partitions: ranges.get(m.memberId) ?? [] }], userData: null }),
+          assignment: encodeAssignment({
+            assignedPartitions: [{ topic, partitions: ranges.get(m.memberId) ?? [] }],
+            userData: null,
+          }),
         }));
       }
       const sv = conn.version(ApiKey.SyncGroup, 0, 5);
@@ -97,8 +124,16 @@ export class GroupMember {
         assignments,
       });
       if (sync.errorCode !== ErrorCode.NONE) throw new GroupUnusable(`SyncGroup: ${errorName(sync.errorCode)}`);
-      const mine = consumerAssignment(sync.assignment)?.assignedPartitions.find((t) => t.topic === topic)?.partitions ?? [];
-      const member = new GroupMember(conn, groupId, topic, join.memberId, generationId, [...mine].sort((a, b) => a - b));
+      const mine =
+        consumerAssignment(sync.assignment)?.assignedPartitions.find((t) => t.topic === topic)?.partitions ?? [];
+      const member = new GroupMember(
+        conn,
+        groupId,
+        topic,
+        join.memberId,
+        generationId,
+        [...mine].sort((a, b) => a - b),
+      );
       member.startHeartbeat();
       return member;
     } catch (err) {
@@ -111,7 +146,12 @@ export class GroupMember {
     const v = this.conn.version(ApiKey.Heartbeat, 0, 4);
     this.heartbeat = setInterval(() => {
       this.conn
-        .send(ApiKey.Heartbeat, v, { groupId: this.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: null })
+        .send(ApiKey.Heartbeat, v, {
+          groupId: this.groupId,
+          generationId: this.generationId,
+          memberId: this.memberId,
+          groupInstanceId: null,
+        })
         .then((r: HeartbeatResponse) => {
           if (r.errorCode !== ErrorCode.NONE) this.heartbeatProblem ??= `heartbeat: ${errorName(r.errorCode)}`;
         })
@@ -129,7 +169,9 @@ export class GroupMember {
       requireStable: false,
     });
     const out = new Map<number, bigint>();
-    for (const t of res.topics ?? []) for (const p of t.partitions ?? []) out.set(p.partitionIndex ?? -1, p.errorCode ? -1n : (p.committedOffset ?? -1n));
+    for (const t of res.topics ?? [])
+      for (const p of t.partitions ?? [])
+        out.set(p.partitionIndex ?? -1, p.errorCode ? -1n : (p.committedOffset ?? -1n));
     return out;
   }
 
@@ -144,7 +186,13 @@ export class GroupMember {
       topics: [
         {
           name: this.topic,
-          partitions: [...positions].map(([partitionIndex, committedOffset]) => ({ partitionIndex, committedOffset, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null })),
+          partitions: [...positions].map(([partitionIndex, committedOffset]) => ({
+            partitionIndex,
+            committedOffset,
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: null,
+          })),
         },
       ],
     });

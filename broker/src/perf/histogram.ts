@@ -19,7 +19,12 @@ export interface LatencySummary extends Percentiles {
 
 /** Microsecond resolution with 3 significant digits: 0.1 % error at any magnitude. */
 export class LatencyHistogram {
-  private readonly h = hdr.build({ bitBucketSize: 32, numberOfSignificantValueDigits: 3, lowestDiscernibleValue: 1, autoResize: true });
+  private readonly h = hdr.build({
+    bitBucketSize: 32,
+    numberOfSignificantValueDigits: 3,
+    lowestDiscernibleValue: 1,
+    autoResize: true,
+  });
   private sumUs = 0;
 
   /** Records `count` samples of `latencyMs` (negative values, from clock jitter, count as 0). */

@@ -37,14 +37,17 @@ export function parseAcks(raw: string): -1 | 0 | 1 {
 export function parseInteger(flag: string, raw: string, min: number, allowMinusOne = false): number {
   const n = Number(raw.trim());
   if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || (n < min && !(allowMinusOne && n === -1))) {
-    throw new UsageError(`--${flag} ${raw}: expected an integer >= ${min}${allowMinusOne ? ' (or -1 for unlimited)' : ''}`);
+    throw new UsageError(
+      `--${flag} ${raw}: expected an integer >= ${min}${allowMinusOne ? ' (or -1 for unlimited)' : ''}`,
+    );
   }
   return n;
 }
 
 export function parseCompression(raw: string): CompressionType {
   const c = COMPRESSION_NAMES[raw.toLowerCase()];
-  if (c === undefined) throw new UsageError(`--compression ${raw}: expected ${Object.keys(COMPRESSION_NAMES).join('|')}`);
+  if (c === undefined)
+    throw new UsageError(`--compression ${raw}: expected ${Object.keys(COMPRESSION_NAMES).join('|')}`);
   return c;
 }
 
@@ -112,8 +115,16 @@ type OptionValue = string | boolean | string[] | undefined;
  * What every perf subcommand does first: Kafka-style argv fixed up, options parsed (with
  * --topic/-t), no positionals, --topic required. 'help' for --help.
  */
-function parseToolArgs(argv: string[], options: OptionsConfig, usage: string): { v: Record<string, OptionValue>; str: (k: string) => string | undefined; topic: string } | 'help' {
-  const { values, positionals } = parse(expandMultiValue(joinNegativeValues(argv), 'producer-props'), { topic: { type: 'string', short: 't' }, ...options }, usage);
+function parseToolArgs(
+  argv: string[],
+  options: OptionsConfig,
+  usage: string,
+): { v: Record<string, OptionValue>; str: (k: string) => string | undefined; topic: string } | 'help' {
+  const { values, positionals } = parse(
+    expandMultiValue(joinNegativeValues(argv), 'producer-props'),
+    { topic: { type: 'string', short: 't' }, ...options },
+    usage,
+  );
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"\n\n${usage}`);
   const v = values as Record<string, OptionValue>;
@@ -221,13 +232,17 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
 
   const numRaw = str('num-records');
   const durRaw = str('duration');
-  if (numRaw !== undefined && durRaw !== undefined) throw new UsageError('--num-records and --duration are mutually exclusive: give one');
+  if (numRaw !== undefined && durRaw !== undefined)
+    throw new UsageError('--num-records and --duration are mutually exclusive: give one');
   if (numRaw === undefined && durRaw === undefined) throw new UsageError('give --num-records N or --duration 60s');
   const sizeRaw = str('record-size');
   const payloadFile = str('payload-file');
-  if (sizeRaw !== undefined && payloadFile !== undefined) throw new UsageError('--record-size and --payload-file are mutually exclusive: give one');
-  if (sizeRaw === undefined && payloadFile === undefined) throw new UsageError('give --record-size B or --payload-file F');
-  if (str('payload-delimiter') !== undefined && payloadFile === undefined) throw new UsageError('--payload-delimiter needs --payload-file');
+  if (sizeRaw !== undefined && payloadFile !== undefined)
+    throw new UsageError('--record-size and --payload-file are mutually exclusive: give one');
+  if (sizeRaw === undefined && payloadFile === undefined)
+    throw new UsageError('give --record-size B or --payload-file F');
+  if (str('payload-delimiter') !== undefined && payloadFile === undefined)
+    throw new UsageError('--payload-delimiter needs --payload-file');
 
   const numRecords = numRaw === undefined ? undefined : parseInteger('num-records', numRaw, 1);
   const warmupRecords = parseInteger('warmup-records', str('warmup-records') ?? '0', 0);
@@ -237,13 +252,15 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   const throughput = parseInteger('throughput', str('throughput') ?? '-1', 1, true);
   const noop = v.noop === true;
   const graphiteRaw = str('graphite');
-  if (str('graphite-prefix') !== undefined && graphiteRaw === undefined) throw new UsageError('--graphite-prefix needs --graphite HOST:PORT');
+  if (str('graphite-prefix') !== undefined && graphiteRaw === undefined)
+    throw new UsageError('--graphite-prefix needs --graphite HOST:PORT');
 
   const acksRaw = str('acks') ?? prop('acks') ?? 'all';
   const idempotentProp = prop('enable.idempotence');
   const idempotent = v.idempotent === true || idempotentProp === 'true';
   const acks = parseAcks(acksRaw);
-  if (idempotent && acks !== -1) throw new UsageError(`--idempotent needs --acks all (got ${acksRaw}), as Kafka's idempotent producer does`);
+  if (idempotent && acks !== -1)
+    throw new UsageError(`--idempotent needs --acks all (got ${acksRaw}), as Kafka's idempotent producer does`);
 
   const reqTimeout = prop('request.timeout.ms');
   const maxInFlight = prop('max.in.flight.requests.per.connection');
@@ -271,7 +288,8 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     graphitePrefix: str('graphite-prefix') ?? 'minnow.perf',
     jsonFile: str('json'),
     clientId: prop('client.id') ?? 'minnow-perf',
-    requestTimeoutMs: reqTimeout === undefined ? 30_000 : parseInteger('producer-props request.timeout.ms', reqTimeout, 1),
+    requestTimeoutMs:
+      reqTimeout === undefined ? 30_000 : parseInteger('producer-props request.timeout.ms', reqTimeout, 1),
     partitions: parseInteger('partitions', str('partitions') ?? '1', 1),
     ignoredProps: [],
   };
@@ -327,9 +345,11 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   );
   if (parsed === 'help') return 'help';
   const { v, str, topic } = parsed;
-  if (str('num-records') !== undefined && str('messages') !== undefined) throw new UsageError('--num-records and --messages are the same option: give one');
+  if (str('num-records') !== undefined && str('messages') !== undefined)
+    throw new UsageError('--num-records and --messages are the same option: give one');
   const n = str('num-records') ?? str('messages');
-  if (str('report-interval') !== undefined && v['show-detailed-stats'] !== true) throw new UsageError('--report-interval needs --show-detailed-stats');
+  if (str('report-interval') !== undefined && v['show-detailed-stats'] !== true)
+    throw new UsageError('--report-interval needs --show-detailed-stats');
   return {
     bootstrap: bootstrapFrom(str('bootstrap-server'), env),
     topic,
@@ -381,10 +401,12 @@ export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (parsed === 'help') return 'help';
   const { str, topic } = parsed;
   const acks = parseAcks(str('acks') ?? 'all');
-  if (acks === 0) throw new UsageError('--acks 0 cannot be used for end-to-end latency: the producer needs the offset; use 1 or all');
+  if (acks === 0)
+    throw new UsageError('--acks 0 cannot be used for end-to-end latency: the producer needs the offset; use 1 or all');
   const numRecords = parseInteger('num-records', str('num-records') ?? '1000', 1);
   const warmupRecords = parseInteger('warmup-records', str('warmup-records') ?? '0', 0);
-  if (warmupRecords >= numRecords) throw new UsageError(`--warmup-records ${warmupRecords} must be less than --num-records ${numRecords}`);
+  if (warmupRecords >= numRecords)
+    throw new UsageError(`--warmup-records ${warmupRecords} must be less than --num-records ${numRecords}`);
   return {
     bootstrap: bootstrapFrom(str('bootstrap-server'), env),
     topic,

@@ -45,8 +45,12 @@ export function payloadsFromFile(path: string, delimiter: string): Buffer[] {
   } catch (err) {
     throw new UsageError(`--payload-file ${path}: ${(err as Error).message}`);
   }
-  const records = text.split(delimiter).filter((s) => s.length > 0).map((s) => Buffer.from(s));
-  if (records.length === 0) throw new UsageError(`--payload-file ${path}: no records (split on ${JSON.stringify(delimiter)})`);
+  const records = text
+    .split(delimiter)
+    .filter((s) => s.length > 0)
+    .map((s) => Buffer.from(s));
+  if (records.length === 0)
+    throw new UsageError(`--payload-file ${path}: no records (split on ${JSON.stringify(delimiter)})`);
   return records;
 }
 

@@ -103,7 +103,8 @@ async function topicTargets(client: KafkaClient, opts: ProduceOptions, io: PerfI
   for (let attempt = 0; ; attempt++) {
     try {
       const t = await client.topic(opts.topic);
-      if (t.partitions.every((p) => p.leader >= 0)) return t.partitions.map((p) => ({ partition: p.partition, leader: p.leader }));
+      if (t.partitions.every((p) => p.leader >= 0))
+        return t.partitions.map((p) => ({ partition: p.partition, leader: p.leader }));
     } catch (err) {
       if (attempt >= 20) throw err;
     }
@@ -112,7 +113,10 @@ async function topicTargets(client: KafkaClient, opts: ProduceOptions, io: PerfI
 }
 
 export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<ProduceSummary> {
-  const values = opts.payloadFile !== undefined ? payloadsFromFile(opts.payloadFile, opts.payloadDelimiter) : randomPayloads(opts.recordSize ?? 0);
+  const values =
+    opts.payloadFile !== undefined
+      ? payloadsFromFile(opts.payloadFile, opts.payloadDelimiter)
+      : randomPayloads(opts.recordSize ?? 0);
   const payloads = makePayloads(values, opts.keys);
   const perBatch = recordsPerBatch(opts.batchSizeBytes, payloads.meanValueBytes + payloads.meanKeyBytes);
   for (const k of opts.ignoredProps) io.err(`warning: --producer-props ${k} is not used by minnow perf`);
@@ -126,7 +130,10 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
   try {
     if (!opts.noop) {
       for (let c = 0; c < opts.clients; c++) {
-        const client = new KafkaClient(opts.bootstrap, { clientId: opts.clientId, requestTimeoutMs: opts.requestTimeoutMs });
+        const client = new KafkaClient(opts.bootstrap, {
+          clientId: opts.clientId,
+          requestTimeoutMs: opts.requestTimeoutMs,
+        });
         clients.push(client);
         if (c === 0) targets = await topicTargets(client, opts, io);
         else await client.metadata([opts.topic]);
@@ -134,12 +141,25 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
         const connsByLeader = new Map<number, KafkaConnection>();
         for (const l of leaders) connsByLeader.set(l, await client.node(l));
         for (let p = 0; p < opts.producers; p++) {
-          const producer: Producer = { conn: connsByLeader.get(leaders[0]!)!, connsByLeader, producerId: -1n, producerEpoch: -1, sequences: new Map(), sent: 0 };
+          const producer: Producer = {
+            conn: connsByLeader.get(leaders[0]!)!,
+            connsByLeader,
+            producerId: -1n,
+            producerEpoch: -1,
+            sequences: new Map(),
+            sent: 0,
+          };
           if (opts.idempotent) {
             const conn = await client.connect();
             const v = conn.version(ApiKey.InitProducerId, 0, 4);
-            const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
-            if (res.errorCode !== ErrorCode.NONE) throw new KafkaClientError(`InitProducerId failed: ${errorName(res.errorCode)}`, res.errorCode);
+            const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, {
+              transactionalId: null,
+              transactionTimeoutMs: 60_000,
+              producerId: -1n,
+              producerEpoch: -1,
+            });
+            if (res.errorCode !== ErrorCode.NONE)
+              throw new KafkaClientError(`InitProducerId failed: ${errorName(res.errorCode)}`, res.errorCode);
             producer.producerId = res.producerId ?? -1n;
             producer.producerEpoch = res.producerEpoch;
           }
@@ -148,7 +168,14 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
       }
     } else {
       for (let p = 0; p < opts.clients * opts.producers; p++) {
-        producers.push({ conn: null, connsByLeader: new Map(), producerId: opts.idempotent ? BigInt(p) : -1n, producerEpoch: opts.idempotent ? 0 : -1, sequences: new Map(), sent: 0 });
+        producers.push({
+          conn: null,
+          connsByLeader: new Map(),
+          producerId: opts.idempotent ? BigInt(p) : -1n,
+          producerEpoch: opts.idempotent ? 0 : -1,
+          sequences: new Map(),
+          sent: 0,
+        });
       }
     }
     if (opts.graphite) graphite = new GraphiteSender(opts.graphite.host, opts.graphite.port, io.err);
@@ -188,10 +215,29 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
       const now = io.now();
       const elapsedMs = now - window.startMs;
       if (showBar) io.bar!('');
-      io.out(producerProgressLine({ records: window.records, bytes: window.bytes, elapsedMs, avgMs: window.avgMs, maxMs: window.maxMs }));
+      io.out(
+        producerProgressLine({
+          records: window.records,
+          bytes: window.bytes,
+          elapsedMs,
+          avgMs: window.avgMs,
+          maxMs: window.maxMs,
+        }),
+      );
       if (graphite) {
         const s = elapsedMs / 1000;
-        graphite.send(graphiteLines(opts.graphitePrefix, { rate: window.records / s, errorRate: window.errors / s, bytesPerSec: window.bytes / s, p99Ms: window.histogram.percentileMs(99) }, io.wallNow()));
+        graphite.send(
+          graphiteLines(
+            opts.graphitePrefix,
+            {
+              rate: window.records / s,
+              errorRate: window.errors / s,
+              bytesPerSec: window.bytes / s,
+              p99Ms: window.histogram.percentileMs(99),
+            },
+            io.wallNow(),
+          ),
+        );
       }
       window.reset(now);
       drawBar();
@@ -212,7 +258,10 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
           list.push(i);
         }
       } else {
-        byPartition.set(sticky++ % partitionCount, Array.from({ length: claim.count }, (_, k) => claim.first + k));
+        byPartition.set(
+          sticky++ % partitionCount,
+          Array.from({ length: claim.count }, (_, k) => claim.first + k),
+        );
       }
       const timestamp = BigInt(Math.round(io.wallNow()));
       const batches: { target: Target; indexes: number[]; batch: Buffer; bytes: number }[] = [];
@@ -254,7 +303,9 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
               transactionalId: null,
               acks: opts.acks,
               timeoutMs: opts.requestTimeoutMs,
-              topicData: [{ name: opts.topic, partitionData: list.map((b) => ({ index: b.target.partition, records: b.batch })) }],
+              topicData: [
+                { name: opts.topic, partitionData: list.map((b) => ({ index: b.target.partition, records: b.batch })) },
+              ],
             };
             requests++;
             if (opts.acks === 0) {
@@ -265,7 +316,8 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
             const res: ProduceResponse = await conn.send(ApiKey.Produce, v, body);
             for (const t of res.responses) {
               for (const pr of t.partitionResponses) {
-                if (pr.errorCode !== ErrorCode.NONE) errorsOf.set(pr.index, `${errorName(pr.errorCode)}${pr.errorMessage ? `: ${pr.errorMessage}` : ''}`);
+                if (pr.errorCode !== ErrorCode.NONE)
+                  errorsOf.set(pr.index, `${errorName(pr.errorCode)}${pr.errorMessage ? `: ${pr.errorMessage}` : ''}`);
               }
             }
           }),
@@ -348,12 +400,18 @@ export async function runProducePerf(opts: ProduceOptions, io: PerfIo): Promise<
     if (window.records > 0 || window.errors > 0) report();
     if (showBar) io.bar!('');
 
-    const elapsedMs = Math.max(1e-3, lastAckMs - (opts.warmupRecords > 0 && steadyStartMs !== Infinity ? steadyStartMs : startMs));
+    const elapsedMs = Math.max(
+      1e-3,
+      lastAckMs - (opts.warmupRecords > 0 && steadyStartMs !== Infinity ? steadyStartMs : startMs),
+    );
     const latency = histogram.summary();
     const finalLine = producerFinalLine(records, bytes, elapsedMs, latency);
     io.out(finalLine);
     if (errors > 0) io.err(`${errors} records failed; first error: ${firstError}`);
-    if (abandoned > 0) io.err(`${abandoned} records could not be sent within ${DRAIN_TIMEOUT_MS / 1000}s of the end; the percentiles count them at the time they had waited`);
+    if (abandoned > 0)
+      io.err(
+        `${abandoned} records could not be sent within ${DRAIN_TIMEOUT_MS / 1000}s of the end; the percentiles count them at the time they had waited`,
+      );
     return {
       tool: 'minnow perf produce',
       startedAt,

@@ -32,7 +32,8 @@ export class Schedule {
   private readonly intervalMs: number;
 
   constructor(readonly opts: ScheduleOptions) {
-    if (opts.ratePerSec === 0 || opts.ratePerSec < -1) throw new RangeError(`rate ${opts.ratePerSec}: expected > 0 or -1`);
+    if (opts.ratePerSec === 0 || opts.ratePerSec < -1)
+      throw new RangeError(`rate ${opts.ratePerSec}: expected > 0 or -1`);
     this.intervalMs = opts.ratePerSec > 0 ? 1000 / opts.ratePerSec : 0;
   }
 

@@ -5,7 +5,14 @@
 // varints) and jumps over each record by its length.
 import { decompress } from '../protocol/compression';
 import { DecodeError } from '../protocol/errors';
-import { ATTRIBUTES, BASE_OFFSET, BATCH_HEADER_SIZE, checkBatch, compression, RECORDS_COUNT } from '../protocol/record-batch';
+import {
+  ATTRIBUTES,
+  BASE_OFFSET,
+  BATCH_HEADER_SIZE,
+  checkBatch,
+  compression,
+  RECORDS_COUNT,
+} from '../protocol/record-batch';
 
 export interface ScanResult {
   records: number;
@@ -55,7 +62,8 @@ export function scanBatch(batch: Buffer, from: bigint, end: bigint | undefined, 
   for (let i = 0; i < count && records < limit; i++) {
     let len: number;
     [len, at] = varint(data, at);
-    if (len < 0 || at + len > data.length) throw new DecodeError(`record length ${len} exceeds the ${data.length - at} bytes left`);
+    if (len < 0 || at + len > data.length)
+      throw new DecodeError(`record length ${len} exceeds the ${data.length - at} bytes left`);
     const next = at + len;
     let p = skipVarlong(data, at + 1); // attributes, timestampDelta
     const [offsetDelta, afterDelta] = varint(data, p);

@@ -4,7 +4,13 @@ import { Reader } from './reader';
 import { Writer } from './writer';
 
 /** Reads an array that may be null in this version (`nullable` false turns null into an error). */
-export function readNullableArray<T>(r: Reader, flex: boolean, nullable: boolean, field: string, elem: (r: Reader) => T): T[] | null {
+export function readNullableArray<T>(
+  r: Reader,
+  flex: boolean,
+  nullable: boolean,
+  field: string,
+  elem: (r: Reader) => T,
+): T[] | null {
   const n = flex ? r.compactArrayLength() : r.arrayLength();
   if (n < 0) {
     if (!nullable) throw new DecodeError(`non-nullable array ${field} was null`);
@@ -19,7 +25,14 @@ export function readArray<T>(r: Reader, flex: boolean, field: string, elem: (r: 
   return readNullableArray(r, flex, false, field, elem)!;
 }
 
-export function writeArray<T>(w: Writer, flex: boolean, nullable: boolean, field: string, a: readonly T[] | null | undefined, elem: (w: Writer, e: T) => void): void {
+export function writeArray<T>(
+  w: Writer,
+  flex: boolean,
+  nullable: boolean,
+  field: string,
+  a: readonly T[] | null | undefined,
+  elem: (w: Writer, e: T) => void,
+): void {
   if (a === null || a === undefined) {
     if (a === null && !nullable) throw new EncodeError(`non-nullable array ${field} is null`);
     if (a === null) {
@@ -64,7 +77,8 @@ export function readTaggedFields(r: Reader, known: (tag: number) => boolean): vo
   for (let i = 0; i < count; i++) {
     const tag = r.uvarint();
     const size = r.uvarint();
-    if (size > r.remaining) throw new DecodeError(`tagged field ${tag} of ${size} bytes exceeds the ${r.remaining} bytes left`);
+    if (size > r.remaining)
+      throw new DecodeError(`tagged field ${tag} of ${size} bytes exceeds the ${r.remaining} bytes left`);
     const end = r.offset + size;
     if (!known(tag)) {
       r.skip(size);

@@ -71,7 +71,9 @@ export function decompress(type: number, data: Buffer, maxBytes = DEFAULT_MAX_DE
 
 function checkSize(size: number, maxBytes: number, what: string): number {
   if (size > maxBytes) {
-    throw new DecompressionLimitError(`${what} data of ${size} bytes exceeds the decompression limit of ${maxBytes} bytes`);
+    throw new DecompressionLimitError(
+      `${what} data of ${size} bytes exceeds the decompression limit of ${maxBytes} bytes`,
+    );
   }
   return size;
 }
@@ -94,7 +96,9 @@ function gunzip(data: Buffer, maxBytes: number): Buffer {
     return zlib.gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes) });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new DecompressionLimitError(`gzip data exceeds the decompression limit of ${maxBytes} bytes`, { cause: err });
+      throw new DecompressionLimitError(`gzip data exceeds the decompression limit of ${maxBytes} bytes`, {
+        cause: err,
+      });
     }
     throw new DecodeError(`malformed gzip data: ${(err as Error).message}`, { cause: err });
   }
@@ -158,7 +162,9 @@ function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
     const len = data.readInt32BE(at);
     at += 4;
     if (len < 0 || len > data.length - at) {
-      throw new DecodeError(`xerial snappy block of ${len} bytes at offset ${at} exceeds the ${data.length - at} bytes left`);
+      throw new DecodeError(
+        `xerial snappy block of ${len} bytes at offset ${at} exceeds the ${data.length - at} bytes left`,
+      );
     }
     const block = rawSnappy(data.subarray(at, at + len), maxBytes - total);
     at += len;

@@ -1,8 +1,16 @@
 // The "consumer" protocol's member metadata and assignment bytes (a version prefix, then the
 // ConsumerProtocolSubscription/Assignment schema): decoded for DescribeGroups, OffsetDelete and the CLI.
 // From their own modules, not the index: importing a value from the index loads every codec.
-import { ConsumerProtocolAssignment, decodeConsumerProtocolAssignment, encodeConsumerProtocolAssignment } from './messages/consumer-protocol-assignment';
-import { ConsumerProtocolSubscription, decodeConsumerProtocolSubscription, encodeConsumerProtocolSubscription } from './messages/consumer-protocol-subscription';
+import {
+  ConsumerProtocolAssignment,
+  decodeConsumerProtocolAssignment,
+  encodeConsumerProtocolAssignment,
+} from './messages/consumer-protocol-assignment';
+import {
+  ConsumerProtocolSubscription,
+  decodeConsumerProtocolSubscription,
+  encodeConsumerProtocolSubscription,
+} from './messages/consumer-protocol-subscription';
 import { Reader } from './reader';
 import { Writer } from './writer';
 

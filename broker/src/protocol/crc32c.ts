@@ -32,7 +32,16 @@ const TABLES: Uint32Array[] = (() => {
 
 /** Portable CRC-32C, slicing-by-8. Exported for tests and the benchmark; use `crc32c`. */
 export function crc32cJs(buf: Uint8Array, start = 0, end = buf.length, initialState = 0): number {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
   let crc = ~initialState;
   let i = start;
   for (const stop = end - 8; i <= stop; i += 8) {

@@ -8,7 +8,16 @@ import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress }
 import { crc32c } from './crc32c';
 import { DecodeError, EncodeError } from './errors';
 import { Reader } from './reader';
-import { type PreparedRecord, type Record, type RecordHeader, MIN_RECORD_BODY_SIZE, encodedRecordSize, prepareRecord, readRecord, writeRecord } from './record';
+import {
+  type PreparedRecord,
+  type Record,
+  type RecordHeader,
+  MIN_RECORD_BODY_SIZE,
+  encodedRecordSize,
+  prepareRecord,
+  readRecord,
+  writeRecord,
+} from './record';
 
 export type { Record, RecordHeader } from './record';
 
@@ -84,7 +93,9 @@ export function isControl(attributes: number): boolean {
 export function checkBatch(buf: Buffer, offset = 0): number {
   const left = buf.length - offset;
   if (offset < 0 || left < MAGIC + 1) {
-    throw new DecodeError(`record batch needs ${BATCH_HEADER_SIZE} bytes at offset ${offset}, only ${Math.max(0, left)} left`);
+    throw new DecodeError(
+      `record batch needs ${BATCH_HEADER_SIZE} bytes at offset ${offset}, only ${Math.max(0, left)} left`,
+    );
   }
   const magic = buf.readInt8(offset + MAGIC);
   if (magic !== CURRENT_MAGIC) {
@@ -166,7 +177,8 @@ export function setPartitionLeaderEpoch(batch: Buffer, epoch: number): void {
 export function setMaxTimestamp(batch: Buffer, type: TimestampType, maxTimestamp: bigint): boolean {
   const attributes = batch.readInt16BE(ATTRIBUTES);
   if (timestampType(attributes) === type && batch.readBigInt64BE(MAX_TIMESTAMP) === maxTimestamp) return false;
-  const withType = type === TimestampType.LogAppendTime ? attributes | Attribute.TimestampType : attributes & ~Attribute.TimestampType;
+  const withType =
+    type === TimestampType.LogAppendTime ? attributes | Attribute.TimestampType : attributes & ~Attribute.TimestampType;
   batch.writeInt16BE(withType, ATTRIBUTES);
   batch.writeBigInt64BE(maxTimestamp, MAX_TIMESTAMP);
   batch.writeUInt32BE(crc32c(batch, ATTRIBUTES, batch.length), CRC);
@@ -195,7 +207,11 @@ export function decodeRecords(batch: Buffer, opts: DecodeRecordsOptions = {}): R
   const count = batch.readInt32BE(RECORDS_COUNT);
   if (count < 0) throw new DecodeError(`record batch recordsCount ${count} is negative`);
   const codec = compression(batch.readInt16BE(ATTRIBUTES));
-  const data = decompress(codec, batch.subarray(BATCH_HEADER_SIZE, size), opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);
+  const data = decompress(
+    codec,
+    batch.subarray(BATCH_HEADER_SIZE, size),
+    opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
+  );
   // Every record takes at least 7 bytes: reject an impossible count before allocating the array.
   if (count > data.length / (MIN_RECORD_BODY_SIZE + 1)) {
     throw new DecodeError(`record batch claims ${count} records but holds only ${data.length} bytes of records`);
@@ -251,7 +267,8 @@ export function encodeRecordBatch(input: RecordBatchInput): Buffer {
   let lastOffsetDelta = -1;
   let recordsSize = 0;
   const prepared: PreparedRecord[] = records.map((rec, i) => {
-    const timestampDelta = rec.timestampDelta ?? (rec.timestamp === undefined ? 0 : Number(rec.timestamp - baseTimestamp));
+    const timestampDelta =
+      rec.timestampDelta ?? (rec.timestamp === undefined ? 0 : Number(rec.timestamp - baseTimestamp));
     const offsetDelta = rec.offsetDelta ?? i;
     maxDelta = Math.max(maxDelta, timestampDelta);
     lastOffsetDelta = Math.max(lastOffsetDelta, offsetDelta);

@@ -105,7 +105,10 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
   let maxDelta = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < count; i++) {
     if (at >= end) {
-      throw new RecordScanError(`Incorrect declared batch size, premature EOF reached: the batch declares ${count} records but holds ${i}`, i);
+      throw new RecordScanError(
+        `Incorrect declared batch size, premature EOF reached: the batch declares ${count} records but holds ${i}`,
+        i,
+      );
     }
     try {
       const bodySize = varint(buf, at, end);
@@ -123,21 +126,28 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
       if (timestampDelta < minDelta) minDelta = timestampDelta;
       if (timestampDelta > maxDelta) maxDelta = timestampDelta;
       const offsetDelta = varint(buf, next, recordEnd);
-      if (offsetDelta !== i) throw new FieldError(`offsetDelta is ${offsetDelta}, expected ${i} (records must be numbered 0..${count - 1} in order)`);
+      if (offsetDelta !== i)
+        throw new FieldError(
+          `offsetDelta is ${offsetDelta}, expected ${i} (records must be numbered 0..${count - 1} in order)`,
+        );
       at = skipBytes(buf, next, recordEnd, 'key', true);
       at = skipBytes(buf, at, recordEnd, 'value', true);
       const headerCount = varint(buf, at, recordEnd);
       at = next;
       // Each header takes at least 2 bytes (two length varints).
       if (headerCount < 0 || headerCount * 2 > recordEnd - at) {
-        throw new FieldError(`Found invalid number of record headers ${headerCount} for the ${recordEnd - at} bytes left of the record`);
+        throw new FieldError(
+          `Found invalid number of record headers ${headerCount} for the ${recordEnd - at} bytes left of the record`,
+        );
       }
       for (let h = 0; h < headerCount; h++) {
         at = skipBytes(buf, at, recordEnd, 'header key', false);
         at = skipBytes(buf, at, recordEnd, 'header value', true);
       }
       if (at !== recordEnd) {
-        throw new FieldError(`Invalid record size: expected to read ${bodySize} bytes in record payload, but its fields leave ${recordEnd - at}`);
+        throw new FieldError(
+          `Invalid record size: expected to read ${bodySize} bytes in record payload, but its fields leave ${recordEnd - at}`,
+        );
       }
     } catch (err) {
       if (err instanceof FieldError) throw new RecordScanError(`record ${i}: ${err.message}`, i);
@@ -145,7 +155,10 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
     }
   }
   if (at !== end) {
-    throw new RecordScanError(`Incorrect declared batch size, records still remaining in file: ${end - at} bytes after the ${count} declared records`, count);
+    throw new RecordScanError(
+      `Incorrect declared batch size, records still remaining in file: ${end - at} bytes after the ${count} declared records`,
+      count,
+    );
   }
   return { minTimestampDelta: minDelta, maxTimestampDelta: maxDelta };
 }

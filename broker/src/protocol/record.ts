@@ -62,7 +62,9 @@ function varintBytes(r: Reader, what: string): Buffer | null {
 export function readRecord(r: Reader): Record {
   const length = varint(r);
   if (length < MIN_RECORD_BODY_SIZE || length > r.remaining) {
-    throw new DecodeError(`record length ${length} at offset ${r.offset} is outside ${MIN_RECORD_BODY_SIZE}..${r.remaining}`);
+    throw new DecodeError(
+      `record length ${length} at offset ${r.offset} is outside ${MIN_RECORD_BODY_SIZE}..${r.remaining}`,
+    );
   }
   const end = r.offset + length;
   const attributes = r.int8();
@@ -82,7 +84,9 @@ export function readRecord(r: Reader): Record {
     headers[i] = { key: keyBytes.toString('utf8'), value: varintBytes(r, 'header value') };
   }
   if (r.offset !== end) {
-    throw new DecodeError(`record declared ${length} bytes but its fields ${r.offset > end ? 'overrun' : 'leave'} ${Math.abs(end - r.offset)}`);
+    throw new DecodeError(
+      `record declared ${length} bytes but its fields ${r.offset > end ? 'overrun' : 'leave'} ${Math.abs(end - r.offset)}`,
+    );
   }
   return { attributes, timestampDelta, offsetDelta, key, value, headers };
 }
@@ -136,8 +140,10 @@ export function prepareRecord(
   value: Buffer | null,
   headers: readonly RecordHeader[],
 ): PreparedRecord {
-  if (!Number.isSafeInteger(timestampDelta)) throw new EncodeError(`timestampDelta ${timestampDelta} is not a safe integer`);
-  if (!Number.isInteger(offsetDelta) || !fitsInt32(offsetDelta)) throw new EncodeError(`offsetDelta ${offsetDelta} is not an int32`);
+  if (!Number.isSafeInteger(timestampDelta))
+    throw new EncodeError(`timestampDelta ${timestampDelta} is not a safe integer`);
+  if (!Number.isInteger(offsetDelta) || !fitsInt32(offsetDelta))
+    throw new EncodeError(`offsetDelta ${offsetDelta} is not an int32`);
   const encodedHeaders = headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value }));
   let bodySize = 1 + varlongSize(timestampDelta) + zigzagVarintSize(offsetDelta) + bytesSize(key) + bytesSize(value);
   bodySize += zigzagVarintSize(encodedHeaders.length);

@@ -5,7 +5,13 @@ import { API_SPEC_BY_KEY } from './messages/registry';
 import { Writer } from './writer';
 
 /** The frame as the writer's chunks (the size prefix patched into the first), to write without a copy. */
-export function encodeRequestFrameChunks(apiKey: number, apiVersion: number, correlationId: number, clientId: string | null, body: unknown): Buffer[] {
+export function encodeRequestFrameChunks(
+  apiKey: number,
+  apiVersion: number,
+  correlationId: number,
+  clientId: string | null,
+  body: unknown,
+): Buffer[] {
   const spec = API_SPEC_BY_KEY.get(apiKey);
   if (!spec) throw new Error(`unknown API key ${apiKey}`);
   const w = new Writer(256);
@@ -20,6 +26,12 @@ export function encodeRequestFrameChunks(apiKey: number, apiVersion: number, cor
 }
 
 /** The frame as one buffer. */
-export function encodeRequestFrame(apiKey: number, apiVersion: number, correlationId: number, clientId: string | null, body: unknown): Buffer {
+export function encodeRequestFrame(
+  apiKey: number,
+  apiVersion: number,
+  correlationId: number,
+  clientId: string | null,
+  body: unknown,
+): Buffer {
   return Buffer.concat(encodeRequestFrameChunks(apiKey, apiVersion, correlationId, clientId, body));
 }

@@ -114,7 +114,9 @@ export class AppendQueue {
       if (full) this.diskSpace!.full();
       else this.logger.error('append failed; answering KAFKA_STORAGE_ERROR', { err, partitions: all.length });
       const errorCode = full ? ErrorCode.POLICY_VIOLATION : ErrorCode.KAFKA_STORAGE_ERROR;
-      const errorMessage = full ? this.diskSpace!.refresh().message || `disk full: ${(err as Error).message}` : `storage error: ${(err as Error).message}`;
+      const errorMessage = full
+        ? this.diskSpace!.refresh().message || `disk full: ${(err as Error).message}`
+        : `storage error: ${(err as Error).message}`;
       results = all.map(() => ({ errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage }));
     }
     let at = 0;

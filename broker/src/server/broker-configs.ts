@@ -54,7 +54,12 @@ const SECONDARY: Record<string, [ConfigTypeId, string | null, Validator | null]>
 
 function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
   const doc = (name: string, fallback = '') => BROKER_CONFIG_DOCS[name] ?? TOPIC_CONFIG_DOCS[name] ?? fallback;
-  const startup = (type: ConfigTypeId, kafkaDefault: string | null, value: BrokerConfigDef['startup'], setting?: keyof BrokerConfig): BrokerConfigDef => ({
+  const startup = (
+    type: ConfigTypeId,
+    kafkaDefault: string | null,
+    value: BrokerConfigDef['startup'],
+    setting?: keyof BrokerConfig,
+  ): BrokerConfigDef => ({
     type,
     kafkaDefault,
     dynamic: false,
@@ -66,24 +71,67 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
   const out: Record<string, BrokerConfigDef> = {
     'broker.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
     'node.id': startup(ConfigType.INT, '-1', (_c, id) => String(id)),
-    'auto.create.topics.enable': startup(ConfigType.BOOLEAN, 'true', (c) => String(c.autoCreateTopics), 'autoCreateTopics'),
+    'auto.create.topics.enable': startup(
+      ConfigType.BOOLEAN,
+      'true',
+      (c) => String(c.autoCreateTopics),
+      'autoCreateTopics',
+    ),
     'num.partitions': startup(ConfigType.INT, '1', (c) => String(c.numPartitions), 'numPartitions'),
     'default.replication.factor': startup(ConfigType.INT, '1', () => '1'),
-    'log.retention.check.interval.ms': startup(ConfigType.LONG, '300000', (c) => String(c.retentionCheckIntervalMs), 'retentionCheckIntervalMs'),
-    'socket.request.max.bytes': startup(ConfigType.INT, '104857600', (c) => String(c.maxRequestBytes), 'maxRequestBytes'),
-    'group.initial.rebalance.delay.ms': startup(ConfigType.INT, '3000', (c) => String(c.groupInitialRebalanceDelayMs), 'groupInitialRebalanceDelayMs'),
-    'queued.max.request.bytes': startup(ConfigType.LONG, '-1', (c) => String(c.queuedMaxRequestBytes), 'queuedMaxRequestBytes'),
-    'connections.max.idle.ms': startup(ConfigType.LONG, '600000', (c) => String(c.connectionsMaxIdleMs), 'connectionsMaxIdleMs'),
+    'log.retention.check.interval.ms': startup(
+      ConfigType.LONG,
+      '300000',
+      (c) => String(c.retentionCheckIntervalMs),
+      'retentionCheckIntervalMs',
+    ),
+    'socket.request.max.bytes': startup(
+      ConfigType.INT,
+      '104857600',
+      (c) => String(c.maxRequestBytes),
+      'maxRequestBytes',
+    ),
+    'group.initial.rebalance.delay.ms': startup(
+      ConfigType.INT,
+      '3000',
+      (c) => String(c.groupInitialRebalanceDelayMs),
+      'groupInitialRebalanceDelayMs',
+    ),
+    'queued.max.request.bytes': startup(
+      ConfigType.LONG,
+      '-1',
+      (c) => String(c.queuedMaxRequestBytes),
+      'queuedMaxRequestBytes',
+    ),
+    'connections.max.idle.ms': startup(
+      ConfigType.LONG,
+      '600000',
+      (c) => String(c.connectionsMaxIdleMs),
+      'connectionsMaxIdleMs',
+    ),
     'max.connections': startup(ConfigType.INT, '2147483647', (c) => String(c.maxConnections), 'maxConnections'),
-    'max.connections.per.ip': startup(ConfigType.INT, '2147483647', (c) => String(c.maxConnectionsPerIp), 'maxConnectionsPerIp'),
+    'max.connections.per.ip': startup(
+      ConfigType.INT,
+      '2147483647',
+      (c) => String(c.maxConnectionsPerIp),
+      'maxConnectionsPerIp',
+    ),
     'fetch.max.bytes': startup(ConfigType.INT, '57671680', (c) => String(c.fetchMaxBytes), 'fetchMaxBytes'),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {
     t.serverSynonyms.forEach((name, i) => {
-      const [type, kafkaDefault, validator] = i === 0 ? [t.type, NULL_DEFAULTS.has(name) ? null : t.default, t.validator] : SECONDARY[name]!;
+      const [type, kafkaDefault, validator] =
+        i === 0 ? [t.type, NULL_DEFAULTS.has(name) ? null : t.default, t.validator] : SECONDARY[name]!;
       const dynamic = i === 0 && topicName !== 'message.format.version';
-      out[name] = { type, kafkaDefault, dynamic, validator, doc: doc(name, t.doc), topicConfig: i === 0 ? topicName : undefined };
+      out[name] = {
+        type,
+        kafkaDefault,
+        dynamic,
+        validator,
+        doc: doc(name, t.doc),
+        topicConfig: i === 0 ? topicName : undefined,
+      };
     });
   }
   return out;
@@ -181,7 +229,10 @@ export function validateBrokerConfigs(configs: Record<string, string>): BrokerCo
   const names = Object.keys(configs);
   const unknown = names.filter((n) => !BROKER_CONFIGS[n]);
   if (unknown.length > 0) {
-    return { ok: false, message: `minnow does not know these broker configs: ${scalaSet(unknown)}; the dynamic ones it takes are Kafka's log.* topic defaults (e.g. log.retention.ms, message.max.bytes)` };
+    return {
+      ok: false,
+      message: `minnow does not know these broker configs: ${scalaSet(unknown)}; the dynamic ones it takes are Kafka's log.* topic defaults (e.g. log.retention.ms, message.max.bytes)`,
+    };
   }
   const fixed = names.filter((n) => !BROKER_CONFIGS[n]!.dynamic);
   if (fixed.length > 0) return { ok: false, message: `Cannot update these configs dynamically: ${scalaSet(fixed)}` };

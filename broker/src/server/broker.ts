@@ -47,16 +47,29 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const base = loadConfig(opts.env ?? {});
   // A whole loadConfig() result (minnow serve) brings its own list; else each override counts as given.
   const explicit = opts.config?.explicit ?? new Set([...(base.explicit ?? []), ...Object.keys(opts.config ?? {})]);
-  const storageUrl = typeof opts.config?.storageUrl === 'string' ? parseStorageUrl(opts.config.storageUrl) : (opts.config?.storageUrl ?? base.storageUrl);
+  const storageUrl =
+    typeof opts.config?.storageUrl === 'string'
+      ? parseStorageUrl(opts.config.storageUrl)
+      : (opts.config?.storageUrl ?? base.storageUrl);
   const config: BrokerConfig = { ...base, ...opts.config, storageUrl, explicit };
-  if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL) config.advertised = defaultAdvertised(config.listener);
+  if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL)
+    config.advertised = defaultAdvertised(config.listener);
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, { synchronous: config.sqliteSynchronous, walMaxBytes: config.walMaxBytes, warn: (msg, fields) => logger.error(msg, fields) });
+  const storage: Storage = openStorage(config.storageUrl, {
+    synchronous: config.sqliteSynchronous,
+    walMaxBytes: config.walMaxBytes,
+    warn: (msg, fields) => logger.error(msg, fields),
+  });
   const diskSpace =
     storage instanceof SqliteStorage
-      ? new DiskSpace({ dbPath: storage.path, floorBytes: config.minFreeBytes, reusableBytes: () => storage.reusableBytes(), log: (msg, fields) => logger.error(msg, fields) })
+      ? new DiskSpace({
+          dbPath: storage.path,
+          floorBytes: config.minFreeBytes,
+          reusableBytes: () => storage.reusableBytes(),
+          log: (msg, fields) => logger.error(msg, fields),
+        })
       : undefined;
   diskSpace?.refresh(); // writes the reserve file if there is room for it
   let identity;
@@ -67,20 +80,47 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     throw err;
   }
   if (config.clusterId && config.clusterId !== identity.clusterId) {
-    logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', { wanted: config.clusterId, stored: identity.clusterId });
+    logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', {
+      wanted: config.clusterId,
+      stored: identity.clusterId,
+    });
   }
   for (const t of storage.listTopics().filter((t) => isReservedTopic(t.name))) {
     // An older minnow auto-created internal names as ordinary topics (a lag monitor asking for
     // __consumer_offsets did); offsets were never kept there.
-    logger.warn('a topic has an internal topic name; minnow keeps that state in its database, not in a topic: delete it (kafka-topics --delete)', { topic: t.name, partitions: t.partitionCount });
+    logger.warn(
+      'a topic has an internal topic name; minnow keeps that state in its database, not in a topic: delete it (kafka-topics --delete)',
+      { topic: t.name, partitions: t.partitionCount },
+    );
   }
   const fetchWaiters = new FetchWaiters();
-  const appendQueue = new AppendQueue(storage, logger, (parts) => {
-    for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
-  }, { now, commitIntervalMs: config.commitIntervalMs, diskSpace });
-  const groups = new GroupCoordinator({ storage, logger, now, initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs });
+  const appendQueue = new AppendQueue(
+    storage,
+    logger,
+    (parts) => {
+      for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
+    },
+    { now, commitIntervalMs: config.commitIntervalMs, diskSpace },
+  );
+  const groups = new GroupCoordinator({
+    storage,
+    logger,
+    now,
+    initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+  });
   const advertised = { ...config.advertised };
-  const context: BrokerContext = { config, storage, identity, advertised, logger, appendQueue, fetchWaiters, groups, diskSpace, now };
+  const context: BrokerContext = {
+    config,
+    storage,
+    identity,
+    advertised,
+    logger,
+    appendQueue,
+    fetchWaiters,
+    groups,
+    diskSpace,
+    now,
+  };
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
@@ -110,7 +150,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     try {
       // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
       const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
-      const defaults = { retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)), retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)) };
+      const defaults = {
+        retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)),
+        retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)),
+      };
       const r = retryIfDiskFull(context, () => storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP));
       if (r.deletedBatches > 0) {
         logger.info('retention deleted batches', { ...r });
@@ -149,7 +192,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       warnings.flush();
       storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
-      logger.info('stopped; database closed', { produceCommits: appendQueue.stats.transactions, produceRequests: appendQueue.stats.requests });
+      logger.info('stopped; database closed', {
+        produceCommits: appendQueue.stats.transactions,
+        produceRequests: appendQueue.stats.requests,
+      });
     })());
   return { host: config.listener.host, port, config, context, stop };
 }

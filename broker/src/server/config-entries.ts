@@ -26,11 +26,13 @@ export function topicConfigEntries(overrides: Record<string, string>, layers: Br
     const serverName = def.serverSynonyms[0];
     const broker = serverName ? configSynonyms(serverName, layers) : [];
     const override = overrides[name];
-    const synonyms = override !== undefined ? [{ name, value: override, source: ConfigSource.TOPIC_CONFIG }, ...broker] : broker;
+    const synonyms =
+      override !== undefined ? [{ name, value: override, source: ConfigSource.TOPIC_CONFIG }, ...broker] : broker;
     // A broker-level value set on the first server name (log.retention.ms set dynamically) is the
     // topic's default; Kafka's own defaults (log.retention.hours=168 ...) equal def.default.
     const first = broker[0];
-    const brokerValue = first && first.name === serverName && first.source !== ConfigSource.DEFAULT_CONFIG ? first.value : null;
+    const brokerValue =
+      first && first.name === serverName && first.source !== ConfigSource.DEFAULT_CONFIG ? first.value : null;
     return {
       name,
       value: override ?? brokerValue ?? def.default,
@@ -53,8 +55,12 @@ export function brokerConfigEntries(layers: BrokerConfigLayers, perBroker: boole
   const names = perBroker ? Object.keys(BROKER_CONFIGS).sort() : Object.keys(layers.clusterDefault).sort();
   const entries: ConfigEntry[] = names.map((name) => {
     const def = BROKER_CONFIGS[name];
-    const all = configSynonyms(name, layers).filter((s) => perBroker || s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
-    const value = perBroker ? (layers.perBroker[name] ?? layers.clusterDefault[name] ?? layers.startup[name] ?? def?.kafkaDefault ?? null) : layers.clusterDefault[name]!;
+    const all = configSynonyms(name, layers).filter(
+      (s) => perBroker || s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    );
+    const value = perBroker
+      ? (layers.perBroker[name] ?? layers.clusterDefault[name] ?? layers.startup[name] ?? def?.kafkaDefault ?? null)
+      : layers.clusterDefault[name]!;
     return {
       name,
       value,

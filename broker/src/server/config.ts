@@ -2,7 +2,13 @@
 // work), overridden by command-line flags. A bad value stops start-up with a message naming the
 // variable, the value seen and the expected form.
 import { LOG_LEVELS, LogLevel } from '../logger';
-import { DEFAULT_STORAGE_URL, parseStorageUrl, STORAGE_URL_ENV, StorageUrl, StorageUrlError } from '../storage/storage-url';
+import {
+  DEFAULT_STORAGE_URL,
+  parseStorageUrl,
+  STORAGE_URL_ENV,
+  StorageUrl,
+  StorageUrlError,
+} from '../storage/storage-url';
 
 export interface Endpoint {
   host: string;
@@ -96,40 +102,234 @@ const storageUrlOrUndefined = (v: string) => {
 const bool = (v: string) => (/^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/i.test(v) ? false : undefined);
 
 export const SETTINGS = [
-  { key: 'listener', env: 'LISTENER_URL', flag: 'listener', doc: 'address the broker listens on', default: 'tcp://0.0.0.0:9092', expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
-  { key: 'advertised', env: 'ADVERTISED_LISTENER_URL', flag: 'advertised-listener', doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)', default: undefined, expected: 'tcp://HOST:PORT', parse: parseEndpointUrl },
-  { key: 'storageUrl', env: STORAGE_URL_ENV, flag: 'storage', doc: 'where state lives', default: DEFAULT_STORAGE_URL, expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://', parse: storageUrlOrUndefined },
-  { key: 'clusterId', env: 'CLUSTER_ID', flag: 'cluster-id', doc: 'cluster id stored in a new database (an existing one keeps its own)', default: undefined, expected: 'a non-empty string', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
-  { key: 'nodeId', env: 'NODE_ID', flag: 'node-id', doc: 'node id stored in a new database', default: undefined, expected: 'an integer 0..2147483647', parse: int(0, 2 ** 31 - 1) },
-  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', doc: 'error, warn, info or debug (debug logs every request)', default: 'info', expected: LOG_LEVELS.join('|'), parse: (v: string) => (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as LogLevel) : undefined },
-  { key: 'sqliteSynchronous', env: 'SQLITE_SYNCHRONOUS', flag: 'sqlite-synchronous', doc: 'normal: durable across process crashes; full: fsync every commit, durable across power loss', default: 'normal', expected: 'normal|full', parse: (v: string) => (v.toLowerCase() === 'normal' || v.toLowerCase() === 'full' ? (v.toLowerCase() as 'normal' | 'full') : undefined) },
-  { key: 'autoCreateTopics', env: 'AUTO_CREATE_TOPICS_ENABLE', flag: 'auto-create-topics', doc: 'create unknown topics on Metadata/Produce (auto.create.topics.enable)', default: 'true', expected: 'true|false', parse: bool },
-  { key: 'numPartitions', env: 'NUM_PARTITIONS', flag: 'num-partitions', doc: 'partitions of auto-created topics (num.partitions)', default: '1', expected: 'an integer 1..10000', parse: int(1, 10000) },
-  { key: 'maxRequestBytes', env: 'SOCKET_REQUEST_MAX_BYTES', flag: 'max-request-bytes', doc: 'largest request frame accepted (socket.request.max.bytes; Kafka: 100 MiB). Producers send at most max.request.size (1 MiB by default); at most QUEUED_MAX_REQUEST_BYTES', default: '16777216', expected: 'an integer 1024..1073741824', parse: int(1024, 2 ** 30) },
-  { key: 'retentionCheckIntervalMs', env: 'LOG_RETENTION_CHECK_INTERVAL_MS', flag: 'retention-check-interval-ms', doc: 'how often expired batches are deleted (log.retention.check.interval.ms)', default: '300000', expected: 'an integer 100..86400000', parse: int(100, 86_400_000) },
-  { key: 'groupInitialRebalanceDelayMs', env: 'GROUP_INITIAL_REBALANCE_DELAY_MS', flag: 'group-initial-rebalance-delay-ms', doc: 'how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka\'s default)', default: '3000', expected: 'an integer 0..300000', parse: int(0, 300_000) },
-  { key: 'commitIntervalMs', env: 'MINNOW_COMMIT_INTERVAL_MS', flag: 'commit-interval-ms', doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)', default: '1', expected: 'an integer 0..1000', parse: int(0, 1000) },
-  { key: 'dumpFramesDir', env: 'MINNOW_DUMP_FRAMES', flag: 'dump-frames', doc: 'debug: write each request frame as hex into this folder', default: undefined, expected: 'a folder path', parse: (v: string) => (v.trim() ? v.trim() : undefined) },
+  {
+    key: 'listener',
+    env: 'LISTENER_URL',
+    flag: 'listener',
+    doc: 'address the broker listens on',
+    default: 'tcp://0.0.0.0:9092',
+    expected: 'tcp://HOST:PORT',
+    parse: parseEndpointUrl,
+  },
+  {
+    key: 'advertised',
+    env: 'ADVERTISED_LISTENER_URL',
+    flag: 'advertised-listener',
+    doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)',
+    default: undefined,
+    expected: 'tcp://HOST:PORT',
+    parse: parseEndpointUrl,
+  },
+  {
+    key: 'storageUrl',
+    env: STORAGE_URL_ENV,
+    flag: 'storage',
+    doc: 'where state lives',
+    default: DEFAULT_STORAGE_URL,
+    expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://',
+    parse: storageUrlOrUndefined,
+  },
+  {
+    key: 'clusterId',
+    env: 'CLUSTER_ID',
+    flag: 'cluster-id',
+    doc: 'cluster id stored in a new database (an existing one keeps its own)',
+    default: undefined,
+    expected: 'a non-empty string',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'nodeId',
+    env: 'NODE_ID',
+    flag: 'node-id',
+    doc: 'node id stored in a new database',
+    default: undefined,
+    expected: 'an integer 0..2147483647',
+    parse: int(0, 2 ** 31 - 1),
+  },
+  {
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    doc: 'error, warn, info or debug (debug logs every request)',
+    default: 'info',
+    expected: LOG_LEVELS.join('|'),
+    parse: (v: string) =>
+      (LOG_LEVELS as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as LogLevel) : undefined,
+  },
+  {
+    key: 'sqliteSynchronous',
+    env: 'SQLITE_SYNCHRONOUS',
+    flag: 'sqlite-synchronous',
+    doc: 'normal: durable across process crashes; full: fsync every commit, durable across power loss',
+    default: 'normal',
+    expected: 'normal|full',
+    parse: (v: string) =>
+      v.toLowerCase() === 'normal' || v.toLowerCase() === 'full' ? (v.toLowerCase() as 'normal' | 'full') : undefined,
+  },
+  {
+    key: 'autoCreateTopics',
+    env: 'AUTO_CREATE_TOPICS_ENABLE',
+    flag: 'auto-create-topics',
+    doc: 'create unknown topics on Metadata/Produce (auto.create.topics.enable)',
+    default: 'true',
+    expected: 'true|false',
+    parse: bool,
+  },
+  {
+    key: 'numPartitions',
+    env: 'NUM_PARTITIONS',
+    flag: 'num-partitions',
+    doc: 'partitions of auto-created topics (num.partitions)',
+    default: '1',
+    expected: 'an integer 1..10000',
+    parse: int(1, 10000),
+  },
+  {
+    key: 'maxRequestBytes',
+    env: 'SOCKET_REQUEST_MAX_BYTES',
+    flag: 'max-request-bytes',
+    doc: 'largest request frame accepted (socket.request.max.bytes; Kafka: 100 MiB). Producers send at most max.request.size (1 MiB by default); at most QUEUED_MAX_REQUEST_BYTES',
+    default: '16777216',
+    expected: 'an integer 1024..1073741824',
+    parse: int(1024, 2 ** 30),
+  },
+  {
+    key: 'retentionCheckIntervalMs',
+    env: 'LOG_RETENTION_CHECK_INTERVAL_MS',
+    flag: 'retention-check-interval-ms',
+    doc: 'how often expired batches are deleted (log.retention.check.interval.ms)',
+    default: '300000',
+    expected: 'an integer 100..86400000',
+    parse: int(100, 86_400_000),
+  },
+  {
+    key: 'groupInitialRebalanceDelayMs',
+    env: 'GROUP_INITIAL_REBALANCE_DELAY_MS',
+    flag: 'group-initial-rebalance-delay-ms',
+    doc: "how long an empty group waits for more members before it assigns partitions (group.initial.rebalance.delay.ms; Kafka's default)",
+    default: '3000',
+    expected: 'an integer 0..300000',
+    parse: int(0, 300_000),
+  },
+  {
+    key: 'commitIntervalMs',
+    env: 'MINNOW_COMMIT_INTERVAL_MS',
+    flag: 'commit-interval-ms',
+    doc: 'least time between two produce commits: requests arriving meanwhile share the next one (0: commit each event-loop turn)',
+    default: '1',
+    expected: 'an integer 0..1000',
+    parse: int(0, 1000),
+  },
+  {
+    key: 'dumpFramesDir',
+    env: 'MINNOW_DUMP_FRAMES',
+    flag: 'dump-frames',
+    doc: 'debug: write each request frame as hex into this folder',
+    default: undefined,
+    expected: 'a folder path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
   // Connection-level limits (issue 11), Kafka's names; defaults sized for a 1 GiB broker.
-  { key: 'queuedMaxRequestBytes', env: 'QUEUED_MAX_REQUEST_BYTES', flag: 'queued-max-request-bytes', doc: 'request bytes held in memory across all connections (frames being read + requests not yet answered); when full, connections are not read until memory is freed (queued.max.request.bytes; Kafka: unbounded). At least SOCKET_REQUEST_MAX_BYTES', default: '67108864', expected: 'an integer 1024..2147483647', parse: int(1024, 2 ** 31 - 1) },
-  { key: 'connectionsMaxIdleMs', env: 'CONNECTIONS_MAX_IDLE_MS', flag: 'connections-max-idle-ms', doc: 'close connections that sent nothing and have no request in flight for this long (connections.max.idle.ms; Kafka\'s default)', default: '600000', expected: 'an integer 100..2147483647', parse: int(100, 2 ** 31 - 1) },
-  { key: 'maxConnections', env: 'MAX_CONNECTIONS', flag: 'max-connections', doc: 'connections open at once; further ones are closed on arrival (max.connections; Kafka: unbounded)', default: '1000', expected: 'an integer 1..2147483647', parse: int(1, 2 ** 31 - 1) },
-  { key: 'maxConnectionsPerIp', env: 'MAX_CONNECTIONS_PER_IP', flag: 'max-connections-per-ip', doc: 'connections open at once from one IP address; further ones are closed on arrival (max.connections.per.ip; Kafka\'s default: unbounded)', default: '2147483647', expected: 'an integer 1..2147483647', parse: int(1, 2 ** 31 - 1) },
+  {
+    key: 'queuedMaxRequestBytes',
+    env: 'QUEUED_MAX_REQUEST_BYTES',
+    flag: 'queued-max-request-bytes',
+    doc: 'request bytes held in memory across all connections (frames being read + requests not yet answered); when full, connections are not read until memory is freed (queued.max.request.bytes; Kafka: unbounded). At least SOCKET_REQUEST_MAX_BYTES',
+    default: '67108864',
+    expected: 'an integer 1024..2147483647',
+    parse: int(1024, 2 ** 31 - 1),
+  },
+  {
+    key: 'connectionsMaxIdleMs',
+    env: 'CONNECTIONS_MAX_IDLE_MS',
+    flag: 'connections-max-idle-ms',
+    doc: "close connections that sent nothing and have no request in flight for this long (connections.max.idle.ms; Kafka's default)",
+    default: '600000',
+    expected: 'an integer 100..2147483647',
+    parse: int(100, 2 ** 31 - 1),
+  },
+  {
+    key: 'maxConnections',
+    env: 'MAX_CONNECTIONS',
+    flag: 'max-connections',
+    doc: 'connections open at once; further ones are closed on arrival (max.connections; Kafka: unbounded)',
+    default: '1000',
+    expected: 'an integer 1..2147483647',
+    parse: int(1, 2 ** 31 - 1),
+  },
+  {
+    key: 'maxConnectionsPerIp',
+    env: 'MAX_CONNECTIONS_PER_IP',
+    flag: 'max-connections-per-ip',
+    doc: "connections open at once from one IP address; further ones are closed on arrival (max.connections.per.ip; Kafka's default: unbounded)",
+    default: '2147483647',
+    expected: 'an integer 1..2147483647',
+    parse: int(1, 2 ** 31 - 1),
+  },
   // Fetch (issue 11 item 2). Kafka's default is 55 MiB, sized for a JVM that sends log segments
   // with sendfile; minnow holds each response in memory (read from SQLite, then written), so a
   // 1 GiB box gets 16 MiB: 20 consumers fetching at once stay near 320 MiB, and one fetch still
   // moves far more than the clients' per-partition default (1 MiB).
-  { key: 'fetchMaxBytes', env: 'FETCH_MAX_BYTES', flag: 'fetch-max-bytes', doc: 'most record bytes in one fetch response, whatever the client asks (fetch.max.bytes); one batch bigger than this is still sent whole so consumers progress (KIP-74)', default: '16777216', expected: 'an integer 1024..2147483647', parse: int(1024, 2 ** 31 - 1) },
+  {
+    key: 'fetchMaxBytes',
+    env: 'FETCH_MAX_BYTES',
+    flag: 'fetch-max-bytes',
+    doc: 'most record bytes in one fetch response, whatever the client asks (fetch.max.bytes); one batch bigger than this is still sent whole so consumers progress (KIP-74)',
+    default: '16777216',
+    expected: 'an integer 1024..2147483647',
+    parse: int(1024, 2 ** 31 - 1),
+  },
   // Partition bounds (server/partition-limits.ts): Kafka has none of them as settings.
-  { key: 'maxPartitions', env: 'MINNOW_MAX_PARTITIONS', flag: 'max-partitions', doc: 'partitions of all topics together; creating more is refused with POLICY_VIOLATION (KIP-578 max.partitions)', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
-  { key: 'maxPartitionsPerTopic', env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC', flag: 'max-partitions-per-topic', doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
-  { key: 'maxPartitionsPerRequest', env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST', flag: 'max-partitions-per-request', doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION', default: '10000', expected: 'an integer 1..1000000', parse: int(1, 1_000_000) },
-  { key: 'walMaxBytes', env: 'MINNOW_WAL_MAX_BYTES', flag: 'wal-max-bytes', doc: 'SQLite: WAL size past which the broker checkpoints so its next commit starts the WAL over; the WAL stays near this under sustained produce (a running `minnow backup` pins it until it ends)', default: String(32 * 1024 * 1024), expected: 'an integer 1048576..1073741824', parse: int(2 ** 20, 2 ** 30) },
+  {
+    key: 'maxPartitions',
+    env: 'MINNOW_MAX_PARTITIONS',
+    flag: 'max-partitions',
+    doc: 'partitions of all topics together; creating more is refused with POLICY_VIOLATION (KIP-578 max.partitions)',
+    default: '10000',
+    expected: 'an integer 1..1000000',
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'maxPartitionsPerTopic',
+    env: 'MINNOW_MAX_PARTITIONS_PER_TOPIC',
+    flag: 'max-partitions-per-topic',
+    doc: 'partitions of one topic; more is refused with INVALID_PARTITIONS',
+    default: '10000',
+    expected: 'an integer 1..1000000',
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'maxPartitionsPerRequest',
+    env: 'MINNOW_MAX_PARTITIONS_PER_REQUEST',
+    flag: 'max-partitions-per-request',
+    doc: 'partitions one CreateTopics, CreatePartitions or auto-creating Metadata request may add (Kafka 4.0: 10000); more is refused with POLICY_VIOLATION',
+    default: '10000',
+    expected: 'an integer 1..1000000',
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'walMaxBytes',
+    env: 'MINNOW_WAL_MAX_BYTES',
+    flag: 'wal-max-bytes',
+    doc: 'SQLite: WAL size past which the broker checkpoints so its next commit starts the WAL over; the WAL stays near this under sustained produce (a running `minnow backup` pins it until it ends)',
+    default: String(32 * 1024 * 1024),
+    expected: 'an integer 1048576..1073741824',
+    parse: int(2 ** 20, 2 ** 30),
+  },
   // Disk space (storage/disk-space.ts). 256 MiB: 1.25 % of the kit's 20 GiB volume; room for a WAL
   // at its bound (32 MiB), the 16 MiB reserve file, half a minute of the seed workload's 7 MB/s
   // while an operator reacts, and the system's own logs. Redpanda's storage_min_free_bytes (5 GiB)
   // would be a quarter of that volume.
-  { key: 'minFreeBytes', env: 'MINNOW_MIN_FREE_BYTES', flag: 'min-free-bytes', doc: 'produce is refused (POLICY_VIOLATION, "disk full: ...") while the database\'s file system has less free space than this, counting free pages inside the database; 0: off', default: '268435456', expected: 'an integer 0..1099511627776 (bytes)', parse: int(0, 2 ** 40) },
+  {
+    key: 'minFreeBytes',
+    env: 'MINNOW_MIN_FREE_BYTES',
+    flag: 'min-free-bytes',
+    doc: 'produce is refused (POLICY_VIOLATION, "disk full: ...") while the database\'s file system has less free space than this, counting free pages inside the database; 0: off',
+    default: '268435456',
+    expected: 'an integer 0..1099511627776 (bytes)',
+    parse: int(0, 2 ** 40),
+  },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /**
@@ -150,7 +350,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string 
     }
     const value = s.parse(raw);
     if (value === undefined) {
-      const source = fromFlag !== undefined ? `--${s.flag}` : fromEnv !== undefined && fromEnv !== '' ? s.env : `default of ${s.env}`;
+      const source =
+        fromFlag !== undefined
+          ? `--${s.flag}`
+          : fromEnv !== undefined && fromEnv !== ''
+            ? s.env
+            : `default of ${s.env}`;
       throw new ConfigError(`${source}=${JSON.stringify(raw)} is not valid: expected ${s.expected}`);
     }
     out[s.key] = value;

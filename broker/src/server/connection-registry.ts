@@ -32,11 +32,19 @@ export class ConnectionRegistry {
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const fromIp = this.perIp.get(ip) ?? 0;
     const refused =
-      this.connections.size >= this.config.maxConnections ? `MAX_CONNECTIONS=${this.config.maxConnections}` : fromIp >= this.config.maxConnectionsPerIp ? `MAX_CONNECTIONS_PER_IP=${this.config.maxConnectionsPerIp}` : null;
+      this.connections.size >= this.config.maxConnections
+        ? `MAX_CONNECTIONS=${this.config.maxConnections}`
+        : fromIp >= this.config.maxConnectionsPerIp
+          ? `MAX_CONNECTIONS_PER_IP=${this.config.maxConnectionsPerIp}`
+          : null;
     if (refused) {
       socket.on('error', () => {});
       socket.destroy();
-      this.warnings.warn(`refusing connection: ${refused} reached`, { remote: ip, open: this.connections.size, fromIp }, `refused ${refused}`);
+      this.warnings.warn(
+        `refusing connection: ${refused} reached`,
+        { remote: ip, open: this.connections.size, fromIp },
+        `refused ${refused}`,
+      );
       return false;
     }
     this.perIp.set(ip, fromIp + 1);
@@ -55,7 +63,10 @@ export class ConnectionRegistry {
     const since = performance.now() - this.config.connectionsMaxIdleMs;
     for (const c of this.connections) {
       if (!c.idleSince(since)) continue;
-      this.warnings.log('info', 'closing idle connection (CONNECTIONS_MAX_IDLE_MS)', { connectionId: c.id, idleMs: this.config.connectionsMaxIdleMs });
+      this.warnings.log('info', 'closing idle connection (CONNECTIONS_MAX_IDLE_MS)', {
+        connectionId: c.id,
+        idleMs: this.config.connectionsMaxIdleMs,
+      });
       c.close();
     }
   }

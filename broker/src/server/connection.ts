@@ -219,20 +219,32 @@ export class Connection {
         // KIP-511: a client newer than us gets error 35 and, like Kafka, only the ApiVersions range
         // in a v0 body: enough to retry with a version we know.
         const own = apiVersionsBody(this.handlers).apiKeys.filter((k) => k.apiKey === ApiKey.ApiVersions);
-        this.push(correlationId, apiKey, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: own, throttleTimeMs: 0 });
+        this.push(correlationId, apiKey, 0, {
+          errorCode: ErrorCode.UNSUPPORTED_VERSION,
+          apiKeys: own,
+          throttleTimeMs: 0,
+        });
         this.releaseRequest(reserved);
         return;
       }
       if (!handler || !spec) {
-        this.reject('unsupported API key', new DecodeError(`API key ${apiKey} is not supported`), { apiKey, apiVersion, correlationId });
-        return;
-      }
-      if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
-        this.reject('unsupported API version', new DecodeError(`${spec.name} v${apiVersion} is not supported (${handler.minVersion}-${handler.maxVersion})`), {
+        this.reject('unsupported API key', new DecodeError(`API key ${apiKey} is not supported`), {
           apiKey,
           apiVersion,
           correlationId,
         });
+        return;
+      }
+      if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
+        this.reject(
+          'unsupported API version',
+          new DecodeError(`${spec.name} v${apiVersion} is not supported (${handler.minVersion}-${handler.maxVersion})`),
+          {
+            apiKey,
+            apiVersion,
+            correlationId,
+          },
+        );
         return;
       }
       if (this.broker.config.dumpFramesDir) this.dumpFrame(spec.name, apiVersion, correlationId, frame);
@@ -240,7 +252,15 @@ export class Connection {
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
       const request = spec.decodeRequest(r, apiVersion);
-      const ctx: RequestContext = { broker: this.broker, apiKey, apiVersion, correlationId, clientId, connectionId: this.id, clientHost: this.clientHost };
+      const ctx: RequestContext = {
+        broker: this.broker,
+        apiKey,
+        apiVersion,
+        correlationId,
+        clientId,
+        connectionId: this.id,
+        clientHost: this.clientHost,
+      };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
       const finish = (body: unknown) => {
@@ -299,7 +319,8 @@ export class Connection {
    * since the append queue applies them in arrival order (and in one transaction).
    */
   private schedule(produce: boolean, start: () => void): void {
-    const canStart = !this.congested && (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
+    const canStart =
+      !this.congested && (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
     if (!canStart) {
       this.waiting.push({ produce, start });
       return;

@@ -20,7 +20,10 @@ export interface Refusal {
 /** INVALID_PARTITIONS for a topic count outside 1..MINNOW_MAX_PARTITIONS_PER_TOPIC. */
 export function topicPartitionsRefusal(config: BrokerConfig, name: string, partitions: number): Refusal | undefined {
   if (partitions >= 1 && partitions <= config.maxPartitionsPerTopic) return undefined;
-  const why = partitions < 1 ? 'must be at least 1' : `is over the limit per topic of ${config.maxPartitionsPerTopic} (MINNOW_MAX_PARTITIONS_PER_TOPIC)`;
+  const why =
+    partitions < 1
+      ? 'must be at least 1'
+      : `is over the limit per topic of ${config.maxPartitionsPerTopic} (MINNOW_MAX_PARTITIONS_PER_TOPIC)`;
   return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `topic ${name}: ${partitions} partitions ${why}` };
 }
 

@@ -19,7 +19,12 @@
 // - errorMessage: Kafka sends null except with record errors; minnow says what failed.
 // - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES gets MESSAGE_TOO_LARGE (the Java
 //   producer then splits it); Kafka streams records out of the codec and has no such bound.
-import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, DecompressionLimitError, decompress } from '../protocol/compression';
+import {
+  CompressionType,
+  DEFAULT_MAX_DECOMPRESSED_BYTES,
+  DecompressionLimitError,
+  decompress,
+} from '../protocol/compression';
 import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
@@ -134,7 +139,13 @@ const fail = (errorCode: number, message: string, recordErrors: RecordError[] = 
   withLogStartOffset: errorCode !== ErrorCode.CORRUPT_MESSAGE && errorCode !== ErrorCode.MESSAGE_TOO_LARGE,
 });
 /** A fault ProduceRequest.validateRecords finds, before the log is involved. */
-const refuse = (errorCode: number, message: string): BatchCheck => ({ ok: false, errorCode, message, recordErrors: [], withLogStartOffset: false });
+const refuse = (errorCode: number, message: string): BatchCheck => ({
+  ok: false,
+  errorCode,
+  message,
+  recordErrors: [],
+  withLogStartOffset: false,
+});
 
 /** LegacyRecord.RECORD_OVERHEAD_V0: Kafka's batch iterator calls a smaller size corrupt. */
 const MIN_RECORD_OVERHEAD = 14;
@@ -156,11 +167,15 @@ function nextBatch(buf: Buffer): NextBatch {
   if (buf.length < LOG_OVERHEAD) return { kind: 'none' };
   const batchLength = buf.readInt32BE(BATCH_LENGTH);
   if (batchLength < MIN_RECORD_OVERHEAD) {
-    return { kind: 'corrupt', message: `Record size ${batchLength} is less than the minimum record overhead (${MIN_RECORD_OVERHEAD})` };
+    return {
+      kind: 'corrupt',
+      message: `Record size ${batchLength} is less than the minimum record overhead (${MIN_RECORD_OVERHEAD})`,
+    };
   }
   if (buf.length < MAGIC + 1) return { kind: 'none' };
   const magic = buf.readInt8(MAGIC);
-  if (magic < 0 || magic > CURRENT_MAGIC) return { kind: 'corrupt', message: `Invalid magic found in record: ${magic}` };
+  if (magic < 0 || magic > CURRENT_MAGIC)
+    return { kind: 'corrupt', message: `Invalid magic found in record: ${magic}` };
   if (LOG_OVERHEAD + batchLength > buf.length) return { kind: 'none' };
   return { kind: 'batch' };
 }
@@ -172,19 +187,36 @@ export function validateProduceRecords(records: Buffer | null, policy: ProducePo
   const first: NextBatch = records === null ? { kind: 'none' } : nextBatch(records);
   if (first.kind === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, first.message);
   if (records === null || first.kind === 'none') {
-    return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} must have at least one record batch per partition`);
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      `Produce requests with version ${v} must have at least one record batch per partition`,
+    );
   }
   if (records[MAGIC] !== 2) {
-    return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`);
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      `Produce requests with version ${v} are only allowed to contain record batches with magic version 2, found magic ${records[MAGIC]}`,
+    );
   }
   // Kafka checks zstd before it looks for a second batch.
   if (policy.produceVersion < 7 && compression(records.readInt16BE(ATTRIBUTES)) === CompressionType.Zstd) {
-    return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`);
+    return refuse(
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      `zstd needs Produce v7 or later, the request is v${policy.produceVersion}`,
+    );
   }
   const size = LOG_OVERHEAD + records.readInt32BE(BATCH_LENGTH);
   const second = nextBatch(records.subarray(size));
-  if (second.kind === 'batch') return refuse(ErrorCode.INVALID_RECORD, `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`);
-  if (second.kind === 'corrupt') return refuse(ErrorCode.CORRUPT_MESSAGE, `the ${records.length - size} bytes after the record batch are corrupt: ${second.message}`);
+  if (second.kind === 'batch')
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      `Produce requests with version ${v} are only allowed to contain exactly one record batch per partition`,
+    );
+  if (second.kind === 'corrupt')
+    return refuse(
+      ErrorCode.CORRUPT_MESSAGE,
+      `the ${records.length - size} bytes after the record batch are corrupt: ${second.message}`,
+    );
   // A partial batch after the first is dropped, as Kafka's log trims invalid trailing bytes.
   const data = size === records.length ? records : records.subarray(0, size);
   let header: RecordBatchHeader;
@@ -199,34 +231,60 @@ export function validateProduceRecords(records: Buffer | null, policy: ProducePo
 
 function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProducePolicy): BatchCheck {
   const codec = compression(header.attributes);
-  if (codec > CompressionType.Zstd) return fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression codec ${codec} in the batch attributes, expected 0-4`);
-  if (header.baseOffset !== 0n) return fail(ErrorCode.INVALID_RECORD, `The baseOffset of the record batch should be 0, but it is ${header.baseOffset}`);
+  if (codec > CompressionType.Zstd)
+    return fail(
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      `unknown compression codec ${codec} in the batch attributes, expected 0-4`,
+    );
+  if (header.baseOffset !== 0n)
+    return fail(
+      ErrorCode.INVALID_RECORD,
+      `The baseOffset of the record batch should be 0, but it is ${header.baseOffset}`,
+    );
   if (data.length > policy.maxMessageBytes) {
-    return fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${data.length} bytes exceeds max.message.bytes=${policy.maxMessageBytes}`);
+    return fail(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `record batch of ${data.length} bytes exceeds max.message.bytes=${policy.maxMessageBytes}`,
+    );
   }
   // The CRC covers attributes..end (the header was read once above; no second bounds check).
-  if (crc32c(data, ATTRIBUTES, data.length) !== header.crc) return fail(ErrorCode.CORRUPT_MESSAGE, `record batch failed its CRC-32C check (stored crc = ${header.crc})`);
+  if (crc32c(data, ATTRIBUTES, data.length) !== header.crc)
+    return fail(ErrorCode.CORRUPT_MESSAGE, `record batch failed its CRC-32C check (stored crc = ${header.crc})`);
 
   // LogValidator.validateBatch
   const count = header.recordsCount;
-  if (header.lastOffsetDelta < 0) return fail(ErrorCode.INVALID_RECORD, `Batch has an invalid offset range: [0, ${header.lastOffsetDelta}]`);
+  if (header.lastOffsetDelta < 0)
+    return fail(ErrorCode.INVALID_RECORD, `Batch has an invalid offset range: [0, ${header.lastOffsetDelta}]`);
   if (count <= 0) return fail(ErrorCode.INVALID_RECORD, `Invalid reported count for record batch: ${count}`);
   if (header.lastOffsetDelta + 1 !== count) {
-    return fail(ErrorCode.INVALID_RECORD, `Inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${count}`);
+    return fail(
+      ErrorCode.INVALID_RECORD,
+      `Inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${count}`,
+    );
   }
-  if (isControl(header.attributes)) return fail(ErrorCode.INVALID_RECORD, 'Clients are not allowed to write control records');
+  if (isControl(header.attributes))
+    return fail(ErrorCode.INVALID_RECORD, 'Clients are not allowed to write control records');
   if (header.producerId >= 0n && header.baseSequence < 0) {
-    return fail(ErrorCode.INVALID_RECORD, `Invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`);
+    return fail(
+      ErrorCode.INVALID_RECORD,
+      `Invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`,
+    );
   }
-  if (isTransactional(header.attributes)) return fail(ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by minnow yet');
+  if (isTransactional(header.attributes))
+    return fail(ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by minnow yet');
 
   // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then walked.
   let records: Buffer;
   try {
-    records = codec === CompressionType.None ? data : decompress(codec, data.subarray(BATCH_HEADER_SIZE), policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
+    records =
+      codec === CompressionType.None
+        ? data
+        : decompress(codec, data.subarray(BATCH_HEADER_SIZE), policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
   } catch (err) {
-    if (err instanceof DecompressionLimitError) return fail(ErrorCode.MESSAGE_TOO_LARGE, `${err.message}; send smaller batches`);
-    if (err instanceof DecodeError) return fail(ErrorCode.INVALID_RECORD, `the records do not decompress: ${err.message}`);
+    if (err instanceof DecompressionLimitError)
+      return fail(ErrorCode.MESSAGE_TOO_LARGE, `${err.message}; send smaller batches`);
+    if (err instanceof DecodeError)
+      return fail(ErrorCode.INVALID_RECORD, `the records do not decompress: ${err.message}`);
     throw err;
   }
   const start = codec === CompressionType.None ? BATCH_HEADER_SIZE : 0;

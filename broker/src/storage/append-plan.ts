@@ -43,7 +43,12 @@ export type ProducerLookup = (producerId: number) => ProducerPartitionState | un
  * from the records, or now with LogAppendTime); on error nothing is touched and nothing may be
  * stored, as Kafka fails the whole partition's batches together.
  */
-export function planAppend(highWatermark: number, producerState: ProducerLookup, part: PartitionAppend, nowMs: number): AppendPlan {
+export function planAppend(
+  highWatermark: number,
+  producerState: ProducerLookup,
+  part: PartitionAppend,
+  nowMs: number,
+): AppendPlan {
   const producers = new Map<number, ProducerPartitionState>();
   const decided: { header: RecordBatchHeader; data: Buffer; baseOffset: number; append: boolean }[] = [];
   let next = highWatermark;
@@ -101,4 +106,3 @@ export function planAppend(highWatermark: number, producerState: ProducerLookup,
     producers,
   };
 }
-

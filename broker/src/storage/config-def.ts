@@ -4,7 +4,18 @@
 // configuration Y: ..."). LONG values stay strings/bigint: Long.MAX_VALUE is not a JS number.
 
 /** ConfigDef.Type, numbered as DescribeConfigsResponse.ConfigType (v3+). */
-export const ConfigType = { UNKNOWN: 0, BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7, CLASS: 8, PASSWORD: 9 } as const;
+export const ConfigType = {
+  UNKNOWN: 0,
+  BOOLEAN: 1,
+  STRING: 2,
+  INT: 3,
+  SHORT: 4,
+  LONG: 5,
+  DOUBLE: 6,
+  LIST: 7,
+  CLASS: 8,
+  PASSWORD: 9,
+} as const;
 export type ConfigTypeId = (typeof ConfigType)[keyof typeof ConfigType];
 
 /** A parsed value: bigint for INT/LONG, number for DOUBLE, boolean, string, or string[] for LIST. */
@@ -74,7 +85,9 @@ export function parseType(name: string, raw: string, type: ConfigTypeId): ParseR
   switch (type) {
     case ConfigType.BOOLEAN: {
       const lower = trimmed.toLowerCase();
-      return lower === 'true' || lower === 'false' ? ok(lower === 'true') : fail('Expected value to be either true or false');
+      return lower === 'true' || lower === 'false'
+        ? ok(lower === 'true')
+        : fail('Expected value to be either true or false');
     }
     case ConfigType.STRING:
     case ConfigType.CLASS:
@@ -83,13 +96,20 @@ export function parseType(name: string, raw: string, type: ConfigTypeId): ParseR
     case ConfigType.INT:
     case ConfigType.SHORT:
     case ConfigType.LONG: {
-      const [min, max, typeName] = type === ConfigType.LONG ? [LONG_MIN, LONG_MAX, 'LONG'] : type === ConfigType.INT ? [INT_MIN, INT_MAX, 'INT'] : [-32768n, 32767n, 'SHORT'];
+      const [min, max, typeName] =
+        type === ConfigType.LONG
+          ? [LONG_MIN, LONG_MAX, 'LONG']
+          : type === ConfigType.INT
+            ? [INT_MIN, INT_MAX, 'INT']
+            : [-32768n, 32767n, 'SHORT'];
       if (!JAVA_INTEGER.test(trimmed)) return fail(`Not a number of type ${typeName}`);
       const n = BigInt(trimmed);
       return n < min || n > max ? fail(`Not a number of type ${typeName}`) : ok(n);
     }
     case ConfigType.DOUBLE:
-      return JAVA_DOUBLE.test(trimmed) ? ok(Number(trimmed.replace(/[fFdD]$/, ''))) : fail('Not a number of type DOUBLE');
+      return JAVA_DOUBLE.test(trimmed)
+        ? ok(Number(trimmed.replace(/[fFdD]$/, '')))
+        : fail('Not a number of type DOUBLE');
     case ConfigType.LIST:
       return ok(trimmed === '' ? [] : trimmed.split(/\s*,\s*/));
     default:
@@ -115,7 +135,10 @@ export const between = (min: number | bigint, max: number | bigint) => range(min
 
 /** ValidString.in */
 export function validString(...allowed: string[]): Validator {
-  return (v) => (allowed.includes(v as string) ? null : { shown: String(v), message: `String must be one of: ${allowed.join(', ')}` });
+  return (v) =>
+    allowed.includes(v as string)
+      ? null
+      : { shown: String(v), message: `String must be one of: ${allowed.join(', ')}` };
 }
 
 /** ValidList.in: each item must be one of `allowed` (the error names the item). */
@@ -131,25 +154,69 @@ export function validList(...allowed: string[]): Validator {
 }
 
 /** ThrottledReplicaListValidator: '*' or partitionId:brokerId pairs. */
-export const throttledReplicaList = (name: string): Validator => (v) => {
-  const items = (v as string[]).map((s) => javaTrim(s));
-  if (items.every((s) => /^([0-9]+:[0-9]+)?$/.test(s)) || items.join('') === '*') return null;
-  return { shown: showParsed(v), message: `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...` };
-};
+export const throttledReplicaList =
+  (name: string): Validator =>
+  (v) => {
+    const items = (v as string[]).map((s) => javaTrim(s));
+    if (items.every((s) => /^([0-9]+:[0-9]+)?$/.test(s)) || items.join('') === '*') return null;
+    return {
+      shown: showParsed(v),
+      message: `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`,
+    };
+  };
 
 /** GZIP level validator (CompressionType.GZIP.levelValidator). */
 export const gzipLevel: Validator = (v) => {
   const level = Number(v);
-  return level > 9 || (level < 1 && level !== -1) ? { shown: showParsed(v), message: 'Value must be between 1 and 9 or equal to -1' } : null;
+  return level > 9 || (level < 1 && level !== -1)
+    ? { shown: showParsed(v), message: 'Value must be between 1 and 9 or equal to -1' }
+    : null;
 };
 
 // MetadataVersion ids Kafka 3.9 knows (release + "-IV" sub-version); release-only strings map to
 // the latest production one. fromVersionString keeps only the first 2 parts (3 for "0.x") of the input.
 const IBP_VERSIONS: readonly string[] = [
-  '0.8.0', '0.8.1', '0.8.2', '0.9.0',
-  ...['0.10.0-IV0', '0.10.0-IV1', '0.10.1-IV0', '0.10.1-IV1', '0.10.1-IV2', '0.10.2-IV0', '0.11.0-IV0', '0.11.0-IV1', '0.11.0-IV2'],
-  ...['1.0-IV0', '1.1-IV0', '2.0-IV0', '2.0-IV1', '2.1-IV0', '2.1-IV1', '2.1-IV2', '2.2-IV0', '2.2-IV1', '2.3-IV0', '2.3-IV1'],
-  ...['2.4-IV0', '2.4-IV1', '2.5-IV0', '2.6-IV0', '2.7-IV0', '2.7-IV1', '2.7-IV2', '2.8-IV0', '2.8-IV1', '3.0-IV0', '3.0-IV1'],
+  '0.8.0',
+  '0.8.1',
+  '0.8.2',
+  '0.9.0',
+  ...[
+    '0.10.0-IV0',
+    '0.10.0-IV1',
+    '0.10.1-IV0',
+    '0.10.1-IV1',
+    '0.10.1-IV2',
+    '0.10.2-IV0',
+    '0.11.0-IV0',
+    '0.11.0-IV1',
+    '0.11.0-IV2',
+  ],
+  ...[
+    '1.0-IV0',
+    '1.1-IV0',
+    '2.0-IV0',
+    '2.0-IV1',
+    '2.1-IV0',
+    '2.1-IV1',
+    '2.1-IV2',
+    '2.2-IV0',
+    '2.2-IV1',
+    '2.3-IV0',
+    '2.3-IV1',
+  ],
+  ...[
+    '2.4-IV0',
+    '2.4-IV1',
+    '2.5-IV0',
+    '2.6-IV0',
+    '2.7-IV0',
+    '2.7-IV1',
+    '2.7-IV2',
+    '2.8-IV0',
+    '2.8-IV1',
+    '3.0-IV0',
+    '3.0-IV1',
+  ],
   ...['3.1-IV0', '3.2-IV0', '3.3-IV0', '3.3-IV1', '3.3-IV2', '3.3-IV3', '3.4-IV0', '3.5-IV0', '3.5-IV1', '3.5-IV2'],
   ...['3.6-IV0', '3.6-IV1', '3.6-IV2', '3.7-IV0', '3.7-IV1', '3.7-IV2', '3.7-IV3', '3.7-IV4', '3.8-IV0', '3.9-IV0'],
 ];
@@ -165,7 +232,12 @@ export const metadataVersion: Validator = (v) => {
 };
 
 /** Parses then validates one value; the Kafka error message, or the parsed value and its text. */
-export function parseAndValidate(name: string, raw: string, type: ConfigTypeId, validator: Validator | null): ParseResult {
+export function parseAndValidate(
+  name: string,
+  raw: string,
+  type: ConfigTypeId,
+  validator: Validator | null,
+): ParseResult {
   const parsed = parseType(name, raw, type);
   if (!parsed.ok || !validator) return parsed;
   const err = validator(parsed.value);

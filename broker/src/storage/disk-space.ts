@@ -116,7 +116,9 @@ export class DiskSpace {
       return (this.last = { ok: true, free: -1, message: '' }); // no statfs: no floor
     }
     const ok = free >= this.o.floorBytes;
-    const message = ok ? '' : `disk full: ${free} bytes free on ${this.dir}, floor ${this.o.floorBytes} (MINNOW_MIN_FREE_BYTES); delete records, lower retention or grow the volume`;
+    const message = ok
+      ? ''
+      : `disk full: ${free} bytes free on ${this.dir}, floor ${this.o.floorBytes} (MINNOW_MIN_FREE_BYTES); delete records, lower retention or grow the volume`;
     if (!ok) this.logFull(free, 'produce refused below the free-space floor');
     else this.ensureReserve(fsFree);
     return (this.last = { ok, free, message });
@@ -135,7 +137,12 @@ export class DiskSpace {
     } catch {
       // keep -1
     }
-    this.logFull(free, released > 0 ? `a write failed: SQLite found the disk full; released the ${released}-byte reserve file ${this.reservePath}` : 'a write failed: SQLite found the disk full');
+    this.logFull(
+      free,
+      released > 0
+        ? `a write failed: SQLite found the disk full; released the ${released}-byte reserve file ${this.reservePath}`
+        : 'a write failed: SQLite found the disk full',
+    );
     this.checkedAt = -Infinity; // the next check looks again
     return released;
   }
@@ -181,7 +188,11 @@ export class DiskSpace {
       this.suppressedLogs++;
       return;
     }
-    this.o.log(`disk full: ${free} bytes free on ${this.dir}`, { what, floor: this.o.floorBytes, repeatsSinceLastLine: this.suppressedLogs });
+    this.o.log(`disk full: ${free} bytes free on ${this.dir}`, {
+      what,
+      floor: this.o.floorBytes,
+      repeatsSinceLastLine: this.suppressedLogs,
+    });
     this.lastLogAt = now;
     this.suppressedLogs = 0;
   }

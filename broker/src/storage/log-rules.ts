@@ -37,9 +37,14 @@ export interface RetentionLimits {
 }
 
 /** The effective retention of a topic (its overrides, else the broker defaults). */
-export function retentionLimits(configs: Record<string, string>, defaults: RetentionDefaults, nowMs: number): RetentionLimits {
+export function retentionLimits(
+  configs: Record<string, string>,
+  defaults: RetentionDefaults,
+  nowMs: number,
+): RetentionLimits {
   const ms = 'retention.ms' in configs ? Number(topicConfig(configs, 'retention.ms')) : defaults.retentionMs;
-  const bytes = 'retention.bytes' in configs ? Number(topicConfig(configs, 'retention.bytes')) : defaults.retentionBytes;
+  const bytes =
+    'retention.bytes' in configs ? Number(topicConfig(configs, 'retention.bytes')) : defaults.retentionBytes;
   return { minTimestamp: ms >= 0 ? nowMs - ms : -Infinity, maxBytes: bytes >= 0 ? bytes : Infinity };
 }
 
@@ -62,9 +67,13 @@ export function retentionDeletes(
  * DeleteRecords: -1 means "up to the high watermark"; anything else must be within [0, HW].
  * Returns the new log start offset or an error code.
  */
-export function deleteRecordsTarget(offsets: PartitionOffsets, offset: number): { errorCode: number; logStartOffset: number } {
+export function deleteRecordsTarget(
+  offsets: PartitionOffsets,
+  offset: number,
+): { errorCode: number; logStartOffset: number } {
   const target = offset === -1 ? offsets.highWatermark : offset;
-  if (target < 0 || target > offsets.highWatermark) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, logStartOffset: offsets.logStartOffset };
+  if (target < 0 || target > offsets.highWatermark)
+    return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, logStartOffset: offsets.logStartOffset };
   return { errorCode: ErrorCode.NONE, logStartOffset: Math.max(offsets.logStartOffset, target) };
 }
 
@@ -84,6 +93,9 @@ export function bumpedEpoch(epoch: number): number | null {
 export function producerLastOffset(state: ProducerPartitionState): number {
   const newest = state.batches[state.batches.length - 1];
   if (!newest) return -1;
-  const span = newest.lastSeq >= newest.firstSeq ? newest.lastSeq - newest.firstSeq : newest.lastSeq + 0x80000000 - newest.firstSeq;
+  const span =
+    newest.lastSeq >= newest.firstSeq
+      ? newest.lastSeq - newest.firstSeq
+      : newest.lastSeq + 0x80000000 - newest.firstSeq;
   return newest.baseOffset + span;
 }

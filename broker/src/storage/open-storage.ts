@@ -20,5 +20,10 @@ export function openStorage(url: StorageUrl | string, opts: OpenStorageOptions =
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'memory') return new MemoryStorage(target.url);
   mkdirSync(dirname(target.path), { recursive: true });
-  return new SqliteStorage(target.path, { url: target.url, synchronous: target.synchronous ?? opts.synchronous ?? 'normal', ...(opts.walMaxBytes !== undefined && { walMaxBytes: opts.walMaxBytes }), warn: opts.warn });
+  return new SqliteStorage(target.path, {
+    url: target.url,
+    synchronous: target.synchronous ?? opts.synchronous ?? 'normal',
+    ...(opts.walMaxBytes !== undefined && { walMaxBytes: opts.walMaxBytes }),
+    warn: opts.warn,
+  });
 }

@@ -66,7 +66,11 @@ export function checkSequence(state: ProducerPartitionState | undefined, h: Reco
 }
 
 /** The state after appending batch `h` at `baseOffset` (a new object; the input is not changed). */
-export function afterAppend(state: ProducerPartitionState | undefined, h: RecordBatchHeader, baseOffset: number): ProducerPartitionState {
+export function afterAppend(
+  state: ProducerPartitionState | undefined,
+  h: RecordBatchHeader,
+  baseOffset: number,
+): ProducerPartitionState {
   const keep = state && state.producerEpoch === h.producerEpoch ? state.batches : [];
   const batches = [...keep, { firstSeq: h.baseSequence, lastSeq: lastSequence(h), baseOffset }];
   return { producerEpoch: h.producerEpoch, batches: batches.slice(-RECENT_BATCHES) };

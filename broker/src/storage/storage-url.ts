@@ -9,11 +9,17 @@ export const DEFAULT_STORAGE_URL = 'sqlite://./data/minnow.db';
 /** The environment variable that names it (Tansu's name, so its compose files work). */
 export const STORAGE_URL_ENV = 'STORAGE_ENGINE';
 
-const STORAGE_URL_EXPECTED = 'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://, optionally ?synchronous=normal|full for sqlite';
+const STORAGE_URL_EXPECTED =
+  'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://, optionally ?synchronous=normal|full for sqlite';
 
 export type StorageUrl =
   | { kind: 'memory'; /** As given, for logs and Storage.url. */ url: string }
-  | { kind: 'sqlite'; url: string; /** The database file, relative to the working directory unless absolute. */ path: string; /** ?synchronous=, which wins over SQLITE_SYNCHRONOUS. */ synchronous?: 'normal' | 'full' };
+  | {
+      kind: 'sqlite';
+      url: string;
+      /** The database file, relative to the working directory unless absolute. */ path: string;
+      /** ?synchronous=, which wins over SQLITE_SYNCHRONOUS. */ synchronous?: 'normal' | 'full';
+    };
 
 export class StorageUrlError extends Error {
   override readonly name = 'StorageUrlError';
@@ -26,15 +32,20 @@ export function parseStorageUrl(url: string): StorageUrl {
     if (query !== undefined) throw new StorageUrlError(`storage url "${url}": memory:// takes no options`);
     return { kind: 'memory', url };
   }
-  if (!base.startsWith('sqlite:')) throw new StorageUrlError(`unknown storage url "${url}", expected ${STORAGE_URL_EXPECTED}`);
+  if (!base.startsWith('sqlite:'))
+    throw new StorageUrlError(`unknown storage url "${url}", expected ${STORAGE_URL_EXPECTED}`);
   // sqlite://a/b.db is relative (a/b.db), sqlite:///a/b.db absolute (/a/b.db), sqlite:a/b.db relative.
   const rest = base.slice('sqlite:'.length);
   const path = rest.startsWith('//') ? rest.slice(2) : rest;
-  if (path === '' || path.endsWith('/')) throw new StorageUrlError(`storage url "${url}" has no database file name, expected ${STORAGE_URL_EXPECTED}`);
+  if (path === '' || path.endsWith('/'))
+    throw new StorageUrlError(`storage url "${url}" has no database file name, expected ${STORAGE_URL_EXPECTED}`);
   const target: StorageUrl = { kind: 'sqlite', url, path };
   for (const [key, value] of new URLSearchParams(query ?? '')) {
     if (key === 'synchronous' && (value === 'normal' || value === 'full')) target.synchronous = value;
-    else throw new StorageUrlError(`storage url "${url}": unknown option ${key}=${value}; supported: synchronous=normal|full`);
+    else
+      throw new StorageUrlError(
+        `storage url "${url}": unknown option ${key}=${value}; supported: synchronous=normal|full`,
+      );
   }
   return target;
 }

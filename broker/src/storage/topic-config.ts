@@ -37,7 +37,13 @@ export interface TopicConfigDef {
 
 const LONG_MAX = '9223372036854775807';
 
-type Row = [type: ConfigTypeId, dflt: string, validator: Validator | null, serverSynonyms: readonly string[], applied: boolean];
+type Row = [
+  type: ConfigTypeId,
+  dflt: string,
+  validator: Validator | null,
+  serverSynonyms: readonly string[],
+  applied: boolean,
+];
 const log = (name: string) => [`log.${name}`];
 const cleaner = (name: string) => [`log.cleaner.${name}`];
 
@@ -48,9 +54,21 @@ const ROWS: Record<string, Row> = {
   'segment.jitter.ms': [ConfigType.LONG, '0', atLeast(0), ['log.roll.jitter.ms', 'log.roll.jitter.hours'], false],
   'segment.index.bytes': [ConfigType.INT, '10485760', atLeast(4), log('index.size.max.bytes'), false],
   'flush.messages': [ConfigType.LONG, LONG_MAX, atLeast(1), log('flush.interval.messages'), false],
-  'flush.ms': [ConfigType.LONG, LONG_MAX, atLeast(0), ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'], false],
+  'flush.ms': [
+    ConfigType.LONG,
+    LONG_MAX,
+    atLeast(0),
+    ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'],
+    false,
+  ],
   'retention.bytes': [ConfigType.LONG, '-1', null, log('retention.bytes'), true],
-  'retention.ms': [ConfigType.LONG, '604800000', atLeast(-1), ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'], true],
+  'retention.ms': [
+    ConfigType.LONG,
+    '604800000',
+    atLeast(-1),
+    ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'],
+    true,
+  ],
   'max.message.bytes': [ConfigType.INT, '1048588', atLeast(0), ['message.max.bytes'], true],
   'index.interval.bytes': [ConfigType.INT, '4096', atLeast(0), log('index.interval.bytes'), false],
   'delete.retention.ms': [ConfigType.LONG, '86400000', atLeast(0), cleaner('delete.retention.ms'), false],
@@ -61,20 +79,62 @@ const ROWS: Record<string, Row> = {
   'cleanup.policy': [ConfigType.LIST, 'delete', validList('compact', 'delete'), log('cleanup.policy'), true],
   'unclean.leader.election.enable': [ConfigType.BOOLEAN, 'false', null, ['unclean.leader.election.enable'], false],
   'min.insync.replicas': [ConfigType.INT, '1', atLeast(1), ['min.insync.replicas'], false],
-  'compression.type': [ConfigType.STRING, 'producer', validString('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'), ['compression.type'], false],
+  'compression.type': [
+    ConfigType.STRING,
+    'producer',
+    validString('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'),
+    ['compression.type'],
+    false,
+  ],
   'compression.gzip.level': [ConfigType.INT, '-1', gzipLevel, ['compression.gzip.level'], false],
   'compression.lz4.level': [ConfigType.INT, '9', between(1, 17), ['compression.lz4.level'], false],
   'compression.zstd.level': [ConfigType.INT, '3', between(-131072, 22), ['compression.zstd.level'], false],
   preallocate: [ConfigType.BOOLEAN, 'false', null, log('preallocate'), false],
   'message.format.version': [ConfigType.STRING, '3.0-IV1', metadataVersion, log('message.format.version'), false],
-  'message.timestamp.type': [ConfigType.STRING, 'CreateTime', validString('CreateTime', 'LogAppendTime'), log('message.timestamp.type'), true],
+  'message.timestamp.type': [
+    ConfigType.STRING,
+    'CreateTime',
+    validString('CreateTime', 'LogAppendTime'),
+    log('message.timestamp.type'),
+    true,
+  ],
   // KIP-937 limits, applied by produce validation (producePolicy). after.max.ms has Kafka 4.0's
   // default of one hour (KIP-1030); difference.max.ms stands in for a limit the topic leaves unset.
-  'message.timestamp.difference.max.ms': [ConfigType.LONG, LONG_MAX, atLeast(0), log('message.timestamp.difference.max.ms'), true],
-  'message.timestamp.before.max.ms': [ConfigType.LONG, LONG_MAX, atLeast(0), log('message.timestamp.before.max.ms'), true],
-  'message.timestamp.after.max.ms': [ConfigType.LONG, '3600000', atLeast(0), log('message.timestamp.after.max.ms'), true],
-  'leader.replication.throttled.replicas': [ConfigType.LIST, '', throttledReplicaList('leader.replication.throttled.replicas'), [], false],
-  'follower.replication.throttled.replicas': [ConfigType.LIST, '', throttledReplicaList('follower.replication.throttled.replicas'), [], false],
+  'message.timestamp.difference.max.ms': [
+    ConfigType.LONG,
+    LONG_MAX,
+    atLeast(0),
+    log('message.timestamp.difference.max.ms'),
+    true,
+  ],
+  'message.timestamp.before.max.ms': [
+    ConfigType.LONG,
+    LONG_MAX,
+    atLeast(0),
+    log('message.timestamp.before.max.ms'),
+    true,
+  ],
+  'message.timestamp.after.max.ms': [
+    ConfigType.LONG,
+    '3600000',
+    atLeast(0),
+    log('message.timestamp.after.max.ms'),
+    true,
+  ],
+  'leader.replication.throttled.replicas': [
+    ConfigType.LIST,
+    '',
+    throttledReplicaList('leader.replication.throttled.replicas'),
+    [],
+    false,
+  ],
+  'follower.replication.throttled.replicas': [
+    ConfigType.LIST,
+    '',
+    throttledReplicaList('follower.replication.throttled.replicas'),
+    [],
+    false,
+  ],
   'message.downconversion.enable': [ConfigType.BOOLEAN, 'true', null, log('message.downconversion.enable'), false],
   'remote.storage.enable': [ConfigType.BOOLEAN, 'false', null, [], false],
   'local.retention.ms': [ConfigType.LONG, '-2', atLeast(-2), log('local.retention.ms'), false],
@@ -95,7 +155,11 @@ export const TOPIC_CONFIGS: Readonly<Record<string, TopicConfigDef>> = Object.fr
  * saved configs apply, but described only where a topic or broker-level value sets them, as Kafka 4
  * no longer lists them.
  */
-export const REMOVED_IN_KAFKA_4: ReadonlySet<string> = new Set(['message.format.version', 'message.downconversion.enable', 'message.timestamp.difference.max.ms']);
+export const REMOVED_IN_KAFKA_4: ReadonlySet<string> = new Set([
+  'message.format.version',
+  'message.downconversion.enable',
+  'message.timestamp.difference.max.ms',
+]);
 
 /** Kafka's names in the order DescribeConfigs lists them (LogConfig.configNames is sorted). */
 export const TOPIC_CONFIG_NAMES: readonly string[] = Object.keys(TOPIC_CONFIGS).sort();
@@ -108,8 +172,10 @@ export type TopicConfigCheck = { ok: true; configs: Record<string, string> } | {
  */
 export function cleanupPolicyError(name: string, policy: string | undefined): string | null {
   if (policy === undefined) return null;
-  if (policy === '') return invalidValue(name, '', 'minnow needs the delete policy (an empty list would keep data forever); use delete');
-  if (policy.split(',').some((p) => p !== 'delete')) return invalidValue(name, policy, 'log compaction is not supported by minnow yet; only delete is accepted');
+  if (policy === '')
+    return invalidValue(name, '', 'minnow needs the delete policy (an empty list would keep data forever); use delete');
+  if (policy.split(',').some((p) => p !== 'delete'))
+    return invalidValue(name, policy, 'log compaction is not supported by minnow yet; only delete is accepted');
   return null;
 }
 
@@ -130,10 +196,17 @@ export function validateTopicConfigs(configs: Record<string, string>): TopicConf
   const minLag = BigInt(out['min.compaction.lag.ms'] ?? TOPIC_CONFIGS['min.compaction.lag.ms']!.default);
   const maxLag = BigInt(out['max.compaction.lag.ms'] ?? TOPIC_CONFIGS['max.compaction.lag.ms']!.default);
   if (minLag > maxLag) {
-    return { ok: false, message: `conflict topic config setting min.compaction.lag.ms (${minLag}) > max.compaction.lag.ms (${maxLag})` };
+    return {
+      ok: false,
+      message: `conflict topic config setting min.compaction.lag.ms (${minLag}) > max.compaction.lag.ms (${maxLag})`,
+    };
   }
   if (out['remote.storage.enable'] === 'true') {
-    return { ok: false, message: 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.' };
+    return {
+      ok: false,
+      message:
+        'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.',
+    };
   }
   return { ok: true, configs: out };
 }
@@ -143,6 +216,10 @@ export function validateTopicConfigs(configs: Record<string, string>): TopicConf
  * (`brokerDefaults`, from dynamic broker configs: broker-configs.ts), else Kafka's default.
  * Values are as validateTopicConfigs wrote them; LONGs may exceed 2^53 (compare as BigInt).
  */
-export function topicConfig(configs: Record<string, string>, key: string, brokerDefaults?: Readonly<Record<string, string>>): string {
+export function topicConfig(
+  configs: Record<string, string>,
+  key: string,
+  brokerDefaults?: Readonly<Record<string, string>>,
+): string {
   return configs[key] ?? brokerDefaults?.[key] ?? TOPIC_CONFIGS[key]?.default ?? '';
 }

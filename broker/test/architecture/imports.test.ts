@@ -156,12 +156,17 @@ describe('broker/src import graph', () => {
       const from = layerOf(file);
       const allowed = ALLOWED[from];
       if (!allowed) {
-        offending.push(`${file}: layer "${from}" is not in the table of layers (add it to ALLOWED with the layers it may import)`);
+        offending.push(
+          `${file}: layer "${from}" is not in the table of layers (add it to ALLOWED with the layers it may import)`,
+        );
         continue;
       }
       for (const { to, line } of edges) {
         const target = layerOf(to);
-        if (target !== from && !allowed.includes(target)) offending.push(`${file}:${line} imports ${to} (${from}/ may import only: ${allowed.join(', ') || 'nothing else'})`);
+        if (target !== from && !allowed.includes(target))
+          offending.push(
+            `${file}:${line} imports ${to} (${from}/ may import only: ${allowed.join(', ') || 'nothing else'})`,
+          );
       }
     }
     expect(offending.sort()).toEqual([]);

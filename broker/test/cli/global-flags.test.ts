@@ -28,7 +28,10 @@ describe('global flags before the command', () => {
     [['-b', '--help', 'topic'], /-b needs a value/],
     [['--storage', 'memory://', 'serve'], /unknown global option --storage/],
     [['-b', 'h:1', 'serve'], /serve does not connect to a broker, so it takes no -b/],
-    [['--bootstrap-server=h:1', 'backup', 'x.db'], /backup does not connect to a broker, so it takes no --bootstrap-server/],
+    [
+      ['--bootstrap-server=h:1', 'backup', 'x.db'],
+      /backup does not connect to a broker, so it takes no --bootstrap-server/,
+    ],
   ])('refuses %j', (argv, message) => {
     expect(() => splitCommandLine(argv)).toThrow(UsageError);
     expect(() => splitCommandLine(argv)).toThrow(message);

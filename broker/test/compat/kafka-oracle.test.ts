@@ -9,8 +9,18 @@ describe('kafka-oracle launcher', () => {
   });
 
   it('writes a one-node KRaft config on 127.0.0.1 with single-replica internal topics', () => {
-    const text = serverProperties({ dataDir: '/tmp/k', port: 19092, controllerPort: 19093, extra: { 'num.partitions': '3' } });
-    const props = Object.fromEntries(text.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    const text = serverProperties({
+      dataDir: '/tmp/k',
+      port: 19092,
+      controllerPort: 19093,
+      extra: { 'num.partitions': '3' },
+    });
+    const props = Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
     expect(props).toEqual(
       expect.objectContaining({
         'process.roles': 'broker,controller',

@@ -32,10 +32,9 @@ describe('docs/architecture.md', () => {
   const text = fs.readFileSync(DOC, 'utf8');
 
   it('finds the paths it names (the extraction itself works)', () => {
-    expect(documentedPaths('see `broker/src/a.ts`, `storage/`, `npm test`, `broker/src/<x>.ts` and `FETCH_MAX_BYTES`')).toEqual([
-      'broker/src/a.ts',
-      'storage/',
-    ]);
+    expect(
+      documentedPaths('see `broker/src/a.ts`, `storage/`, `npm test`, `broker/src/<x>.ts` and `FETCH_MAX_BYTES`'),
+    ).toEqual(['broker/src/a.ts', 'storage/']);
     expect(documentedPaths(text).length).toBeGreaterThan(40);
   });
 
@@ -45,7 +44,10 @@ describe('docs/architecture.md', () => {
       const candidates = [path.join(REPO_ROOT, p), path.join(REPO_ROOT, 'broker', 'src', p)];
       return !candidates.some((c) => fs.existsSync(c));
     });
-    if (missing.length > 0) throw new Error(`docs/architecture.md names paths that do not exist: ${missing.join(', ')}; fix the doc or the path`);
+    if (missing.length > 0)
+      throw new Error(
+        `docs/architecture.md names paths that do not exist: ${missing.join(', ')}; fix the doc or the path`,
+      );
   });
 
   it('links only to files that exist', () => {

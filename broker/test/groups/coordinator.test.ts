@@ -6,7 +6,19 @@ import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { FakeTimers } from './fake-timers';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { assignmentOf, flush, GROUP, harness, heartbeat, join, REBALANCE_MS, SESSION_MS, stableSingle, subscription, sync } from './harness';
+import {
+  assignmentOf,
+  flush,
+  GROUP,
+  harness,
+  heartbeat,
+  join,
+  REBALANCE_MS,
+  SESSION_MS,
+  stableSingle,
+  subscription,
+  sync,
+} from './harness';
 
 describe('join and sync', () => {
   it('a lone member joins, leads, assigns and becomes Stable', async () => {
@@ -25,7 +37,12 @@ describe('join and sync', () => {
 
     const s = sync(coord, r.memberId, 1, [{ memberId: r.memberId, assignment: assignmentOf('t', [0, 1]) }]);
     await flush();
-    expect(s.value).toEqual({ errorCode: 0, protocolType: 'consumer', protocolName: 'range', assignment: assignmentOf('t', [0, 1]) });
+    expect(s.value).toEqual({
+      errorCode: 0,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignment: assignmentOf('t', [0, 1]),
+    });
     expect(coord.group(GROUP)!.state).toBe(GroupState.Stable);
     expect(heartbeat(coord, r.memberId, 1)).toBe(ErrorCode.NONE);
   });
@@ -148,7 +165,9 @@ describe('timeouts', () => {
     await flush();
     for (let t = 0; t < SESSION_MS + 3000; t += 3000) {
       timers.advance(3000);
-      expect(heartbeat(coord, a.memberId, 2)).toBe(coord.group(GROUP)!.has(bId) ? ErrorCode.NONE : ErrorCode.REBALANCE_IN_PROGRESS);
+      expect(heartbeat(coord, a.memberId, 2)).toBe(
+        coord.group(GROUP)!.has(bId) ? ErrorCode.NONE : ErrorCode.REBALANCE_IN_PROGRESS,
+      );
     }
     expect(coord.group(GROUP)!.has(bId)).toBe(false);
     expect(coord.group(GROUP)!.state).toBe(GroupState.PreparingRebalance);
@@ -301,7 +320,9 @@ describe('timeouts', () => {
     timers.advance(3000);
     await flush();
     expect(first.value).toMatchObject({ errorCode: 0, generationId: 1 });
-    expect(coord.leaveGroup(GROUP, [{ memberId: first.value!.memberId, groupInstanceId: null }]).members[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(
+      coord.leaveGroup(GROUP, [{ memberId: first.value!.memberId, groupInstanceId: null }]).members[0]!.errorCode,
+    ).toBe(ErrorCode.NONE);
     expect(coord.group(GROUP)!.generationId).toBe(2); // Empty now
     const a = join(coord, { clientId: 'a' });
     await flush();
@@ -330,7 +351,9 @@ describe('fencing', () => {
     const a = await stableSingle(coord);
     expect(heartbeat(coord, a.memberId, 0)).toBe(ErrorCode.ILLEGAL_GENERATION);
     expect(heartbeat(coord, 'nobody', 1)).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
-    expect(coord.heartbeat({ groupId: 'other', generationId: 1, memberId: a.memberId, groupInstanceId: null })).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect(coord.heartbeat({ groupId: 'other', generationId: 1, memberId: a.memberId, groupInstanceId: null })).toBe(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+    );
     const s = sync(coord, a.memberId, 7);
     await flush();
     expect(s.value!.errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
@@ -435,7 +458,8 @@ describe('LeaveGroup', () => {
     const a = await stableSingle(coord);
     const b = join(coord, { clientId: 'b' });
     await flush();
-    const bId = coord.group(GROUP)!.members.keys().next().value === a.memberId ? [...coord.group(GROUP)!.members.keys()][1]! : '';
+    const bId =
+      coord.group(GROUP)!.members.keys().next().value === a.memberId ? [...coord.group(GROUP)!.members.keys()][1]! : '';
     const r = coord.leaveGroup(GROUP, [
       { memberId: bId, groupInstanceId: null },
       { memberId: 'ghost', groupInstanceId: null },
@@ -444,7 +468,9 @@ describe('LeaveGroup', () => {
     await flush();
     expect(r.members.map((m) => m.errorCode)).toEqual([0, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID]);
     expect(b.value!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
-    expect(coord.leaveGroup('no-such-group', [{ memberId: 'x', groupInstanceId: null }]).members[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect(coord.leaveGroup('no-such-group', [{ memberId: 'x', groupInstanceId: null }]).members[0]!.errorCode).toBe(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+    );
   });
 });
 
@@ -472,7 +498,13 @@ describe('static membership (KIP-345)', () => {
     const s = sync(coord, newId, 1, [], { groupInstanceId: 'instance-a' });
     await flush();
     expect(s.value!.assignment).toEqual(assignmentOf('t', [0])); // the assignment carried over
-    const fencedCommit = coord.commitOffsets({ groupId: GROUP, generationId: 1, memberId: oldId, groupInstanceId: 'instance-a', offsets: [{ topic: 't', partition: 0, offset: 1, leaderEpoch: -1, metadata: null }] });
+    const fencedCommit = coord.commitOffsets({
+      groupId: GROUP,
+      generationId: 1,
+      memberId: oldId,
+      groupInstanceId: 'instance-a',
+      offsets: [{ topic: 't', partition: 0, offset: 1, leaderEpoch: -1, metadata: null }],
+    });
     expect(fencedCommit).toEqual([ErrorCode.FENCED_INSTANCE_ID]);
     const fencedJoin = join(coord, { memberId: oldId, groupInstanceId: 'instance-a' });
     await flush();
@@ -481,11 +513,20 @@ describe('static membership (KIP-345)', () => {
 
   it('a static member rejoining with a different protocol triggers a rebalance', async () => {
     const { coord } = harness();
-    const a = join(coord, { groupInstanceId: 'i', protocols: [{ name: 'range', metadata: subscription(['t']) }, { name: 'roundrobin', metadata: subscription(['t']) }] });
+    const a = join(coord, {
+      groupInstanceId: 'i',
+      protocols: [
+        { name: 'range', metadata: subscription(['t']) },
+        { name: 'roundrobin', metadata: subscription(['t']) },
+      ],
+    });
     await flush();
     sync(coord, a.value!.memberId, 1, [], { groupInstanceId: 'i' });
     await flush();
-    const again = join(coord, { groupInstanceId: 'i', protocols: [{ name: 'roundrobin', metadata: subscription(['t']) }] });
+    const again = join(coord, {
+      groupInstanceId: 'i',
+      protocols: [{ name: 'roundrobin', metadata: subscription(['t']) }],
+    });
     await flush();
     expect(again.value).toMatchObject({ errorCode: 0, generationId: 2, protocolName: 'roundrobin' });
   });

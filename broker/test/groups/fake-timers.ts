@@ -30,7 +30,9 @@ export class FakeTimers implements TimerLike {
     const target = this.nowMs + ms;
     for (let guard = 0; guard < 100_000; guard++) {
       let next: Task | undefined;
-      for (const t of this.tasks.values()) if (t.dueMs <= target && (!next || t.dueMs < next.dueMs || (t.dueMs === next.dueMs && t.id < next.id))) next = t;
+      for (const t of this.tasks.values())
+        if (t.dueMs <= target && (!next || t.dueMs < next.dueMs || (t.dueMs === next.dueMs && t.id < next.id)))
+          next = t;
       if (!next) break;
       this.tasks.delete(next.id);
       this.nowMs = next.dueMs;

@@ -17,12 +17,33 @@ function setup() {
   storage.createTopic('t', 2, {});
   const timers = new FakeTimers();
   // 0: these tests drive one rebalance at a time and do not advance the fake clock for Kafka's 3 s delay.
-  const groups = new GroupCoordinator({ storage, logger: silentLogger, now: timers.now, timers, initialRebalanceDelayMs: 0 });
-  const broker = { storage, groups, identity: { clusterId: 'c', nodeId: 7 }, advertised: { host: 'broker.local', port: 9999 }, logger: silentLogger, now: timers.now } as unknown as BrokerContext;
+  const groups = new GroupCoordinator({
+    storage,
+    logger: silentLogger,
+    now: timers.now,
+    timers,
+    initialRebalanceDelayMs: 0,
+  });
+  const broker = {
+    storage,
+    groups,
+    identity: { clusterId: 'c', nodeId: 7 },
+    advertised: { host: 'broker.local', port: 9999 },
+    logger: silentLogger,
+    now: timers.now,
+  } as unknown as BrokerContext;
   const handler = (apiKey: number) => groupHandlers.find((h) => h.apiKey === apiKey)!;
   /** Calls the handler as the server would, then encodes and decodes the response in that version. */
   const call = async (apiKey: number, apiVersion: number, req: unknown, clientId = 'client'): Promise<any> => {
-    const ctx: RequestContext = { broker, apiKey, apiVersion, correlationId: 1, clientId, connectionId: 1, clientHost: '/127.0.0.1' };
+    const ctx: RequestContext = {
+      broker,
+      apiKey,
+      apiVersion,
+      correlationId: 1,
+      clientId,
+      connectionId: 1,
+      clientHost: '/127.0.0.1',
+    };
     const spec = API_SPEC_BY_KEY.get(apiKey)!;
     // The request goes through the codec too, so version-dependent defaults apply as on the wire.
     const rw = new Writer();
@@ -36,7 +57,19 @@ function setup() {
   return { storage, groups, call, timers };
 }
 
-const K = { OffsetCommit: 8, OffsetFetch: 9, FindCoordinator: 10, JoinGroup: 11, Heartbeat: 12, LeaveGroup: 13, SyncGroup: 14, DescribeGroups: 15, ListGroups: 16, DeleteGroups: 42, OffsetDelete: 47 };
+const K = {
+  OffsetCommit: 8,
+  OffsetFetch: 9,
+  FindCoordinator: 10,
+  JoinGroup: 11,
+  Heartbeat: 12,
+  LeaveGroup: 13,
+  SyncGroup: 14,
+  DescribeGroups: 15,
+  ListGroups: 16,
+  DeleteGroups: 42,
+  OffsetDelete: 47,
+};
 const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
 
 const joinReq = (memberId = '', groupInstanceId: string | null = null) => ({
@@ -51,18 +84,31 @@ const joinReq = (memberId = '', groupInstanceId: string | null = null) => ({
 });
 
 /** Joins and syncs one member at JoinGroup/SyncGroup `v`; returns its id and generation. */
-async function joinAndSync(call: ReturnType<typeof setup>['call'], v: number): Promise<{ memberId: string; generationId: number }> {
+async function joinAndSync(
+  call: ReturnType<typeof setup>['call'],
+  v: number,
+): Promise<{ memberId: string; generationId: number }> {
   let r = await call(K.JoinGroup, v, joinReq());
   if (r.errorCode === ErrorCode.MEMBER_ID_REQUIRED) r = await call(K.JoinGroup, v, joinReq(r.memberId));
   expect(r.errorCode).toBe(0);
-  const s = await call(K.SyncGroup, Math.min(v, 5), { groupId: 'g', generationId: r.generationId, memberId: r.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+  const s = await call(K.SyncGroup, Math.min(v, 5), {
+    groupId: 'g',
+    generationId: r.generationId,
+    memberId: r.memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [],
+  });
   expect(s.errorCode).toBe(0);
   return { memberId: r.memberId, generationId: r.generationId };
 }
 
 describe('advertised versions', () => {
   it('matches the issue: the ranges ApiVersions will advertise', () => {
-    const ranges = Object.fromEntries(groupHandlers.map((h: ApiHandler) => [API_SPEC_BY_KEY.get(h.apiKey)!.name, `${h.minVersion}-${h.maxVersion}`]));
+    const ranges = Object.fromEntries(
+      groupHandlers.map((h: ApiHandler) => [API_SPEC_BY_KEY.get(h.apiKey)!.name, `${h.minVersion}-${h.maxVersion}`]),
+    );
     expect(ranges).toEqual({
       FindCoordinator: '0-6',
       JoinGroup: '0-9',
@@ -94,12 +140,18 @@ describe('FindCoordinator', () => {
       { key: 'b', nodeId: 7, host: 'broker.local', port: 9999, errorCode: 0, errorMessage: null },
     ]);
     const txn = await call(K.FindCoordinator, v, { keyType: 1, coordinatorKeys: ['tx'] });
-    expect(txn.coordinators[0]).toMatchObject({ key: 'tx', errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1 });
+    expect(txn.coordinators[0]).toMatchObject({
+      key: 'tx',
+      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      nodeId: -1,
+    });
   });
 
   it('v1-3 transactions key type answers COORDINATOR_NOT_AVAILABLE', async () => {
     const { call } = setup();
-    expect((await call(K.FindCoordinator, 2, { key: 'tx', keyType: 1 })).errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    expect((await call(K.FindCoordinator, 2, { key: 'tx', keyType: 1 })).errorCode).toBe(
+      ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    );
   });
 });
 
@@ -115,12 +167,31 @@ describe('JoinGroup / SyncGroup / Heartbeat / LeaveGroup in every version', () =
       joined = await call(K.JoinGroup, v, joinReq(first.memberId));
     }
     expect(joined).toMatchObject({ errorCode: 0, generationId: 1, leader: joined.memberId, protocolName: 'range' });
-    const s = await call(K.SyncGroup, Math.min(v, 5), { groupId: 'g', generationId: 1, memberId: joined.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+    const s = await call(K.SyncGroup, Math.min(v, 5), {
+      groupId: 'g',
+      generationId: 1,
+      memberId: joined.memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
     expect(s.errorCode).toBe(0);
     const { memberId, generationId } = joined;
     const hbVersion = Math.min(v, 4);
-    expect((await call(K.Heartbeat, hbVersion, { groupId: 'g', generationId, memberId, groupInstanceId: null })).errorCode).toBe(0);
-    expect((await call(K.Heartbeat, hbVersion, { groupId: 'g', generationId: generationId + 1, memberId, groupInstanceId: null })).errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
+    expect(
+      (await call(K.Heartbeat, hbVersion, { groupId: 'g', generationId, memberId, groupInstanceId: null })).errorCode,
+    ).toBe(0);
+    expect(
+      (
+        await call(K.Heartbeat, hbVersion, {
+          groupId: 'g',
+          generationId: generationId + 1,
+          memberId,
+          groupInstanceId: null,
+        })
+      ).errorCode,
+    ).toBe(ErrorCode.ILLEGAL_GENERATION);
   });
 
   it('JoinGroup v7+ returns the protocol type; v5+ static members join without MEMBER_ID_REQUIRED', async () => {
@@ -139,7 +210,14 @@ describe('JoinGroup / SyncGroup / Heartbeat / LeaveGroup in every version', () =
   it('SyncGroup v5 checks the protocol name', async () => {
     const { call } = setup();
     const r = await call(K.JoinGroup, 3, joinReq());
-    const s = await call(K.SyncGroup, 5, { groupId: 'g', generationId: r.generationId, memberId: r.memberId, protocolType: 'consumer', protocolName: 'roundrobin', assignments: [] });
+    const s = await call(K.SyncGroup, 5, {
+      groupId: 'g',
+      generationId: r.generationId,
+      memberId: r.memberId,
+      protocolType: 'consumer',
+      protocolName: 'roundrobin',
+      assignments: [],
+    });
     expect(s.errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   });
 
@@ -153,7 +231,13 @@ describe('JoinGroup / SyncGroup / Heartbeat / LeaveGroup in every version', () =
   it.each(range(3, 5))('LeaveGroup v%i: a batch with per-member errors', async (v) => {
     const { call } = setup();
     const { memberId } = await joinAndSync(call, 3);
-    const r = await call(K.LeaveGroup, v, { groupId: 'g', members: [{ memberId, groupInstanceId: null, reason: 'bye' }, { memberId: 'ghost', groupInstanceId: null }] });
+    const r = await call(K.LeaveGroup, v, {
+      groupId: 'g',
+      members: [
+        { memberId, groupInstanceId: null, reason: 'bye' },
+        { memberId: 'ghost', groupInstanceId: null },
+      ],
+    });
     expect(r.errorCode).toBe(0);
     expect(r.members.map((m: any) => [m.memberId, m.errorCode])).toEqual([
       [memberId, 0],
@@ -171,13 +255,27 @@ describe('offsets', () => {
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1n,
-      topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 17n, committedLeaderEpoch: 2, committedMetadata: 'm' }] }],
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 1, committedOffset: 17n, committedLeaderEpoch: 2, committedMetadata: 'm' }],
+        },
+      ],
     });
     expect(c.topics).toEqual([{ name: 't', partitions: [{ partitionIndex: 1, errorCode: 0 }] }]);
-    const f = await call(K.OffsetFetch, Math.min(v, 7), { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+    const f = await call(K.OffsetFetch, Math.min(v, 7), {
+      groupId: 'g',
+      topics: [{ name: 't', partitionIndexes: [0, 1] }],
+    });
     expect(f.topics[0].partitions).toEqual([
       { partitionIndex: 0, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
-      { partitionIndex: 1, committedOffset: 17n, committedLeaderEpoch: v >= 6 && v >= 5 ? 2 : -1, metadata: 'm', errorCode: 0 },
+      {
+        partitionIndex: 1,
+        committedOffset: 17n,
+        committedLeaderEpoch: v >= 6 && v >= 5 ? 2 : -1,
+        metadata: 'm',
+        errorCode: 0,
+      },
     ]);
   });
 
@@ -189,15 +287,32 @@ describe('offsets', () => {
         groupId: 'g',
         generationIdOrMemberEpoch: gen,
         memberId,
-        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, commitTimestamp: -1n, committedMetadata: '' }, { partitionIndex: 1, committedOffset: offset + 1n, commitTimestamp: 1_700_000_000_000n, committedMetadata: 'x' }] }],
+        topics: [
+          {
+            name: 't',
+            partitions: [
+              { partitionIndex: 0, committedOffset: offset, commitTimestamp: -1n, committedMetadata: '' },
+              {
+                partitionIndex: 1,
+                committedOffset: offset + 1n,
+                commitTimestamp: 1_700_000_000_000n,
+                committedMetadata: 'x',
+              },
+            ],
+          },
+        ],
       });
     expect((await commit(generationId, 4n)).topics[0].partitions).toEqual([
       { partitionIndex: 0, errorCode: 0 },
       { partitionIndex: 1, errorCode: 0 },
     ]);
-    expect((await commit(generationId + 1, 9n)).topics[0].partitions.map((p: { errorCode: number }) => p.errorCode)).toEqual([ErrorCode.ILLEGAL_GENERATION, ErrorCode.ILLEGAL_GENERATION]);
+    expect(
+      (await commit(generationId + 1, 9n)).topics[0].partitions.map((p: { errorCode: number }) => p.errorCode),
+    ).toEqual([ErrorCode.ILLEGAL_GENERATION, ErrorCode.ILLEGAL_GENERATION]);
     const f = await call(K.OffsetFetch, 1, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
-    expect(f.topics[0].partitions.map((p: { committedOffset: bigint; metadata: string }) => [p.committedOffset, p.metadata])).toEqual([
+    expect(
+      f.topics[0].partitions.map((p: { committedOffset: bigint; metadata: string }) => [p.committedOffset, p.metadata]),
+    ).toEqual([
       [4n, ''],
       [5n, 'x'],
     ]);
@@ -205,39 +320,105 @@ describe('offsets', () => {
 
   it('OffsetCommit v0: UNSUPPORTED_VERSION for every partition, as a KRaft Kafka 3.9 answers (v0 commits went to ZooKeeper); nothing stored', async () => {
     const { call, storage } = setup();
-    const c = await call(K.OffsetCommit, 0, { groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }, { name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }] });
+    const c = await call(K.OffsetCommit, 0, {
+      groupId: 'g',
+      topics: [
+        { name: 't', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] },
+        { name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] },
+      ],
+    });
     expect(c.topics).toEqual([
       { name: 't', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION }] },
       { name: 'nope', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION }] },
     ]);
-    const unknownOnly = await call(K.OffsetCommit, 0, { groupId: 'g', topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }] });
+    const unknownOnly = await call(K.OffsetCommit, 0, {
+      groupId: 'g',
+      topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }],
+    });
     expect(unknownOnly.topics[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(storage.fetchOffsets('g')).toEqual([]);
   });
 
   it('OffsetFetch v0: UNSUPPORTED_VERSION and offset -1 for every partition asked, as a KRaft Kafka 3.9 answers', async () => {
     const { call } = setup();
-    await call(K.OffsetCommit, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    await call(K.OffsetCommit, 8, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    });
     const f = await call(K.OffsetFetch, 0, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
     expect(f.topics).toEqual([
       {
         name: 't',
-        partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSUPPORTED_VERSION })),
+        partitions: [0, 1].map((partitionIndex) => ({
+          partitionIndex,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        })),
       },
     ]);
   });
 
   it.each([1, 2, 5, 7])('OffsetFetch v%i', async (v) => {
     const { call } = setup();
-    await call(K.OffsetCommit, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: 4, committedMetadata: null }] }] });
-    const f = await call(K.OffsetFetch, v, { groupId: 'g', topics: v >= 2 ? null : [{ name: 't', partitionIndexes: [0] }], requireStable: false });
-    expect(f.topics).toEqual([{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: v >= 5 ? 4 : -1, metadata: '', errorCode: 0 }] }]);
+    await call(K.OffsetCommit, 8, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: 4, committedMetadata: null }],
+        },
+      ],
+    });
+    const f = await call(K.OffsetFetch, v, {
+      groupId: 'g',
+      topics: v >= 2 ? null : [{ name: 't', partitionIndexes: [0] }],
+      requireStable: false,
+    });
+    expect(f.topics).toEqual([
+      {
+        name: 't',
+        partitions: [
+          { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: v >= 5 ? 4 : -1, metadata: '', errorCode: 0 },
+        ],
+      },
+    ]);
   });
 
   it.each([8, 9])('OffsetFetch v%i fetches several groups at once', async (v) => {
     const { call } = setup();
-    await call(K.OffsetCommit, 8, { groupId: 'a', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
-    await call(K.OffsetCommit, 8, { groupId: 'b', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 2n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    await call(K.OffsetCommit, 8, {
+      groupId: 'a',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    });
+    await call(K.OffsetCommit, 8, {
+      groupId: 'b',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 1, committedOffset: 2n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    });
     const f = await call(K.OffsetFetch, v, {
       groups: [
         { groupId: 'a', memberId: null, memberEpoch: -1, topics: null },
@@ -246,7 +427,18 @@ describe('offsets', () => {
       requireStable: false,
     });
     expect(f.groups).toEqual([
-      { groupId: 'a', errorCode: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }] },
+      {
+        groupId: 'a',
+        errorCode: 0,
+        topics: [
+          {
+            name: 't',
+            partitions: [
+              { partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
+            ],
+          },
+        ],
+      },
       {
         groupId: 'b',
         errorCode: 0,
@@ -265,9 +457,26 @@ describe('offsets', () => {
 
   it('OffsetDelete v0', async () => {
     const { call } = setup();
-    await call(K.OffsetCommit, 8, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
-    const r = await call(K.OffsetDelete, 0, { groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] });
-    expect(r).toEqual({ errorCode: 0, throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0 }] }] });
+    await call(K.OffsetCommit, 8, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    });
+    const r = await call(K.OffsetDelete, 0, {
+      groupId: 'g',
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+    });
+    expect(r).toEqual({
+      errorCode: 0,
+      throttleTimeMs: 0,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0 }] }],
+    });
     expect((await call(K.OffsetDelete, 0, { groupId: 'g', topics: [] })).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
   });
 });
@@ -276,7 +485,17 @@ describe('admin', () => {
   it.each(range(0, 5))('ListGroups v%i (state filter from v4, type filter from v5)', async (v) => {
     const { call } = setup();
     await joinAndSync(call, 3);
-    await call(K.OffsetCommit, 8, { groupId: 'old', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    await call(K.OffsetCommit, 8, {
+      groupId: 'old',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    });
     const all = await call(K.ListGroups, v, { statesFilter: [], typesFilter: [] });
     expect(all.groups.map((g: any) => g.groupId).sort()).toEqual(['g', 'old']);
     if (v >= 4) expect(all.groups.find((g: any) => g.groupId === 'old').groupState).toBe('Empty');
@@ -292,7 +511,13 @@ describe('admin', () => {
     const { call } = setup();
     const { memberId } = await joinAndSync(call, 5);
     const r = await call(K.DescribeGroups, v, { groups: ['g', 'nope'], includeAuthorizedOperations: true });
-    expect(r.groups[0]).toMatchObject({ errorCode: 0, groupId: 'g', groupState: 'Stable', protocolType: 'consumer', protocolData: 'range' });
+    expect(r.groups[0]).toMatchObject({
+      errorCode: 0,
+      groupId: 'g',
+      groupState: 'Stable',
+      protocolType: 'consumer',
+      protocolData: 'range',
+    });
     expect(r.groups[0].members[0]).toMatchObject({ memberId, clientId: 'client', memberMetadata: subscription(['t']) });
     if (v >= 3) expect(r.groups[0].authorizedOperations).toBe((1 << 3) | (1 << 6) | (1 << 8));
     expect(r.groups[1]).toMatchObject({ errorCode: 0, groupId: 'nope', groupState: 'Dead', members: [] });
@@ -301,7 +526,9 @@ describe('admin', () => {
   it.each([0, 1, 2])('DeleteGroups v%i', async (v) => {
     const { call } = setup();
     const { memberId } = await joinAndSync(call, 3);
-    expect((await call(K.DeleteGroups, v, { groupsNames: ['g'] })).results).toEqual([{ groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP }]);
+    expect((await call(K.DeleteGroups, v, { groupsNames: ['g'] })).results).toEqual([
+      { groupId: 'g', errorCode: ErrorCode.NON_EMPTY_GROUP },
+    ]);
     await call(K.LeaveGroup, 1, { groupId: 'g', memberId });
     expect((await call(K.DeleteGroups, v, { groupsNames: ['g', 'nope'] })).results).toEqual([
       { groupId: 'g', errorCode: 0 },

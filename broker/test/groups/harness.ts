@@ -15,7 +15,13 @@ export const REBALANCE_MS = 30_000;
 export function harness(opts: { initialRebalanceDelayMs?: number; storage?: Storage } = {}) {
   const timers = new FakeTimers();
   const storage = opts.storage ?? new MemoryStorage();
-  const coord = new GroupCoordinator({ storage, logger: silentLogger, now: timers.now, timers, initialRebalanceDelayMs: opts.initialRebalanceDelayMs ?? 0 });
+  const coord = new GroupCoordinator({
+    storage,
+    logger: silentLogger,
+    now: timers.now,
+    timers,
+    initialRebalanceDelayMs: opts.initialRebalanceDelayMs ?? 0,
+  });
   return { coord, timers, storage };
 }
 
@@ -66,13 +72,29 @@ export function sync(
   assignments: { memberId: string; assignment: Buffer }[] = [],
   over: { groupInstanceId?: string | null; protocolType?: string | null; protocolName?: string | null } = {},
 ): Tracked<SyncResult> {
-  return track(coord.syncGroup({ groupId: GROUP, generationId, memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments, ...over }));
+  return track(
+    coord.syncGroup({
+      groupId: GROUP,
+      generationId,
+      memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments,
+      ...over,
+    }),
+  );
 }
 
-export const heartbeat = (coord: GroupCoordinator, memberId: string, generationId: number, groupInstanceId: string | null = null) =>
-  coord.heartbeat({ groupId: GROUP, generationId, memberId, groupInstanceId });
+export const heartbeat = (
+  coord: GroupCoordinator,
+  memberId: string,
+  generationId: number,
+  groupInstanceId: string | null = null,
+) => coord.heartbeat({ groupId: GROUP, generationId, memberId, groupInstanceId });
 
-export const assignmentOf = (topic: string, partitions: number[]) => encodeAssignment({ assignedPartitions: [{ topic, partitions }], userData: null });
+export const assignmentOf = (topic: string, partitions: number[]) =>
+  encodeAssignment({ assignedPartitions: [{ topic, partitions }], userData: null });
 
 /** Joins a single dynamic member and completes its sync: the group is Stable at generation 1. */
 export async function stableSingle(coord: GroupCoordinator): Promise<{ memberId: string; generationId: number }> {

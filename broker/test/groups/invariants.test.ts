@@ -15,10 +15,22 @@ type Action =
   | { kind: 'advance'; ms: number };
 
 const CLIENTS = 4;
-const PROTOCOLS = [[{ name: 'range', metadata: subscription(['t']) }], [{ name: 'range', metadata: subscription(['t', 'u']) }, { name: 'roundrobin', metadata: subscription(['t']) }]];
+const PROTOCOLS = [
+  [{ name: 'range', metadata: subscription(['t']) }],
+  [
+    { name: 'range', metadata: subscription(['t', 'u']) },
+    { name: 'roundrobin', metadata: subscription(['t']) },
+  ],
+];
 
 const action: fc.Arbitrary<Action> = fc.oneof(
-  fc.record({ kind: fc.constant('joinNew' as const), client: fc.nat(CLIENTS - 1), v4: fc.boolean(), static: fc.boolean(), proto: fc.nat(1) }),
+  fc.record({
+    kind: fc.constant('joinNew' as const),
+    client: fc.nat(CLIENTS - 1),
+    v4: fc.boolean(),
+    static: fc.boolean(),
+    proto: fc.nat(1),
+  }),
   fc.record({ kind: fc.constant('rejoin' as const), client: fc.nat(CLIENTS - 1), proto: fc.nat(1) }),
   fc.record({ kind: fc.constant('sync' as const), client: fc.nat(CLIENTS - 1) }),
   fc.record({ kind: fc.constant('heartbeat' as const), client: fc.nat(CLIENTS - 1) }),
@@ -56,7 +68,10 @@ describe('group state machine invariants', () => {
         const { coord, timers } = harness();
         const held: Tracked<unknown>[] = [];
         // What each simulated client believes: its member id and generation.
-        const known: { memberId: string; generationId: number; instance: string | null }[] = Array.from({ length: CLIENTS }, () => ({ memberId: '', generationId: -1, instance: null }));
+        const known: { memberId: string; generationId: number; instance: string | null }[] = Array.from(
+          { length: CLIENTS },
+          () => ({ memberId: '', generationId: -1, instance: null }),
+        );
         for (const a of actions) {
           if (a.kind === 'advance') {
             timers.advance(a.ms);
@@ -65,7 +80,13 @@ describe('group state machine invariants', () => {
             if (a.kind === 'joinNew' || a.kind === 'rejoin') {
               const instance = a.kind === 'joinNew' ? (a.static ? `i${a.client}` : null) : k.instance;
               const memberId = a.kind === 'joinNew' ? '' : k.memberId;
-              const j = join(coord, { clientId: `c${a.client}`, memberId, groupInstanceId: instance, requireKnownMemberId: a.kind === 'joinNew' ? a.v4 : true, protocols: PROTOCOLS[a.proto]! });
+              const j = join(coord, {
+                clientId: `c${a.client}`,
+                memberId,
+                groupInstanceId: instance,
+                requireKnownMemberId: a.kind === 'joinNew' ? a.v4 : true,
+                protocols: PROTOCOLS[a.proto]!,
+              });
               held.push(j);
               k.instance = instance;
               j.promise.then((r) => {
@@ -75,7 +96,15 @@ describe('group state machine invariants', () => {
                 }
               });
             } else if (a.kind === 'sync') {
-              held.push(sync(coord, k.memberId, k.generationId, [{ memberId: k.memberId, assignment: assignmentOf('t', [a.client]) }], { groupInstanceId: k.instance }));
+              held.push(
+                sync(
+                  coord,
+                  k.memberId,
+                  k.generationId,
+                  [{ memberId: k.memberId, assignment: assignmentOf('t', [a.client]) }],
+                  { groupInstanceId: k.instance },
+                ),
+              );
             } else if (a.kind === 'heartbeat') {
               heartbeat(coord, k.memberId, k.generationId, k.instance);
             } else {

@@ -45,7 +45,9 @@ describe('OffsetCommit / OffsetFetch', () => {
         },
       ],
     });
-    expect(coord.fetchOffsets('never-committed', [{ name: 't', partitions: [0] }]).topics[0]!.partitions[0]!.offset).toBe(-1);
+    expect(
+      coord.fetchOffsets('never-committed', [{ name: 't', partitions: [0] }]).topics[0]!.partitions[0]!.offset,
+    ).toBe(-1);
   });
 
   it('fetches every committed partition when topics is null; null metadata reads back as ""', () => {
@@ -57,7 +59,9 @@ describe('OffsetCommit / OffsetFetch', () => {
       ],
     });
     const all = coord.fetchOffsets(GROUP, null);
-    expect(all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partition, p.offset, p.metadata])]).sort()).toEqual([
+    expect(
+      all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partition, p.offset, p.metadata])]).sort(),
+    ).toEqual([
       ['t', [[2, 7, '']]],
       ['u', [[0, 5, '']]],
     ]);
@@ -73,8 +77,15 @@ describe('OffsetCommit / OffsetFetch', () => {
         { topic: 't', partition: 0, offset: 9, leaderEpoch: -1, metadata: null },
       ],
     });
-    expect(errors).toEqual([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OFFSET_METADATA_TOO_LARGE, ErrorCode.NONE]);
-    expect(coord.fetchOffsets(GROUP, null).topics).toEqual([{ name: 't', partitions: [{ partition: 0, offset: 9, leaderEpoch: -1, metadata: '', errorCode: 0 }] }]);
+    expect(errors).toEqual([
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      ErrorCode.OFFSET_METADATA_TOO_LARGE,
+      ErrorCode.NONE,
+    ]);
+    expect(coord.fetchOffsets(GROUP, null).topics).toEqual([
+      { name: 't', partitions: [{ partition: 0, offset: 9, leaderEpoch: -1, metadata: '', errorCode: 0 }] },
+    ]);
   });
 
   it('fences commits: members of the current generation only while the group has members', async () => {
@@ -107,7 +118,9 @@ describe('OffsetCommit / OffsetFetch', () => {
   it('accepts simple commits for empty and unknown groups; a generation for an unknown group is stale', async () => {
     const { coord } = withTopics();
     expect(commit(coord, { groupId: 'simple' })).toEqual([ErrorCode.NONE]);
-    expect(commit(coord, { groupId: 'simple', generationId: 3, memberId: 'm' })).toEqual([ErrorCode.ILLEGAL_GENERATION]);
+    expect(commit(coord, { groupId: 'simple', generationId: 3, memberId: 'm' })).toEqual([
+      ErrorCode.ILLEGAL_GENERATION,
+    ]);
     expect(commit(coord, { groupId: 'simple', memberId: 'm' })).toEqual([ErrorCode.UNKNOWN_MEMBER_ID]);
     const a = await stableSingle(coord);
     coord.leaveGroup(GROUP, [{ memberId: a.memberId, groupInstanceId: null }]);
@@ -123,14 +136,24 @@ describe('OffsetCommit / OffsetFetch', () => {
       const first = openStorage(url);
       first.createTopic('t', 2, {});
       const c1 = new GroupCoordinator({ storage: first, logger: silentLogger });
-      expect(commit(c1, { offsets: [{ topic: 't', partition: 1, offset: 100, leaderEpoch: 7, metadata: 'kept' }] })).toEqual([0]);
+      expect(
+        commit(c1, { offsets: [{ topic: 't', partition: 1, offset: 100, leaderEpoch: 7, metadata: 'kept' }] }),
+      ).toEqual([0]);
       c1.close();
       first.close();
 
       const second = openStorage(url);
       const c2 = new GroupCoordinator({ storage: second, logger: silentLogger });
-      expect(c2.fetchOffsets(GROUP, [{ name: 't', partitions: [1] }]).topics[0]!.partitions[0]).toEqual({ partition: 1, offset: 100, leaderEpoch: 7, metadata: 'kept', errorCode: 0 });
-      expect(c2.listGroups()).toEqual([{ groupId: GROUP, protocolType: '', groupState: 'Empty', groupType: 'classic' }]);
+      expect(c2.fetchOffsets(GROUP, [{ name: 't', partitions: [1] }]).topics[0]!.partitions[0]).toEqual({
+        partition: 1,
+        offset: 100,
+        leaderEpoch: 7,
+        metadata: 'kept',
+        errorCode: 0,
+      });
+      expect(c2.listGroups()).toEqual([
+        { groupId: GROUP, protocolType: '', groupState: 'Empty', groupType: 'classic' },
+      ]);
       c2.close();
       second.close();
     } finally {
@@ -161,9 +184,16 @@ describe('ListGroups / DescribeGroups', () => {
     const d = coord.describeGroup(GROUP);
     expect(d).toMatchObject({ errorCode: 0, groupState: 'Stable', protocolType: 'consumer', protocolData: 'range' });
     expect(d.members).toHaveLength(1);
-    expect(d.members[0]).toMatchObject({ memberId: a.memberId, clientId: 'client', clientHost: '/127.0.0.1', groupInstanceId: null });
+    expect(d.members[0]).toMatchObject({
+      memberId: a.memberId,
+      clientId: 'client',
+      clientHost: '/127.0.0.1',
+      groupInstanceId: null,
+    });
     expect(consumerSubscription(d.members[0]!.memberMetadata)!.topics).toEqual(['t']);
-    expect(consumerAssignment(d.members[0]!.memberAssignment)!.assignedPartitions).toEqual([{ topic: 't', partitions: [0] }]);
+    expect(consumerAssignment(d.members[0]!.memberAssignment)!.assignedPartitions).toEqual([
+      { topic: 't', partitions: [0] },
+    ]);
 
     join(coord, { clientId: 'b' });
     await flush();
@@ -175,7 +205,14 @@ describe('ListGroups / DescribeGroups', () => {
   it('describes an unknown group as Dead and an offsets-only group as Empty', () => {
     const { coord } = withTopics();
     commit(coord, { groupId: 'offsets-only' });
-    expect(coord.describeGroup('nope')).toEqual({ errorCode: 0, groupId: 'nope', groupState: 'Dead', protocolType: '', protocolData: '', members: [] });
+    expect(coord.describeGroup('nope')).toEqual({
+      errorCode: 0,
+      groupId: 'nope',
+      groupState: 'Dead',
+      protocolType: '',
+      protocolData: '',
+      members: [],
+    });
     expect(coord.describeGroup('offsets-only').groupState).toBe('Empty');
   });
 });

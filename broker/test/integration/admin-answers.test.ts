@@ -3,7 +3,15 @@
 // ever reassigned), ElectLeaders (ELECTION_NOT_NEEDED), DescribeLogDirs (the database as the one
 // log dir) and ListTransactions (none yet). Unknown API keys still close it (bad-input.test).
 import * as path from 'node:path';
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, logLevel, ResourcePatternTypes } from 'kafkajs';
+import {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
+  Admin,
+  Kafka,
+  logLevel,
+  ResourcePatternTypes,
+} from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
@@ -22,7 +30,8 @@ const ACL_FILTER = {
   permissionType: AclPermissionTypes.ANY,
 };
 
-const batchOf = (value: string) => encodeRecordBatch({ records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }] });
+const batchOf = (value: string) =>
+  encodeRecordBatch({ records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }] });
 
 describe('admin APIs answered with Kafka errors', () => {
   let broker: RunningBroker;
@@ -31,7 +40,11 @@ describe('admin APIs answered with Kafka errors', () => {
   beforeAll(async () => {
     broker = await startTestBroker('memory://');
     broker.context.storage.createTopic('t', 2, {});
-    admin = new Kafka({ brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+    admin = new Kafka({
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
     await admin.connect();
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
   });
@@ -43,55 +56,131 @@ describe('admin APIs answered with Kafka errors', () => {
 
   it('answers the kafkajs ACL calls with SECURITY_DISABLED (no authorizer), and keeps the connection', async () => {
     await expect(admin.describeAcls(ACL_FILTER)).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
-    const acl = { ...ACL_FILTER, resourceType: AclResourceTypes.TOPIC, resourcePatternType: ResourcePatternTypes.LITERAL, operation: AclOperationTypes.READ, permissionType: AclPermissionTypes.ALLOW };
+    const acl = {
+      ...ACL_FILTER,
+      resourceType: AclResourceTypes.TOPIC,
+      resourcePatternType: ResourcePatternTypes.LITERAL,
+      operation: AclOperationTypes.READ,
+      permissionType: AclPermissionTypes.ALLOW,
+    };
     await expect(admin.createAcls({ acl: [acl] })).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
     await expect(admin.deleteAcls({ filters: [ACL_FILTER] })).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
     expect((await admin.listTopics()).sort()).toEqual(['t']);
   });
 
   it.each([1, 2, 3])('answers DescribeAcls, CreateAcls and DeleteAcls v%i in their own response shapes', async (v) => {
-    const filter = { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 };
+    const filter = {
+      resourceTypeFilter: 1,
+      resourceNameFilter: null,
+      patternTypeFilter: 1,
+      principalFilter: null,
+      hostFilter: null,
+      operation: 1,
+      permissionType: 1,
+    };
     const described = await conn.send(ApiKey.DescribeAcls, v, filter);
-    expect(described).toEqual(expect.objectContaining({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured on the broker', resources: [] }));
-    const creation = { resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 };
+    expect(described).toEqual(
+      expect.objectContaining({
+        errorCode: ErrorCode.SECURITY_DISABLED,
+        errorMessage: 'No Authorizer is configured on the broker',
+        resources: [],
+      }),
+    );
+    const creation = {
+      resourceType: 2,
+      resourceName: 't',
+      resourcePatternType: 3,
+      principal: 'User:alice',
+      host: '*',
+      operation: 3,
+      permissionType: 3,
+    };
     const created = await conn.send(ApiKey.CreateAcls, v, { creations: [creation, creation] });
-    expect(created.results).toEqual([0, 1].map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })));
+    expect(created.results).toEqual(
+      [0, 1].map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })),
+    );
     const deleted = await conn.send(ApiKey.DeleteAcls, v, { filters: [filter] });
-    expect(deleted.filterResults).toEqual([{ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.', matchingAcls: [] }]);
+    expect(deleted.filterResults).toEqual([
+      { errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.', matchingAcls: [] },
+    ]);
   });
 
   it('lists no partition reassignments (kafkajs listPartitionReassignments)', async () => {
     await expect(admin.listPartitionReassignments({})).resolves.toEqual({ topics: [] });
-    await expect(admin.listPartitionReassignments({ topics: [{ topic: 't', partitions: [0, 1] }] })).resolves.toEqual({ topics: [] });
+    await expect(admin.listPartitionReassignments({ topics: [{ topic: 't', partitions: [0, 1] }] })).resolves.toEqual({
+      topics: [],
+    });
   });
 
-  it.each([0, 1, 2])('answers ElectLeaders v%i: ELECTION_NOT_NEEDED for existing partitions, UNKNOWN_TOPIC_OR_PARTITION otherwise', async (v) => {
-    const res = await conn.send(ApiKey.ElectLeaders, v, { electionType: 0, topicPartitions: [{ topic: 't', partitions: [0, 1, 2] }, { topic: 'nope', partitions: [0] }], timeoutMs: 5000 });
-    const codes = res.replicaElectionResults.map((t: { topic: string; partitionResult: { partitionId: number; errorCode: number }[] }) => [t.topic, t.partitionResult.map((p) => [p.partitionId, p.errorCode])]);
-    expect(codes).toEqual([
-      ['t', [[0, ErrorCode.ELECTION_NOT_NEEDED], [1, ErrorCode.ELECTION_NOT_NEEDED], [2, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
-      ['nope', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
-    ]);
-    const all = await conn.send(ApiKey.ElectLeaders, v, { electionType: 0, topicPartitions: null, timeoutMs: 5000 });
-    expect(all.replicaElectionResults).toEqual([{ topic: 't', partitionResult: [] }]);
-  });
+  it.each([0, 1, 2])(
+    'answers ElectLeaders v%i: ELECTION_NOT_NEEDED for existing partitions, UNKNOWN_TOPIC_OR_PARTITION otherwise',
+    async (v) => {
+      const res = await conn.send(ApiKey.ElectLeaders, v, {
+        electionType: 0,
+        topicPartitions: [
+          { topic: 't', partitions: [0, 1, 2] },
+          { topic: 'nope', partitions: [0] },
+        ],
+        timeoutMs: 5000,
+      });
+      const codes = res.replicaElectionResults.map(
+        (t: { topic: string; partitionResult: { partitionId: number; errorCode: number }[] }) => [
+          t.topic,
+          t.partitionResult.map((p) => [p.partitionId, p.errorCode]),
+        ],
+      );
+      expect(codes).toEqual([
+        [
+          't',
+          [
+            [0, ErrorCode.ELECTION_NOT_NEEDED],
+            [1, ErrorCode.ELECTION_NOT_NEEDED],
+            [2, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+          ],
+        ],
+        ['nope', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]],
+      ]);
+      const all = await conn.send(ApiKey.ElectLeaders, v, { electionType: 0, topicPartitions: null, timeoutMs: 5000 });
+      expect(all.replicaElectionResults).toEqual([{ topic: 't', partitionResult: [] }]);
+    },
+  );
 
   it.each([1, 2, 3, 4])('describes the log dir v%i: partition sizes, unknown partitions left out', async (v) => {
-    const produced = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 1, records: batchOf('x') }] }] });
+    const produced = await conn.send(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: 't', partitionData: [{ index: 1, records: batchOf('x') }] }],
+    });
     expect(produced.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.NONE);
     const size = BigInt(broker.context.storage.read('t', 1, 0, 1 << 30).batches.reduce((n, b) => n + b.length, 0));
-    const res = await conn.send(ApiKey.DescribeLogDirs, v, { topics: [{ topic: 't', partitions: [0, 1, 7] }, { topic: 'nope', partitions: [0] }] });
+    const res = await conn.send(ApiKey.DescribeLogDirs, v, {
+      topics: [
+        { topic: 't', partitions: [0, 1, 7] },
+        { topic: 'nope', partitions: [0] },
+      ],
+    });
     expect(res.results).toHaveLength(1);
     expect(res.results[0]).toEqual(
       expect.objectContaining({
         errorCode: ErrorCode.NONE,
         logDir: 'memory://',
-        topics: [{ name: 't', partitions: [expect.objectContaining({ partitionIndex: 0, partitionSize: 0n, offsetLag: 0n }), expect.objectContaining({ partitionIndex: 1, partitionSize: size, isFutureKey: false })] }],
+        topics: [
+          {
+            name: 't',
+            partitions: [
+              expect.objectContaining({ partitionIndex: 0, partitionSize: 0n, offsetLag: 0n }),
+              expect.objectContaining({ partitionIndex: 1, partitionSize: size, isFutureKey: false }),
+            ],
+          },
+        ],
       }),
     );
     if (v >= 4) expect(res.results[0]).toEqual(expect.objectContaining({ totalBytes: -1n, usableBytes: -1n }));
     const all = await conn.send(ApiKey.DescribeLogDirs, v, { topics: null });
-    expect(all.results[0].topics.map((t: { name: string; partitions: unknown[] }) => [t.name, t.partitions.length])).toEqual([['t', 2]]);
+    expect(
+      all.results[0].topics.map((t: { name: string; partitions: unknown[] }) => [t.name, t.partitions.length]),
+    ).toEqual([['t', 2]]);
   });
 
   it('names the SQLite file as the log dir, with its volume sizes (v4)', async () => {
@@ -111,14 +200,28 @@ describe('admin APIs answered with Kafka errors', () => {
     }
   });
 
-  it.each([0, 1])('lists no transactions (ListTransactions v%i), echoing the state filters Kafka does not know', async (v) => {
-    const res = await conn.send(ApiKey.ListTransactions, v, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [7n], durationFilter: -1n });
-    expect(res).toEqual(expect.objectContaining({ errorCode: ErrorCode.NONE, unknownStateFilters: ['Bogus'], transactionStates: [] }));
-  });
+  it.each([0, 1])(
+    'lists no transactions (ListTransactions v%i), echoing the state filters Kafka does not know',
+    async (v) => {
+      const res = await conn.send(ApiKey.ListTransactions, v, {
+        stateFilters: ['Ongoing', 'Bogus'],
+        producerIdFilters: [7n],
+        durationFilter: -1n,
+      });
+      expect(res).toEqual(
+        expect.objectContaining({ errorCode: ErrorCode.NONE, unknownStateFilters: ['Bogus'], transactionStates: [] }),
+      );
+    },
+  );
 
   it('advertises exactly the ranges it serves, none with a min above its max', async () => {
     const res = await conn.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
-    const byKey = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+    const byKey = new Map(
+      res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [
+        k.apiKey,
+        [k.minVersion, k.maxVersion],
+      ]),
+    );
     expect(byKey.get(ApiKey.DescribeAcls)).toEqual([1, 3]);
     expect(byKey.get(ApiKey.CreateAcls)).toEqual([1, 3]);
     expect(byKey.get(ApiKey.DeleteAcls)).toEqual([1, 3]);

@@ -27,8 +27,15 @@ describe('admin and offset APIs', () => {
   });
 
   const produce = async (topic: string, partition: number, values: string[], timestamps?: bigint[]) => {
-    const batch = encodeRecordBatch({ records: values.map((v, i) => ({ value: Buffer.from(v), timestamp: timestamps?.[i] ?? BigInt(Date.now()) })) });
-    const res = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }] });
+    const batch = encodeRecordBatch({
+      records: values.map((v, i) => ({ value: Buffer.from(v), timestamp: timestamps?.[i] ?? BigInt(Date.now()) })),
+    });
+    const res = await conn.send(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }],
+    });
     return res.responses[0].partitionResponses[0];
   };
 
@@ -50,9 +57,14 @@ describe('admin and offset APIs', () => {
       const offsets = await admin.fetchTopicOffsets('adm');
       expect(offsets.find((p) => p.partition === 0)).toEqual(expect.objectContaining({ low: '2', high: '4' }));
 
-      await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'adm', configEntries: [{ name: 'retention.bytes', value: '123456' }] }] });
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: 2, name: 'adm', configEntries: [{ name: 'retention.bytes', value: '123456' }] }],
+      });
       const cfg = await admin.describeConfigs({ resources: [{ type: 2, name: 'adm' }], includeSynonyms: false });
-      expect(cfg.resources[0]!.configEntries.find((e) => e.configName === 'retention.bytes')!.configValue).toBe('123456');
+      expect(cfg.resources[0]!.configEntries.find((e) => e.configName === 'retention.bytes')!.configValue).toBe(
+        '123456',
+      );
     } finally {
       await admin.disconnect();
     }
@@ -62,8 +74,14 @@ describe('admin and offset APIs', () => {
     broker.context.storage.createTopic('maxts', 1, {});
     const base = BigInt(Date.now() - 60_000);
     await produce('maxts', 0, ['a', 'b', 'c'], [base + 5000n, base + 9000n, base + 7000n]);
-    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'maxts', partitions: [{ partitionIndex: 0, timestamp: -3n }] }] });
-    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: base + 9000n }));
+    const res = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'maxts', partitions: [{ partitionIndex: 0, timestamp: -3n }] }],
+    });
+    expect(res.topics[0].partitions[0]).toEqual(
+      expect.objectContaining({ errorCode: 0, offset: 1n, timestamp: base + 9000n }),
+    );
   });
 
   it('answers a ListOffsets time past every record, or -3 on an empty log, with -1 offset, time and leader epoch (as Kafka 4.1)', async () => {
@@ -73,32 +91,65 @@ describe('admin and offset APIs', () => {
     const res = await conn.send(ApiKey.ListOffsets, 7, {
       replicaId: -1,
       isolationLevel: 0,
-      topics: [{ name: 'lo-none', partitions: [{ partitionIndex: 0, timestamp: base + 1000n }, { partitionIndex: 1, timestamp: -3n }] }],
+      topics: [
+        {
+          name: 'lo-none',
+          partitions: [
+            { partitionIndex: 0, timestamp: base + 1000n },
+            { partitionIndex: 1, timestamp: -3n },
+          ],
+        },
+      ],
     });
-    for (const p of res.topics[0].partitions) expect(p).toEqual(expect.objectContaining({ errorCode: 0, offset: -1n, timestamp: -1n, leaderEpoch: -1 }));
+    for (const p of res.topics[0].partitions)
+      expect(p).toEqual(expect.objectContaining({ errorCode: 0, offset: -1n, timestamp: -1n, leaderEpoch: -1 }));
   });
 
   it('answers ListOffsets with a negative time that is no sentinel UNSUPPORTED_VERSION (as Kafka 4.1)', async () => {
     broker.context.storage.createTopic('lo-neg', 1, {});
-    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'lo-neg', partitions: [{ partitionIndex: 0, timestamp: -7n }] }] });
-    expect(res.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.UNSUPPORTED_VERSION, offset: -1n, leaderEpoch: -1 }));
+    const res = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'lo-neg', partitions: [{ partitionIndex: 0, timestamp: -7n }] }],
+    });
+    expect(res.topics[0].partitions[0]).toEqual(
+      expect.objectContaining({ errorCode: ErrorCode.UNSUPPORTED_VERSION, offset: -1n, leaderEpoch: -1 }),
+    );
   });
 
   it('answers DeleteRecords past the end or below -1 OFFSET_OUT_OF_RANGE with low watermark -1 (as Kafka 4.1)', async () => {
     broker.context.storage.createTopic('dr-oor', 1, {});
     await produce('dr-oor', 0, ['a', 'b']);
-    const del = (offset: bigint) => conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'dr-oor', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 });
+    const del = (offset: bigint) =>
+      conn.send(ApiKey.DeleteRecords, 2, {
+        topics: [{ name: 'dr-oor', partitions: [{ partitionIndex: 0, offset }] }],
+        timeoutMs: 5000,
+      });
     for (const offset of [10n, -5n]) {
-      expect((await del(offset)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: -1n, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE });
+      expect((await del(offset)).topics[0].partitions[0]).toEqual({
+        partitionIndex: 0,
+        lowWatermark: -1n,
+        errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+      });
     }
-    expect((await del(1n)).topics[0].partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1n, errorCode: ErrorCode.NONE });
+    expect((await del(1n)).topics[0].partitions[0]).toEqual({
+      partitionIndex: 0,
+      lowWatermark: 1n,
+      errorCode: ErrorCode.NONE,
+    });
   });
 
   it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs, a null config value is INVALID_CONFIG', async () => {
     broker.context.storage.createTopic('ct-exists', 1, {});
     const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
-    const res = await conn.send(ApiKey.CreateTopics, 7, { topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')], timeoutMs: 5000, validateOnly: false });
-    expect(res.topics.map((t: { name: string; errorCode: number; configs: unknown }) => [t.name, t.errorCode, t.configs])).toEqual([
+    const res = await conn.send(ApiKey.CreateTopics, 7, {
+      topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    expect(
+      res.topics.map((t: { name: string; errorCode: number; configs: unknown }) => [t.name, t.errorCode, t.configs]),
+    ).toEqual([
       ['ct-twice', ErrorCode.INVALID_REQUEST, []],
       ['ct-exists', ErrorCode.TOPIC_ALREADY_EXISTS, []],
     ]);
@@ -108,26 +159,50 @@ describe('admin and offset APIs', () => {
       timeoutMs: 5000,
       validateOnly: false,
     });
-    expect(nullConfig.topics[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: expect.stringContaining('retention.ms') }));
+    expect(nullConfig.topics[0]).toEqual(
+      expect.objectContaining({
+        errorCode: ErrorCode.INVALID_CONFIG,
+        errorMessage: expect.stringContaining('retention.ms'),
+      }),
+    );
     expect(broker.context.storage.topic('ct-null-config')).toBeUndefined();
   });
 
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
     broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
-      conn.send(ApiKey.IncrementalAlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'inc', configs }], validateOnly: false });
-    expect((await alter([{ name: 'retention.ms', configOperation: 0, value: '1000' }])).responses[0].errorCode).toBe(ErrorCode.NONE);
+      conn.send(ApiKey.IncrementalAlterConfigs, 1, {
+        resources: [{ resourceType: 2, resourceName: 'inc', configs }],
+        validateOnly: false,
+      });
+    expect((await alter([{ name: 'retention.ms', configOperation: 0, value: '1000' }])).responses[0].errorCode).toBe(
+      ErrorCode.NONE,
+    );
     expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBe('1000');
-    expect((await alter([{ name: 'retention.ms', configOperation: 1, value: null }])).responses[0].errorCode).toBe(ErrorCode.NONE);
+    expect((await alter([{ name: 'retention.ms', configOperation: 1, value: null }])).responses[0].errorCode).toBe(
+      ErrorCode.NONE,
+    );
     expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBeUndefined();
     const compact = await alter([{ name: 'cleanup.policy', configOperation: 0, value: 'compact' }]);
-    expect(compact.responses[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: expect.stringMatching(/compaction is not supported/) }));
-    expect((await alter([{ name: 'no.such.config', configOperation: 0, value: '1' }])).responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
+    expect(compact.responses[0]).toEqual(
+      expect.objectContaining({
+        errorCode: ErrorCode.INVALID_CONFIG,
+        errorMessage: expect.stringMatching(/compaction is not supported/),
+      }),
+    );
+    expect((await alter([{ name: 'no.such.config', configOperation: 0, value: '1' }])).responses[0].errorCode).toBe(
+      ErrorCode.INVALID_CONFIG,
+    );
   });
 
   it('describes the cluster with a stable id and this broker', async () => {
-    const res = await conn.send(ApiKey.DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
-    expect(res).toEqual(expect.objectContaining({ errorCode: 0, clusterId: broker.context.identity.clusterId, controllerId: 1 }));
+    const res = await conn.send(ApiKey.DescribeCluster, 1, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+    });
+    expect(res).toEqual(
+      expect.objectContaining({ errorCode: 0, clusterId: broker.context.identity.clusterId, controllerId: 1 }),
+    );
     expect(res.brokers).toEqual([expect.objectContaining({ brokerId: 1, host: '127.0.0.1', port: broker.port })]);
   });
 
@@ -147,7 +222,8 @@ describe('admin and offset APIs', () => {
     await produce('short', 0, ['old1'], [1000n]);
     await produce('short', 0, ['old2'], [2000n]);
     await produce('short', 0, ['new'], [BigInt(Date.now() + 3_600_000)]);
-    for (let i = 0; i < 100 && broker.context.storage.offsets('short', 0)!.logStartOffset < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && broker.context.storage.offsets('short', 0)!.logStartOffset < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(broker.context.storage.offsets('short', 0)).toEqual({ logStartOffset: 2, highWatermark: 3 });
   });
 
@@ -161,7 +237,14 @@ describe('admin and offset APIs', () => {
       isolationLevel: 0,
       sessionId: 0,
       sessionEpoch: -1,
-      topics: [{ topic: 'poll', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      topics: [
+        {
+          topic: 'poll',
+          partitions: [
+            { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 },
+          ],
+        },
+      ],
       forgottenTopicsData: [],
       rackId: '',
     });
@@ -169,7 +252,12 @@ describe('admin and offset APIs', () => {
     const other = await KafkaConnection.connect('127.0.0.1', broker.port);
     try {
       const batch = encodeRecordBatch({ records: [{ value: Buffer.from('wake up') }] });
-      await other.send(ApiKey.Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'poll', partitionData: [{ index: 0, records: batch }] }] });
+      await other.send(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'poll', partitionData: [{ index: 0, records: batch }] }],
+      });
     } finally {
       other.close();
     }
@@ -192,7 +280,21 @@ describe('admin and offset APIs', () => {
         isolationLevel: 0,
         sessionId: 0,
         sessionEpoch: -1,
-        topics: [{ ...topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        topics: [
+          {
+            ...topic,
+            partitions: [
+              {
+                partition: 0,
+                currentLeaderEpoch: -1,
+                fetchOffset: 0n,
+                lastFetchedEpoch: -1,
+                logStartOffset: -1n,
+                partitionMaxBytes: 1 << 20,
+              },
+            ],
+          },
+        ],
         forgottenTopicsData: [],
         rackId: '',
       });
@@ -208,9 +310,23 @@ describe('admin and offset APIs', () => {
   it('stores acks=0 produce without answering it, and keeps the connection in step', async () => {
     broker.context.storage.createTopic('fire', 1, {});
     const batch = encodeRecordBatch({ records: [{ value: Buffer.from('no answer') }] });
-    await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'fire', partitionData: [{ index: 0, records: batch }] }] }, false);
+    await conn.send(
+      ApiKey.Produce,
+      9,
+      {
+        transactionalId: null,
+        acks: 0,
+        timeoutMs: 5000,
+        topicData: [{ name: 'fire', partitionData: [{ index: 0, records: batch }] }],
+      },
+      false,
+    );
     // The next request's response must be its own (no stray Produce response in between).
-    const res = await conn.send(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'fire', partitions: [{ partitionIndex: 0, timestamp: -1n }] }] });
+    const res = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'fire', partitions: [{ partitionIndex: 0, timestamp: -1n }] }],
+    });
     expect(res.topics[0].partitions[0].offset).toBe(1n);
   });
 });

@@ -27,11 +27,30 @@ describeWithTools('kcat')('minnow backup under produce', () => {
     // database has ~12,000 pages of 8 KiB: a page-by-page copy needs many steps, and a write
     // between two steps starts it over (a small database is copied before the next commit).
     const lines = Array.from({ length: 2000 }, (_, i) => `before-${i}`);
-    const pre = await run('kcat', ['-b', `127.0.0.1:${source.port}`, '-P', '-t', 'before'], { input: lines.join('\n') + '\n', timeoutMs: 30_000 });
+    const pre = await run('kcat', ['-b', `127.0.0.1:${source.port}`, '-P', '-t', 'before'], {
+      input: lines.join('\n') + '\n',
+      timeoutMs: 30_000,
+    });
     expect(pre.code).toBe(0);
     const bulk = await run(
       'node',
-      [MINNOW, 'perf', 'produce', '--bootstrap-server', `127.0.0.1:${source.port}`, '--topic', 'bulk', '--num-records', '12000', '--record-size', '8000', '--throughput', '-1', '--report-interval', '5s'],
+      [
+        MINNOW,
+        'perf',
+        'produce',
+        '--bootstrap-server',
+        `127.0.0.1:${source.port}`,
+        '--topic',
+        'bulk',
+        '--num-records',
+        '12000',
+        '--record-size',
+        '8000',
+        '--throughput',
+        '-1',
+        '--report-interval',
+        '5s',
+      ],
       { timeoutMs: 60_000 },
     );
     expect(bulk.stderr + bulk.stdout).toMatch(/12000 records sent/);
@@ -41,11 +60,30 @@ describeWithTools('kcat')('minnow backup under produce', () => {
     let producing = true;
     const producer = run(
       'node',
-      [MINNOW, 'perf', 'produce', '--bootstrap-server', `127.0.0.1:${source.port}`, '--topic', 'during', '--duration', '15s', '--record-size', '100', '--throughput', '500', '--linger-ms', '0', '--report-interval', '5s'],
+      [
+        MINNOW,
+        'perf',
+        'produce',
+        '--bootstrap-server',
+        `127.0.0.1:${source.port}`,
+        '--topic',
+        'during',
+        '--duration',
+        '15s',
+        '--record-size',
+        '100',
+        '--throughput',
+        '500',
+        '--linger-ms',
+        '0',
+        '--report-interval',
+        '5s',
+      ],
       { timeoutMs: 40_000 },
     ).finally(() => (producing = false));
     // The producer is writing once its topic has records (it starts in a few seconds).
-    for (let i = 0; i < 50 && producing && !(await hasRecords(source.port, 'during')); i++) await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 50 && producing && !(await hasRecords(source.port, 'during')); i++)
+      await new Promise((r) => setTimeout(r, 200));
     expect(await hasRecords(source.port, 'during')).toBe(true);
 
     const dest = path.join(tmp.dir, 'copy', 'backup.db');

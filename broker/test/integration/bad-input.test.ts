@@ -115,6 +115,10 @@ describe('bad input', () => {
     expect(r.received.readInt32BE(4)).toBe(7);
     expect(r.received.readInt16BE(8)).toBe(ErrorCode.UNSUPPORTED_VERSION);
     expect(r.received.readInt32BE(10)).toBe(1);
-    expect([r.received.readInt16BE(14), r.received.readInt16BE(16), r.received.readInt16BE(18)]).toEqual([ApiKey.ApiVersions, 0, 4]);
+    expect([r.received.readInt16BE(14), r.received.readInt16BE(16), r.received.readInt16BE(18)]).toEqual([
+      ApiKey.ApiVersions,
+      0,
+      4,
+    ]);
   });
 });

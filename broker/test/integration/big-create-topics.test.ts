@@ -34,7 +34,10 @@ describe('2,000 topics in one request', () => {
    * returns its response and how many of those round trips ended between the first and the last
    * call of `method` on the storage.
    */
-  async function whileOtherClientAsks<R>(method: 'createTopic' | 'deleteTopic', send: () => Promise<R>): Promise<{ res: R; storageCalls: number; answeredMeanwhile: number }> {
+  async function whileOtherClientAsks<R>(
+    method: 'createTopic' | 'deleteTopic',
+    send: () => Promise<R>,
+  ): Promise<{ res: R; storageCalls: number; answeredMeanwhile: number }> {
     const events: ('storage' | 'other')[] = [];
     const storage = broker.context.storage;
     const original = storage[method].bind(storage) as (...args: unknown[]) => never;
@@ -47,19 +50,33 @@ describe('2,000 topics in one request', () => {
       const response = send().finally(() => (finished = true));
       // Bounded: the big request ends, or 20,000 round trips.
       for (let i = 0; !finished && i < 20_000; i++) {
-        await other.send(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+        await other.send(ApiKey.Metadata, 12, {
+          topics: [],
+          allowAutoTopicCreation: false,
+          includeTopicAuthorizedOperations: false,
+        });
         events.push('other');
       }
       const res = await response;
       const between = events.slice(events.indexOf('storage'), events.lastIndexOf('storage'));
-      return { res, storageCalls: events.filter((e) => e === 'storage').length, answeredMeanwhile: between.filter((e) => e === 'other').length };
+      return {
+        res,
+        storageCalls: events.filter((e) => e === 'storage').length,
+        answeredMeanwhile: between.filter((e) => e === 'other').length,
+      };
     } finally {
       spy.mockRestore();
     }
   }
 
   it('CreateTopics creates every topic while another client keeps being answered', async () => {
-    const topics = Array.from({ length: TOPICS }, (_, i) => ({ name: `many-${i}`, numPartitions: 1, replicationFactor: -1, assignments: [], configs: [] }));
+    const topics = Array.from({ length: TOPICS }, (_, i) => ({
+      name: `many-${i}`,
+      numPartitions: 1,
+      replicationFactor: -1,
+      assignments: [],
+      configs: [],
+    }));
     const { res, storageCalls, answeredMeanwhile } = await whileOtherClientAsks('createTopic', () =>
       big.send<CreateTopicsResponse>(ApiKey.CreateTopics, 7, { topics, timeoutMs: 120_000, validateOnly: false }),
     );

@@ -14,10 +14,19 @@ describe('minnow CLI', () => {
   });
   afterAll(() => broker.stop());
 
-  const minnow = (args: string[], input?: string) => run('node', [MINNOW, ...args, '--bootstrap-server', bootstrap], { input, timeoutMs: 30_000 });
+  const minnow = (args: string[], input?: string) =>
+    run('node', [MINNOW, ...args, '--bootstrap-server', bootstrap], { input, timeoutMs: 30_000 });
 
   it('creates, lists, describes and deletes a topic', async () => {
-    const created = await minnow(['topic', 'create', 'cli-topic', '--partitions', '3', '--config', 'retention.ms=3600000']);
+    const created = await minnow([
+      'topic',
+      'create',
+      'cli-topic',
+      '--partitions',
+      '3',
+      '--config',
+      'retention.ms=3600000',
+    ]);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const list = await minnow(['topic', 'list']);
@@ -29,7 +38,9 @@ describe('minnow CLI', () => {
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/TOPIC_ALREADY_EXISTS/);
     expect((await minnow(['topic', 'delete', 'cli-topic'])).code).toBe(0);
-    expect(JSON.parse((await minnow(['topic', 'list'])).stdout).map((t: { name: string }) => t.name)).not.toContain('cli-topic');
+    expect(JSON.parse((await minnow(['topic', 'list'])).stdout).map((t: { name: string }) => t.name)).not.toContain(
+      'cli-topic',
+    );
   });
 
   it('produces stdin lines with keys and consumes them back', async () => {

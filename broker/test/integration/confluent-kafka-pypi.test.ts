@@ -35,7 +35,9 @@ function lastJson(what: string, r: RunResult): any {
   try {
     return JSON.parse(last);
   } catch {
-    throw new Error(`${what} printed no JSON result; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`);
+    throw new Error(
+      `${what} printed no JSON result; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`,
+    );
   }
 }
 
@@ -67,7 +69,10 @@ function spawnLines(cmd: string, args: string[], timeoutMs: number) {
     async waitForLines(n: number, ms: number): Promise<void> {
       const deadline = Date.now() + ms;
       while (lines.length < n) {
-        if (exited || Date.now() > deadline) throw new Error(`expected ${n} lines, got ${lines.length}${exited ? ' before the script exited' : ` in ${ms} ms`}: ${stderr.slice(-2000)}`);
+        if (exited || Date.now() > deadline)
+          throw new Error(
+            `expected ${n} lines, got ${lines.length}${exited ? ' before the script exited' : ` in ${ms} ms`}: ${stderr.slice(-2000)}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -80,13 +85,19 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
   const tmp = tempDir();
   const url = `sqlite://${path.join(tmp.dir, 'ck.db')}`;
   const bootstrap = () => `127.0.0.1:${broker.port}`;
-  const py = async (name: string, args: string[], timeoutMs = 60_000) => lastJson(name, await run(python, [script(name), ...args], { timeoutMs }));
-  const produce = (topic: string, prefix: string, count: number, codec: keyof typeof CODECS = 'zstd') => py('ck_produce.py', [bootstrap(), topic, prefix, String(count), codec]);
-  const values = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${prefix} ${from + i}`);
+  const py = async (name: string, args: string[], timeoutMs = 60_000) =>
+    lastJson(name, await run(python, [script(name), ...args], { timeoutMs }));
+  const produce = (topic: string, prefix: string, count: number, codec: keyof typeof CODECS = 'zstd') =>
+    py('ck_produce.py', [bootstrap(), topic, prefix, String(count), codec]);
+  const values = (prefix: string, from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => `${prefix} ${from + i}`);
 
   beforeAll(async () => {
     python = await venvPython(REQUIREMENTS);
-    const r = await run(python, ['-c', 'import confluent_kafka as c; from importlib.metadata import version; print("confluent-kafka", version("confluent-kafka"), "with librdkafka", c.libversion()[0])']);
+    const r = await run(python, [
+      '-c',
+      'import confluent_kafka as c; from importlib.metadata import version; print("confluent-kafka", version("confluent-kafka"), "with librdkafka", c.libversion()[0])',
+    ]);
     if (r.code !== 0) throw new Error(`the venv's confluent_kafka does not import: ${r.stderr}`);
     console.log(`confluent-kafka-pypi.test.ts: ${r.stdout.trim()}`);
     broker = await startTestBroker(url);
@@ -96,23 +107,27 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     tmp.cleanup();
   });
 
-  it.each(Object.keys(CODECS) as (keyof typeof CODECS)[])('produces idempotently with %s and a group reads it back', async (codec) => {
-    const topic = `ck-codec-${codec}`;
-    const sent = await produce(topic, codec, 40, codec);
-    expect(sent.errors).toEqual([]);
-    expect(sent.delivered).toEqual(Array.from({ length: 40 }, (_, i) => [0, i]));
-    const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
-    expect(new Set(batches.map((b) => b.readInt16BE(21) & 7))).toEqual(new Set([CODECS[codec]]));
-    // An idempotent producer's batches carry its producer id (offset 43) and consecutive sequences.
-    expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);
-    const sequences = batches.map((b) => [b.readInt32BE(53), b.readInt32BE(57)]); // baseSequence, record count
-    sequences.forEach(([base], i) => expect(base).toBe(i === 0 ? 0 : sequences[i - 1]![0]! + sequences[i - 1]![1]!));
+  it.each(Object.keys(CODECS) as (keyof typeof CODECS)[])(
+    'produces idempotently with %s and a group reads it back',
+    async (codec) => {
+      const topic = `ck-codec-${codec}`;
+      const sent = await produce(topic, codec, 40, codec);
+      expect(sent.errors).toEqual([]);
+      expect(sent.delivered).toEqual(Array.from({ length: 40 }, (_, i) => [0, i]));
+      const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+      expect(new Set(batches.map((b) => b.readInt16BE(21) & 7))).toEqual(new Set([CODECS[codec]]));
+      // An idempotent producer's batches carry its producer id (offset 43) and consecutive sequences.
+      expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);
+      const sequences = batches.map((b) => [b.readInt32BE(53), b.readInt32BE(57)]); // baseSequence, record count
+      sequences.forEach(([base], i) => expect(base).toBe(i === 0 ? 0 : sequences[i - 1]![0]! + sequences[i - 1]![1]!));
 
-    const read = await py('ck_group_consume.py', [bootstrap(), topic, `ck-codec-group-${codec}`, '40', '30']);
-    expect(read.errors).toEqual([]);
-    expect(read.values).toEqual(values(codec, 0, 40));
-    expect(read.committed).toEqual({ '0': 40 });
-  }, 90_000);
+      const read = await py('ck_group_consume.py', [bootstrap(), topic, `ck-codec-group-${codec}`, '40', '30']);
+      expect(read.errors).toEqual([]);
+      expect(read.values).toEqual(values(codec, 0, 40));
+      expect(read.committed).toEqual({ '0': 40 });
+    },
+    90_000,
+  );
 
   it('a group member commits, rides out a broker restart on the same port and resumes; a new run starts after the commits', async () => {
     const topic = 'ck-resume';
@@ -143,7 +158,10 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     expect(out.create).toEqual({ 'ck-admin': 'ok', 'ck-admin-doomed': 'ok' });
     expect(out.create_again).toEqual({ 'ck-admin': 'TOPIC_ALREADY_EXISTS' });
     // ConfigSource: 1 = DYNAMIC_TOPIC_CONFIG (set at creation), 5 = DEFAULT_CONFIG.
-    expect(out.describe_configs).toEqual({ 'retention.ms': { value: '3600000', source: 1 }, 'cleanup.policy': { value: 'delete', source: 5 } });
+    expect(out.describe_configs).toEqual({
+      'retention.ms': { value: '3600000', source: 1 },
+      'cleanup.policy': { value: 'delete', source: 5 },
+    });
     expect(out.delete_records).toEqual({ low_watermark: 3 });
     expect(out.list_offsets).toEqual({ earliest: 3, latest: 5 });
     expect(out.describe_cluster).toEqual({ nodes: 1, controller: broker.context.identity.nodeId });
@@ -179,6 +197,8 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     expect(out.values).toEqual([]);
     // Today's librdkafka (2.16) turns the UNSUPPORTED_VERSION answer into a fatal error (error_cb,
     // _FATAL) at once; without key 68 in ApiVersions it retried forever, logging only at debug level.
-    expect(out.errors.map((e: KafkaErr) => [e.name, e.message])).toEqual([['_FATAL', expect.stringMatching(/ConsumerGroupHeartbeat fatal error: Broker: API version not supported/)]]);
+    expect(out.errors.map((e: KafkaErr) => [e.name, e.message])).toEqual([
+      ['_FATAL', expect.stringMatching(/ConsumerGroupHeartbeat fatal error: Broker: API version not supported/)],
+    ]);
   }, 60_000);
 });

@@ -31,7 +31,8 @@ function openSocket(port: number, waitMs: number, localAddress?: string) {
   return { socket: s, connected, closed, received };
 }
 
-const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) => encodeRequestFrame(apiKey, apiVersion, correlationId, 'limits-test', body);
+const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) =>
+  encodeRequestFrame(apiKey, apiVersion, correlationId, 'limits-test', body);
 
 const apiVersionsFrame = (correlationId: number) => requestFrame(ApiKey.ApiVersions, 0, correlationId, {});
 
@@ -75,7 +76,14 @@ describe('CONNECTIONS_MAX_IDLE_MS', () => {
         isolationLevel: 0,
         sessionId: 0,
         sessionEpoch: -1,
-        topics: [{ topic: 'quiet', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1024 }] }],
+        topics: [
+          {
+            topic: 'quiet',
+            partitions: [
+              { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1024 },
+            ],
+          },
+        ],
         forgottenTopicsData: [],
         rackId: '',
       }),
@@ -154,16 +162,24 @@ describe('warnings about bad connections', () => {
     const about = lines.map((l) => JSON.parse(l)).filter((l) => /closing connection: unsupported API key/.test(l.msg));
     expect(about).toHaveLength(2);
     expect(about[0]).toMatchObject({ level: 'warn', msg: 'closing connection: unsupported API key', apiKey: 999 });
-    expect(about[1]).toMatchObject({ level: 'warn', msg: `closing connection: unsupported API key (${BAD - 1} more like this suppressed)`, suppressed: BAD - 1 });
+    expect(about[1]).toMatchObject({
+      level: 'warn',
+      msg: `closing connection: unsupported API key (${BAD - 1} more like this suppressed)`,
+      suppressed: BAD - 1,
+    });
   });
 });
 
 describe('QUEUED_MAX_REQUEST_BYTES', () => {
   it('answers every pipelined request when the connections together want several times the pool (no deadlock)', async () => {
     // Pool = one frame: 6 connections x 3 pipelined ~400 KiB produces take turns for it.
-    const broker = await startTestBroker('memory://', { config: { maxRequestBytes: 1024 * 1024, queuedMaxRequestBytes: 1024 * 1024 } });
+    const broker = await startTestBroker('memory://', {
+      config: { maxRequestBytes: 1024 * 1024, queuedMaxRequestBytes: 1024 * 1024 },
+    });
     broker.context.storage.createTopic('pooled', 1, {});
-    const conns = await Promise.all(Array.from({ length: 6 }, () => KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 20_000 })));
+    const conns = await Promise.all(
+      Array.from({ length: 6 }, () => KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 20_000 })),
+    );
     try {
       const value = Buffer.alloc(400 * 1024, 3);
       const sends = conns.flatMap((c) =>
@@ -172,12 +188,16 @@ describe('QUEUED_MAX_REQUEST_BYTES', () => {
             transactionalId: null,
             acks: -1,
             timeoutMs: 5000,
-            topicData: [{ name: 'pooled', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ value }] }) }] }],
+            topicData: [
+              { name: 'pooled', partitionData: [{ index: 0, records: encodeRecordBatch({ records: [{ value }] }) }] },
+            ],
           }),
         ),
       );
       const results = await Promise.all(sends);
-      expect(results.map((r) => r.responses[0].partitionResponses[0].errorCode)).toEqual(Array(18).fill(ErrorCode.NONE));
+      expect(results.map((r) => r.responses[0].partitionResponses[0].errorCode)).toEqual(
+        Array(18).fill(ErrorCode.NONE),
+      );
       expect(broker.context.storage.offsets('pooled', 0)?.highWatermark).toBe(18);
     } finally {
       for (const c of conns) c.close();

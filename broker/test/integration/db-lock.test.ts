@@ -10,7 +10,12 @@ import { MINNOW, startChildBroker } from './serve-child';
 async function topicNames(port: number): Promise<string[]> {
   const conn = await KafkaConnection.connect('127.0.0.1', port);
   try {
-    const res = await conn.send(ApiKey.Metadata, 9, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const res = await conn.send(ApiKey.Metadata, 9, {
+      topics: null,
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
     return (res.topics as { name: string }[]).map((t) => t.name);
   } finally {
     conn.close();
@@ -27,7 +32,9 @@ describe('one broker per database file', () => {
     try {
       first.context.storage.createTopic('kept', 1, {});
       await expect(startTestBroker(url)).rejects.toThrow(
-        new RegExp(`database .*same-process\\.db is in use by pid ${process.pid} \\(.*\\), another broker in this same process; stop it or use another STORAGE_ENGINE path`),
+        new RegExp(
+          `database .*same-process\\.db is in use by pid ${process.pid} \\(.*\\), another broker in this same process; stop it or use another STORAGE_ENGINE path`,
+        ),
       );
       expect(await topicNames(first.port)).toEqual(['kept']);
     } finally {
@@ -43,15 +50,32 @@ describe('one broker per database file', () => {
     const first = await startChildBroker(['--storage', `sqlite://${db}`]);
     try {
       const conn = await KafkaConnection.connect('127.0.0.1', first.port);
-      await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'seen' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      await conn.send(ApiKey.Metadata, 9, {
+        topics: [{ name: 'seen' }],
+        allowAutoTopicCreation: true,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
       conn.close();
 
-      const second = await run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { timeoutMs: 20_000 });
+      const second = await run(
+        'node',
+        [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`],
+        { timeoutMs: 20_000 },
+      );
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(new RegExp(`database .*two-processes\\.db is in use by pid ${first.pid} \\(.*minnow.* serve.*, started \\d{4}-.*\\); stop it or use another STORAGE_ENGINE path`));
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `database .*two-processes\\.db is in use by pid ${first.pid} \\(.*minnow.* serve.*, started \\d{4}-.*\\); stop it or use another STORAGE_ENGINE path`,
+        ),
+      );
       expect(await topicNames(first.port)).toEqual(['seen']);
 
-      const backup = await run('node', [MINNOW, 'backup', path.join(tmp.dir, 'copy.db'), '--storage', `sqlite://${db}`], { timeoutMs: 20_000 });
+      const backup = await run(
+        'node',
+        [MINNOW, 'backup', path.join(tmp.dir, 'copy.db'), '--storage', `sqlite://${db}`],
+        { timeoutMs: 20_000 },
+      );
       expect(backup.stderr).toMatch(/written to/);
       expect(backup.code).toBe(0);
     } finally {

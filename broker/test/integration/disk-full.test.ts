@@ -27,7 +27,9 @@ const MiB = 1024 * 1024;
 async function mountTmpfs(sizeMiB: number): Promise<{ dir: string; unmount: () => Promise<void> } | undefined> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
   const t = tempDir('minnow-full-');
-  const r = await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', t.dir], { timeoutMs: 10_000 }).catch(() => undefined);
+  const r = await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', t.dir], { timeoutMs: 10_000 }).catch(
+    () => undefined,
+  );
   if (!r || r.code !== 0) {
     t.cleanup();
     return undefined;
@@ -78,19 +80,34 @@ describe('a free-space floor (any file system)', () => {
     broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'floor.db')}`, { config: { minFreeBytes: 2 ** 40 } });
     broker.context.storage.createTopic('floor', 1, {});
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
-    const res = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'floor', partitionData: [{ index: 0, records: batch(100) }] }] });
+    const res = await conn.send(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: 'floor', partitionData: [{ index: 0, records: batch(100) }] }],
+    });
     conn.close();
     const p = res.responses[0].partitionResponses[0];
     expect(p.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
-    expect(p.errorMessage).toMatch(new RegExp(`^disk full: \\d+ bytes free on ${tmp.dir}, floor 1099511627776 \\(MINNOW_MIN_FREE_BYTES\\)`));
+    expect(p.errorMessage).toMatch(
+      new RegExp(`^disk full: \\d+ bytes free on ${tmp.dir}, floor 1099511627776 \\(MINNOW_MIN_FREE_BYTES\\)`),
+    );
     expect(broker.context.storage.offsets('floor', 0)!.highWatermark).toBe(0);
 
-    const kafka = new Kafka({ brokers: [`127.0.0.1:${broker.port}`], clientId: 'floor', logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 1000 } });
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${broker.port}`],
+      clientId: 'floor',
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 5, initialRetryTime: 1000 },
+    });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     try {
       // Five retries at 1 s+ each would take over 30 s: the jest timeout below fails a retried error.
-      await expect(producer.send({ topic: 'floor', messages: [{ value: 'x' }] })).rejects.toMatchObject({ type: 'POLICY_VIOLATION', retriable: false });
+      await expect(producer.send({ topic: 'floor', messages: [{ value: 'x' }] })).rejects.toMatchObject({
+        type: 'POLICY_VIOLATION',
+        retriable: false,
+      });
     } finally {
       await producer.disconnect();
     }
@@ -104,16 +121,26 @@ describe('SQLITE_FULL simulated with max_page_count (any file system: runs where
   it('answers a produce commit that finds the database full with POLICY_VIOLATION; DeleteRecords answers and frees; produce resumes', async () => {
     const broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'capped.db')}`);
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
-    const produce = (records: Buffer) => conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'capped', partitionData: [{ index: 0, records }] }] });
+    const produce = (records: Buffer) =>
+      conn.send(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'capped', partitionData: [{ index: 0, records }] }],
+      });
     try {
       broker.context.storage.createTopic('capped', 1, {});
-      for (let i = 0; i < 8; i++) expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
+      for (let i = 0; i < 8; i++)
+        expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
       const db = (broker.context.storage as SqliteStorage).database;
       db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`); // no page more
       const refused = (await produce(batch(64 * 1024))).responses[0].partitionResponses[0];
       expect(refused.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
       expect(refused.errorMessage).toMatch(/^disk full: /);
-      const del = await conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'capped', partitions: [{ partitionIndex: 0, offset: -1n }] }], timeoutMs: 5000 });
+      const del = await conn.send(ApiKey.DeleteRecords, 2, {
+        topics: [{ name: 'capped', partitions: [{ partitionIndex: 0, offset: -1n }] }],
+        timeoutMs: 5000,
+      });
       expect(del.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 8n });
       expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
     } finally {
@@ -142,29 +169,52 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
     fs.mkdirSync(dir);
     const logLines: string[] = [];
     const logger = createLogger('warn', (line) => logLines.push(line));
-    const broker = await startTestBroker(`sqlite://${path.join(dir, 'minnow.db')}`, { config: { minFreeBytes: 4 * MiB }, logger });
+    const broker = await startTestBroker(`sqlite://${path.join(dir, 'minnow.db')}`, {
+      config: { minFreeBytes: 4 * MiB },
+      logger,
+    });
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     let filler: string | undefined;
-    const produce = (records: Buffer) => conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'full', partitionData: [{ index: 0, records }] }] });
+    const produce = (records: Buffer) =>
+      conn.send(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'full', partitionData: [{ index: 0, records }] }],
+      });
     try {
       expect(fs.existsSync(path.join(dir, 'minnow.db.reserve'))).toBe(true);
       broker.context.storage.createTopic('full', 1, {});
-      for (let i = 0; i < 96; i++) expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
+      for (let i = 0; i < 96; i++)
+        expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
       // An empty WAL: the next commit must grow it, and finds no room.
       (broker.context.storage as SqliteStorage).database.pragma('wal_checkpoint(TRUNCATE)');
       filler = fillDisk(fsMount.dir);
       broker.context.diskSpace?.refresh(); // no waiting out its 1 s cache
 
-      for (let i = 0; i < 5; i++) expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.POLICY_VIOLATION);
+      for (let i = 0; i < 5; i++)
+        expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(
+          ErrorCode.POLICY_VIOLATION,
+        );
       const refused = (await produce(batch(100))).responses[0].partitionResponses[0];
       expect(refused.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
-      expect(refused.errorMessage).toMatch(new RegExp(`^disk full: \\d+ bytes free on ${dir}, floor 4194304 \\(MINNOW_MIN_FREE_BYTES\\)`));
+      expect(refused.errorMessage).toMatch(
+        new RegExp(`^disk full: \\d+ bytes free on ${dir}, floor 4194304 \\(MINNOW_MIN_FREE_BYTES\\)`),
+      );
 
-      const init = await conn.send(ApiKey.InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+      const init = await conn.send(ApiKey.InitProducerId, 4, {
+        transactionalId: null,
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
       expect(init.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 
       const hw = broker.context.storage.offsets('full', 0)!.highWatermark;
-      const del = await conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: 'full', partitions: [{ partitionIndex: 0, offset: -1n }] }], timeoutMs: 5000 });
+      const del = await conn.send(ApiKey.DeleteRecords, 2, {
+        topics: [{ name: 'full', partitions: [{ partitionIndex: 0, offset: -1n }] }],
+        timeoutMs: 5000,
+      });
       expect(del.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: BigInt(hw) });
       // The freed pages are room again: produce is accepted (the file system itself is still full).
       expect((await produce(batch(100))).responses[0].partitionResponses[0].errorCode).toBe(0);
@@ -178,33 +228,39 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
     }
   }, 60_000);
 
-  itWithTools('kcat')('starts on a full disk (tmpfs), serves reads, refuses produce in kcat with the policy error, and exits 0 on SIGTERM', async () => {
-    const dir = path.join(fsMount.dir, 'restart');
-    fs.mkdirSync(dir);
-    const db = path.join(dir, 'minnow.db');
-    const env = { MINNOW_MIN_FREE_BYTES: String(2 * MiB) };
-    const first = await startChildBroker(['--storage', `sqlite://${db}`], env);
-    children.push(first);
-    const lines = Array.from({ length: 100 }, (_, i) => `line-${i}`);
-    const produced = await run('kcat', ['-b', `127.0.0.1:${first.port}`, '-P', '-t', 'kept'], { input: lines.join('\n') + '\n' });
-    expect(produced.code).toBe(0);
-    expect(await first.stop('SIGTERM')).toBe(0);
+  itWithTools('kcat')(
+    'starts on a full disk (tmpfs), serves reads, refuses produce in kcat with the policy error, and exits 0 on SIGTERM',
+    async () => {
+      const dir = path.join(fsMount.dir, 'restart');
+      fs.mkdirSync(dir);
+      const db = path.join(dir, 'minnow.db');
+      const env = { MINNOW_MIN_FREE_BYTES: String(2 * MiB) };
+      const first = await startChildBroker(['--storage', `sqlite://${db}`], env);
+      children.push(first);
+      const lines = Array.from({ length: 100 }, (_, i) => `line-${i}`);
+      const produced = await run('kcat', ['-b', `127.0.0.1:${first.port}`, '-P', '-t', 'kept'], {
+        input: lines.join('\n') + '\n',
+      });
+      expect(produced.code).toBe(0);
+      expect(await first.stop('SIGTERM')).toBe(0);
 
-    const filler = fillDisk(fsMount.dir);
-    const second = await startChildBroker(['--storage', `sqlite://${db}`], env);
-    children.push(second);
-    try {
-      const fake = { port: second.port } as RunningBroker;
-      const read = await kcat(fake, ['-C', '-t', 'kept', '-o', 'beginning', '-e', '-q']);
-      expect(read.stdout.trim().split('\n')).toEqual(lines);
-      const refused = await kcat(fake, ['-P', '-t', 'kept'], { input: 'more\n' });
-      expect(refused.stderr).toMatch(/Policy violation/i);
-      expect(second.stderr()).toMatch(new RegExp(`disk full: \\d+ bytes free on ${dir}`));
-    } finally {
-      expect(await second.stop('SIGTERM')).toBe(0);
-    }
-    fs.rmSync(filler);
-  }, 90_000);
+      const filler = fillDisk(fsMount.dir);
+      const second = await startChildBroker(['--storage', `sqlite://${db}`], env);
+      children.push(second);
+      try {
+        const fake = { port: second.port } as RunningBroker;
+        const read = await kcat(fake, ['-C', '-t', 'kept', '-o', 'beginning', '-e', '-q']);
+        expect(read.stdout.trim().split('\n')).toEqual(lines);
+        const refused = await kcat(fake, ['-P', '-t', 'kept'], { input: 'more\n' });
+        expect(refused.stderr).toMatch(/Policy violation/i);
+        expect(second.stderr()).toMatch(new RegExp(`disk full: \\d+ bytes free on ${dir}`));
+      } finally {
+        expect(await second.stop('SIGTERM')).toBe(0);
+      }
+      fs.rmSync(filler);
+    },
+    90_000,
+  );
 
   it('without a reserve file (MINNOW_MIN_FREE_BYTES=0), says plainly that the disk is full instead of SQLITE_IOERR_SHMSIZE (tmpfs)', async () => {
     const dir = path.join(fsMount.dir, 'no-reserve');
@@ -217,9 +273,14 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
     expect(fs.existsSync(`${db}.reserve`)).toBe(false);
     const filler = fillDisk(fsMount.dir);
     try {
-      const r = await run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { env: { ...process.env, ...env }, timeoutMs: 20_000 });
+      const r = await run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], {
+        env: { ...process.env, ...env },
+        timeoutMs: 20_000,
+      });
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`disk full: \\d+ bytes free on ${dir}; the broker cannot open ${db} .*free some space`));
+      expect(r.stderr).toMatch(
+        new RegExp(`disk full: \\d+ bytes free on ${dir}; the broker cannot open ${db} .*free some space`),
+      );
     } finally {
       fs.rmSync(filler);
     }

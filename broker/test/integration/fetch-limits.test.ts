@@ -71,7 +71,12 @@ const decodeFetch = (frame: Buffer, version: number): m.FetchResponse => {
  * A TCP proxy that the broker advertises, so clients send everything through it: it forwards bytes
  * unchanged and records the size of every Fetch response frame.
  */
-async function fetchSizeProxy(): Promise<{ port: number; target: { port: number }; fetchResponseBytes: number[]; close(): void }> {
+async function fetchSizeProxy(): Promise<{
+  port: number;
+  target: { port: number };
+  fetchResponseBytes: number[];
+  close(): void;
+}> {
   const target = { port: 0 };
   const fetchResponseBytes: number[] = [];
   const sockets = new Set<net.Socket>();
@@ -87,7 +92,8 @@ async function fetchSizeProxy(): Promise<{ port: number; target: { port: number 
     });
     upstream.on('data', (chunk) => {
       client.write(chunk);
-      for (const f of responses.push(chunk)) if (apiKeys.get(f.readInt32BE(0)) === ApiKey.Fetch) fetchResponseBytes.push(f.length + 4);
+      for (const f of responses.push(chunk))
+        if (apiKeys.get(f.readInt32BE(0)) === ApiKey.Fetch) fetchResponseBytes.push(f.length + 4);
     });
     const end = () => {
       client.destroy();
@@ -124,7 +130,12 @@ describe('fetch response limits', () => {
       // about 32 MiB, twice the cap.
       const batch = encodeRecordBatch({ records: [{ value: randomBytes(1_000_000) }] });
       for (let i = 0; i < 33; i++) {
-        const res: m.ProduceResponse = await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'big', partitionData: [{ index: 0, records: batch }] }] });
+        const res: m.ProduceResponse = await conn.send(ApiKey.Produce, 9, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'big', partitionData: [{ index: 0, records: batch }] }],
+        });
         expect(res.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
       }
       const before = broker.memory().rss;
@@ -162,12 +173,22 @@ describe('fetch response limits', () => {
     const CAP = 256 * 1024;
     let broker: RunningBroker;
     let proxy: Awaited<ReturnType<typeof fetchSizeProxy>>;
-    const kafka = () => new Kafka({ clientId: 'fetch-cap', brokers: [`127.0.0.1:${proxy.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const kafka = () =>
+      new Kafka({
+        clientId: 'fetch-cap',
+        brokers: [`127.0.0.1:${proxy.port}`],
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 2 },
+      });
 
     beforeAll(async () => {
       proxy = await fetchSizeProxy();
       broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir, 'cap.db'), {
-        config: { fetchMaxBytes: CAP, groupInitialRebalanceDelayMs: 0, advertised: { host: '127.0.0.1', port: proxy.port } },
+        config: {
+          fetchMaxBytes: CAP,
+          groupInitialRebalanceDelayMs: 0,
+          advertised: { host: '127.0.0.1', port: proxy.port },
+        },
       });
       proxy.target.port = broker.port;
       const admin = kafka().admin();
@@ -180,7 +201,10 @@ describe('fetch response limits', () => {
       const value = (p: number, i: number) => `${p}-${i}-`.padEnd(1024, 'x');
       for (let b = 0; b < 16; b++) {
         for (const p of [0, 1]) {
-          await producer.send({ topic: 'capped', messages: Array.from({ length: 64 }, (_, j) => ({ partition: p, value: value(p, b * 64 + j) })) });
+          await producer.send({
+            topic: 'capped',
+            messages: Array.from({ length: 64 }, (_, j) => ({ partition: p, value: value(p, b * 64 + j) })),
+          });
         }
       }
       await producer.disconnect();
@@ -192,7 +216,12 @@ describe('fetch response limits', () => {
 
     it('kafkajs asking 10 MiB per fetch consumes a 2 MiB topic whole, each response under the cap', async () => {
       proxy.fetchResponseBytes.length = 0;
-      const consumer = kafka().consumer({ groupId: 'fetch-cap', maxBytes: 10 * MiB, maxBytesPerPartition: 10 * MiB, maxWaitTimeInMs: 100 });
+      const consumer = kafka().consumer({
+        groupId: 'fetch-cap',
+        maxBytes: 10 * MiB,
+        maxBytesPerPartition: 10 * MiB,
+        maxWaitTimeInMs: 100,
+      });
       const seen = new Set<string>();
       try {
         await consumer.connect();
@@ -217,15 +246,36 @@ describe('fetch response limits', () => {
       expect(sizes.filter((s) => s > CAP / 2).length).toBeGreaterThanOrEqual(4); // the cap, not something smaller, limited them
     });
 
-    itWithTools('kcat')('kcat (librdkafka, fetch.max.bytes 50 MiB) reads the same topic whole, each response under the cap', async () => {
-      proxy.fetchResponseBytes.length = 0;
-      const r = await run('kcat', ['-b', `127.0.0.1:${proxy.port}`, '-C', '-t', 'capped', '-o', 'beginning', '-e', '-q', '-f', '%p %s\\n', '-X', 'fetch.message.max.bytes=10485760'], { timeoutMs: 20_000 });
-      expect(r.stderr).toBe('');
-      const lines = r.stdout.trim().split('\n');
-      expect(lines).toHaveLength(2 * 16 * 64);
-      expect(new Set(lines).size).toBe(2 * 16 * 64);
-      expect(Math.max(...proxy.fetchResponseBytes)).toBeLessThanOrEqual(CAP + 1024);
-    });
+    itWithTools('kcat')(
+      'kcat (librdkafka, fetch.max.bytes 50 MiB) reads the same topic whole, each response under the cap',
+      async () => {
+        proxy.fetchResponseBytes.length = 0;
+        const r = await run(
+          'kcat',
+          [
+            '-b',
+            `127.0.0.1:${proxy.port}`,
+            '-C',
+            '-t',
+            'capped',
+            '-o',
+            'beginning',
+            '-e',
+            '-q',
+            '-f',
+            '%p %s\\n',
+            '-X',
+            'fetch.message.max.bytes=10485760',
+          ],
+          { timeoutMs: 20_000 },
+        );
+        expect(r.stderr).toBe('');
+        const lines = r.stdout.trim().split('\n');
+        expect(lines).toHaveLength(2 * 16 * 64);
+        expect(new Set(lines).size).toBe(2 * 16 * 64);
+        expect(Math.max(...proxy.fetchResponseBytes)).toBeLessThanOrEqual(CAP + 1024);
+      },
+    );
 
     it('answers at once when the cap is what keeps the response below min_bytes (min_bytes > FETCH_MAX_BYTES)', async () => {
       broker.context.storage.createTopic('filled', 1, {});
@@ -236,7 +286,12 @@ describe('fetch response limits', () => {
         // (up to partition_max_bytes), not whole batches, and answers.
         const batch = encodeRecordBatch({ records: [{ value: randomBytes(64 * 1024) }] });
         for (let i = 0; i < 8; i++) {
-          await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'filled', partitionData: [{ index: 0, records: batch }] }] });
+          await conn.send(ApiKey.Produce, 9, {
+            transactionalId: null,
+            acks: -1,
+            timeoutMs: 5000,
+            topicData: [{ name: 'filled', partitionData: [{ index: 0, records: batch }] }],
+          });
         }
         const res: m.FetchResponse = await conn.send(ApiKey.Fetch, 12, {
           ...m.defaultFetchRequest(),
@@ -270,7 +325,15 @@ describe('fetch response limits', () => {
           transactionalId: null,
           acks: -1,
           timeoutMs: 5000,
-          topicData: [{ name: 'huge', partitionData: [{ index: 0, records: big }, { index: 1, records: small }] }],
+          topicData: [
+            {
+              name: 'huge',
+              partitionData: [
+                { index: 0, records: big },
+                { index: 1, records: small },
+              ],
+            },
+          ],
         });
         expect(produced.responses[0]!.partitionResponses.map((p) => p.errorCode)).toEqual([0, 0]);
         // min_bytes above the cap is capped to it (KafkaApis: fetchMinBytes = min(minBytes, fetchMaxBytes)),

@@ -30,9 +30,22 @@ describe('fetches answered at once', () => {
     tmp.cleanup();
   });
 
-  const partition = { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 };
+  const partition = {
+    partition: 0,
+    currentLeaderEpoch: -1,
+    fetchOffset: 0n,
+    lastFetchedEpoch: -1,
+    logStartOffset: -1n,
+    partitionMaxBytes: 1 << 20,
+  };
   const fetch = (version: number, req: Partial<m.FetchRequest>): Promise<m.FetchResponse> =>
-    conn.send(ApiKey.Fetch, version, { ...m.defaultFetchRequest(), maxWaitMs: FOREVER, minBytes: 1, maxBytes: 1 << 20, ...req });
+    conn.send(ApiKey.Fetch, version, {
+      ...m.defaultFetchRequest(),
+      maxWaitMs: FOREVER,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      ...req,
+    });
 
   it.each([4, 12, 16])('a fetch v%i naming no partition gets an empty answer', async (version) => {
     const res = await fetch(version, { topics: [] });
@@ -50,14 +63,27 @@ describe('fetches answered at once', () => {
     [7, 5],
     [0, 3],
     [7, -2],
-  ])('an incremental fetch (session %i, epoch %i) gets FETCH_SESSION_ID_NOT_FOUND and no partitions', async (sessionId, sessionEpoch) => {
-    const res = await fetch(12, { sessionId, sessionEpoch, topics: [{ topic: 'w', partitions: [partition] }] });
-    expect(res).toMatchObject({ throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] });
-  });
+  ])(
+    'an incremental fetch (session %i, epoch %i) gets FETCH_SESSION_ID_NOT_FOUND and no partitions',
+    async (sessionId, sessionEpoch) => {
+      const res = await fetch(12, { sessionId, sessionEpoch, topics: [{ topic: 'w', partitions: [partition] }] });
+      expect(res).toMatchObject({
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+        sessionId: 0,
+        responses: [],
+      });
+    },
+  );
 
   it('a full fetch (epoch 0 or -1) with a session id is served without a session, as before', async () => {
     for (const sessionEpoch of [0, -1]) {
-      const res = await fetch(12, { sessionId: 7, sessionEpoch, maxWaitMs: 0, topics: [{ topic: 'w', partitions: [partition] }] });
+      const res = await fetch(12, {
+        sessionId: 7,
+        sessionEpoch,
+        maxWaitMs: 0,
+        topics: [{ topic: 'w', partitions: [partition] }],
+      });
       expect(res).toMatchObject({ errorCode: ErrorCode.NONE, sessionId: 0 });
       expect(res.responses[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
     }

@@ -8,7 +8,13 @@ import { startTestBroker } from './helpers';
 const TOPIC = 'delayed';
 const GROUP = 'delayed-group';
 /** The broker's minimum session timeout; a short rebalance timeout caps how far the delay extends (3000 + 1000 ms). */
-const CONSUMER_OPTS = { groupId: GROUP, sessionTimeout: 6000, rebalanceTimeout: 4000, heartbeatInterval: 500, maxWaitTimeInMs: 200 };
+const CONSUMER_OPTS = {
+  groupId: GROUP,
+  sessionTimeout: 6000,
+  rebalanceTimeout: 4000,
+  heartbeatInterval: 500,
+  maxWaitTimeInMs: 200,
+};
 const JOINED_WITHIN_MS = 15_000;
 
 describe("consumer group with Kafka's initial rebalance delay", () => {
@@ -25,7 +31,11 @@ describe("consumer group with Kafka's initial rebalance delay", () => {
 
   it('gives two consumers starting a moment apart one rebalance', async () => {
     expect(broker.config.groupInitialRebalanceDelayMs).toBe(3000);
-    const kafka = new Kafka({ brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
     const joins: string[] = [];
     const joined = new Promise<void>((resolve) => {
       for (const name of ['a', 'b']) {
@@ -46,7 +56,12 @@ describe("consumer group with Kafka's initial rebalance delay", () => {
     const first = start(consumers[0]!);
     await new Promise((r) => setTimeout(r, 300));
     await Promise.all([first, start(consumers[1]!)]);
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${joins.length} group joins within ${JOINED_WITHIN_MS} ms`)), JOINED_WITHIN_MS).unref());
+    const timeout = new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`only ${joins.length} group joins within ${JOINED_WITHIN_MS} ms`)),
+        JOINED_WITHIN_MS,
+      ).unref(),
+    );
     await Promise.race([joined, timeout]);
     expect(joins.sort()).toEqual(['a', 'b']); // each joined once
     expect(broker.context.groups.group(GROUP)!.generationId).toBe(1);

@@ -32,7 +32,10 @@ describe('minnow group CLI', () => {
     await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: TOPIC, messages: [0, 0, 0, 1, 1].map((partition, i) => ({ partition, value: `m${i}` })) });
+    await producer.send({
+      topic: TOPIC,
+      messages: [0, 0, 0, 1, 1].map((partition, i) => ({ partition, value: `m${i}` })),
+    });
     await producer.disconnect();
   });
   afterAll(async () => {
@@ -51,21 +54,55 @@ describe('minnow group CLI', () => {
     // Stable, everything consumed and committed (kafkajs commits after each batch).
     while (Date.now() < deadline) {
       d = (await run('describe', GROUP)).json();
-      if (d.state === 'Stable' && seen === 5 && d.totalLag === 0 && d.offsets.every((o: any) => o.committedOffset !== null)) break;
+      if (
+        d.state === 'Stable' &&
+        seen === 5 &&
+        d.totalLag === 0 &&
+        d.offsets.every((o: any) => o.committedOffset !== null)
+      )
+        break;
       await sleep(100);
     }
-    expect(d).toMatchObject({ groupId: GROUP, state: 'Stable', protocolType: 'consumer', protocol: 'RoundRobinAssigner', totalLag: 0 });
+    expect(d).toMatchObject({
+      groupId: GROUP,
+      state: 'Stable',
+      protocolType: 'consumer',
+      protocol: 'RoundRobinAssigner',
+      totalLag: 0,
+    });
     expect(d.members).toHaveLength(1);
-    expect(d.members[0]).toMatchObject({ clientId: 'cli-test', subscription: [TOPIC], assignment: [{ topic: TOPIC, partitions: [0, 1] }] });
+    expect(d.members[0]).toMatchObject({
+      clientId: 'cli-test',
+      subscription: [TOPIC],
+      assignment: [{ topic: TOPIC, partitions: [0, 1] }],
+    });
     expect(d.offsets).toEqual([
-      { topic: TOPIC, partition: 0, committedOffset: 3, endOffset: 3, lag: 0, clientId: 'cli-test', memberId: d.members[0].memberId },
-      { topic: TOPIC, partition: 1, committedOffset: 2, endOffset: 2, lag: 0, clientId: 'cli-test', memberId: d.members[0].memberId },
+      {
+        topic: TOPIC,
+        partition: 0,
+        committedOffset: 3,
+        endOffset: 3,
+        lag: 0,
+        clientId: 'cli-test',
+        memberId: d.members[0].memberId,
+      },
+      {
+        topic: TOPIC,
+        partition: 1,
+        committedOffset: 2,
+        endOffset: 2,
+        lag: 0,
+        clientId: 'cli-test',
+        memberId: d.members[0].memberId,
+      },
     ]);
     expect((await run('list')).json()).toEqual([{ groupId: GROUP, state: 'Stable', protocolType: 'consumer' }]);
   }, 60_000);
 
   it('refuses to reset offsets or delete while the group has members', async () => {
-    await expect(run('reset-offsets', GROUP, '--topic', TOPIC, '--to-earliest')).rejects.toThrow(/offsets can only be reset while it has none/);
+    await expect(run('reset-offsets', GROUP, '--topic', TOPIC, '--to-earliest')).rejects.toThrow(
+      /offsets can only be reset while it has none/,
+    );
     await expect(run('delete', GROUP)).rejects.toThrow(/still has members/);
   });
 

@@ -14,7 +14,9 @@ import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers
 const NO_DELAY = 0;
 
 const consumeGroup = (broker: RunningBroker, group: string, topic: string) =>
-  kcat(broker, ['-G', group, topic, '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%p:%o:%s\n'], { timeoutMs: 30_000 });
+  kcat(broker, ['-G', group, topic, '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%p:%o:%s\n'], {
+    timeoutMs: 30_000,
+  });
 
 const lines = (out: string) => out.split('\n').filter((l) => l !== '');
 
@@ -23,7 +25,9 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
   let broker: RunningBroker;
 
   beforeAll(async () => {
-    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { numPartitions: 3, groupInitialRebalanceDelayMs: NO_DELAY } });
+    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), {
+      config: { numPartitions: 3, groupInitialRebalanceDelayMs: NO_DELAY },
+    });
   });
   afterAll(async () => {
     await broker?.stop();
@@ -44,14 +48,23 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
     // The group's commits reach the end of every partition.
     const fetched = broker.context.groups.fetchOffsets('kcat-g', [{ name: topic, partitions: [0, 1, 2] }]);
     expect(fetched.errorCode).toBe(ErrorCode.NONE);
-    for (const p of fetched.topics[0]!.partitions) expect(p.offset).toBe(broker.context.storage.offsets(topic, p.partition)!.highWatermark);
-    expect(broker.context.groups.describeGroup('kcat-g')).toMatchObject({ groupState: 'Empty', protocolType: 'consumer', members: [] });
+    for (const p of fetched.topics[0]!.partitions)
+      expect(p.offset).toBe(broker.context.storage.offsets(topic, p.partition)!.highWatermark);
+    expect(broker.context.groups.describeGroup('kcat-g')).toMatchObject({
+      groupState: 'Empty',
+      protocolType: 'consumer',
+      members: [],
+    });
 
     const second = Array.from({ length: 9 }, (_, i) => `n${i}:second-${i}`);
     await kcat(broker, ['-P', '-t', topic, '-K', ':'], { input: second.join('\n') + '\n' });
     const run2 = await consumeGroup(broker, 'kcat-g', topic);
     expect(run2.code).toBe(0);
-    expect(lines(run2.stdout).map((l) => l.split(':')[2]).sort()).toEqual(second.map((l) => l.split(':')[1]).sort());
+    expect(
+      lines(run2.stdout)
+        .map((l) => l.split(':')[2])
+        .sort(),
+    ).toEqual(second.map((l) => l.split(':')[1]).sort());
 
     const run3 = await consumeGroup(broker, 'kcat-g', topic);
     expect(run3.code).toBe(0);
@@ -60,6 +73,11 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
     // Another group is independent and starts from the beginning.
     const other = await consumeGroup(broker, 'kcat-other', topic);
     expect(lines(other.stdout)).toHaveLength(first.length + second.length);
-    expect(broker.context.groups.listGroups().map((g) => g.groupId).sort()).toEqual(['kcat-g', 'kcat-other']);
+    expect(
+      broker.context.groups
+        .listGroups()
+        .map((g) => g.groupId)
+        .sort(),
+    ).toEqual(['kcat-g', 'kcat-other']);
   }, 120_000);
 });

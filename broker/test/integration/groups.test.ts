@@ -18,13 +18,23 @@ const GROUP = 'order-processors';
 const PARTITIONS = [0, 1, 2, 3, 4, 5];
 /** The broker's minimum (group.min.session.timeout.ms), so a killed member goes quickly. */
 const SESSION_MS = 6000;
-const CONSUMER_OPTS = { groupId: GROUP, sessionTimeout: SESSION_MS, rebalanceTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: 200 };
+const CONSUMER_OPTS = {
+  groupId: GROUP,
+  sessionTimeout: SESSION_MS,
+  rebalanceTimeout: 10_000,
+  heartbeatInterval: 500,
+  maxWaitTimeInMs: 200,
+};
 const KAFKAJS_LOG = process.env.MINNOW_KAFKAJS_LOG ? logLevel.DEBUG : logLevel.NOTHING;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -54,13 +64,22 @@ class Ledger {
   }
 }
 
-const kafkaAt = (port: number, clientId: string) => new Kafka({ clientId, brokers: [`127.0.0.1:${port}`], logLevel: KAFKAJS_LOG, retry: { retries: 8, initialRetryTime: 100 } });
+const kafkaAt = (port: number, clientId: string) =>
+  new Kafka({
+    clientId,
+    brokers: [`127.0.0.1:${port}`],
+    logLevel: KAFKAJS_LOG,
+    retry: { retries: 8, initialRetryTime: 100 },
+  });
 
 async function startConsumer(kafka: Kafka, name: string, ledger: Ledger): Promise<Consumer> {
   const consumer = kafka.consumer(CONSUMER_OPTS);
   await consumer.connect();
   await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ partition, message }) => ledger.add(name, partition, message.offset, message.value!.toString()) });
+  await consumer.run({
+    eachMessage: async ({ partition, message }) =>
+      ledger.add(name, partition, message.offset, message.value!.toString()),
+  });
   return consumer;
 }
 
@@ -108,7 +127,10 @@ async function stableAssignment(admin: Admin, n: number): Promise<Map<string, nu
     for (const m of g.members) {
       const a = consumerAssignment(m.memberAssignment);
       if (!a) return undefined;
-      owners.set(m.clientId, a.assignedPartitions.filter((t) => t.topic === TOPIC).flatMap((t) => t.partitions));
+      owners.set(
+        m.clientId,
+        a.assignedPartitions.filter((t) => t.topic === TOPIC).flatMap((t) => t.partitions),
+      );
     }
     if (owners.size !== n) return undefined;
     return owners;
@@ -122,14 +144,23 @@ function expectPartitionsCoveredOnce(owners: Map<string, number[]>): void {
 }
 
 async function produceBatch(producer: Producer, batch: string, perPartition: number): Promise<number> {
-  const messages = PARTITIONS.flatMap((partition) => Array.from({ length: perPartition }, (_, i) => ({ partition, value: `${batch}-${partition}-${i}` })));
+  const messages = PARTITIONS.flatMap((partition) =>
+    Array.from({ length: perPartition }, (_, i) => ({ partition, value: `${batch}-${partition}-${i}` })),
+  );
   await producer.send({ topic: TOPIC, messages });
   return messages.length;
 }
 
 /** Waits for all of `batch` and checks: each message once, by the owner of its partition. */
-async function expectConsumedOnceByOwners(ledger: Ledger, batch: string, count: number, owners: Map<string, number[]>): Promise<void> {
-  await waitFor(`${count} messages of batch ${batch}`, 30_000, () => (ledger.of(batch).length >= count ? true : undefined));
+async function expectConsumedOnceByOwners(
+  ledger: Ledger,
+  batch: string,
+  count: number,
+  owners: Map<string, number[]>,
+): Promise<void> {
+  await waitFor(`${count} messages of batch ${batch}`, 30_000, () =>
+    ledger.of(batch).length >= count ? true : undefined,
+  );
   const entries = ledger.of(batch);
   expect(entries).toHaveLength(count);
   for (const [key, e] of entries) {
@@ -231,7 +262,9 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     const owners = await stableAssignment(admin, 1);
     await expectConsumedOnceByOwners(ledger, 'four', n, owners);
     // Resumed from the commits: nothing consumed before the restart came again.
-    expect([...ledger.byMessage.values()].filter((e) => e.by.includes('c4') && !e.value.startsWith('four-'))).toEqual([]);
+    expect([...ledger.byMessage.values()].filter((e) => e.by.includes('c4') && !e.value.startsWith('four-'))).toEqual(
+      [],
+    );
   }, 90_000);
 
   it('a member connected through a restart on the same port rejoins (its old member id is unknown) and carries on', async () => {
@@ -244,7 +277,9 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     await admin.disconnect();
     await producer.disconnect();
     await broker.stop(); // c4 stays up and retries
-    broker = await startTestBroker(url, { config: { listener: { host: '127.0.0.1', port }, groupInitialRebalanceDelayMs: NO_DELAY } });
+    broker = await startTestBroker(url, {
+      config: { listener: { host: '127.0.0.1', port }, groupInitialRebalanceDelayMs: NO_DELAY },
+    });
     const kafka = kafkaAt(port, 'after-second-restart');
     admin = kafka.admin();
     await admin.connect();

@@ -14,9 +14,16 @@ export function tempDir(prefix = 'minnow-test-'): { dir: string; cleanup: () => 
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function startTestBroker(storageUrl: string, extra: Parameters<typeof startBroker>[0] = {}): Promise<RunningBroker> {
+export async function startTestBroker(
+  storageUrl: string,
+  extra: Parameters<typeof startBroker>[0] = {},
+): Promise<RunningBroker> {
   const logger = process.env.MINNOW_TEST_LOG ? createLogger('debug') : silentLogger;
-  return startBroker({ logger, ...extra, config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, ...extra.config } });
+  return startBroker({
+    logger,
+    ...extra,
+    config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, ...extra.config },
+  });
 }
 
 export function storageUrlFor(engine: Engine, dir: string, name = 'minnow.db'): string {
@@ -30,7 +37,11 @@ export interface RunResult {
 }
 
 /** Runs a command with optional stdin, killed after timeoutMs. */
-export function run(cmd: string, args: string[], opts: { input?: string | Buffer; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { input?: string | Buffer; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env ?? process.env });
     let stdout = '';
@@ -51,6 +62,10 @@ export function run(cmd: string, args: string[], opts: { input?: string | Buffer
   });
 }
 
-export function kcat(broker: RunningBroker, args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function kcat(
+  broker: RunningBroker,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return run('kcat', ['-b', `127.0.0.1:${broker.port}`, ...args], opts);
 }

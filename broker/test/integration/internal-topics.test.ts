@@ -25,17 +25,30 @@ describe('internal topic names', () => {
   });
   const stored = () => broker.context.storage.listTopics().map((t) => t.name);
 
-  it.each([1, 4, 9, 12])('Metadata v%i answers UNKNOWN_TOPIC_OR_PARTITION, flagged internal, and creates nothing', async (v) => {
-    const res = await conn.send(ApiKey.Metadata, v, { topics: INTERNAL.map((name) => ({ name })), allowAutoTopicCreation: true });
-    expect(res.topics.map((t: { name: string; errorCode: number; isInternal: boolean; partitions: unknown[] }) => [t.name, t.errorCode, t.isInternal, t.partitions.length])).toEqual(
-      INTERNAL.map((name) => [name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0]),
-    );
-    expect(stored()).toEqual([]);
-  });
+  it.each([1, 4, 9, 12])(
+    'Metadata v%i answers UNKNOWN_TOPIC_OR_PARTITION, flagged internal, and creates nothing',
+    async (v) => {
+      const res = await conn.send(ApiKey.Metadata, v, {
+        topics: INTERNAL.map((name) => ({ name })),
+        allowAutoTopicCreation: true,
+      });
+      expect(
+        res.topics.map((t: { name: string; errorCode: number; isInternal: boolean; partitions: unknown[] }) => [
+          t.name,
+          t.errorCode,
+          t.isInternal,
+          t.partitions.length,
+        ]),
+      ).toEqual(INTERNAL.map((name) => [name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, true, 0]));
+      expect(stored()).toEqual([]);
+    },
+  );
 
   it('still auto-creates ordinary topics', async () => {
     const res = await conn.send(ApiKey.Metadata, 9, { topics: [{ name: 'ordinary' }], allowAutoTopicCreation: true });
-    expect(res.topics[0]).toEqual(expect.objectContaining({ name: 'ordinary', errorCode: ErrorCode.NONE, isInternal: false }));
+    expect(res.topics[0]).toEqual(
+      expect.objectContaining({ name: 'ordinary', errorCode: ErrorCode.NONE, isInternal: false }),
+    );
     broker.context.storage.deleteTopic('ordinary');
   });
 
@@ -47,17 +60,30 @@ describe('internal topic names', () => {
       topics: names.map((name) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] })),
     });
     for (const [i, name] of names.entries()) {
-      expect(res.topics[i]).toEqual(expect.objectContaining({ name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: expect.stringContaining(`Creation of internal topic ${name} is prohibited`), configs: [] }));
+      expect(res.topics[i]).toEqual(
+        expect.objectContaining({
+          name,
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: expect.stringContaining(`Creation of internal topic ${name} is prohibited`),
+          configs: [],
+        }),
+      );
     }
     expect(stored()).toEqual([]);
   });
 
   it('makes the kafkajs admin fail to create __consumer_offsets', async () => {
-    const admin = new Kafka({ brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+    const admin = new Kafka({
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
     await admin.connect();
     try {
       // kafkajs collects per-topic errors in a KafkaJSAggregateError.
-      await expect(admin.createTopics({ topics: [{ topic: '__consumer_offsets' }] })).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_REQUEST' })] });
+      await expect(admin.createTopics({ topics: [{ topic: '__consumer_offsets' }] })).rejects.toMatchObject({
+        errors: [expect.objectContaining({ type: 'INVALID_REQUEST' })],
+      });
     } finally {
       await admin.disconnect();
     }
@@ -68,20 +94,34 @@ describe('internal topic names', () => {
     const name = '__consumer_offsets';
     const del = await conn.send(ApiKey.DeleteTopics, 4, { topicNames: [name], timeoutMs: 5000 });
     expect(del.responses[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const grow = await conn.send(ApiKey.CreatePartitions, 1, { topics: [{ name, count: 50, assignments: null }], timeoutMs: 5000, validateOnly: false });
+    const grow = await conn.send(ApiKey.CreatePartitions, 1, {
+      topics: [{ name, count: 50, assignments: null }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
     expect(grow.results[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const alter = await conn.send(ApiKey.AlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: name, configs: [{ name: 'retention.ms', value: '1000' }] }], validateOnly: false });
+    const alter = await conn.send(ApiKey.AlterConfigs, 1, {
+      resources: [{ resourceType: 2, resourceName: name, configs: [{ name: 'retention.ms', value: '1000' }] }],
+      validateOnly: false,
+    });
     expect(alter.responses[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     // ReplicaManager.deleteRecordsOnLocalLog: "Cannot delete records of internal topic".
-    const records = await conn.send(ApiKey.DeleteRecords, 1, { topics: [{ name, partitions: [{ partitionIndex: 0, offset: -1n }] }], timeoutMs: 5000 });
-    expect(records.topics[0].partitions[0]).toEqual(expect.objectContaining({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, lowWatermark: -1n }));
+    const records = await conn.send(ApiKey.DeleteRecords, 1, {
+      topics: [{ name, partitions: [{ partitionIndex: 0, offset: -1n }] }],
+      timeoutMs: 5000,
+    });
+    expect(records.topics[0].partitions[0]).toEqual(
+      expect.objectContaining({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, lowWatermark: -1n }),
+    );
     expect(stored()).toEqual([]);
   });
 
   it('flags a leftover internal-named topic (made by an older minnow) as internal and lets it be deleted', async () => {
     broker.context.storage.createTopic('__consumer_offsets', 1, {});
     const res = await conn.send(ApiKey.Metadata, 9, { topics: null, allowAutoTopicCreation: false });
-    expect(res.topics).toEqual([expect.objectContaining({ name: '__consumer_offsets', errorCode: ErrorCode.NONE, isInternal: true })]);
+    expect(res.topics).toEqual([
+      expect.objectContaining({ name: '__consumer_offsets', errorCode: ErrorCode.NONE, isInternal: true }),
+    ]);
     const del = await conn.send(ApiKey.DeleteTopics, 4, { topicNames: ['__consumer_offsets'], timeoutMs: 5000 });
     expect(del.responses[0].errorCode).toBe(ErrorCode.NONE);
     expect(stored()).toEqual([]);
@@ -97,7 +137,9 @@ describe('internal topic names', () => {
     const b = await startTestBroker(url, { logger: createLogger('warn', (l) => lines.push(l)) });
     try {
       const warning = lines.map((l) => JSON.parse(l)).find((l) => l.topic === '__consumer_offsets');
-      expect(warning).toEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/internal topic name.*delete it/) }));
+      expect(warning).toEqual(
+        expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/internal topic name.*delete it/) }),
+      );
     } finally {
       await b.stop();
       tmp.cleanup();

@@ -39,7 +39,9 @@ function newestMtime(p: string): number {
 
 /** Builds both driver modules unless each classpath.txt is newer than every source and pom. */
 async function buildDriver(): Promise<void> {
-  const inputs = ['pom.xml', 'src', ...LINES.map((l) => path.join(l.module, 'pom.xml'))].map((p) => newestMtime(path.join(JAVA_DIR, p)));
+  const inputs = ['pom.xml', 'src', ...LINES.map((l) => path.join(l.module, 'pom.xml'))].map((p) =>
+    newestMtime(path.join(JAVA_DIR, p)),
+  );
   const built = LINES.map((l) => path.join(JAVA_DIR, l.module, 'target', 'classpath.txt'));
   if (built.every((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > Math.max(...inputs))) return;
   const pom = path.join(JAVA_DIR, 'pom.xml');
@@ -51,21 +53,36 @@ async function buildDriver(): Promise<void> {
 
 async function runDriver(broker: RunningBroker, line: Line): Promise<Map<string, ScenarioLine>> {
   const target = path.join(JAVA_DIR, line.module, 'target');
-  const classpath = [path.join(target, 'classes'), fs.readFileSync(path.join(target, 'classpath.txt'), 'utf8').trim()].join(path.delimiter);
-  const r = await run('java', ['-cp', classpath, 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, line.prefix, ...SCENARIOS], {
-    timeoutMs: 150_000,
-  });
+  const classpath = [
+    path.join(target, 'classes'),
+    fs.readFileSync(path.join(target, 'classpath.txt'), 'utf8').trim(),
+  ].join(path.delimiter);
+  const r = await run(
+    'java',
+    ['-cp', classpath, 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, line.prefix, ...SCENARIOS],
+    {
+      timeoutMs: 150_000,
+    },
+  );
   const results = new Map<string, ScenarioLine>();
   for (const text of r.stdout.split('\n').filter((l) => l.startsWith('{'))) {
     const parsed = JSON.parse(text) as ScenarioLine;
     results.set(parsed.scenario, parsed);
   }
   // A missing line means the JVM died or was killed: show why in every test that needs it.
-  results.set('exit', { scenario: 'exit', ok: r.code === 0, error: `exit ${r.code}; stderr:\n${r.stderr.slice(-4000)}` });
+  results.set('exit', {
+    scenario: 'exit',
+    ok: r.code === 0,
+    error: `exit ${r.code}; stderr:\n${r.stderr.slice(-4000)}`,
+  });
   return results;
 }
 
-describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () => {
+describeWithTools(
+  'java',
+  'mvn',
+  'kcat',
+)('the Java client (kafka-clients)', () => {
   let broker: RunningBroker;
   const tmp = tempDir();
   const results = new Map<Line['module'], Map<string, ScenarioLine>>();
@@ -84,7 +101,8 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
   function scenario(line: Line, name: string): ScenarioLine {
     const all = results.get(line.module);
     const s = all?.get(name);
-    if (!s) throw new Error(`no '${name}' result from ${line.module}: ${all?.get('exit')?.error ?? 'driver did not run'}`);
+    if (!s)
+      throw new Error(`no '${name}' result from ${line.module}: ${all?.get('exit')?.error ?? 'driver did not run'}`);
     return s;
   }
 
@@ -93,34 +111,47 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
       expect(scenario(line, 'version').kafkaClients).toBe(line.version);
     });
 
-    it.each(CODECS)('produces with its defaults (idempotent, acks=all) and %s; the Java consumer and kcat read it back', async (codec) => {
-      const produce = scenario(line, 'produce');
-      const r = produce.codecs[codec];
-      expect(r.error).toBeUndefined();
-      const topic = `${line.prefix}-codec-${codec}`;
-      expect(r.topic).toBe(topic);
-      expect(r.offsets).toEqual(Array.from({ length: RECORDS }, (_, i) => i));
-      const expected = Array.from({ length: RECORDS }, (_, i) => ({
-        partition: 0,
-        offset: i,
-        key: `key-${i}`,
-        value: `${codec} value ${i} ${'minnow '.repeat(8)}`,
-        headers: { codec, index: String(i) },
-      }));
-      expect((r.records as ConsumedRecord[]).map(({ partition, offset, key, value, headers }) => ({ partition, offset, key, value, headers }))).toEqual(expected);
+    it.each(CODECS)(
+      'produces with its defaults (idempotent, acks=all) and %s; the Java consumer and kcat read it back',
+      async (codec) => {
+        const produce = scenario(line, 'produce');
+        const r = produce.codecs[codec];
+        expect(r.error).toBeUndefined();
+        const topic = `${line.prefix}-codec-${codec}`;
+        expect(r.topic).toBe(topic);
+        expect(r.offsets).toEqual(Array.from({ length: RECORDS }, (_, i) => i));
+        const expected = Array.from({ length: RECORDS }, (_, i) => ({
+          partition: 0,
+          offset: i,
+          key: `key-${i}`,
+          value: `${codec} value ${i} ${'minnow '.repeat(8)}`,
+          headers: { codec, index: String(i) },
+        }));
+        expect(
+          (r.records as ConsumedRecord[]).map(({ partition, offset, key, value, headers }) => ({
+            partition,
+            offset,
+            key,
+            value,
+            headers,
+          })),
+        ).toEqual(expected);
 
-      // What was stored: the codec asked for, and idempotent batches (producer id >= 0) since
-      // the default producer first sends InitProducerId.
-      const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
-      expect(batches.length).toBeGreaterThan(0);
-      expect(batches.map((b) => b.readInt16BE(21) & 7).every((c) => c === CODEC_IDS[codec])).toBe(true);
-      expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);
+        // What was stored: the codec asked for, and idempotent batches (producer id >= 0) since
+        // the default producer first sends InitProducerId.
+        const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+        expect(batches.length).toBeGreaterThan(0);
+        expect(batches.map((b) => b.readInt16BE(21) & 7).every((c) => c === CODEC_IDS[codec])).toBe(true);
+        expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);
 
-      // Another client (librdkafka) reads the same records, keys and headers.
-      const k = await kcat(broker, ['-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-f', '%o|%k|%s|%h\n']);
-      expect(k.code).toBe(0);
-      expect(k.stdout.trimEnd().split('\n')).toEqual(expected.map((e) => `${e.offset}|${e.key}|${e.value}|codec=${codec},index=${e.offset}`));
-    });
+        // Another client (librdkafka) reads the same records, keys and headers.
+        const k = await kcat(broker, ['-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-f', '%o|%k|%s|%h\n']);
+        expect(k.code).toBe(0);
+        expect(k.stdout.trimEnd().split('\n')).toEqual(
+          expected.map((e) => `${e.offset}|${e.key}|${e.value}|codec=${codec},index=${e.offset}`),
+        );
+      },
+    );
 
     it('shares a group between two consumers, commits, and a new member resumes from the commits', () => {
       const g = scenario(line, 'group');
@@ -129,7 +160,9 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
       const p1 = `${line.prefix}-group-1`;
       // One partition each, together both.
       expect([...g.assignmentA, ...g.assignmentB].sort()).toEqual([p0, p1]);
-      const consumed = new Set([...g.consumedA, ...g.consumedB].map((r: ConsumedRecord) => `${r.partition}@${r.offset}`));
+      const consumed = new Set(
+        [...g.consumedA, ...g.consumedB].map((r: ConsumedRecord) => `${r.partition}@${r.offset}`),
+      );
       expect(consumed).toEqual(new Set([0, 1].flatMap((p) => Array.from({ length: 10 }, (_, i) => `${p}@${i}`))));
       expect({ ...g.committedA, ...g.committedB }).toEqual({ [p0]: 10, [p1]: 10 });
       expect(g.committedBeforeResume).toEqual({ [p0]: 10, [p1]: 10 });
@@ -186,7 +219,12 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
         return steps[name];
       };
       const partitions = (n: number) =>
-        Array.from({ length: n }, (_, i) => ({ partition: i, leader: broker.context.identity.nodeId, replicas: [broker.context.identity.nodeId], isr: [broker.context.identity.nodeId] }));
+        Array.from({ length: n }, (_, i) => ({
+          partition: i,
+          leader: broker.context.identity.nodeId,
+          replicas: [broker.context.identity.nodeId],
+          isr: [broker.context.identity.nodeId],
+        }));
 
       it('creates a topic, and reports an existing one as TopicExistsException', () => {
         expect(step('createTopics')).toBe('created');
@@ -208,14 +246,21 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
 
       it('describes and alters retention.ms (AlterConfigs where the client has it, IncrementalAlterConfigs SET and DELETE)', () => {
         expect(step('describeConfigs')).toMatchObject({ value: '3600000', source: 'DYNAMIC_TOPIC_CONFIG' });
-        if (line.module === 'kafka-3') expect(step('alterConfigs')).toMatchObject({ value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' });
+        if (line.module === 'kafka-3')
+          expect(step('alterConfigs')).toMatchObject({ value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' });
         else expect(step('alterConfigs')).toBe('not in this client');
         expect(step('incrementalAlterConfigsSet')).toMatchObject({ value: '10800000', source: 'DYNAMIC_TOPIC_CONFIG' });
         expect(step('incrementalAlterConfigsDelete')).toMatchObject({ value: '604800000', source: 'DEFAULT_CONFIG' });
       });
 
       it('deletes records: the low watermark and the earliest offset move, a consumer below it resets', () => {
-        expect(step('deleteRecords')).toEqual({ lowWatermark: 4, earliest: 4, latest: 10, maxTimestamp: 9, consumedFromZero: [4, 5, 6, 7, 8, 9] });
+        expect(step('deleteRecords')).toEqual({
+          lowWatermark: 4,
+          earliest: 4,
+          latest: 10,
+          maxTimestamp: 9,
+          consumedFromZero: [4, 5, 6, 7, 8, 9],
+        });
       });
 
       it('lists, describes, reads the offsets of and deletes consumer groups', () => {
@@ -225,11 +270,20 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
           simple: false,
           assignor: 'range',
           coordinator: broker.context.identity.nodeId,
-          members: [{ clientId: `${line.prefix}-consumer`, hasMemberId: true, assignment: [0, 1, 2].map((p) => `${topic}-${p}`) }],
+          members: [
+            {
+              clientId: `${line.prefix}-consumer`,
+              hasMemberId: true,
+              assignment: [0, 1, 2].map((p) => `${topic}-${p}`),
+            },
+          ],
         });
         expect(step('describeConsumerGroupsEmpty')).toMatchObject({ groupId: group, state: 'Empty', members: [] });
         const committed = { [`${topic}-0`]: { offset: 7, metadata: 'from the admin scenario' } };
-        expect(step('alterConsumerGroupOffsets')).toEqual({ ...committed, [`${topic}-1`]: { offset: 0, metadata: 'altered' } });
+        expect(step('alterConsumerGroupOffsets')).toEqual({
+          ...committed,
+          [`${topic}-1`]: { offset: 0, metadata: 'altered' },
+        });
         expect(step('deleteConsumerGroupOffsets')).toEqual(committed);
         expect(step('listConsumerGroups')).toMatchObject({ [group]: 'Empty', [`${line.prefix}-group-g`]: 'Empty' });
         expect(step('listConsumerGroupOffsets')).toEqual(committed);
@@ -244,7 +298,11 @@ describeWithTools('java', 'mvn', 'kcat')('the Java client (kafka-clients)', () =
 
       it('describes the cluster as this one broker', () => {
         const node = { id: broker.context.identity.nodeId, host: '127.0.0.1', port: broker.port };
-        expect(step('describeCluster')).toEqual({ clusterId: broker.context.identity.clusterId, controller: node, nodes: [node] });
+        expect(step('describeCluster')).toEqual({
+          clusterId: broker.context.identity.clusterId,
+          controller: node,
+          nodes: [node],
+        });
       });
 
       it('deletes topics, and reports a missing one as UnknownTopicOrPartitionException', () => {

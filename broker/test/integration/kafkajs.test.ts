@@ -12,8 +12,15 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
   const tmp = tempDir();
 
   beforeAll(async () => {
-    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { groupInitialRebalanceDelayMs: NO_DELAY } });
-    kafka = new Kafka({ clientId: 'minnow-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), {
+      config: { groupInitialRebalanceDelayMs: NO_DELAY },
+    });
+    kafka = new Kafka({
+      clientId: 'minnow-test',
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
   });
   afterAll(async () => {
     await broker.stop();
@@ -24,7 +31,14 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
     const admin = kafka.admin();
     await admin.connect();
     try {
-      expect(await admin.createTopics({ topics: [{ topic: 'admin-a', numPartitions: 3 }, { topic: 'admin-b', configEntries: [{ name: 'retention.ms', value: '60000' }] }] })).toBe(true);
+      expect(
+        await admin.createTopics({
+          topics: [
+            { topic: 'admin-a', numPartitions: 3 },
+            { topic: 'admin-b', configEntries: [{ name: 'retention.ms', value: '60000' }] },
+          ],
+        }),
+      ).toBe(true);
       expect(await admin.listTopics()).toEqual(expect.arrayContaining(['admin-a', 'admin-b']));
       const md = await admin.fetchTopicMetadata({ topics: ['admin-a'] });
       expect(md.topics[0]!.partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2]);
@@ -51,7 +65,11 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
     await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();
-    const messages = Array.from({ length: 200 }, (_, i) => ({ key: `k${i % 7}`, value: `value-${i}`, headers: { n: String(i) } }));
+    const messages = Array.from({ length: 200 }, (_, i) => ({
+      key: `k${i % 7}`,
+      value: `value-${i}`,
+      headers: { n: String(i) },
+    }));
     await producer.send({ topic: 'gzip-topic', compression: CompressionTypes.GZIP, messages });
     await producer.disconnect();
     const stored = [0, 1].flatMap((p) => broker.context.storage.read('gzip-topic', p, 0, 1 << 30).batches);
@@ -80,7 +98,11 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
 });
 
 /** Reads `count` messages with a plain (group-less) consumer pass over every partition from the start. */
-async function consumeAll(kafka: Kafka, topic: string, count: number): Promise<{ key: string | null; value: string; n?: string }[]> {
+async function consumeAll(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+): Promise<{ key: string | null; value: string; n?: string }[]> {
   const consumer = kafka.consumer({ groupId: `reader-${topic}-${Date.now()}` });
   const seen: { key: string | null; value: string; n?: string }[] = [];
   await consumer.connect();
@@ -90,7 +112,10 @@ async function consumeAll(kafka: Kafka, topic: string, count: number): Promise<{
       const timer = setTimeout(() => reject(new Error(`only ${seen.length} of ${count} messages within 20 s`)), 20_000);
       void consumer.run({
         eachMessage: async ({ message }) => {
-          const m: { key: string | null; value: string; n?: string } = { key: message.key?.toString() ?? null, value: message.value!.toString() };
+          const m: { key: string | null; value: string; n?: string } = {
+            key: message.key?.toString() ?? null,
+            value: message.value!.toString(),
+          };
           if (message.headers?.n) m.n = message.headers.n.toString();
           seen.push(m);
           if (seen.length >= count) {

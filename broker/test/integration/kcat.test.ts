@@ -29,7 +29,9 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat against %s st
   it.each(['none', 'gzip', 'snappy', 'lz4', 'zstd'])('produces and consumes with %s compression', async (codec) => {
     const topic = `codec-${codec}`;
     const lines = Array.from({ length: 500 }, (_, i) => `${codec} message ${i} ${'x'.repeat(i % 50)}`);
-    const p = await kcat(broker, ['-P', '-t', topic, '-z', codec, '-X', 'linger.ms=5'], { input: lines.join('\n') + '\n' });
+    const p = await kcat(broker, ['-P', '-t', topic, '-z', codec, '-X', 'linger.ms=5'], {
+      input: lines.join('\n') + '\n',
+    });
     expect(p.stderr).not.toMatch(/ERROR|failed/i);
     expect(p.code).toBe(0);
     const c = await kcat(broker, ['-C', '-t', topic, '-o', 'beginning', '-e', '-f', '%s\n']);

@@ -11,7 +11,8 @@ import { ChildBroker, MiB, startChildBroker } from './serve-child';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) => encodeRequestFrame(apiKey, apiVersion, correlationId, 'memory-test', body);
+const requestFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown) =>
+  encodeRequestFrame(apiKey, apiVersion, correlationId, 'memory-test', body);
 
 /** Samples the broker's peak RSS until it passes `limit` or `ms` elapse; returns the peak. */
 async function watchPeak(broker: ChildBroker, limit: number, ms: number): Promise<number> {
@@ -35,7 +36,12 @@ describe('broker memory under careless clients (child process)', () => {
       const value = Buffer.alloc(64 * 1024, 7);
       for (let i = 0; i < PARTITION_BYTES / MiB; i++) {
         const records = encodeRecordBatch({ records: Array.from({ length: 15 }, () => ({ value })) });
-        await conn.send(ApiKey.Produce, 7, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'big', partitionData: [{ index: 0, records }] }] });
+        await conn.send(ApiKey.Produce, 7, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'big', partitionData: [{ index: 0, records }] }],
+        });
       }
       conn.close();
       const baseline = broker.memory().hwm;
@@ -52,7 +58,20 @@ describe('broker memory under careless clients (child process)', () => {
           isolationLevel: 0,
           sessionId: 0,
           sessionEpoch: -1,
-          topics: [{ topic: 'big', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: PARTITION_BYTES * 2 }] }],
+          topics: [
+            {
+              topic: 'big',
+              partitions: [
+                {
+                  partition: 0,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: 0n,
+                  logStartOffset: -1n,
+                  partitionMaxBytes: PARTITION_BYTES * 2,
+                },
+              ],
+            },
+          ],
           forgottenTopicsData: [],
           rackId: '',
         });
@@ -77,7 +96,9 @@ describe('broker memory under careless clients (child process)', () => {
       });
       sock.destroy();
       const after = broker.memory().hwm;
-      console.log(`non-reading client: broker VmHWM baseline ${(baseline / MiB).toFixed(0)} MiB, peak while unread ${(peak / MiB).toFixed(0)} MiB, after reading all ${(after / MiB).toFixed(0)} MiB`);
+      console.log(
+        `non-reading client: broker VmHWM baseline ${(baseline / MiB).toFixed(0)} MiB, peak while unread ${(peak / MiB).toFixed(0)} MiB, after reading all ${(after / MiB).toFixed(0)} MiB`,
+      );
       expect(responses).toBe(FETCHES);
       expect(peak).toBeLessThanOrEqual(bound);
       expect(after).toBeLessThanOrEqual(bound);
@@ -89,7 +110,10 @@ describe('broker memory under careless clients (child process)', () => {
   it('connections trickling big frames hold no more than QUEUED_MAX_REQUEST_BYTES', async () => {
     const FRAME = 32 * MiB;
     const POOL = 64 * MiB;
-    const broker = await startChildBroker(['--storage', 'memory://'], { SOCKET_REQUEST_MAX_BYTES: String(FRAME), QUEUED_MAX_REQUEST_BYTES: String(POOL) });
+    const broker = await startChildBroker(['--storage', 'memory://'], {
+      SOCKET_REQUEST_MAX_BYTES: String(FRAME),
+      QUEUED_MAX_REQUEST_BYTES: String(POOL),
+    });
     const sockets: net.Socket[] = [];
     try {
       const baseline = broker.memory().hwm;
@@ -115,7 +139,8 @@ describe('broker memory under careless clients (child process)', () => {
           // Trickle: a chunk at a time, waiting while the broker does not read (bounded by `until`).
           while (sent[i]! < SEND && Date.now() < until) {
             sent[i]! += chunk.length;
-            if (!s.write(chunk)) await Promise.race([new Promise((r) => s.once('drain', r)), sleep(until - Date.now())]);
+            if (!s.write(chunk))
+              await Promise.race([new Promise((r) => s.once('drain', r)), sleep(until - Date.now())]);
             await sleep(5);
           }
         }),

@@ -23,27 +23,43 @@ describeWithTools('kcat')('kcat at an out-of-range offset', () => {
     expect(p.code).toBe(0);
   };
   const consume = (topic: string, offset: string, reset: string) =>
-    kcat(broker, ['-C', '-t', topic, '-p', '0', '-o', offset, '-e', '-X', `auto.offset.reset=${reset}`, '-f', '%o:%s\n'], { timeoutMs: KCAT_TIMEOUT_MS });
+    kcat(
+      broker,
+      ['-C', '-t', topic, '-p', '0', '-o', offset, '-e', '-X', `auto.offset.reset=${reset}`, '-f', '%o:%s\n'],
+      { timeoutMs: KCAT_TIMEOUT_MS },
+    );
 
-  it('resets an offset past the end to the earliest and reads the records', async () => {
-    await produce('oor-end', ['a', 'b', 'c']);
-    const c = await consume('oor-end', '1000', 'earliest');
-    expect(c.code).toBe(0);
-    expect(c.stdout.trim().split('\n')).toEqual(['0:a', '1:b', '2:c']);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'resets an offset past the end to the earliest and reads the records',
+    async () => {
+      await produce('oor-end', ['a', 'b', 'c']);
+      const c = await consume('oor-end', '1000', 'earliest');
+      expect(c.code).toBe(0);
+      expect(c.stdout.trim().split('\n')).toEqual(['0:a', '1:b', '2:c']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('resets an offset below the log start (after DeleteRecords) to the earliest kept record', async () => {
-    await produce('oor-start', ['a', 'b', 'c']);
-    broker.context.storage.deleteRecords('oor-start', 0, 2);
-    const c = await consume('oor-start', '0', 'earliest');
-    expect(c.code).toBe(0);
-    expect(c.stdout.trim().split('\n')).toEqual(['2:c']);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'resets an offset below the log start (after DeleteRecords) to the earliest kept record',
+    async () => {
+      await produce('oor-start', ['a', 'b', 'c']);
+      broker.context.storage.deleteRecords('oor-start', 0, 2);
+      const c = await consume('oor-start', '0', 'earliest');
+      expect(c.code).toBe(0);
+      expect(c.stdout.trim().split('\n')).toEqual(['2:c']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('resets to the end with auto.offset.reset=latest and stops there', async () => {
-    await produce('oor-latest', ['a', 'b', 'c']);
-    const c = await consume('oor-latest', '1000', 'latest');
-    expect(c.code).toBe(0);
-    expect(c.stdout.trim()).toBe('');
-  }, TEST_TIMEOUT_MS);
+  it(
+    'resets to the end with auto.offset.reset=latest and stops there',
+    async () => {
+      await produce('oor-latest', ['a', 'b', 'c']);
+      const c = await consume('oor-latest', '1000', 'latest');
+      expect(c.code).toBe(0);
+      expect(c.stdout.trim()).toBe('');
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

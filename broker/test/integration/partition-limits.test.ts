@@ -31,39 +31,81 @@ describe('partition limits', () => {
 
   const createTopics = (topics: [string, number][], validateOnly = false): Promise<CreateTopicsResponse> =>
     conn.send(ApiKey.CreateTopics, 7, {
-      topics: topics.map(([name, numPartitions]) => ({ name, numPartitions, replicationFactor: -1, assignments: [], configs: [] })),
+      topics: topics.map(([name, numPartitions]) => ({
+        name,
+        numPartitions,
+        replicationFactor: -1,
+        assignments: [],
+        configs: [],
+      })),
       timeoutMs: 5000,
       validateOnly,
     });
   const createPartitions = (topics: [string, number][], validateOnly = false): Promise<CreatePartitionsResponse> =>
-    conn.send(ApiKey.CreatePartitions, 3, { topics: topics.map(([name, count]) => ({ name, count, assignments: null })), timeoutMs: 5000, validateOnly });
+    conn.send(ApiKey.CreatePartitions, 3, {
+      topics: topics.map(([name, count]) => ({ name, count, assignments: null })),
+      timeoutMs: 5000,
+      validateOnly,
+    });
   const outcome = (r: { name: string; errorCode: number }) => [r.name, r.errorCode];
   const stored = () => broker.context.storage.listTopics().map((t) => [t.name, t.partitionCount]);
 
   it('refuses a CreateTopics asking for more partitions in all than the request bound, for every topic (Kafka 4.0)', async () => {
     for (const validateOnly of [true, false]) {
       // 4 + 4 + 3 = 11 > 10, each topic within its own bound; an invalid name counts too, as in Kafka.
-      const res = await createTopics([['a', 4], ['b', 4], ['bad name!', 3]], validateOnly);
+      const res = await createTopics(
+        [
+          ['a', 4],
+          ['b', 4],
+          ['bad name!', 3],
+        ],
+        validateOnly,
+      );
       expect(res.topics.map(outcome)).toEqual([
         ['a', ErrorCode.POLICY_VIOLATION],
         ['b', ErrorCode.POLICY_VIOLATION],
         ['bad name!', ErrorCode.POLICY_VIOLATION],
       ]);
-      expect(res.topics[0]!.errorMessage).toMatch(/^Excessively large number of partitions per request: 11 requested, the limit is 10 \(MINNOW_MAX_PARTITIONS_PER_REQUEST\)/);
+      expect(res.topics[0]!.errorMessage).toMatch(
+        /^Excessively large number of partitions per request: 11 requested, the limit is 10 \(MINNOW_MAX_PARTITIONS_PER_REQUEST\)/,
+      );
     }
     expect(stored()).toEqual([]);
-    expect((await createTopics([['a', 4], ['b', 4]])).topics.map(outcome)).toEqual([['a', 0], ['b', 0]]);
+    expect(
+      (
+        await createTopics([
+          ['a', 4],
+          ['b', 4],
+        ])
+      ).topics.map(outcome),
+    ).toEqual([
+      ['a', 0],
+      ['b', 0],
+    ]);
   });
 
   it('refuses a topic over the per-topic bound with INVALID_PARTITIONS, in CreateTopics and CreatePartitions', async () => {
     for (const validateOnly of [true, false]) {
-      const res = await createTopics([['big', 6], ['ok', 4]], validateOnly);
-      expect(res.topics.map(outcome)).toEqual([['big', ErrorCode.INVALID_PARTITIONS], ['ok', 0]]);
-      expect(res.topics[0]!.errorMessage).toBe('topic big: 6 partitions is over the limit per topic of 5 (MINNOW_MAX_PARTITIONS_PER_TOPIC)');
+      const res = await createTopics(
+        [
+          ['big', 6],
+          ['ok', 4],
+        ],
+        validateOnly,
+      );
+      expect(res.topics.map(outcome)).toEqual([
+        ['big', ErrorCode.INVALID_PARTITIONS],
+        ['ok', 0],
+      ]);
+      expect(res.topics[0]!.errorMessage).toBe(
+        'topic big: 6 partitions is over the limit per topic of 5 (MINNOW_MAX_PARTITIONS_PER_TOPIC)',
+      );
     }
     for (const validateOnly of [true, false]) {
       const grown = await createPartitions([['ok', 6]], validateOnly);
-      expect(grown.results[0]!.errorMessage).toBe('topic ok: 6 partitions is over the limit per topic of 5 (MINNOW_MAX_PARTITIONS_PER_TOPIC)');
+      expect(grown.results[0]!.errorMessage).toBe(
+        'topic ok: 6 partitions is over the limit per topic of 5 (MINNOW_MAX_PARTITIONS_PER_TOPIC)',
+      );
       expect(grown.results.map(outcome)).toEqual([['ok', ErrorCode.INVALID_PARTITIONS]]);
     }
     expect(stored()).toEqual([['ok', 4]]);
@@ -72,8 +114,16 @@ describe('partition limits', () => {
   it('refuses what would take the broker over its total with POLICY_VIOLATION; the topics that fit are created', async () => {
     await createTopics([['a', 4]]);
     // 4 stored: b brings the broker to 8, c to exactly 12, d would make 13.
-    const res = await createTopics([['b', 4], ['c', 4], ['d', 1]]);
-    expect(res.topics.map(outcome)).toEqual([['b', 0], ['c', 0], ['d', ErrorCode.POLICY_VIOLATION]]);
+    const res = await createTopics([
+      ['b', 4],
+      ['c', 4],
+      ['d', 1],
+    ]);
+    expect(res.topics.map(outcome)).toEqual([
+      ['b', 0],
+      ['c', 0],
+      ['d', ErrorCode.POLICY_VIOLATION],
+    ]);
     expect(res.topics[2]!.errorMessage).toBe(
       'topic d: 1 more partitions would bring the broker to 13, over its limit of 12 (MINNOW_MAX_PARTITIONS); delete topics or raise the limit',
     );
@@ -81,34 +131,85 @@ describe('partition limits', () => {
     expect(broker.context.storage.totalPartitions()).toBe(12);
     // CreatePartitions too, validateOnly included.
     for (const validateOnly of [true, false]) {
-      expect((await createPartitions([['a', 5]], validateOnly)).results.map(outcome)).toEqual([['a', ErrorCode.POLICY_VIOLATION]]);
+      expect((await createPartitions([['a', 5]], validateOnly)).results.map(outcome)).toEqual([
+        ['a', ErrorCode.POLICY_VIOLATION],
+      ]);
     }
-    expect(stored()).toEqual([['a', 4], ['b', 4], ['c', 4]]);
+    expect(stored()).toEqual([
+      ['a', 4],
+      ['b', 4],
+      ['c', 4],
+    ]);
   });
 
   it('counts the topics of a validateOnly request against the bounds as a real request would', async () => {
-    await createTopics([['a', 5], ['b', 5]]);
+    await createTopics([
+      ['a', 5],
+      ['b', 5],
+    ]);
     // 10 stored, 2 left: x fits, y would not once x counts, although nothing is created.
-    const res = await createTopics([['x', 2], ['y', 1]], true);
-    expect(res.topics.map(outcome)).toEqual([['x', 0], ['y', ErrorCode.POLICY_VIOLATION]]);
-    const grow = await createPartitions([['a', 6], ['b', 5]], true);
-    expect(grow.results.map(outcome)).toEqual([['a', ErrorCode.INVALID_PARTITIONS], ['b', ErrorCode.INVALID_PARTITIONS]]);
-    expect(stored()).toEqual([['a', 5], ['b', 5]]);
+    const res = await createTopics(
+      [
+        ['x', 2],
+        ['y', 1],
+      ],
+      true,
+    );
+    expect(res.topics.map(outcome)).toEqual([
+      ['x', 0],
+      ['y', ErrorCode.POLICY_VIOLATION],
+    ]);
+    const grow = await createPartitions(
+      [
+        ['a', 6],
+        ['b', 5],
+      ],
+      true,
+    );
+    expect(grow.results.map(outcome)).toEqual([
+      ['a', ErrorCode.INVALID_PARTITIONS],
+      ['b', ErrorCode.INVALID_PARTITIONS],
+    ]);
+    expect(stored()).toEqual([
+      ['a', 5],
+      ['b', 5],
+    ]);
   });
 
   it('bounds the partitions one CreatePartitions request adds', async () => {
-    await createTopics([['a', 1], ['b', 1]]);
-    const res = await createPartitions([['a', 5], ['b', 5]]); // 4 + 4 = 8 fits the request bound of 10
-    expect(res.results.map(outcome)).toEqual([['a', 0], ['b', 0]]);
+    await createTopics([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    const res = await createPartitions([
+      ['a', 5],
+      ['b', 5],
+    ]); // 4 + 4 = 8 fits the request bound of 10
+    expect(res.results.map(outcome)).toEqual([
+      ['a', 0],
+      ['b', 0],
+    ]);
     await broker.stop();
     broker = await startTestBroker('memory://', { config: { ...LIMITS, maxPartitionsPerRequest: 7 } });
     conn.close();
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
-    await createTopics([['a', 1], ['b', 1]]);
-    const over = await createPartitions([['a', 5], ['b', 5]]);
-    expect(over.results.map(outcome)).toEqual([['a', ErrorCode.POLICY_VIOLATION], ['b', ErrorCode.POLICY_VIOLATION]]);
+    await createTopics([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    const over = await createPartitions([
+      ['a', 5],
+      ['b', 5],
+    ]);
+    expect(over.results.map(outcome)).toEqual([
+      ['a', ErrorCode.POLICY_VIOLATION],
+      ['b', ErrorCode.POLICY_VIOLATION],
+    ]);
     expect(over.results[0]!.errorMessage).toMatch(/8 requested, the limit is 7 \(MINNOW_MAX_PARTITIONS_PER_REQUEST\)/);
-    expect(stored()).toEqual([['a', 1], ['b', 1]]);
+    expect(stored()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
   });
 
   it('refuses auto-creation past the bounds (Metadata answers POLICY_VIOLATION, nothing created)', async () => {
@@ -118,14 +219,21 @@ describe('partition limits', () => {
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     await createTopics([['a', 5]]);
     const metadata = (names: string[]): Promise<MetadataResponse> =>
-      conn.send(ApiKey.Metadata, 12, { topics: names.map((name) => ({ name, topicId: ZERO_UUID })), allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+      conn.send(ApiKey.Metadata, 12, {
+        topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
+        allowAutoTopicCreation: true,
+        includeTopicAuthorizedOperations: false,
+      });
     // 5 stored: auto-1 brings 9, auto-2 would bring 13 > 12.
     const res = await metadata(['auto-1', 'auto-2']);
     expect(res.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
       ['auto-1', 0, 4],
       ['auto-2', ErrorCode.POLICY_VIOLATION, 0],
     ]);
-    expect(stored()).toEqual([['a', 5], ['auto-1', 4]]);
+    expect(stored()).toEqual([
+      ['a', 5],
+      ['auto-1', 4],
+    ]);
     // Room again after a delete.
     broker.context.storage.deleteTopic('a');
     expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.NONE);
@@ -141,7 +249,11 @@ describe('partition limits', () => {
       allowAutoTopicCreation: true,
       includeTopicAuthorizedOperations: false,
     });
-    expect(res.topics.map((t) => [t.name, t.errorCode])).toEqual([['m1', 0], ['m2', 0], ['m3', ErrorCode.POLICY_VIOLATION]]);
+    expect(res.topics.map((t) => [t.name, t.errorCode])).toEqual([
+      ['m1', 0],
+      ['m2', 0],
+      ['m3', ErrorCode.POLICY_VIOLATION],
+    ]);
   });
 
   it('answers KAFKA_STORAGE_ERROR for a topic the storage fails to create or grow, and keeps the connection', async () => {
@@ -154,35 +266,66 @@ describe('partition limits', () => {
       throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
     });
     try {
-      const res = await createTopics([['x', 1], ['y', 1]]);
-      expect(res.topics.map(outcome)).toEqual([['x', ErrorCode.KAFKA_STORAGE_ERROR], ['y', 0]]);
-      expect(res.topics[0]!.errorMessage).toBe('topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL)');
+      const res = await createTopics([
+        ['x', 1],
+        ['y', 1],
+      ]);
+      expect(res.topics.map(outcome)).toEqual([
+        ['x', ErrorCode.KAFKA_STORAGE_ERROR],
+        ['y', 0],
+      ]);
+      expect(res.topics[0]!.errorMessage).toBe(
+        'topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL)',
+      );
       const grown = await createPartitions([['a', 2]]);
       expect(grown.results.map(outcome)).toEqual([['a', ErrorCode.KAFKA_STORAGE_ERROR]]);
     } finally {
       failCreate.mockRestore();
       failGrow.mockRestore();
     }
-    expect(stored()).toEqual([['a', 1], ['y', 1]]);
+    expect(stored()).toEqual([
+      ['a', 1],
+      ['y', 1],
+    ]);
   });
 
   it('shows kafkajs and `minnow topic create` the refusal and its reason', async () => {
-    await createTopics([['a', 5], ['b', 4]]);
+    await createTopics([
+      ['a', 5],
+      ['b', 4],
+    ]);
     await createTopics([['c', 2]]); // 11 of 12
-    const kafka = new Kafka({ clientId: 'limits-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+    const kafka = new Kafka({
+      clientId: 'limits-test',
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    });
     const admin = kafka.admin();
     await admin.connect();
     try {
       await expect(admin.createTopics({ topics: [{ topic: 'k', numPartitions: 2 }] })).rejects.toMatchObject({
         errors: [expect.objectContaining({ type: 'POLICY_VIOLATION' })],
       });
-      await expect(admin.createPartitions({ topicPartitions: [{ topic: 'c', count: 4 }] })).rejects.toMatchObject({ type: 'POLICY_VIOLATION' });
+      await expect(admin.createPartitions({ topicPartitions: [{ topic: 'c', count: 4 }] })).rejects.toMatchObject({
+        type: 'POLICY_VIOLATION',
+      });
     } finally {
       await admin.disconnect();
     }
-    const cli = await run('node', [MINNOW, 'topic', 'create', 'd', '--partitions', '2', '--bootstrap-server', `127.0.0.1:${broker.port}`], { timeoutMs: 30_000 });
+    const cli = await run(
+      'node',
+      [MINNOW, 'topic', 'create', 'd', '--partitions', '2', '--bootstrap-server', `127.0.0.1:${broker.port}`],
+      { timeoutMs: 30_000 },
+    );
     expect(cli.code).toBe(1);
-    expect(cli.stderr).toMatch(/create topic d: POLICY_VIOLATION: topic d: 2 more partitions would bring the broker to 13, over its limit of 12 \(MINNOW_MAX_PARTITIONS\)/);
-    expect(stored()).toEqual([['a', 5], ['b', 4], ['c', 2]]);
+    expect(cli.stderr).toMatch(
+      /create topic d: POLICY_VIOLATION: topic d: 2 more partitions would bring the broker to 13, over its limit of 12 \(MINNOW_MAX_PARTITIONS\)/,
+    );
+    expect(stored()).toEqual([
+      ['a', 5],
+      ['b', 4],
+      ['c', 2],
+    ]);
   });
 });

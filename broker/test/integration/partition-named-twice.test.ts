@@ -30,17 +30,28 @@ describe('a partition named twice, and refused produces', () => {
     tmp.cleanup();
   });
 
-  const produce = (topicData: { name: string; partitionData: { index: number; records: Buffer | null }[] }[]): Promise<m.ProduceResponse> =>
+  const produce = (
+    topicData: { name: string; partitionData: { index: number; records: Buffer | null }[] }[],
+  ): Promise<m.ProduceResponse> =>
     conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData });
 
   it('Produce: stores only the last records of a partition named twice, and answers it once', async () => {
     const before = broker.context.storage.offsets(TOPIC, 0)!.highWatermark;
     const res = await produce([
-      { name: TOPIC, partitionData: [{ index: 0, records: batch('first') }, { index: 1, records: batch('other') }] },
+      {
+        name: TOPIC,
+        partitionData: [
+          { index: 0, records: batch('first') },
+          { index: 1, records: batch('other') },
+        ],
+      },
       { name: TOPIC, partitionData: [{ index: 0, records: batch('last') }] },
     ]);
     expect(res.responses).toHaveLength(1);
-    expect(res.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode])).toEqual([[0, 0], [1, 0]]);
+    expect(res.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode])).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
     expect(broker.context.storage.offsets(TOPIC, 0)!.highWatermark).toBe(before + 1);
     const read = broker.context.storage.read(TOPIC, 0, before, 1 << 20);
     expect(read.batches).toHaveLength(1);
@@ -48,7 +59,14 @@ describe('a partition named twice, and refused produces', () => {
   });
 
   it('Fetch: answers a partition named twice once, at its first place', async () => {
-    const fetchPartition = (partitionMaxBytes: number) => ({ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes });
+    const fetchPartition = (partitionMaxBytes: number) => ({
+      partition: 0,
+      currentLeaderEpoch: -1,
+      fetchOffset: 0n,
+      lastFetchedEpoch: -1,
+      logStartOffset: -1n,
+      partitionMaxBytes,
+    });
     const res: m.FetchResponse = await conn.send(ApiKey.Fetch, 12, {
       ...m.defaultFetchRequest(),
       maxWaitMs: 0,
@@ -65,29 +83,44 @@ describe('a partition named twice, and refused produces', () => {
 
   it('Produce: a few stray bytes are "no record batch" (INVALID_RECORD), not a corrupt one', async () => {
     const res = await produce([{ name: TOPIC, partitionData: [{ index: 0, records: Buffer.from([1, 2, 3]) }] }]);
-    expect(res.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_RECORD, logStartOffset: -1n });
+    expect(res.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_RECORD,
+      logStartOffset: -1n,
+    });
     expect(res.responses[0]!.partitionResponses[0]!.errorMessage).toMatch(/must have at least one record batch/);
   });
 
-  it('Produce: a batch whose magic is not 0-2 is corrupt (CORRUPT_MESSAGE, -1), as Kafka\'s batch iterator finds it', async () => {
+  it("Produce: a batch whose magic is not 0-2 is corrupt (CORRUPT_MESSAGE, -1), as Kafka's batch iterator finds it", async () => {
     const records = batch('m');
     records.writeInt8(3, 16); // the magic byte
     const res = await produce([{ name: TOPIC, partitionData: [{ index: 1, records }] }]);
-    expect(res.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, logStartOffset: -1n });
+    expect(res.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.CORRUPT_MESSAGE,
+      logStartOffset: -1n,
+    });
   });
 
   it('Produce: a record fault found by the log carries the log start offset; a failed CRC carries -1', async () => {
-    await conn.send(ApiKey.DeleteRecords, 2, { topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1n }] }], timeoutMs: 5000 });
+    await conn.send(ApiKey.DeleteRecords, 2, {
+      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1n }] }],
+      timeoutMs: 5000,
+    });
     const logStart = BigInt(broker.context.storage.offsets(TOPIC, 0)!.logStartOffset);
     expect(logStart).toBe(1n);
     const miscounted = batch('x');
     miscounted.writeInt32BE(5, RECORDS_COUNT);
     miscounted.writeUInt32BE(crc32c(miscounted, ATTRIBUTES), CRC);
     const bad = await produce([{ name: TOPIC, partitionData: [{ index: 0, records: miscounted }] }]);
-    expect(bad.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_RECORD, logStartOffset: logStart });
+    expect(bad.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_RECORD,
+      logStartOffset: logStart,
+    });
     const crc = batch('y');
     crc.writeUInt32BE((crc.readUInt32BE(CRC) + 1) >>> 0, CRC);
     const corrupt = await produce([{ name: TOPIC, partitionData: [{ index: 0, records: crc }] }]);
-    expect(corrupt.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, logStartOffset: -1n });
+    expect(corrupt.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.CORRUPT_MESSAGE,
+      logStartOffset: -1n,
+    });
   });
 });

@@ -33,7 +33,10 @@ function recrc(batch: Buffer): Buffer {
 }
 
 function values(prefix: string, n: number, timestamp: number) {
-  return Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`${prefix}-${i}`), timestamp: BigInt(timestamp + i) }));
+  return Array.from({ length: n }, (_, i) => ({
+    value: Buffer.from(`${prefix}-${i}`),
+    timestamp: BigInt(timestamp + i),
+  }));
 }
 
 /** Broken batches, each behind a valid CRC, with the answer Kafka gives. */
@@ -96,7 +99,10 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
 
   beforeAll(async () => {
     broker = await startTestBroker(storageUrlFor(engine, tmp.dir));
-    broker.context.storage.createTopic(TOPIC, 1, { 'retention.ms': String(HOUR), 'message.timestamp.before.max.ms': String(HOUR) });
+    broker.context.storage.createTopic(TOPIC, 1, {
+      'retention.ms': String(HOUR),
+      'message.timestamp.before.max.ms': String(HOUR),
+    });
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const lines = ['before-0', 'before-1', 'before-2'];
     const p = await kcat(broker, ['-P', '-t', TOPIC], { input: `${lines.join('\n')}\n` });
@@ -112,7 +118,11 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
   it('stores a batch sent with maxTimestamp -1 under the maximum of its records', async () => {
     const at = Date.now() + 10 * 60_000; // ahead of every other record, so ListOffsets picks this batch
     // gzip: the one codec kafkajs reads without a plugin
-    const batch = encodeRecordBatch({ records: values('sarama', 3, at), maxTimestamp: -1n, compression: CompressionType.Gzip });
+    const batch = encodeRecordBatch({
+      records: values('sarama', 3, at),
+      maxTimestamp: -1n,
+      compression: CompressionType.Gzip,
+    });
     const r = await produce(batch);
     expect(r.errorCode).toBe(ErrorCode.NONE);
     expected.push('sarama-0', 'sarama-1', 'sarama-2');
@@ -133,7 +143,11 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
 
     // retention.ms = 1 hour: fresh records stay (with maxTimestamp -1 they all went at the first sweep).
     const before = offsets();
-    const swept = broker.context.storage.enforceRetention(broker.context.now(), { retentionMs: 7 * 24 * HOUR, retentionBytes: -1 }, 1000);
+    const swept = broker.context.storage.enforceRetention(
+      broker.context.now(),
+      { retentionMs: 7 * 24 * HOUR, retentionBytes: -1 },
+      1000,
+    );
     expect(swept.deletedBatches).toBe(0);
     expect(offsets()).toEqual(before);
   });
@@ -161,7 +175,14 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
     expect(r.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
     expect(r.errorMessage).toBe('One or more records have been rejected due to invalid timestamp');
     expect(r.recordErrors).toEqual([
-      { batchIndex: 1, batchIndexErrorMessage: expect.stringMatching(new RegExp(`^Timestamp ${now - 2 * HOUR} of message with offset 1 is out of range\\. The timestamp should be within \\[\\d+, -?\\d+\\]$`)) },
+      {
+        batchIndex: 1,
+        batchIndexErrorMessage: expect.stringMatching(
+          new RegExp(
+            `^Timestamp ${now - 2 * HOUR} of message with offset 1 is out of range\\. The timestamp should be within \\[\\d+, -?\\d+\\]$`,
+          ),
+        ),
+      },
     ]);
     expect(offsets()).toEqual(before);
   });
@@ -176,14 +197,25 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
     expect(c.code).toBe(0);
     expect(c.stdout.trimEnd().split('\n')).toEqual(expected);
 
-    const kafka = new Kafka({ clientId: 'validation-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const kafka = new Kafka({
+      clientId: 'validation-test',
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
     const consumer = kafka.consumer({ groupId: `validation-${engine}` });
     const seen: string[] = [];
     await consumer.connect();
     try {
       await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`kafkajs read ${seen.length} of ${expected.length} records within 20 s: ${seen.join(', ')}`)), 20_000);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`kafkajs read ${seen.length} of ${expected.length} records within 20 s: ${seen.join(', ')}`),
+            ),
+          20_000,
+        );
         void consumer.run({
           eachMessage: async ({ message }) => {
             seen.push(message.value!.toString());

@@ -23,7 +23,21 @@ export async function venvPython(requirementsFile: string): Promise<string> {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(VENV_ROOT, { recursive: true });
   await step(BASE_PYTHON, ['-m', 'venv', dir], 60_000, `is python3-venv installed? (apt-get install python3-venv)`);
-  await step(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--only-binary=:all:', '-r', requirementsFile], 300_000, 'PyPI must be reachable for the first run');
+  await step(
+    python,
+    [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--no-input',
+      '--only-binary=:all:',
+      '-r',
+      requirementsFile,
+    ],
+    300_000,
+    'PyPI must be reachable for the first run',
+  );
   fs.writeFileSync(path.join(dir, READY_MARKER), requirements);
   return python;
 }
@@ -31,6 +45,8 @@ export async function venvPython(requirementsFile: string): Promise<string> {
 async function step(cmd: string, args: string[], timeoutMs: number, hint: string): Promise<void> {
   const r = await run(cmd, args, { timeoutMs });
   if (r.code !== 0) {
-    throw new Error(`creating the test virtualenv: \`${cmd} ${args.join(' ')}\` exited ${r.code} (${hint}):\n${r.stderr.slice(-2000)}`);
+    throw new Error(
+      `creating the test virtualenv: \`${cmd} ${args.join(' ')}\` exited ${r.code} (${hint}):\n${r.stderr.slice(-2000)}`,
+    );
   }
 }

@@ -68,7 +68,12 @@ describe('responses never carry null where Kafka sends empty', () => {
     emptyId = broker.context.storage.createTopic('empty', 1, {}).topicId;
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const batch = encodeRecordBatch({ records: [{ value: Buffer.from('x'), timestamp: BigInt(Date.now()) }] });
-    await conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch }] }] });
+    await conn.send(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: 't', partitionData: [{ index: 0, records: batch }] }],
+    });
   });
   afterAll(async () => {
     conn?.close();
@@ -88,8 +93,24 @@ describe('responses never carry null where Kafka sends empty', () => {
 
   const SCENARIOS: Record<number, Scenario[]> = {
     [ApiKey.Produce]: [
-      { name: 'ok', body: () => ({ transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch() }] }] }) },
-      { name: 'unknown topic', body: () => ({ transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'nope', partitionData: [{ index: 0, records: batch() }] }] }) },
+      {
+        name: 'ok',
+        body: () => ({
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 't', partitionData: [{ index: 0, records: batch() }] }],
+        }),
+      },
+      {
+        name: 'unknown topic',
+        body: () => ({
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'nope', partitionData: [{ index: 0, records: batch() }] }],
+        }),
+      },
     ],
     [ApiKey.Fetch]: [
       { name: 'ok', body: (v) => fetchBody('t', v >= 13 ? topicId : ZERO_UUID, 0n) },
@@ -99,64 +120,192 @@ describe('responses never carry null where Kafka sends empty', () => {
       { name: 'unknown topic', body: (v) => fetchBody('nope', v >= 13 ? OTHER_ID : ZERO_UUID, 0n) },
     ],
     [ApiKey.ListOffsets]: [
-      { name: 'ok and unknown', body: () => ({ ...m.defaultListOffsetsRequest(), replicaId: -1, topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }] }, { name: 'nope', partitions: [{ partitionIndex: 0, timestamp: -2n }] }] }) },
+      {
+        name: 'ok and unknown',
+        body: () => ({
+          ...m.defaultListOffsetsRequest(),
+          replicaId: -1,
+          topics: [
+            { name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }] },
+            { name: 'nope', partitions: [{ partitionIndex: 0, timestamp: -2n }] },
+          ],
+        }),
+      },
     ],
     [ApiKey.Metadata]: [
       { name: 'all topics', body: (v) => ({ ...m.defaultMetadataRequest(), topics: v === 0 ? [] : null }) },
-      { name: 'named', body: () => ({ ...m.defaultMetadataRequest(), allowAutoTopicCreation: false, topics: [{ name: 't' }, { name: 'nope' }, { name: '__consumer_offsets' }, { name: 'bad name!' }] }) },
+      {
+        name: 'named',
+        body: () => ({
+          ...m.defaultMetadataRequest(),
+          allowAutoTopicCreation: false,
+          topics: [{ name: 't' }, { name: 'nope' }, { name: '__consumer_offsets' }, { name: 'bad name!' }],
+        }),
+      },
     ],
     [ApiKey.OffsetCommit]: [
-      { name: 'simple commit', body: (v) => ({ ...m.defaultOffsetCommitRequest(), groupId: group(v, 'commit'), generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }] }) },
-      { name: 'unknown member', body: (v) => ({ ...m.defaultOffsetCommitRequest(), groupId: group(v, 'commit'), generationIdOrMemberEpoch: 3, memberId: 'who', topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }] }) },
+      {
+        name: 'simple commit',
+        body: (v) => ({
+          ...m.defaultOffsetCommitRequest(),
+          groupId: group(v, 'commit'),
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }],
+        }),
+      },
+      {
+        name: 'unknown member',
+        body: (v) => ({
+          ...m.defaultOffsetCommitRequest(),
+          groupId: group(v, 'commit'),
+          generationIdOrMemberEpoch: 3,
+          memberId: 'who',
+          topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }],
+        }),
+      },
     ],
     [ApiKey.OffsetFetch]: [
       {
         name: 'named and all',
         body: (v) =>
           v >= 8
-            ? { ...m.defaultOffsetFetchRequest(), groups: [{ groupId: group(v, 'fetch'), topics: [{ name: 't', partitionIndexes: [0] }] }, { groupId: group(v, 'fetch-all'), topics: null }] }
-            : { ...m.defaultOffsetFetchRequest(), groupId: group(v, 'fetch'), topics: v >= 2 ? null : [{ name: 't', partitionIndexes: [0] }] },
+            ? {
+                ...m.defaultOffsetFetchRequest(),
+                groups: [
+                  { groupId: group(v, 'fetch'), topics: [{ name: 't', partitionIndexes: [0] }] },
+                  { groupId: group(v, 'fetch-all'), topics: null },
+                ],
+              }
+            : {
+                ...m.defaultOffsetFetchRequest(),
+                groupId: group(v, 'fetch'),
+                topics: v >= 2 ? null : [{ name: 't', partitionIndexes: [0] }],
+              },
       },
     ],
     [ApiKey.FindCoordinator]: [
-      { name: 'group and transaction', body: (v) => (v >= 4 ? { ...m.defaultFindCoordinatorRequest(), keyType: 1, coordinatorKeys: ['a', 'b'] } : { ...m.defaultFindCoordinatorRequest(), key: 'g', keyType: v >= 1 ? 1 : 0 }) },
+      {
+        name: 'group and transaction',
+        body: (v) =>
+          v >= 4
+            ? { ...m.defaultFindCoordinatorRequest(), keyType: 1, coordinatorKeys: ['a', 'b'] }
+            : { ...m.defaultFindCoordinatorRequest(), key: 'g', keyType: v >= 1 ? 1 : 0 },
+      },
     ],
     [ApiKey.JoinGroup]: [
       {
         name: 'new member',
-        body: (v) => ({ ...m.defaultJoinGroupRequest(), groupId: group(v, 'join'), sessionTimeoutMs: 6000, rebalanceTimeoutMs: 6000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] }),
+        body: (v) => ({
+          ...m.defaultJoinGroupRequest(),
+          groupId: group(v, 'join'),
+          sessionTimeoutMs: 6000,
+          rebalanceTimeoutMs: 6000,
+          memberId: '',
+          protocolType: 'consumer',
+          protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+        }),
       },
-      { name: 'bad session timeout', body: (v) => ({ ...m.defaultJoinGroupRequest(), groupId: group(v, 'join-bad'), sessionTimeoutMs: 1, memberId: '', protocolType: 'consumer', protocols: [] }) },
+      {
+        name: 'bad session timeout',
+        body: (v) => ({
+          ...m.defaultJoinGroupRequest(),
+          groupId: group(v, 'join-bad'),
+          sessionTimeoutMs: 1,
+          memberId: '',
+          protocolType: 'consumer',
+          protocols: [],
+        }),
+      },
     ],
-    [ApiKey.Heartbeat]: [{ name: 'unknown member', body: (v) => ({ ...m.defaultHeartbeatRequest(), groupId: group(v, 'hb'), generationId: 1, memberId: 'who' }) }],
+    [ApiKey.Heartbeat]: [
+      {
+        name: 'unknown member',
+        body: (v) => ({ ...m.defaultHeartbeatRequest(), groupId: group(v, 'hb'), generationId: 1, memberId: 'who' }),
+      },
+    ],
     [ApiKey.LeaveGroup]: [
-      { name: 'unknown member', body: (v) => ({ ...m.defaultLeaveGroupRequest(), groupId: group(v, 'leave'), memberId: 'who', members: [{ memberId: 'who', groupInstanceId: null }] }) },
+      {
+        name: 'unknown member',
+        body: (v) => ({
+          ...m.defaultLeaveGroupRequest(),
+          groupId: group(v, 'leave'),
+          memberId: 'who',
+          members: [{ memberId: 'who', groupInstanceId: null }],
+        }),
+      },
     ],
     [ApiKey.SyncGroup]: [
-      { name: 'unknown member', body: (v) => ({ ...m.defaultSyncGroupRequest(), groupId: group(v, 'sync'), generationId: 1, memberId: 'who', assignments: [] }) },
+      {
+        name: 'unknown member',
+        body: (v) => ({
+          ...m.defaultSyncGroupRequest(),
+          groupId: group(v, 'sync'),
+          generationId: 1,
+          memberId: 'who',
+          assignments: [],
+        }),
+      },
     ],
-    [ApiKey.DescribeGroups]: [{ name: 'unknown group', body: (v) => ({ ...m.defaultDescribeGroupsRequest(), groups: [group(v, 'nobody')] }) }],
+    [ApiKey.DescribeGroups]: [
+      { name: 'unknown group', body: (v) => ({ ...m.defaultDescribeGroupsRequest(), groups: [group(v, 'nobody')] }) },
+    ],
     [ApiKey.ListGroups]: [{ name: 'all', body: () => m.defaultListGroupsRequest() }],
-    [ApiKey.ApiVersions]: [{ name: 'ok', body: () => ({ ...m.defaultApiVersionsRequest(), clientSoftwareName: 'test', clientSoftwareVersion: '1' }) }],
+    [ApiKey.ApiVersions]: [
+      {
+        name: 'ok',
+        body: () => ({ ...m.defaultApiVersionsRequest(), clientSoftwareName: 'test', clientSoftwareVersion: '1' }),
+      },
+    ],
     [ApiKey.CreateTopics]: [
       {
         name: 'ok, exists, invalid, internal',
         body: (v) => ({
           ...m.defaultCreateTopicsRequest(),
           timeoutMs: 5000,
-          topics: [`nulls-created-${v}`, 't', 'bad name!', '__consumer_offsets'].map((name) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] })),
+          topics: [`nulls-created-${v}`, 't', 'bad name!', '__consumer_offsets'].map((name) => ({
+            name,
+            numPartitions: 1,
+            replicationFactor: 1,
+            assignments: [],
+            configs: [],
+          })),
         }),
       },
     ],
     [ApiKey.DeleteTopics]: [
-      { name: 'unknown', body: () => ({ ...m.defaultDeleteTopicsRequest(), topicNames: ['nope'], topics: [{ name: 'nope', topicId: ZERO_UUID }], timeoutMs: 5000 }) },
+      {
+        name: 'unknown',
+        body: () => ({
+          ...m.defaultDeleteTopicsRequest(),
+          topicNames: ['nope'],
+          topics: [{ name: 'nope', topicId: ZERO_UUID }],
+          timeoutMs: 5000,
+        }),
+      },
     ],
     [ApiKey.DeleteRecords]: [
-      { name: 'ok and unknown', body: () => ({ ...m.defaultDeleteRecordsRequest(), timeoutMs: 5000, topics: [{ name: 't', partitions: [{ partitionIndex: 0, offset: 0n }] }, { name: 'nope', partitions: [{ partitionIndex: 0, offset: 0n }] }] }) },
+      {
+        name: 'ok and unknown',
+        body: () => ({
+          ...m.defaultDeleteRecordsRequest(),
+          timeoutMs: 5000,
+          topics: [
+            { name: 't', partitions: [{ partitionIndex: 0, offset: 0n }] },
+            { name: 'nope', partitions: [{ partitionIndex: 0, offset: 0n }] },
+          ],
+        }),
+      },
     ],
     [ApiKey.InitProducerId]: [
-      { name: 'idempotent', body: () => ({ ...m.defaultInitProducerIdRequest(), transactionalId: null, transactionTimeoutMs: 60000 }) },
-      { name: 'transactional', body: () => ({ ...m.defaultInitProducerIdRequest(), transactionalId: 'tx', transactionTimeoutMs: 60000 }) },
+      {
+        name: 'idempotent',
+        body: () => ({ ...m.defaultInitProducerIdRequest(), transactionalId: null, transactionTimeoutMs: 60000 }),
+      },
+      {
+        name: 'transactional',
+        body: () => ({ ...m.defaultInitProducerIdRequest(), transactionalId: 'tx', transactionTimeoutMs: 60000 }),
+      },
     ],
     [ApiKey.DescribeConfigs]: [
       {
@@ -173,41 +322,155 @@ describe('responses never carry null where Kafka sends empty', () => {
       },
     ],
     [ApiKey.AlterConfigs]: [
-      { name: 'unknown topic', body: () => ({ ...m.defaultAlterConfigsRequest(), resources: [{ resourceType: 2, resourceName: 'nope', configs: [] }], validateOnly: true }) },
+      {
+        name: 'unknown topic',
+        body: () => ({
+          ...m.defaultAlterConfigsRequest(),
+          resources: [{ resourceType: 2, resourceName: 'nope', configs: [] }],
+          validateOnly: true,
+        }),
+      },
     ],
     [ApiKey.CreatePartitions]: [
-      { name: 'unknown and too few', body: () => ({ ...m.defaultCreatePartitionsRequest(), timeoutMs: 5000, validateOnly: true, topics: [{ name: 'nope', count: 2, assignments: null }, { name: 't', count: 1, assignments: null }] }) },
+      {
+        name: 'unknown and too few',
+        body: () => ({
+          ...m.defaultCreatePartitionsRequest(),
+          timeoutMs: 5000,
+          validateOnly: true,
+          topics: [
+            { name: 'nope', count: 2, assignments: null },
+            { name: 't', count: 1, assignments: null },
+          ],
+        }),
+      },
     ],
-    [ApiKey.DeleteGroups]: [{ name: 'unknown', body: (v) => ({ ...m.defaultDeleteGroupsRequest(), groupsNames: [group(v, 'gone')] }) }],
+    [ApiKey.DeleteGroups]: [
+      { name: 'unknown', body: (v) => ({ ...m.defaultDeleteGroupsRequest(), groupsNames: [group(v, 'gone')] }) },
+    ],
     [ApiKey.IncrementalAlterConfigs]: [
-      { name: 'unknown topic', body: () => ({ ...m.defaultIncrementalAlterConfigsRequest(), resources: [{ resourceType: 2, resourceName: 'nope', configs: [] }], validateOnly: true }) },
+      {
+        name: 'unknown topic',
+        body: () => ({
+          ...m.defaultIncrementalAlterConfigsRequest(),
+          resources: [{ resourceType: 2, resourceName: 'nope', configs: [] }],
+          validateOnly: true,
+        }),
+      },
     ],
-    [ApiKey.OffsetDelete]: [{ name: 'unknown group', body: (v) => ({ ...m.defaultOffsetDeleteRequest(), groupId: group(v, 'odel'), topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }) }],
+    [ApiKey.OffsetDelete]: [
+      {
+        name: 'unknown group',
+        body: (v) => ({
+          ...m.defaultOffsetDeleteRequest(),
+          groupId: group(v, 'odel'),
+          topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+        }),
+      },
+    ],
     [ApiKey.DescribeAcls]: [
-      { name: 'any', body: () => ({ ...m.defaultDescribeAclsRequest(), resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }) },
+      {
+        name: 'any',
+        body: () => ({
+          ...m.defaultDescribeAclsRequest(),
+          resourceTypeFilter: 1,
+          resourceNameFilter: null,
+          patternTypeFilter: 1,
+          principalFilter: null,
+          hostFilter: null,
+          operation: 1,
+          permissionType: 1,
+        }),
+      },
     ],
     [ApiKey.CreateAcls]: [
-      { name: 'one', body: () => ({ creations: [{ resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }) },
+      {
+        name: 'one',
+        body: () => ({
+          creations: [
+            {
+              resourceType: 2,
+              resourceName: 't',
+              resourcePatternType: 3,
+              principal: 'User:alice',
+              host: '*',
+              operation: 3,
+              permissionType: 3,
+            },
+          ],
+        }),
+      },
     ],
     [ApiKey.DeleteAcls]: [
-      { name: 'one', body: () => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }) },
+      {
+        name: 'one',
+        body: () => ({
+          filters: [
+            {
+              resourceTypeFilter: 1,
+              resourceNameFilter: null,
+              patternTypeFilter: 1,
+              principalFilter: null,
+              hostFilter: null,
+              operation: 1,
+              permissionType: 1,
+            },
+          ],
+        }),
+      },
     ],
     [ApiKey.DescribeLogDirs]: [
       { name: 'all', body: () => ({ topics: null }) },
-      { name: 'named', body: () => ({ topics: [{ topic: 't', partitions: [0, 3] }, { topic: 'nope', partitions: [0] }] }) },
+      {
+        name: 'named',
+        body: () => ({
+          topics: [
+            { topic: 't', partitions: [0, 3] },
+            { topic: 'nope', partitions: [0] },
+          ],
+        }),
+      },
     ],
     [ApiKey.ElectLeaders]: [
-      { name: 'named', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 0, topicPartitions: [{ topic: 't', partitions: [0, 5] }, { topic: 'nope', partitions: [0] }], timeoutMs: 5000 }) },
-      { name: 'all', body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }) },
+      {
+        name: 'named',
+        body: () => ({
+          ...m.defaultElectLeadersRequest(),
+          electionType: 0,
+          topicPartitions: [
+            { topic: 't', partitions: [0, 5] },
+            { topic: 'nope', partitions: [0] },
+          ],
+          timeoutMs: 5000,
+        }),
+      },
+      {
+        name: 'all',
+        body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }),
+      },
     ],
     [ApiKey.ListPartitionReassignments]: [
       { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
       { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },
     ],
     [ApiKey.ConsumerGroupHeartbeat]: [
-      { name: 'join', body: () => ({ ...m.defaultConsumerGroupHeartbeatRequest(), groupId: 'kip848', memberEpoch: 0, subscribedTopicNames: ['t'], topicPartitions: [] }) },
+      {
+        name: 'join',
+        body: () => ({
+          ...m.defaultConsumerGroupHeartbeatRequest(),
+          groupId: 'kip848',
+          memberEpoch: 0,
+          subscribedTopicNames: ['t'],
+          topicPartitions: [],
+        }),
+      },
     ],
-    [ApiKey.ListTransactions]: [{ name: 'filtered', body: () => ({ stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n }) }],
+    [ApiKey.ListTransactions]: [
+      {
+        name: 'filtered',
+        body: () => ({ stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n }),
+      },
+    ],
     [ApiKey.DescribeCluster]: [
       { name: 'brokers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 1 }) },
       { name: 'controllers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 2 }) },
@@ -243,11 +506,23 @@ describe('responses never carry null where Kafka sends empty', () => {
 
   it('puts in Fetch abortedTransactions what Kafka does: [] read_committed, null read_uncommitted and read errors, [] unknown topic', async () => {
     const partition = async (body: unknown) => (await conn.send(ApiKey.Fetch, 11, body)).responses[0].partitions[0];
-    expect(await partition(fetchBody('t', ZERO_UUID, 0n, 1))).toEqual(expect.objectContaining({ errorCode: 0, abortedTransactions: [] }));
-    expect(await partition(fetchBody('t', ZERO_UUID, 0n, 0))).toEqual(expect.objectContaining({ errorCode: 0, abortedTransactions: null }));
-    expect(await partition(fetchBody('t', ZERO_UUID, 1000n, 1))).toEqual(
-      expect.objectContaining({ errorCode: 1, abortedTransactions: null, highWatermark: -1n, logStartOffset: -1n, records: Buffer.alloc(0) }),
+    expect(await partition(fetchBody('t', ZERO_UUID, 0n, 1))).toEqual(
+      expect.objectContaining({ errorCode: 0, abortedTransactions: [] }),
     );
-    expect(await partition(fetchBody('nope', ZERO_UUID, 0n, 1))).toEqual(expect.objectContaining({ errorCode: 3, abortedTransactions: [], records: Buffer.alloc(0) }));
+    expect(await partition(fetchBody('t', ZERO_UUID, 0n, 0))).toEqual(
+      expect.objectContaining({ errorCode: 0, abortedTransactions: null }),
+    );
+    expect(await partition(fetchBody('t', ZERO_UUID, 1000n, 1))).toEqual(
+      expect.objectContaining({
+        errorCode: 1,
+        abortedTransactions: null,
+        highWatermark: -1n,
+        logStartOffset: -1n,
+        records: Buffer.alloc(0),
+      }),
+    );
+    expect(await partition(fetchBody('nope', ZERO_UUID, 0n, 1))).toEqual(
+      expect.objectContaining({ errorCode: 3, abortedTransactions: [], records: Buffer.alloc(0) }),
+    );
   });
 });

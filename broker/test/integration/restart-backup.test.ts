@@ -25,7 +25,9 @@ describeWithTools('kcat')('restart and backup (sqlite)', () => {
 
     // Backup while the broker is up and another producer is writing.
     const dest = path.join(tmp.dir, 'backup.db');
-    const writing = kcat(broker, ['-P', '-t', 'other'], { input: Array.from({ length: 1000 }, (_, i) => `o${i}`).join('\n') + '\n' });
+    const writing = kcat(broker, ['-P', '-t', 'other'], {
+      input: Array.from({ length: 1000 }, (_, i) => `o${i}`).join('\n') + '\n',
+    });
     const logs: string[] = [];
     expect(await backupCommand(['--storage', url, dest], (l) => logs.push(l))).toBe(0);
     expect(logs.join('\n')).toMatch(/backup of .* written to/);

@@ -48,13 +48,20 @@ function saramaFixture(client: Client) {
     url,
     broker: undefined as unknown as RunningBroker,
     /** Runs a subcommand; its result, or its failure as a RunResult. */
-    run: (args: string[]) => run(bin, [args[0]!, '-brokers', `127.0.0.1:${f.broker.port}`, '-timeout', '25s', ...args.slice(1)], { timeoutMs: 40_000 }),
+    run: (args: string[]) =>
+      run(bin, [args[0]!, '-brokers', `127.0.0.1:${f.broker.port}`, '-timeout', '25s', ...args.slice(1)], {
+        timeoutMs: 40_000,
+      }),
     sarama: async (args: string[]) => parse(await f.run(args), `sarama-client ${args.join(' ')}`),
   };
   beforeAll(async () => {
     // `go build` reuses Go's build cache, so only the first run compiles sarama (and downloads it
     // from the module proxy if .ci/run has not).
-    const built = await run('go', ['build', '-C', GO_DIR, '-buildvcs=false', `-modfile=${client.modfile}`, '-o', bin, '.'], { timeoutMs: BUILD_TIMEOUT_MS });
+    const built = await run(
+      'go',
+      ['build', '-C', GO_DIR, '-buildvcs=false', `-modfile=${client.modfile}`, '-o', bin, '.'],
+      { timeoutMs: BUILD_TIMEOUT_MS },
+    );
     if (built.code !== 0) throw new Error(`go build -modfile=${client.modfile} failed: ${built.stderr}`);
     f.broker = await startTestBroker(url);
   }, BUILD_TIMEOUT_MS + 10_000);
@@ -83,7 +90,14 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
     f.broker = await startTestBroker(f.url);
 
     const second = await sarama(['consume', '-topic', 'go-orders', '-group', 'billing', '-count', '6']);
-    expect(second.records.map((r: { value: string }) => r.value)).toEqual(['order-4', 'order-5', 'order-6', 'order-7', 'order-8', 'order-9']);
+    expect(second.records.map((r: { value: string }) => r.value)).toEqual([
+      'order-4',
+      'order-5',
+      'order-6',
+      'order-7',
+      'order-8',
+      'order-9',
+    ]);
     expect(second.committed).toEqual({ 0: 10 });
   });
 
@@ -94,7 +108,9 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
     const before = Date.now() - 1000;
     await sarama(['produce', '-topic', 'go-times', '-count', '3']);
     expect(await sarama(['offset-for-time', '-topic', 'go-times', '-time', String(before)])).toEqual({ offset: 0 });
-    expect(await sarama(['offset-for-time', '-topic', 'go-times', '-time', String(Date.now() + 3_600_000)])).toEqual({ offset: -1 });
+    expect(await sarama(['offset-for-time', '-topic', 'go-times', '-time', String(Date.now() + 3_600_000)])).toEqual({
+      offset: -1,
+    });
   });
 
   it('describes a topic config, telling overrides from defaults', async () => {

@@ -35,7 +35,8 @@ export async function startChildBroker(args: string[], env: NodeJS.ProcessEnv = 
     });
     child.on('exit', (code) => reject(new Error(`broker exited with ${code}: ${stderr}`)));
   });
-  const kb = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  const kb = (status: string, field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return {
     port,
     pid: child.pid!,

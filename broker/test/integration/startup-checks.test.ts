@@ -8,7 +8,10 @@ import { itWithTools } from '../support/external-tools';
 import { run, startTestBroker, tempDir } from './helpers';
 import { MINNOW } from './serve-child';
 
-const serve = (db: string) => run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], { timeoutMs: 20_000 });
+const serve = (db: string) =>
+  run('node', [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `sqlite://${db}`], {
+    timeoutMs: 20_000,
+  });
 
 /** A minnow database with one topic, closed cleanly (its WAL folded into the file). */
 async function makeDatabase(db: string): Promise<void> {
@@ -56,22 +59,28 @@ describe('start-up checks', () => {
 
   // Root writes to a read-only folder anyway: as root, only a read-only tmpfs makes this case.
   const readOnlyTest = process.getuid?.() === 0 ? itWithTools('tmpfs mount') : it;
-  readOnlyTest('says plainly that the file system is read-only (a read-only tmpfs where mounting is allowed, else a read-only folder)', async () => {
-    const dir = path.join(tmp.dir, 'ro');
-    fs.mkdirSync(dir);
-    const mounted = process.getuid?.() === 0 && (await run('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]).catch(() => undefined))?.code === 0;
-    const db = path.join(dir, 'minnow.db');
-    try {
-      await makeDatabase(db);
-      if (mounted) expect((await run('mount', ['-o', 'remount,ro', dir])).code).toBe(0);
-      else fs.chmodSync(dir, 0o555);
-      const r = await serve(db);
-      expect(r.code).toBe(1);
-      if (mounted) expect(r.stderr).toContain(`the file system holding ${dir} is read-only (EROFS)`);
-      else expect(r.stderr).toMatch(new RegExp(`${dir} is not writable by this user \\(uid \\d+, EACCES\\)`));
-    } finally {
-      if (mounted) await run('umount', [dir]);
-      else fs.chmodSync(dir, 0o755);
-    }
-  }, 30_000);
+  readOnlyTest(
+    'says plainly that the file system is read-only (a read-only tmpfs where mounting is allowed, else a read-only folder)',
+    async () => {
+      const dir = path.join(tmp.dir, 'ro');
+      fs.mkdirSync(dir);
+      const mounted =
+        process.getuid?.() === 0 &&
+        (await run('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]).catch(() => undefined))?.code === 0;
+      const db = path.join(dir, 'minnow.db');
+      try {
+        await makeDatabase(db);
+        if (mounted) expect((await run('mount', ['-o', 'remount,ro', dir])).code).toBe(0);
+        else fs.chmodSync(dir, 0o555);
+        const r = await serve(db);
+        expect(r.code).toBe(1);
+        if (mounted) expect(r.stderr).toContain(`the file system holding ${dir} is read-only (EROFS)`);
+        else expect(r.stderr).toMatch(new RegExp(`${dir} is not writable by this user \\(uid \\d+, EACCES\\)`));
+      } finally {
+        if (mounted) await run('umount', [dir]);
+        else fs.chmodSync(dir, 0o755);
+      }
+    },
+    30_000,
+  );
 });

@@ -32,7 +32,27 @@ describe('WAL size under sustained produce', () => {
     // 3,000 records/s of 1 KiB for 10 s: 30 MB, seven times the bound.
     const perf = await run(
       'node',
-      [MINNOW, 'perf', 'produce', '--bootstrap-server', `127.0.0.1:${broker.port}`, '--topic', 'wal', '--duration', '10s', '--record-size', '1024', '--throughput', '3000', '--batch-size', '65536', '--linger-ms', '5', '--report-interval', '5s'],
+      [
+        MINNOW,
+        'perf',
+        'produce',
+        '--bootstrap-server',
+        `127.0.0.1:${broker.port}`,
+        '--topic',
+        'wal',
+        '--duration',
+        '10s',
+        '--record-size',
+        '1024',
+        '--throughput',
+        '3000',
+        '--batch-size',
+        '65536',
+        '--linger-ms',
+        '5',
+        '--report-interval',
+        '5s',
+      ],
       { timeoutMs: 40_000 },
     );
     clearInterval(sampler);

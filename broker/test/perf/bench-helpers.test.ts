@@ -5,12 +5,14 @@ import { parseCpuSeconds, parseStatusKb } from '../../bench/proc';
 
 describe('/proc parsing', () => {
   it('reads utime + stime after the command name, even one with spaces and parentheses', () => {
-    const stat = '4229 (node (my broker)) S 1 4229 4229 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 11 0 100 1000000 5000 18446744073709551615';
+    const stat =
+      '4229 (node (my broker)) S 1 4229 4229 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 11 0 100 1000000 5000 18446744073709551615';
     expect(parseCpuSeconds(stat, 100)).toBe(3);
   });
 
   it('reads kB lines of /proc/PID/status as bytes', () => {
-    const status = 'Name:\tnode\nVmHWM:\t  122384 kB\nVmRSS:\t  120436 kB\nRssAnon:\t   80000 kB\nRssFile:\t   40436 kB\n';
+    const status =
+      'Name:\tnode\nVmHWM:\t  122384 kB\nVmRSS:\t  120436 kB\nRssAnon:\t   80000 kB\nRssFile:\t   40436 kB\n';
     expect(parseStatusKb(status, 'VmRSS')).toBe(120436 * 1024);
     expect(parseStatusKb(status, 'VmHWM')).toBe(122384 * 1024);
     expect(parseStatusKb(status, 'RssFile')).toBe(40436 * 1024);
@@ -45,7 +47,14 @@ describe('summarizeProfile', () => {
 describe('latencyChart', () => {
   it('draws one line per percentile on log axes, with the offered loads as labels', () => {
     const svg = latencyChart(
-      [1000, 10_000, 100_000].map((offered, i) => ({ offered, achieved: offered * 0.9, p50Ms: 1 + i, p95Ms: 2 + i, p99Ms: 5 + i * 10, p999Ms: 9 + i * 100 })),
+      [1000, 10_000, 100_000].map((offered, i) => ({
+        offered,
+        achieved: offered * 0.9,
+        p50Ms: 1 + i,
+        p95Ms: 2 + i,
+        p99Ms: 5 + i * 10,
+        p999Ms: 9 + i * 100,
+      })),
       'title <x>',
     );
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);

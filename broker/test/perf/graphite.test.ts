@@ -3,7 +3,13 @@ import { GraphiteSender, graphiteLines, sanitizePrefix } from '../../src/perf/gr
 
 describe('graphite plaintext protocol', () => {
   it('writes "<path> <value> <unix seconds>" lines under the prefix', () => {
-    expect(graphiteLines('minnow.perf', { rate: 7000.4, errorRate: 0, bytesPerSec: 7168409.6, p99Ms: 1.23456 }, 1_700_000_000_999)).toBe(
+    expect(
+      graphiteLines(
+        'minnow.perf',
+        { rate: 7000.4, errorRate: 0, bytesPerSec: 7168409.6, p99Ms: 1.23456 },
+        1_700_000_000_999,
+      ),
+    ).toBe(
       'minnow.perf.rate 7000.4 1700000000\n' +
         'minnow.perf.error_rate 0 1700000000\n' +
         'minnow.perf.bytes_per_sec 7168409.6 1700000000\n' +
@@ -13,7 +19,9 @@ describe('graphite plaintext protocol', () => {
 
   it('keeps path segments to safe characters and never writes NaN', () => {
     expect(sanitizePrefix('lab.host name.x:1..y')).toBe('lab.host_name.x_1.y');
-    expect(graphiteLines('p', { rate: NaN, errorRate: Infinity, bytesPerSec: 0, p99Ms: 0 }, 0).split('\n')[0]).toBe('p.rate 0 0');
+    expect(graphiteLines('p', { rate: NaN, errorRate: Infinity, bytesPerSec: 0, p99Ms: 0 }, 0).split('\n')[0]).toBe(
+      'p.rate 0 0',
+    );
   });
 
   it('sends to a server', async () => {

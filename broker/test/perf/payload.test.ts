@@ -51,8 +51,19 @@ describe('payloads', () => {
 
 describe('rangeAssign (Kafka RangeAssignor, one topic)', () => {
   it('gives contiguous ranges, the first members one more', () => {
-    expect(rangeAssign(['b', 'a', 'c'], [0, 1, 2, 3, 4, 5, 6])).toEqual(new Map([['a', [0, 1, 2]], ['b', [3, 4]], ['c', [5, 6]]]));
+    expect(rangeAssign(['b', 'a', 'c'], [0, 1, 2, 3, 4, 5, 6])).toEqual(
+      new Map([
+        ['a', [0, 1, 2]],
+        ['b', [3, 4]],
+        ['c', [5, 6]],
+      ]),
+    );
     expect(rangeAssign(['m'], [2, 0, 1])).toEqual(new Map([['m', [0, 1, 2]]]));
-    expect(rangeAssign(['x', 'y'], [0])).toEqual(new Map([['x', [0]], ['y', []]]));
+    expect(rangeAssign(['x', 'y'], [0])).toEqual(
+      new Map([
+        ['x', [0]],
+        ['y', []],
+      ]),
+    );
   });
 });

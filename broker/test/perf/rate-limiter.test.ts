@@ -2,7 +2,8 @@ import { Schedule } from '../../src/perf/rate-limiter';
 
 describe('Schedule (rate-limited)', () => {
   // 1000 records/s: record i is intended at 1000 + i ms.
-  const make = (total = Infinity, endMs = Infinity) => new Schedule({ ratePerSec: 1000, totalRecords: total, startMs: 1000, endMs });
+  const make = (total = Infinity, endMs = Infinity) =>
+    new Schedule({ ratePerSec: 1000, totalRecords: total, startMs: 1000, endMs });
 
   it('intends record i at start + i / rate, whatever happens', () => {
     const s = make();
@@ -63,7 +64,8 @@ describe('Schedule (rate-limited)', () => {
     expect(s.take(2000, 100, 0)).toEqual({ done: true });
   });
 
-  it('rejects a zero rate', () => expect(() => new Schedule({ ratePerSec: 0, totalRecords: 1, startMs: 0, endMs: Infinity })).toThrow(RangeError));
+  it('rejects a zero rate', () =>
+    expect(() => new Schedule({ ratePerSec: 0, totalRecords: 1, startMs: 0, endMs: Infinity })).toThrow(RangeError));
 });
 
 describe('Schedule (unlimited)', () => {

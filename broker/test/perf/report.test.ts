@@ -1,12 +1,22 @@
-import { consumerDetailedRow, CONSUMER_DETAILED_HEADER, CONSUMER_HEADER, consumerRow, e2eLines, formatTimestamp, producerFinalLine, producerProgressLine, progressBar } from '../../src/perf/report';
+import {
+  consumerDetailedRow,
+  CONSUMER_DETAILED_HEADER,
+  CONSUMER_HEADER,
+  consumerRow,
+  e2eLines,
+  formatTimestamp,
+  producerFinalLine,
+  producerProgressLine,
+  progressBar,
+} from '../../src/perf/report';
 
 const l = { count: 200_000, avgMs: 35.5567, maxMs: 206, minMs: 1, p50Ms: 26, p95Ms: 89, p99Ms: 163.456, p999Ms: 184 };
 
 describe('producer lines (kafka-producer-perf-test format)', () => {
   it('progress line', () => {
-    expect(producerProgressLine({ records: 34518, bytes: 34518 * 1024, elapsedMs: 5008.0, avgMs: 69.83, maxMs: 206 })).toBe(
-      '34518 records sent, 6892.6 records/sec (6.73 MB/sec), 69.8 ms avg latency, 206.0 ms max latency.',
-    );
+    expect(
+      producerProgressLine({ records: 34518, bytes: 34518 * 1024, elapsedMs: 5008.0, avgMs: 69.83, maxMs: 206 }),
+    ).toBe('34518 records sent, 6892.6 records/sec (6.73 MB/sec), 69.8 ms avg latency, 206.0 ms max latency.');
   });
 
   it('final line with 50th, 95th, 99th and 99.9th percentiles', () => {
@@ -16,7 +26,9 @@ describe('producer lines (kafka-producer-perf-test format)', () => {
   });
 
   it('does not divide by zero', () => {
-    expect(producerProgressLine({ records: 0, bytes: 0, elapsedMs: 0, avgMs: 0, maxMs: 0 })).toBe('0 records sent, 0.0 records/sec (0.00 MB/sec), 0.0 ms avg latency, 0.0 ms max latency.');
+    expect(producerProgressLine({ records: 0, bytes: 0, elapsedMs: 0, avgMs: 0, maxMs: 0 })).toBe(
+      '0 records sent, 0.0 records/sec (0.00 MB/sec), 0.0 ms avg latency, 0.0 ms max latency.',
+    );
   });
 });
 
@@ -24,17 +36,32 @@ describe('consumer lines (kafka-consumer-perf-test format)', () => {
   const time = (ms: number) => `T${ms}`;
 
   it('header and summary row', () => {
-    expect(CONSUMER_HEADER).toBe('start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec');
-    expect(consumerRow({ startMs: 0, endMs: 2000, bytes: 100 * 1048576, records: 102_400, rebalanceMs: 400 }, time)).toBe(
-      'T0, T2000, 100.0000, 50.0000, 102400, 51200.0000, 400, 1600, 62.5000, 64000.0000',
+    expect(CONSUMER_HEADER).toBe(
+      'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec',
     );
+    expect(
+      consumerRow({ startMs: 0, endMs: 2000, bytes: 100 * 1048576, records: 102_400, rebalanceMs: 400 }, time),
+    ).toBe('T0, T2000, 100.0000, 50.0000, 102400, 51200.0000, 400, 1600, 62.5000, 64000.0000');
   });
 
   it('detailed rows: running totals, interval rates', () => {
-    expect(CONSUMER_DETAILED_HEADER).toBe('time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec');
-    expect(consumerDetailedRow({ timeMs: 5000, totalBytes: 30 * 1048576, totalRecords: 3000, bytes: 10 * 1048576, records: 1000, elapsedMs: 1000, rebalanceMs: 0 }, time)).toBe(
-      'T5000, 0, 30.0000, 10.0000, 3000, 1000.0000, 0, 1000, 10.0000, 1000.0000',
+    expect(CONSUMER_DETAILED_HEADER).toBe(
+      'time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec',
     );
+    expect(
+      consumerDetailedRow(
+        {
+          timeMs: 5000,
+          totalBytes: 30 * 1048576,
+          totalRecords: 3000,
+          bytes: 10 * 1048576,
+          records: 1000,
+          elapsedMs: 1000,
+          rebalanceMs: 0,
+        },
+        time,
+      ),
+    ).toBe('T5000, 0, 30.0000, 10.0000, 3000, 1000.0000, 0, 1000, 10.0000, 1000.0000');
   });
 
   it('formats dates as Java does (yyyy-MM-dd HH:mm:ss:SSS, local time)', () => {
@@ -45,7 +72,10 @@ describe('consumer lines (kafka-consumer-perf-test format)', () => {
 
 describe('other lines', () => {
   it('e2e', () => {
-    expect(e2eLines(l)).toEqual(['Avg latency: 35.5567 ms', 'Percentiles: 50th = 26.000, 95th = 89.000, 99th = 163.456, 99.9th = 184.000 ms (max 206.000 ms, 200000 records)']);
+    expect(e2eLines(l)).toEqual([
+      'Avg latency: 35.5567 ms',
+      'Percentiles: 50th = 26.000, 95th = 89.000, 99th = 163.456, 99.9th = 184.000 ms (max 206.000 ms, 200000 records)',
+    ]);
   });
 
   it('progress bar', () => {

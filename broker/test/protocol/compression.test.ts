@@ -56,18 +56,21 @@ describe('compress/decompress round trip', () => {
     expect(() => compress(7 as CompressionType, Buffer.from('x'))).toThrow(EncodeError);
   });
 
-  it.each(codecs.filter(([, t]) => t !== CompressionType.None))('%s: garbage input throws only DecodeError', (_name, type) => {
-    fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 200 }), (bytes) => {
-        try {
-          decompress(type, Buffer.from(bytes), MiB);
-        } catch (err) {
-          expect(err).toBeInstanceOf(DecodeError);
-        }
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it.each(codecs.filter(([, t]) => t !== CompressionType.None))(
+    '%s: garbage input throws only DecodeError',
+    (_name, type) => {
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: 1, maxLength: 200 }), (bytes) => {
+          try {
+            decompress(type, Buffer.from(bytes), MiB);
+          } catch (err) {
+            expect(err).toBeInstanceOf(DecodeError);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 });
 
 describe('gzip', () => {
@@ -99,7 +102,7 @@ describe('snappy', () => {
     const packed = compress(CompressionType.Snappy, data);
     expect(packed.subarray(0, 16).equals(xerialHeader())).toBe(true);
     const blockInputs: number[] = [];
-    for (let at = 16; at < packed.length; ) {
+    for (let at = 16; at < packed.length;) {
       const len = packed.readInt32BE(at);
       const raw = snappy.uncompressSync(packed.subarray(at + 4, at + 4 + len)) as Buffer;
       blockInputs.push(raw.length);
@@ -111,7 +114,11 @@ describe('snappy', () => {
   it('reads raw snappy (librdkafka) and xerial framing (Java)', () => {
     const data = sampleText(70_000);
     expect(decompress(CompressionType.Snappy, snappy.compressSync(data)).equals(data)).toBe(true);
-    const framed = Buffer.concat([xerialHeader(), xerialBlock(data.subarray(0, 40_000)), xerialBlock(data.subarray(40_000))]);
+    const framed = Buffer.concat([
+      xerialHeader(),
+      xerialBlock(data.subarray(0, 40_000)),
+      xerialBlock(data.subarray(40_000)),
+    ]);
     expect(decompress(CompressionType.Snappy, framed).equals(data)).toBe(true);
   });
 
@@ -124,20 +131,30 @@ describe('snappy', () => {
 
   it('rejects a truncated xerial block', () => {
     const framed = compress(CompressionType.Snappy, sampleText(1000));
-    expectDecodeError(() => decompress(CompressionType.Snappy, framed.subarray(0, framed.length - 3)), /xerial snappy block/);
+    expectDecodeError(
+      () => decompress(CompressionType.Snappy, framed.subarray(0, framed.length - 3)),
+      /xerial snappy block/,
+    );
     expectDecodeError(() => decompress(CompressionType.Snappy, framed.subarray(0, 18)), /truncated/);
   });
 });
 
 // xxHash32, for hand-building LZ4 frames (header and content checksums).
 function xxh32(buf: Buffer, seed = 0): number {
-  const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;
+  const P1 = 2654435761,
+    P2 = 2246822519,
+    P3 = 3266489917,
+    P4 = 668265263,
+    P5 = 374761393;
   const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
   const round = (acc: number, input: number) => Math.imul(rotl((acc + Math.imul(input, P2)) >>> 0, 13), P1) >>> 0;
   let i = 0;
   let h: number;
   if (buf.length >= 16) {
-    let v1 = (seed + P1 + P2) >>> 0, v2 = (seed + P2) >>> 0, v3 = seed >>> 0, v4 = (seed - P1) >>> 0;
+    let v1 = (seed + P1 + P2) >>> 0,
+      v2 = (seed + P2) >>> 0,
+      v3 = seed >>> 0,
+      v4 = (seed - P1) >>> 0;
     for (; i <= buf.length - 16; i += 16) {
       v1 = round(v1, buf.readUInt32LE(i));
       v2 = round(v2, buf.readUInt32LE(i + 4));
@@ -176,7 +193,11 @@ describe('lz4 (frame format)', () => {
     descriptor[0] = flg;
     descriptor[1] = 0x40; // 64 KiB blocks
     if (opts.contentSize !== undefined) descriptor.writeBigUInt64LE(opts.contentSize, 2);
-    const parts: Buffer[] = [Buffer.from([0x04, 0x22, 0x4d, 0x18]), descriptor, Buffer.from([(xxh32(descriptor) >>> 8) & 0xff])];
+    const parts: Buffer[] = [
+      Buffer.from([0x04, 0x22, 0x4d, 0x18]),
+      descriptor,
+      Buffer.from([(xxh32(descriptor) >>> 8) & 0xff]),
+    ];
     for (let at = 0, n = 0; at < content.length; at += 65536, n++) {
       const chunk = content.subarray(at, at + 65536);
       const size = Buffer.alloc(4);
@@ -222,19 +243,25 @@ describe('zstd', () => {
     const framed = Buffer.concat(chunks);
     expect(zstd.decompress(framed).equals(data)).toBe(true); // sanity
     expect(decompress(CompressionType.Zstd, framed).equals(data)).toBe(true);
-    expectDecodeError(() => decompress(CompressionType.Zstd, framed, 100_000), /exceeds the decompression limit of 100000/);
+    expectDecodeError(
+      () => decompress(CompressionType.Zstd, framed, 100_000),
+      /exceeds the decompression limit of 100000/,
+    );
   });
 });
 
 describe('decompression bombs', () => {
   const zeros = Buffer.alloc(16 * MiB);
 
-  it.each(codecs.filter(([, t]) => t !== CompressionType.None))('%s: output over the limit is a DecodeError', (_name, type) => {
-    const bomb = compress(type, zeros);
-    expect(bomb.length).toBeLessThan(MiB);
-    expectDecodeError(() => decompress(type, bomb, MiB), /exceeds the decompression limit/);
-    expect(decompress(type, bomb, 16 * MiB).length).toBe(16 * MiB); // exactly at the limit is fine
-  });
+  it.each(codecs.filter(([, t]) => t !== CompressionType.None))(
+    '%s: output over the limit is a DecodeError',
+    (_name, type) => {
+      const bomb = compress(type, zeros);
+      expect(bomb.length).toBeLessThan(MiB);
+      expectDecodeError(() => decompress(type, bomb, MiB), /exceeds the decompression limit/);
+      expect(decompress(type, bomb, 16 * MiB).length).toBe(16 * MiB); // exactly at the limit is fine
+    },
+  );
 
   it('applies a 64 MiB limit by default', () => {
     expect(DEFAULT_MAX_DECOMPRESSED_BYTES).toBe(64 * MiB);
@@ -249,11 +276,18 @@ describe('decompression bombs', () => {
     expectDecodeError(() => decompress(CompressionType.Snappy, snappyLie), /4294967295 bytes exceeds/);
     // LZ4 frame whose descriptor claims 1 TiB of content.
     const descriptor = Buffer.from([0x68, 0x40, 0, 0, 0, 0, 0, 1, 0, 0]);
-    const lz4Lie = Buffer.concat([Buffer.from([0x04, 0x22, 0x4d, 0x18]), descriptor, Buffer.from([(xxh32(descriptor) >>> 8) & 0xff, 0, 0, 0, 0])]);
+    const lz4Lie = Buffer.concat([
+      Buffer.from([0x04, 0x22, 0x4d, 0x18]),
+      descriptor,
+      Buffer.from([(xxh32(descriptor) >>> 8) & 0xff, 0, 0, 0, 0]),
+    ]);
     expectDecodeError(() => decompress(CompressionType.Lz4, lz4Lie), /1099511627776 bytes exceeds/);
     // zstd frame whose header claims 1 TiB (8-byte content size, single segment) around one raw
     // 3-byte block. Allocating first would fail with a RangeError, not this message.
-    const zstdLie = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0, 0, 1, 0, 0, 0x19, 0, 0]), Buffer.from('abc')]);
+    const zstdLie = Buffer.concat([
+      Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0, 0, 1, 0, 0, 0x19, 0, 0]),
+      Buffer.from('abc'),
+    ]);
     expectDecodeError(() => decompress(CompressionType.Zstd, zstdLie), /1099511627776 bytes exceeds/);
   });
 
@@ -273,7 +307,8 @@ describe.each([
   const data = sampleText(300_000);
   let dir = '';
   // lz4 takes the output file as a second argument, zstd with -o.
-  const io = (input: string, output: string) => (cli === 'lz4' ? [join(dir, input), join(dir, output)] : [join(dir, input), '-o', join(dir, output)]);
+  const io = (input: string, output: string) =>
+    cli === 'lz4' ? [join(dir, input), join(dir, output)] : [join(dir, input), '-o', join(dir, output)];
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'minnow-codec-'));
   });
@@ -285,9 +320,12 @@ describe.each([
     expect(readFileSync(join(dir, 'ours.out')).equals(data)).toBe(true);
   });
 
-  run.each(variants.map((v) => [v.join(' ') || 'defaults', v] as const))('writes what we decode (%s)', (_label, args) => {
-    writeFileSync(join(dir, 'in'), data);
-    execFileSync(cli, [...args, '-q', '-f', ...io('in', 'theirs')]);
-    expect(decompress(type, readFileSync(join(dir, 'theirs'))).equals(data)).toBe(true);
-  });
+  run.each(variants.map((v) => [v.join(' ') || 'defaults', v] as const))(
+    'writes what we decode (%s)',
+    (_label, args) => {
+      writeFileSync(join(dir, 'in'), data);
+      execFileSync(cli, [...args, '-q', '-f', ...io('in', 'theirs')]);
+      expect(decompress(type, readFileSync(join(dir, 'theirs'))).equals(data)).toBe(true);
+    },
+  );
 });

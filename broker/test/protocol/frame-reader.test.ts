@@ -12,20 +12,24 @@ const framed = (payload: Buffer) => {
 describe('FrameReader', () => {
   it('returns the same frames however the stream is cut into chunks', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 8 }), fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1 }), (payloads, cuts) => {
-        const stream = Buffer.concat(payloads.map((p) => framed(Buffer.from(p))));
-        const reader = new FrameReader(1024);
-        const out: Buffer[] = [];
-        let at = 0;
-        let i = 0;
-        while (at < stream.length) {
-          const n = cuts[i++ % cuts.length]!;
-          out.push(...reader.push(stream.subarray(at, at + n)).map((f) => Buffer.from(f)));
-          at += n;
-        }
-        expect(out.map((b) => b.toString('hex'))).toEqual(payloads.map((p) => Buffer.from(p).toString('hex')));
-        expect(reader.pendingBytes).toBe(0);
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1 }),
+        (payloads, cuts) => {
+          const stream = Buffer.concat(payloads.map((p) => framed(Buffer.from(p))));
+          const reader = new FrameReader(1024);
+          const out: Buffer[] = [];
+          let at = 0;
+          let i = 0;
+          while (at < stream.length) {
+            const n = cuts[i++ % cuts.length]!;
+            out.push(...reader.push(stream.subarray(at, at + n)).map((f) => Buffer.from(f)));
+            at += n;
+          }
+          expect(out.map((b) => b.toString('hex'))).toEqual(payloads.map((p) => Buffer.from(p).toString('hex')));
+          expect(reader.pendingBytes).toBe(0);
+        },
+      ),
     );
   });
 
@@ -63,7 +67,9 @@ describe('FrameReader admission (QUEUED_MAX_REQUEST_BYTES)', () => {
     const admit = jest.fn(() => true);
     const prefix = Buffer.alloc(4);
     prefix.writeInt32BE(2048);
-    expect(() => new FrameReader(1024, admit).push(prefix)).toThrow(/2048 bytes exceeds the 1024-byte limit \(SOCKET_REQUEST_MAX_BYTES/);
+    expect(() => new FrameReader(1024, admit).push(prefix)).toThrow(
+      /2048 bytes exceeds the 1024-byte limit \(SOCKET_REQUEST_MAX_BYTES/,
+    );
     expect(admit).not.toHaveBeenCalled();
   });
 });

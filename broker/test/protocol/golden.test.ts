@@ -10,7 +10,10 @@ import { Writer } from '../../src/protocol/writer';
 import { KCAT_LINES } from '../../scripts/capture-fixtures';
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'protocol');
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.hex')).sort();
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.hex'))
+  .sort();
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 
 interface Decoded {
@@ -51,10 +54,15 @@ describe('golden fixtures from real clients', () => {
   it('has the fixtures the codec issue asks for', () => {
     for (const client of ['kcat', 'kafkajs']) {
       for (const api of ['api-versions', 'metadata', 'produce', 'fetch', 'join-group']) {
-        expect({ client, api, found: files.some((f) => f.startsWith(`${client}-${api}-request-`)) }).toEqual({ client, api, found: true });
+        expect({ client, api, found: files.some((f) => f.startsWith(`${client}-${api}-request-`)) }).toEqual({
+          client,
+          api,
+          found: true,
+        });
       }
     }
-    for (const codec of CODECS) expect(files.some((f) => f.startsWith('kcat-produce-request-') && f.endsWith(`-${codec}.hex`))).toBe(true);
+    for (const codec of CODECS)
+      expect(files.some((f) => f.startsWith('kcat-produce-request-') && f.endsWith(`-${codec}.hex`))).toBe(true);
   });
 
   describe.each(files)('%s', (file) => {

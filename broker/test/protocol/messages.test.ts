@@ -31,7 +31,7 @@ describe('generated codec', () => {
     }
   });
 
-  it('the registry loads an API\'s codec module on first use only, and its codecs are the module\'s', () => {
+  it("the registry loads an API's codec module on first use only, and its codecs are the module's", () => {
     // A fresh process: jest's module registry would hide what Node itself loads.
     const script = `
       const loaded = () => Object.keys(require.cache).filter((k) => /protocol[\\/]messages[\\/]/.test(k)).map((k) => k.replace(/.*[\\/]/, ''));
@@ -41,7 +41,10 @@ describe('generated codec', () => {
       const w = new Writer();
       API_SPEC_BY_KEY.get(18).encodeResponse(w, 3, { errorCode: 0, apiKeys: [], throttleTimeMs: 0 });
       console.log(JSON.stringify({ before, after: loaded(), bytes: w.toBuffer().length }));`;
-    const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script], {
+      cwd: path.resolve(__dirname, '../..'),
+      encoding: 'utf8',
+    });
     const { before, after, bytes } = JSON.parse(out) as { before: string[]; after: string[]; bytes: number };
     expect(before).toEqual(['registry.ts']);
     expect(after.sort()).toEqual(['api-versions.ts', 'registry.ts']);
@@ -51,7 +54,9 @@ describe('generated codec', () => {
   });
 
   it('rejects versions outside validVersions', () => {
-    expect(() => messages.encodeHeartbeatRequest(new Writer(), 5, { groupId: 'g', generationId: 1, memberId: 'm' })).toThrow(/no version 5/);
+    expect(() =>
+      messages.encodeHeartbeatRequest(new Writer(), 5, { groupId: 'g', generationId: 1, memberId: 'm' }),
+    ).toThrow(/no version 5/);
   });
 
   describe.each(cases)('%s v%i', (name, v, schema) => {
@@ -72,7 +77,11 @@ describe('generated codec', () => {
     it('fails on random and mutated bytes only with DecodeError, never allocating past the input', () => {
       const valid = fc.sample(messageArbitrary(schema, v), { numRuns: 3, seed: 42 }).map((x) => encode(name, v, x));
       const mutated = fc
-        .tuple(fc.constantFrom(...valid), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), fc.nat())
+        .tuple(
+          fc.constantFrom(...valid),
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+          fc.nat(),
+        )
         .map(([b, flips, cut]) => {
           const c = Buffer.from(b);
           for (const [i, x] of flips) if (c.length) c[i % c.length] = x;
@@ -98,6 +107,7 @@ describe('generated codec', () => {
 function countAllocated(x: unknown): number {
   if (typeof x === 'string') return x.length;
   if (Array.isArray(x)) return x.length + x.reduce((n: number, e) => n + countAllocated(e), 0);
-  if (x && typeof x === 'object' && !Buffer.isBuffer(x)) return Object.values(x).reduce((n: number, e) => n + countAllocated(e), 0);
+  if (x && typeof x === 'object' && !Buffer.isBuffer(x))
+    return Object.values(x).reduce((n: number, e) => n + countAllocated(e), 0);
   return 0;
 }

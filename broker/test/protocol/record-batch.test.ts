@@ -67,7 +67,9 @@ const bytesOrNull = fc.option(
 const recordArb = fc.record({
   key: bytesOrNull,
   value: bytesOrNull,
-  headers: fc.array(fc.record({ key: fc.string({ unit: 'grapheme', maxLength: 8 }), value: bytesOrNull }), { maxLength: 3 }),
+  headers: fc.array(fc.record({ key: fc.string({ unit: 'grapheme', maxLength: 8 }), value: bytesOrNull }), {
+    maxLength: 3,
+  }),
   // Deltas beyond int32 take the 64-bit varlong path.
   timestampDelta: fc.oneof(fc.integer({ min: -1000, max: 100_000 }), fc.integer({ min: -(2 ** 40), max: 2 ** 40 })),
 });
@@ -143,12 +145,21 @@ describe('header layout', () => {
     expect(timestampType(h.attributes)).toBe(TimestampType.LogAppendTime);
     expect(isTransactional(h.attributes)).toBe(true);
     expect(isControl(h.attributes)).toBe(false);
-    expect(isControl(encodeRecordBatch({ isControl: true, records: [{ value: null }] }).readInt16BE(ATTRIBUTES))).toBe(true);
+    expect(isControl(encodeRecordBatch({ isControl: true, records: [{ value: null }] }).readInt16BE(ATTRIBUTES))).toBe(
+      true,
+    );
   });
 
   it('defaults to what a non-idempotent producer sends', () => {
     const h = readBatchHeader(encodeRecordBatch({ records: [{ value: Buffer.from('x'), timestamp: BASE_TS + 5n }] }));
-    expect(h).toMatchObject({ baseOffset: 0n, partitionLeaderEpoch: -1, producerId: -1n, producerEpoch: -1, baseSequence: -1, attributes: 0 });
+    expect(h).toMatchObject({
+      baseOffset: 0n,
+      partitionLeaderEpoch: -1,
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+      attributes: 0,
+    });
     expect(h.baseTimestamp).toBe(BASE_TS + 5n); // the first record's timestamp
   });
 
@@ -286,7 +297,10 @@ describe('decodeRecords validation', () => {
   it.each(codecs)('%s: a recordsCount that does not match the records is a DecodeError', (_name, type) => {
     const batch = sampleBatch(type, 3);
     for (const count of [-1, 2, 4, 2 ** 31 - 1]) {
-      expect([count, catchError(() => decodeRecords(withCount(batch, count)))]).toEqual([count, expect.any(DecodeError)]);
+      expect([count, catchError(() => decodeRecords(withCount(batch, count)))]).toEqual([
+        count,
+        expect.any(DecodeError),
+      ]);
     }
   });
 
@@ -310,10 +324,16 @@ describe('interop with kafkajs', () => {
       key: bytesOrNull,
       value: fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
       // kafkajs decodes headers into an object: keep keys unique and not integer-like (JS would reorder them).
-      headers: fc.uniqueArray(fc.record({ key: fc.string({ maxLength: 6 }).map((k) => `h${k}`), value: fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)) }), {
-        selector: (h) => h.key,
-        maxLength: 3,
-      }),
+      headers: fc.uniqueArray(
+        fc.record({
+          key: fc.string({ maxLength: 6 }).map((k) => `h${k}`),
+          value: fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)),
+        }),
+        {
+          selector: (h) => h.key,
+          maxLength: 3,
+        },
+      ),
       timestampDelta: fc.integer({ min: 0, max: 10_000 }),
     }),
     { minLength: 1, maxLength: 10 },
@@ -328,7 +348,13 @@ describe('interop with kafkajs', () => {
           maxTimestamp: Number(BASE_TS) + Math.max(...records.map((r) => r.timestampDelta)),
           lastOffsetDelta: records.length - 1,
           records: records.map((r, i) =>
-            kafkajsRecord({ offsetDelta: i, timestampDelta: r.timestampDelta, key: r.key, value: r.value, headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])) }),
+            kafkajsRecord({
+              offsetDelta: i,
+              timestampDelta: r.timestampDelta,
+              key: r.key,
+              value: r.value,
+              headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])),
+            }),
           ),
         });
         const batch: Buffer = encoder.buffer;
@@ -349,13 +375,15 @@ describe('interop with kafkajs', () => {
         expect(decoded.firstOffset).toBe(String(baseOffset));
         expect(decoded.lastOffsetDelta).toBe(records.length - 1);
         expect(
-          decoded.records.map((r: { key: Buffer | null; value: Buffer; headers: object; offset: string; timestamp: string }) => ({
-            key: r.key,
-            value: r.value,
-            headers: r.headers,
-            offset: r.offset,
-            timestamp: r.timestamp,
-          })),
+          decoded.records.map(
+            (r: { key: Buffer | null; value: Buffer; headers: object; offset: string; timestamp: string }) => ({
+              key: r.key,
+              value: r.value,
+              headers: r.headers,
+              offset: r.offset,
+              timestamp: r.timestamp,
+            }),
+          ),
         ).toEqual(
           records.map((r, i) => ({
             key: r.key,
@@ -388,11 +416,18 @@ describe('hostile bytes', () => {
   const validBatch = batchArb.map((input) => encodeRecordBatch({ ...input, baseTimestamp: BASE_TS }));
 
   it('random bytes throw only DecodeError', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (a) => handle(Buffer.from(a))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (a) => handle(Buffer.from(a))),
+      { numRuns: 500 },
+    );
   });
 
   it('random bytes behind a plausible header throw only DecodeError', () => {
-    const arb = fc.tuple(fc.constantFrom(...Object.values(CompressionType), 5, 7), fc.integer({ min: -1, max: 50 }), fc.uint8Array({ maxLength: 300 }));
+    const arb = fc.tuple(
+      fc.constantFrom(...Object.values(CompressionType), 5, 7),
+      fc.integer({ min: -1, max: 50 }),
+      fc.uint8Array({ maxLength: 300 }),
+    );
     fc.assert(
       fc.property(arb, ([codec, count, body]) => {
         const batch = Buffer.concat([Buffer.alloc(BATCH_HEADER_SIZE), body]);
@@ -408,11 +443,13 @@ describe('hostile bytes', () => {
 
   it('mutated valid batches (byte flips, truncation, splices) throw only DecodeError', () => {
     const mutation = fc.oneof(
-      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }).map((flips) => (b: Buffer) => {
-        const copy = Buffer.from(b);
-        for (const [at, v] of flips) copy[at % copy.length] = v;
-        return copy;
-      }),
+      fc
+        .array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 })
+        .map((flips) => (b: Buffer) => {
+          const copy = Buffer.from(b);
+          for (const [at, v] of flips) copy[at % copy.length] = v;
+          return copy;
+        }),
       fc.nat().map((n) => (b: Buffer) => b.subarray(0, n % b.length)),
       fc.tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 16 })).map(([at, ins]) => (b: Buffer) => {
         const copy = Buffer.concat([b.subarray(0, at % b.length), Buffer.from(ins), b.subarray(at % b.length)]);
@@ -420,6 +457,9 @@ describe('hostile bytes', () => {
         return copy;
       }),
     );
-    fc.assert(fc.property(validBatch, mutation, (batch, mutate) => handle(mutate(batch))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(validBatch, mutation, (batch, mutate) => handle(mutate(batch))),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -4,7 +4,10 @@ import fc from 'fast-check';
 import { BATCH_HEADER_SIZE, RECORDS_COUNT, decodeRecords, encodeRecordBatch } from '../../src/protocol/record-batch';
 import { RecordScanError, scanRecords } from '../../src/protocol/record-scan';
 
-const bytesOrNull = fc.option(fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)), { nil: null });
+const bytesOrNull = fc.option(
+  fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)),
+  { nil: null },
+);
 const recordsArb = fc.array(
   fc.record({
     key: bytesOrNull,
@@ -33,37 +36,45 @@ describe('scanRecords', () => {
 
   it('agrees with decodeRecords on damaged batches (random byte changes in the records)', () => {
     fc.assert(
-      fc.property(recordsArb, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (records, edits) => {
-        const batch = encodeRecordBatch({ records, baseTimestamp: 0n });
-        const span = batch.length - BATCH_HEADER_SIZE;
-        for (const [at, byte] of edits) batch[BATCH_HEADER_SIZE + (at % span)] = byte;
-        let decoded: ReturnType<typeof decodeRecords> | undefined;
-        try {
-          decoded = decodeRecords(batch);
-        } catch {
-          decoded = undefined;
-        }
-        let scanned: ReturnType<typeof scan> | undefined;
-        try {
-          scanned = scan(batch);
-        } catch (err) {
-          expect(err).toBeInstanceOf(RecordScanError);
-          scanned = undefined;
-        }
-        const sequential = decoded?.every((r, i) => r.offsetDelta === i) ?? false;
-        expect(scanned !== undefined).toBe(decoded !== undefined && sequential);
-        if (scanned && decoded) {
-          const deltas = decoded.map((r) => r.timestampDelta);
-          expect(scanned).toEqual({ minTimestampDelta: Math.min(...deltas), maxTimestampDelta: Math.max(...deltas) });
-        }
-      }),
+      fc.property(
+        recordsArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (records, edits) => {
+          const batch = encodeRecordBatch({ records, baseTimestamp: 0n });
+          const span = batch.length - BATCH_HEADER_SIZE;
+          for (const [at, byte] of edits) batch[BATCH_HEADER_SIZE + (at % span)] = byte;
+          let decoded: ReturnType<typeof decodeRecords> | undefined;
+          try {
+            decoded = decodeRecords(batch);
+          } catch {
+            decoded = undefined;
+          }
+          let scanned: ReturnType<typeof scan> | undefined;
+          try {
+            scanned = scan(batch);
+          } catch (err) {
+            expect(err).toBeInstanceOf(RecordScanError);
+            scanned = undefined;
+          }
+          const sequential = decoded?.every((r, i) => r.offsetDelta === i) ?? false;
+          expect(scanned !== undefined).toBe(decoded !== undefined && sequential);
+          if (scanned && decoded) {
+            const deltas = decoded.map((r) => r.timestampDelta);
+            expect(scanned).toEqual({ minTimestampDelta: Math.min(...deltas), maxTimestampDelta: Math.max(...deltas) });
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('names the record that failed', () => {
-    const batch = encodeRecordBatch({ records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }, { value: Buffer.from('c') }] });
+    const batch = encodeRecordBatch({
+      records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }, { value: Buffer.from('c') }],
+    });
     batch.writeInt32BE(5, RECORDS_COUNT);
-    expect(() => scan(batch)).toThrow(expect.objectContaining({ recordIndex: 3, message: expect.stringMatching(/declares 5 records but holds 3/) }));
+    expect(() => scan(batch)).toThrow(
+      expect.objectContaining({ recordIndex: 3, message: expect.stringMatching(/declares 5 records but holds 3/) }),
+    );
   });
 });

@@ -139,7 +139,12 @@ export function messageArbitrary(schema: SchemaJson, v: number): fc.Arbitrary<Re
  * Asserts that `decoded` holds every field of `input` that is on the wire in version v. Tagged
  * fields equal to their default may come back as the default rather than as given.
  */
-export function expectFieldsEqual(schema: SchemaJson, v: number, input: Record<string, unknown>, decoded: Record<string, unknown>): void {
+export function expectFieldsEqual(
+  schema: SchemaJson,
+  v: number,
+  input: Record<string, unknown>,
+  decoded: Record<string, unknown>,
+): void {
   const structs = structFields(schema);
   const flexible = inRange(schema.flexibleVersions, v);
   const walk = (fields: FieldJson[], a: Record<string, unknown>, b: Record<string, unknown>, at: string) => {

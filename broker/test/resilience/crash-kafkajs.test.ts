@@ -31,7 +31,12 @@ describe('kafkajs idempotent producer across kill -9', () => {
     const port = await freePort();
     const storageUrl = `sqlite://${path.join(tmp.dir, 'kafkajs.db')}`;
     let broker = await ChildBroker.start({ storageUrl, port, env: { LOG_LEVEL: 'info' } });
-    const kafka = new Kafka({ clientId: 'crash-kafkajs', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 1000 } });
+    const kafka = new Kafka({
+      clientId: 'crash-kafkajs',
+      brokers: [`127.0.0.1:${port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 1000 },
+    });
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: 'kjs', numPartitions: 1 }] });

@@ -15,13 +15,23 @@ describe('kill -9 under idempotent produce load', () => {
   const tmp = tempDir('minnow-crash-');
   afterAll(() => tmp.cleanup());
 
-  it.each(['normal', 'full'] as const)(`keeps every acknowledged record, committed offset and producer state (SQLITE_SYNCHRONOUS=%s, ${KILLS} kills, seed ${SEED})`, async (synchronous) => {
-    // The seed is in the test name and in every failure message: MINNOW_CRASH_SEED=<seed> replays it.
-    const report = await runCrashSuite({ dir: tmp.dir, seed: SEED, kills: KILLS, synchronous, log: process.env.MINNOW_TEST_LOG ? console.log : undefined });
-    expect(report.kills).toBe(KILLS);
-    // The load really ran and the kills really landed mid-flight, or the test proves nothing.
-    expect(report.acknowledgedRecords).toBeGreaterThan(KILLS * 10);
-    expect(report.resentBatches).toBeGreaterThan(0);
-    expect(report.offsetCommitsAcknowledged).toBeGreaterThan(KILLS);
-  }, 60_000 + KILLS * 8_000);
+  it.each(['normal', 'full'] as const)(
+    `keeps every acknowledged record, committed offset and producer state (SQLITE_SYNCHRONOUS=%s, ${KILLS} kills, seed ${SEED})`,
+    async (synchronous) => {
+      // The seed is in the test name and in every failure message: MINNOW_CRASH_SEED=<seed> replays it.
+      const report = await runCrashSuite({
+        dir: tmp.dir,
+        seed: SEED,
+        kills: KILLS,
+        synchronous,
+        log: process.env.MINNOW_TEST_LOG ? console.log : undefined,
+      });
+      expect(report.kills).toBe(KILLS);
+      // The load really ran and the kills really landed mid-flight, or the test proves nothing.
+      expect(report.acknowledgedRecords).toBeGreaterThan(KILLS * 10);
+      expect(report.resentBatches).toBeGreaterThan(0);
+      expect(report.offsetCommitsAcknowledged).toBeGreaterThan(KILLS);
+    },
+    60_000 + KILLS * 8_000,
+  );
 });

@@ -24,9 +24,20 @@ describe('socket fuzz', () => {
   it(`survives ${CASES} hostile frames healthy, under ${RSS_BOUND_MIB} MiB, with no error line (seed ${SEED})`, async () => {
     // The seed is in the test name and in every failure: MINNOW_FUZZ_SEED=<seed> replays the run,
     // `npm run fuzz -- --seed <seed> --case <i>` one case.
-    const report = await runFuzz({ seed: SEED, cases: CASES, dir: tmp.dir, rssBoundMiB: RSS_BOUND_MIB, checkEvery: 5_000, log: process.env.MINNOW_TEST_LOG ? console.log : undefined });
+    const report = await runFuzz({
+      seed: SEED,
+      cases: CASES,
+      dir: tmp.dir,
+      rssBoundMiB: RSS_BOUND_MIB,
+      checkEvery: 5_000,
+      log: process.env.MINNOW_TEST_LOG ? console.log : undefined,
+    });
     expect(report.cases).toBe(CASES);
-    expect(report.errorLines.map((l) => `${l.msg}: ${JSON.stringify(l.err)} (correlation id = case ${String(l.correlationId)})`)).toEqual([]);
+    expect(
+      report.errorLines.map(
+        (l) => `${l.msg}: ${JSON.stringify(l.err)} (correlation id = case ${String(l.correlationId)})`,
+      ),
+    ).toEqual([]);
     expect(report.rssPeakMiB).toBeLessThan(RSS_BOUND_MIB);
     // The frames reached the broker's decoders and handlers: some answered, some refused.
     expect(report.answered).toBeGreaterThan(CASES / 10);

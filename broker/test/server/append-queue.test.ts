@@ -23,11 +23,18 @@ describe('AppendQueue (group commit)', () => {
     };
     const woken: string[] = [];
     const q = new AppendQueue(spy, silentLogger, (parts) => woken.push(...parts.map((p) => p.topic)));
-    const [r1, r2, r3] = await Promise.all([q.append([part('a', 'x')]), q.append([part('b', 'y'), part('a', 'z')]), q.append([part('nope', 'w')])]);
+    const [r1, r2, r3] = await Promise.all([
+      q.append([part('a', 'x')]),
+      q.append([part('b', 'y'), part('a', 'z')]),
+      q.append([part('nope', 'w')]),
+    ]);
     expect(calls).toEqual([4]);
     expect(q.stats).toEqual({ transactions: 1, requests: 3 });
     expect(r1!.map((r) => [r.errorCode, r.baseOffset])).toEqual([[ErrorCode.NONE, 0]]);
-    expect(r2!.map((r) => [r.errorCode, r.baseOffset])).toEqual([[ErrorCode.NONE, 0], [ErrorCode.NONE, 1]]);
+    expect(r2!.map((r) => [r.errorCode, r.baseOffset])).toEqual([
+      [ErrorCode.NONE, 0],
+      [ErrorCode.NONE, 1],
+    ]);
     expect(r3![0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(woken.sort()).toEqual(['a', 'a', 'b', 'nope']);
   });
@@ -101,7 +108,11 @@ describe('AppendQueue (group commit)', () => {
       storage.createTopic('a', 1, {});
       const { spy, calls } = counted(storage);
       const clock = 1000;
-      const q = new AppendQueue(spy, silentLogger, () => {}, { commitIntervalMs: 60_000, maxPendingBytes: 200, clock: () => clock });
+      const q = new AppendQueue(spy, silentLogger, () => {}, {
+        commitIntervalMs: 60_000,
+        maxPendingBytes: 200,
+        clock: () => clock,
+      });
       await q.append([part('a', 'first')]);
       const big = q.append([part('a', 'x'.repeat(300))]);
       await nextTurn();

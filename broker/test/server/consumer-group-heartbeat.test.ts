@@ -14,20 +14,48 @@ import { createHandlers } from '../../src/server/handlers';
 const handlers = createHandlers();
 
 it('advertises ConsumerGroupHeartbeat v0-1 in ApiVersions, as Kafka 4.x does', () => {
-  expect(apiVersionsBody(handlers).apiKeys).toContainEqual({ apiKey: ApiKey.ConsumerGroupHeartbeat, minVersion: 0, maxVersion: 1 });
+  expect(apiVersionsBody(handlers).apiKeys).toContainEqual({
+    apiKey: ApiKey.ConsumerGroupHeartbeat,
+    minVersion: 0,
+    maxVersion: 1,
+  });
 });
 
-it.each([0, 1])('answers a joining v%i heartbeat with UNSUPPORTED_VERSION and says to use group.protocol=classic', async (version) => {
-  const spec = API_SPEC_BY_KEY.get(ApiKey.ConsumerGroupHeartbeat)!;
-  const join = { groupId: 'g', memberId: 'm', memberEpoch: 0, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], serverAssignor: null, topicPartitions: [] };
-  const rw = new Writer();
-  spec.encodeRequest(rw, version, join);
-  const req = spec.decodeRequest(new Reader(rw.toBuffer()), version);
-  const ctx = { broker: {} as BrokerContext, apiKey: ApiKey.ConsumerGroupHeartbeat, apiVersion: version, correlationId: 1, clientId: 'c', connectionId: 1, clientHost: '/127.0.0.1' } as RequestContext;
-  const body = await handlers.get(ApiKey.ConsumerGroupHeartbeat)!.handle(ctx, req);
-  const w = new Writer();
-  spec.encodeResponse(w, version, body);
-  const res = spec.decodeResponse(new Reader(w.toBuffer()), version);
-  expect(res).toMatchObject({ errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: CONSUMER_PROTOCOL_UNSUPPORTED, memberId: null, assignment: null });
-  expect(CONSUMER_PROTOCOL_UNSUPPORTED).toMatch(/group\.protocol=classic/);
-});
+it.each([0, 1])(
+  'answers a joining v%i heartbeat with UNSUPPORTED_VERSION and says to use group.protocol=classic',
+  async (version) => {
+    const spec = API_SPEC_BY_KEY.get(ApiKey.ConsumerGroupHeartbeat)!;
+    const join = {
+      groupId: 'g',
+      memberId: 'm',
+      memberEpoch: 0,
+      rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['t'],
+      serverAssignor: null,
+      topicPartitions: [],
+    };
+    const rw = new Writer();
+    spec.encodeRequest(rw, version, join);
+    const req = spec.decodeRequest(new Reader(rw.toBuffer()), version);
+    const ctx = {
+      broker: {} as BrokerContext,
+      apiKey: ApiKey.ConsumerGroupHeartbeat,
+      apiVersion: version,
+      correlationId: 1,
+      clientId: 'c',
+      connectionId: 1,
+      clientHost: '/127.0.0.1',
+    } as RequestContext;
+    const body = await handlers.get(ApiKey.ConsumerGroupHeartbeat)!.handle(ctx, req);
+    const w = new Writer();
+    spec.encodeResponse(w, version, body);
+    const res = spec.decodeResponse(new Reader(w.toBuffer()), version);
+    expect(res).toMatchObject({
+      errorCode: ErrorCode.UNSUPPORTED_VERSION,
+      errorMessage: CONSUMER_PROTOCOL_UNSUPPORTED,
+      memberId: null,
+      assignment: null,
+    });
+    expect(CONSUMER_PROTOCOL_UNSUPPORTED).toMatch(/group\.protocol=classic/);
+  },
+);

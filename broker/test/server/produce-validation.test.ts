@@ -16,19 +16,36 @@ import {
   TimestampType,
   encodeRecordBatch,
 } from '../../src/protocol/record-batch';
-import { type BatchCheck, type ProducePolicy, producePolicy, validateProduceRecords } from '../../src/server/produce-validation';
+import {
+  type BatchCheck,
+  type ProducePolicy,
+  producePolicy,
+  validateProduceRecords,
+} from '../../src/server/produce-validation';
 
 const NOW = 1_700_000_000_000;
 const LONG_MAX = 9223372036854775807n;
 const codecs = Object.entries(CompressionType) as [string, CompressionType][];
 
 function policy(o: Partial<ProducePolicy> = {}): ProducePolicy {
-  return { maxMessageBytes: 1048588, produceVersion: 9, logAppendTime: false, timestampBeforeMaxMs: LONG_MAX, timestampAfterMaxMs: LONG_MAX, nowMs: NOW, ...o };
+  return {
+    maxMessageBytes: 1048588,
+    produceVersion: 9,
+    logAppendTime: false,
+    timestampBeforeMaxMs: LONG_MAX,
+    timestampAfterMaxMs: LONG_MAX,
+    nowMs: NOW,
+    ...o,
+  };
 }
 
 function batchOf(n: number, o: Partial<RecordBatchInput> = {}): Buffer {
   return encodeRecordBatch({
-    records: Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`value ${i} `.repeat(20)), timestamp: BigInt(NOW - 1000 + i * 10) })),
+    records: Array.from({ length: n }, (_, i) => ({
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(`value ${i} `.repeat(20)),
+      timestamp: BigInt(NOW - 1000 + i * 10),
+    })),
     ...o,
   });
 }
@@ -60,7 +77,7 @@ function accepted(check: BatchCheck) {
 }
 
 describe('valid batches', () => {
-  it.each(codecs)('%s: passes, keeps the bytes, and reports the records\' max timestamp', (_name, type) => {
+  it.each(codecs)("%s: passes, keeps the bytes, and reports the records' max timestamp", (_name, type) => {
     const batch = batchOf(16, { compression: type });
     const copy = Buffer.from(batch);
     const [b] = accepted(validateProduceRecords(batch, policy()));
@@ -75,19 +92,36 @@ describe('valid batches', () => {
     expect(b!.header.maxTimestamp).toBe(BigInt(NOW - 1000 + 40));
   });
 
-  it('a maxTimestamp larger than any record is brought down to the records\' maximum', () => {
+  it("a maxTimestamp larger than any record is brought down to the records' maximum", () => {
     const [b] = accepted(validateProduceRecords(batchOf(3, { maxTimestamp: BigInt(NOW) * 2n }), policy()));
     expect(b!.header.maxTimestamp).toBe(BigInt(NOW - 1000 + 20));
   });
 
   it('records without a timestamp (-1) are not checked against the limits', () => {
-    const batch = encodeRecordBatch({ records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }], baseTimestamp: -1n });
-    const [b] = accepted(validateProduceRecords(batch, policy({ timestampBeforeMaxMs: 1000n, timestampAfterMaxMs: 1000n })));
+    const batch = encodeRecordBatch({
+      records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }],
+      baseTimestamp: -1n,
+    });
+    const [b] = accepted(
+      validateProduceRecords(batch, policy({ timestampBeforeMaxMs: 1000n, timestampAfterMaxMs: 1000n })),
+    );
     expect(b!.header.maxTimestamp).toBe(-1n);
   });
 
   it('a record with null key and value, and headers, passes', () => {
-    const batch = encodeRecordBatch({ records: [{ key: null, value: null, headers: [{ key: 'h', value: null }, { key: '', value: Buffer.from('v') }] }], baseTimestamp: BigInt(NOW) });
+    const batch = encodeRecordBatch({
+      records: [
+        {
+          key: null,
+          value: null,
+          headers: [
+            { key: 'h', value: null },
+            { key: '', value: Buffer.from('v') },
+          ],
+        },
+      ],
+      baseTimestamp: BigInt(NOW),
+    });
     accepted(validateProduceRecords(batch, policy()));
   });
 });
@@ -109,21 +143,27 @@ describe('broken records behind a valid CRC', () => {
     expect(f.message).toMatch(/do not decompress/);
   });
 
-  it.each(codecs.filter(([, t]) => t !== CompressionType.None))('%s flag over another codec\'s bytes: INVALID_RECORD', (_name, type) => {
-    const other = type === CompressionType.Gzip ? CompressionType.Zstd : CompressionType.Gzip;
-    const batch = batchOf(4, { compression: other });
-    batch.writeInt16BE((batch.readInt16BE(ATTRIBUTES) & ~7) | type, ATTRIBUTES);
-    expect(failure(validateProduceRecords(recrc(batch), policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
-  });
+  it.each(codecs.filter(([, t]) => t !== CompressionType.None))(
+    "%s flag over another codec's bytes: INVALID_RECORD",
+    (_name, type) => {
+      const other = type === CompressionType.Gzip ? CompressionType.Zstd : CompressionType.Gzip;
+      const batch = batchOf(4, { compression: other });
+      batch.writeInt16BE((batch.readInt16BE(ATTRIBUTES) & ~7) | type, ATTRIBUTES);
+      expect(failure(validateProduceRecords(recrc(batch), policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
+    },
+  );
 
-  it.each(codecs)('%s: a header count of 1000 over 2 records (lastOffsetDelta 999 to match): INVALID_RECORD', (_name, type) => {
-    const batch = batchOf(2, { compression: type });
-    batch.writeInt32BE(1000, RECORDS_COUNT);
-    batch.writeInt32BE(999, LAST_OFFSET_DELTA);
-    const f = failure(validateProduceRecords(recrc(batch), policy()));
-    expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
-    expect(f.message).toMatch(/premature EOF.*declares 1000 records but holds 2/);
-  });
+  it.each(codecs)(
+    '%s: a header count of 1000 over 2 records (lastOffsetDelta 999 to match): INVALID_RECORD',
+    (_name, type) => {
+      const batch = batchOf(2, { compression: type });
+      batch.writeInt32BE(1000, RECORDS_COUNT);
+      batch.writeInt32BE(999, LAST_OFFSET_DELTA);
+      const f = failure(validateProduceRecords(recrc(batch), policy()));
+      expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
+      expect(f.message).toMatch(/premature EOF.*declares 1000 records but holds 2/);
+    },
+  );
 
   it('a count that disagrees with lastOffsetDelta: INVALID_RECORD', () => {
     const batch = batchOf(2);
@@ -145,7 +185,10 @@ describe('broken records behind a valid CRC', () => {
     const batch = encodeRecordBatch({
       compression: type,
       baseTimestamp: BigInt(NOW),
-      records: [{ value: Buffer.from('a'), offsetDelta: 1 }, { value: Buffer.from('b'), offsetDelta: 0 }],
+      records: [
+        { value: Buffer.from('a'), offsetDelta: 1 },
+        { value: Buffer.from('b'), offsetDelta: 0 },
+      ],
     });
     const f = failure(validateProduceRecords(batch, policy()));
     expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
@@ -164,21 +207,27 @@ describe('broken records behind a valid CRC', () => {
   it('a varint longer than 5 bytes: INVALID_RECORD', () => {
     // attributes, ts, offset, then a key length of six continuation bytes
     const body = Buffer.from([0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0]);
-    const f = failure(validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()));
+    const f = failure(
+      validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()),
+    );
     expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(f.message).toMatch(/varint is longer than 32 bits/);
   });
 
   it('a varint cut by the end of its record: INVALID_RECORD', () => {
     const body = Buffer.from([0, 0, 0, 0, 0, 0x80]); // header count varint left open
-    const f = failure(validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()));
+    const f = failure(
+      validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()),
+    );
     expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(f.message).toMatch(/varint runs past the end of the record/);
   });
 
   it('a negative header count: INVALID_RECORD', () => {
     const body = Buffer.from([0, 0, 0, 1, 1, 1]); // key null, value null, header count -1
-    const f = failure(validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()));
+    const f = failure(
+      validateProduceRecords(rawBatch(Buffer.concat([Buffer.from([body.length << 1]), body]), 1), policy()),
+    );
     expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(f.message).toMatch(/invalid number of record headers -1/);
   });
@@ -204,12 +253,14 @@ describe('batch-level checks', () => {
   });
 
   it('an idempotent batch without a base sequence: INVALID_RECORD', () => {
-    const f = failure(validateProduceRecords(batchOf(1, { producerId: 7n, producerEpoch: 0, baseSequence: -1 }), policy()));
+    const f = failure(
+      validateProduceRecords(batchOf(1, { producerId: 7n, producerEpoch: 0, baseSequence: -1 }), policy()),
+    );
     expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(f.message).toMatch(/Invalid sequence number -1/);
   });
 
-  it('reads the records as Kafka\'s batch iterator does: too few bytes or a batch past the end is no batch', () => {
+  it("reads the records as Kafka's batch iterator does: too few bytes or a batch past the end is no batch", () => {
     for (const records of [Buffer.from([1, 2, 3]), batchOf(2).subarray(0, 40)]) {
       const f = failure(validateProduceRecords(records, policy()));
       expect(f).toMatchObject({ errorCode: ErrorCode.INVALID_RECORD, withLogStartOffset: false });
@@ -217,14 +268,17 @@ describe('batch-level checks', () => {
     }
     const tiny = batchOf(1);
     tiny.writeInt32BE(10, 8); // batchLength below the smallest record: corrupt
-    expect(failure(validateProduceRecords(tiny, policy()))).toMatchObject({ errorCode: ErrorCode.CORRUPT_MESSAGE, withLogStartOffset: false });
+    expect(failure(validateProduceRecords(tiny, policy()))).toMatchObject({
+      errorCode: ErrorCode.CORRUPT_MESSAGE,
+      withLogStartOffset: false,
+    });
     // Stray bytes after the batch, too few to be another, are dropped as Kafka's log trims them.
     const batch = batchOf(2);
     const [b] = accepted(validateProduceRecords(Buffer.concat([batch, Buffer.from([9, 9, 9])]), policy()));
     expect(b!.data.equals(batch)).toBe(true);
   });
 
-  it('a magic outside 0-2 is a corrupt batch, as Kafka\'s iterator finds it, even before the batch is whole', () => {
+  it("a magic outside 0-2 is a corrupt batch, as Kafka's iterator finds it, even before the batch is whole", () => {
     const MAGIC_AT = 16;
     for (const magic of [3, -1]) {
       const bad = batchOf(1);
@@ -275,25 +329,46 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
       ],
     });
 
-  it.each(codecs)('%s: records outside [now - before, now + after] get INVALID_TIMESTAMP with one record error each', (_name, type) => {
-    const f = failure(validateProduceRecords(mixed(type), policy({ timestampBeforeMaxMs: BigInt(hour), timestampAfterMaxMs: BigInt(hour) })));
-    expect(f.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
-    expect(f.message).toBe('One or more records have been rejected due to invalid timestamp');
-    const window = `[${NOW - hour}, ${NOW + hour}]`;
-    expect(f.recordErrors).toEqual([
-      { batchIndex: 1, batchIndexErrorMessage: `Timestamp ${NOW - 2 * hour} of message with offset 1 is out of range. The timestamp should be within ${window}` },
-      { batchIndex: 3, batchIndexErrorMessage: `Timestamp ${NOW + 2 * hour} of message with offset 3 is out of range. The timestamp should be within ${window}` },
-    ]);
-  });
+  it.each(codecs)(
+    '%s: records outside [now - before, now + after] get INVALID_TIMESTAMP with one record error each',
+    (_name, type) => {
+      const f = failure(
+        validateProduceRecords(
+          mixed(type),
+          policy({ timestampBeforeMaxMs: BigInt(hour), timestampAfterMaxMs: BigInt(hour) }),
+        ),
+      );
+      expect(f.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
+      expect(f.message).toBe('One or more records have been rejected due to invalid timestamp');
+      const window = `[${NOW - hour}, ${NOW + hour}]`;
+      expect(f.recordErrors).toEqual([
+        {
+          batchIndex: 1,
+          batchIndexErrorMessage: `Timestamp ${NOW - 2 * hour} of message with offset 1 is out of range. The timestamp should be within ${window}`,
+        },
+        {
+          batchIndex: 3,
+          batchIndexErrorMessage: `Timestamp ${NOW + 2 * hour} of message with offset 3 is out of range. The timestamp should be within ${window}`,
+        },
+      ]);
+    },
+  );
 
-  it('only the limit that is set applies; the window prints as Kafka\'s long arithmetic does', () => {
+  it("only the limit that is set applies; the window prints as Kafka's long arithmetic does", () => {
     const f = failure(validateProduceRecords(mixed(), policy({ timestampBeforeMaxMs: BigInt(hour) })));
     expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1]);
-    expect(f.recordErrors[0]!.batchIndexErrorMessage).toContain(`[${NOW - hour}, ${BigInt.asIntN(64, BigInt(NOW) + LONG_MAX)}]`);
+    expect(f.recordErrors[0]!.batchIndexErrorMessage).toContain(
+      `[${NOW - hour}, ${BigInt.asIntN(64, BigInt(NOW) + LONG_MAX)}]`,
+    );
   });
 
   it('LogAppendTime topics do not check producer timestamps', () => {
-    accepted(validateProduceRecords(mixed(), policy({ logAppendTime: true, timestampBeforeMaxMs: 1n, timestampAfterMaxMs: 1n })));
+    accepted(
+      validateProduceRecords(
+        mixed(),
+        policy({ logAppendTime: true, timestampBeforeMaxMs: 1n, timestampAfterMaxMs: 1n }),
+      ),
+    );
   });
 
   it('a producer may not flag its batch LogAppendTime on a LogAppendTime topic', () => {
@@ -301,7 +376,9 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
     const f = failure(validateProduceRecords(batch, policy({ logAppendTime: true })));
     expect(f.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
     expect(f.recordErrors).toHaveLength(2);
-    expect(f.recordErrors[1]!.batchIndexErrorMessage).toMatch(/^Invalid timestamp type in message DefaultRecord\(offset=1, timestamp=1700000000000, key=2 bytes, value=\d+ bytes\)\. Producer should not set timestamp type to LogAppendTime\.$/);
+    expect(f.recordErrors[1]!.batchIndexErrorMessage).toMatch(
+      /^Invalid timestamp type in message DefaultRecord\(offset=1, timestamp=1700000000000, key=2 bytes, value=\d+ bytes\)\. Producer should not set timestamp type to LogAppendTime\.$/,
+    );
   });
 
   it('on a CreateTime topic a LogAppendTime-flagged batch counts as its maxTimestamp (Kafka checks that one)', () => {
@@ -314,10 +391,22 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
 
   it('producePolicy reads the limits: Kafka 4 defaults, set limits, else message.timestamp.difference.max.ms', () => {
     // KIP-1030: after.max.ms is 1 hour by default since Kafka 4.0; before.max.ms has no limit.
-    expect(producePolicy({}, 9, NOW)).toMatchObject({ timestampBeforeMaxMs: LONG_MAX, timestampAfterMaxMs: 3_600_000n, logAppendTime: false, maxMessageBytes: 1048588 });
-    const p = producePolicy({ 'message.timestamp.difference.max.ms': '5000', 'message.timestamp.after.max.ms': '60000' }, 9, NOW);
+    expect(producePolicy({}, 9, NOW)).toMatchObject({
+      timestampBeforeMaxMs: LONG_MAX,
+      timestampAfterMaxMs: 3_600_000n,
+      logAppendTime: false,
+      maxMessageBytes: 1048588,
+    });
+    const p = producePolicy(
+      { 'message.timestamp.difference.max.ms': '5000', 'message.timestamp.after.max.ms': '60000' },
+      9,
+      NOW,
+    );
     expect(p).toMatchObject({ timestampBeforeMaxMs: 5000n, timestampAfterMaxMs: 60000n });
-    expect(producePolicy({ 'message.timestamp.difference.max.ms': '5000' }, 9, NOW)).toMatchObject({ timestampBeforeMaxMs: 5000n, timestampAfterMaxMs: 5000n });
+    expect(producePolicy({ 'message.timestamp.difference.max.ms': '5000' }, 9, NOW)).toMatchObject({
+      timestampBeforeMaxMs: 5000n,
+      timestampAfterMaxMs: 5000n,
+    });
     const byDefault = failure(validateProduceRecords(mixed(), producePolicy({}, 9, NOW)));
     expect(byDefault.recordErrors.map((e) => e.batchIndex)).toEqual([3]); // 2 hours ahead; 2 hours back is fine
     const f = failure(validateProduceRecords(mixed(), p));

@@ -1,13 +1,27 @@
 // planAppend stores the validated maxTimestamp: in the row (retention, ListOffsets by time) and in
 // the batch bytes with a fresh CRC, as Kafka's DefaultRecordBatch.setMaxTimestamp does.
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { MAX_TIMESTAMP, TimestampType, encodeRecordBatch, readBatchHeader, timestampType, verifyBatchCrc } from '../../src/protocol/record-batch';
+import {
+  MAX_TIMESTAMP,
+  TimestampType,
+  encodeRecordBatch,
+  readBatchHeader,
+  timestampType,
+  verifyBatchCrc,
+} from '../../src/protocol/record-batch';
 import { planAppend } from '../../src/storage/append-plan';
 
 const TS = 1_700_000_000_000n;
 
 function sent(maxTimestamp: bigint, type: TimestampType = TimestampType.CreateTime) {
-  const data = encodeRecordBatch({ records: [{ value: Buffer.from('a'), timestamp: TS }, { value: Buffer.from('b'), timestamp: TS + 7n }], maxTimestamp, timestampType: type });
+  const data = encodeRecordBatch({
+    records: [
+      { value: Buffer.from('a'), timestamp: TS },
+      { value: Buffer.from('b'), timestamp: TS + 7n },
+    ],
+    maxTimestamp,
+    timestampType: type,
+  });
   return { header: readBatchHeader(data), data };
 }
 
@@ -19,7 +33,7 @@ function plan(batch: ReturnType<typeof sent>, logAppendTime = false, nowMs = 5_0
 }
 
 describe('planAppend and maxTimestamp', () => {
-  it('writes the validated maxTimestamp over the producer\'s -1 and keeps the CRC valid', () => {
+  it("writes the validated maxTimestamp over the producer's -1 and keeps the CRC valid", () => {
     const b = sent(-1n);
     b.header.maxTimestamp = TS + 7n; // what validation computed from the records
     const p = plan(b);
@@ -28,7 +42,7 @@ describe('planAppend and maxTimestamp', () => {
     expect(verifyBatchCrc(b.data)).toBe(true);
   });
 
-  it('leaves the bytes (and CRC) alone when the producer\'s maxTimestamp was right', () => {
+  it("leaves the bytes (and CRC) alone when the producer's maxTimestamp was right", () => {
     const b = sent(TS + 7n);
     const crcBefore = b.data.readUInt32BE(17);
     plan(b);

@@ -111,7 +111,13 @@ describe('WAL checkpointer thread', () => {
     const errors: string[] = [];
     let fallbacks = 0;
     // The thread cannot open a database in a folder that does not exist: it dies on start.
-    const c = new Checkpointer(path.join(dir, 'missing', 'x.db'), 20, (m) => errors.push(m), 60_000, () => fallbacks++);
+    const c = new Checkpointer(
+      path.join(dir, 'missing', 'x.db'),
+      20,
+      (m) => errors.push(m),
+      60_000,
+      () => fallbacks++,
+    );
     try {
       c.committed();
       expect(c.started).toBe(1);

@@ -32,7 +32,9 @@ export function producersContract(ctx: ContractContext): void {
     };
     /** Six batches of 2 records, sequences 0-1, 2-3, ... 10-11, at offsets 0, 2, ... 10. */
     const sendSix = (producerId: number) => {
-      const sent = Array.from({ length: 6 }, (_, i) => batch({ records: 2, producerId, producerEpoch: 0, baseSequence: 2 * i }));
+      const sent = Array.from({ length: 6 }, (_, i) =>
+        batch({ records: 2, producerId, producerEpoch: 0, baseSequence: 2 * i }),
+      );
       for (const b of sent) ctx.s.append([part('a', 0, [b])], NOW_MS);
       return sent;
     };
@@ -46,7 +48,9 @@ export function producersContract(ctx: ContractContext): void {
       expect(ctx.s.offsets('a', 0)!.highWatermark).toBe(12);
       expect(baseOffsets(ctx.s.read('a', 0, 0, 1e6).batches)).toEqual([0, 2, 4, 6, 8, 10]);
       // The oldest is beyond the 5 remembered: its sequence no longer follows, so it is out of order.
-      expect(ctx.s.append([part('a', 0, [resend(sent[0]!)])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+      expect(ctx.s.append([part('a', 0, [resend(sent[0]!)])], NOW_MS)[0]!.errorCode).toBe(
+        ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+      );
     });
     it('rejects a sequence gap with 45 and stores nothing of that partition append', () => {
       const producerId = setup();
@@ -84,7 +88,12 @@ export function producersContract(ctx: ContractContext): void {
         ],
         NOW_MS,
       );
-      expect(r.map((x) => [x.errorCode, x.baseOffset])).toEqual([[0, 0], [0, 0], [0, 1], [0, 2]]);
+      expect(r.map((x) => [x.errorCode, x.baseOffset])).toEqual([
+        [0, 0],
+        [0, 0],
+        [0, 1],
+        [0, 2],
+      ]);
     });
     it('answers a duplicate inside the same call and an all-duplicate append without a LogAppendTime', () => {
       ctx.s.createTopic('a', 1, { 'message.timestamp.type': 'LogAppendTime' });

@@ -10,9 +10,22 @@ export function recordsContract(ctx: ContractContext): void {
     it('assigns offsets per partition across several partitions in one call', () => {
       ctx.s.createTopic('a', 2, {});
       ctx.s.createTopic('b', 1, {});
-      const r1 = ctx.s.append([part('a', 0, [batch({ records: 3 })]), part('a', 1, [batch()]), part('b', 0, [batch({ records: 2 })])], NOW_MS);
-      expect(r1.map((r) => [r.errorCode, r.baseOffset])).toEqual([[0, 0], [0, 0], [0, 0]]);
-      expect(r1[0]).toEqual({ errorCode: 0, baseOffset: 0, logAppendTimeMs: -1, logStartOffset: 0, errorMessage: null });
+      const r1 = ctx.s.append(
+        [part('a', 0, [batch({ records: 3 })]), part('a', 1, [batch()]), part('b', 0, [batch({ records: 2 })])],
+        NOW_MS,
+      );
+      expect(r1.map((r) => [r.errorCode, r.baseOffset])).toEqual([
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ]);
+      expect(r1[0]).toEqual({
+        errorCode: 0,
+        baseOffset: 0,
+        logAppendTimeMs: -1,
+        logStartOffset: 0,
+        errorMessage: null,
+      });
       const r2 = ctx.s.append([part('a', 0, [batch()]), part('b', 0, [batch()])], NOW_MS);
       expect(r2.map((r) => r.baseOffset)).toEqual([3, 2]);
       expect(ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 0, highWatermark: 4 });
@@ -21,7 +34,10 @@ export function recordsContract(ctx: ContractContext): void {
     });
     it('chains several batches of one partition, and two parts for the same partition in one call', () => {
       ctx.s.createTopic('a', 1, {});
-      const r = ctx.s.append([part('a', 0, [batch({ records: 2 }), batch({ records: 3 })]), part('a', 0, [batch()])], NOW_MS);
+      const r = ctx.s.append(
+        [part('a', 0, [batch({ records: 2 }), batch({ records: 3 })]), part('a', 0, [batch()])],
+        NOW_MS,
+      );
       expect(r.map((x) => x.baseOffset)).toEqual([0, 5]);
       expect(baseOffsets(ctx.s.read('a', 0, 0, 1e6).batches)).toEqual([0, 2, 5]);
       expect(ctx.s.offsets('a', 0)!.highWatermark).toBe(6);
@@ -29,7 +45,11 @@ export function recordsContract(ctx: ContractContext): void {
     it('answers an unknown topic or partition with error 3 and still appends the others', () => {
       ctx.s.createTopic('a', 1, {});
       const r = ctx.s.append([part('nope', 0, [batch()]), part('a', 1, [batch()]), part('a', 0, [batch()])], NOW_MS);
-      expect(r.map((x) => x.errorCode)).toEqual([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0]);
+      expect(r.map((x) => x.errorCode)).toEqual([
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        0,
+      ]);
       expect(r[0]!.errorMessage).toMatch(/nope-0/);
       expect(ctx.s.offsets('a', 0)!.highWatermark).toBe(1);
     });
@@ -64,7 +84,16 @@ export function recordsContract(ctx: ContractContext): void {
     // Five batches of 2 records: offsets 0-1, 2-3, 4-5, 6-7, 8-9.
     const fill = () => {
       ctx.s.createTopic('a', 1, {});
-      ctx.s.append([part('a', 0, Array.from({ length: 5 }, () => batch({ records: 2, valueBytes: 100 })))], NOW_MS);
+      ctx.s.append(
+        [
+          part(
+            'a',
+            0,
+            Array.from({ length: 5 }, () => batch({ records: 2, valueBytes: 100 })),
+          ),
+        ],
+        NOW_MS,
+      );
       return ctx.s.read('a', 0, 0, 1e6).batches[0]!.length;
     };
     it('returns the batch holding the fetch offset and the ones after it', () => {
@@ -82,14 +111,23 @@ export function recordsContract(ctx: ContractContext): void {
     });
     it('without minOneBatch the first batch must fit too (a fetch that already has data, KIP-74)', () => {
       const size = fill();
-      expect(ctx.s.read('a', 0, 0, size - 1, false)).toMatchObject({ errorCode: 0, highWatermark: 10, logStartOffset: 0, batches: [] });
+      expect(ctx.s.read('a', 0, 0, size - 1, false)).toMatchObject({
+        errorCode: 0,
+        highWatermark: 10,
+        logStartOffset: 0,
+        batches: [],
+      });
       expect(ctx.s.read('a', 0, 0, 0, false).batches).toEqual([]);
       expect(baseOffsets(ctx.s.read('a', 0, 0, 2 * size, false).batches)).toEqual([0, 2]);
     });
     it('returns nothing and no error at the high watermark, OFFSET_OUT_OF_RANGE past it', () => {
       fill();
       expect(ctx.s.read('a', 0, 10, 1e6)).toEqual({ errorCode: 0, highWatermark: 10, logStartOffset: 0, batches: [] });
-      expect(ctx.s.read('a', 0, 11, 1e6)).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark: 10, batches: [] });
+      expect(ctx.s.read('a', 0, 11, 1e6)).toMatchObject({
+        errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+        highWatermark: 10,
+        batches: [],
+      });
       expect(ctx.s.read('a', 0, -1, 1e6).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
     });
     it('answers 0 on an empty partition at 0 and 3 for unknown topics or partitions', () => {
@@ -104,7 +142,16 @@ export function recordsContract(ctx: ContractContext): void {
     it('finds the first batch at or after a time, and the batch with the largest timestamp', () => {
       ctx.s.createTopic('a', 1, {});
       const times = [1000, 3000, 2000, 5000, 4000];
-      ctx.s.append([part('a', 0, times.map((t) => batch({ records: 2, timestampMs: t })))], NOW_MS);
+      ctx.s.append(
+        [
+          part(
+            'a',
+            0,
+            times.map((t) => batch({ records: 2, timestampMs: t })),
+          ),
+        ],
+        NOW_MS,
+      );
       // maxTimestamp of each batch is t + 1 (two records, 1 ms apart).
       expect(ctx.s.batchForTimestamp('a', 0, 0)).toMatchObject({ baseOffset: 0, lastOffset: 1, maxTimestamp: 1001 });
       expect(ctx.s.batchForTimestamp('a', 0, 2500)!.baseOffset).toBe(2);
@@ -123,7 +170,16 @@ export function recordsContract(ctx: ContractContext): void {
   describe('deleteRecords', () => {
     const fill = () => {
       ctx.s.createTopic('a', 1, {});
-      ctx.s.append([part('a', 0, Array.from({ length: 5 }, () => batch({ records: 2 })))], NOW_MS);
+      ctx.s.append(
+        [
+          part(
+            'a',
+            0,
+            Array.from({ length: 5 }, () => batch({ records: 2 })),
+          ),
+        ],
+        NOW_MS,
+      );
     };
     it('deletes whole batches below the offset and moves the log start to it', () => {
       fill();
@@ -147,7 +203,10 @@ export function recordsContract(ctx: ContractContext): void {
     });
     it('treats -1 as the high watermark and rejects offsets past it', () => {
       fill();
-      expect(ctx.s.deleteRecords('a', 0, 11)).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, logStartOffset: 0 });
+      expect(ctx.s.deleteRecords('a', 0, 11)).toMatchObject({
+        errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+        logStartOffset: 0,
+      });
       expect(ctx.s.deleteRecords('a', 0, -1)).toEqual({ errorCode: 0, logStartOffset: 10, highWatermark: 10 });
       expect(ctx.s.read('a', 0, 10, 1e6)).toMatchObject({ errorCode: 0, batches: [] });
       expect(ctx.s.batchWithMaxTimestamp('a', 0)).toBeUndefined();

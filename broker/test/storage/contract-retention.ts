@@ -10,7 +10,16 @@ export function retentionContract(ctx: ContractContext): void {
     /** Batches of 2 records with maxTimestamp = NOW_MS - age + 1, oldest first. */
     const fill = (topic: string, agesMs: number[], configs: Record<string, string> = {}) => {
       ctx.s.createTopic(topic, 1, configs);
-      ctx.s.append([part(topic, 0, agesMs.map((age) => batch({ records: 2, valueBytes: 100, timestampMs: NOW_MS - age })))], NOW_MS);
+      ctx.s.append(
+        [
+          part(
+            topic,
+            0,
+            agesMs.map((age) => batch({ records: 2, valueBytes: 100, timestampMs: NOW_MS - age })),
+          ),
+        ],
+        NOW_MS,
+      );
       return ctx.s.read(topic, 0, 0, 1).batches[0]!.length;
     };
 
@@ -51,7 +60,16 @@ export function retentionContract(ctx: ContractContext): void {
       const size = fill('a', [10, 10]);
       ctx.s.alterTopicConfigs('a', { 'retention.bytes': String(3 * size) }, []);
       expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100).deletedBatches).toBe(0);
-      ctx.s.append([part('a', 0, [1, 2, 3].map(() => batch({ records: 2, valueBytes: 100 })))], NOW_MS);
+      ctx.s.append(
+        [
+          part(
+            'a',
+            0,
+            [1, 2, 3].map(() => batch({ records: 2, valueBytes: 100 })),
+          ),
+        ],
+        NOW_MS,
+      );
       expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).toEqual({ deletedBatches: 2, deletedBytes: 2 * size });
       expect(ctx.s.offsets('a', 0)!.logStartOffset).toBe(4);
     });

@@ -13,7 +13,10 @@ export function topicsContract(ctx: ContractContext): void {
       expect(ctx.s.identity({ clusterId: 'ignored-now', nodeId: 9 })).toEqual(first);
     });
     it('defaults the node id to 1 and keeps a given cluster id', () => {
-      expect(ctx.s.identity({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' })).toEqual({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg', nodeId: 1 });
+      expect(ctx.s.identity({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' })).toEqual({
+        clusterId: 'MkU3OEVBNTcwNTJENDM2Qg',
+        nodeId: 1,
+      });
     });
   });
 
@@ -21,7 +24,12 @@ export function topicsContract(ctx: ContractContext): void {
     it('creates, lists, finds by name and id', () => {
       const a = ctx.s.createTopic('a', 3, { 'retention.ms': '1000' });
       const b = ctx.s.createTopic('b', 1, {}, 'AAAAAAAAAAAAAAAAAAAAAQ');
-      expect(a).toEqual({ name: 'a', topicId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), partitionCount: 3, configs: { 'retention.ms': '1000' } });
+      expect(a).toEqual({
+        name: 'a',
+        topicId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+        partitionCount: 3,
+        configs: { 'retention.ms': '1000' },
+      });
       expect(b.topicId).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
       expect(ctx.s.listTopics().map((t) => t.name)).toEqual(['a', 'b']);
       expect(ctx.s.topic('a')).toEqual(a);
@@ -83,7 +91,9 @@ export function topicsContract(ctx: ContractContext): void {
       ctx.s.createPartitions('a', 4);
       expect(ctx.s.totalPartitions()).toBe(9);
       expect(ctx.s.topicById(a.topicId)).toEqual({ ...a, partitionCount: 4 });
-      expect(ctx.s.append([part('a', 3, [batch()]), part('b', 2, [batch()])], NOW_MS).map((r) => r.errorCode)).toEqual([0, 0]);
+      expect(ctx.s.append([part('a', 3, [batch()]), part('b', 2, [batch()])], NOW_MS).map((r) => r.errorCode)).toEqual([
+        0, 0,
+      ]);
       ctx.s.alterTopicConfigs('a', { 'retention.bytes': '9' }, []);
 
       expect(ctx.s.deleteTopic('b')).toBe(true);
@@ -99,11 +109,7 @@ export function topicsContract(ctx: ContractContext): void {
       expect(ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
       expect(ctx.s.topicById(b.topicId)).toBeUndefined();
 
-      const expected = [
-        { ...a, partitionCount: 4, configs: { 'retention.ms': '7', 'retention.bytes': '9' } },
-        b2,
-        c,
-      ];
+      const expected = [{ ...a, partitionCount: 4, configs: { 'retention.ms': '7', 'retention.bytes': '9' } }, b2, c];
       expect(ctx.s.listTopics()).toEqual(expected);
       expect(ctx.s.totalPartitions()).toBe(7);
       expect(ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
@@ -128,7 +134,13 @@ export function topicsContract(ctx: ContractContext): void {
   });
 
   describe('group offsets', () => {
-    const o = (topic: string, partition: number, offset: number, metadata: string | null = null) => ({ topic, partition, offset, leaderEpoch: -1, metadata });
+    const o = (topic: string, partition: number, offset: number, metadata: string | null = null) => ({
+      topic,
+      partition,
+      offset,
+      leaderEpoch: -1,
+      metadata,
+    });
     it('commits, overwrites, fetches and lists groups', () => {
       ctx.s.commitOffsets('g1', [o('a', 0, 5, 'm'), o('a', 1, 7)], NOW_MS);
       ctx.s.commitOffsets('g1', [o('a', 0, 6)], NOW_MS + 1);
@@ -144,7 +156,12 @@ export function topicsContract(ctx: ContractContext): void {
     it('deletes some partitions or the whole group', () => {
       ctx.s.commitOffsets('g', [o('a', 0, 1), o('a', 1, 2), o('b', 0, 3)], NOW_MS);
       ctx.s.deleteOffsets('g', [{ topic: 'a', partition: 1 }]);
-      expect(ctx.s.fetchOffsets('g').map((x) => `${x.topic}-${x.partition}`).sort()).toEqual(['a-0', 'b-0']);
+      expect(
+        ctx.s
+          .fetchOffsets('g')
+          .map((x) => `${x.topic}-${x.partition}`)
+          .sort(),
+      ).toEqual(['a-0', 'b-0']);
       ctx.s.deleteOffsets('g');
       expect(ctx.s.fetchOffsets('g')).toEqual([]);
       expect(ctx.s.offsetGroups()).toEqual([]);

@@ -46,7 +46,9 @@ export function storageContract(name: string, makeStorage: () => Storage, reopen
           expect(s.offsets('a', 0)).toEqual({ logStartOffset: 1, highWatermark: 4 });
           const read = s.read('a', 0, 1, 1e6);
           expect(read.batches.map((b) => readBatchHeader(b).baseOffset)).toEqual([1n]);
-          expect(s.fetchOffsets('g')).toEqual([{ topic: 'a', partition: 0, offset: 2, leaderEpoch: 0, metadata: 'm', commitTimestampMs: NOW_MS }]);
+          expect(s.fetchOffsets('g')).toEqual([
+            { topic: 'a', partition: 0, offset: 2, leaderEpoch: 0, metadata: 'm', commitTimestampMs: NOW_MS },
+          ]);
           // Producer state survived: a retry is a duplicate, a gap is rejected, the epoch moves on.
           expect(s.append([part('a', 0, [resend(sent)])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
           const gap = batch({ producerId, producerEpoch: 0, baseSequence: 9 });

@@ -52,7 +52,9 @@ describe('DiskSpace', () => {
     const free = freeBytes(tmp.dir);
     const below = make(free + 100 * MiB).space.check();
     expect(below.ok).toBe(false);
-    expect(below.message).toMatch(new RegExp(`^disk full: \\d+ bytes free on ${tmp.dir}, floor ${free + 100 * MiB} \\(MINNOW_MIN_FREE_BYTES\\)`));
+    expect(below.message).toMatch(
+      new RegExp(`^disk full: \\d+ bytes free on ${tmp.dir}, floor ${free + 100 * MiB} \\(MINNOW_MIN_FREE_BYTES\\)`),
+    );
     expect(make(free + 100 * MiB, 200 * MiB).space.check().ok).toBe(true);
   });
 

@@ -24,7 +24,11 @@ export function batch(o: BatchOptions = {}): PartitionAppend['batches'][number] 
   const n = o.records ?? 1;
   const ts = BigInt(o.timestampMs ?? 1_700_000_000_000);
   const data = encodeRecordBatch({
-    records: Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.alloc(o.valueBytes ?? 10, i), timestamp: ts + BigInt(i) })),
+    records: Array.from({ length: n }, (_, i) => ({
+      key: Buffer.from(`k${i}`),
+      value: Buffer.alloc(o.valueBytes ?? 10, i),
+      timestamp: ts + BigInt(i),
+    })),
     producerId: BigInt(o.producerId ?? -1),
     producerEpoch: o.producerEpoch ?? -1,
     baseSequence: o.baseSequence ?? -1,
@@ -32,7 +36,12 @@ export function batch(o: BatchOptions = {}): PartitionAppend['batches'][number] 
   return { header: readBatchHeader(data), data };
 }
 
-export function part(topic: string, partition: number, batches: PartitionAppend['batches'], logAppendTime = false): PartitionAppend {
+export function part(
+  topic: string,
+  partition: number,
+  batches: PartitionAppend['batches'],
+  logAppendTime = false,
+): PartitionAppend {
   return { topic, partition, batches, logAppendTime };
 }
 

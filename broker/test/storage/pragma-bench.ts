@@ -78,10 +78,16 @@ function run(pageSize: number, autocheckpoint: number, synchronous: string) {
 }
 
 type Row = ReturnType<typeof run>;
-const median = (rs: Row[], k: keyof Row) => [...rs].map((r) => r[k] as number).sort((a, b) => a - b)[Math.floor(rs.length / 2)]!;
+const median = (rs: Row[], k: keyof Row) =>
+  [...rs].map((r) => r[k] as number).sort((a, b) => a - b)[Math.floor(rs.length / 2)]!;
 function measure(pageSize: number, autocheckpoint: number, synchronous: string) {
   const rs = Array.from({ length: reps }, () => run(pageSize, autocheckpoint, synchronous));
-  const out: Record<string, unknown> = { pageSize, ckptPages: autocheckpoint, walMiB: (autocheckpoint * pageSize) / 1048576, synchronous };
+  const out: Record<string, unknown> = {
+    pageSize,
+    ckptPages: autocheckpoint,
+    walMiB: (autocheckpoint * pageSize) / 1048576,
+    synchronous,
+  };
   for (const k of ['writeMiBs', 'p50Ms', 'p99Ms', 'maxMs', 'readMiBs', 'fileMiB'] as const) out[k] = median(rs, k);
   console.log(JSON.stringify(out));
   return out;

@@ -57,10 +57,14 @@ describe('sqlite storage', () => {
   });
 
   it('refuses a database from a newer minnow and a non-minnow database', () => {
-    db().prepare('INSERT INTO schema_version VALUES (?, ?, ?)').run(SCHEMA_VERSION + 1, 'future', NOW_MS);
+    db()
+      .prepare('INSERT INTO schema_version VALUES (?, ?, ?)')
+      .run(SCHEMA_VERSION + 1, 'future', NOW_MS);
     const path = s.path;
     s.close();
-    expect(() => new SqliteStorage(path)).toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1} is newer than this minnow's ${SCHEMA_VERSION}`));
+    expect(() => new SqliteStorage(path)).toThrow(
+      new RegExp(`schema version ${SCHEMA_VERSION + 1} is newer than this minnow's ${SCHEMA_VERSION}`),
+    );
     const other = newPath();
     const raw = new Database(other);
     raw.exec('CREATE TABLE users (id INTEGER)');
@@ -92,7 +96,9 @@ describe('sqlite storage', () => {
     try {
       expect(copy.offsets('a', 0)).toEqual(s.offsets('a', 0));
       // Buffer.equals: jest's deep equality walks megabytes byte by byte.
-      expect(Buffer.concat(copy.read('a', 0, 0, 1e9).batches).equals(Buffer.concat(s.read('a', 0, 0, 1e9).batches))).toBe(true);
+      expect(
+        Buffer.concat(copy.read('a', 0, 0, 1e9).batches).equals(Buffer.concat(s.read('a', 0, 0, 1e9).batches)),
+      ).toBe(true);
       expect(copy.database.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
       copy.close();
@@ -110,9 +116,16 @@ describe('sqlite storage', () => {
     const keep = { retentionMs: -1, retentionBytes: Math.floor(2.5 * size) };
     expect(s.enforceRetention(NOW_MS, keep, 10).deletedBatches).toBe(0); // loads a-0's byte count
     // Any insert into b-0 fails, after a-0's rows, producer state, offsets and bytes changed.
-    const b0 = db().prepare("SELECT p.id FROM partition p JOIN topic t ON t.id = p.topic_id WHERE t.name = 'b'").pluck().get();
-    db().exec(`CREATE TEMP TRIGGER fail BEFORE INSERT ON record_batch WHEN NEW.partition_id = ${b0} BEGIN SELECT RAISE(ABORT, 'forced failure'); END`);
-    expect(() => s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS)).toThrow(/SQLite failed: forced failure/);
+    const b0 = db()
+      .prepare("SELECT p.id FROM partition p JOIN topic t ON t.id = p.topic_id WHERE t.name = 'b'")
+      .pluck()
+      .get();
+    db().exec(
+      `CREATE TEMP TRIGGER fail BEFORE INSERT ON record_batch WHEN NEW.partition_id = ${b0} BEGIN SELECT RAISE(ABORT, 'forced failure'); END`,
+    );
+    expect(() => s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS)).toThrow(
+      /SQLite failed: forced failure/,
+    );
     expect(s.offsets('a', 0)).toEqual({ logStartOffset: 0, highWatermark: 2 });
     expect(s.read('a', 0, 0, 1e6).batches).toHaveLength(2);
     // The byte count did not keep the rolled-back batch (3 batches would exceed 2.5).
@@ -120,15 +133,23 @@ describe('sqlite storage', () => {
 
     db().exec('DROP TRIGGER fail');
     // Sequence 1 is new again (not a remembered duplicate) and the offset continues from 2.
-    expect(s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS).map((r) => r.baseOffset)).toEqual([2, 0]);
+    expect(s.append([part('a', 0, [idem(1)]), part('b', 0, [batch()])], NOW_MS).map((r) => r.baseOffset)).toEqual([
+      2, 0,
+    ]);
     expect(s.enforceRetention(NOW_MS, keep, 10).deletedBatches).toBe(1);
-    const row = db().prepare("SELECT log_start_offset AS l, high_watermark AS h FROM partition WHERE id = (SELECT min(id) FROM partition)").get();
+    const row = db()
+      .prepare(
+        'SELECT log_start_offset AS l, high_watermark AS h FROM partition WHERE id = (SELECT min(id) FROM partition)',
+      )
+      .get();
     expect(row).toEqual({ l: 1, h: 3 });
     expect(s.offsets('a', 0)).toEqual({ logStartOffset: 1, highWatermark: 3 });
   });
 
   it('rolls back a failed topic change without a trace in the cache', () => {
-    db().exec("CREATE TEMP TRIGGER fail BEFORE INSERT ON partition WHEN NEW.partition_index = 2 BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+    db().exec(
+      "CREATE TEMP TRIGGER fail BEFORE INSERT ON partition WHEN NEW.partition_index = 2 BEGIN SELECT RAISE(ABORT, 'forced failure'); END",
+    );
     expect(() => s.createTopic('a', 3, { 'retention.ms': '1' })).toThrow(StorageError);
     expect(s.topic('a')).toBeUndefined();
     expect(s.listTopics()).toEqual([]);
@@ -142,7 +163,9 @@ describe('sqlite storage', () => {
     expect(s.listTopics().map((t) => t.name)).toEqual(['b']);
     expect(s.offsets('b', 1)).toEqual({ logStartOffset: 0, highWatermark: 0 });
     expect(s.totalPartitions()).toBe(2);
-    db().exec("CREATE TEMP TRIGGER nocfg BEFORE INSERT ON topic_config WHEN NEW.name = 'retention.bytes' BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+    db().exec(
+      "CREATE TEMP TRIGGER nocfg BEFORE INSERT ON topic_config WHEN NEW.name = 'retention.bytes' BEGIN SELECT RAISE(ABORT, 'forced failure'); END",
+    );
     s.alterTopicConfigs('b', { 'retention.ms': '1' }, []);
     expect(() => s.alterTopicConfigs('b', { 'retention.bytes': '1' }, ['retention.ms'])).toThrow(StorageError);
     expect(s.topic('b')!.configs).toEqual({ 'retention.ms': '1' });
@@ -172,7 +195,8 @@ describe('sqlite storage', () => {
 
   it('gives space back to the file system after retention (incremental vacuum)', () => {
     s.createTopic('a', 1, {});
-    for (let i = 0; i < 50; i++) s.append([part('a', 0, [batch({ records: 8, valueBytes: 8000, timestampMs: 1000 })])], NOW_MS);
+    for (let i = 0; i < 50; i++)
+      s.append([part('a', 0, [batch({ records: 8, valueBytes: 8000, timestampMs: 1000 })])], NOW_MS);
     db().pragma('wal_checkpoint(TRUNCATE)');
     const before = statSync(s.path).size;
     const r = s.enforceRetention(NOW_MS, { retentionMs: 1000, retentionBytes: -1 }, 1000);

@@ -14,7 +14,10 @@ describe('parseStorageUrl', () => {
     ['sqlite:///var/lib/minnow.db', { kind: 'sqlite', url: 'sqlite:///var/lib/minnow.db', path: '/var/lib/minnow.db' }],
     ['sqlite:minnow.db', { kind: 'sqlite', url: 'sqlite:minnow.db', path: 'minnow.db' }],
     ['sqlite:./data/broker.db', { kind: 'sqlite', url: 'sqlite:./data/broker.db', path: './data/broker.db' }],
-    ['sqlite://x.db?synchronous=full', { kind: 'sqlite', url: 'sqlite://x.db?synchronous=full', path: 'x.db', synchronous: 'full' }],
+    [
+      'sqlite://x.db?synchronous=full',
+      { kind: 'sqlite', url: 'sqlite://x.db?synchronous=full', path: 'x.db', synchronous: 'full' },
+    ],
   ])('%s', (url, expected) => {
     expect(parseStorageUrl(url)).toEqual(expected);
   });
@@ -33,10 +36,25 @@ describe('parseStorageUrl', () => {
 
 describe('storageUrlFrom: the one default, for serve and backup alike', () => {
   it('takes the flag, else STORAGE_ENGINE (unless empty), else sqlite://./data/minnow.db', () => {
-    expect(storageUrlFrom('memory://', { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({ kind: 'memory', url: 'memory://' });
-    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({ kind: 'sqlite', url: 'sqlite:a.db', path: 'a.db' });
-    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: '' })).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
-    expect(storageUrlFrom(undefined, {})).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
+    expect(storageUrlFrom('memory://', { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({
+      kind: 'memory',
+      url: 'memory://',
+    });
+    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: 'sqlite:a.db' })).toEqual({
+      kind: 'sqlite',
+      url: 'sqlite:a.db',
+      path: 'a.db',
+    });
+    expect(storageUrlFrom(undefined, { STORAGE_ENGINE: '' })).toEqual({
+      kind: 'sqlite',
+      url: 'sqlite://./data/minnow.db',
+      path: './data/minnow.db',
+    });
+    expect(storageUrlFrom(undefined, {})).toEqual({
+      kind: 'sqlite',
+      url: 'sqlite://./data/minnow.db',
+      path: './data/minnow.db',
+    });
   });
 });
 

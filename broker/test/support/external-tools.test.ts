@@ -5,7 +5,15 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EXTERNAL_TOOLS, REQUIRE_TOOLS_ENV, SKIP_DIR_ENV, SkipRecord, hasTool, onPath, requireTools } from './external-tools';
+import {
+  EXTERNAL_TOOLS,
+  REQUIRE_TOOLS_ENV,
+  SKIP_DIR_ENV,
+  SkipRecord,
+  hasTool,
+  onPath,
+  requireTools,
+} from './external-tools';
 
 const reporter = require('./skipped-tools-reporter.js') as {
   SKIP_DIR_ENV: string;
@@ -59,7 +67,9 @@ describe('requireTools', () => {
     const records = path.join(tmp, 'present-records');
     const dir = binDir('present', 'kcat');
     fs.writeFileSync(path.join(dir, 'zip'), '#!/bin/sh\n', { mode: 0o755 });
-    const ok = withEnv({ PATH: dir, [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: '1' }, () => requireTools('kcat', 'zip'));
+    const ok = withEnv({ PATH: dir, [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: '1' }, () =>
+      requireTools('kcat', 'zip'),
+    );
     expect(ok).toBe(true);
     expect(fs.existsSync(records)).toBe(false);
   });
@@ -67,7 +77,9 @@ describe('requireTools', () => {
   it('skips and records each missing tool with its install hint and this test file', () => {
     const records = path.join(tmp, 'missing-records');
     const dir = binDir('only-kcat', 'kcat');
-    const ok = withEnv({ PATH: dir, [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: undefined }, () => requireTools('kcat', 'shellcheck', 'lz4'));
+    const ok = withEnv({ PATH: dir, [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: undefined }, () =>
+      requireTools('kcat', 'shellcheck', 'lz4'),
+    );
     expect(ok).toBe(false);
     expect(reporter.readSkips(records)).toEqual([
       { tool: 'shellcheck', install: 'apt-get install -y shellcheck', testPath: __filename },
@@ -77,8 +89,13 @@ describe('requireTools', () => {
 
   it('with MINNOW_REQUIRE_TOOLS=1 throws, naming the missing tool and how to install it, and records nothing', () => {
     const records = path.join(tmp, 'required-records');
-    const run = () => withEnv({ PATH: path.join(tmp, 'empty'), [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: '1' }, () => requireTools('mvn'));
-    expect(run).toThrow(`external-tools.test.ts needs mvn (apt-get install -y maven), which is not available here; MINNOW_REQUIRE_TOOLS=1 makes that a failure instead of a skip`);
+    const run = () =>
+      withEnv({ PATH: path.join(tmp, 'empty'), [SKIP_DIR_ENV]: records, [REQUIRE_TOOLS_ENV]: '1' }, () =>
+        requireTools('mvn'),
+      );
+    expect(run).toThrow(
+      `external-tools.test.ts needs mvn (apt-get install -y maven), which is not available here; MINNOW_REQUIRE_TOOLS=1 makes that a failure instead of a skip`,
+    );
     expect(fs.existsSync(records)).toBe(false);
   });
 
@@ -101,24 +118,46 @@ describe('requireTools', () => {
   it('asks the probe, not PATH, for what is not one program (a tmpfs mount: never without root)', () => {
     if (process.getuid?.() !== 0) expect(hasTool('tmpfs mount')).toBe(false);
     // With root, the probe mounts for real: it agrees with mount itself and leaves nothing behind.
-    else expect(hasTool('tmpfs mount')).toBe(spawnSync('sh', ['-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && umount "$d"; s=$?; rmdir "$d"; exit $s']).status === 0);
+    else
+      expect(hasTool('tmpfs mount')).toBe(
+        spawnSync('sh', [
+          '-c',
+          'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && umount "$d"; s=$?; rmdir "$d"; exit $s',
+        ]).status === 0,
+      );
     expect(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('minnow-mount-probe-'))).toEqual([]);
   });
 
   it('knows how to install every tool it names', () => {
-    for (const [name, tool] of Object.entries(EXTERNAL_TOOLS)) expect({ name, install: tool.install }).toEqual({ name, install: expect.stringMatching(/\S/) });
+    for (const [name, tool] of Object.entries(EXTERNAL_TOOLS))
+      expect({ name, install: tool.install }).toEqual({ name, install: expect.stringMatching(/\S/) });
   });
 });
 
 describe('the summary line', () => {
-  const skip = (tool: string, testPath: string): SkipRecord => ({ tool, install: `apt-get install -y ${tool}`, testPath });
+  const skip = (tool: string, testPath: string): SkipRecord => ({
+    tool,
+    install: `apt-get install -y ${tool}`,
+    testPath,
+  });
 
   it('counts the skipped tests of each file once and lists each tool once, sorted', () => {
     const line = reporter.summaryLine(
-      [skip('zip', '/t/a.test.ts'), skip('kcat', '/t/a.test.ts'), skip('kcat', '/t/b.test.ts'), skip('kcat', '/t/a.test.ts')],
-      new Map([['/t/a.test.ts', 3], ['/t/b.test.ts', 1], ['/t/c.test.ts', 7]]),
+      [
+        skip('zip', '/t/a.test.ts'),
+        skip('kcat', '/t/a.test.ts'),
+        skip('kcat', '/t/b.test.ts'),
+        skip('kcat', '/t/a.test.ts'),
+      ],
+      new Map([
+        ['/t/a.test.ts', 3],
+        ['/t/b.test.ts', 1],
+        ['/t/c.test.ts', 7],
+      ]),
     );
-    expect(line).toBe('skipped 4 tests in 2 files needing: kcat (apt-get install -y kcat), zip (apt-get install -y zip); .ci/run installs them, and MINNOW_REQUIRE_TOOLS=1 makes a missing one a failure');
+    expect(line).toBe(
+      'skipped 4 tests in 2 files needing: kcat (apt-get install -y kcat), zip (apt-get install -y zip); .ci/run installs them, and MINNOW_REQUIRE_TOOLS=1 makes a missing one a failure',
+    );
   });
 
   it('is absent when nothing was skipped', () => {
@@ -170,13 +209,17 @@ it('needs nothing either', () => {});
   });
 
   const jest = (env: NodeJS.ProcessEnv) =>
-    spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--config', path.join(project, 'jest.config.json'), '--maxWorkers=2', '--ci'], {
-      cwd: project,
-      encoding: 'utf8',
-      timeout: 60_000,
-      // A PATH with neither kcat nor shellcheck; jest itself needs none (workers are forked from node).
-      env: { HOME: process.env.HOME, PATH: path.join(tmp, 'empty-path'), ...env },
-    });
+    spawnSync(
+      process.execPath,
+      [require.resolve('jest/bin/jest'), '--config', path.join(project, 'jest.config.json'), '--maxWorkers=2', '--ci'],
+      {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+        // A PATH with neither kcat nor shellcheck; jest itself needs none (workers are forked from node).
+        env: { HOME: process.env.HOME, PATH: path.join(tmp, 'empty-path'), ...env },
+      },
+    );
 
   it('passes, skipping the 3 tests that need kcat or shellcheck, and ends with the one summary line', () => {
     const r = jest({});

@@ -24,7 +24,8 @@ export interface ExternalTool {
 /** Debian's python3: its Debian-packaged clients are what python-clients.test.ts drives. */
 export const DEBIAN_PYTHON = '/usr/bin/python3';
 
-const pythonImports = (modules: string) => () => spawnSync(DEBIAN_PYTHON, ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0;
+const pythonImports = (modules: string) => () =>
+  spawnSync(DEBIAN_PYTHON, ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0;
 
 /**
  * Whether a tmpfs can be mounted here: tried for real on a new empty folder, then unmounted. Root
@@ -33,7 +34,9 @@ const pythonImports = (modules: string) => () => spawnSync(DEBIAN_PYTHON, ['-c',
 function canMountTmpfs(): boolean {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-mount-probe-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+  const mounted =
+    spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore', timeout: 10_000 }).status ===
+    0;
   if (mounted) spawnSync('umount', [dir], { stdio: 'ignore', timeout: 10_000 });
   try {
     fs.rmdirSync(dir);
@@ -48,7 +51,10 @@ export const EXTERNAL_TOOLS = {
   kcat: { install: 'apt-get install -y kcat' },
   shellcheck: { install: 'apt-get install -y shellcheck' },
   'systemd-analyze': { install: 'apt-get install -y systemd' },
-  'python3-kafka': { install: 'apt-get install -y python3-kafka python3-confluent-kafka', probe: pythonImports('kafka, confluent_kafka') },
+  'python3-kafka': {
+    install: 'apt-get install -y python3-kafka python3-confluent-kafka',
+    probe: pythonImports('kafka, confluent_kafka'),
+  },
   // Debian's python3 without python3-venv has the venv module but not ensurepip, so `-m venv` fails.
   'python3-venv': { install: 'apt-get install -y python3-venv', probe: pythonImports('venv, ensurepip') },
   java: { install: 'apt-get install -y openjdk-17-jdk-headless' },
@@ -59,7 +65,11 @@ export const EXTERNAL_TOOLS = {
   zip: { install: 'apt-get install -y zip' },
   unzip: { install: 'apt-get install -y unzip' },
   // Not a program: a small tmpfs is a disk that really fills up, or really is read-only.
-  'tmpfs mount': { install: 'run as root on Linux where mount is allowed, not in an unprivileged container', probe: canMountTmpfs, machine: true },
+  'tmpfs mount': {
+    install: 'run as root on Linux where mount is allowed, not in an unprivileged container',
+    probe: canMountTmpfs,
+    machine: true,
+  },
 } satisfies Record<string, ExternalTool>;
 
 export type ToolName = keyof typeof EXTERNAL_TOOLS;
@@ -134,7 +144,9 @@ export function requireTools(...names: ToolName[]): boolean {
   const installable = missing.filter((n) => !(EXTERNAL_TOOLS[n] as ExternalTool).machine);
   if (process.env[REQUIRE_TOOLS_ENV] === '1' && installable.length > 0) {
     const hints = installable.map((n) => `${n} (${EXTERNAL_TOOLS[n].install})`);
-    throw new Error(`${path.basename(testPath)} needs ${hints.join(', ')}, which ${installable.length === 1 ? 'is' : 'are'} not available here; ${REQUIRE_TOOLS_ENV}=1 makes that a failure instead of a skip`);
+    throw new Error(
+      `${path.basename(testPath)} needs ${hints.join(', ')}, which ${installable.length === 1 ? 'is' : 'are'} not available here; ${REQUIRE_TOOLS_ENV}=1 makes that a failure instead of a skip`,
+    );
   }
   for (const n of missing) recordSkip({ tool: n, install: EXTERNAL_TOOLS[n].install, testPath });
   return false;

@@ -37,7 +37,10 @@ function summaryLine(skips, pendingByFile) {
   for (const s of skips) tools.set(s.tool, s.install);
   const files = new Set(skips.map((s) => s.testPath));
   const tests = [...files].reduce((n, f) => n + (pendingByFile.get(f) ?? 0), 0);
-  const needing = [...tools].sort(([a], [b]) => a.localeCompare(b)).map(([tool, install]) => `${tool} (${install})`).join(', ');
+  const needing = [...tools]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([tool, install]) => `${tool} (${install})`)
+    .join(', ');
   return `skipped ${tests} test${tests === 1 ? '' : 's'} in ${files.size} file${files.size === 1 ? '' : 's'} needing: ${needing}; .ci/run installs them, and ${REQUIRE_TOOLS_ENV}=1 makes a missing one a failure`;
 }
 

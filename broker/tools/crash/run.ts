@@ -21,7 +21,14 @@ async function main(): Promise<void> {
   try {
     for (const synchronous of modes) {
       const report = await runCrashSuite({ dir, seed, kills: Number(values.kills), synchronous, log: console.log });
-      console.log(JSON.stringify({ synchronous, ...report, startMs: undefined, meanStartMs: Math.round(report.startMs.reduce((a, b) => a + b, 0) / report.startMs.length) }));
+      console.log(
+        JSON.stringify({
+          synchronous,
+          ...report,
+          startMs: undefined,
+          meanStartMs: Math.round(report.startMs.reduce((a, b) => a + b, 0) / report.startMs.length),
+        }),
+      );
     }
   } catch (err) {
     console.error((err as Error).message);

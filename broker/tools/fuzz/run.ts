@@ -14,12 +14,23 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import * as net from 'node:net';
 
 async function replay(seed: number, index: number, dir: string): Promise<void> {
-  const broker = await ChildBroker.start({ storageUrl: `sqlite://${path.join(dir, 'replay.db')}`, env: { LOG_LEVEL: 'debug' } });
+  const broker = await ChildBroker.start({
+    storageUrl: `sqlite://${path.join(dir, 'replay.db')}`,
+    env: { LOG_LEVEL: 'debug' },
+  });
   try {
     const probe = await KafkaConnection.connect('127.0.0.1', broker.port);
     const res = await probe.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'fuzz', clientSoftwareVersion: '1' });
     probe.close();
-    const c = fuzzGenerator(seed, new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]))).case(index);
+    const c = fuzzGenerator(
+      seed,
+      new Map(
+        res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [
+          k.apiKey,
+          { min: k.minVersion, max: k.maxVersion },
+        ]),
+      ),
+    ).case(index);
     console.log(`case ${index} of seed ${seed}: ${c.kind}\n${c.bytes.toString('hex')}`);
     await new Promise<void>((resolve) => {
       const s = net.connect({ host: '127.0.0.1', port: broker.port }, () => s.write(c.bytes));

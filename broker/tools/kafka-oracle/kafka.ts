@@ -42,7 +42,11 @@ export interface RunningKafka {
   stop(): Promise<void>;
 }
 
-function run(cmd: string, args: string[], opts: { cwd?: string; log?: (l: string) => void } = {}): Promise<{ code: number | null; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; log?: (l: string) => void } = {},
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -58,9 +62,12 @@ function run(cmd: string, args: string[], opts: { cwd?: string; log?: (l: string
 }
 
 /** Copies Kafka's runtime jars into the cache (once per version) and returns the classpath dir. */
-export async function resolveKafkaJars(opts: Pick<KafkaOracleOptions, 'kafkaVersion' | 'cacheDir' | 'log'> = {}): Promise<string> {
+export async function resolveKafkaJars(
+  opts: Pick<KafkaOracleOptions, 'kafkaVersion' | 'cacheDir' | 'log'> = {},
+): Promise<string> {
   const version = opts.kafkaVersion ?? DEFAULT_KAFKA_VERSION;
-  const cache = opts.cacheDir ?? process.env.KAFKA_ORACLE_CACHE ?? path.join(os.homedir(), '.cache', 'minnow-kafka-oracle');
+  const cache =
+    opts.cacheDir ?? process.env.KAFKA_ORACLE_CACHE ?? path.join(os.homedir(), '.cache', 'minnow-kafka-oracle');
   const dir = path.join(cache, `kafka-${version}`);
   const marker = path.join(dir, '.complete');
   if (fs.existsSync(marker)) return dir;
@@ -70,11 +77,27 @@ export async function resolveKafkaJars(opts: Pick<KafkaOracleOptions, 'kafkaVers
   // Maven's own progress (downloads) is shown; -B keeps it to plain lines.
   const res = await run(
     'mvn',
-    ['-B', '-f', POM, `-Dkafka.version=${version}`, 'dependency:copy-dependencies', `-DoutputDirectory=${dir}`, '-DincludeScope=runtime'],
-    { log: (l) => { if (/Download(ed|ing)|ERROR|BUILD/.test(l)) log(`  mvn: ${l}`); } },
+    [
+      '-B',
+      '-f',
+      POM,
+      `-Dkafka.version=${version}`,
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${dir}`,
+      '-DincludeScope=runtime',
+    ],
+    {
+      log: (l) => {
+        if (/Download(ed|ing)|ERROR|BUILD/.test(l)) log(`  mvn: ${l}`);
+      },
+    },
   );
-  if (res.code !== 0) throw new Error(`mvn could not resolve Kafka ${version} (exit ${res.code}); last output:\n${res.out.split('\n').slice(-30).join('\n')}`);
-  if (!fs.readdirSync(dir).some((f) => f.startsWith(`kafka_2.13-${version}`))) throw new Error(`mvn finished but ${dir} has no kafka_2.13-${version}.jar`);
+  if (res.code !== 0)
+    throw new Error(
+      `mvn could not resolve Kafka ${version} (exit ${res.code}); last output:\n${res.out.split('\n').slice(-30).join('\n')}`,
+    );
+  if (!fs.readdirSync(dir).some((f) => f.startsWith(`kafka_2.13-${version}`)))
+    throw new Error(`mvn finished but ${dir} has no kafka_2.13-${version}.jar`);
   fs.writeFileSync(marker, new Date().toISOString());
   log(`resolved ${fs.readdirSync(dir).length - 1} jars`);
   return dir;
@@ -97,7 +120,12 @@ export function randomClusterId(): string {
   return randomBytes(16).toString('base64url');
 }
 
-export function serverProperties(p: { dataDir: string; port: number; controllerPort: number; extra?: Record<string, string> }): string {
+export function serverProperties(p: {
+  dataDir: string;
+  port: number;
+  controllerPort: number;
+  extra?: Record<string, string>;
+}): string {
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': '1',
@@ -118,7 +146,11 @@ export function serverProperties(p: { dataDir: string; port: number; controllerP
     'share.coordinator.state.topic.min.isr': '1',
     ...p.extra,
   };
-  return Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
+  return (
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n'
+  );
 }
 
 function log4jProperties(logFile: string): string {
@@ -147,7 +179,8 @@ function tail(file: string, lines = 40): string {
 async function waitForApiVersions(port: number, child: ChildProcess, deadline: number, logFile: string): Promise<void> {
   let lastError = '';
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`Kafka exited with code ${child.exitCode} while starting; its log ends:\n${tail(logFile)}`);
+    if (child.exitCode !== null)
+      throw new Error(`Kafka exited with code ${child.exitCode} while starting; its log ends:\n${tail(logFile)}`);
     try {
       const c = await KafkaConnection.connect('127.0.0.1', port, { connectTimeoutMs: 2000, requestTimeoutMs: 5000 });
       // A broker answers ApiVersions before its metadata is loaded; Metadata naming this broker means it serves.
@@ -160,7 +193,9 @@ async function waitForApiVersions(port: number, child: ChildProcess, deadline: n
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error(`Kafka did not answer on 127.0.0.1:${port} in time (last: ${lastError}); its log ends:\n${tail(logFile)}`);
+  throw new Error(
+    `Kafka did not answer on 127.0.0.1:${port} in time (last: ${lastError}); its log ends:\n${tail(logFile)}`,
+  );
 }
 
 /** Formats a fresh data dir, starts kafka.Kafka, waits until it serves; stop() ends it and removes the dir. */
@@ -181,13 +216,29 @@ export async function startKafka(opts: KafkaOracleOptions = {}): Promise<Running
   const jvmLog = [`-Dlog4j2.configurationFile=${log4jFile}`];
 
   log(`formatting KRaft storage (cluster id ${clusterId}) in ${dataDir}`);
-  const fmt = await run(java, [...jvmLog, '-Xmx256m', '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--standalone']);
+  const fmt = await run(java, [
+    ...jvmLog,
+    '-Xmx256m',
+    '-cp',
+    classpath,
+    'kafka.tools.StorageTool',
+    'format',
+    '-t',
+    clusterId,
+    '-c',
+    propsFile,
+    '--standalone',
+  ]);
   if (fmt.code !== 0) throw new Error(`kafka-storage format failed (exit ${fmt.code}):\n${fmt.out}`);
 
   log(`starting Kafka (heap ${heap}) on 127.0.0.1:${port}`);
   const started = Date.now();
   const child = spawn(java, [`-Xms${heap}`, `-Xmx${heap}`, ...jvmLog, '-cp', classpath, 'kafka.Kafka', propsFile], {
-    stdio: ['ignore', fs.openSync(path.join(dataDir, 'stdout.log'), 'w'), fs.openSync(path.join(dataDir, 'stderr.log'), 'w')],
+    stdio: [
+      'ignore',
+      fs.openSync(path.join(dataDir, 'stdout.log'), 'w'),
+      fs.openSync(path.join(dataDir, 'stderr.log'), 'w'),
+    ],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
@@ -197,7 +248,8 @@ export async function startKafka(opts: KafkaOracleOptions = {}): Promise<Running
       await exited;
       clearTimeout(timer);
     }
-    if (!(opts.keepDataDir ?? process.env.KAFKA_ORACLE_KEEP === "1")) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!(opts.keepDataDir ?? process.env.KAFKA_ORACLE_KEEP === '1'))
+      fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await waitForApiVersions(port, child, Date.now() + (opts.startTimeoutMs ?? 120_000), logFile);

@@ -35,7 +35,8 @@ export class ChildBroker {
     readonly rawLines: string[],
   ) {
     this.exited = new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+      if (child.exitCode !== null || child.signalCode !== null)
+        resolve({ code: child.exitCode, signal: child.signalCode });
       else child.once('exit', (code, signal) => resolve({ code, signal }));
     });
   }
@@ -51,10 +52,22 @@ export class ChildBroker {
   /** Starts `minnow serve` on a free 127.0.0.1 port; resolves once it logs that it listens. */
   static start(opts: ChildBrokerOptions): Promise<ChildBroker> {
     const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
-    const child = spawn(process.execPath, [MINNOW_BIN, 'serve', '--listener', `tcp://127.0.0.1:${opts.port ?? 0}`, '--storage', opts.storageUrl, ...(opts.args ?? [])], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, ...opts.env },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        MINNOW_BIN,
+        'serve',
+        '--listener',
+        `tcp://127.0.0.1:${opts.port ?? 0}`,
+        '--storage',
+        opts.storageUrl,
+        ...(opts.args ?? []),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...opts.env },
+      },
+    );
     const lines: LogLine[] = [];
     const rawLines: string[] = [];
     const stderr = () => [...lines.map((l) => JSON.stringify(l)), ...rawLines].join('\n');
@@ -68,7 +81,11 @@ export class ChildBroker {
       child.once('exit', (code, signal) => {
         if (started) return;
         clearTimeout(timer);
-        reject(new Error(`minnow serve exited (code ${code}, signal ${signal}) before listening; stderr: ${stderr()}${partial}`));
+        reject(
+          new Error(
+            `minnow serve exited (code ${code}, signal ${signal}) before listening; stderr: ${stderr()}${partial}`,
+          ),
+        );
       });
       child.stderr!.setEncoding('utf8');
       child.stderr!.on('data', (d: string) => {

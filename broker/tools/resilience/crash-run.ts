@@ -16,7 +16,14 @@ import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode, errorName } from '../../src/protocol/error-codes';
-import type { FetchResponse, InitProducerIdResponse, ListOffsetsResponse, OffsetCommitResponse, OffsetFetchResponse, ProduceResponse } from '../../src/protocol/messages';
+import type {
+  FetchResponse,
+  InitProducerIdResponse,
+  ListOffsetsResponse,
+  OffsetCommitResponse,
+  OffsetFetchResponse,
+  ProduceResponse,
+} from '../../src/protocol/messages';
 import { decodeRecords, encodeRecordBatch, splitBatches } from '../../src/protocol/record-batch';
 import { ChildBroker } from './child-broker';
 
@@ -87,8 +94,20 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
     throw new CrashInvariantError(`${msg} (seed ${opts.seed}, SQLITE_SYNCHRONOUS=${opts.synchronous}, file ${dbFile})`);
   };
 
-  const report: CrashRunReport = { kills: 0, acknowledgedRecords: 0, resentBatches: 0, resentAlreadyWritten: 0, offsetCommitsAcknowledged: 0, startMs: [] };
-  const producers: PartitionProducer[] = Array.from({ length: partitions }, (_, partition) => ({ partition, nextSeq: 0, acked: 0, inFlight: [] }));
+  const report: CrashRunReport = {
+    kills: 0,
+    acknowledgedRecords: 0,
+    resentBatches: 0,
+    resentAlreadyWritten: 0,
+    offsetCommitsAcknowledged: 0,
+    startMs: [],
+  };
+  const producers: PartitionProducer[] = Array.from({ length: partitions }, (_, partition) => ({
+    partition,
+    nextSeq: 0,
+    acked: 0,
+    inFlight: [],
+  }));
   const producerIdsSeen = new Set<bigint>();
   /** Offsets of the last acknowledged commit, and the highest sent since, per partition. */
   const commitAcked = new Array<number>(partitions).fill(-1);
@@ -98,18 +117,31 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
 
   const start = async (): Promise<{ broker: ChildBroker; conn: KafkaConnection }> => {
     const t0 = Date.now();
-    const broker = await ChildBroker.start({ storageUrl, env }).catch((err: Error) => fail(`the broker did not start after ${report.kills} kills: ${err.message}`));
+    const broker = await ChildBroker.start({ storageUrl, env }).catch((err: Error) =>
+      fail(`the broker did not start after ${report.kills} kills: ${err.message}`),
+    );
     report.startMs.push(Date.now() - t0);
-    const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'crash-suite', requestTimeoutMs: 20_000 });
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port, {
+      clientId: 'crash-suite',
+      requestTimeoutMs: 20_000,
+    });
     return { broker, conn };
   };
 
   const initProducerId = async (conn: KafkaConnection): Promise<{ producerId: bigint; producerEpoch: number }> => {
     const v = conn.version(ApiKey.InitProducerId, 0, 4);
-    const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+    const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, {
+      transactionalId: null,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     if (res.errorCode !== ErrorCode.NONE) fail(`InitProducerId failed after a restart: ${errorName(res.errorCode)}`);
     const id = res.producerId ?? -1n;
-    if (producerIdsSeen.has(id)) fail(`InitProducerId handed out producer id ${id} again after a restart (ids seen: ${[...producerIdsSeen].join(', ')})`);
+    if (producerIdsSeen.has(id))
+      fail(
+        `InitProducerId handed out producer id ${id} again after a restart (ids seen: ${[...producerIdsSeen].join(', ')})`,
+      );
     producerIdsSeen.add(id);
     return { producerId: id, producerEpoch: res.producerEpoch ?? 0 };
   };
@@ -133,9 +165,14 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
     });
     const r = res.responses[0]!.partitionResponses[0]!;
     if (r.errorCode !== ErrorCode.NONE) {
-      fail(`produce of sequences ${b.baseSeq}..${b.baseSeq + b.count - 1} to ${TOPIC}/${p.partition} answered ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`);
+      fail(
+        `produce of sequences ${b.baseSeq}..${b.baseSeq + b.count - 1} to ${TOPIC}/${p.partition} answered ${errorName(r.errorCode)}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+      );
     }
-    if (r.baseOffset !== BigInt(b.baseSeq)) fail(`batch with base sequence ${b.baseSeq} on ${TOPIC}/${p.partition} was acknowledged at offset ${r.baseOffset}, expected ${b.baseSeq}`);
+    if (r.baseOffset !== BigInt(b.baseSeq))
+      fail(
+        `batch with base sequence ${b.baseSeq} on ${TOPIC}/${p.partition} was acknowledged at offset ${r.baseOffset}, expected ${b.baseSeq}`,
+      );
     if (p.inFlight[0] !== b) fail(`acknowledgement of ${TOPIC}/${p.partition} sequence ${b.baseSeq} came out of order`);
     p.inFlight.shift();
     p.acked = b.baseSeq + b.count;
@@ -151,10 +188,21 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1n,
-      topics: [{ name: TOPIC, partitions: offsets.map((o, partitionIndex) => ({ partitionIndex, committedOffset: BigInt(o), committedLeaderEpoch: -1, committedMetadata: null })) }],
+      topics: [
+        {
+          name: TOPIC,
+          partitions: offsets.map((o, partitionIndex) => ({
+            partitionIndex,
+            committedOffset: BigInt(o),
+            committedLeaderEpoch: -1,
+            committedMetadata: null,
+          })),
+        },
+      ],
     });
     for (const part of res.topics[0]!.partitions) {
-      if (part.errorCode !== ErrorCode.NONE) fail(`OffsetCommit of ${TOPIC}/${part.partitionIndex} answered ${errorName(part.errorCode)}`);
+      if (part.errorCode !== ErrorCode.NONE)
+        fail(`OffsetCommit of ${TOPIC}/${part.partitionIndex} answered ${errorName(part.errorCode)}`);
     }
     offsets.forEach((o, i) => (commitAcked[i] = o));
     report.offsetCommitsAcknowledged++;
@@ -198,7 +246,8 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
       topics: [{ name: TOPIC, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n }] }],
     });
     const part = res.topics[0]!.partitions[0]!;
-    if (part.errorCode !== ErrorCode.NONE) fail(`ListOffsets of ${TOPIC}/${partition} answered ${errorName(part.errorCode)}`);
+    if (part.errorCode !== ErrorCode.NONE)
+      fail(`ListOffsets of ${TOPIC}/${partition} answered ${errorName(part.errorCode)}`);
     return Number(part.offset);
   };
 
@@ -206,7 +255,8 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
     const db = new Database(dbFile, { readonly: true });
     try {
       const rows = db.pragma('quick_check') as { quick_check: string }[];
-      if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') fail(`PRAGMA quick_check after a kill: ${JSON.stringify(rows)}`);
+      if (rows.length !== 1 || rows[0]!.quick_check !== 'ok')
+        fail(`PRAGMA quick_check after a kill: ${JSON.stringify(rows)}`);
     } finally {
       db.close();
     }
@@ -227,16 +277,33 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
           isolationLevel: 0,
           sessionId: 0,
           sessionEpoch: -1,
-          topics: [{ topic: TOPIC, partitions: [{ partition: p.partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), logStartOffset: -1n, partitionMaxBytes: 8 * 1024 * 1024 }] }],
+          topics: [
+            {
+              topic: TOPIC,
+              partitions: [
+                {
+                  partition: p.partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: BigInt(offset),
+                  logStartOffset: -1n,
+                  partitionMaxBytes: 8 * 1024 * 1024,
+                },
+              ],
+            },
+          ],
           forgottenTopicsData: [],
           rackId: '',
         });
         const part = res.responses[0]!.partitions[0]!;
-        if (part.errorCode !== ErrorCode.NONE) fail(`fetch of ${TOPIC}/${p.partition} at ${offset} answered ${errorName(part.errorCode)}`);
+        if (part.errorCode !== ErrorCode.NONE)
+          fail(`fetch of ${TOPIC}/${p.partition} at ${offset} answered ${errorName(part.errorCode)}`);
         highWatermark = Number(part.highWatermark);
         if (offset >= highWatermark) break;
         const { batches } = splitBatches(part.records ?? Buffer.alloc(0));
-        if (batches.length === 0) fail(`fetch of ${TOPIC}/${p.partition} at ${offset} returned no batch below the high watermark ${highWatermark}`);
+        if (batches.length === 0)
+          fail(
+            `fetch of ${TOPIC}/${p.partition} at ${offset} returned no batch below the high watermark ${highWatermark}`,
+          );
         for (const batch of batches) {
           const baseOffset = Number(batch.readBigInt64BE(0));
           for (const rec of decodeRecords(batch)) {
@@ -245,13 +312,18 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
             const want = recordValue(p.partition, at).toString();
             const got = rec.value?.toString();
             if (at !== offset) fail(`${TOPIC}/${p.partition}: offset ${offset} is missing (next record is at ${at})`);
-            if (got !== want) fail(`${TOPIC}/${p.partition} offset ${at} holds "${got}", expected "${want}" (lost or duplicated record)`);
+            if (got !== want)
+              fail(
+                `${TOPIC}/${p.partition} offset ${at} holds "${got}", expected "${want}" (lost or duplicated record)`,
+              );
             offset++;
           }
         }
       }
       if (highWatermark !== p.acked) {
-        fail(`${TOPIC}/${p.partition} high watermark is ${highWatermark} after every batch was resent and acknowledged; ${p.acked} records were acknowledged`);
+        fail(
+          `${TOPIC}/${p.partition} high watermark is ${highWatermark} after every batch was resent and acknowledged; ${p.acked} records were acknowledged`,
+        );
       }
     }
   };
@@ -265,13 +337,17 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
     });
     if ((res.errorCode ?? 0) !== ErrorCode.NONE) fail(`OffsetFetch of ${GROUP} answered ${errorName(res.errorCode!)}`);
     const answered = res.topics?.find((t) => t.name === TOPIC)?.partitions ?? [];
-    if (answered.length !== partitions) fail(`OffsetFetch of ${GROUP} answered ${answered.length} partitions of ${TOPIC}, expected ${partitions}`);
+    if (answered.length !== partitions)
+      fail(`OffsetFetch of ${GROUP} answered ${answered.length} partitions of ${TOPIC}, expected ${partitions}`);
     for (const part of answered) {
-      if ((part.errorCode ?? 0) !== ErrorCode.NONE) fail(`OffsetFetch of ${GROUP} ${TOPIC}/${part.partitionIndex} answered ${errorName(part.errorCode!)}`);
+      if ((part.errorCode ?? 0) !== ErrorCode.NONE)
+        fail(`OffsetFetch of ${GROUP} ${TOPIC}/${part.partitionIndex} answered ${errorName(part.errorCode!)}`);
       const committed = Number(part.committedOffset);
       const i = part.partitionIndex ?? -1;
       if (committed < commitAcked[i]! || committed > commitSentMax[i]!) {
-        fail(`group ${GROUP} has offset ${committed} for ${TOPIC}/${i} after a restart; the last acknowledged commit was ${commitAcked[i]} and the highest sent ${commitSentMax[i]}`);
+        fail(
+          `group ${GROUP} has offset ${committed} for ${TOPIC}/${i} after a restart; the last acknowledged commit was ${commitAcked[i]} and the highest sent ${commitSentMax[i]}`,
+        );
       }
       commitAcked[i] = committed;
     }
@@ -306,7 +382,10 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
       const inFlight = producers.reduce((n, p) => n + p.inFlight.length, 0);
       const writtenBefore = report.resentAlreadyWritten;
       const loadErrors = broker.lines.filter((l) => l.level === 'error');
-      if (loadErrors.length > 0) fail(`the broker logged errors under load before kill ${report.kills}: ${loadErrors.map((l) => JSON.stringify(l)).join('; ')}`);
+      if (loadErrors.length > 0)
+        fail(
+          `the broker logged errors under load before kill ${report.kills}: ${loadErrors.map((l) => JSON.stringify(l)).join('; ')}`,
+        );
       quickCheck();
 
       ({ broker, conn } = await start());
@@ -316,7 +395,9 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
         const end = await logEndOffset(conn, p.partition);
         const boundaries = [p.acked, ...p.inFlight.map((b) => b.baseSeq + b.count)];
         if (!boundaries.includes(end)) {
-          fail(`${TOPIC}/${p.partition} ends at offset ${end} after the kill; ${p.acked} records were acknowledged and the batches in flight end at ${boundaries.slice(1).join(', ') || 'none'}`);
+          fail(
+            `${TOPIC}/${p.partition} ends at offset ${end} after the kill; ${p.acked} records were acknowledged and the batches in flight end at ${boundaries.slice(1).join(', ') || 'none'}`,
+          );
         }
         // Resend what was in flight, with its old sequences, as the idempotent producer does.
         const resend = [...p.inFlight];
@@ -326,7 +407,10 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
       }
       await verifyLog(conn);
       const errors = broker.lines.filter((l) => l.level === 'error');
-      if (errors.length > 0) fail(`the broker logged errors after restart ${report.kills}: ${errors.map((l) => JSON.stringify(l)).join('; ')}`);
+      if (errors.length > 0)
+        fail(
+          `the broker logged errors after restart ${report.kills}: ${errors.map((l) => JSON.stringify(l)).join('; ')}`,
+        );
       await verifyCommittedOffsets(conn);
       await initProducerId(conn); // a new producer must get a fresh id; ours keeps its own
       report.acknowledgedRecords = producers.reduce((n, p) => n + p.acked, 0);

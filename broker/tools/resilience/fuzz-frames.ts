@@ -37,10 +37,14 @@ type Mutation =
   | { op: 'append'; extra: Uint8Array }
   | { op: 'size-prefix'; delta: number };
 
-const REQUEST_SCHEMAS = (SCHEMAS as SchemaJson[]).filter((s) => s.type === 'request' && s.apiKey !== undefined && API_SPEC_BY_KEY.has(s.apiKey));
+const REQUEST_SCHEMAS = (SCHEMAS as SchemaJson[]).filter(
+  (s) => s.type === 'request' && s.apiKey !== undefined && API_SPEC_BY_KEY.has(s.apiKey),
+);
 
 /** Every (request schema, version) pair the generated codec can encode. */
-const API_VERSIONS: [SchemaJson, number][] = REQUEST_SCHEMAS.flatMap((s) => versionsOf(s).map((v) => [s, v] as [SchemaJson, number]));
+const API_VERSIONS: [SchemaJson, number][] = REQUEST_SCHEMAS.flatMap((s) =>
+  versionsOf(s).map((v) => [s, v] as [SchemaJson, number]),
+);
 
 const bodyArbitraries = new Map<string, fc.Arbitrary<Record<string, unknown>>>();
 const bodyArbitrary = (s: SchemaJson, v: number) => {
@@ -51,17 +55,47 @@ const bodyArbitrary = (s: SchemaJson, v: number) => {
 };
 
 /** A request frame: size prefix, header (clientId "fuzz"), body. */
-export const encodeFuzzFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer => encodeRequestFrame(apiKey, apiVersion, correlationId, 'fuzz', body);
+export const encodeFuzzFrame = (apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer =>
+  encodeRequestFrame(apiKey, apiVersion, correlationId, 'fuzz', body);
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ op: 'none' as const }) },
-  { weight: 4, arbitrary: fc.array(fc.record({ pos: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 }).map((at) => ({ op: 'flip' as const, at })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.record({ pos: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 })
+      .map((at) => ({ op: 'flip' as const, at })),
+  },
   { weight: 2, arbitrary: fc.nat().map((pos) => ({ op: 'truncate' as const, pos })) },
-  { weight: 3, arbitrary: fc.record({ pos: fc.nat(), value: fc.constantFrom(0x7fffffff, -1, -2, 0x10000000, -0x80000000, 1_000_000) }).map((m) => ({ op: 'int32' as const, ...m })) },
-  { weight: 2, arbitrary: fc.record({ pos: fc.nat(), value: fc.constantFrom(0x7fff, -1, -2, 0x4000) }).map((m) => ({ op: 'int16' as const, ...m })) },
-  { weight: 2, arbitrary: fc.record({ pos: fc.nat(), len: fc.integer({ min: 5, max: 16 }) }).map((m) => ({ op: 'endless-varint' as const, ...m })) },
-  { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 64 }).map((extra) => ({ op: 'append' as const, extra })) },
-  { weight: 1, arbitrary: fc.integer({ min: -8, max: 8 }).filter((d) => d !== 0).map((delta) => ({ op: 'size-prefix' as const, delta })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ pos: fc.nat(), value: fc.constantFrom(0x7fffffff, -1, -2, 0x10000000, -0x80000000, 1_000_000) })
+      .map((m) => ({ op: 'int32' as const, ...m })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ pos: fc.nat(), value: fc.constantFrom(0x7fff, -1, -2, 0x4000) })
+      .map((m) => ({ op: 'int16' as const, ...m })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ pos: fc.nat(), len: fc.integer({ min: 5, max: 16 }) })
+      .map((m) => ({ op: 'endless-varint' as const, ...m })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.uint8Array({ minLength: 1, maxLength: 64 }).map((extra) => ({ op: 'append' as const, extra })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: -8, max: 8 })
+      .filter((d) => d !== 0)
+      .map((delta) => ({ op: 'size-prefix' as const, delta })),
+  },
 );
 
 /** Applies a mutation to a framed request (the size prefix follows the body unless it is the target). */
@@ -94,7 +128,10 @@ function mutate(frame: Buffer, m: Mutation): { bytes: Buffer; what: string } {
       return { bytes: framed(body), what: `int16 at ${at(m.pos, 2)} = ${m.value}` };
     case 'endless-varint': {
       const pos = body.length === 0 ? 0 : m.pos % body.length;
-      return { bytes: framed(Buffer.concat([body.subarray(0, pos), Buffer.alloc(m.len, 0xff), body.subarray(pos)])), what: `${m.len} varint continuation bytes at ${pos}` };
+      return {
+        bytes: framed(Buffer.concat([body.subarray(0, pos), Buffer.alloc(m.len, 0xff), body.subarray(pos)])),
+        what: `${m.len} varint continuation bytes at ${pos}`,
+      };
     }
     case 'append':
       return { bytes: framed(Buffer.concat([body, m.extra])), what: `${m.extra.length} bytes appended` };
@@ -108,7 +145,9 @@ function mutate(frame: Buffer, m: Mutation): { bytes: Buffer; what: string } {
 
 /** A request of one of these (schema, version) pairs, with random field values, then a mutation. */
 const requestCaseArb = (pairs: [SchemaJson, number][]) =>
-  fc.constantFrom(...pairs).chain(([schema, v]) => fc.tuple(fc.constant(schema), fc.constant(v), bodyArbitrary(schema, v), mutationArb));
+  fc
+    .constantFrom(...pairs)
+    .chain(([schema, v]) => fc.tuple(fc.constant(schema), fc.constant(v), bodyArbitrary(schema, v), mutationArb));
 
 // Record batches for Produce: a real batch (maybe compressed), then trouble under a correct CRC.
 type BatchTrouble =
@@ -121,9 +160,24 @@ type BatchTrouble =
 
 const batchTroubleArb: fc.Arbitrary<BatchTrouble> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'none' as const }) },
-  { weight: 4, arbitrary: fc.record({ pos: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }).map((m) => ({ op: 'flip' as const, ...m })) },
-  { weight: 3, arbitrary: fc.record({ codec: fc.integer({ min: 1, max: 7 }), garbage: fc.uint8Array({ maxLength: 64 }) }).map((m) => ({ op: 'garbage-under-codec' as const, ...m })) },
-  { weight: 2, arbitrary: fc.constantFrom(0x7fffffff, -1, 0, 1_000_000, 2).map((count) => ({ op: 'records-count' as const, count })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ pos: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) })
+      .map((m) => ({ op: 'flip' as const, ...m })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ codec: fc.integer({ min: 1, max: 7 }), garbage: fc.uint8Array({ maxLength: 64 }) })
+      .map((m) => ({ op: 'garbage-under-codec' as const, ...m })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(0x7fffffff, -1, 0, 1_000_000, 2)
+      .map((count) => ({ op: 'records-count' as const, count })),
+  },
   { weight: 2, arbitrary: fc.integer({ min: -20, max: 20 }).map((delta) => ({ op: 'batch-length' as const, delta })) },
   { weight: 1, arbitrary: fc.constant({ op: 'gzip-bomb' as const }) },
 );
@@ -139,18 +193,30 @@ const reCrc = (batch: Buffer) => batch.writeUInt32BE(crc32c(batch, ATTRIBUTES), 
 const produceCaseArb = fc.record({
   version: fc.integer({ min: 3, max: 11 }),
   acks: fc.constantFrom(-1, 1, 0),
-  codec: fc.constantFrom(CompressionType.None, CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd),
+  codec: fc.constantFrom(
+    CompressionType.None,
+    CompressionType.Gzip,
+    CompressionType.Snappy,
+    CompressionType.Lz4,
+    CompressionType.Zstd,
+  ),
   values: fc.array(fc.uint8Array({ maxLength: 40 }), { minLength: 1, maxLength: 6 }),
   topic: fc.constantFrom('fuzz', 'fuzz-2', '', '__consumer_offsets', 'a'.repeat(250)),
   partition: fc.constantFrom(0, 0, 1, -1, 0x7fffffff),
   trouble: batchTroubleArb,
-  frameMutation: fc.oneof({ weight: 4, arbitrary: fc.constant({ op: 'none' as const }) }, { weight: 1, arbitrary: mutationArb }),
+  frameMutation: fc.oneof(
+    { weight: 4, arbitrary: fc.constant({ op: 'none' as const }) },
+    { weight: 1, arbitrary: mutationArb },
+  ),
 });
 
 type ProducePlan = typeof produceCaseArb extends fc.Arbitrary<infer T> ? T : never;
 
 function produceCase(index: number, c: ProducePlan): { bytes: Buffer; kind: string } {
-  let batch = encodeRecordBatch({ records: c.values.map((v) => ({ value: Buffer.from(v) })), compression: c.codec as CompressionType });
+  let batch = encodeRecordBatch({
+    records: c.values.map((v) => ({ value: Buffer.from(v) })),
+    compression: c.codec as CompressionType,
+  });
   let trouble: string = c.trouble.op;
   switch (c.trouble.op) {
     case 'none':
@@ -199,7 +265,10 @@ function produceCase(index: number, c: ProducePlan): { bytes: Buffer; kind: stri
     topicData: [{ name: c.topic, partitionData: [{ index: c.partition, records: batch }] }],
   });
   const m = mutate(frame, c.frameMutation);
-  return { bytes: m.bytes, kind: `Produce v${c.version} acks ${c.acks} codec ${c.codec} to "${c.topic.slice(0, 20)}"/${c.partition}: ${trouble}; frame ${m.what}` };
+  return {
+    bytes: m.bytes,
+    kind: `Produce v${c.version} acks ${c.acks} codec ${c.codec} to "${c.topic.slice(0, 20)}"/${c.partition}: ${trouble}; frame ${m.what}`,
+  };
 }
 
 type Plan =
@@ -222,16 +291,34 @@ function planArbitrary(supported: ApiRanges): fc.Arbitrary<Plan> {
   const anyRequest = requestCaseArb(API_VERSIONS);
   const servedRequest = served.length > 0 ? requestCaseArb(served) : anyRequest;
   return fc.oneof(
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => ({ type: 'random-bytes' as const, bytes })) },
-    { weight: 1, arbitrary: fc.record({ bytes: fc.uint8Array({ maxLength: 200 }), sizeDelta: fc.constantFrom(0, 0, 0, 1, -1) }).map((p) => ({ type: 'framed-random' as const, ...p })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ minLength: 1, maxLength: 200 })
+        .map((bytes) => ({ type: 'random-bytes' as const, bytes })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ bytes: fc.uint8Array({ maxLength: 200 }), sizeDelta: fc.constantFrom(0, 0, 0, 1, -1) })
+        .map((p) => ({ type: 'framed-random' as const, ...p })),
+    },
     { weight: 5, arbitrary: anyRequest.map((req) => ({ type: 'request' as const, req })) },
     { weight: 5, arbitrary: servedRequest.map((req) => ({ type: 'request' as const, req })) },
     { weight: 4, arbitrary: produceCaseArb.map((produce) => ({ type: 'produce' as const, produce })) },
-    { weight: 1, arbitrary: fc.array(fc.oneof(anyRequest, servedRequest), { minLength: 2, maxLength: 4 }).map((reqs) => ({ type: 'pipelined' as const, reqs })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.oneof(anyRequest, servedRequest), { minLength: 2, maxLength: 4 })
+        .map((reqs) => ({ type: 'pipelined' as const, reqs })),
+    },
   );
 }
 
-function requestCase(index: number, [schema, v, body, m]: [SchemaJson, number, Record<string, unknown>, Mutation]): { bytes: Buffer; kind: string } {
+function requestCase(
+  index: number,
+  [schema, v, body, m]: [SchemaJson, number, Record<string, unknown>, Mutation],
+): { bytes: Buffer; kind: string } {
   const frame = encodeFuzzFrame(schema.apiKey!, v, index, body);
   const out = mutate(frame, m);
   return { bytes: out.bytes, kind: `${schema.name.replace(/Request$/, '')} v${v} ${out.what}` };
@@ -245,7 +332,11 @@ function build(index: number, plan: Plan): FuzzCase {
       const bytes = Buffer.allocUnsafe(plan.bytes.length + 4);
       bytes.writeInt32BE(plan.bytes.length + plan.sizeDelta, 0);
       Buffer.from(plan.bytes).copy(bytes, 4);
-      return { index, kind: `frame of ${plan.bytes.length} random bytes, size prefix ${plan.sizeDelta >= 0 ? '+' : ''}${plan.sizeDelta}`, bytes };
+      return {
+        index,
+        kind: `frame of ${plan.bytes.length} random bytes, size prefix ${plan.sizeDelta >= 0 ? '+' : ''}${plan.sizeDelta}`,
+        bytes,
+      };
     }
     case 'request':
       return { index, ...requestCase(index, plan.req) };
@@ -253,7 +344,11 @@ function build(index: number, plan: Plan): FuzzCase {
       return { index, ...produceCase(index, plan.produce) };
     case 'pipelined': {
       const parts = plan.reqs.map((r) => requestCase(index, r));
-      return { index, kind: `pipelined: ${parts.map((p) => p.kind).join(' | ')}`, bytes: Buffer.concat(parts.map((p) => p.bytes)) };
+      return {
+        index,
+        kind: `pipelined: ${parts.map((p) => p.kind).join(' | ')}`,
+        bytes: Buffer.concat(parts.map((p) => p.bytes)),
+      };
     }
   }
 }
@@ -278,7 +373,11 @@ export function fuzzGenerator(seed: number, supported: ApiRanges): FuzzGenerator
         return build(index, p);
       } catch (err) {
         // A body the codec refuses to encode (a value out of its range): its description as bytes.
-        return { index, kind: `unencodable (${(err as Error).message.slice(0, 60)}): sent as bytes`, bytes: Buffer.from(JSON.stringify(p, (_k, x) => (typeof x === 'bigint' ? String(x) : x)).slice(0, 200)) };
+        return {
+          index,
+          kind: `unencodable (${(err as Error).message.slice(0, 60)}): sent as bytes`,
+          bytes: Buffer.from(JSON.stringify(p, (_k, x) => (typeof x === 'bigint' ? String(x) : x)).slice(0, 200)),
+        };
       }
     });
   return { chunk, case: (index) => chunk(Math.floor(index / CHUNK))[index % CHUNK]! };

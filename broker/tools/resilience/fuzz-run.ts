@@ -84,10 +84,15 @@ const mib = (kib: number) => Math.round((kib / 1024) * 10) / 10;
 export async function healthCheck(port: number, round: number): Promise<void> {
   const conn = await KafkaConnection.connect('127.0.0.1', port, { clientId: 'fuzz-health', requestTimeoutMs: 10_000 });
   try {
-    const versions = await conn.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'fuzz-health', clientSoftwareVersion: '1' });
-    if (versions.errorCode !== ErrorCode.NONE) throw new FuzzFailure(`ApiVersions answered ${errorName(versions.errorCode)}`);
+    const versions = await conn.send(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: 'fuzz-health',
+      clientSoftwareVersion: '1',
+    });
+    if (versions.errorCode !== ErrorCode.NONE)
+      throw new FuzzFailure(`ApiVersions answered ${errorName(versions.errorCode)}`);
     for (const key of [ApiKey.Produce, ApiKey.Fetch, ApiKey.Metadata]) {
-      if (!versions.apiKeys.some((k: { apiKey: number }) => k.apiKey === key)) throw new FuzzFailure(`ApiVersions no longer lists API key ${key}`);
+      if (!versions.apiKeys.some((k: { apiKey: number }) => k.apiKey === key))
+        throw new FuzzFailure(`ApiVersions no longer lists API key ${key}`);
     }
   } finally {
     conn.close();
@@ -97,15 +102,20 @@ export async function healthCheck(port: number, round: number): Promise<void> {
     const topic = `fuzz-health-${round}`;
     const md = await client.metadata([topic], true);
     const t = md.topics.find((x) => x.name === topic);
-    if (!t || t.errorCode !== ErrorCode.NONE || t.partitions.length === 0) throw new FuzzFailure(`Metadata for ${topic}: ${JSON.stringify(t)}`);
+    if (!t || t.errorCode !== ErrorCode.NONE || t.partitions.length === 0)
+      throw new FuzzFailure(`Metadata for ${topic}: ${JSON.stringify(t)}`);
     const leader = t.partitions[0]!.leader;
     const value = Buffer.from(`health ${round} ${Date.now()}`);
     const offset = await client.produce(topic, 0, leader, encodeRecordBatch({ records: [{ value }] }), -1, 10_000);
     const f = await client.fetch(topic, 0, leader, offset, { maxWaitMs: 0 });
-    if (f.errorCode !== ErrorCode.NONE) throw new FuzzFailure(`fetch of ${topic} at ${offset}: ${errorName(f.errorCode)}`);
+    if (f.errorCode !== ErrorCode.NONE)
+      throw new FuzzFailure(`fetch of ${topic} at ${offset}: ${errorName(f.errorCode)}`);
     const batch = splitBatches(f.records ?? Buffer.alloc(0)).batches[0];
-    const got = batch ? decodeRecords(batch).find((r) => batch.readBigInt64BE(0) + BigInt(r.offsetDelta) === offset)?.value : undefined;
-    if (!got || !got.equals(value)) throw new FuzzFailure(`record produced to ${topic} at ${offset} came back as ${got?.toString() ?? 'nothing'}`);
+    const got = batch
+      ? decodeRecords(batch).find((r) => batch.readBigInt64BE(0) + BigInt(r.offsetDelta) === offset)?.value
+      : undefined;
+    if (!got || !got.equals(value))
+      throw new FuzzFailure(`record produced to ${topic} at ${offset} came back as ${got?.toString() ?? 'nothing'}`);
   } finally {
     client.close();
   }
@@ -116,14 +126,22 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
   const concurrency = opts.concurrency ?? 64;
   const caseTimeoutMs = opts.caseTimeoutMs ?? 300;
   const checkEvery = opts.checkEvery ?? 5_000;
-  const broker = await ChildBroker.start({ storageUrl: `sqlite://${path.join(opts.dir, 'fuzz.db')}`, env: { LOG_LEVEL: 'info' } });
+  const broker = await ChildBroker.start({
+    storageUrl: `sqlite://${path.join(opts.dir, 'fuzz.db')}`,
+    env: { LOG_LEVEL: 'info' },
+  });
   const probe = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'fuzz' });
   const supported = new Map<number, { min: number; max: number }>();
-  for (const key of (await probe.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'fuzz', clientSoftwareVersion: '1' })).apiKeys) supported.set(key.apiKey, { min: key.minVersion, max: key.maxVersion });
+  for (const key of (
+    await probe.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'fuzz', clientSoftwareVersion: '1' })
+  ).apiKeys)
+    supported.set(key.apiKey, { min: key.minVersion, max: key.maxVersion });
   probe.close();
   const generator = fuzzGenerator(opts.seed, supported);
   const rssStart = broker.memoryKiB();
-  log(`fuzz: seed ${opts.seed}, ${opts.cases} cases, ${concurrency} connections at once; broker pid ${broker.pid} on port ${broker.port}, RSS ${mib(rssStart.rssKiB)} MiB`);
+  log(
+    `fuzz: seed ${opts.seed}, ${opts.cases} cases, ${concurrency} connections at once; broker pid ${broker.pid} on port ${broker.port}, RSS ${mib(rssStart.rssKiB)} MiB`,
+  );
 
   const report: FuzzReport = {
     cases: 0,
@@ -148,7 +166,9 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
     return `case ${c.index} (${c.kind}), bytes saved to ${file}; replay: npm run fuzz -- --seed ${opts.seed} --case ${c.index}`;
   };
   const fail = (msg: string, suspects: FuzzCase[]): never => {
-    throw new FuzzFailure(`${msg} (seed ${opts.seed}); ${suspects.length ? suspects.map(save).join('; ') : 'no case in flight'}`);
+    throw new FuzzFailure(
+      `${msg} (seed ${opts.seed}); ${suspects.length ? suspects.map(save).join('; ') : 'no case in flight'}`,
+    );
   };
   const recorded = new Map<string, FuzzCase>();
 
@@ -203,15 +223,23 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
       if (!broker.alive) {
         const exit = await broker.exited;
         // The culprit is among the cases sent last (their connections closed as the broker died).
-        const suspects = new Map([...[...recorded.values()].slice(-2 * concurrency), ...inFlight.values()].map((c) => [c.index, c]));
-        fail(`the broker died (exit code ${exit.code}, signal ${exit.signal}); last stderr: ${broker.rawLines.slice(-20).join('\n')}`, [...suspects.values()]);
+        const suspects = new Map(
+          [...[...recorded.values()].slice(-2 * concurrency), ...inFlight.values()].map((c) => [c.index, c]),
+        );
+        fail(
+          `the broker died (exit code ${exit.code}, signal ${exit.signal}); last stderr: ${broker.rawLines.slice(-20).join('\n')}`,
+          [...suspects.values()],
+        );
       }
       const mem = broker.memoryKiB();
       report.rssPeakMiB = mib(mem.hwmKiB);
       try {
         await healthCheck(broker.port, ++report.healthChecks);
       } catch (err) {
-        fail(`health check after ${report.cases} cases failed: ${(err as Error).message}`, [...recorded.values()].slice(-concurrency));
+        fail(
+          `health check after ${report.cases} cases failed: ${(err as Error).message}`,
+          [...recorded.values()].slice(-concurrency),
+        );
       }
       const secs = (performance.now() - t0) / 1000;
       log(
@@ -226,7 +254,8 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
     const mem = broker.memoryKiB();
     report.rssEndMiB = mib(mem.rssKiB);
     report.rssPeakMiB = mib(mem.hwmKiB);
-    if (report.rssPeakMiB > opts.rssBoundMiB) fail(`broker peak RSS ${report.rssPeakMiB} MiB exceeds the ${opts.rssBoundMiB} MiB bound`, []);
+    if (report.rssPeakMiB > opts.rssBoundMiB)
+      fail(`broker peak RSS ${report.rssPeakMiB} MiB exceeds the ${opts.rssBoundMiB} MiB bound`, []);
     return report;
   } finally {
     const exit = await broker.stop();

@@ -6,7 +6,12 @@
 // and ConfigurationControlManager (controller side).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/messages';
+import type {
+  AlterConfigsRequest,
+  AlterConfigsResponse,
+  IncrementalAlterConfigsRequest,
+  IncrementalAlterConfigsResponse,
+} from '../../protocol/messages';
 import { ConfigType } from '../../storage/config-def';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config';
 import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
@@ -35,9 +40,13 @@ interface Resource {
 type Next = (current: Record<string, string>, resourceType: number) => { configs: Record<string, string> } | Outcome;
 
 /** ConfigAdminManager.preprocess: checks made before anything is looked up. */
-function preprocess<C extends { name: string; value: string | null }>(res: { configs: readonly C[] }, nullAllowed: (c: C) => boolean): Outcome | null {
+function preprocess<C extends { name: string; value: string | null }>(
+  res: { configs: readonly C[] },
+  nullAllowed: (c: C) => boolean,
+): Outcome | null {
   const names = res.configs.map((c) => c.name);
-  if (new Set(names).size !== names.length) return fail(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+  if (new Set(names).size !== names.length)
+    return fail(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
   const nulls = res.configs.filter((c) => c.value === null && !nullAllowed(c)).map((c) => c.name);
   if (nulls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
   return null;
@@ -71,8 +80,10 @@ function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnl
 function alterBroker(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Outcome {
   const nodeId = broker.identity.nodeId;
   if (name !== '') {
-    if (!/^[+-]?\d+$/.test(name)) return fail(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${name}`);
-    if (Number(name) !== nodeId) return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId}, but received ${name}`);
+    if (!/^[+-]?\d+$/.test(name))
+      return fail(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${name}`);
+    if (Number(name) !== nodeId)
+      return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId}, but received ${name}`);
   }
   const resource = name === '' ? '' : String(nodeId);
   const current = broker.storage.brokerConfigs(resource);
@@ -84,7 +95,11 @@ function alterBroker(broker: BrokerContext, name: string, next: Next, validateOn
     const remove = Object.keys(current).filter((k) => !(k in check.configs));
     const failed = storageFailure(broker, () => broker.storage.alterBrokerConfigs(resource, check.configs, remove));
     if (failed) return failed;
-    broker.logger.info('altered dynamic broker configs', { resource: resource === '' ? 'cluster default' : resource, configs: check.configs, removed: remove });
+    broker.logger.info('altered dynamic broker configs', {
+      resource: resource === '' ? 'cluster default' : resource,
+      configs: check.configs,
+      removed: remove,
+    });
   }
   return ok;
 }
@@ -98,7 +113,8 @@ function alterAll<R extends Resource>(
   const counts = new Map<string, number>();
   for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
   return resources.map((r) => {
-    const outcome = counts.get(key(r))! > 1 ? fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.') : handle(r);
+    const outcome =
+      counts.get(key(r))! > 1 ? fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.') : handle(r);
     return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
   });
 }
@@ -112,7 +128,12 @@ export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsRe
       // The legacy API has no BROKER_LOGGER support in Kafka either ("Unknown resource type 8").
       const refused = preprocess(res, () => false);
       if (refused) return refused;
-      return alterResource(broker, res, () => ({ configs: Object.fromEntries(res.configs.map((c) => [c.name, c.value!])) }), req.validateOnly);
+      return alterResource(
+        broker,
+        res,
+        () => ({ configs: Object.fromEntries(res.configs.map((c) => [c.name, c.value!])) }),
+        req.validateOnly,
+      );
     });
     return { throttleTimeMs: 0, responses };
   },
@@ -124,7 +145,9 @@ function configTypeOf(resourceType: number, name: string): number | undefined {
 }
 
 function defaultOf(resourceType: number, name: string): string | null {
-  return resourceType === ResourceType.TOPIC ? (TOPIC_CONFIGS[name]?.default ?? null) : (BROKER_CONFIGS[name]?.kafkaDefault ?? null);
+  return resourceType === ResourceType.TOPIC
+    ? (TOPIC_CONFIGS[name]?.default ?? null)
+    : (BROKER_CONFIGS[name]?.kafkaDefault ?? null);
 }
 
 /** ConfigurationControlManager.incrementalAlterConfigResource: the ops applied in order. */
@@ -173,7 +196,10 @@ function javaSplit(s: string): string[] {
   return parts;
 }
 
-export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse> = {
+export const incrementalAlterConfigsHandler: ApiHandler<
+  IncrementalAlterConfigsRequest,
+  IncrementalAlterConfigsResponse
+> = {
   apiKey: ApiKey.IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
@@ -183,7 +209,10 @@ export const incrementalAlterConfigsHandler: ApiHandler<IncrementalAlterConfigsR
       if (refused) return refused;
       if (res.resourceType === ResourceType.BROKER_LOGGER) {
         // Kafka changes log4j levels here (KIP-412, not persisted); minnow has one level, set at start-up.
-        return fail(ErrorCode.INVALID_REQUEST, `minnow's log level is set at start-up (LOG_LEVEL, now ${broker.logger.level}); it cannot be changed at runtime`);
+        return fail(
+          ErrorCode.INVALID_REQUEST,
+          `minnow's log level is set at start-up (LOG_LEVEL, now ${broker.logger.level}); it cannot be changed at runtime`,
+        );
       }
       return alterResource(broker, res, applyOperations(res.configs), req.validateOnly);
     });

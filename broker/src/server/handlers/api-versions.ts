@@ -15,15 +15,22 @@ export function apiVersionsBody(handlers: ReadonlyMap<number, ApiHandler>): ApiV
 /** KIP-511: what a client software name or version may look like (Kafka's ApiVersionsRequest.isValid). */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
-export function apiVersionsHandler(handlers: ReadonlyMap<number, ApiHandler>): ApiHandler<ApiVersionsRequest, ApiVersionsResponse> {
+export function apiVersionsHandler(
+  handlers: ReadonlyMap<number, ApiHandler>,
+): ApiHandler<ApiVersionsRequest, ApiVersionsResponse> {
   return {
     apiKey: ApiKey.ApiVersions,
     minVersion: 0,
     maxVersion: 4,
     handle: (ctx, req) => {
       // Kafka answers a v3+ request with a malformed name or version INVALID_REQUEST and no API list.
-      const valid = ctx.apiVersion < 3 || (SOFTWARE_NAME_VERSION.test(req.clientSoftwareName ?? '') && SOFTWARE_NAME_VERSION.test(req.clientSoftwareVersion ?? ''));
-      return valid ? apiVersionsBody(handlers) : { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
+      const valid =
+        ctx.apiVersion < 3 ||
+        (SOFTWARE_NAME_VERSION.test(req.clientSoftwareName ?? '') &&
+          SOFTWARE_NAME_VERSION.test(req.clientSoftwareVersion ?? ''));
+      return valid
+        ? apiVersionsBody(handlers)
+        : { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
     },
   };
 }

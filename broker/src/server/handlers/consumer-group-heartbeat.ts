@@ -12,19 +12,20 @@ import type { ApiHandler } from '../context';
 export const CONSUMER_PROTOCOL_UNSUPPORTED =
   'minnow implements only the classic consumer group protocol, not KIP-848\'s "consumer" protocol: set group.protocol=classic on the consumer';
 
-export const consumerGroupHeartbeatHandler: ApiHandler<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse> = {
-  apiKey: ApiKey.ConsumerGroupHeartbeat,
-  minVersion: 0,
-  maxVersion: 1,
-  handle() {
-    return {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.UNSUPPORTED_VERSION,
-      errorMessage: CONSUMER_PROTOCOL_UNSUPPORTED,
-      memberId: null,
-      memberEpoch: 0,
-      heartbeatIntervalMs: 0,
-      assignment: null,
-    };
-  },
-};
+export const consumerGroupHeartbeatHandler: ApiHandler<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse> =
+  {
+    apiKey: ApiKey.ConsumerGroupHeartbeat,
+    minVersion: 0,
+    maxVersion: 1,
+    handle() {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: CONSUMER_PROTOCOL_UNSUPPORTED,
+        memberId: null,
+        memberEpoch: 0,
+        heartbeatIntervalMs: 0,
+        assignment: null,
+      };
+    },
+  };

@@ -12,6 +12,9 @@ export const createAclsHandler: ApiHandler<CreateAclsRequest, CreateAclsResponse
   maxVersion: 3,
   handle: (_ctx, req) => ({
     throttleTimeMs: 0,
-    results: req.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })),
+    results: req.creations.map(() => ({
+      errorCode: ErrorCode.SECURITY_DISABLED,
+      errorMessage: 'No Authorizer is configured.',
+    })),
   }),
 };

@@ -3,7 +3,11 @@
 // bound every topic is refused (Kafka's controller bounds a request's records, MAX_RECORDS_PER_USER_OP).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsResponseCreatePartitionsTopicResult } from '../../protocol/messages';
+import type {
+  CreatePartitionsRequest,
+  CreatePartitionsResponse,
+  CreatePartitionsResponseCreatePartitionsTopicResult,
+} from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
@@ -14,7 +18,8 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
   maxVersion: 3,
   handle({ broker }, req) {
     let requested = 0;
-    for (const t of req.topics) requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
+    for (const t of req.topics)
+      requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
     const tooMany = requestPartitionsRefusal(broker.config, requested);
     if (tooMany) return { throttleTimeMs: 0, results: req.topics.map((t) => ({ name: t.name, ...tooMany })) };
     const budget = new PartitionBudget(broker, req.validateOnly);
@@ -23,7 +28,10 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
       const topic = broker.storage.topic(t.name);
       if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${t.name}`);
       if (t.count <= topic.partitionCount) {
-        return fail(ErrorCode.INVALID_PARTITIONS, `topic ${t.name} has ${topic.partitionCount} partitions; the new count ${t.count} must be larger`);
+        return fail(
+          ErrorCode.INVALID_PARTITIONS,
+          `topic ${t.name} has ${topic.partitionCount} partitions; the new count ${t.count} must be larger`,
+        );
       }
       const overTopic = topicPartitionsRefusal(broker.config, t.name, t.count);
       if (overTopic) return { name: t.name, ...overTopic };

@@ -5,7 +5,12 @@
 // loop (yield-slices.ts), so other clients are answered while it runs (issue 11).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { CreateTopicsRequest, CreateTopicsRequestCreatableTopic, CreateTopicsResponse, CreateTopicsResponseCreatableTopicResult } from '../../protocol/messages';
+import type {
+  CreateTopicsRequest,
+  CreateTopicsRequestCreatableTopic,
+  CreateTopicsResponse,
+  CreateTopicsResponseCreatableTopicResult,
+} from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import { StorageError } from '../../storage/storage';
 import { validateTopicConfigs } from '../../storage/topic-config';
@@ -23,14 +28,22 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Che
   const nameErr = topicNameError(t.name);
   if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
   // Kafka's refusal for its own metadata topic (ControllerApis.createTopics), for every internal name.
-  if (isReservedTopic(t.name)) return bad(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`);
+  if (isReservedTopic(t.name))
+    return bad(
+      ErrorCode.INVALID_REQUEST,
+      `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`,
+    );
   if (broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
   if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
-    return bad(ErrorCode.INVALID_REPLICATION_FACTOR, `replication factor ${t.replicationFactor} is not possible: minnow is a single broker, use 1`);
+    return bad(
+      ErrorCode.INVALID_REPLICATION_FACTOR,
+      `replication factor ${t.replicationFactor} is not possible: minnow is a single broker, use 1`,
+    );
   }
   let partitions = t.numPartitions === -1 ? broker.config.numPartitions : t.numPartitions;
   if (t.assignments.length > 0) {
-    if (t.numPartitions !== -1) return bad(ErrorCode.INVALID_REQUEST, 'give either numPartitions or assignments, not both');
+    if (t.numPartitions !== -1)
+      return bad(ErrorCode.INVALID_REQUEST, 'give either numPartitions or assignments, not both');
     const nodeId = broker.identity.nodeId;
     if (t.assignments.some((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId)) {
       return bad(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `every partition must be assigned to broker ${nodeId} alone`);
@@ -41,7 +54,8 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Che
   if (tooMany) return tooMany;
   // The same checks and texts as AlterConfigs (Kafka's ControllerConfigurationValidator).
   const nulls = t.configs.filter((c) => c.value === null).map((c) => c.name);
-  if (nulls.length > 0) return bad(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`);
+  if (nulls.length > 0)
+    return bad(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`);
   const checked = validateTopicConfigs(Object.fromEntries(t.configs.map((c) => [c.name, c.value!])));
   if (!checked.ok) return bad(ErrorCode.INVALID_CONFIG, checked.message);
   return { partitions, configs: checked.configs };
@@ -59,12 +73,24 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
     const answered = new Set<string>();
     const failed = (name: string, errorCode: number, errorMessage: string): CreateTopicsResponseCreatableTopicResult =>
       // Kafka sends an empty config list, not null, with a failure.
-      ({ name, topicId: ZERO_UUID, errorCode, errorMessage, topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] });
+      ({
+        name,
+        topicId: ZERO_UUID,
+        errorCode,
+        errorMessage,
+        topicConfigErrorCode: 0,
+        numPartitions: -1,
+        replicationFactor: -1,
+        configs: [],
+      });
     // Kafka 4.0 checks the partitions asked for in all (valid topics or not) before anything else,
     // and refuses the whole request (KAFKA-17870).
     const tooMany = requestPartitionsRefusal(broker.config, requestedPartitions(req, broker.config.numPartitions));
     if (tooMany) {
-      return { throttleTimeMs: 0, topics: [...counts.keys()].map((name) => failed(name, tooMany.errorCode, tooMany.errorMessage)) };
+      return {
+        throttleTimeMs: 0,
+        topics: [...counts.keys()].map((name) => failed(name, tooMany.errorCode, tooMany.errorMessage)),
+      };
     }
     const budget = new PartitionBudget(broker, req.validateOnly);
     // The resulting configs (v5+), built once per distinct set of overrides: most topics of a big
@@ -75,7 +101,13 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       const key = JSON.stringify(Object.entries(overrides).sort());
       let configs = configsByOverrides.get(key);
       if (!configs) {
-        configs = topicConfigEntries(overrides, layers).map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.isSensitive }));
+        configs = topicConfigEntries(overrides, layers).map((e) => ({
+          name: e.name,
+          value: e.value,
+          readOnly: e.readOnly,
+          configSource: e.source,
+          isSensitive: e.isSensitive,
+        }));
         configsByOverrides.set(key, configs);
       }
       return configs;
@@ -87,7 +119,13 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       if (answered.has(t.name)) continue;
       answered.add(t.name);
       if (counts.get(t.name)! > 1) {
-        topics.push(failed(t.name, ErrorCode.INVALID_REQUEST, `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`));
+        topics.push(
+          failed(
+            t.name,
+            ErrorCode.INVALID_REQUEST,
+            `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`,
+          ),
+        );
         continue;
       }
       // Checked in the same slice as the creation: another request may have created it meanwhile.

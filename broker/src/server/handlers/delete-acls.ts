@@ -12,6 +12,10 @@ export const deleteAclsHandler: ApiHandler<DeleteAclsRequest, DeleteAclsResponse
   maxVersion: 3,
   handle: (_ctx, req) => ({
     throttleTimeMs: 0,
-    filterResults: req.filters.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.', matchingAcls: [] })),
+    filterResults: req.filters.map(() => ({
+      errorCode: ErrorCode.SECURITY_DISABLED,
+      errorMessage: 'No Authorizer is configured.',
+      matchingAcls: [],
+    })),
   }),
 };

@@ -17,9 +17,15 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => {
-        if (isInternalTopic(t.name)) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
+        if (isInternalTopic(t.name))
+          return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
         const offsets = broker.storage.offsets(t.name, p.partitionIndex);
-        if (!offsets) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+        if (!offsets)
+          return {
+            partitionIndex: p.partitionIndex,
+            lowWatermark: -1n,
+            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          };
         const target = p.offset === -1n ? offsets.highWatermark : Number(p.offset);
         if (target < 0 || target > offsets.highWatermark) {
           // Kafka sends no low watermark (-1) with an error, not the current one.
@@ -27,7 +33,11 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
         }
         try {
           const after = retryIfDiskFull(broker, () => broker.storage.deleteRecords(t.name, p.partitionIndex, target));
-          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(after.logStartOffset), errorCode: ErrorCode.NONE };
+          return {
+            partitionIndex: p.partitionIndex,
+            lowWatermark: BigInt(after.logStartOffset),
+            errorCode: ErrorCode.NONE,
+          };
         } catch (err) {
           if (!(err instanceof StorageError)) throw err;
           // As Kafka's ReplicaManager answers a log directory that failed.

@@ -4,7 +4,11 @@
 // (yield-slices.ts), as CreateTopics: deleting thousands of topics must not stall other clients.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { DeleteTopicsRequest, DeleteTopicsResponse, DeleteTopicsResponseDeletableTopicResult } from '../../protocol/messages';
+import type {
+  DeleteTopicsRequest,
+  DeleteTopicsResponse,
+  DeleteTopicsResponseDeletableTopicResult,
+} from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
@@ -16,7 +20,10 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
   minVersion: 0,
   maxVersion: 6,
   async handle({ broker }, req) {
-    const wanted = req.topics && req.topics.length > 0 ? req.topics : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
+    const wanted =
+      req.topics && req.topics.length > 0
+        ? req.topics
+        : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
     const clock = new SliceClock();
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
     for (const w of wanted) {
@@ -26,7 +33,11 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
     return { throttleTimeMs: 0, responses };
 
     function deleteOne(w: { name?: string | null; topicId?: string }): DeleteTopicsResponseDeletableTopicResult {
-      const topic = w.name ? broker.storage.topic(w.name) : w.topicId && w.topicId !== ZERO_UUID ? broker.storage.topicById(w.topicId) : undefined;
+      const topic = w.name
+        ? broker.storage.topic(w.name)
+        : w.topicId && w.topicId !== ZERO_UUID
+          ? broker.storage.topicById(w.topicId)
+          : undefined;
       if (!topic) {
         const byId = !w.name;
         return {
@@ -41,7 +52,12 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;
         broker.logger.error('deleting a topic failed', { topic: topic.name, err });
-        return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.KAFKA_STORAGE_ERROR, errorMessage: `deleting ${topic.name} failed: ${err.message}` };
+        return {
+          name: topic.name,
+          topicId: topic.topicId,
+          errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+          errorMessage: `deleting ${topic.name} failed: ${err.message}`,
+        };
       }
       broker.diskSpace?.invalidate(); // room again: produce resumes without waiting for the next check
       broker.logger.info('deleted topic', { topic: topic.name });

@@ -11,5 +11,10 @@ export const describeAclsHandler: ApiHandler<DescribeAclsRequest, DescribeAclsRe
   apiKey: ApiKey.DescribeAcls,
   minVersion: 1,
   maxVersion: 3,
-  handle: () => ({ throttleTimeMs: 0, errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured on the broker', resources: [] }),
+  handle: () => ({
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.SECURITY_DISABLED,
+    errorMessage: 'No Authorizer is configured on the broker',
+    resources: [],
+  }),
 };

@@ -14,7 +14,15 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
   handle({ broker }, req) {
     const { nodeId, clusterId } = broker.identity;
     if ((req.endpointType ?? BROKERS_ENDPOINT_TYPE) !== BROKERS_ENDPOINT_TYPE) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'only broker endpoints (type 1) are served', clusterId, controllerId: -1, brokers: [], endpointType: req.endpointType };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: 'only broker endpoints (type 1) are served',
+        clusterId,
+        controllerId: -1,
+        brokers: [],
+        endpointType: req.endpointType,
+      };
     }
     return {
       throttleTimeMs: 0,

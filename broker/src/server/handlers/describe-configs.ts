@@ -8,7 +8,11 @@
 // broker never sets the field), which we do not copy.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { DescribeConfigsRequest, DescribeConfigsResponse, DescribeConfigsResponseDescribeConfigsResult } from '../../protocol/messages';
+import type {
+  DescribeConfigsRequest,
+  DescribeConfigsResponse,
+  DescribeConfigsResponseDescribeConfigsResult,
+} from '../../protocol/messages';
 import { brokerConfigLayers, ConfigSource } from '../broker-configs';
 import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
 import type { ApiHandler } from '../context';
@@ -22,7 +26,13 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
   maxVersion: 4,
   handle({ broker }, req) {
     const results = req.resources.map((res): DescribeConfigsResponseDescribeConfigsResult => {
-      const fail = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType: res.resourceType, resourceName: res.resourceName, configs: [] });
+      const fail = (errorCode: number, errorMessage: string) => ({
+        errorCode,
+        errorMessage,
+        resourceType: res.resourceType,
+        resourceName: res.resourceName,
+        configs: [],
+      });
       let entries: ConfigEntry[];
       const layers = () => brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
       const nodeId = broker.identity.nodeId;
@@ -35,16 +45,27 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
           return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
         }
         if (res.resourceName !== '' && Number(res.resourceName) !== nodeId) {
-          return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} or empty string, but received ${res.resourceName}`);
+          return fail(
+            ErrorCode.INVALID_REQUEST,
+            `Unexpected broker id, expected ${nodeId} or empty string, but received ${res.resourceName}`,
+          );
         }
         entries = brokerConfigEntries(layers(), res.resourceName !== '');
       } else if (res.resourceType === ResourceType.BROKER_LOGGER) {
         if (res.resourceName === '') return fail(ErrorCode.INVALID_REQUEST, 'Broker id must not be empty');
-        if (!/^[+-]?\d+$/.test(res.resourceName)) return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
-        if (Number(res.resourceName) !== nodeId) return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId} but received ${res.resourceName}`);
+        if (!/^[+-]?\d+$/.test(res.resourceName))
+          return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
+        if (Number(res.resourceName) !== nodeId)
+          return fail(
+            ErrorCode.INVALID_REQUEST,
+            `Unexpected broker id, expected ${nodeId} but received ${res.resourceName}`,
+          );
         entries = [rootLogger(broker.logger.level)];
       } else {
-        return fail(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported; use TOPIC (2), BROKER (4) or BROKER_LOGGER (8)`);
+        return fail(
+          ErrorCode.INVALID_REQUEST,
+          `resource type ${res.resourceType} is not supported; use TOPIC (2), BROKER (4) or BROKER_LOGGER (8)`,
+        );
       }
       const keys = res.configurationKeys;
       // Kafka: a null or empty key list means every config.

@@ -8,7 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsResponseDescribeLogDirsTopic } from '../../protocol/messages';
+import type {
+  DescribeLogDirsRequest,
+  DescribeLogDirsResponse,
+  DescribeLogDirsResponseDescribeLogDirsTopic,
+} from '../../protocol/messages';
 import type { StorageUrl } from '../../storage/storage-url';
 import type { ApiHandler, BrokerContext } from '../context';
 
@@ -31,13 +35,17 @@ function logDirOf(target: StorageUrl): LogDir {
   }
 }
 
-function describeTopics(broker: BrokerContext, wanted: { topic: string; partitions: number[] }[]): DescribeLogDirsResponseDescribeLogDirsTopic[] {
+function describeTopics(
+  broker: BrokerContext,
+  wanted: { topic: string; partitions: number[] }[],
+): DescribeLogDirsResponseDescribeLogDirsTopic[] {
   const out: DescribeLogDirsResponseDescribeLogDirsTopic[] = [];
   for (const t of wanted) {
     const partitions = [];
     for (const p of t.partitions) {
       const bytes = broker.storage.partitionBytes(t.topic, p);
-      if (bytes !== undefined) partitions.push({ partitionIndex: p, partitionSize: BigInt(bytes), offsetLag: 0n, isFutureKey: false });
+      if (bytes !== undefined)
+        partitions.push({ partitionIndex: p, partitionSize: BigInt(bytes), offsetLag: 0n, isFutureKey: false });
     }
     if (partitions.length > 0) out.push({ name: t.topic, partitions });
   }
@@ -51,13 +59,23 @@ export const describeLogDirsHandler: ApiHandler<DescribeLogDirsRequest, Describe
   handle({ broker }, req) {
     const wanted =
       req.topics === null
-        ? broker.storage.listTopics().map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitionCount }, (_, i) => i) }))
+        ? broker.storage
+            .listTopics()
+            .map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitionCount }, (_, i) => i) }))
         : req.topics;
     const dir = logDirOf(broker.config.storageUrl);
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
-      results: [{ errorCode: ErrorCode.NONE, logDir: dir.logDir, topics: describeTopics(broker, wanted), totalBytes: dir.totalBytes, usableBytes: dir.usableBytes }],
+      results: [
+        {
+          errorCode: ErrorCode.NONE,
+          logDir: dir.logDir,
+          topics: describeTopics(broker, wanted),
+          totalBytes: dir.totalBytes,
+          usableBytes: dir.usableBytes,
+        },
+      ],
     };
   },
 };

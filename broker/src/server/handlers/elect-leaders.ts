@@ -6,7 +6,11 @@
 // (ReplicationControlManager.electLeaders).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { ElectLeadersRequest, ElectLeadersResponse, ElectLeadersResponsePartitionResult } from '../../protocol/messages';
+import type {
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+  ElectLeadersResponsePartitionResult,
+} from '../../protocol/messages';
 import type { ApiHandler } from '../context';
 
 /** org.apache.kafka.common.ElectionType */
@@ -19,7 +23,11 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
   handle({ broker }, req) {
     const electionType = req.electionType ?? ElectionType.PREFERRED;
     if (req.topicPartitions === null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: broker.storage.listTopics().map((t) => ({ topic: t.name, partitionResult: [] })) };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        replicaElectionResults: broker.storage.listTopics().map((t) => ({ topic: t.name, partitionResult: [] })),
+      };
     }
     // Kafka's ElectLeadersRequest.getErrorResponse for an unknown election type: the error everywhere.
     const badType = electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN;
@@ -28,15 +36,37 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
       return {
         topic: t.topic,
         partitionResult: t.partitions.map((partitionId): ElectLeadersResponsePartitionResult => {
-          if (badType) return { partitionId, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown election type ${electionType}` };
-          if (!topic) return { partitionId, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `No such topic as ${t.topic}` };
+          if (badType)
+            return {
+              partitionId,
+              errorCode: ErrorCode.INVALID_REQUEST,
+              errorMessage: `Unknown election type ${electionType}`,
+            };
+          if (!topic)
+            return {
+              partitionId,
+              errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              errorMessage: `No such topic as ${t.topic}`,
+            };
           if (partitionId < 0 || partitionId >= topic.partitionCount) {
-            return { partitionId, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `No such partition as ${t.topic}-${partitionId}` };
+            return {
+              partitionId,
+              errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              errorMessage: `No such partition as ${t.topic}-${partitionId}`,
+            };
           }
-          return { partitionId, errorCode: ErrorCode.ELECTION_NOT_NEEDED, errorMessage: 'Leader election not needed for topic partition.' };
+          return {
+            partitionId,
+            errorCode: ErrorCode.ELECTION_NOT_NEEDED,
+            errorMessage: 'Leader election not needed for topic partition.',
+          };
         }),
       };
     });
-    return { throttleTimeMs: 0, errorCode: badType ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE, replicaElectionResults };
+    return {
+      throttleTimeMs: 0,
+      errorCode: badType ? ErrorCode.INVALID_REQUEST : ErrorCode.NONE,
+      replicaElectionResults,
+    };
   },
 };

@@ -48,7 +48,8 @@ interface Collected {
 }
 
 /** The offset after a stored batch (its base offset plus last offset delta, plus one). */
-const endOffsetOf = (batch: Buffer) => Number(batch.readBigInt64BE(BASE_OFFSET)) + batch.readInt32BE(LAST_OFFSET_DELTA) + 1;
+const endOffsetOf = (batch: Buffer) =>
+  Number(batch.readBigInt64BE(BASE_OFFSET)) + batch.readInt32BE(LAST_OFFSET_DELTA) + 1;
 
 /** The topic a fetch names: by id from v13 (KIP-516), by name before. */
 function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId: boolean): TopicInfo | undefined {
@@ -98,7 +99,13 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxByt
         return { ...base, errorCode: read.errorCode, abortedTransactions: null };
       }
       const hw = BigInt(read.highWatermark);
-      const out = { ...base, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(read.logStartOffset), abortedTransactions: readCommitted ? NO_ABORTED : null };
+      const out = {
+        ...base,
+        highWatermark: hw,
+        lastStableOffset: hw,
+        logStartOffset: BigInt(read.logStartOffset),
+        abortedTransactions: readCommitted ? NO_ABORTED : null,
+      };
       const batches = read.batches;
       const end = batches.length > 0 ? endOffsetOf(batches[batches.length - 1]!) : Number(p.fetchOffset);
       const records = batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
@@ -123,7 +130,8 @@ function withEachPartitionOnce(req: FetchRequest, byId: boolean): FetchRequest {
   if (req.topics.length === 1 && req.topics[0]!.partitions.length <= 1) return req; // most fetches: nothing to merge
   const entries = new Map<string, { topic: Topic; partition: Topic['partitions'][number] }>();
   for (const t of req.topics) {
-    for (const p of t.partitions) entries.set(`${byId ? t.topicId : t.topic}\u0000${p.partition}`, { topic: t, partition: p });
+    for (const p of t.partitions)
+      entries.set(`${byId ? t.topicId : t.topic}\u0000${p.partition}`, { topic: t, partition: p });
   }
   if (entries.size === req.topics.reduce((n, t) => n + t.partitions.length, 0)) return req;
   // Consecutive partitions of one topic share a response entry, as FetchResponse.toMessage groups them.
@@ -162,9 +170,11 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     for (;;) {
       const c = collect(broker, req, byId, maxBytes);
       const left = deadline - broker.now();
-      if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed) return c.response;
+      if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed)
+        return c.response;
       await broker.fetchWaiters.wait(keys, left);
-      if (broker.now() >= deadline || broker.fetchWaiters.isClosed) return collect(broker, req, byId, maxBytes).response;
+      if (broker.now() >= deadline || broker.fetchWaiters.isClosed)
+        return collect(broker, req, byId, maxBytes).response;
     }
   },
 };

@@ -13,7 +13,12 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
   maxVersion: 5,
   handle({ broker }, req) {
     if (req.transactionalId !== null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+        producerId: -1n,
+        producerEpoch: -1,
+      };
     }
     try {
       const { producerId, producerEpoch } = broker.storage.initProducerId(null, broker.now());
@@ -24,7 +29,12 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
       else broker.logger.error('InitProducerId failed', { err });
       // Kafka's answer when it cannot hand out a producer id yet (RPCProducerIdManager waiting
       // for its next block): retriable, so clients retry within their own time bound.
-      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: -1n, producerEpoch: -1 };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        producerId: -1n,
+        producerEpoch: -1,
+      };
     }
   },
 };

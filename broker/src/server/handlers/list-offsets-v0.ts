@@ -17,7 +17,11 @@ const LATEST = -1n;
 const EARLIEST = -2n;
 
 /** The offsets Kafka's legacyFetchOffsetsBefore returns for a log of one segment. */
-export function legacyOffsets(entries: readonly { offset: number; timeMs: number }[], timestamp: bigint, maxNumOffsets: number): number[] {
+export function legacyOffsets(
+  entries: readonly { offset: number; timeMs: number }[],
+  timestamp: bigint,
+  maxNumOffsets: number,
+): number[] {
   let start: number;
   if (timestamp === LATEST) start = entries.length - 1;
   else if (timestamp === EARLIEST) start = 0;
@@ -30,8 +34,21 @@ export function legacyOffsets(entries: readonly { offset: number; timeMs: number
   return out;
 }
 
-export function listOffsetsV0(broker: BrokerContext, topic: string, partitionIndex: number, timestamp: bigint, maxNumOffsets: number): ListOffsetsResponseListOffsetsPartitionResponse {
-  const answer = (errorCode: number, offsets: number[] = []) => ({ partitionIndex, errorCode, oldStyleOffsets: offsets.map(BigInt), timestamp: -1n, offset: -1n, leaderEpoch: -1 });
+export function listOffsetsV0(
+  broker: BrokerContext,
+  topic: string,
+  partitionIndex: number,
+  timestamp: bigint,
+  maxNumOffsets: number,
+): ListOffsetsResponseListOffsetsPartitionResponse {
+  const answer = (errorCode: number, offsets: number[] = []) => ({
+    partitionIndex,
+    errorCode,
+    oldStyleOffsets: offsets.map(BigInt),
+    timestamp: -1n,
+    offset: -1n,
+    leaderEpoch: -1,
+  });
   if (timestamp < EARLIEST) return answer(ErrorCode.UNSUPPORTED_VERSION);
   const offsets = broker.storage.offsets(topic, partitionIndex);
   if (!offsets) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);

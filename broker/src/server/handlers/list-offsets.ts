@@ -5,7 +5,11 @@
 // lookup by time decodes just the one batch that holds the answer.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponseListOffsetsPartitionResponse } from '../../protocol/messages';
+import type {
+  ListOffsetsRequest,
+  ListOffsetsResponse,
+  ListOffsetsResponseListOffsetsPartitionResponse,
+} from '../../protocol/messages';
 import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
 import type { StoredBatch } from '../../storage/storage';
 import type { ApiHandler } from '../context';
@@ -50,7 +54,12 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
   maxVersion: 10,
   handle({ broker, apiVersion }, req) {
     if (apiVersion === 0) {
-      const topics = req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1)) }));
+      const topics = req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) =>
+          listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1),
+        ),
+      }));
       return { throttleTimeMs: 0, topics };
     }
     const topics = req.topics.map((t) => ({
@@ -65,7 +74,14 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
           leaderEpoch: offset < 0 ? -1 : 0,
         });
         const offsets = broker.storage.offsets(t.name, p.partitionIndex);
-        if (!offsets) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        if (!offsets)
+          return {
+            partitionIndex: p.partitionIndex,
+            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            timestamp: -1n,
+            offset: -1n,
+            leaderEpoch: -1,
+          };
         switch (p.timestamp) {
           case EARLIEST:
           case EARLIEST_LOCAL:

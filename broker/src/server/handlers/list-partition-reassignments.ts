@@ -7,7 +7,10 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
 
-export const listPartitionReassignmentsHandler: ApiHandler<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse> = {
+export const listPartitionReassignmentsHandler: ApiHandler<
+  ListPartitionReassignmentsRequest,
+  ListPartitionReassignmentsResponse
+> = {
   apiKey: ApiKey.ListPartitionReassignments,
   minVersion: 0,
   maxVersion: 0,

@@ -8,7 +8,16 @@ import type { ListTransactionsRequest, ListTransactionsResponse } from '../../pr
 import type { ApiHandler } from '../context';
 
 /** Kafka's TransactionState names. */
-const TRANSACTION_STATES = new Set(['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence']);
+const TRANSACTION_STATES = new Set([
+  'Empty',
+  'Ongoing',
+  'PrepareCommit',
+  'PrepareAbort',
+  'CompleteCommit',
+  'CompleteAbort',
+  'Dead',
+  'PrepareEpochFence',
+]);
 
 export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTransactionsResponse> = {
   apiKey: ApiKey.ListTransactions,

@@ -32,7 +32,14 @@ export function topicMetadata(broker: BrokerContext, t: TopicInfo): MetadataResp
       offlineReplicas: [],
     });
   }
-  return { errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: isInternalTopic(t.name), partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+  return {
+    errorCode: ErrorCode.NONE,
+    name: t.name,
+    topicId: t.topicId,
+    isInternal: isInternalTopic(t.name),
+    partitions,
+    topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+  };
 }
 
 const missing = (name: string | null, errorCode: number, topicId = ZERO_UUID): MetadataResponseTopic => ({
@@ -48,8 +55,14 @@ const missing = (name: string | null, errorCode: number, topicId = ZERO_UUID): M
  * Creates a topic with the broker defaults (num.partitions) when auto-creation applies and the
  * partition bounds allow it; else the topic's Metadata entry with the refusal.
  */
-export function autoCreateTopic(broker: BrokerContext, name: string, budget: PartitionBudget): TopicInfo | MetadataResponseTopic {
-  const refused = topicPartitionsRefusal(broker.config, name, broker.config.numPartitions) ?? budget.claim(name, broker.config.numPartitions);
+export function autoCreateTopic(
+  broker: BrokerContext,
+  name: string,
+  budget: PartitionBudget,
+): TopicInfo | MetadataResponseTopic {
+  const refused =
+    topicPartitionsRefusal(broker.config, name, broker.config.numPartitions) ??
+    budget.claim(name, broker.config.numPartitions);
   if (refused) {
     broker.logger.warn('topic not auto-created', { topic: name, reason: refused.errorMessage });
     return missing(name, refused.errorCode);
@@ -98,7 +111,11 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   handle(ctx, req) {
     const { broker, apiVersion } = ctx;
     const all = req.topics === null || (apiVersion === 0 && req.topics.length === 0);
-    if (!all && apiVersion < 12 && req.topics!.some((t) => t.name === null || (t.topicId !== undefined && t.topicId !== ZERO_UUID))) {
+    if (
+      !all &&
+      apiVersion < 12 &&
+      req.topics!.some((t) => t.name === null || (t.topicId !== undefined && t.topicId !== ZERO_UUID))
+    ) {
       return refuseTopicIdsBeforeV12(req);
     }
     let topics: MetadataResponseTopic[];

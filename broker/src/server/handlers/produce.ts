@@ -15,7 +15,12 @@ import { producePolicy, RecordError, validateProduceRecords } from '../produce-v
 
 const MIN_SERVED_VERSION = 3;
 
-const failed = (index: number, errorCode: number, errorMessage: string | null, recordErrors: RecordError[] = []): ProduceResponsePartitionProduceResponse => ({
+const failed = (
+  index: number,
+  errorCode: number,
+  errorMessage: string | null,
+  recordErrors: RecordError[] = [],
+): ProduceResponsePartitionProduceResponse => ({
   index,
   errorCode,
   baseOffset: -1n,
@@ -46,7 +51,10 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     const pending: ProduceResponsePartitionProduceResponse[] = [];
     const ackError =
       apiVersion < MIN_SERVED_VERSION
-        ? { code: ErrorCode.UNSUPPORTED_VERSION, msg: `Produce v${apiVersion} (message format v0/v1) is not supported; use v3 or later` }
+        ? {
+            code: ErrorCode.UNSUPPORTED_VERSION,
+            msg: `Produce v${apiVersion} (message format v0/v1) is not supported; use v3 or later`,
+          }
         : req.acks !== 0 && req.acks !== 1 && req.acks !== -1
           ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
           : null;
@@ -77,7 +85,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
         const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
         const check = validateProduceRecords(records, policy);
         if (!check.ok) {
-          broker.logger.debug('produce rejected', { topic: name, partition: index, errorCode: check.errorCode, reason: check.message });
+          broker.logger.debug('produce rejected', {
+            topic: name,
+            partition: index,
+            errorCode: check.errorCode,
+            reason: check.message,
+          });
           const entry = failed(index, check.errorCode, check.message, check.recordErrors);
           const logStart = check.withLogStartOffset ? broker.storage.offsets(name, index)?.logStartOffset : undefined;
           if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);

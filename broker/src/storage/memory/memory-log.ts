@@ -35,7 +35,12 @@ export class MemoryLog {
       batches.push(b.data);
       total += b.size;
     }
-    return { errorCode: ErrorCode.NONE, highWatermark: this.highWatermark, logStartOffset: this.logStartOffset, batches };
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: this.highWatermark,
+      logStartOffset: this.logStartOffset,
+      batches,
+    };
   }
 
   batchForTimestamp(timestampMs: number): StoredBatch | undefined {

@@ -49,7 +49,9 @@ export class MemoryStorage implements Storage {
     return this.partitionTotal;
   }
   listTopics(): TopicInfo[] {
-    return [...this.topics.values()].map((t) => copyInfo(t.info)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.topics.values()]
+      .map((t) => copyInfo(t.info))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   topic(name: string): TopicInfo | undefined {
     const t = this.topics.get(name);
@@ -61,7 +63,8 @@ export class MemoryStorage implements Storage {
   }
 
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
-    if (this.topics.has(name)) throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
+    if (this.topics.has(name))
+      throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
     checkPartitionCount(name, partitionCount);
     const id = topicId ?? randomUuid();
     const clash = this.topicsById.get(id);
@@ -91,7 +94,9 @@ export class MemoryStorage implements Storage {
     const t = this.mustGet(name);
     checkPartitionCount(name, partitionCount);
     if (partitionCount < t.info.partitionCount) {
-      throw new StorageError(`topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`);
+      throw new StorageError(
+        `topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
+      );
     }
     this.partitionTotal += partitionCount - t.logs.length;
     while (t.logs.length < partitionCount) t.logs.push(new MemoryLog());
@@ -118,12 +123,23 @@ export class MemoryStorage implements Storage {
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
     return parts.map((part) => {
       const log = this.log(part.topic, part.partition);
-      if (!log) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, `unknown topic or partition ${part.topic}-${part.partition}`);
+      if (!log)
+        return failed(
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          -1,
+          `unknown topic or partition ${part.topic}-${part.partition}`,
+        );
       const plan = planAppend(log.highWatermark, (producerId) => log.producers.get(producerId), part, nowMs);
       if (!('rows' in plan)) return failed(plan.errorCode, log.logStartOffset, plan.errorMessage);
       log.append(plan.rows, plan.highWatermark);
       for (const [producerId, state] of plan.producers) log.producers.set(producerId, state);
-      return { errorCode: ErrorCode.NONE, baseOffset: plan.baseOffset, logAppendTimeMs: plan.logAppendTimeMs, logStartOffset: log.logStartOffset, errorMessage: null };
+      return {
+        errorCode: ErrorCode.NONE,
+        baseOffset: plan.baseOffset,
+        logAppendTimeMs: plan.logAppendTimeMs,
+        logStartOffset: log.logStartOffset,
+        errorMessage: null,
+      };
     });
   }
 
@@ -170,7 +186,10 @@ export class MemoryStorage implements Storage {
   initProducerId(transactionalId: string | null, _nowMs: number): { producerId: number; producerEpoch: number } {
     const existing = transactionalId === null ? undefined : this.transactionalIds.get(transactionalId);
     const epoch = existing && bumpedEpoch(existing.producerEpoch);
-    const next = existing && epoch != null ? { producerId: existing.producerId, producerEpoch: epoch } : { producerId: this.nextProducerId++, producerEpoch: 0 };
+    const next =
+      existing && epoch != null
+        ? { producerId: existing.producerId, producerEpoch: epoch }
+        : { producerId: this.nextProducerId++, producerEpoch: 0 };
     if (transactionalId !== null) this.transactionalIds.set(transactionalId, next);
     return { ...next };
   }
@@ -198,7 +217,9 @@ export class MemoryStorage implements Storage {
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */
   async backup(destPath: string): Promise<void> {
-    throw new StorageError(`memory:// has nothing to back up (asked to write "${destPath}"); run the broker with --storage sqlite://PATH to keep data`);
+    throw new StorageError(
+      `memory:// has nothing to back up (asked to write "${destPath}"); run the broker with --storage sqlite://PATH to keep data`,
+    );
   }
 
   close(): void {}
@@ -219,7 +240,8 @@ export class MemoryStorage implements Storage {
 }
 
 function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1) throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
 }
 
 function copyInfo(info: TopicInfo): TopicInfo {

@@ -13,7 +13,9 @@ export class BrokerConfigs {
   ) {
     this.q = {
       all: db.prepare('SELECT resource, name, value FROM broker_config'),
-      set: db.prepare('INSERT INTO broker_config (resource, name, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value'),
+      set: db.prepare(
+        'INSERT INTO broker_config (resource, name, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value',
+      ),
       remove: db.prepare('DELETE FROM broker_config WHERE resource = ? AND name = ?'),
     };
     this.load();

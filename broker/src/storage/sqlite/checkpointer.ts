@@ -132,7 +132,13 @@ export class Checkpointer {
       eval: true,
       // The thread only runs PRAGMAs: a tiny JS heap keeps its resident memory small.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, codeRangeSizeMb: 4, stackSizeMb: 1 },
-      workerData: { path: this.path, intervalMs: this.intervalMs, walMaxBytes: this.walMaxBytes, betterSqlite3: require.resolve('better-sqlite3'), done: done.buffer },
+      workerData: {
+        path: this.path,
+        intervalMs: this.intervalMs,
+        walMaxBytes: this.walMaxBytes,
+        betterSqlite3: require.resolve('better-sqlite3'),
+        done: done.buffer,
+      },
     });
     const thread: Thread = { worker, done };
     worker.on('message', (m) => {

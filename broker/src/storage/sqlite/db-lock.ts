@@ -84,8 +84,12 @@ function begin(db: Database.Database): boolean {
 /** Writes the holder row (false on a full disk: the lock is still ours, only the name is stale). */
 function recordHolder(db: Database.Database, me: Holder): boolean {
   try {
-    db.exec('CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, host TEXT, command TEXT, started_at TEXT, token TEXT)');
-    db.prepare('INSERT OR REPLACE INTO holder (id, pid, host, command, started_at, token) VALUES (1, ?, ?, ?, ?, ?)').run(me.pid, me.host, me.command, me.startedAt, me.token);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, host TEXT, command TEXT, started_at TEXT, token TEXT)',
+    );
+    db.prepare(
+      'INSERT OR REPLACE INTO holder (id, pid, host, command, started_at, token) VALUES (1, ?, ?, ?, ?, ?)',
+    ).run(me.pid, me.host, me.command, me.startedAt, me.token);
     db.exec('COMMIT');
     return true;
   } catch (err) {
@@ -98,7 +102,9 @@ function recordHolder(db: Database.Database, me: Holder): boolean {
 
 function readHolder(db: Database.Database): Holder | undefined {
   try {
-    const row = db.prepare('SELECT pid, host, command, started_at AS startedAt, token FROM holder WHERE id = 1').get() as Holder | undefined;
+    const row = db
+      .prepare('SELECT pid, host, command, started_at AS startedAt, token FROM holder WHERE id = 1')
+      .get() as Holder | undefined;
     return row;
   } catch {
     return undefined; // no table yet (the holder could not write it), or being written
@@ -115,5 +121,8 @@ function inUse(dbPath: string, db: Database.Database, me: Holder): StorageError 
 }
 
 function lockFileError(db: Database.Database, err: unknown): StorageError {
-  return new StorageError(`the lock file ${db.name} cannot be used: ${(err as Error).message}; if no broker runs on this database, delete it`, { cause: err });
+  return new StorageError(
+    `the lock file ${db.name} cannot be used: ${(err as Error).message}; if no broker runs on this database, delete it`,
+    { cause: err },
+  );
 }

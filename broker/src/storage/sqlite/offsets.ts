@@ -30,7 +30,8 @@ export class GroupOffsets {
 
   commit(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {
     this.tx.run(() => {
-      for (const o of offsets) this.q.upsert.run(groupId, o.topic, o.partition, o.offset, o.leaderEpoch, o.metadata, nowMs);
+      for (const o of offsets)
+        this.q.upsert.run(groupId, o.topic, o.partition, o.offset, o.leaderEpoch, o.metadata, nowMs);
     });
   }
 

@@ -66,7 +66,9 @@ export function applyPragmas(db: Database.Database, o: PragmaOptions): void {
   db.pragma('auto_vacuum = INCREMENTAL');
   const mode = db.pragma('journal_mode = WAL', { simple: true });
   if (mode !== 'wal') {
-    throw new StorageError(`SQLite refused WAL mode (journal_mode is "${mode}"); put the database on a local file system that supports shared memory`);
+    throw new StorageError(
+      `SQLite refused WAL mode (journal_mode is "${mode}"); put the database on a local file system that supports shared memory`,
+    );
   }
   db.pragma(`synchronous = ${o.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');

@@ -49,7 +49,13 @@ export class Producers {
   /** Stores a state computed by append-plan.ts; call inside the append's transaction. */
   save(partitionId: number, producerId: number, state: ProducerPartitionState): void {
     const previous = this.state(partitionId, producerId) ?? null;
-    this.q.put.run(partitionId, producerId, state.producerEpoch, producerLastOffset(state), encodeEntries(state.batches));
+    this.q.put.run(
+      partitionId,
+      producerId,
+      state.producerEpoch,
+      producerLastOffset(state),
+      encodeEntries(state.batches),
+    );
     const perPartition = this.cache.get(partitionId)!;
     perPartition.set(producerId, state);
     this.tx.onRollback(() => perPartition.set(producerId, previous));
@@ -74,7 +80,9 @@ export class Producers {
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
     return this.tx.run(() => {
       const existing =
-        transactionalId === null ? undefined : (this.q.byTransactionalId.get(transactionalId) as { producerId: number; epoch: number } | undefined);
+        transactionalId === null
+          ? undefined
+          : (this.q.byTransactionalId.get(transactionalId) as { producerId: number; epoch: number } | undefined);
       if (existing) {
         const epoch = bumpedEpoch(existing.epoch);
         if (epoch !== null) {
@@ -102,7 +110,11 @@ export function encodeEntries(entries: readonly ProducerBatchEntry[]): Buffer {
 export function decodeEntries(buf: Buffer): ProducerBatchEntry[] {
   const entries: ProducerBatchEntry[] = [];
   for (let at = 0; at + ENTRY_BYTES <= buf.length; at += ENTRY_BYTES) {
-    entries.push({ firstSeq: buf.readInt32BE(at), lastSeq: buf.readInt32BE(at + 4), baseOffset: Number(buf.readBigInt64BE(at + 8)) });
+    entries.push({
+      firstSeq: buf.readInt32BE(at),
+      lastSeq: buf.readInt32BE(at + 4),
+      baseOffset: Number(buf.readBigInt64BE(at + 8)),
+    });
   }
   return entries;
 }

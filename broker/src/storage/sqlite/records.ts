@@ -31,21 +31,31 @@ export class Records {
         'SELECT base_offset AS baseOffset, last_offset AS lastOffset FROM record_batch WHERE partition_id = ? AND base_offset <= ? ORDER BY base_offset DESC LIMIT 1',
       ),
       // Only columns stored before `data`: stepping these rows never reads the blobs' overflow pages.
-      sizesFrom: db.prepare('SELECT base_offset AS baseOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset'),
+      sizesFrom: db.prepare(
+        'SELECT base_offset AS baseOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset',
+      ),
       dataBetween: db
-        .prepare('SELECT data FROM record_batch WHERE partition_id = ? AND base_offset BETWEEN ? AND ? ORDER BY base_offset')
+        .prepare(
+          'SELECT data FROM record_batch WHERE partition_id = ? AND base_offset BETWEEN ? AND ? ORDER BY base_offset',
+        )
         .pluck(),
       byBaseOffset: db.prepare(`SELECT ${STORED_BATCH} FROM record_batch WHERE partition_id = ? AND base_offset = ?`),
       // No index on max_timestamp: ListOffsets by time is rare, and an index would cost every insert.
       firstAtTimestamp: db
-        .prepare('SELECT base_offset FROM record_batch WHERE partition_id = ? AND max_timestamp >= ? ORDER BY base_offset LIMIT 1')
+        .prepare(
+          'SELECT base_offset FROM record_batch WHERE partition_id = ? AND max_timestamp >= ? ORDER BY base_offset LIMIT 1',
+        )
         .pluck(),
       maxTimestamp: db
-        .prepare('SELECT base_offset FROM record_batch WHERE partition_id = ? ORDER BY max_timestamp DESC, base_offset LIMIT 1')
+        .prepare(
+          'SELECT base_offset FROM record_batch WHERE partition_id = ? ORDER BY max_timestamp DESC, base_offset LIMIT 1',
+        )
         .pluck(),
       bytes: db.prepare('SELECT coalesce(sum(size), 0) FROM record_batch WHERE partition_id = ?').pluck(),
       deleteBelow: db
-        .prepare('DELETE FROM record_batch WHERE partition_id = ? AND base_offset < ? AND last_offset < ? RETURNING size')
+        .prepare(
+          'DELETE FROM record_batch WHERE partition_id = ? AND base_offset < ? AND last_offset < ? RETURNING size',
+        )
         .pluck(),
     };
   }
@@ -57,17 +67,39 @@ export class Records {
       for (const part of parts) {
         const entry = this.topics.partition(part.topic, part.partition);
         if (!entry) {
-          results.push(failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, `unknown topic or partition ${part.topic}-${part.partition}`));
+          results.push(
+            failed(
+              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              -1,
+              `unknown topic or partition ${part.topic}-${part.partition}`,
+            ),
+          );
           continue;
         }
-        const plan = planAppend(entry.highWatermark, (producerId) => this.producers.state(entry.id, producerId), part, nowMs);
+        const plan = planAppend(
+          entry.highWatermark,
+          (producerId) => this.producers.state(entry.id, producerId),
+          part,
+          nowMs,
+        );
         if (!('rows' in plan)) {
           results.push(failed(plan.errorCode, entry.logStartOffset, plan.errorMessage));
           continue;
         }
         let bytes = 0;
         for (const r of plan.rows) {
-          this.q.insert.run(entry.id, r.baseOffset, r.lastOffset, r.recordCount, r.maxTimestamp, r.producerId, r.producerEpoch, r.baseSequence, r.size, r.data);
+          this.q.insert.run(
+            entry.id,
+            r.baseOffset,
+            r.lastOffset,
+            r.recordCount,
+            r.maxTimestamp,
+            r.producerId,
+            r.producerEpoch,
+            r.baseSequence,
+            r.size,
+            r.data,
+          );
           bytes += r.size;
         }
         for (const [producerId, state] of plan.producers) this.producers.save(entry.id, producerId, state);
@@ -98,13 +130,21 @@ export class Records {
     const start = floor && floor.lastOffset >= fetchOffset ? floor.baseOffset : fetchOffset;
     let total = 0;
     let end = -1;
-    for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{ baseOffset: number; size: number }>) {
+    for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{
+      baseOffset: number;
+      size: number;
+    }>) {
       if (!fitsFetch(total, row.size, maxBytes, minOneBatch)) break; // leaving the loop resets the statement
       total += row.size;
       end = row.baseOffset;
     }
     const batches = end < 0 ? [] : (this.q.dataBetween.all(entry.id, start, end) as Buffer[]);
-    return { errorCode: ErrorCode.NONE, highWatermark: entry.highWatermark, logStartOffset: entry.logStartOffset, batches };
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: entry.highWatermark,
+      logStartOffset: entry.logStartOffset,
+      batches,
+    };
   }
 
   offsets(topic: string, partition: number) {
@@ -127,7 +167,13 @@ export class Records {
   /** DeleteRecords; returns the bytes freed too, so the caller can reclaim pages. */
   deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult & { deletedBytes: number } {
     const entry = this.topics.partition(topic, partition);
-    if (!entry) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, logStartOffset: -1, highWatermark: -1, deletedBytes: 0 };
+    if (!entry)
+      return {
+        errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        logStartOffset: -1,
+        highWatermark: -1,
+        deletedBytes: 0,
+      };
     const target = deleteRecordsTarget(entry, offset);
     let deletedBytes = 0;
     if (target.errorCode === ErrorCode.NONE && target.logStartOffset > entry.logStartOffset) {
@@ -135,7 +181,12 @@ export class Records {
         deletedBytes = this.deleteBelow(entry, target.logStartOffset, target.logStartOffset).bytes;
       });
     }
-    return { errorCode: target.errorCode, logStartOffset: entry.logStartOffset, highWatermark: entry.highWatermark, deletedBytes };
+    return {
+      errorCode: target.errorCode,
+      logStartOffset: entry.logStartOffset,
+      highWatermark: entry.highWatermark,
+      deletedBytes,
+    };
   }
 
   /**

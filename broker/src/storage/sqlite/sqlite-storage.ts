@@ -71,12 +71,18 @@ export class SqliteStorage implements Storage {
     // On a full disk SQLite cannot even create its -shm file (SQLITE_IOERR_SHMSIZE): the reserve
     // file kept for this (disk-space.ts) goes first.
     const released = releaseReserveIfFull(path);
-    if (released) warn(`disk full: ${released.freeBefore} bytes free on ${dirname(path)}`, { what: `released the ${released.released}-byte reserve file to start` });
+    if (released)
+      warn(`disk full: ${released.freeBefore} bytes free on ${dirname(path)}`, {
+        what: `released the ${released.released}-byte reserve file to start`,
+      });
     try {
       this.db = new Database(path);
     } catch (err) {
       this.lock.release();
-      throw new StorageError(`cannot open SQLite database "${path}": ${(err as Error).message}; check the path and its permissions`, { cause: err });
+      throw new StorageError(
+        `cannot open SQLite database "${path}": ${(err as Error).message}; check the path and its permissions`,
+        { cause: err },
+      );
     }
     try {
       applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
@@ -118,10 +124,14 @@ export class SqliteStorage implements Storage {
     const identity = (this.identityCache ??= this.guard(() =>
       this.db
         .transaction(() => {
-          const row = this.db.prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1').get() as ClusterIdentity | undefined;
+          const row = this.db
+            .prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1')
+            .get() as ClusterIdentity | undefined;
           if (row) return row;
           const created = { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
-          this.db.prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)').run(created.clusterId, created.nodeId);
+          this.db
+            .prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)')
+            .run(created.clusterId, created.nodeId);
           return created;
         })
         .immediate(),
@@ -235,7 +245,8 @@ export class SqliteStorage implements Storage {
    * broker keeps serving; writes made meanwhile through this connection are copied too.
    */
   async backup(destPath: string): Promise<void> {
-    if (existsSync(destPath)) throw new StorageError(`backup destination "${destPath}" already exists; remove it or choose a new path`);
+    if (existsSync(destPath))
+      throw new StorageError(`backup destination "${destPath}" already exists; remove it or choose a new path`);
     mkdirSync(dirname(destPath), { recursive: true });
     try {
       await this.db.backup(destPath);
@@ -274,8 +285,13 @@ export class SqliteStorage implements Storage {
 
 /** Refuses to migrate someone else's database into a minnow one. */
 function checkIsMinnowDatabase(db: Database.Database, path: string): void {
-  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  const names = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .pluck()
+    .all() as string[];
   if (names.length > 0 && !names.includes('schema_version')) {
-    throw new StorageError(`"${path}" is an SQLite database but not a minnow one (tables: ${names.slice(0, 5).join(', ')}); point --storage at a new or minnow file`);
+    throw new StorageError(
+      `"${path}" is an SQLite database but not a minnow one (tables: ${names.slice(0, 5).join(', ')}); point --storage at a new or minnow file`,
+    );
   }
 }

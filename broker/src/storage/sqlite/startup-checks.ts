@@ -6,7 +6,18 @@ import * as path from 'node:path';
 import { StorageError } from '../storage';
 
 /** The tables checked at start; record_batch is left out (see quickCheck). */
-const CHECKED_TABLES = ['sqlite_schema', 'schema_version', 'cluster', 'topic', 'topic_config', 'partition', 'producer', 'producer_partition', 'group_offset', 'broker_config'];
+const CHECKED_TABLES = [
+  'sqlite_schema',
+  'schema_version',
+  'cluster',
+  'topic',
+  'topic_config',
+  'partition',
+  'producer',
+  'producer_partition',
+  'group_offset',
+  'broker_config',
+];
 
 /**
  * SQLite opens a file it cannot write read-only without a word, and the broker would then fail
@@ -21,13 +32,20 @@ export function checkFileSystemWritable(dbPath: string): void {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EROFS') {
-        throw new StorageError(`the file system holding ${dir} is read-only (EROFS): remount it read-write (mount -o remount,rw), or point STORAGE_ENGINE at a writable path; a copy can be served from anywhere writable`, { cause: err, code });
+        throw new StorageError(
+          `the file system holding ${dir} is read-only (EROFS): remount it read-write (mount -o remount,rw), or point STORAGE_ENGINE at a writable path; a copy can be served from anywhere writable`,
+          { cause: err, code },
+        );
       }
       if (code === 'EACCES' || code === 'EPERM') {
         const user = process.getuid?.() ?? '?';
-        throw new StorageError(`${target} is not writable by this user (uid ${user}, ${code}): give it write permission (chown/chmod), or point STORAGE_ENGINE at a writable path`, { cause: err, code });
+        throw new StorageError(
+          `${target} is not writable by this user (uid ${user}, ${code}): give it write permission (chown/chmod), or point STORAGE_ENGINE at a writable path`,
+          { cause: err, code },
+        );
       }
-      if (code !== 'ENOENT') throw new StorageError(`cannot check ${target}: ${(err as Error).message}`, { cause: err, code });
+      if (code !== 'ENOENT')
+        throw new StorageError(`cannot check ${target}: ${(err as Error).message}`, { cause: err, code });
     }
   }
 }
@@ -54,7 +72,8 @@ export function quickCheck(db: Database.Database, dbPath: string): void {
 /** A start-up failure that means a damaged file or a full disk becomes the message that says what to do. */
 export function startupError(err: Error, dbPath: string): Error {
   const code = (err as StorageError).code ?? '';
-  if (code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB') return damaged(dbPath, err.message);
+  if (code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB')
+    return damaged(dbPath, err.message);
   if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE') {
     // Only without the reserve file (a first start, or MINNOW_MIN_FREE_BYTES=0): see disk-space.ts.
     const dir = path.dirname(path.resolve(dbPath));

@@ -45,7 +45,9 @@ export class Topics {
       insertTopic: db.prepare('INSERT INTO topic (name, topic_uuid, partitions, created_ms) VALUES (?, ?, ?, ?)'),
       setPartitionCount: db.prepare('UPDATE topic SET partitions = ? WHERE id = ?'),
       insertPartition: db.prepare('INSERT INTO partition (topic_id, partition_index) VALUES (?, ?)'),
-      setConfig: db.prepare('INSERT INTO topic_config (topic_id, name, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value'),
+      setConfig: db.prepare(
+        'INSERT INTO topic_config (topic_id, name, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value',
+      ),
       removeConfig: db.prepare('DELETE FROM topic_config WHERE topic_id = ? AND name = ?'),
       // Children first: the foreign keys have no ON DELETE CASCADE, so a forgotten table fails loudly.
       deleteTopic: [
@@ -85,7 +87,9 @@ export class Topics {
   }
 
   list(): TopicInfo[] {
-    this.sorted ??= [...this.byName.values()].sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
+    this.sorted ??= [...this.byName.values()].sort((a, b) =>
+      a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0,
+    );
     return this.sorted.map((t) => copyInfo(t.info));
   }
 
@@ -120,16 +124,28 @@ export class Topics {
     }
   }
 
-  create(name: string, partitionCount: number, configs: Record<string, string>, topicId: string | undefined, nowMs: number): TopicInfo {
-    if (this.byName.has(name)) throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
+  create(
+    name: string,
+    partitionCount: number,
+    configs: Record<string, string>,
+    topicId: string | undefined,
+    nowMs: number,
+  ): TopicInfo {
+    if (this.byName.has(name))
+      throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
     checkPartitionCount(name, partitionCount);
     const uuid = topicId ?? randomUuid();
-    if (this.byUuid.has(uuid)) throw new StorageError(`topic id ${uuid} is already used by topic "${this.byUuid.get(uuid)!.info.name}"`);
+    if (this.byUuid.has(uuid))
+      throw new StorageError(`topic id ${uuid} is already used by topic "${this.byUuid.get(uuid)!.info.name}"`);
     return this.tx.run(() => {
       const id = Number(this.q.insertTopic.run(name, uuid, partitionCount, nowMs).lastInsertRowid);
       const partitions = this.insertPartitions(id, 0, partitionCount);
       for (const [k, v] of Object.entries(configs)) this.q.setConfig.run(id, k, v);
-      const entry: TopicEntry = { id, info: { name, topicId: uuid, partitionCount, configs: { ...configs } }, partitions };
+      const entry: TopicEntry = {
+        id,
+        info: { name, topicId: uuid, partitionCount, configs: { ...configs } },
+        partitions,
+      };
       this.add(entry);
       this.tx.onRollback(() => this.remove(entry));
       return copyInfo(entry.info);
@@ -153,7 +169,9 @@ export class Topics {
     const t = this.mustGet(name);
     checkPartitionCount(name, partitionCount);
     if (partitionCount < t.info.partitionCount) {
-      throw new StorageError(`topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`);
+      throw new StorageError(
+        `topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
+      );
     }
     const before = t.info.partitionCount;
     this.tx.run(() => {
@@ -215,7 +233,8 @@ export class Topics {
 }
 
 function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1) throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
 }
 
 function copyInfo(info: TopicInfo): TopicInfo {

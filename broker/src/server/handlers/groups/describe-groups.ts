@@ -15,7 +15,9 @@ export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGr
   minVersion: 0,
   maxVersion: 5,
   handle(ctx, req) {
-    const authorizedOperations = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : OPERATIONS_NOT_REQUESTED;
+    const authorizedOperations = req.includeAuthorizedOperations
+      ? GROUP_AUTHORIZED_OPERATIONS
+      : OPERATIONS_NOT_REQUESTED;
     return {
       throttleTimeMs: 0,
       groups: req.groups.map((groupId) => ({ ...ctx.broker.groups.describeGroup(groupId), authorizedOperations })),

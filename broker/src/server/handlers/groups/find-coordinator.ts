@@ -2,17 +2,41 @@
 // (key type 0); transactions (key type 1) answer COORDINATOR_NOT_AVAILABLE until they exist.
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
-import type { FindCoordinatorRequest, FindCoordinatorResponse, FindCoordinatorResponseCoordinator } from '../../../protocol/messages';
+import type {
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  FindCoordinatorResponseCoordinator,
+} from '../../../protocol/messages';
 import type { ApiHandler, RequestContext } from '../../context';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
-function lookup({ broker }: RequestContext, key: string, keyType: number): Required<FindCoordinatorResponseCoordinator> {
-  const fail = (errorCode: number, errorMessage: string) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage });
+function lookup(
+  { broker }: RequestContext,
+  key: string,
+  keyType: number,
+): Required<FindCoordinatorResponseCoordinator> {
+  const fail = (errorCode: number, errorMessage: string) => ({
+    key,
+    nodeId: -1,
+    host: '',
+    port: -1,
+    errorCode,
+    errorMessage,
+  });
   if (broker.groups.isClosed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the broker is shutting down');
-  if (keyType === CoordinatorType.TRANSACTION) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported by this broker');
-  if (keyType !== CoordinatorType.GROUP) return fail(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
-  return { key, nodeId: broker.identity.nodeId, host: broker.advertised.host, port: broker.advertised.port, errorCode: ErrorCode.NONE, errorMessage: null };
+  if (keyType === CoordinatorType.TRANSACTION)
+    return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported by this broker');
+  if (keyType !== CoordinatorType.GROUP)
+    return fail(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
+  return {
+    key,
+    nodeId: broker.identity.nodeId,
+    host: broker.advertised.host,
+    port: broker.advertised.port,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+  };
 }
 
 export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> = {
@@ -21,7 +45,8 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
   maxVersion: 6,
   handle(ctx, req) {
     const keyType = req.keyType ?? CoordinatorType.GROUP;
-    if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys ?? []).map((k) => lookup(ctx, k, keyType)) };
+    if (ctx.apiVersion >= 4)
+      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys ?? []).map((k) => lookup(ctx, k, keyType)) };
     const { errorCode, errorMessage, nodeId, host, port } = lookup(ctx, req.key ?? '', keyType);
     return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port };
   },

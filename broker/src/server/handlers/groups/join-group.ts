@@ -36,7 +36,11 @@ export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> =
       leader: r.leader,
       skipAssignment: r.skipAssignment,
       memberId: r.memberId,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata })),
+      members: r.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        metadata: m.metadata,
+      })),
     };
   },
 };

@@ -13,7 +13,11 @@ export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse
     const v = ctx.apiVersion;
     const leaving =
       v >= 3
-        ? (req.members ?? []).map((m) => ({ memberId: m.memberId ?? '', groupInstanceId: m.groupInstanceId ?? null, reason: v >= 5 ? (m.reason ?? null) : null }))
+        ? (req.members ?? []).map((m) => ({
+            memberId: m.memberId ?? '',
+            groupInstanceId: m.groupInstanceId ?? null,
+            reason: v >= 5 ? (m.reason ?? null) : null,
+          }))
         : [{ memberId: req.memberId ?? '', groupInstanceId: null, reason: null }];
     const r = ctx.broker.groups.leaveGroup(req.groupId, leaving);
     if (v < 3) {
@@ -23,7 +27,11 @@ export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse
     return {
       throttleTimeMs: 0,
       errorCode: r.errorCode,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: m.errorCode })),
+      members: r.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        errorCode: m.errorCode,
+      })),
     };
   },
 };

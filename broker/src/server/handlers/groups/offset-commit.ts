@@ -39,7 +39,10 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
   handle(ctx, req) {
     const v = ctx.apiVersion;
     if (v === 0) {
-      ctx.broker.logger.debug('offset commit v0 refused: Kafka stores v0 commits in ZooKeeper, which a KRaft broker does not have', { groupId: req.groupId });
+      ctx.broker.logger.debug(
+        'offset commit v0 refused: Kafka stores v0 commits in ZooKeeper, which a KRaft broker does not have',
+        { groupId: req.groupId },
+      );
       return v0Response(ctx.broker.storage, req);
     }
     const offsets = req.topics.flatMap((t) =>
@@ -61,7 +64,10 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
     let i = 0;
     return {
       throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })) })),
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })),
+      })),
     };
   },
 };

@@ -16,7 +16,10 @@ export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteRe
     return {
       errorCode: r.errorCode,
       throttleTimeMs: 0,
-      topics: r.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })) })),
+      topics: r.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
+      })),
     };
   },
 };

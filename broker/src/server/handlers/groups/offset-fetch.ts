@@ -14,12 +14,27 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
   maxVersion: 9,
   handle(ctx, req) {
     if (ctx.apiVersion === 0) {
-      const partitions = (indexes: number[]) => indexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSUPPORTED_VERSION }));
-      return { throttleTimeMs: 0, topics: (req.topics ?? []).map((t) => ({ name: t.name ?? '', partitions: partitions(t.partitionIndexes ?? []) })) };
+      const partitions = (indexes: number[]) =>
+        indexes.map((partitionIndex) => ({
+          partitionIndex,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        }));
+      return {
+        throttleTimeMs: 0,
+        topics: (req.topics ?? []).map((t) => ({
+          name: t.name ?? '',
+          partitions: partitions(t.partitionIndexes ?? []),
+        })),
+      };
     }
     const groups = ctx.broker.groups;
     const toTopics = (topics: { name?: string; partitionIndexes?: number[] }[] | null | undefined) =>
-      topics === null || topics === undefined ? null : topics.map((t) => ({ name: t.name ?? '', partitions: t.partitionIndexes ?? [] }));
+      topics === null || topics === undefined
+        ? null
+        : topics.map((t) => ({ name: t.name ?? '', partitions: t.partitionIndexes ?? [] }));
     const partitionsOut = (r: ReturnType<typeof groups.fetchOffsets>) =>
       r.topics.map((t) => ({
         name: t.name,
@@ -48,7 +63,13 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
       // No top-level error before v2: put it on every partition asked for.
       out = (topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: r.errorCode,
+        })),
       }));
     }
     return { throttleTimeMs: 0, errorCode: r.errorCode, topics: out };

@@ -19,6 +19,12 @@ export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> =
       protocolName: v >= 5 ? (req.protocolName ?? null) : null,
       assignments: req.assignments,
     });
-    return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
+    return {
+      throttleTimeMs: 0,
+      errorCode: r.errorCode,
+      protocolType: r.protocolType,
+      protocolName: r.protocolName,
+      assignment: r.assignment,
+    };
   },
 };
