@@ -13,6 +13,7 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
+import { ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
@@ -54,6 +55,8 @@ export class Connection {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private readonly clientHost: string;
+  /** Who is connected (principal) and through which listener: see session.ts. */
+  readonly session: Session;
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
   private running = 0;
   private flushScheduled = false;
@@ -74,7 +77,9 @@ export class Connection {
     private readonly handlers: ReadonlyMap<number, ApiHandler>,
     readonly id: number,
     private readonly shared: ConnectionShared,
+    listener: ListenerInfo = PLAINTEXT_LISTENER,
   ) {
+    this.session = newSession(listener, socket.remoteAddress);
     this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
     this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
     this.lastActiveMs = performance.now();
@@ -260,6 +265,7 @@ export class Connection {
         clientId,
         connectionId: this.id,
         clientHost: this.clientHost,
+        session: this.session,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);

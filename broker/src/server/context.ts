@@ -6,6 +6,7 @@ import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
+import type { Session } from './session';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -31,6 +32,8 @@ export interface RequestContext {
   connectionId: number;
   /** The client's address as Kafka reports it in DescribeGroups, e.g. "/127.0.0.1". */
   clientHost: string;
+  /** The connection's principal and listener (session.ts); the same object for every request on it. */
+  session: Session;
 }
 
 /**

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
 import { Reader } from '../../src/protocol/reader';
 import { Writer } from '../../src/protocol/writer';
+import { newSession, PLAINTEXT_LISTENER } from '../../src/server/session';
 import type { ApiHandler, BrokerContext, RequestContext } from '../../src/server/context';
 import { groupHandlers } from '../../src/server/handlers/groups';
 import { silentLogger } from '../../src/logger';
@@ -43,6 +44,7 @@ function setup() {
       clientId,
       connectionId: 1,
       clientHost: '/127.0.0.1',
+      session: newSession(PLAINTEXT_LISTENER, '127.0.0.1'),
     };
     const spec = API_SPEC_BY_KEY.get(apiKey)!;
     // The request goes through the codec too, so version-dependent defaults apply as on the wire.

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
 import { Reader } from '../../src/protocol/reader';
 import { Writer } from '../../src/protocol/writer';
+import { newSession, PLAINTEXT_LISTENER } from '../../src/server/session';
 import type { BrokerContext, RequestContext } from '../../src/server/context';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
 import { CONSUMER_PROTOCOL_UNSUPPORTED } from '../../src/server/handlers/consumer-group-heartbeat';
@@ -45,6 +46,7 @@ it.each([0, 1])(
       clientId: 'c',
       connectionId: 1,
       clientHost: '/127.0.0.1',
+      session: newSession(PLAINTEXT_LISTENER, '127.0.0.1'),
     } as RequestContext;
     const body = await handlers.get(ApiKey.ConsumerGroupHeartbeat)!.handle(ctx, req);
     const w = new Writer();
