@@ -10,7 +10,7 @@ import type { FetchResponse } from '../protocol/messages';
 import { BASE_OFFSET, LAST_OFFSET_DELTA, splitBatches } from '../protocol/record-batch';
 import { GroupMember, GroupUnusable } from './group';
 import type { ConsumeOptions } from './options';
-import type { PerfIo } from './producer';
+import type { PerfIo } from './io';
 import { scanBatch } from './record-scan';
 import { CONSUMER_DETAILED_HEADER, CONSUMER_HEADER, consumerDetailedRow, consumerRow, MiB } from './report';
 
