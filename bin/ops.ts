@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
 import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
 import { snapshotDataVolume } from '../lib/ops/snapshot';
 import { formatStatus, getStatus } from '../lib/ops/status';
 
@@ -15,6 +16,8 @@ commands:
   snapshot                EBS snapshot of the data volume; waits for it and prints its id
   scale --to TYPE         prints the cdk deploy command that changes the instance type (recommended)
   scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
+  ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
+  password                the password of the Kafka user admin (from Secrets Manager)
 
 options:
   --stack NAME            the deployed stack (default Minnow)
@@ -63,6 +66,14 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'status': {
         const report = await getStatus(deps.clients(region), deps.runtime, stackName);
         deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
+        return 0;
+      }
+      case 'ca': {
+        deps.out(await fetchCaCertificate(deps.clients(region), stackName));
+        return 0;
+      }
+      case 'password': {
+        deps.out(await fetchAdminPassword(deps.clients(region), stackName));
         return 0;
       }
       case 'snapshot': {

@@ -8,7 +8,12 @@
 #   MINNOW_ASSET_URL        s3://bucket/<hash>.zip, the built broker (required)
 #   MINNOW_ADVERTISED_HOST  the Elastic IP clients are told to connect to (required)
 #   MINNOW_DATA_VOLUME_ID   vol-..., the EBS volume that holds /data (required)
-#   MINNOW_PORT=9092  MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info
+#   MINNOW_SECURITY=on      on: SASL_SSL on MINNOW_PORT (default 9093), plaintext only on loopback
+#                           (MINNOW_LOOPBACK_PORT, default 9092); off: plaintext on MINNOW_PORT
+#                           (default 9092) for everyone who reaches it, no authentication (unsafe)
+#   MINNOW_CA_PARAMETER     (on) the SSM parameter the CA certificate is published to
+#   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
+#   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
 #   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
@@ -24,7 +29,22 @@ fi
 : "${MINNOW_ASSET_URL:?MINNOW_ASSET_URL is not set (expected s3://bucket/key.zip)}"
 : "${MINNOW_ADVERTISED_HOST:?MINNOW_ADVERTISED_HOST is not set (expected the Elastic IP)}"
 : "${MINNOW_DATA_VOLUME_ID:?MINNOW_DATA_VOLUME_ID is not set (expected vol-...)}"
-port=${MINNOW_PORT:-9092}
+security=${MINNOW_SECURITY:-on}
+case "$security" in
+  on)
+    : "${MINNOW_CA_PARAMETER:?MINNOW_CA_PARAMETER is not set (expected the SSM parameter for the CA certificate)}"
+    : "${MINNOW_ADMIN_SECRET_ID:?MINNOW_ADMIN_SECRET_ID is not set (expected the admin password secret ARN)}"
+    port=${MINNOW_PORT:-9093}
+    ;;
+  off) port=${MINNOW_PORT:-9092} ;;
+  *)
+    echo "minnow-install: MINNOW_SECURITY=${security} must be on or off" >&2
+    exit 1
+    ;;
+esac
+loopback_port=${MINNOW_LOOPBACK_PORT:-9092}
+cert_days=${MINNOW_CERT_DAYS:-825}
+ca_days=${MINNOW_CA_DAYS:-3650}
 listen_host=${MINNOW_LISTEN_HOST:-0.0.0.0}
 log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
@@ -40,15 +60,19 @@ app_dir="${ROOT}/opt/minnow"
 etc_dir="${ROOT}/etc/minnow"
 env_file="${etc_dir}/minnow.env"
 unit_file="${ROOT}/etc/systemd/system/minnow.service"
+dropin_file="${ROOT}/etc/systemd/system/minnow.service.d/security.conf"
+password_file="${etc_dir}/admin-password"
+tls_dir="${data_dir}/tls"
+ca_dir="${tls_dir}/ca"
 fstab="${ROOT}/etc/fstab"
 changed=0
 
 log() { echo "minnow-install: $*" >&2; }
 
 # --- packages ---------------------------------------------------------------------------------
-if ! rpm -q --quiet nodejs22 nodejs22-npm unzip; then
-  log "installing Node.js 22 and unzip"
-  dnf install -y nodejs22 nodejs22-npm unzip
+if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
+  log "installing Node.js 22, unzip and openssl"
+  dnf install -y nodejs22 nodejs22-npm unzip openssl
 fi
 
 # --- identity ---------------------------------------------------------------------------------
@@ -182,12 +206,147 @@ for dir in "${app_dir}"/releases/*; do
   esac
 done
 
-# --- configuration ----------------------------------------------------------------------------
+# --- TLS certificate and admin password (MINNOW_SECURITY=on) -----------------------------------
+# The CA and the server certificate live on the data volume, so a replacement instance (new AMI,
+# new type) keeps them and clients keep their ca.pem. The CA key stays root-only: the broker never
+# needs it. The server certificate is reissued by the same CA when its names no longer match the
+# address (a volume restored into another stack) or when it expires within 30 days.
 mkdir -p "$etc_dir"
-env_text="LISTENER_URL=tcp://${listen_host}:${port}
+advertised_name=$MINNOW_ADVERTISED_HOST
+if [ "$security" = on ]; then
+  # The public DNS name follows the Elastic IP (ec2-198-51-100-7.<region>...); ignore a stale one.
+  public_dns=$(imds public-hostname || true)
+  case "$public_dns" in
+    "ec2-${MINNOW_ADVERTISED_HOST//./-}."*) advertised_name=$public_dns ;;
+    *) public_dns="" ;;
+  esac
+  sans="IP:${MINNOW_ADVERTISED_HOST},IP:127.0.0.1,DNS:localhost"
+  if [ -n "$public_dns" ]; then
+    sans="DNS:${public_dns},${sans}"
+  fi
+
+  mkdir -p "$ca_dir"
+  chmod 0700 "$ca_dir"
+  chown root:minnow "$tls_dir"
+  chmod 0750 "$tls_dir"
+  openssl_conf="${ca_dir}/openssl.cnf"
+  cat >"$openssl_conf" <<EOF
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = minnow
+[ca_ext]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[server_ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = ${sans}
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+  if [ ! -s "${ca_dir}/ca.key" ] || [ ! -s "${tls_dir}/ca.crt" ]; then
+    log "generating the CA: ${ca_dir}/ca.key, ${tls_dir}/ca.crt"
+    (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${ca_dir}/ca.key.new")
+    openssl req -x509 -new -sha256 -days "$ca_days" -key "${ca_dir}/ca.key.new" -config "$openssl_conf" \
+      -extensions ca_ext -subj "/CN=minnow CA ${MINNOW_DATA_VOLUME_ID}" -out "${tls_dir}/ca.crt.new"
+    mv "${ca_dir}/ca.key.new" "${ca_dir}/ca.key"
+    mv "${tls_dir}/ca.crt.new" "${tls_dir}/ca.crt"
+    rm -f "${tls_dir}/server.crt" # signed by a CA that is gone
+  fi
+  chmod 0600 "${ca_dir}/ca.key"
+  chmod 0644 "${tls_dir}/ca.crt"
+
+  if [ ! -s "${tls_dir}/server.key" ] || [ ! -s "${tls_dir}/server.crt" ] ||
+    [ "$(cat "${tls_dir}/server.sans" 2>/dev/null)" != "$sans" ] ||
+    ! openssl x509 -checkend 2592000 -noout -in "${tls_dir}/server.crt" >/dev/null; then
+    log "issuing the server certificate for ${sans}"
+    (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${tls_dir}/server.key.new")
+    openssl req -new -sha256 -key "${tls_dir}/server.key.new" -config "$openssl_conf" \
+      -subj "/CN=${advertised_name}" -out "${ca_dir}/server.csr"
+    openssl x509 -req -sha256 -days "$cert_days" -in "${ca_dir}/server.csr" -CA "${tls_dir}/ca.crt" \
+      -CAkey "${ca_dir}/ca.key" -set_serial "0x$(openssl rand -hex 16)" -extfile "$openssl_conf" \
+      -extensions server_ext -out "${tls_dir}/server.crt.new"
+    rm -f "${ca_dir}/server.csr"
+    mv "${tls_dir}/server.key.new" "${tls_dir}/server.key"
+    mv "${tls_dir}/server.crt.new" "${tls_dir}/server.crt"
+    printf '%s\n' "$sans" >"${tls_dir}/server.sans"
+    changed=1
+  fi
+  chown minnow:minnow "${tls_dir}/server.key"
+  chmod 0600 "${tls_dir}/server.key"
+  chmod 0644 "${tls_dir}/server.crt"
+
+  # Publish the CA certificate for `npm run ops -- ca` (the role may write only this parameter).
+  published=$(aws --region "$region" ssm get-parameter --name "$MINNOW_CA_PARAMETER" \
+    --query Parameter.Value --output text || true)
+  if [ "$published" != "$(cat "${tls_dir}/ca.crt")" ]; then
+    log "publishing the CA certificate to SSM parameter ${MINNOW_CA_PARAMETER}"
+    aws --region "$region" ssm put-parameter --name "$MINNOW_CA_PARAMETER" --overwrite \
+      --value "file://${tls_dir}/ca.crt" >/dev/null
+  fi
+
+  # The admin password: root-only on disk, handed to the broker (user minnow) by systemd as a
+  # credential (LoadCredential, systemd 247+; AL2023 has 252), so the broker never reads /etc.
+  password=$(aws --region "$region" secretsmanager get-secret-value --secret-id "$MINNOW_ADMIN_SECRET_ID" \
+    --query SecretString --output text)
+  if [ -z "$password" ]; then
+    log "secret ${MINNOW_ADMIN_SECRET_ID} is empty: cannot give the broker an admin password"
+    exit 1
+  fi
+  if [ "$(cat "$password_file" 2>/dev/null)" != "$password" ]; then
+    log "writing ${password_file}"
+    (umask 077 && printf '%s' "$password" >"${password_file}.new")
+    mv "${password_file}.new" "$password_file"
+    changed=1
+  fi
+  chmod 0600 "$password_file"
+  unset password
+  dropin_text="# Written by minnow-install (MINNOW_SECURITY=on): the admin password as a systemd credential.
+[Service]
+LoadCredential=admin-password:${password_file}
+Environment=MINNOW_ADMIN_PASSWORD_FILE=%d/admin-password"
+else
+  dropin_text=""
+fi
+
+if [ "$(cat "$dropin_file" 2>/dev/null)" != "$dropin_text" ]; then
+  if [ -n "$dropin_text" ]; then
+    log "writing ${dropin_file}"
+    mkdir -p "$(dirname "$dropin_file")"
+    printf '%s\n' "$dropin_text" >"$dropin_file"
+  else
+    log "removing ${dropin_file} and ${password_file} (MINNOW_SECURITY=off)"
+    rm -f "$dropin_file" "$password_file"
+  fi
+  systemctl daemon-reload
+  changed=1
+fi
+
+# --- configuration ----------------------------------------------------------------------------
+if [ "$security" = on ]; then
+  # Public: SASL_SSL. Loopback: plaintext for tools on the box; its ANONYMOUS principal is no
+  # super user, so without ACLs it gets only what needs no authorization (docs/connect-aws.md).
+  env_text="LISTENER_URL=sasl+tls://${listen_host}:${port},tcp://127.0.0.1:${loopback_port}
+ADVERTISED_LISTENER_URL=sasl+tls://${advertised_name}:${port},tcp://127.0.0.1:${loopback_port}
+SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
+TLS_CERT_FILE=${tls_dir}/server.crt
+TLS_KEY_FILE=${tls_dir}/server.key
+TLS_CLIENT_AUTH=none
+SUPER_USERS=User:admin
+ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
+MINNOW_ADMIN_USER=admin
+STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
+LOG_LEVEL=${log_level}"
+else
+  env_text="LISTENER_URL=tcp://${listen_host}:${port}
 ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
 LOG_LEVEL=${log_level}"
+fi
 if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
   log "writing ${env_file}"
   printf '%s\n' "$env_text" >"${env_file}.new"
@@ -216,4 +375,4 @@ if [ "$changed" = 1 ]; then
 else
   systemctl start minnow.service
 fi
-log "minnow ${release_id} is up: advertised as ${MINNOW_ADVERTISED_HOST}:${port}, data on ${data_dir}"
+log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"
