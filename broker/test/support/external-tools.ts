@@ -64,6 +64,7 @@ export const EXTERNAL_TOOLS = {
   zstd: { install: 'apt-get install -y zstd' },
   zip: { install: 'apt-get install -y zip' },
   unzip: { install: 'apt-get install -y unzip' },
+  openssl: { install: 'apt-get install -y openssl' },
   // Not a program: a small tmpfs is a disk that really fills up, or really is read-only.
   'tmpfs mount': {
     install: 'run as root on Linux where mount is allowed, not in an unprivileged container',
