@@ -11,7 +11,7 @@ import {
   type InstallRun,
   type Sandbox,
 } from './helpers/install-sandbox';
-import { describeWithTools } from '../broker/test/support/external-tools';
+import { describeWithTools, itWithTools } from '../broker/test/support/external-tools';
 
 // What install.sh does with MINNOW_SECURITY=on (the kit's default): a CA and a server certificate
 // on the data volume, the CA published to SSM, the admin password as a root-only file handed to the
@@ -106,6 +106,22 @@ describeWithTools(
         '',
       ].join('\n'),
     );
+  });
+
+  itWithTools('systemd-analyze')('systemd-analyze verify accepts the unit with its credential drop-in', () => {
+    const unit = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service');
+    const dropin = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d', 'security.conf');
+    const clean = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+    expect({ status: clean.status, output: clean.stdout + clean.stderr }).toEqual({ status: 0, output: '' });
+    // The verifier reads the drop-in beside the unit: a bad key in it is reported.
+    const text = read(dropin);
+    try {
+      fs.writeFileSync(dropin, `${text}BogusKey=1\n`);
+      const bad = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+      expect(bad.stdout + bad.stderr).toContain("security.conf:5: Unknown key 'BogusKey'");
+    } finally {
+      fs.writeFileSync(dropin, text);
+    }
   });
 
   test('a replacement instance keeps the certificate on the volume: not regenerated, republished if reset', () => {

@@ -40,6 +40,9 @@ export class BrokerSecurity extends Construct {
         '(AlterUserScramCredentials) and then the secret (docs/connect-aws.md).',
     });
 
+    // CloudFormation owns the parameter (deleted with the stack, named so two stacks never collide)
+    // but not its value: an update that touches this resource puts the placeholder back, and the
+    // instance republishes its CA on its next boot (deploy/security.sh compares on every boot).
     this.caParameter = new ssm.StringParameter(this, 'CaCertificate', {
       description: 'minnow: the PEM CA certificate clients trust for the SASL_SSL listener; npm run ops -- ca',
       stringValue: CA_PENDING,
