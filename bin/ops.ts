@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run ops -- <command>`: day-2 operations on a deployed minnow stack. The logic lives in
 // lib/ops/; this file only parses arguments, prints, and maps errors to exit codes.
+import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
@@ -22,12 +23,21 @@ commands:
 options:
   --stack NAME            the deployed stack (default Minnow)
   --region REGION         its region (default: AWS_REGION or your profile's region)
-  --json                  status as JSON`;
+  --json                  status as JSON
+  --out FILE              ca, password: write to FILE (password: mode 0600) instead of printing
+                          (npm prints its banner on stdout unless run as npm run -s)`;
 
 export interface CliDeps {
   readonly clients: (region: string | undefined) => OpsClients;
   readonly runtime: OpsRuntime;
   readonly out: (text: string) => void;
+}
+
+/** Sets the mode before the text goes in: an existing file would otherwise keep its old mode. */
+function writeFileWithMode(file: string, text: string, mode: number): void {
+  fs.writeFileSync(file, '', { mode });
+  fs.chmodSync(file, mode);
+  fs.writeFileSync(file, text);
 }
 
 export async function main(argv: string[], deps: CliDeps): Promise<number> {
@@ -42,6 +52,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         to: { type: 'string' },
         apply: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -68,12 +79,18 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
         return 0;
       }
-      case 'ca': {
-        deps.out(await fetchCaCertificate(deps.clients(region), stackName));
-        return 0;
-      }
+      case 'ca':
       case 'password': {
-        deps.out(await fetchAdminPassword(deps.clients(region), stackName));
+        const text =
+          command === 'ca'
+            ? await fetchCaCertificate(deps.clients(region), stackName)
+            : await fetchAdminPassword(deps.clients(region), stackName);
+        if (values.out === undefined) {
+          deps.out(text);
+        } else {
+          writeFileWithMode(values.out, `${text}\n`, command === 'ca' ? 0o644 : 0o600);
+          deps.runtime.log(`ops ${command}: wrote ${values.out}`);
+        }
         return 0;
       }
       case 'snapshot': {

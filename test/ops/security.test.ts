@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
@@ -62,6 +65,21 @@ test('ca before the first boot published it: says so, exit 1, prints no certific
   expect(out).toBe('');
   expect(err).toContain(`ops ca: SSM parameter ${CA_PARAMETER} holds no CA certificate yet ("pending: the instance`);
   expect(err).toContain('/var/log/cloud-init-output.log');
+});
+
+test('--out writes the file instead (the password with mode 0600), printing nothing on stdout', async () => {
+  const { ssm, sm } = secureStack();
+  ssm.on(GetParameterCommand).resolves({ Parameter: { Name: CA_PARAMETER, Value: PEM } });
+  sm.on(GetSecretValueCommand).resolves({ SecretString: 'Zr8kq2mW7xYb' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-ops-'));
+  fs.writeFileSync(path.join(dir, 'password'), 'an older one\n', { mode: 0o644 }); // its mode must not stay
+  const ca = await run(['ca', '--out', path.join(dir, 'ca.pem')]);
+  const password = await run(['password', '--out', path.join(dir, 'password')]);
+  expect([ca.code, ca.out, password.code, password.out]).toEqual([0, '', 0, '']);
+  expect(fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8')).toBe(`${PEM}\n`);
+  expect(fs.readFileSync(path.join(dir, 'password'), 'utf8')).toBe('Zr8kq2mW7xYb\n');
+  expect(fs.statSync(path.join(dir, 'password')).mode & 0o777).toBe(0o600);
+  expect(password.err).toBe(`ops password: wrote ${path.join(dir, 'password')}`);
 });
 
 test('password prints the secret of the secret the stack names', async () => {
