@@ -317,11 +317,12 @@ describeWithTools('openssl')('mTLS (TLS_CLIENT_AUTH)', () => {
   const withBroker = async (
     clientAuth: 'requested' | 'required',
     body: (b: RunningBroker, sessions: Session[]) => Promise<void>,
+    listener: ListenerConfig = SSL,
   ) => {
     const sessions: Session[] = [];
     const b = await startTestBroker('memory://', {
       config: {
-        listeners: [SSL],
+        listeners: [listener],
         tlsCertFile: server.cert,
         tlsKeyFile: server.key,
         tlsCaFile: ca.cert,
@@ -364,6 +365,21 @@ describeWithTools('openssl')('mTLS (TLS_CLIENT_AUTH)', () => {
       expect((await apiVersionsOverTls(b.port, withCert(client))).answered).toBe(true);
       expect(sessions.map((s) => principalToString(s.principal))).toEqual(['User:ANONYMOUS', CLIENT_PRINCIPAL]);
     });
+  });
+
+  it('sasl+tls://: the certificate is checked but SASL, not the certificate, names the principal', async () => {
+    const saslSsl: ListenerConfig = { host: '127.0.0.1', port: 0, securityProtocol: 'SASL_SSL' };
+    await withBroker(
+      'required',
+      async (b, sessions) => {
+        expect((await apiVersionsOverTls(b.port, { ca: fs.readFileSync(ca.cert) })).answered).toBe(false);
+        expect((await apiVersionsOverTls(b.port, withCert(client))).answered).toBe(true);
+        expect(sessions.map((s) => [s.listener.securityProtocol, principalToString(s.principal)])).toEqual([
+          ['SASL_SSL', 'User:ANONYMOUS'],
+        ]);
+      },
+      saslSsl,
+    );
   });
 
   it('kafkajs with its client certificate produces and consumes', async () => {
