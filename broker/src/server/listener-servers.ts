@@ -128,6 +128,10 @@ function createTlsServer(
 
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
     handshaking.delete(keyOf(socket));
+    // Kafka refuses renegotiation (SslTransportLayer); a client asking for it is disconnected:
+    // node only emits the error on the socket, as it does for other TLS errors after the handshake.
+    socket.disableRenegotiation();
+    socket.on('error', () => socket.destroy());
     const peer = clientAuth !== 'none' ? socket.getPeerX509Certificate() : undefined;
     if (peer && !socket.authorized) {
       // requested: a certificate that does not chain to TLS_CA_FILE fails the handshake in Kafka

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import { Kafka, logLevel } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
@@ -244,6 +244,20 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     expect(old.answered).toBe(false);
   });
 
+  it('refuses TLS 1.2 renegotiation, as Kafka does, and keeps serving', async () => {
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: tlsPort,
+      ca: fs.readFileSync(ca.cert),
+      maxVersion: 'TLSv1.2',
+    });
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    socket.renegotiate({}, () => {});
+    await closedWithin(socket, 15_000, 'a client that renegotiated');
+    expect((await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(ca.cert) })).answered).toBe(true);
+  });
+
   describeWithTools('kcat')('kcat', () => {
     const kcatTls = (cafile: string, args: string[], input?: string, metadataTimeoutS = 10) =>
       run(
@@ -394,6 +408,31 @@ describeWithTools('openssl')('mTLS (TLS_CLIENT_AUTH)', () => {
         logLevel: logLevel.NOTHING,
       });
       expect(await kafkajsRoundTrip(kafka, 'mtls-kafkajs', ['x', 'y'])).toEqual(['x', 'y']);
+      // DescribeConfigs reports the policy under Kafka's name, as a static broker setting.
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const res = await admin.describeConfigs({
+          resources: [
+            {
+              type: ConfigResourceTypes.BROKER,
+              name: String(b.context.identity.nodeId),
+              configNames: ['ssl.client.auth'],
+            },
+          ],
+          includeSynonyms: false,
+        });
+        expect(res.resources[0]!.configEntries).toEqual([
+          expect.objectContaining({
+            configName: 'ssl.client.auth',
+            configValue: 'required',
+            readOnly: true,
+            configSource: 4,
+          }),
+        ]);
+      } finally {
+        await admin.disconnect();
+      }
     });
   }, 60_000);
 
