@@ -391,8 +391,8 @@ export const SETTINGS = [
     flag: 'tls-reload-interval-ms',
     doc: 'how often the TLS files are checked for a renewed certificate, applied to new connections once unchanged for one more check; SIGHUP checks at once. 0: only on SIGHUP',
     default: '30000',
-    expected: 'an integer 0..86400000',
-    parse: int(0, 86_400_000),
+    expected: '0 or an integer 100..86400000',
+    parse: (v: string) => (v.trim() === '0' ? 0 : int(100, 86_400_000)(v)),
   },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 

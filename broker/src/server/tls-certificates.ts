@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import type * as tls from 'node:tls';
 import type { Logger } from '../logger';
-import { describeCertificate, loadTlsMaterial, materialBytes, TlsFiles, TlsMaterial } from './tls-material';
+import { describeCertificate, isExpired, loadTlsMaterial, materialBytes, TlsFiles, TlsMaterial } from './tls-material';
 
 export type ReloadOutcome = 'unchanged' | 'reloaded' | 'failed';
 
@@ -29,6 +29,13 @@ export class TlsCertificates {
   ) {
     this.current = loadTlsMaterial(files);
     this.currentBytes = materialBytes(this.current.raw);
+    // Started anyway: refusing would also take down the plaintext listeners, and a renewal is
+    // picked up without a restart.
+    if (isExpired(this.current.certificate)) {
+      logger.error('the TLS certificate has expired: clients refuse it until TLS_CERT_FILE is renewed', {
+        certificate: describeCertificate(this.current.certificate),
+      });
+    }
   }
 
   get material(): TlsMaterial {
@@ -74,27 +81,22 @@ export class TlsCertificates {
     try {
       next = loadTlsMaterial(this.files);
     } catch (err) {
-      this.failed = this.readAll();
-      this.logger.error('TLS certificate reload failed; keeping the current certificate', {
-        reason: (err as Error).message,
-        current: describeCertificate(this.current.certificate),
-      });
-      return 'failed';
+      return this.refuse((err as Error).message);
     }
     const nextBytes = materialBytes(next.raw);
     if (nextBytes.equals(this.currentBytes)) return 'unchanged';
+    if (isExpired(next.certificate) && !isExpired(this.current.certificate)) {
+      return this.refuse(
+        `TLS_CERT_FILE=${this.files.certFile}: the new certificate expired on ${next.certificate.validTo}`,
+      );
+    }
     try {
       for (const server of this.servers) server.setSecureContext(next.contextOptions);
     } catch (err) {
       // OpenSSL refused what the checks let through: the servers that took it keep it, so put
       // the current one back everywhere rather than serve two certificates.
       for (const server of this.servers) server.setSecureContext(this.current.contextOptions);
-      this.failed = this.readAll();
-      this.logger.error('TLS certificate reload failed; keeping the current certificate', {
-        reason: (err as Error).message,
-        current: describeCertificate(this.current.certificate),
-      });
-      return 'failed';
+      return this.refuse((err as Error).message);
     }
     const previous = this.current;
     this.current = next;
@@ -105,6 +107,16 @@ export class TlsCertificates {
       previous: describeCertificate(previous.certificate),
     });
     return 'reloaded';
+  }
+
+  /** A renewal not taken: logged once per content (check() skips the same bytes until they change). */
+  private refuse(reason: string): ReloadOutcome {
+    this.failed = this.readAll();
+    this.logger.error('TLS certificate reload failed; keeping the current certificate', {
+      reason,
+      current: describeCertificate(this.current.certificate),
+    });
+    return 'failed';
   }
 
   /** The files' bytes as materialBytes() joins them (undefined if one cannot be read now: mid-rename, say). */

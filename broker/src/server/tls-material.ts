@@ -116,12 +116,6 @@ export function loadTlsMaterial(files: TlsFiles): TlsMaterial {
       `TLS_KEY_FILE=${files.keyFile} is not the key of the certificate in TLS_CERT_FILE=${files.certFile} (subject ${certificate.subject.replace(/\n/g, ', ')}, serial ${certificate.serialNumber}); give the key the certificate was issued for (a renewal must replace both files)`,
     );
   }
-  const now = Date.now();
-  if (Date.parse(certificate.validTo) < now) {
-    throw new TlsMaterialError(
-      `TLS_CERT_FILE=${files.certFile}: the certificate expired on ${certificate.validTo}; clients would refuse it: give a renewed one`,
-    );
-  }
   if (ca) parseCertificates('TLS_CA_FILE', files.caFile!, ca);
   const contextOptions: tls.SecureContextOptions = {
     cert,
@@ -145,6 +139,11 @@ export function materialBytes(raw: TlsMaterial['raw']): Buffer {
       return p ? [len, p] : [len];
     }),
   );
+}
+
+/** Whether the certificate's validity has ended (clients refuse it). */
+export function isExpired(c: crypto.X509Certificate, now = Date.now()): boolean {
+  return Date.parse(c.validTo) < now;
 }
 
 /** A certificate as logs name it: subject, SHA-256 fingerprint and end of validity. */

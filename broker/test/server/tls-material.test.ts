@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../src/server/config';
-import { loadTlsMaterial, rfc2253Subject, TlsMaterialError } from '../../src/server/tls-material';
+import { isExpired, loadTlsMaterial, rfc2253Subject, TlsMaterialError } from '../../src/server/tls-material';
 import { describeWithTools } from '../support/external-tools';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { tempDir } from '../integration/helpers';
@@ -40,6 +40,9 @@ describe('TLS settings', () => {
   it('checks for renewed certificates every 30 s by default', () => {
     expect(loadConfig({}).tlsReloadIntervalMs).toBe(30_000);
     expect(loadConfig({ MINNOW_TLS_RELOAD_INTERVAL_MS: '0' }).tlsReloadIntervalMs).toBe(0);
+    expect(() => loadConfig({ MINNOW_TLS_RELOAD_INTERVAL_MS: '5' })).toThrow(
+      'MINNOW_TLS_RELOAD_INTERVAL_MS="5" is not valid: expected 0 or an integer 100..86400000',
+    );
   });
 });
 
@@ -66,6 +69,12 @@ describeWithTools('openssl')('TLS files', () => {
     const m = load(chain, server.key, { caFile: ca.cert });
     expect(m.certificate.subject).toBe('O=minnow tests\nCN=localhost');
     expect(m.contextOptions.minVersion).toBe('TLSv1.2');
+  });
+
+  it('tells an expired certificate (the test CA issues them for two days)', () => {
+    const m = load(server.cert, server.key);
+    expect(isExpired(m.certificate)).toBe(false);
+    expect(isExpired(m.certificate, Date.now() + 3 * 24 * 3600 * 1000)).toBe(true);
   });
 
   it('names the setting and the file that is missing or unreadable', () => {
