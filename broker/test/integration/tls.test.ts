@@ -17,6 +17,7 @@ import { createLogger, Logger } from '../../src/logger';
 import { describeWithTools } from '../support/external-tools';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
+import { venvPython } from './python-venv';
 
 const PYTHON = '/usr/bin/python3';
 const SSL: ListenerConfig = { host: '127.0.0.1', port: 0, securityProtocol: 'SSL' };
@@ -291,6 +292,18 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/certificate verify failed|SSL handshake failed/i);
     }, 40_000);
+  });
+
+  describeWithTools('python3-venv')('confluent-kafka from PyPI (a current librdkafka)', () => {
+    it('produces and consumes over TLS', async () => {
+      const python = await venvPython(path.join(__dirname, 'python', 'requirements-pypi.txt'));
+      const script = path.join(__dirname, 'python', 'tls_roundtrip.py');
+      const args = [script, 'confluent-kafka', `127.0.0.1:${tlsPort}`, ca.cert, 'tls-confluent-pypi', '20'];
+      const r = await run(python, args, { timeoutMs: 60_000 });
+      if (r.code !== 0) throw new Error(`confluent-kafka (PyPI) over TLS failed (${r.code}): ${r.stderr.slice(-3000)}`);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(out.values).toEqual(Array.from({ length: 20 }, (_, i) => `tls ${i}`));
+    }, 400_000);
   });
 
   describeWithTools('python3-kafka')('Python clients', () => {
