@@ -17,6 +17,7 @@ import { createLogger, Logger } from '../../src/logger';
 import { describeWithTools } from '../support/external-tools';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
+import { buildDriver, driverClasspath } from './java-driver';
 import { venvPython } from './python-venv';
 
 const PYTHON = '/usr/bin/python3';
@@ -292,6 +293,41 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/certificate verify failed|SSL handshake failed/i);
     }, 40_000);
+  });
+
+  describeWithTools('java', 'mvn')('the Java client (kafka-clients 4.x, PEM truststore)', () => {
+    it('produces and consumes over TLS, verifying the certificate and 127.0.0.1 against it', async () => {
+      await buildDriver();
+      const props = path.join(tmp.dir, 'java-tls.properties');
+      const cafile = ca.cert.replace(/\\/g, '/');
+      fs.writeFileSync(props, `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${cafile}\n`);
+      const r = await run(
+        'java',
+        [
+          `-Dminnow.clientConfig=${props}`,
+          '-cp',
+          driverClasspath('kafka-4'),
+          'minnow.javaclient.Driver',
+          `127.0.0.1:${tlsPort}`,
+          'jtls',
+          'produce',
+        ],
+        { timeoutMs: 150_000 },
+      );
+      const line = r.stdout.split('\n').find((l) => l.includes('"scenario":"produce"'));
+      if (!line)
+        throw new Error(`the Java driver printed no produce result (exit ${r.code}): ${r.stderr.slice(-3000)}`);
+      const produce = JSON.parse(line);
+      expect(Object.values(produce.codecs).map((c: any) => c.error)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(produce.codecs.zstd.records).toHaveLength(20);
+      expect(produce.ok).toBe(true);
+    }, 400_000);
   });
 
   describeWithTools('python3-venv')('confluent-kafka from PyPI (a current librdkafka)', () => {
