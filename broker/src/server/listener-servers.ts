@@ -150,8 +150,6 @@ function createTlsServer(
     hooks.open(socket, listener, principal);
   });
   tlsServer.on('tlsClientError', (err: NodeJS.ErrnoException, socket: tls.TLSSocket) => {
-    // Node leaves the socket open after a handshake timeout once someone listens for this event.
-    socket.destroy();
     hooks.handshakeFailed({
       listener: listener.name,
       remote: socket.remoteAddress,
@@ -162,6 +160,8 @@ function createTlsServer(
             ? `not a TLS client (a plaintext client on a TLS listener? give it security.protocol=SSL): ${err.message}`
             : err.message,
     });
+    // Node leaves the socket open after a handshake timeout once someone listens for this event.
+    socket.destroy();
   });
 
   const server = net.createServer((socket) => {
