@@ -16,6 +16,7 @@ import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
+import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
@@ -108,6 +109,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
   });
+  const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
+  quotas.reload(storage);
   const advertised = { ...config.advertised };
   const context: BrokerContext = {
     config,
@@ -119,13 +122,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     fetchWaiters,
     groups,
     diskSpace,
+    quotas,
     now,
   };
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
   const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings };
-  const registry = new ConnectionRegistry(config, logger, warnings);
+  const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;
   const server = net.createServer((socket) => {

@@ -56,6 +56,10 @@ export interface BrokerConfig {
   walMaxBytes: number;
   /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
   minFreeBytes: number;
+  /** Samples a client quota's rate is measured over (quota.window.num). */
+  quotaWindowNum: number;
+  /** Length of one of those samples (quota.window.size.seconds). */
+  quotaWindowSizeSeconds: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -329,6 +333,26 @@ export const SETTINGS = [
     default: '268435456',
     expected: 'an integer 0..1099511627776 (bytes)',
     parse: int(0, 2 ** 40),
+  },
+  // Client quotas (server/quotas, KIP-13/124/612). Kafka's defaults: a rate is measured over 11
+  // one-second samples, so a client may burst about ten seconds' worth before it is throttled.
+  {
+    key: 'quotaWindowNum',
+    env: 'QUOTA_WINDOW_NUM',
+    flag: 'quota-window-num',
+    doc: "samples a client quota's rate is measured over (quota.window.num; Kafka's default); the quotas themselves are set with AlterClientQuotas (kafka-configs, `minnow quota set`)",
+    default: '11',
+    expected: 'an integer 2..1000',
+    parse: int(2, 1000),
+  },
+  {
+    key: 'quotaWindowSizeSeconds',
+    env: 'QUOTA_WINDOW_SIZE_SECONDS',
+    flag: 'quota-window-size-seconds',
+    doc: "seconds of one of those samples (quota.window.size.seconds; Kafka's default); request-time and connection-rate throttles last at most one sample",
+    default: '1',
+    expected: 'an integer 1..3600',
+    parse: int(1, 3600),
   },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
