@@ -7,12 +7,15 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaClient } from '../../src/client/client';
+import { KafkaConnection } from '../../src/client/connection';
+import { UsageError } from '../../src/args';
+import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { alterClientQuotas, describeClientQuotas } from '../../src/client/client-quotas';
 import { runQuotaCommand } from '../../src/cli/quota';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
-import type { MetadataResponse } from '../../src/protocol/messages';
+import type { MetadataResponse, ProduceResponse } from '../../src/protocol/messages';
 import type { RunningBroker } from '../../src/server/broker';
 import { DEBIAN_PYTHON, itWithTools } from '../support/external-tools';
 import { kcat, run, startTestBroker, tempDir } from './helpers';
@@ -184,6 +187,52 @@ describe('client quotas', () => {
     },
     90_000,
   );
+
+  it('answers a throttled request at once, then reads nothing more from the connection for the throttle time (KIP-219)', async () => {
+    const QUOTA = 10_000;
+    await alterClientQuotas(client, [{ entity: { 'client-id': 'muted' }, set: { producer_byte_rate: QUOTA } }]);
+    await broker.context.storage.createTopic('quota-mute', 1, {});
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'muted' });
+    try {
+      const records = [{ key: null, value: Buffer.alloc(3 * QUOTA, 'm'), timestamp: BigInt(Date.now()) }];
+      const produce = conn.send<ProduceResponse>(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 10_000,
+        topicData: [{ name: 'quota-mute', partitionData: [{ index: 0, records: encodeRecordBatch({ records }) }] }],
+      });
+      // Sent right behind the produce: the broker must not read it until the throttle is over.
+      const metadata = conn.send<MetadataResponse>(ApiKey.Metadata, 9, {
+        topics: [],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      const produced = await produce;
+      const answeredAt = performance.now();
+      expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE); // stored, not refused
+      // 30 kB (+ the request's own ~150 bytes) against 10 kB/s over one 1 s window:
+      // (30000 - 10000) / 10000 * 1 s, and a little more.
+      expect(produced.throttleTimeMs).toBeGreaterThanOrEqual(2000);
+      expect(produced.throttleTimeMs).toBeLessThan(2100);
+      await metadata;
+      // Muted for the throttle time; half of it is a bound no machine's slowness can break.
+      expect(performance.now() - answeredAt).toBeGreaterThan(1000);
+    } finally {
+      conn.close();
+    }
+  });
+
+  it('minnow quota refuses a command without an entity or with a bad KEY=VALUE', async () => {
+    const io = { bootstrap: `127.0.0.1:${broker.port}`, out: () => {} };
+    await expect(runQuotaCommand(['set', 'producer_byte_rate=1'], io)).rejects.toThrow(UsageError);
+    await expect(runQuotaCommand(['set', '--user', 'a', 'producer_byte_rate=fast'], io)).rejects.toThrow(
+      /expected KEY=NUMBER/,
+    );
+    await expect(runQuotaCommand(['set', '--user', 'a', '--user-default', 'producer_byte_rate=1'], io)).rejects.toThrow(
+      /not both/,
+    );
+  });
 
   it('throttles by request time (request_percentage), at most one window, in throttle_time_ms', async () => {
     // 0.01 % of a second is 0.1 ms: a few Metadata requests exceed it.

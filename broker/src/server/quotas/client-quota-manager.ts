@@ -24,7 +24,9 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class ClientQuotaManager {
   /** entityKey -> bound, only entities setting this manager's key. */
   private overrides = new Map<string, number>();
-  private readonly resolved = new Map<string, Resolved | null>();
+  /** user -> client id -> resolution (two levels: no key string to build per request). */
+  private readonly resolved = new Map<string, Map<string, Resolved | null>>();
+  private resolvedCount = 0;
   private readonly sensors = new Map<string, SampledRate>();
   private lastSweepMs = 0;
   /** Some entity sets this key: when false every call returns at once (the no-quota hot path). */
@@ -48,6 +50,7 @@ export class ClientQuotaManager {
     }
     this.overrides = overrides;
     this.resolved.clear();
+    this.resolvedCount = 0;
     this.enabled = overrides.size > 0;
     if (!this.enabled) this.sensors.clear();
   }
@@ -86,14 +89,20 @@ export class ClientQuotaManager {
   }
 
   private resolve(user: string, clientId: string): Resolved | null {
-    const cacheKey = `${user}\u0000${clientId}`;
-    let r = this.resolved.get(cacheKey);
+    let byClient = this.resolved.get(user);
+    let r = byClient?.get(clientId);
     if (r === undefined) {
-      if (this.resolved.size >= MAX_RESOLVED) this.resolved.clear();
+      if (this.resolvedCount >= MAX_RESOLVED) {
+        this.resolved.clear();
+        this.resolvedCount = 0;
+        byClient = undefined;
+      }
+      if (!byClient) this.resolved.set(user, (byClient = new Map()));
       const [userTag, clientTag] = this.metricTags(user, clientId);
       const bound = this.quotaLimit(userTag, clientTag);
       r = bound === undefined ? null : { sensor: `${userTag}\u0000${clientTag}`, bound };
-      this.resolved.set(cacheKey, r);
+      byClient.set(clientId, r);
+      this.resolvedCount++;
     }
     return r;
   }

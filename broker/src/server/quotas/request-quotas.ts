@@ -33,15 +33,15 @@ const NOT_THROTTLED: Throttle = { throttleMs: 0, emptyFetch: false };
 const msToPercentage = (ms: number) => ms / 10;
 
 export function recordRequest(quotas: BrokerQuotas, c: RequestCost, nowMs: number): Throttle {
-  const requestTime = () =>
-    quotas.request.recordAndGetThrottleTimeMs(c.user, c.clientId, msToPercentage(c.handlerMs), nowMs);
+  const percent = msToPercentage(c.handlerMs);
   if (c.apiKey === ApiKey.Produce) {
     const bandwidth = quotas.produce.recordAndGetThrottleTimeMs(c.user, c.clientId, c.requestBytes, nowMs);
-    const request = c.noResponse ? 0 : requestTime();
-    return { throttleMs: Math.max(bandwidth, request), emptyFetch: false };
+    const request = c.noResponse ? 0 : quotas.request.recordAndGetThrottleTimeMs(c.user, c.clientId, percent, nowMs);
+    const throttleMs = Math.max(bandwidth, request);
+    return throttleMs === 0 ? NOT_THROTTLED : { throttleMs, emptyFetch: false };
   }
   if (c.apiKey === ApiKey.Fetch) {
-    const request = requestTime();
+    const request = quotas.request.recordAndGetThrottleTimeMs(c.user, c.clientId, percent, nowMs);
     const bandwidth = quotas.fetch.recordAndGetThrottleTimeMs(c.user, c.clientId, c.responseBytes, nowMs);
     const throttleMs = Math.max(bandwidth, request);
     if (throttleMs === 0) return NOT_THROTTLED;
@@ -49,7 +49,7 @@ export function recordRequest(quotas: BrokerQuotas, c: RequestCost, nowMs: numbe
     quotas.fetch.unrecord(c.user, c.clientId, c.responseBytes, nowMs);
     return { throttleMs, emptyFetch: true };
   }
-  const throttleMs = requestTime();
+  const throttleMs = quotas.request.recordAndGetThrottleTimeMs(c.user, c.clientId, percent, nowMs);
   return throttleMs === 0 ? NOT_THROTTLED : { throttleMs, emptyFetch: false };
 }
 
