@@ -6,7 +6,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../../protocol/messages';
 import { clientQuotaEntityKey } from '../../storage/client-quota-key';
-import type { ClientQuotaChange } from '../../storage/storage';
+import { ClientQuotaChange, StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { describeEntity, validateAlteration } from '../quotas/quota-entities';
 
@@ -46,7 +46,18 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
       changes.push(checked);
     }
     if (!req.validateOnly && changes.length > 0) {
-      broker.storage.alterClientQuotas(changes);
+      try {
+        broker.storage.alterClientQuotas(changes);
+      } catch (err) {
+        // A full disk is each entity's KAFKA_STORAGE_ERROR (nothing stored), not a closed connection.
+        if (!(err instanceof StorageError)) throw err;
+        const failed = {
+          errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+          errorMessage: `storing the quotas failed: ${err.message}`,
+        };
+        for (const a of seen.values()) if (a.errorCode === ErrorCode.NONE) Object.assign(a, failed);
+        return { throttleTimeMs: 0, entries: answers };
+      }
       broker.quotas.reload(broker.storage);
       broker.logger.info('client quotas altered', {
         entities: changes.map((c) => ({ entity: describeEntity(c.entity), set: c.set, remove: c.remove })),
