@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, backup, perf.
+// The `minnow` command: serve, topic, produce, consume, group, backup, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -10,6 +10,7 @@ commands:
   produce TOPIC                 stdin lines to a topic
   consume TOPIC                 print a topic's records
   group list|describe|delete|reset-offsets
+  quota set|list|delete         client quotas (produce/fetch bytes, request time, connection rate)
   backup DEST.db                consistent copy of a broker's database
   perf produce|consume|e2e      load tool
 
@@ -29,6 +30,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
+  quota: async () => (require('./quota') as typeof import('./quota')).quotaCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

@@ -28,6 +28,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     'The maximum number of connections we allow from each ip address. This can be set to 0 if there are overrides configured using max.connections.per.ip.overrides property. New connections from the ip address are dropped if the limit is reached.',
   'group.initial.rebalance.delay.ms':
     'The amount of time the group coordinator will wait for more consumers to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances, but increases the time until processing begins.',
+  'quota.window.num': 'The number of samples to retain in memory for client quotas',
+  'quota.window.size.seconds': 'The time span of each sample for client quotas',
   'fetch.max.bytes': 'The maximum number of bytes we will return for a fetch request. Must be at least 1024.',
   'log.segment.bytes': 'The maximum size of a single log file',
   'log.roll.ms':

@@ -15,6 +15,7 @@ import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
+import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
@@ -128,6 +129,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   });
   const listeners = resolveListeners(config.listeners, config.advertisedListeners);
   const advertised = listeners[0]!.advertised;
+  const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
+  quotas.reload(storage);
   const context: BrokerContext = {
     config,
     storage,
@@ -139,13 +142,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     fetchWaiters,
     groups,
     diskSpace,
+    quotas,
     now,
   };
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
   const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings };
-  const registry = new ConnectionRegistry(config, logger, warnings);
+  const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;
   const hasTls = listeners.some((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');

@@ -69,6 +69,10 @@ export interface BrokerConfig {
   tlsClientAuth: TlsClientAuth;
   /** How often the TLS files are checked for a renewal (0: only on SIGHUP). */
   tlsReloadIntervalMs: number;
+  /** Samples a client quota's rate is measured over (quota.window.num). */
+  quotaWindowNum: number;
+  /** Length of one of those samples (quota.window.size.seconds). */
+  quotaWindowSizeSeconds: number;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -393,6 +397,26 @@ export const SETTINGS = [
     default: '30000',
     expected: '0 or an integer 100..86400000',
     parse: (v: string) => (v.trim() === '0' ? 0 : int(100, 86_400_000)(v)),
+  },
+  // Client quotas (server/quotas, KIP-13/124/612). Kafka's defaults: a rate is measured over 11
+  // one-second samples, so a client may burst about ten seconds' worth before it is throttled.
+  {
+    key: 'quotaWindowNum',
+    env: 'QUOTA_WINDOW_NUM',
+    flag: 'quota-window-num',
+    doc: "samples a client quota's rate is measured over (quota.window.num; Kafka's default); the quotas themselves are set with AlterClientQuotas (kafka-configs, `minnow quota set`)",
+    default: '11',
+    expected: 'an integer 2..1000',
+    parse: int(2, 1000),
+  },
+  {
+    key: 'quotaWindowSizeSeconds',
+    env: 'QUOTA_WINDOW_SIZE_SECONDS',
+    flag: 'quota-window-size-seconds',
+    doc: "seconds of one of those samples (quota.window.size.seconds; Kafka's default); request-time and connection-rate throttles last at most one sample",
+    default: '1',
+    expected: 'an integer 1..3600',
+    parse: int(1, 3600),
   },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 

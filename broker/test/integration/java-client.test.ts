@@ -215,6 +215,16 @@ describeWithTools(
         expect(step('createPartitionsFewer')).toMatchObject({ error: 'InvalidPartitionsException' });
       });
 
+      it('alters and describes client quotas (AlterClientQuotas, DescribeClientQuotas), a bad key refused', () => {
+        const client = `client-id=${topic}-quota-client`;
+        expect(step('clientQuotas')).toEqual({
+          client: { [client]: { consumer_byte_rate: 2097152, producer_byte_rate: 1048576 } },
+          defaultUser: { 'user=<default>': { request_percentage: 25 } },
+          clientAfterRemove: { [client]: { producer_byte_rate: 1048576 } },
+          badKey: 'InvalidRequestException',
+        });
+      });
+
       it('describes and alters retention.ms (AlterConfigs where the client has it, IncrementalAlterConfigs SET and DELETE)', () => {
         expect(step('describeConfigs')).toMatchObject({ value: '3600000', source: 'DYNAMIC_TOPIC_CONFIG' });
         if (line.module === 'kafka-3')

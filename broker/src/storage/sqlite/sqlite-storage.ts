@@ -8,6 +8,8 @@ import { releaseReserveIfFull } from '../disk-space';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type {
+  ClientQuotaChange,
+  ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
   DeleteRecordsResult,
@@ -22,6 +24,7 @@ import type {
   TopicInfo,
 } from '../storage';
 import { BrokerConfigs } from './broker-configs';
+import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
 import type { PragmaOptions } from './pragmas';
@@ -54,6 +57,7 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
+  private readonly clientQuotaStore: ClientQuotas;
   private identityCache: ClusterIdentity | undefined;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
@@ -110,6 +114,7 @@ export class SqliteStorage implements Storage {
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
+      this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -173,6 +178,12 @@ export class SqliteStorage implements Storage {
   }
   alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
     this.guard(() => this.brokerConfigStore.alter(resource, set, remove));
+  }
+  clientQuotas(): ClientQuotaEntry[] {
+    return this.guard(() => this.clientQuotaStore.list());
+  }
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
+    this.guard(() => this.clientQuotaStore.alter(changes));
   }
 
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
