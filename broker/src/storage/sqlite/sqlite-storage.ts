@@ -20,7 +20,11 @@ import type {
   Storage,
   StoredBatch,
   TopicInfo,
+  UserScramCredential,
+  UserScramCredentialInfo,
 } from '../storage';
+import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
+import { ScramCredentials } from './scram-credentials';
 import { BrokerConfigs } from './broker-configs';
 import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
@@ -54,6 +58,7 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
+  private readonly scramStore: ScramCredentials;
   private identityCache: ClusterIdentity | undefined;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
@@ -110,6 +115,7 @@ export class SqliteStorage implements Storage {
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
+      this.scramStore = new ScramCredentials(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -173,6 +179,19 @@ export class SqliteStorage implements Storage {
   }
   alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
     this.guard(() => this.brokerConfigStore.alter(resource, set, remove));
+  }
+
+  scramCredential(user: string, mechanism: ScramMechanismName): ScramCredential | undefined {
+    return this.guard(() => this.scramStore.get(user, mechanism));
+  }
+  scramCredentials(): UserScramCredentialInfo[] {
+    return this.guard(() => this.scramStore.list());
+  }
+  alterScramCredentials(
+    upserts: readonly UserScramCredential[],
+    deletions: readonly { user: string; mechanism: ScramMechanismName }[],
+  ): void {
+    this.guard(() => this.scramStore.alter(upserts, deletions));
   }
 
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
