@@ -21,7 +21,7 @@ export class ScramClient {
 
   constructor(
     readonly mechanism: ScramMechanismName,
-    private readonly user: string,
+    user: string,
     private readonly password: string,
     nonce: string = randomBytes(24).toString('base64url'),
     /** Kafka's SCRAM extensions, e.g. { tokenauth: 'true' } for a delegation token. */

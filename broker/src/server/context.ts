@@ -7,6 +7,7 @@ import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { Session } from './session';
+import type { SaslAuthenticator } from './sasl/sasl-authenticator';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -34,6 +35,8 @@ export interface RequestContext {
   clientHost: string;
   /** The connection's principal and listener (session.ts); the same object for every request on it. */
   session: Session;
+  /** The connection's SASL exchange (sasl/sasl-authenticator.ts); undefined on a listener without SASL. */
+  sasl?: SaslAuthenticator;
 }
 
 /**
