@@ -1,5 +1,4 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
-import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
@@ -9,7 +8,7 @@ import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
-import { BrokerConfig, checkConfig, defaultAdvertised, loadConfig } from './config';
+import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
 import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
@@ -19,6 +18,8 @@ import { createLogger, Logger, WarningLimiter } from '../logger';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
+import { openListenerServers } from './listener-servers';
+import { describeListeners, ResolvedListener, resolveListeners } from './listeners';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
 const RETENTION_BATCHES_PER_STEP = 500;
@@ -35,8 +36,11 @@ export interface StartOptions {
 }
 
 export interface RunningBroker {
+  /** The first listener's bound address (what single-listener callers and tests connect to). */
   host: string;
   port: number;
+  /** Every listener, with its bound port. */
+  listeners: readonly ResolvedListener[];
   config: BrokerConfig;
   context: BrokerContext;
   /** Stops accepting, answers in-flight requests, closes the database. */
@@ -52,8 +56,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       ? parseStorageUrl(opts.config.storageUrl)
       : (opts.config?.storageUrl ?? base.storageUrl);
   const config: BrokerConfig = { ...base, ...opts.config, storageUrl, explicit };
-  if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL)
-    config.advertised = defaultAdvertised(config.listener);
+  // Listeners given without advertised addresses advertise themselves, whatever the env said.
+  if (opts.config?.listeners && !opts.config.advertisedListeners) config.advertisedListeners = undefined;
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
@@ -108,12 +112,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
   });
-  const advertised = { ...config.advertised };
+  const listeners = resolveListeners(config.listeners, config.advertisedListeners);
+  const advertised = listeners[0]!.advertised;
   const context: BrokerContext = {
     config,
     storage,
     identity,
     advertised,
+    listeners,
     logger,
     appendQueue,
     fetchWaiters,
@@ -128,23 +134,15 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const registry = new ConnectionRegistry(config, logger, warnings);
   const connections = registry.connections;
   let nextConnectionId = 1;
-  const server = net.createServer((socket) => {
-    registry.accept(socket, () => new Connection(socket, context, handlers, nextConnectionId++, shared));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listener.port, config.listener.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const servers = await openListenerServers(listeners, (socket, listener) => {
+    registry.accept(socket, () => new Connection(socket, context, handlers, nextConnectionId++, shared, listener));
   }).catch((err) => {
     // Port taken, say: let go of the database (and its lock) before reporting it.
     groups.close();
     storage.close();
     throw err;
   });
-  const port = (server.address() as net.AddressInfo).port;
-  if (advertised.port === 0) advertised.port = port;
+  const port = listeners[0]!.port;
 
   const retention = setInterval(() => {
     try {
@@ -166,8 +164,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   retention.unref();
 
   logger.info('minnow broker listening', {
-    listener: `${config.listener.host}:${port}`,
+    listener: `${listeners[0]!.host}:${port}`,
     advertised: `${advertised.host}:${advertised.port}`,
+    listeners: describeListeners(listeners),
+    advertisedListeners: describeListeners(listeners.map((l) => ({ name: l.name, ...l.advertised }))),
     storage: config.storageUrl.url,
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
@@ -179,7 +179,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
       clearInterval(retention);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = servers.close();
       fetchWaiters.close();
       groups.close();
       const drained = Promise.all([...connections].map((c) => c.drained()));
@@ -197,5 +197,5 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         produceRequests: appendQueue.stats.requests,
       });
     })());
-  return { host: config.listener.host, port, config, context, stop };
+  return { host: listeners[0]!.host, port, listeners, config, context, stop };
 }

@@ -9,15 +9,15 @@ import {
   StorageUrl,
   StorageUrlError,
 } from '../storage/storage-url';
+import { LISTENER_URL_FORM, ListenerConfig, parseListenerList, resolveListeners } from './listeners';
 
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+export type { Endpoint } from './listeners';
 
 export interface BrokerConfig {
-  listener: Endpoint;
-  advertised: Endpoint;
+  /** Where the broker listens and with which security protocol (listeners.ts). */
+  listeners: ListenerConfig[];
+  /** What clients are told, by position in `listeners` (undefined: each listener's own address). */
+  advertisedListeners: ListenerConfig[] | undefined;
   storageUrl: StorageUrl;
   clusterId: string | undefined;
   nodeId: number | undefined;
@@ -78,14 +78,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function parseEndpointUrl(value: string): Endpoint | undefined {
-  const m = /^(?:tcp|kafka|plaintext):\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})\/?$/i.exec(value.trim());
-  if (!m) return undefined;
-  const port = Number(m[2]);
-  if (port > 65535) return undefined;
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
-}
-
 const int = (min: number, max: number) => (v: string) => {
   if (!/^-?\d+$/.test(v.trim())) return undefined;
   const n = Number(v);
@@ -103,22 +95,22 @@ const bool = (v: string) => (/^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/
 
 export const SETTINGS = [
   {
-    key: 'listener',
+    key: 'listeners',
     env: 'LISTENER_URL',
     flag: 'listener',
-    doc: 'address the broker listens on',
+    doc: 'addresses the broker listens on; the scheme is the security protocol: tcp:// PLAINTEXT, tls:// SSL, sasl+tcp:// SASL_PLAINTEXT, sasl+tls:// SASL_SSL',
     default: 'tcp://0.0.0.0:9092',
-    expected: 'tcp://HOST:PORT',
-    parse: parseEndpointUrl,
+    expected: LISTENER_URL_FORM,
+    parse: parseListenerList,
   },
   {
-    key: 'advertised',
+    key: 'advertisedListeners',
     env: 'ADVERTISED_LISTENER_URL',
     flag: 'advertised-listener',
-    doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)',
+    doc: 'addresses returned to clients in Metadata, by position in the listener list (default: each listener, with 127.0.0.1 for 0.0.0.0)',
     default: undefined,
-    expected: 'tcp://HOST:PORT',
-    parse: parseEndpointUrl,
+    expected: LISTENER_URL_FORM,
+    parse: parseListenerList,
   },
   {
     key: 'storageUrl',
@@ -362,13 +354,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string 
   }
   const cfg = out as unknown as BrokerConfig;
   cfg.explicit = explicit;
-  if (!cfg.advertised) cfg.advertised = defaultAdvertised(cfg.listener);
   checkConfig(cfg);
   return cfg;
 }
 
 /** Checks between settings; throws ConfigError. startBroker runs it again on its overrides. */
 export function checkConfig(cfg: BrokerConfig): void {
+  try {
+    resolveListeners(cfg.listeners, cfg.advertisedListeners);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   // A frame is admitted whole from the request memory pool, so a larger one could never be read.
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(
@@ -381,14 +377,4 @@ export function checkConfig(cfg: BrokerConfig): void {
       `NUM_PARTITIONS=${cfg.numPartitions} is over MINNOW_MAX_PARTITIONS_PER_TOPIC=${cfg.maxPartitionsPerTopic}: no topic could be auto-created; lower the one or raise the other`,
     );
   }
-}
-
-/**
- * Without ADVERTISED_LISTENER_URL clients are told the listener address, with 127.0.0.1 for a
- * wildcard: not localhost, since Node 17+ may resolve it to ::1 first and kafkajs does not fall
- * back to IPv4. Remote clients need ADVERTISED_LISTENER_URL anyway.
- */
-export function defaultAdvertised(listener: Endpoint): Endpoint {
-  const wildcard = listener.host === '0.0.0.0' || listener.host === '::';
-  return { host: wildcard ? '127.0.0.1' : listener.host, port: listener.port };
 }

@@ -8,13 +8,16 @@ import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { Session } from './session';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator';
+import type { ResolvedListener } from './listeners';
 
 export interface BrokerContext {
   config: BrokerConfig;
   storage: Storage;
   identity: ClusterIdentity;
-  /** The address clients are told to use (Metadata, FindCoordinator). */
+  /** The first listener's advertised address; handlers answer with advertisedEndpoint(ctx). */
   advertised: Endpoint;
+  /** Every listener with its name and advertised address (listeners.ts). */
+  listeners: readonly ResolvedListener[];
   logger: Logger;
   appendQueue: AppendQueue;
   fetchWaiters: FetchWaiters;
@@ -50,4 +53,13 @@ export interface ApiHandler<Req = any, Res = any> {
   minVersion: number;
   maxVersion: number;
   handle(ctx: RequestContext, req: Req): Res | null | Promise<Res | null>;
+}
+
+/**
+ * The address to tell this client: its listener's advertised one (Kafka answers Metadata and
+ * FindCoordinator with the endpoints of the listener the request came in on).
+ */
+export function advertisedEndpoint(ctx: RequestContext): Endpoint {
+  const name = ctx.session?.listener.name;
+  return ctx.broker.listeners?.find((l) => l.name === name)?.advertised ?? ctx.broker.advertised;
 }

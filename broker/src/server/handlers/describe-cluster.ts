@@ -3,7 +3,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages';
-import type { ApiHandler } from '../context';
+import { advertisedEndpoint, type ApiHandler } from '../context';
 
 const BROKERS_ENDPOINT_TYPE = 1;
 
@@ -11,7 +11,8 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
   apiKey: ApiKey.DescribeCluster,
   minVersion: 0,
   maxVersion: 1,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     const { nodeId, clusterId } = broker.identity;
     if ((req.endpointType ?? BROKERS_ENDPOINT_TYPE) !== BROKERS_ENDPOINT_TYPE) {
       return {
@@ -31,7 +32,7 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
       endpointType: BROKERS_ENDPOINT_TYPE,
       clusterId,
       controllerId: nodeId,
-      brokers: [{ brokerId: nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      brokers: [{ brokerId: nodeId, ...advertisedEndpoint(ctx), rack: null }],
       clusterAuthorizedOperations: -2147483648,
     };
   },

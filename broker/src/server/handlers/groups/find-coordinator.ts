@@ -7,15 +7,12 @@ import type {
   FindCoordinatorResponse,
   FindCoordinatorResponseCoordinator,
 } from '../../../protocol/messages';
-import type { ApiHandler, RequestContext } from '../../context';
+import { advertisedEndpoint, ApiHandler, RequestContext } from '../../context';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
-function lookup(
-  { broker }: RequestContext,
-  key: string,
-  keyType: number,
-): Required<FindCoordinatorResponseCoordinator> {
+function lookup(ctx: RequestContext, key: string, keyType: number): Required<FindCoordinatorResponseCoordinator> {
+  const { broker } = ctx;
   const fail = (errorCode: number, errorMessage: string) => ({
     key,
     nodeId: -1,
@@ -32,8 +29,7 @@ function lookup(
   return {
     key,
     nodeId: broker.identity.nodeId,
-    host: broker.advertised.host,
-    port: broker.advertised.port,
+    ...advertisedEndpoint(ctx),
     errorCode: ErrorCode.NONE,
     errorMessage: null,
   };
