@@ -18,6 +18,7 @@ import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
+import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */
 const MAX_IN_FLIGHT = 64;
@@ -47,7 +48,12 @@ export interface ConnectionShared {
   pool: RequestMemoryPool;
   /** Repeated warnings (bad frames from many connections) are counted, not each logged. */
   warnings: WarningLimiter;
+  /** What sasl+ listeners' connections authenticate against; undefined: no listener has SASL. */
+  sasl?: SaslServices;
 }
+
+/** After a failed authentication the response goes out, then the connection closes; this long at most. */
+const CLOSE_AFTER_FAILURE_MS = 5000;
 
 export class Connection {
   private readonly frames: FrameReader;
@@ -57,9 +63,13 @@ export class Connection {
   private readonly clientHost: string;
   /** Who is connected (principal) and through which listener: see session.ts. */
   readonly session: Session;
+  /** The SASL exchange on a sasl+ listener (its own module); undefined elsewhere. */
+  private readonly sasl: SaslAuthenticator | undefined;
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
   private running = 0;
   private flushScheduled = false;
+  /** A failed authentication's answer is the last: close once it is written. */
+  private closeWhenFlushed = false;
   private runningProduceOnly = false;
   /** Decoded requests waiting for the ones before them to finish. */
   private readonly waiting: { produce: boolean; start: () => void }[] = [];
@@ -80,6 +90,10 @@ export class Connection {
     listener: ListenerInfo = PLAINTEXT_LISTENER,
   ) {
     this.session = newSession(listener, socket.remoteAddress);
+    const saslListener = listener.securityProtocol === 'SASL_PLAINTEXT' || listener.securityProtocol === 'SASL_SSL';
+    if (saslListener && !shared.sasl)
+      throw new Error(`listener ${listener.name} has SASL but the broker gave no SASL services`);
+    this.sasl = saslListener ? new SaslAuthenticator(this.session, shared.sasl!) : undefined;
     this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
     this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
     this.lastActiveMs = performance.now();
@@ -218,6 +232,7 @@ export class Connection {
       apiKey = r.int16();
       apiVersion = r.int16();
       correlationId = r.int32();
+      if (this.sasl && this.routeSasl(frame, apiKey, apiVersion, correlationId)) return;
       const handler = this.handlers.get(apiKey);
       const spec = API_SPEC_BY_KEY.get(apiKey);
       if (apiKey === ApiKey.ApiVersions && handler && apiVersion > handler.maxVersion) {
@@ -266,12 +281,14 @@ export class Connection {
         connectionId: this.id,
         clientHost: this.clientHost,
         session: this.session,
+        sasl: this.sasl,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
       const finish = (body: unknown) => {
         if (body !== null && !this.closed) this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         slot.done = true;
+        if (this.sasl?.failed) this.closeWhenFlushed = true;
         if (this.broker.logger.enabled('debug')) {
           this.broker.logger.debug('request', {
             connectionId: this.id,
@@ -308,6 +325,54 @@ export class Connection {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
     }
+  }
+
+  /**
+   * On a sasl+ listener, before the body is parsed: closes the connection for a request not allowed
+   * in the SASL state, or takes the frame as an unframed SASL token (after SaslHandshake v0).
+   * True when the frame was dealt with here.
+   */
+  private routeSasl(frame: Buffer, apiKey: number, apiVersion: number, correlationId: number): boolean {
+    const decision = this.sasl!.route(apiKey, this.broker.now());
+    if (decision.route === 'request') return false;
+    if (decision.route === 'close') {
+      this.shared.warnings.log('info', 'closing connection: request not allowed in its SASL state', {
+        connectionId: this.id,
+        remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
+        why: decision.why,
+        apiKey,
+        apiVersion,
+        correlationId,
+      });
+      this.close();
+      return true;
+    }
+    // An unframed token: the whole frame is the token, answered by a size-prefixed token.
+    const slot: Slot = { done: false, chunks: null, bytes: 0 };
+    this.slots.push(slot);
+    this.schedule(false, () => {
+      this.sasl!.rawToken(frame)
+        .then(
+          (token) => {
+            if (this.closed) return;
+            if (token === null) {
+              this.close();
+              return;
+            }
+            const size = Buffer.alloc(4);
+            size.writeInt32BE(token.length, 0);
+            this.setResponse(slot, [size, token]);
+            slot.done = true;
+            this.scheduleFlush();
+          },
+          (err) => this.reject('SASL token failed', err as Error),
+        )
+        .finally(() => {
+          this.releaseRequest(frame.length);
+          this.handlerDone();
+        });
+    });
+    return true;
   }
 
   /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */
@@ -417,8 +482,19 @@ export class Connection {
       this.socket.uncork();
       this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
     }
+    if (this.closeWhenFlushed && this.slots.length === 0) {
+      this.closeGracefully();
+      return;
+    }
     this.startWaiting();
     this.updateReading();
     if (this.slots.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Ends the connection after what was written reaches the client (destroyed if it does not read). */
+  private closeGracefully(): void {
+    this.closed = true;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), CLOSE_AFTER_FAILURE_MS).unref();
   }
 }
