@@ -9,6 +9,7 @@ import { Reader } from '../../src/protocol/reader';
 import { responseHeaderVersion } from '../../src/protocol/headers';
 import { credentialFromPassword, SCRAM_MECHANISM_NAMES } from '../../src/sasl/scram-crypto';
 import type { RunningBroker } from '../../src/server/broker';
+import type { Logger } from '../../src/logger';
 import type { BrokerConfig } from '../../src/server/config';
 import type { Storage } from '../../src/storage/storage';
 import { startTestBroker } from './helpers';
@@ -22,10 +23,15 @@ export interface SaslBroker {
   clock: { ms: number };
 }
 
-export async function startSaslBroker(config: Partial<BrokerConfig> = {}): Promise<SaslBroker> {
+/** `realClock`: Date.now (real clients re-authenticating on their own); else the settable `clock`. */
+export async function startSaslBroker(
+  config: Partial<BrokerConfig> = {},
+  opts: { realClock?: boolean; logger?: Logger } = {},
+): Promise<SaslBroker> {
   const clock = { ms: 1_700_000_000_000 };
   const broker = await startTestBroker('memory://', {
-    now: () => clock.ms,
+    now: opts.realClock ? Date.now : () => clock.ms,
+    ...(opts.logger ? { logger: opts.logger } : {}),
     config: {
       listeners: [
         { host: '127.0.0.1', port: 0, securityProtocol: 'SASL_PLAINTEXT' },
@@ -106,7 +112,6 @@ export class RawConnection {
   }
 
   /** The next response decoded as `apiKey` v`apiVersion`, or 'closed'. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers check the fields they expect
   async response(apiKey: number, apiVersion: number): Promise<any> {
     const frame = await this.next();
     if (frame === 'closed') return 'closed';

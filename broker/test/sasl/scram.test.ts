@@ -1,6 +1,10 @@
 // SCRAM against RFC 7677's SHA-256 test vector, and SCRAM-SHA-512 / PLAIN round trips between the
 // server mechanisms and minnow's own client.
 import {
+  clientKey,
+  hash,
+  hmac,
+  xor,
   credentialFromPassword,
   credentialFromSaltedPassword,
   saltedPassword,
@@ -54,6 +58,26 @@ describe('SCRAM-SHA-256 server (RFC 7677 test vector)', () => {
     expect((await client.finalMessage(Buffer.from(RFC7677.serverFirst))).toString()).toBe(RFC7677.clientFinal);
     expect(() => client.verifyServerFinal(Buffer.from(RFC7677.serverFinal))).not.toThrow();
     expect(() => client.verifyServerFinal(Buffer.from('v=AAAA'))).toThrow(/signature is wrong/);
+  });
+
+  it("accepts librdkafka <2.1's final nonce (its own nonce again in front), as Kafka's endsWith check does", async () => {
+    const server = new ScramServer('SCRAM-SHA-256', store({ 'user/SCRAM-SHA-256': await rfcCredential() }), {
+      serverNonce: () => RFC7677.serverNonce,
+    });
+    await server.step(Buffer.from(RFC7677.clientFirst));
+    // What librdkafka 2.0.2 sends (seen with kcat): r = its nonce + the server's whole nonce, signed as sent.
+    const withoutProof = `c=biws,r=rOprNGfwEbeRWgbNEkqO${RFC7677.serverFirst.slice(2, RFC7677.serverFirst.indexOf(','))}`;
+    const salted = await saltedPassword(
+      'SCRAM-SHA-256',
+      'pencil',
+      Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64'),
+      4096,
+    );
+    const ck = clientKey('SCRAM-SHA-256', salted);
+    const authMessage = `n=user,r=rOprNGfwEbeRWgbNEkqO,${RFC7677.serverFirst},${withoutProof}`;
+    const proof = xor(ck, hmac('SCRAM-SHA-256', hash('SCRAM-SHA-256', ck), authMessage));
+    const final = Buffer.from(`${withoutProof},p=${proof.toString('base64')}`);
+    expect(await server.step(final)).toMatchObject({ kind: 'done', user: 'user' });
   });
 
   it('stores only salt, iterations, StoredKey and ServerKey', async () => {

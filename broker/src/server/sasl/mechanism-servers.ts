@@ -146,7 +146,9 @@ export class ScramServer implements SaslMechanismServer {
     const credential = this.credential!;
     this.credential = undefined;
     const final = parseClientFinal(text);
-    if (final.nonce !== sf.nonce) return { kind: 'failed' };
+    // Kafka checks endsWith, not equality: librdkafka 2.0.2 (kcat 1.7) sends its own nonce again in front
+    // of the server's (seen from kcat 1.7 / librdkafka 2.0.2), and signs what it sent.
+    if (!final.nonce.endsWith(sf.nonce)) return { kind: 'failed' };
     if (Buffer.from(final.channelBinding, 'base64').toString('latin1') !== cf.gs2Header) return { kind: 'failed' };
     const authMessage = `${cf.bare},${formatServerFirst(sf)},${final.withoutProof}`;
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);
