@@ -7,7 +7,9 @@ import { KafkaClientError, KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { saltedPassword } from '../../src/sasl/scram-crypto';
+import { describeWithTools } from '../support/external-tools';
 import { run, tempDir } from './helpers';
+import { venvPython } from './python-venv';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
@@ -216,5 +218,31 @@ describe('minnow user add|list|delete', () => {
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/SASL SCRAM-SHA-512 authentication as "admin" failed: Authentication failed/);
+  }, 60_000);
+});
+
+describeWithTools('python3-venv')('confluent-kafka (PyPI) AdminClient manages SCRAM users', () => {
+  let b: SaslBroker;
+  let python: string;
+  beforeAll(async () => {
+    b = await startSaslBroker();
+    await addUser(b.broker.context.storage, 'admin', 'admin-secret');
+    python = await venvPython(path.join(__dirname, 'python', 'requirements-pypi.txt'));
+  }, 360_000);
+  afterAll(() => b.broker.stop());
+
+  it("alter_user_scram_credentials / describe_user_scram_credentials, with Kafka's refusal of too few iterations", async () => {
+    const r = await run(
+      python,
+      [path.join(__dirname, 'python', 'ck_scram_admin.py'), `127.0.0.1:${b.saslPort}`, 'admin', 'admin-secret'],
+      { timeoutMs: 60_000 },
+    );
+    if (r.code !== 0) throw new Error(`ck_scram_admin.py exited ${r.code}: ${r.stderr.slice(-3000)}`);
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({
+      added: 'henry',
+      described: [['SCRAM_SHA_512', 8192]],
+      weak: ['UNACCEPTABLE_CREDENTIAL', 'Too few iterations'],
+      henry_sees_brokers: 1,
+    });
   }, 60_000);
 });
