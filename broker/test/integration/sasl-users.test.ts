@@ -246,3 +246,36 @@ describeWithTools('python3-venv')('confluent-kafka (PyPI) AdminClient manages SC
     });
   }, 60_000);
 });
+
+describe('DescribeConfigs reports the SASL settings under their Kafka names', () => {
+  it('sasl.enabled.mechanisms, connections.max.reauth.ms, connection.failed.authentication.delay.ms', async () => {
+    const b = await startSaslBroker({ connectionsMaxReauthMs: 3_600_000, saslMechanisms: ['SCRAM-SHA-512'] });
+    await addUser(b.broker.context.storage, 'admin', 'admin-secret');
+    try {
+      const c = await KafkaConnection.connect('127.0.0.1', b.saslPort, {
+        sasl: { mechanism: 'SCRAM-SHA-512', username: 'admin', password: 'admin-secret' },
+      });
+      const names = [
+        'sasl.enabled.mechanisms',
+        'connections.max.reauth.ms',
+        'connection.failed.authentication.delay.ms',
+      ];
+      const res = await c.send(ApiKey.DescribeConfigs, 4, {
+        resources: [{ resourceType: 4, resourceName: '1', configurationKeys: names }],
+        includeSynonyms: false,
+        includeDocumentation: false,
+      });
+      c.close();
+      const values = Object.fromEntries(
+        res.results[0].configs.map((e: { name: string; value: string }) => [e.name, e.value]),
+      );
+      expect(values).toEqual({
+        'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+        'connections.max.reauth.ms': '3600000',
+        'connection.failed.authentication.delay.ms': '0',
+      });
+    } finally {
+      await b.broker.stop();
+    }
+  });
+});
