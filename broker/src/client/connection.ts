@@ -9,19 +9,12 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { encodeRequestFrameChunks } from '../protocol/request-frame';
 import { FrameReader } from '../protocol/frame-reader';
+import { KafkaClientError } from './errors';
 import { authenticate, SaslCredentials } from './sasl';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
 
-export class KafkaClientError extends Error {
-  override readonly name = 'KafkaClientError';
-  constructor(
-    message: string,
-    readonly errorCode?: number,
-  ) {
-    super(message);
-  }
-}
+export { KafkaClientError };
 
 interface Pending {
   apiKey: number;

@@ -5,8 +5,14 @@ import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { SaslAuthenticateResponse, SaslHandshakeResponse } from '../protocol/messages';
 import { plainMessage, ScramClient } from '../sasl/scram-client';
 import { isScramMechanism } from '../sasl/scram-crypto';
-import type { KafkaConnection } from './connection';
-import { KafkaClientError } from './connection';
+import { KafkaClientError } from './errors';
+
+/** What authenticate needs of a connection (KafkaConnection; an interface, so this file does not import it). */
+interface SaslTransport {
+  readonly address: string;
+  version(apiKey: number, ourMin: number, ourMax: number): number;
+  send<Res>(apiKey: number, apiVersion: number, body: unknown): Promise<Res>;
+}
 
 export type SaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 export const SASL_MECHANISMS: readonly SaslMechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
@@ -17,8 +23,8 @@ export interface SaslCredentials {
   password: string;
 }
 
-export async function authenticate(conn: KafkaConnection, creds: SaslCredentials): Promise<void> {
-  const hs: SaslHandshakeResponse = await conn.send(ApiKey.SaslHandshake, 1, { mechanism: creds.mechanism });
+export async function authenticate(conn: SaslTransport, creds: SaslCredentials): Promise<void> {
+  const hs = await conn.send<SaslHandshakeResponse>(ApiKey.SaslHandshake, 1, { mechanism: creds.mechanism });
   if (hs.errorCode !== ErrorCode.NONE)
     throw new KafkaClientError(
       `SASL handshake with ${conn.address} failed: ${errorName(hs.errorCode)} (the broker offers ${hs.mechanisms.join(', ') || 'no mechanism'})`,
@@ -26,7 +32,7 @@ export async function authenticate(conn: KafkaConnection, creds: SaslCredentials
     );
   const version = conn.version(ApiKey.SaslAuthenticate, 0, 2);
   const step = async (token: Buffer): Promise<Buffer> => {
-    const res: SaslAuthenticateResponse = await conn.send(ApiKey.SaslAuthenticate, version, { authBytes: token });
+    const res = await conn.send<SaslAuthenticateResponse>(ApiKey.SaslAuthenticate, version, { authBytes: token });
     if (res.errorCode !== ErrorCode.NONE)
       throw new KafkaClientError(
         `SASL ${creds.mechanism} authentication as "${creds.username}" failed: ${res.errorMessage ?? errorName(res.errorCode)}`,
