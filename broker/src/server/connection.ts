@@ -228,11 +228,16 @@ export class Connection {
     let apiKey = -1;
     let apiVersion = -1;
     let correlationId = -1;
+    // After SaslHandshake v0 the next frames are bare SASL tokens, not requests (no header to read).
+    if (this.sasl?.awaitingRawToken) {
+      this.answerRawToken(frame);
+      return;
+    }
     try {
       apiKey = r.int16();
       apiVersion = r.int16();
       correlationId = r.int32();
-      if (this.sasl && this.routeSasl(frame, apiKey, apiVersion, correlationId)) return;
+      if (this.sasl && this.routeSasl(apiKey, apiVersion, correlationId)) return;
       const handler = this.handlers.get(apiKey);
       const spec = API_SPEC_BY_KEY.get(apiKey);
       if (apiKey === ApiKey.ApiVersions && handler && apiVersion > handler.maxVersion) {
@@ -329,25 +334,25 @@ export class Connection {
 
   /**
    * On a sasl+ listener, before the body is parsed: closes the connection for a request not allowed
-   * in the SASL state, or takes the frame as an unframed SASL token (after SaslHandshake v0).
-   * True when the frame was dealt with here.
+   * in the SASL state (true: the frame was dealt with here).
    */
-  private routeSasl(frame: Buffer, apiKey: number, apiVersion: number, correlationId: number): boolean {
+  private routeSasl(apiKey: number, apiVersion: number, correlationId: number): boolean {
     const decision = this.sasl!.route(apiKey, this.broker.now());
     if (decision.route === 'request') return false;
-    if (decision.route === 'close') {
-      this.shared.warnings.log('info', 'closing connection: request not allowed in its SASL state', {
-        connectionId: this.id,
-        remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
-        why: decision.why,
-        apiKey,
-        apiVersion,
-        correlationId,
-      });
-      this.close();
-      return true;
-    }
-    // An unframed token: the whole frame is the token, answered by a size-prefixed token.
+    this.shared.warnings.log('info', 'closing connection: request not allowed in its SASL state', {
+      connectionId: this.id,
+      remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
+      why: decision.why,
+      apiKey,
+      apiVersion,
+      correlationId,
+    });
+    this.close();
+    return true;
+  }
+
+  /** An unframed SASL token (after SaslHandshake v0): the whole frame, answered by a size-prefixed token. */
+  private answerRawToken(frame: Buffer): void {
     const slot: Slot = { done: false, chunks: null, bytes: 0 };
     this.slots.push(slot);
     this.schedule(false, () => {
@@ -372,7 +377,6 @@ export class Connection {
           this.handlerDone();
         });
     });
-    return true;
   }
 
   /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */

@@ -132,6 +132,18 @@ describe('SASL on a sasl+tcp:// listener', () => {
     expect(await wrong.next()).toBe('closed'); // no way to say why without framing: Kafka closes too
   });
 
+  it('an unframed token shorter than a request header is still a token', async () => {
+    await addUser(b.broker.context.storage, 'x', 'y');
+    const raw = await RawConnection.connect(b.saslPort);
+    raw.request(ApiKey.SaslHandshake, 0, 1, { mechanism: 'PLAIN' });
+    await raw.response(ApiKey.SaslHandshake, 0);
+    raw.writeToken(plainMessage('x', 'y')); // 4 bytes: \0x\0y
+    expect(await raw.next()).toEqual(Buffer.alloc(0));
+    raw.request(ApiKey.Metadata, 12, 2, METADATA);
+    expect((await raw.response(ApiKey.Metadata, 12)).correlationId).toBe(2);
+    raw.close();
+  });
+
   it('KIP-368: SaslAuthenticate reports the session lifetime; after it, a request closes the connection', async () => {
     const conn = await connect('SCRAM-SHA-256', 'alice', 'alice-secret');
     b.clock.ms += 59_999;

@@ -29,7 +29,7 @@ export interface SaslServices {
   onFailure?(fields: Record<string, unknown>): void;
 }
 
-export type FrameRoute = { route: 'request' } | { route: 'token' } | { route: 'close'; why: string };
+export type FrameRoute = { route: 'request' } | { route: 'close'; why: string };
 
 const PRE_AUTH_APIS: ReadonlySet<number> = new Set([ApiKey.ApiVersions, ApiKey.SaslHandshake]);
 
@@ -60,11 +60,16 @@ export class SaslAuthenticator {
     return this.phase === 'failed';
   }
 
+  /** After SaslHandshake v0: the next frame is a bare token (Connection hands it to rawToken). */
+  get awaitingRawToken(): boolean {
+    return this.phase === 'authenticate' && this.rawTokens;
+  }
+
   get authenticated(): boolean {
     return this.phase === 'authenticated';
   }
 
-  /** What to do with a frame carrying `apiKey`, decided before its body is parsed (as Kafka does). */
+  /** Whether to serve a request for `apiKey` or close, decided before its body is parsed (as Kafka does). */
   route(apiKey: number, nowMs: number): FrameRoute {
     switch (this.phase) {
       case 'authenticated':
@@ -76,7 +81,8 @@ export class SaslAuthenticator {
           ? { route: 'request' }
           : { route: 'close', why: `API key ${apiKey} before SASL authentication` };
       case 'authenticate':
-        if (this.rawTokens) return { route: 'token' };
+        // After SaslHandshake v0 Connection hands frames to rawToken (awaitingRawToken) instead.
+        if (this.rawTokens) return { route: 'close', why: 'a request where an unframed SASL token was due' };
         return apiKey === ApiKey.SaslAuthenticate
           ? { route: 'request' }
           : { route: 'close', why: `API key ${apiKey} during SASL authentication` };
