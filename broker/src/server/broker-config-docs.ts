@@ -17,6 +17,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
   'log.retention.check.interval.ms':
     'The frequency in milliseconds that the log cleaner checks whether any log is eligible for deletion',
   'socket.request.max.bytes': 'The maximum number of bytes in a socket request',
+  'ssl.client.auth':
+    'Configures kafka broker to request client authentication. The following settings are common:  <ul> <li><code>ssl.client.auth=required</code> If set to required client authentication is required. <li><code>ssl.client.auth=requested</code> This means client authentication is optional. unlike required, if this option is set client can choose not to provide authentication information about itself <li><code>ssl.client.auth=none</code> This means client authentication is not needed.</ul>',
   'queued.max.request.bytes': 'The number of queued bytes allowed before no more requests are read',
   'connections.max.idle.ms':
     'Idle connections timeout: the server socket processor threads close the connections that idle more than this',

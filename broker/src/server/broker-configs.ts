@@ -91,6 +91,8 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.maxRequestBytes),
       'maxRequestBytes',
     ),
+    // Kafka's TLS settings live in keystores; of them only the client-auth policy has a minnow setting.
+    'ssl.client.auth': startup(ConfigType.STRING, 'none', (c) => c.tlsClientAuth, 'tlsClientAuth'),
     'group.initial.rebalance.delay.ms': startup(
       ConfigType.INT,
       '3000',

@@ -23,11 +23,21 @@ import { retryIfDiskFull } from './space-retry';
 import { isReservedTopic } from './topic-names';
 import { openListenerServers } from './listener-servers';
 import { describeListeners, ResolvedListener, resolveListeners } from './listeners';
+import type { Session } from './session';
+import { ReloadOutcome, TlsCertificates } from './tls-certificates';
+import { describeCertificate } from './tls-material';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
 const RETENTION_BATCHES_PER_STEP = 500;
 /** How long a stop waits for in-flight requests before closing connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * Longest a TLS client may take to finish its handshake (at most CONNECTIONS_MAX_IDLE_MS): one
+ * that connects and says nothing holds a connection slot no longer than this. A handshake takes a
+ * few round trips; Node's own default (120 s) would let a few hundred silent sockets fill
+ * MAX_CONNECTIONS for two minutes.
+ */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
   /** Overrides on top of the configuration read from `env`; the storage URL parsed or as text. */
@@ -36,6 +46,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   now?: () => number;
+  /** Tests: sees each connection's session as it opens (its principal, listener). */
+  onConnectionOpened?: (session: Session) => void;
 }
 
 export interface RunningBroker {
@@ -46,6 +58,8 @@ export interface RunningBroker {
   listeners: readonly ResolvedListener[];
   config: BrokerConfig;
   context: BrokerContext;
+  /** Reads the TLS files again now (SIGHUP); 'unchanged' without TLS listeners. */
+  reloadTls(): ReloadOutcome;
   /** Stops accepting, answers in-flight requests, closes the database. */
   stop(): Promise<void>;
 }
@@ -152,14 +166,53 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const registry = new ConnectionRegistry(config, logger, warnings);
   const connections = registry.connections;
   let nextConnectionId = 1;
-  const servers = await openListenerServers(listeners, (socket, listener) => {
-    registry.accept(socket, () => new Connection(socket, context, handlers, nextConnectionId++, shared, listener));
-  }).catch((err) => {
+  const hasTls = listeners.some((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  let certificates: TlsCertificates | undefined;
+  try {
+    // Throws TlsMaterialError naming the file and what is wrong with it: start-up stops there.
+    certificates = hasTls
+      ? new TlsCertificates(
+          {
+            certFile: config.tlsCertFile!,
+            keyFile: config.tlsKeyFile!,
+            keyPasswordFile: config.tlsKeyPasswordFile,
+            caFile: config.tlsCaFile,
+          },
+          logger,
+        )
+      : undefined;
+  } catch (err) {
+    registry.stop();
+    groups.close();
+    storage.close();
+    throw err;
+  }
+  const servers = await openListenerServers(
+    listeners,
+    {
+      admit: (socket) => registry.admit(socket),
+      open: (socket, listener, principal) => {
+        const c = new Connection(socket, context, handlers, nextConnectionId++, shared, listener);
+        if (principal) c.session.principal = principal; // mTLS, before the connection's first request
+        registry.attach(socket, c);
+        opts.onConnectionOpened?.(c.session);
+      },
+      handshakeFailed: (fields) => warnings.warn('TLS handshake failed; connection closed', fields, 'tls handshake'),
+    },
+    certificates && {
+      certificates,
+      clientAuth: config.tlsClientAuth,
+      handshakeTimeoutMs: Math.min(TLS_HANDSHAKE_TIMEOUT_MS, config.connectionsMaxIdleMs),
+    },
+  ).catch((err) => {
     // Port taken, say: let go of the database (and its lock) before reporting it.
+    certificates?.stop();
+    registry.stop();
     groups.close();
     storage.close();
     throw err;
   });
+  certificates?.watch(config.tlsReloadIntervalMs);
   const port = listeners[0]!.port;
 
   const retention = setInterval(() => {
@@ -190,6 +243,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
     apis: handlers.size,
+    ...(certificates && {
+      tlsCertificate: describeCertificate(certificates.material.certificate),
+      tlsClientAuth: config.tlsClientAuth,
+    }),
   });
 
   let stopping: Promise<void> | undefined;
@@ -197,6 +254,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
       clearInterval(retention);
+      certificates?.stop();
       const closed = servers.close();
       fetchWaiters.close();
       groups.close();
@@ -215,5 +273,6 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         produceRequests: appendQueue.stats.requests,
       });
     })());
-  return { host: listeners[0]!.host, port, listeners, config, context, stop };
+  const reloadTls = () => certificates?.reload() ?? 'unchanged';
+  return { host: listeners[0]!.host, port, listeners, config, context, reloadTls, stop };
 }

@@ -9,7 +9,8 @@ import {
   StorageUrl,
   StorageUrlError,
 } from '../storage/storage-url';
-import { LISTENER_URL_FORM, ListenerConfig, parseListenerList, resolveListeners } from './listeners';
+import { describeListeners, LISTENER_URL_FORM, ListenerConfig, parseListenerList, resolveListeners } from './listeners';
+import { TLS_CLIENT_AUTH_VALUES, TlsClientAuth } from './tls-material';
 
 export type { Endpoint } from './listeners';
 
@@ -56,6 +57,18 @@ export interface BrokerConfig {
   walMaxBytes: number;
   /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
   minFreeBytes: number;
+  /** PEM certificate (chain) the TLS listeners present (ssl.keystore.location). */
+  tlsCertFile: string | undefined;
+  /** PEM private key of tlsCertFile. */
+  tlsKeyFile: string | undefined;
+  /** File whose first line is the password of an encrypted tlsKeyFile (ssl.key.password). */
+  tlsKeyPasswordFile: string | undefined;
+  /** PEM CA certificates client certificates must chain to (ssl.truststore.location). */
+  tlsCaFile: string | undefined;
+  /** Whether TLS listeners ask clients for a certificate (ssl.client.auth). */
+  tlsClientAuth: TlsClientAuth;
+  /** How often the TLS files are checked for a renewal (0: only on SIGHUP). */
+  tlsReloadIntervalMs: number;
   /** SASL mechanisms the sasl+ listeners offer, in SaslHandshake's order (Kafka's sasl.enabled.mechanisms). */
   saslMechanisms: string[];
   /** KIP-368 session lifetime on sasl+ listeners; 0: sessions never expire (connections.max.reauth.ms). */
@@ -334,6 +347,65 @@ export const SETTINGS = [
     expected: 'an integer 0..1099511627776 (bytes)',
     parse: int(0, 2 ** 40),
   },
+  // TLS listeners (issue 13, server/tls-material.ts). Kafka keeps keys in keystores
+  // (ssl.keystore.location); minnow reads the PEM files every other TLS server reads.
+  {
+    key: 'tlsCertFile',
+    env: 'TLS_CERT_FILE',
+    flag: 'tls-cert-file',
+    doc: 'PEM certificate the tls:// and sasl+tls:// listeners present; intermediate CA certificates may follow it. Renewals are picked up without a restart',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsKeyFile',
+    env: 'TLS_KEY_FILE',
+    flag: 'tls-key-file',
+    doc: "PEM private key of TLS_CERT_FILE's certificate",
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsKeyPasswordFile',
+    env: 'TLS_KEY_PASSWORD_FILE',
+    flag: 'tls-key-password-file',
+    doc: 'file whose first line is the password of an encrypted TLS_KEY_FILE (ssl.key.password)',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsCaFile',
+    env: 'TLS_CA_FILE',
+    flag: 'tls-ca-file',
+    doc: 'PEM CA certificates that client certificates must be issued by (TLS_CLIENT_AUTH requested or required)',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsClientAuth',
+    env: 'TLS_CLIENT_AUTH',
+    flag: 'tls-client-auth',
+    doc: "whether TLS listeners ask for a client certificate (ssl.client.auth): none; requested (a client may present one); required (refused without one). On tls:// a verified certificate's subject is the principal (User:CN=...,O=...)",
+    default: 'none',
+    expected: TLS_CLIENT_AUTH_VALUES.join('|'),
+    parse: (v: string) =>
+      (TLS_CLIENT_AUTH_VALUES as readonly string[]).includes(v.trim().toLowerCase())
+        ? (v.trim().toLowerCase() as TlsClientAuth)
+        : undefined,
+  },
+  {
+    key: 'tlsReloadIntervalMs',
+    env: 'MINNOW_TLS_RELOAD_INTERVAL_MS',
+    flag: 'tls-reload-interval-ms',
+    doc: 'how often the TLS files are checked for a renewed certificate, applied to new connections once unchanged for one more check; SIGHUP checks at once. 0: only on SIGHUP',
+    default: '30000',
+    expected: '0 or an integer 100..86400000',
+    parse: (v: string) => (v.trim() === '0' ? 0 : int(100, 86_400_000)(v)),
+  },
   // SASL (server/sasl/, issue 13): Kafka's names where Kafka has the setting.
   {
     key: 'saslMechanisms',
@@ -437,6 +509,21 @@ export function checkConfig(cfg: BrokerConfig): void {
     resolveListeners(cfg.listeners, cfg.advertisedListeners);
   } catch (err) {
     throw new ConfigError((err as Error).message);
+  }
+  const tlsListeners = cfg.listeners.filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  if (tlsListeners.length > 0 && (!cfg.tlsCertFile || !cfg.tlsKeyFile)) {
+    const named = describeListeners(
+      tlsListeners.map((l) => ({ name: l.securityProtocol, host: l.host, port: l.port })),
+    );
+    throw new ConfigError(
+      `LISTENER_URL has TLS listener(s) (${named}) but ${!cfg.tlsCertFile ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} is not set: give TLS_CERT_FILE and TLS_KEY_FILE (PEM), or use tcp:// / sasl+tcp://`,
+    );
+  }
+  // Node would check client certificates against its bundled public CAs: anyone could buy one.
+  if (tlsListeners.length > 0 && cfg.tlsClientAuth !== 'none' && !cfg.tlsCaFile) {
+    throw new ConfigError(
+      `TLS_CLIENT_AUTH=${cfg.tlsClientAuth} needs TLS_CA_FILE: the PEM CA certificates that issue your clients' certificates`,
+    );
   }
   // A frame is admitted whole from the request memory pool, so a larger one could never be read.
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {

@@ -11,6 +11,8 @@ const MAX_SWEEP_INTERVAL_MS = 30_000;
 export class ConnectionRegistry {
   readonly connections = new Set<Connection>();
   private readonly perIp = new Map<string, number>();
+  /** Sockets admitted and not yet closed: the connections, and TLS handshakes in progress. */
+  private admitted = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -24,15 +26,17 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Registers a new socket and returns true, or closes it at once and returns false when a limit
-   * is reached, as Kafka does for max.connections.per.ip (for max.connections Kafka delays the
-   * accept instead; Node cannot pause accepting, so minnow closes it too).
+   * Counts a new socket against the limits from its arrival until it closes (a TLS one already
+   * during its handshake, before it has a Connection) and returns true, or closes it at once and
+   * returns false when a limit is reached, as Kafka does for max.connections.per.ip (for
+   * max.connections Kafka delays the accept instead; Node cannot pause accepting, so minnow closes
+   * it too).
    */
-  accept(socket: Socket, open: () => Connection): boolean {
+  admit(socket: Socket): boolean {
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const fromIp = this.perIp.get(ip) ?? 0;
     const refused =
-      this.connections.size >= this.config.maxConnections
+      this.admitted >= this.config.maxConnections
         ? `MAX_CONNECTIONS=${this.config.maxConnections}`
         : fromIp >= this.config.maxConnectionsPerIp
           ? `MAX_CONNECTIONS_PER_IP=${this.config.maxConnectionsPerIp}`
@@ -42,21 +46,26 @@ export class ConnectionRegistry {
       socket.destroy();
       this.warnings.warn(
         `refusing connection: ${refused} reached`,
-        { remote: ip, open: this.connections.size, fromIp },
+        { remote: ip, open: this.admitted, fromIp },
         `refused ${refused}`,
       );
       return false;
     }
     this.perIp.set(ip, fromIp + 1);
-    const c = open();
-    this.connections.add(c);
+    this.admitted++;
     socket.once('close', () => {
-      this.connections.delete(c);
+      this.admitted--;
       const n = (this.perIp.get(ip) ?? 1) - 1;
       if (n > 0) this.perIp.set(ip, n);
       else this.perIp.delete(ip);
     });
     return true;
+  }
+
+  /** Tracks an admitted socket's Connection (idle sweep, stop) until `socket` (a TLS one: the decrypted side) closes. */
+  attach(socket: Socket, c: Connection): void {
+    this.connections.add(c);
+    socket.once('close', () => this.connections.delete(c));
   }
 
   closeIdle(): void {

@@ -142,6 +142,8 @@ describe('broker configuration', () => {
     const c = loadConfig({
       LISTENER_URL: 'sasl+tls://0.0.0.0:9093, tcp://127.0.0.1:9092,tcp://127.0.0.1:9094',
       ADVERTISED_LISTENER_URL: 'sasl+tls://broker.example:9093',
+      TLS_CERT_FILE: '/etc/minnow/cert.pem', // a TLS listener needs them (read at start, not here)
+      TLS_KEY_FILE: '/etc/minnow/key.pem',
     });
     expect(resolveListeners(c.listeners, c.advertisedListeners)).toEqual([
       {
