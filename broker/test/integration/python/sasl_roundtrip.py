@@ -3,15 +3,18 @@
 usage: sasl_roundtrip.py CLIENT BOOTSTRAP MECHANISM USER PASSWORD TOPIC COUNT [PAUSE_S]
 CLIENT is kafka-python or confluent. With PAUSE_S, the producer sends one record, waits PAUSE_S
 seconds (past CONNECTIONS_MAX_REAUTH_MS), then the rest. Prints one JSON line: the values read
-back, or {"error": ...} when authentication fails.
+back, or {"error": ...} when authentication fails. With MINNOW_TEST_CA set (a CA file), SASL_SSL.
 """
 import json
+import os
 import sys
 import time
 
 client, bootstrap, mechanism, user, password, topic, count = sys.argv[1:8]
 count = int(count)
 pause = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+ca = os.environ.get("MINNOW_TEST_CA")
+protocol = "SASL_SSL" if ca else "SASL_PLAINTEXT"
 
 
 def kafka_python():
@@ -20,11 +23,13 @@ def kafka_python():
 
     sasl = dict(
         bootstrap_servers=bootstrap,
-        security_protocol="SASL_PLAINTEXT",
+        security_protocol=protocol,
         sasl_mechanism=mechanism,
         sasl_plain_username=user,
         sasl_plain_password=password,
     )
+    if ca:
+        sasl["ssl_cafile"] = ca
     try:
         producer = KafkaProducer(acks="all", retries=5, **sasl)
     except KafkaError as e:
@@ -53,12 +58,14 @@ def confluent():
     errors = []
     sasl = {
         "bootstrap.servers": bootstrap,
-        "security.protocol": "SASL_PLAINTEXT",
+        "security.protocol": protocol,
         "sasl.mechanisms": mechanism,
         "sasl.username": user,
         "sasl.password": password,
         "error_cb": lambda e: errors.append(str(e)),
     }
+    if ca:
+        sasl["ssl.ca.location"] = ca
     producer = Producer({**sasl, "acks": "all", "message.timeout.ms": 5000})
     delivered = []
     for i in range(count):
