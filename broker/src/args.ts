@@ -9,6 +9,10 @@ export class UsageError extends Error {
 export const CLIENT_OPTIONS = {
   'bootstrap-server': { type: 'string', short: 'b' },
   help: { type: 'boolean', short: 'h' },
+  // SASL (cli/auth-options.ts reads them)
+  user: { type: 'string' },
+  'password-file': { type: 'string' },
+  'sasl-mechanism': { type: 'string' },
 } as const;
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, usage: string) {

@@ -3,6 +3,7 @@ import { KafkaClient } from '../client/client';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import { decodeRecords, readBatchHeader, splitBatches } from '../protocol/record-batch';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
+import { connectOptionsOf } from './auth-options';
 
 const USAGE = `usage: minnow consume TOPIC [--from-beginning] [--max-messages N] [--partition P --offset O]
                       [--key-separator SEP] [--exit-at-end] [--idle-timeout-ms MS]
@@ -35,7 +36,7 @@ export async function consumeCommand(
   const maxMessages = intOption(values, 'max-messages', -1, 1);
   const idleTimeoutMs = intOption(values, 'idle-timeout-ms', -1, 1);
   const sep = values['key-separator'] as string | undefined;
-  const client = new KafkaClient(bootstrapOf(values));
+  const client = new KafkaClient(bootstrapOf(values), connectOptionsOf(values));
   let stop = false;
   const onSigint = () => (stop = true);
   process.once('SIGINT', onSigint);

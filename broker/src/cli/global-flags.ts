@@ -4,7 +4,7 @@
 import { UsageError } from '../args';
 
 /** The commands that connect to a broker, and so take --bootstrap-server/-b. */
-export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(['topic', 'produce', 'consume', 'group', 'perf']);
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(['topic', 'produce', 'consume', 'group', 'perf', 'user']);
 
 export interface CommandLine {
   /** undefined when only flags (or nothing) were given. */

@@ -16,6 +16,7 @@ import type {
   OffsetFetchResponse,
 } from '../protocol/messages';
 import { bootstrapFrom, parse, UsageError } from '../args';
+import { connectOptionsOf } from './auth-options';
 
 const USAGE = `usage:
   minnow group list                  (JSON array of {groupId, state, protocolType})
@@ -58,7 +59,9 @@ export async function runGroupCommand(argv: string[], io: GroupCommandIo): Promi
     if (!group) throw new UsageError(`group ${action} needs a group id\n\n${USAGE}`);
     return group;
   };
-  const admin = new GroupAdmin(new KafkaClient((values['bootstrap-server'] as string | undefined) ?? io.bootstrap));
+  const admin = new GroupAdmin(
+    new KafkaClient((values['bootstrap-server'] as string | undefined) ?? io.bootstrap, connectOptionsOf(values)),
+  );
   try {
     switch (action) {
       case 'list':

@@ -11,6 +11,7 @@ commands:
   consume TOPIC                 print a topic's records
   group list|describe|delete|reset-offsets
   quota set|list|delete         client quotas (produce/fetch bytes, request time, connection rate)
+  user add|list|delete          SASL/SCRAM users (password from stdin only)
   backup DEST.db                consistent copy of a broker's database
   perf produce|consume|e2e      load tool
 
@@ -29,6 +30,7 @@ const commands: Record<string, () => Promise<Command>> = {
   consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
+  user: async () => (require('./user') as typeof import('./user')).userCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
   quota: async () => (require('./quota') as typeof import('./quota')).quotaCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */

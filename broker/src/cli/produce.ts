@@ -5,6 +5,7 @@ import { partitionForKey } from '../client/partitioner';
 import { CompressionType } from '../protocol/compression';
 import { encodeRecordBatch, RecordInput } from '../protocol/record-batch';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
+import { connectOptionsOf } from './auth-options';
 
 const USAGE = `usage: minnow produce TOPIC [--key-separator SEP] [--partition P] [--acks 0|1|all]
                       [--compression none|gzip|snappy|lz4|zstd] [--batch-records N]
@@ -54,7 +55,7 @@ export async function produceCommand(
   const acks = parseAcks(values.acks as string | undefined);
   const sep = values['key-separator'] as string | undefined;
   const batchRecords = intOption(values, 'batch-records', 1000, 1);
-  const client = new KafkaClient(bootstrapOf(values));
+  const client = new KafkaClient(bootstrapOf(values), connectOptionsOf(values));
   try {
     const meta = await client.topic(topic);
     const count = meta.partitions.length;

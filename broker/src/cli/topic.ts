@@ -1,6 +1,7 @@
 // `minnow topic create|list|describe|delete`: topic admin over the Kafka protocol.
 import { KafkaClient } from '../client/client';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
+import { connectOptionsOf } from './auth-options';
 
 const USAGE = `usage:
   minnow topic create NAME [--partitions N] [--config k=v ...]
@@ -24,7 +25,7 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
     if (!name) throw new UsageError(`topic ${action} needs a topic name\n\n${USAGE}`);
     return name;
   };
-  const client = new KafkaClient(bootstrapOf(values));
+  const client = new KafkaClient(bootstrapOf(values), connectOptionsOf(values));
   try {
     switch (action) {
       case 'create': {

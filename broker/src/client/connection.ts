@@ -9,18 +9,12 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { encodeRequestFrameChunks } from '../protocol/request-frame';
 import { FrameReader } from '../protocol/frame-reader';
+import { KafkaClientError } from './errors';
+import { authenticate, SaslCredentials } from './sasl';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024;
 
-export class KafkaClientError extends Error {
-  override readonly name = 'KafkaClientError';
-  constructor(
-    message: string,
-    readonly errorCode?: number,
-  ) {
-    super(message);
-  }
-}
+export { KafkaClientError };
 
 interface Pending {
   apiKey: number;
@@ -36,6 +30,8 @@ export interface ConnectOptions {
   /** Per request, ms. */
   requestTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** Authenticate with SASL (a sasl+tcp:// or sasl+tls:// listener) right after ApiVersions. */
+  sasl?: SaslCredentials;
 }
 
 export class KafkaConnection {
@@ -64,7 +60,13 @@ export class KafkaConnection {
   }
 
   static async connect(host: string, port: number, options: ConnectOptions = {}): Promise<KafkaConnection> {
-    const opts = { clientId: 'minnow-cli', requestTimeoutMs: 30_000, connectTimeoutMs: 10_000, ...options };
+    const opts = {
+      clientId: 'minnow-cli',
+      requestTimeoutMs: 30_000,
+      connectTimeoutMs: 10_000,
+      sasl: undefined,
+      ...options,
+    } as Required<ConnectOptions>;
     const address = `${host}:${port}`;
     const socket = await new Promise<net.Socket>((resolve, reject) => {
       const s = net.connect({ host, port });
@@ -86,7 +88,13 @@ export class KafkaConnection {
       });
     });
     const conn = new KafkaConnection(socket, address, opts);
-    await conn.negotiate();
+    try {
+      await conn.negotiate();
+      if (opts.sasl) await authenticate(conn, opts.sasl);
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
     return conn;
   }
 

@@ -126,6 +126,20 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.quotaWindowSizeSeconds),
       'quotaWindowSizeSeconds',
     ),
+    // SASL (server/sasl/)
+    'sasl.enabled.mechanisms': startup(ConfigType.LIST, 'GSSAPI', (c) => c.saslMechanisms.join(','), 'saslMechanisms'),
+    'connections.max.reauth.ms': startup(
+      ConfigType.LONG,
+      '0',
+      (c) => String(c.connectionsMaxReauthMs),
+      'connectionsMaxReauthMs',
+    ),
+    'connection.failed.authentication.delay.ms': startup(
+      ConfigType.INT,
+      '100',
+      (c) => String(c.connectionFailedAuthenticationDelayMs),
+      'connectionFailedAuthenticationDelayMs',
+    ),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {

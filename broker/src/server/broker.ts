@@ -10,6 +10,9 @@ import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
 import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
+import { AuthFailureLimiter } from './sasl/auth-failure-limiter';
+import { ensureBootstrapAdmin } from './sasl/bootstrap-admin';
+import type { SaslServices } from './sasl/sasl-authenticator';
 import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
@@ -112,6 +115,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       { topic: t.name, partitions: t.partitionCount },
     );
   }
+  try {
+    await ensureBootstrapAdmin(storage, config.adminUser, config.adminPasswordFile, logger);
+  } catch (err) {
+    storage.close();
+    throw err;
+  }
   const fetchWaiters = new FetchWaiters();
   const appendQueue = new AppendQueue(
     storage,
@@ -148,7 +157,16 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
-  const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings };
+  const sasl: SaslServices = {
+    mechanisms: config.saslMechanisms,
+    lookup: (user, mechanism) => storage.scramCredential(user, mechanism),
+    maxReauthMs: config.connectionsMaxReauthMs,
+    failureDelayMs: config.connectionFailedAuthenticationDelayMs,
+    limiter: new AuthFailureLimiter(config.saslMaxFailuresPerAddress),
+    now,
+    onFailure: (fields) => warnings.log('warn', 'SASL authentication failed', fields),
+  };
+  const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings, sasl };
   const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;

@@ -73,6 +73,18 @@ export interface BrokerConfig {
   quotaWindowNum: number;
   /** Length of one of those samples (quota.window.size.seconds). */
   quotaWindowSizeSeconds: number;
+  /** SASL mechanisms the sasl+ listeners offer, in SaslHandshake's order (Kafka's sasl.enabled.mechanisms). */
+  saslMechanisms: string[];
+  /** KIP-368 session lifetime on sasl+ listeners; 0: sessions never expire (connections.max.reauth.ms). */
+  connectionsMaxReauthMs: number;
+  /** A failed authentication is answered (and its connection closed) this much later (connection.failed.authentication.delay.ms). */
+  connectionFailedAuthenticationDelayMs: number;
+  /** Failed logins per client address and minute before that address's logins are refused unchecked; 0: no limit. */
+  saslMaxFailuresPerAddress: number;
+  /** The SCRAM user created at start from adminPasswordFile when it does not exist. */
+  adminUser: string;
+  /** A file holding the bootstrap admin's password (first line); undefined: no bootstrap user. */
+  adminPasswordFile: string | undefined;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -417,6 +429,67 @@ export const SETTINGS = [
     default: '1',
     expected: 'an integer 1..3600',
     parse: int(1, 3600),
+  },
+  // SASL (server/sasl/, issue 13): Kafka's names where Kafka has the setting.
+  {
+    key: 'saslMechanisms',
+    env: 'SASL_MECHANISMS',
+    flag: 'sasl-mechanisms',
+    doc: "SASL mechanisms the sasl+tcp:// and sasl+tls:// listeners offer (Kafka's sasl.enabled.mechanisms)",
+    default: 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+    expected: 'a comma-separated list of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512',
+    parse: (v: string) => {
+      const list = v.split(',').map((m) => m.trim().toUpperCase());
+      const known = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+      return list.length > 0 && list.every((m) => known.includes(m)) && new Set(list).size === list.length
+        ? list
+        : undefined;
+    },
+  },
+  {
+    key: 'connectionsMaxReauthMs',
+    env: 'CONNECTIONS_MAX_REAUTH_MS',
+    flag: 'connections-max-reauth-ms',
+    doc: 'SASL sessions last this long; then the client must re-authenticate on the connection or be disconnected (KIP-368 connections.max.reauth.ms); 0: never',
+    default: '0',
+    expected: 'an integer 0..2147483647 (ms)',
+    parse: int(0, 2 ** 31 - 1),
+  },
+  {
+    key: 'connectionFailedAuthenticationDelayMs',
+    env: 'CONNECTION_FAILED_AUTHENTICATION_DELAY_MS',
+    flag: 'connection-failed-authentication-delay-ms',
+    doc: "a failed SASL authentication is answered, and its connection closed, this much later (connection.failed.authentication.delay.ms; Kafka's default)",
+    default: '100',
+    expected: 'an integer 0..60000 (ms)',
+    parse: int(0, 60_000),
+  },
+  {
+    key: 'saslMaxFailuresPerAddress',
+    env: 'MINNOW_SASL_MAX_FAILURES_PER_ADDRESS',
+    flag: 'sasl-max-failures-per-address',
+    doc: 'failed SASL logins one client address may make per minute; past it, its logins fail without their credentials being checked until the minute is over; 0: no limit',
+    default: '10',
+    expected: 'an integer 0..1000000',
+    parse: int(0, 1_000_000),
+  },
+  {
+    key: 'adminUser',
+    env: 'MINNOW_ADMIN_USER',
+    flag: 'admin-user',
+    doc: 'the SCRAM user (SCRAM-SHA-256 and -512) created at start from MINNOW_ADMIN_PASSWORD_FILE if it does not exist',
+    default: 'admin',
+    expected: 'a user name (not empty)',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'adminPasswordFile',
+    env: 'MINNOW_ADMIN_PASSWORD_FILE',
+    flag: 'admin-password-file',
+    doc: "a file whose first line is the bootstrap admin's password (never logged); unset: no user is created",
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
   },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 

@@ -19,6 +19,7 @@ import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
 import { recordRequest, throttledBody } from './quotas/request-quotas';
+import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */
 const MAX_IN_FLIGHT = 64;
@@ -48,7 +49,12 @@ export interface ConnectionShared {
   pool: RequestMemoryPool;
   /** Repeated warnings (bad frames from many connections) are counted, not each logged. */
   warnings: WarningLimiter;
+  /** What sasl+ listeners' connections authenticate against; undefined: no listener has SASL. */
+  sasl?: SaslServices;
 }
+
+/** After a failed authentication the response goes out, then the connection closes; this long at most. */
+const CLOSE_AFTER_FAILURE_MS = 5000;
 
 export class Connection {
   private readonly frames: FrameReader;
@@ -58,9 +64,13 @@ export class Connection {
   private readonly clientHost: string;
   /** Who is connected (principal) and through which listener: see session.ts. */
   readonly session: Session;
+  /** The SASL exchange on a sasl+ listener (its own module); undefined elsewhere. */
+  private readonly sasl: SaslAuthenticator | undefined;
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
   private running = 0;
   private flushScheduled = false;
+  /** A failed authentication's answer is the last: close once it is written. */
+  private closeWhenFlushed = false;
   private runningProduceOnly = false;
   /** Decoded requests waiting for the ones before them to finish. */
   private readonly waiting: { produce: boolean; start: () => void }[] = [];
@@ -84,6 +94,10 @@ export class Connection {
     listener: ListenerInfo = PLAINTEXT_LISTENER,
   ) {
     this.session = newSession(listener, socket.remoteAddress);
+    const saslListener = listener.securityProtocol === 'SASL_PLAINTEXT' || listener.securityProtocol === 'SASL_SSL';
+    if (saslListener && !shared.sasl)
+      throw new Error(`listener ${listener.name} has SASL but the broker gave no SASL services`);
+    this.sasl = saslListener ? new SaslAuthenticator(this.session, shared.sasl!) : undefined;
     this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
     this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
     this.lastActiveMs = performance.now();
@@ -221,10 +235,16 @@ export class Connection {
     let apiKey = -1;
     let apiVersion = -1;
     let correlationId = -1;
+    // After SaslHandshake v0 the next frames are bare SASL tokens, not requests (no header to read).
+    if (this.sasl?.awaitingRawToken) {
+      this.answerRawToken(frame);
+      return;
+    }
     try {
       apiKey = r.int16();
       apiVersion = r.int16();
       correlationId = r.int32();
+      if (this.sasl && this.routeSasl(apiKey, apiVersion, correlationId)) return;
       const handler = this.handlers.get(apiKey);
       const spec = API_SPEC_BY_KEY.get(apiKey);
       if (apiKey === ApiKey.ApiVersions && handler && apiVersion > handler.maxVersion) {
@@ -273,6 +293,7 @@ export class Connection {
         connectionId: this.id,
         clientHost: this.clientHost,
         session: this.session,
+        sasl: this.sasl,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
@@ -285,6 +306,7 @@ export class Connection {
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         slot.done = true;
+        if (this.sasl?.failed) this.closeWhenFlushed = true;
         if (this.broker.logger.enabled('debug')) {
           this.broker.logger.debug('request', {
             connectionId: this.id,
@@ -375,6 +397,53 @@ export class Connection {
       this.updateReading();
     }, ms);
     this.updateReading();
+  }
+
+  /**
+   * On a sasl+ listener, before the body is parsed: closes the connection for a request not allowed
+   * in the SASL state (true: the frame was dealt with here).
+   */
+  private routeSasl(apiKey: number, apiVersion: number, correlationId: number): boolean {
+    const decision = this.sasl!.route(apiKey, this.broker.now());
+    if (decision.route === 'request') return false;
+    this.shared.warnings.log('info', 'closing connection: request not allowed in its SASL state', {
+      connectionId: this.id,
+      remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
+      why: decision.why,
+      apiKey,
+      apiVersion,
+      correlationId,
+    });
+    this.close();
+    return true;
+  }
+
+  /** An unframed SASL token (after SaslHandshake v0): the whole frame, answered by a size-prefixed token. */
+  private answerRawToken(frame: Buffer): void {
+    const slot: Slot = { done: false, chunks: null, bytes: 0 };
+    this.slots.push(slot);
+    this.schedule(false, () => {
+      this.sasl!.rawToken(frame)
+        .then(
+          (token) => {
+            if (this.closed) return;
+            if (token === null) {
+              this.close();
+              return;
+            }
+            const size = Buffer.alloc(4);
+            size.writeInt32BE(token.length, 0);
+            this.setResponse(slot, [size, token]);
+            slot.done = true;
+            this.scheduleFlush();
+          },
+          (err) => this.reject('SASL token failed', err as Error),
+        )
+        .finally(() => {
+          this.releaseRequest(frame.length);
+          this.handlerDone();
+        });
+    });
   }
 
   /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */
@@ -486,8 +555,19 @@ export class Connection {
       this.socket.uncork();
       this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
     }
+    if (this.closeWhenFlushed && this.slots.length === 0) {
+      this.closeGracefully();
+      return;
+    }
     this.startWaiting();
     this.updateReading();
     if (this.slots.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Ends the connection after what was written reaches the client (destroyed if it does not read). */
+  private closeGracefully(): void {
+    this.closed = true;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), CLOSE_AFTER_FAILURE_MS).unref();
   }
 }

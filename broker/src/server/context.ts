@@ -8,6 +8,7 @@ import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { BrokerQuotas } from './quotas/broker-quotas';
 import type { Session } from './session';
+import type { SaslAuthenticator } from './sasl/sasl-authenticator';
 import type { ResolvedListener } from './listeners';
 
 export interface BrokerContext {
@@ -40,6 +41,8 @@ export interface RequestContext {
   clientHost: string;
   /** The connection's principal and listener (session.ts); the same object for every request on it. */
   session: Session;
+  /** The connection's SASL exchange (sasl/sasl-authenticator.ts); undefined on a listener without SASL. */
+  sasl?: SaslAuthenticator;
 }
 
 /**

@@ -3,6 +3,7 @@
 // server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
 // Offsets and timestamps are JS numbers here (exact up to 2^53); the protocol layer uses bigint.
 import type { RecordBatchHeader } from '../protocol/record-batch';
+import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
 
 export interface TopicInfo {
   name: string;
@@ -100,6 +101,19 @@ export interface ClientQuotaChange {
   remove: readonly string[];
 }
 
+/** A user's SCRAM credential for one mechanism (salt, iterations, StoredKey, ServerKey; never a password). */
+export interface UserScramCredential extends ScramCredential {
+  user: string;
+  mechanism: ScramMechanismName;
+}
+
+/** What DescribeUserScramCredentials and `minnow user list` show: no keys, no salt. */
+export interface UserScramCredentialInfo {
+  user: string;
+  mechanism: ScramMechanismName;
+  iterations: number;
+}
+
 export interface ClusterIdentity {
   clusterId: string;
   nodeId: number;
@@ -138,6 +152,16 @@ export interface Storage {
   clientQuotas(): ClientQuotaEntry[];
   /** Applies all changes in one transaction (all or none). */
   alterClientQuotas(changes: readonly ClientQuotaChange[]): void;
+  // SASL/SCRAM users (Kafka keeps them in its metadata log; here they live in the database)
+  /** The stored credential of `user` for `mechanism`, if any. */
+  scramCredential(user: string, mechanism: ScramMechanismName): ScramCredential | undefined;
+  /** Every stored credential's user, mechanism and iterations, sorted by user then mechanism. */
+  scramCredentials(): UserScramCredentialInfo[];
+  /** Upserts and deletes credentials in one transaction (callers validate first, as Kafka's controller does). */
+  alterScramCredentials(
+    upserts: readonly UserScramCredential[],
+    deletions: readonly { user: string; mechanism: ScramMechanismName }[],
+  ): void;
 
   // Records
   /** Appends every partition's batches in one transaction; returns once it committed. */

@@ -16,12 +16,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   logger: [],
   args: [],
-  storage: ['protocol', 'logger'],
+  // SCRAM's crypto and messages, shared by the broker's SASL and the client's.
+  sasl: [],
+  storage: ['protocol', 'logger', 'sasl'],
   groups: ['protocol', 'storage', 'logger'],
-  server: ['protocol', 'storage', 'groups', 'logger'],
-  client: ['protocol', 'logger'],
+  server: ['protocol', 'storage', 'groups', 'logger', 'sasl'],
+  client: ['protocol', 'logger', 'sasl'],
   perf: ['client', 'protocol', 'logger', 'args'],
-  cli: ['protocol', 'logger', 'args', 'storage', 'groups', 'server', 'client', 'perf'],
+  cli: ['protocol', 'logger', 'args', 'storage', 'groups', 'server', 'client', 'perf', 'sasl'],
 };
 
 function sourceFiles(dir: string): string[] {

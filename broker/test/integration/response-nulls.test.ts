@@ -499,6 +499,24 @@ describe('responses never carry null where Kafka sends empty', () => {
       { name: 'brokers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 1 }) },
       { name: 'controllers', body: () => ({ ...m.defaultDescribeClusterRequest(), endpointType: 2 }) },
     ],
+    // On this plaintext listener the SASL APIs answer ILLEGAL_SASL_STATE (sasl.test covers sasl+tcp://).
+    [ApiKey.SaslHandshake]: [{ name: 'no sasl', body: () => ({ mechanism: 'PLAIN' }) }],
+    [ApiKey.SaslAuthenticate]: [{ name: 'no sasl', body: () => ({ authBytes: Buffer.from('\0a\0b') }) }],
+    [ApiKey.DescribeUserScramCredentials]: [
+      { name: 'all', body: () => ({ users: null }) },
+      { name: 'unknown and twice', body: () => ({ users: [{ name: 'nobody' }, { name: 'x' }, { name: 'x' }] }) },
+    ],
+    [ApiKey.AlterUserScramCredentials]: [
+      {
+        name: 'refused',
+        body: () => ({
+          deletions: [{ name: 'nobody', mechanism: 1 }],
+          upsertions: [
+            { name: 'u', mechanism: 1, iterations: 1, salt: Buffer.from('s'), saltedPassword: Buffer.alloc(32) },
+          ],
+        }),
+      },
+    ],
   };
 
   it('has a scenario for every API the broker serves', () => {

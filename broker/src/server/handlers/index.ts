@@ -25,6 +25,10 @@ import { listPartitionReassignmentsHandler } from './list-partition-reassignment
 import { listTransactionsHandler } from './list-transactions';
 import { metadataHandler } from './metadata';
 import { produceHandler } from './produce';
+import { saslAuthenticateHandler } from './sasl-authenticate';
+import { saslHandshakeHandler } from './sasl-handshake';
+import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials';
+import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials';
 
 export function createHandlers(): ReadonlyMap<number, ApiHandler> {
   const handlers = new Map<number, ApiHandler>();
@@ -58,6 +62,11 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     consumerGroupHeartbeatHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
+    // SASL (server/sasl/) and its users.
+    saslHandshakeHandler,
+    saslAuthenticateHandler,
+    describeUserScramCredentialsHandler,
+    alterUserScramCredentialsHandler,
   ].forEach(add);
   add(apiVersionsHandler(handlers));
   return handlers;

@@ -21,7 +21,10 @@ import type {
   Storage,
   StoredBatch,
   TopicInfo,
+  UserScramCredential,
+  UserScramCredentialInfo,
 } from '../storage';
+import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { MemoryLog } from './memory-log';
 
 interface MemoryTopic {
@@ -42,6 +45,8 @@ export class MemoryStorage implements Storage {
   private readonly brokerConfigValues = new Map<string, Record<string, string>>();
   /** By clientQuotaEntityKey(entity). */
   private readonly clientQuotaValues = new Map<string, Record<string, number>>();
+  /** By `user NUL mechanism`. */
+  private readonly scram = new Map<string, UserScramCredential>();
 
   constructor(readonly url = 'memory://') {}
 
@@ -116,6 +121,35 @@ export class MemoryStorage implements Storage {
 
   brokerConfigs(resource: string): Record<string, string> {
     return { ...this.brokerConfigValues.get(resource) };
+  }
+  scramCredential(user: string, mechanism: ScramMechanismName): ScramCredential | undefined {
+    const c = this.scram.get(`${user}\u0000${mechanism}`);
+    return (
+      c && {
+        salt: Buffer.from(c.salt),
+        iterations: c.iterations,
+        storedKey: Buffer.from(c.storedKey),
+        serverKey: Buffer.from(c.serverKey),
+      }
+    );
+  }
+  scramCredentials(): UserScramCredentialInfo[] {
+    return [...this.scram.values()]
+      .map(({ user, mechanism, iterations }) => ({ user, mechanism, iterations }))
+      .sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : a.mechanism < b.mechanism ? -1 : 1));
+  }
+  alterScramCredentials(
+    upserts: readonly UserScramCredential[],
+    deletions: readonly { user: string; mechanism: ScramMechanismName }[],
+  ): void {
+    for (const d of deletions) this.scram.delete(`${d.user}\u0000${d.mechanism}`);
+    for (const u of upserts)
+      this.scram.set(`${u.user}\u0000${u.mechanism}`, {
+        ...u,
+        salt: Buffer.from(u.salt),
+        storedKey: Buffer.from(u.storedKey),
+        serverKey: Buffer.from(u.serverKey),
+      });
   }
   alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
     const configs = { ...this.brokerConfigValues.get(resource) };

@@ -117,9 +117,24 @@ CREATE TABLE client_quota (
 ) WITHOUT ROWID;
 `;
 
+// SASL/SCRAM credentials per (user, mechanism), as Kafka's UserScramCredentialRecord holds them:
+// salt, iterations, StoredKey and ServerKey (RFC 5802), never the password.
+const scramCredentials = `
+CREATE TABLE scram_credential (
+  user_name  TEXT    NOT NULL,
+  mechanism  TEXT    NOT NULL CHECK (mechanism IN ('SCRAM-SHA-256', 'SCRAM-SHA-512')),
+  salt       BLOB    NOT NULL,
+  iterations INTEGER NOT NULL,
+  stored_key BLOB    NOT NULL,
+  server_key BLOB    NOT NULL,
+  PRIMARY KEY (user_name, mechanism)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
-  // 3 (SCRAM credentials) and 4 (ACLs) come from their own branches.
+  { version: 3, name: 'scram_credential', sql: scramCredentials },
+  // 4 (ACLs) comes from its own branch.
   { version: 5, name: 'client_quota', sql: clientQuota },
 ];

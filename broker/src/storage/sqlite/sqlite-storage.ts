@@ -22,7 +22,11 @@ import type {
   Storage,
   StoredBatch,
   TopicInfo,
+  UserScramCredential,
+  UserScramCredentialInfo,
 } from '../storage';
+import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
+import { ScramCredentials } from './scram-credentials';
 import { BrokerConfigs } from './broker-configs';
 import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
@@ -58,6 +62,7 @@ export class SqliteStorage implements Storage {
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
   private readonly clientQuotaStore: ClientQuotas;
+  private readonly scramStore: ScramCredentials;
   private identityCache: ClusterIdentity | undefined;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
@@ -115,6 +120,7 @@ export class SqliteStorage implements Storage {
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
       this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
+      this.scramStore = new ScramCredentials(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -184,6 +190,19 @@ export class SqliteStorage implements Storage {
   }
   alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
     this.guard(() => this.clientQuotaStore.alter(changes));
+  }
+
+  scramCredential(user: string, mechanism: ScramMechanismName): ScramCredential | undefined {
+    return this.guard(() => this.scramStore.get(user, mechanism));
+  }
+  scramCredentials(): UserScramCredentialInfo[] {
+    return this.guard(() => this.scramStore.list());
+  }
+  alterScramCredentials(
+    upserts: readonly UserScramCredential[],
+    deletions: readonly { user: string; mechanism: ScramMechanismName }[],
+  ): void {
+    this.guard(() => this.scramStore.alter(upserts, deletions));
   }
 
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
