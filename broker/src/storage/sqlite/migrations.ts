@@ -105,7 +105,23 @@ CREATE TABLE broker_config (
 ) WITHOUT ROWID;
 `;
 
+// ACL bindings (Kafka's AclBinding; names as Kafka spells its enums, e.g. TOPIC, PREFIXED, READ,
+// ALLOW). 3 is SCRAM credentials, on another branch: numbers are assigned per feature so they merge.
+const acl = `
+CREATE TABLE acl (
+  resource_type   TEXT NOT NULL,
+  resource_name   TEXT NOT NULL,
+  pattern_type    TEXT NOT NULL CHECK (pattern_type IN ('LITERAL', 'PREFIXED')),
+  principal       TEXT NOT NULL,
+  host            TEXT NOT NULL,
+  operation       TEXT NOT NULL,
+  permission_type TEXT NOT NULL CHECK (permission_type IN ('ALLOW', 'DENY')),
+  PRIMARY KEY (resource_type, resource_name, pattern_type, principal, host, operation, permission_type)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
+  { version: 4, name: 'acl', sql: acl },
 ];

@@ -21,6 +21,8 @@ import type {
   StoredBatch,
   TopicInfo,
 } from '../storage';
+import type { AclBinding } from '../../protocol/acl';
+import { Acls } from './acls';
 import { BrokerConfigs } from './broker-configs';
 import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
@@ -54,6 +56,7 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
+  private readonly acls: Acls;
   private identityCache: ClusterIdentity | undefined;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
@@ -110,6 +113,7 @@ export class SqliteStorage implements Storage {
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
+      this.acls = new Acls(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -238,6 +242,16 @@ export class SqliteStorage implements Storage {
   }
   offsetGroups(): string[] {
     return this.guard(() => this.groupOffsets.groups());
+  }
+
+  listAcls(): AclBinding[] {
+    return this.guard(() => this.acls.list());
+  }
+  createAcls(bindings: readonly AclBinding[]): void {
+    this.guard(() => this.acls.create(bindings));
+  }
+  deleteAcls(bindings: readonly AclBinding[]): number {
+    return this.guard(() => this.acls.delete(bindings));
   }
 
   /**
