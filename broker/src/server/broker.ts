@@ -9,6 +9,8 @@ import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
+import { Authorizer } from './authorizer';
+import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
 import { BrokerConfig, checkConfig, defaultAdvertised, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
 import { ConnectionRegistry } from './connection-registry';
@@ -18,6 +20,7 @@ import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
+import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
@@ -32,6 +35,11 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   now?: () => number;
+  /**
+   * Tests only, until SASL sets principals: the principal a connection gets from the client id of
+   * its requests (undefined: it stays as it is). Never set by `minnow serve`.
+   */
+  testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
 }
 
 export interface RunningBroker {
@@ -108,6 +116,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
   });
+  const authorizer = new Authorizer(storage, {
+    superUsers: config.superUsers,
+    allowEveryoneIfNoAclFound: allowEveryoneIfNoAclFound(config),
+  });
   const advertised = { ...config.advertised };
   const context: BrokerContext = {
     config,
@@ -119,12 +131,17 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     fetchWaiters,
     groups,
     diskSpace,
+    authorizer,
     now,
   };
   const handlers = createHandlers();
 
   const warnings = new WarningLimiter(logger);
-  const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings };
+  const shared: ConnectionShared = {
+    pool: new RequestMemoryPool(config.queuedMaxRequestBytes),
+    warnings,
+    testOnlyPrincipalForClientId: opts.testOnlyPrincipalForClientId,
+  };
   const registry = new ConnectionRegistry(config, logger, warnings);
   const connections = registry.connections;
   let nextConnectionId = 1;
@@ -172,6 +189,9 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
     apis: handlers.size,
+    superUsers: config.superUsers.length,
+    allowEveryoneIfNoAclFound: authorizer.allowEveryoneIfNoAclFound,
+    acls: authorizer.acls().length,
   });
 
   let stopping: Promise<void> | undefined;

@@ -13,7 +13,7 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
-import { ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
+import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
@@ -47,6 +47,8 @@ export interface ConnectionShared {
   pool: RequestMemoryPool;
   /** Repeated warnings (bad frames from many connections) are counted, not each logged. */
   warnings: WarningLimiter;
+  /** Tests only (StartOptions.testOnlyPrincipalForClientId): a principal from the client id. */
+  testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
 }
 
 export class Connection {
@@ -256,6 +258,8 @@ export class Connection {
       const headerVersion = requestHeaderVersion(apiKey, apiVersion);
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
+      const testPrincipal = this.shared.testOnlyPrincipalForClientId?.(clientId);
+      if (testPrincipal) this.session.principal = testPrincipal;
       const request = spec.decodeRequest(r, apiVersion);
       const ctx: RequestContext = {
         broker: this.broker,

@@ -6,6 +6,7 @@ import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
+import type { Authorizer } from './authorizer';
 import type { Session } from './session';
 
 export interface BrokerContext {
@@ -20,6 +21,8 @@ export interface BrokerContext {
   groups: GroupCoordinator;
   /** Free space of the database's file system (sqlite:// only): the produce floor, the reserve. */
   diskSpace: DiskSpace | undefined;
+  /** ACLs, SUPER_USERS and ALLOW_EVERYONE_IF_NO_ACL_FOUND: what each handler checks (authorizer.ts). */
+  authorizer: Authorizer;
   now(): number;
 }
 
