@@ -8,8 +8,8 @@
 //   it implies (READ/WRITE/DELETE/ALTER imply DESCRIBE, ALTER_CONFIGS implies DESCRIBE_CONFIGS);
 // - any DENY wins; else any ALLOW allows; else a resource some ACL names is denied, and one no ACL
 //   names follows ALLOW_EVERYONE_IF_NO_ACL_FOUND.
-// Decisions are cached per (principal, host, operation, resource) until the ACLs change, so the
-// Produce/Fetch check is one Map lookup (benchmark: broker/bench/authorizer-bench.ts).
+// Decisions are cached per connection (operation, resource) until the ACLs or the connection's
+// principal change, so the Produce/Fetch check is one Map lookup (broker/bench/authorizer.bench.ts).
 import type { AclBinding, AclOperationName, PatternTypeName, ResourceTypeName } from '../protocol/acl';
 import { CLUSTER_RESOURCE_NAME, WILDCARD, WILDCARD_PRINCIPAL } from '../protocol/acl';
 import type { Storage } from '../storage/storage';
@@ -27,8 +27,17 @@ export interface AuthorizerOptions {
 const IMPLIES_DESCRIBE: ReadonlySet<AclOperationName> = new Set(['DESCRIBE', 'READ', 'WRITE', 'DELETE', 'ALTER']);
 const IMPLIES_DESCRIBE_CONFIGS: ReadonlySet<AclOperationName> = new Set(['DESCRIBE_CONFIGS', 'ALTER_CONFIGS']);
 
-/** Decisions kept before the cache starts over (each entry is a short string key and a boolean). */
-const MAX_CACHED_DECISIONS = 10_000;
+/** Decisions one connection keeps before its cache starts over (a short string key and a boolean each). */
+const MAX_CACHED_DECISIONS = 256;
+
+interface SessionCache {
+  principalObject: Session['principal'];
+  principal: string;
+  host: string;
+  generation: number;
+  superUser: boolean;
+  decisions: Map<string, boolean>;
+}
 
 /** The ACLs of one resource type, indexed for lookup by resource name. */
 interface TypeIndex {
@@ -57,7 +66,10 @@ export class Authorizer {
   private readonly allowIfNoAcl: boolean;
   private index = new Map<ResourceTypeName, TypeIndex>();
   private bindings: AclBinding[] = [];
-  private readonly decisions = new Map<string, boolean>();
+  /** Per connection: its principal's decisions (a WeakMap, so a closed connection's go with it). */
+  private readonly sessions = new WeakMap<Session, SessionCache>();
+  /** Bumped by reload(): caches of an older generation are stale. */
+  private generation = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -88,16 +100,12 @@ export class Authorizer {
       t.prefixLengths = [...new Set([...t.prefixed.keys()].map((k) => k.length))].sort((a, b) => b - a);
     }
     this.index = index;
-    this.decisions.clear();
+    this.generation++;
   }
 
   /** Every stored binding (the authorizer's copy, for DescribeAcls / DeleteAcls filters). */
   acls(): readonly AclBinding[] {
     return this.bindings;
-  }
-
-  isSuperUser(session: Session): boolean {
-    return this.superUsers.size > 0 && this.superUsers.has(principalToString(session.principal));
   }
 
   /** May the session's principal, from its address, do `operation` on this resource? */
@@ -107,16 +115,42 @@ export class Authorizer {
     resourceType: AuthorizableResourceType,
     resourceName: string,
   ): boolean {
-    const principal = principalToString(session.principal);
-    if (this.superUsers.size > 0 && this.superUsers.has(principal)) return true;
+    const cache = this.cacheOf(session);
+    if (cache.superUser) return true;
     if (this.bindings.length === 0) return this.allowIfNoAcl;
-    const key = `${principal}\u0000${session.clientAddress}\u0000${operation}\u0000${resourceType}\u0000${resourceName}`;
-    const cached = this.decisions.get(key);
+    const key = `${operation}\u0000${resourceType}\u0000${resourceName}`;
+    const cached = cache.decisions.get(key);
     if (cached !== undefined) return cached;
-    const decision = this.decide(principal, session.clientAddress, operation, resourceType, resourceName);
-    if (this.decisions.size >= MAX_CACHED_DECISIONS) this.decisions.clear();
-    this.decisions.set(key, decision);
+    const decision = this.decide(cache.principal, session.clientAddress, operation, resourceType, resourceName);
+    if (cache.decisions.size >= MAX_CACHED_DECISIONS) cache.decisions.clear();
+    cache.decisions.set(key, decision);
     return decision;
+  }
+
+  /**
+   * The session's decisions, valid while its principal object, its address and the ACLs are the
+   * ones they were made for (SASL re-authentication replaces the principal object).
+   */
+  private cacheOf(session: Session): SessionCache {
+    let c = this.sessions.get(session);
+    if (
+      !c ||
+      c.principalObject !== session.principal ||
+      c.host !== session.clientAddress ||
+      c.generation !== this.generation
+    ) {
+      const principal = principalToString(session.principal);
+      c = {
+        principalObject: session.principal,
+        principal,
+        host: session.clientAddress,
+        generation: this.generation,
+        superUser: this.superUsers.has(principal),
+        decisions: new Map(),
+      };
+      this.sessions.set(session, c);
+    }
+    return c;
   }
 
   /** authorize() on the one CLUSTER resource. */

@@ -166,16 +166,22 @@ describe('authorize', () => {
     expect(a.authorize(s, q.op, q.type ?? 'TOPIC', q.name ?? 'orders')).toBe(expected);
   });
 
-  it('decides anew after the ACLs change (reload clears the cache)', () => {
+  it('decides anew after the ACLs change (reload), and when the connection gets another principal', () => {
     const storage = new MemoryStorage();
-    const a = new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: false });
-    expect(a.authorize(session('alice'), 'READ', 'TOPIC', 'orders')).toBe(false);
+    const a = new Authorizer(storage, { superUsers: ['User:root'], allowEveryoneIfNoAclFound: false });
+    storage.createAcls([acl({ resourceName: 'other' })]); // some ACL, so decisions are cached
+    a.reload();
+    const s = session('alice');
+    expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(false);
     storage.createAcls([acl({})]);
     a.reload();
-    expect(a.authorize(session('alice'), 'READ', 'TOPIC', 'orders')).toBe(true);
+    expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(true);
     storage.deleteAcls([acl({})]);
     a.reload();
-    expect(a.authorize(session('alice'), 'READ', 'TOPIC', 'orders')).toBe(false);
+    expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(false);
+    // SASL (re-)authentication replaces the session's principal: the cached decisions go.
+    s.principal = { principalType: 'User', name: 'root' };
+    expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(true);
   });
 });
 
