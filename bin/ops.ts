@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm run ops -- <command>`: day-2 operations on a deployed minnow stack. The logic lives in
 // lib/ops/; this file only parses arguments, prints, and maps errors to exit codes.
+import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
 import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
 import { snapshotDataVolume } from '../lib/ops/snapshot';
 import { formatStatus, getStatus } from '../lib/ops/status';
 
@@ -15,16 +17,27 @@ commands:
   snapshot                EBS snapshot of the data volume; waits for it and prints its id
   scale --to TYPE         prints the cdk deploy command that changes the instance type (recommended)
   scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
+  ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
+  password                the password of the Kafka user admin (from Secrets Manager)
 
 options:
   --stack NAME            the deployed stack (default Minnow)
   --region REGION         its region (default: AWS_REGION or your profile's region)
-  --json                  status as JSON`;
+  --json                  status as JSON
+  --out FILE              ca, password: write to FILE (password: mode 0600) instead of printing
+                          (npm prints its banner on stdout unless run as npm run -s)`;
 
 export interface CliDeps {
   readonly clients: (region: string | undefined) => OpsClients;
   readonly runtime: OpsRuntime;
   readonly out: (text: string) => void;
+}
+
+/** Sets the mode before the text goes in: an existing file would otherwise keep its old mode. */
+function writeFileWithMode(file: string, text: string, mode: number): void {
+  fs.writeFileSync(file, '', { mode });
+  fs.chmodSync(file, mode);
+  fs.writeFileSync(file, text);
 }
 
 export async function main(argv: string[], deps: CliDeps): Promise<number> {
@@ -39,6 +52,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         to: { type: 'string' },
         apply: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -63,6 +77,20 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'status': {
         const report = await getStatus(deps.clients(region), deps.runtime, stackName);
         deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
+        return 0;
+      }
+      case 'ca':
+      case 'password': {
+        const text =
+          command === 'ca'
+            ? await fetchCaCertificate(deps.clients(region), stackName)
+            : await fetchAdminPassword(deps.clients(region), stackName);
+        if (values.out === undefined) {
+          deps.out(text);
+        } else {
+          writeFileWithMode(values.out, `${text}\n`, command === 'ca' ? 0o644 : 0o600);
+          deps.runtime.log(`ops ${command}: wrote ${values.out}`);
+        }
         return 0;
       }
       case 'snapshot': {

@@ -4,6 +4,14 @@ import type { Node } from 'constructs';
 export const CpuCreditMode = { Standard: 'standard', Unlimited: 'unlimited' } as const;
 export type CpuCreditMode = (typeof CpuCreditMode)[keyof typeof CpuCreditMode];
 
+/**
+ * Whether the broker is reachable only with TLS and SASL (the default) or, with -c security=off, in
+ * plaintext without authentication as before issue 13 (unsafe: anyone who reaches the port can read,
+ * write and delete everything).
+ */
+export const SecurityMode = { On: 'on', Off: 'off' } as const;
+export type SecurityMode = (typeof SecurityMode)[keyof typeof SecurityMode];
+
 /** Log levels the broker understands (LOG_LEVEL). */
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 
@@ -12,7 +20,7 @@ const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
  * constructs never see raw context strings.
  */
 export interface MinnowConfig {
-  /** The only source allowed to reach port 9092 (IPv4 or IPv6 CIDR). */
+  /** The only source allowed to reach the broker's public port (IPv4 or IPv6 CIDR). */
   readonly allowedCidr: string;
   /** Set when allowedCidr is a /0 and the user confirmed it with allowPublic=true. */
   readonly allowPublic: boolean;
@@ -30,6 +38,8 @@ export interface MinnowConfig {
   readonly amiId?: string;
   /** @default 'info' */
   readonly logLevel: string;
+  /** @default 'on': SASL_SSL on the public port, plaintext on loopback only */
+  readonly security: SecurityMode;
 }
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
@@ -68,19 +78,29 @@ function checkCidr(cidr: string): { prefixLength: number } {
 
 /** Reads and validates the context values; throws an Error that says what to pass instead. */
 export function readConfig(node: Node): MinnowConfig {
+  const security = str(node, 'security') ?? SecurityMode.On;
+  if (security !== SecurityMode.On && security !== SecurityMode.Off) {
+    throw new Error(
+      `context security="${security}" must be on (the default: TLS and SASL) or off (plaintext, no authentication: unsafe)`,
+    );
+  }
   const allowedCidr = str(node, 'allowedCidr');
   if (allowedCidr === undefined) {
     throw new Error(
-      'missing context value allowedCidr: the only source allowed to reach the broker on port 9092. ' +
+      'missing context value allowedCidr: the only source allowed to reach the broker. ' +
         `Pass your client's address as a CIDR, e.g. ${EXAMPLE} ` +
         '(curl -s https://checkip.amazonaws.com prints your public IPv4 address).',
     );
   }
   const allowPublic = bool(node, 'allowPublic');
   if (checkCidr(allowedCidr).prefixLength === 0 && !allowPublic) {
+    const risk =
+      security === SecurityMode.Off
+        ? 'opens port 9092 to the whole internet, and with security=off the broker has no authentication'
+        : 'opens port 9093 to the whole internet: clients still need TLS and a password, but anyone may try passwords';
     throw new Error(
-      `context allowedCidr=${allowedCidr} opens port 9092 to the whole internet, and the broker has no ` +
-        'authentication. Use your own address (e.g. 203.0.113.7/32), or confirm with -c allowPublic=true.',
+      `context allowedCidr=${allowedCidr} ${risk}. Use your own address (e.g. 203.0.113.7/32), ` +
+        'or confirm with -c allowPublic=true.',
     );
   }
 
@@ -130,5 +150,6 @@ export function readConfig(node: Node): MinnowConfig {
     cpuCredits,
     ...(amiId !== undefined && { amiId }),
     logLevel,
+    security,
   };
 }

@@ -3,7 +3,8 @@ import type { Construct } from 'constructs';
 import type { MinnowConfig } from './config';
 import { Alarms } from './constructs/alarms';
 import { BrokerAsset, type BrokerAssetProps } from './constructs/broker-asset';
-import { BrokerInstance, KAFKA_PORT } from './constructs/broker-instance';
+import { BrokerInstance } from './constructs/broker-instance';
+import { ADMIN_USER, BrokerSecurity } from './constructs/broker-security';
 import { BrokerDashboard } from './constructs/dashboard';
 import { DataVolume } from './constructs/data-volume';
 import { Network } from './constructs/network';
@@ -23,6 +24,12 @@ export const Outputs = {
   SsmSessionCommand: 'SsmSessionCommand',
   AlarmTopicArn: 'AlarmTopicArn',
   DashboardName: 'DashboardName',
+  /** With security: the SSM parameter holding the CA certificate (npm run ops -- ca). */
+  CaCertificateParameter: 'CaCertificateParameter',
+  /** With security: the secret holding the admin password (npm run ops -- password). */
+  AdminSecretArn: 'AdminSecretArn',
+  /** How to connect: security protocol, mechanism, user, and the ops commands for CA and password. */
+  ConnectWith: 'ConnectWith',
 } as const;
 
 /**
@@ -45,6 +52,8 @@ export class MinnowStack extends Stack {
       'BrokerAsset',
       props.brokerDir !== undefined ? { brokerDir: props.brokerDir } : {},
     );
+    // -c security=off: the old plaintext stack, no authentication (unsafe; see docs/connect-aws.md).
+    const security = config.security === 'on' ? new BrokerSecurity(this, 'Security') : undefined;
     const broker = new BrokerInstance(this, 'Broker', {
       vpc: network.vpc,
       subnet: network.subnet,
@@ -56,6 +65,7 @@ export class MinnowStack extends Stack {
       cpuCredits: config.cpuCredits,
       logLevel: config.logLevel,
       ...(config.amiId !== undefined && { amiId: config.amiId }),
+      ...(security && { security }),
     });
     const instanceId = broker.instance.instanceId;
     const alarms = new Alarms(this, 'Alarms', {
@@ -73,9 +83,28 @@ export class MinnowStack extends Stack {
     });
 
     new CfnOutput(this, Outputs.BootstrapServers, {
-      value: Fn.join('', [broker.elasticIp.attrPublicIp, `:${KAFKA_PORT}`]),
-      description: 'Kafka bootstrap servers (the Elastic IP, which survives stop/start and resizing)',
+      value: Fn.join('', [broker.elasticIp.attrPublicIp, `:${broker.publicPort}`]),
+      description: security
+        ? 'Kafka bootstrap servers, SASL_SSL (the Elastic IP, which survives stop/start and resizing)'
+        : 'Kafka bootstrap servers, PLAINTEXT without authentication (security=off; the Elastic IP)',
     });
+    if (security) {
+      new CfnOutput(this, Outputs.CaCertificateParameter, {
+        value: security.caParameter.parameterName,
+        description: 'SSM parameter with the CA certificate clients trust: npm run ops -- ca > ca.pem',
+      });
+      new CfnOutput(this, Outputs.AdminSecretArn, {
+        value: security.adminSecret.secretArn,
+        description: `Secret with the password of the Kafka user ${ADMIN_USER}: npm run ops -- password`,
+      });
+      new CfnOutput(this, Outputs.ConnectWith, {
+        value:
+          `security.protocol=SASL_SSL sasl.mechanism=SCRAM-SHA-512 sasl.username=${ADMIN_USER} ` +
+          'sasl.password=$(npm run -s ops -- password) ssl.ca.location=ca.pem (npm run -s ops -- ca > ca.pem); ' +
+          'see docs/connect-aws.md',
+        description: 'Client settings for the bootstrap servers',
+      });
+    }
     new CfnOutput(this, Outputs.InstanceId, { value: instanceId });
     new CfnOutput(this, Outputs.DataVolumeId, {
       value: data.volume.volumeId,

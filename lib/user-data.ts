@@ -15,8 +15,19 @@ export interface BrokerUserDataProps {
   readonly advertisedHost: string;
   /** The data volume's id (a token until deploy). */
   readonly dataVolumeId: string;
-  /** @default 9092 */
+  /** The public port. @default 9093 with security, 9092 without */
   readonly port?: number;
+  /**
+   * TLS and SASL on the public port, plaintext on loopback only: where the instance publishes its CA
+   * certificate and reads the admin password. Without it the broker speaks plaintext to everyone
+   * who reaches the port (-c security=off).
+   */
+  readonly security?: {
+    /** The SSM parameter (name) the instance writes its CA certificate to. */
+    readonly caParameterName: string;
+    /** The Secrets Manager secret (ARN) holding the admin password. */
+    readonly adminSecretArn: string;
+  };
   /** @default 'info' */
   readonly logLevel?: string;
   /** @default INSTALL_SCRIPT_PATH */
@@ -37,12 +48,17 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
   if (installer.includes('\nMINNOW_INSTALL\n')) {
     throw new Error('install.sh contains the heredoc terminator MINNOW_INSTALL on a line of its own');
   }
+  const { security } = props;
   const settings = [
     `MINNOW_ASSET_URL='${props.assetUrl}'`,
     `MINNOW_ADVERTISED_HOST='${props.advertisedHost}'`,
     `MINNOW_DATA_VOLUME_ID='${props.dataVolumeId}'`,
-    `MINNOW_PORT='${props.port ?? 9092}'`,
+    `MINNOW_PORT='${props.port ?? (security ? 9093 : 9092)}'`,
     `MINNOW_LOG_LEVEL='${props.logLevel ?? 'info'}'`,
+    `MINNOW_SECURITY='${security ? 'on' : 'off'}'`,
+    ...(security
+      ? [`MINNOW_CA_PARAMETER='${security.caParameterName}'`, `MINNOW_ADMIN_SECRET_ID='${security.adminSecretArn}'`]
+      : []),
   ];
   const shell = [
     '#!/bin/bash',

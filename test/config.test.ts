@@ -3,7 +3,7 @@ import { readConfig } from '../lib/config';
 
 const read = (context: Record<string, unknown>) => readConfig(new App({ context }).node);
 
-test('defaults: t3.micro, 20 GiB, standard credits, info logs, no snapshot/email/AMI pin', () => {
+test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no snapshot/email/AMI pin', () => {
   expect(read({ allowedCidr: '198.51.100.7/32' })).toEqual({
     allowedCidr: '198.51.100.7/32',
     allowPublic: false,
@@ -11,6 +11,7 @@ test('defaults: t3.micro, 20 GiB, standard credits, info logs, no snapshot/email
     dataVolumeGiB: 20,
     cpuCredits: 'standard',
     logLevel: 'info',
+    security: 'on',
   });
 });
 
@@ -26,6 +27,7 @@ test('every value, as the CLI passes them (strings)', () => {
       cpuCredits: 'unlimited',
       amiId: 'ami-0123456789abcdef0',
       logLevel: 'debug',
+      security: 'off',
     }),
   ).toEqual({
     allowedCidr: '0.0.0.0/0',
@@ -37,6 +39,7 @@ test('every value, as the CLI passes them (strings)', () => {
     cpuCredits: 'unlimited',
     amiId: 'ami-0123456789abcdef0',
     logLevel: 'debug',
+    security: 'off',
   });
 });
 
@@ -50,7 +53,9 @@ test.each([
   [{}, /missing context value allowedCidr/],
   [{ allowedCidr: '203.0.113.7' }, /not a CIDR block.*203\.0\.113\.7\/32/],
   [{ allowedCidr: '300.1.1.1/32' }, /not a CIDR block/],
-  [{ allowedCidr: '0.0.0.0/0' }, /allowPublic=true/],
+  [{ allowedCidr: '0.0.0.0/0' }, /opens port 9093 to the whole internet: clients still need TLS.*allowPublic=true/],
+  [{ allowedCidr: '0.0.0.0/0', security: 'off' }, /port 9092 .*security=off the broker has no authentication/],
+  [{ allowedCidr: '10.0.0.0/8', security: 'false' }, /security="false" must be on .* or off/],
   [{ allowedCidr: '::/0' }, /allowPublic=true/],
   [{ allowedCidr: '0.0.0.0/0', allowPublic: 'yes' }, /allowPublic="yes" is not a boolean/],
   [{ allowedCidr: '10.0.0.0/8', instanceType: 'micro' }, /instanceType="micro" is not an EC2 instance type/],

@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ADMIN_PASSWORD,
+  CA_PARAMETER,
   FS_UUID,
+  PUBLIC_DNS,
   INSTALL_SH,
   INSTANCE_ID,
   REGION,
@@ -27,10 +30,15 @@ function expectSuccess(run: InstallRun): void {
 const named = (run: InstallRun, command: string) =>
   run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 
-itWithTools('shellcheck')('install.sh and bin/build-broker.sh are shellcheck clean', () => {
+itWithTools('shellcheck')('install.sh, security.sh and bin/build-broker.sh are shellcheck clean', () => {
   const result = spawnSync(
     'shellcheck',
-    ['--severity=style', INSTALL_SH, path.join(REPO_ROOT, 'bin', 'build-broker.sh')],
+    [
+      '--severity=style',
+      INSTALL_SH,
+      path.join(REPO_ROOT, 'broker', 'deploy', 'security.sh'),
+      path.join(REPO_ROOT, 'bin', 'build-broker.sh'),
+    ],
     {
       encoding: 'utf8',
     },
@@ -40,7 +48,11 @@ itWithTools('shellcheck')('install.sh and bin/build-broker.sh are shellcheck cle
 });
 
 // The sandbox zips the broker asset (zip) and install.sh unpacks it (unzip).
-describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (idempotence)', () => {
+describeWithTools(
+  'zip',
+  'unzip',
+  'openssl',
+)('install.sh on a fresh instance, then again (idempotence)', () => {
   let sb: Sandbox;
   let first: InstallRun;
   let second: InstallRun;
@@ -59,7 +71,7 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
   });
 
   test('first run: Node.js 22 from AL2023, the minnow user, IMDSv2 lookups', () => {
-    expect(named(first, 'dnf')).toEqual(['dnf install -y nodejs22 nodejs22-npm unzip']);
+    expect(named(first, 'dnf')).toEqual(['dnf install -y nodejs22 nodejs22-npm unzip openssl']);
     expect(named(first, 'useradd')).toEqual([
       'useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow',
     ]);
@@ -82,7 +94,11 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
       `UUID=${FS_UUID} ${sb.root}/data xfs defaults,nofail,noatime 0 2\n`,
     );
     expect(named(first, 'mount')).toEqual([`mount --fstab ${sb.root}/etc/fstab ${sb.root}/data`]);
-    expect(named(first, 'chown')).toEqual([`chown minnow:minnow ${sb.root}/data`]);
+    expect(named(first, 'chown')).toEqual([
+      `chown minnow:minnow ${sb.root}/data`,
+      `chown root:minnow ${sb.root}/data/tls`,
+      `chown minnow:minnow ${sb.root}/data/tls/server.key`,
+    ]);
   });
 
   test('first run: downloads the asset, installs production dependencies from the lock, activates the release', () => {
@@ -98,16 +114,26 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
     }
   });
 
-  test('first run: writes /etc/minnow/minnow.env', () => {
-    expect(fs.readFileSync(path.join(sb.root, 'etc', 'minnow', 'minnow.env'), 'utf8')).toBe(
+  test('first run: writes /etc/minnow/minnow.env: SASL_SSL outside, plaintext on loopback, no secret in it', () => {
+    const env = fs.readFileSync(path.join(sb.root, 'etc', 'minnow', 'minnow.env'), 'utf8');
+    expect(env).toBe(
       [
-        'LISTENER_URL=tcp://0.0.0.0:9092',
-        'ADVERTISED_LISTENER_URL=tcp://203.0.113.99:9092',
+        'LISTENER_URL=sasl+tls://0.0.0.0:9093,tcp://127.0.0.1:9092',
+        `ADVERTISED_LISTENER_URL=sasl+tls://${PUBLIC_DNS}:9093,tcp://127.0.0.1:9092`,
+        'SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN',
+        `TLS_CERT_FILE=${sb.root}/data/tls/server.crt`,
+        `TLS_KEY_FILE=${sb.root}/data/tls/server.key`,
+        'TLS_CLIENT_AUTH=none',
+        'SUPER_USERS=User:admin',
+        'ALLOW_EVERYONE_IF_NO_ACL_FOUND=false',
+        'MINNOW_ADMIN_USER=admin',
         `STORAGE_ENGINE=sqlite://${sb.root}/data/minnow.db`,
         'LOG_LEVEL=info',
         '',
       ].join('\n'),
     );
+    expect(env).not.toContain(ADMIN_PASSWORD);
+    expect(first.stderr + first.calls.join('\n')).not.toContain(ADMIN_PASSWORD);
   });
 
   test('first run: installs the hardened unit, enables and (re)starts it', () => {
@@ -125,8 +151,9 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
       expect(unit.split('\n')).toContain(line);
     }
     expect(named(first, 'systemctl')).toEqual([
-      'systemctl daemon-reload',
-      'systemctl daemon-reload',
+      'systemctl daemon-reload', // fstab
+      'systemctl daemon-reload', // security drop-in
+      'systemctl daemon-reload', // unit
       'systemctl enable minnow.service',
       'systemctl restart minnow.service',
     ]);
@@ -140,11 +167,16 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
     expect(unprefixed).toBe(shipped);
   });
 
-  test('second run changes nothing: no package install, user, attach, format, mount, download or npm ci', () => {
+  test('second run changes nothing: no package install, user, attach, format, mount, download, npm ci or publish', () => {
     for (const command of ['dnf', 'useradd', 'mkfs.xfs', 'mount', 'npm-22']) {
       expect(named(second, command)).toEqual([]);
     }
-    expect(named(second, 'aws')).toEqual([]);
+    // Only reads: is the CA still published, and is the password file still the secret?
+    expect(named(second, 'aws')).toEqual([
+      `aws --region ${REGION} ssm get-parameter --name ${CA_PARAMETER} --query Parameter.Value --output text`,
+      expect.stringMatching(/^aws --region \S+ secretsmanager get-secret-value --secret-id \S+ --query SecretString/),
+    ]);
+    expect(second.stderr).not.toMatch(/generating the CA|issuing the server certificate|publishing/);
     expect(named(second, 'systemctl')).toEqual(['systemctl enable minnow.service', 'systemctl start minnow.service']);
     expect(
       fs
@@ -172,7 +204,11 @@ describeWithTools('zip', 'unzip')('install.sh on a fresh instance, then again (i
   });
 });
 
-describeWithTools('zip', 'unzip')('install.sh edge cases', () => {
+describeWithTools(
+  'zip',
+  'unzip',
+  'openssl',
+)('install.sh edge cases', () => {
   test('a volume restored from a snapshot keeps its filesystem: no mkfs', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'formatted'), '');
@@ -207,7 +243,7 @@ describeWithTools('zip', 'unzip')('install.sh edge cases', () => {
     const run = runInstall(sb);
     expectSuccess(run);
     expect(named(run, 'dnf')).toEqual([
-      'dnf install -y nodejs22 nodejs22-npm unzip',
+      'dnf install -y nodejs22 nodejs22-npm unzip openssl',
       'dnf install -y gcc-c++ make python3',
     ]);
     expect(named(run, 'npm-22')).toHaveLength(2);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Token } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { workspaceLockfile } from '../lib/constructs/broker-lockfile';
+import { CA_PENDING } from '../lib/constructs/broker-security';
 import { REPO_ROOT, only, synth, userDataText, type Synth } from './helpers/synth';
 
 const HASH = /[0-9a-f]{64}/g;
@@ -76,13 +77,19 @@ describe('instance', () => {
 });
 
 describe('security group', () => {
-  test('ingress is TCP 9092 from allowedCidr and nothing else', () => {
+  test('ingress is TCP 9093 (SASL_SSL) from allowedCidr and nothing else: the plaintext 9092 stays on loopback', () => {
     const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
     expect(sg.Properties.SecurityGroupIngress).toEqual([
-      { CidrIp: '203.0.113.0/24', Description: 'Kafka clients', FromPort: 9092, ToPort: 9092, IpProtocol: 'tcp' },
+      {
+        CidrIp: '203.0.113.0/24',
+        Description: 'Kafka clients (SASL_SSL)',
+        FromPort: 9093,
+        ToPort: 9093,
+        IpProtocol: 'tcp',
+      },
     ]);
     template.resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
-    expect(JSON.stringify(template.toJSON())).not.toMatch(/"FromPort":22\b/);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/"FromPort":(22|9092)\b/);
   });
 
   test('egress is HTTPS only', () => {
@@ -149,8 +156,93 @@ describe('Elastic IP', () => {
     const text = userDataText(template, { [eipId]: '198.51.100.7' });
     expect(text).toContain("MINNOW_ADVERTISED_HOST='198.51.100.7'");
     template.hasOutput('BootstrapServers', {
-      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] },
+      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9093']] },
     });
+  });
+});
+
+describe('security (the default)', () => {
+  const statements = (): Array<Record<string, unknown>> => {
+    const [, policy] = only(template, 'AWS::IAM::Policy');
+    return (policy.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
+  };
+
+  test('the admin password is generated into Secrets Manager: 32 letters and digits', () => {
+    const [, secret] = only(template, 'AWS::SecretsManager::Secret');
+    expect(secret.Properties.GenerateSecretString).toEqual({
+      PasswordLength: 32,
+      ExcludePunctuation: true,
+      IncludeSpace: false,
+    });
+    expect(secret.Properties.SecretString).toBeUndefined();
+  });
+
+  test('the CA parameter starts as a placeholder the instance overwrites on first boot', () => {
+    const [, parameter] = only(template, 'AWS::SSM::Parameter');
+    expect(parameter.Properties).toMatchObject({ Type: 'String', Tier: 'Standard', Value: CA_PENDING });
+    expect(parameter.Properties.Name).toBeUndefined(); // CloudFormation names it: two stacks never collide
+  });
+
+  test('the instance role may read that one secret and read/write that one parameter, nothing more', () => {
+    const [secretId] = only(template, 'AWS::SecretsManager::Secret');
+    const [parameterId] = only(template, 'AWS::SSM::Parameter');
+    const security = statements().filter((s) => JSON.stringify(s.Action).match(/secretsmanager:|ssm:/));
+    expect(security).toEqual([
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } },
+      {
+        Action: ['ssm:GetParameter', 'ssm:PutParameter'],
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':ssm:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':parameter/',
+              { Ref: parameterId },
+            ],
+          ],
+        },
+      },
+    ]);
+  });
+
+  test('the user data tells the installer: security on, port 9093, which parameter and which secret', () => {
+    const [secretId] = only(template, 'AWS::SecretsManager::Secret');
+    const [parameterId] = only(template, 'AWS::SSM::Parameter');
+    const text = userDataText(template, { [secretId]: '<secret-arn>', [parameterId]: '<ca-parameter>' });
+    expect(text).toContain(
+      "MINNOW_PORT='9093'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SECURITY='on'\n" +
+        "MINNOW_CA_PARAMETER='<ca-parameter>'\nMINNOW_ADMIN_SECRET_ID='<secret-arn>'\n",
+    );
+  });
+
+  test('outputs say how to connect: bootstrap with port, the ops commands for the CA and the password', () => {
+    const [secretId] = only(template, 'AWS::SecretsManager::Secret');
+    const [parameterId] = only(template, 'AWS::SSM::Parameter');
+    template.hasOutput('CaCertificateParameter', {
+      Value: { Ref: parameterId },
+      Description: Match.stringLikeRegexp('npm run ops -- ca > ca.pem'),
+    });
+    template.hasOutput('AdminSecretArn', {
+      Value: { Ref: secretId },
+      Description: Match.stringLikeRegexp('npm run ops -- password'),
+    });
+    const connect = template.toJSON().Outputs.ConnectWith.Value as string;
+    for (const part of [
+      'security.protocol=SASL_SSL',
+      'sasl.mechanism=SCRAM-SHA-512',
+      'sasl.username=admin',
+      'npm run -s ops -- password',
+      'npm run -s ops -- ca > ca.pem',
+      'docs/connect-aws.md',
+    ]) {
+      expect(connect).toContain(part);
+    }
   });
 });
 
@@ -242,6 +334,7 @@ describe('broker asset', () => {
       'package-lock.json',
       'bin/minnow.js',
       'deploy/install.sh',
+      'deploy/security.sh',
       'deploy/minnow.service',
     ]) {
       expect(fs.existsSync(path.join(dir, file))).toBe(true);

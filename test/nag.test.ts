@@ -5,6 +5,7 @@ import { buildApp } from './helpers/synth';
 describe('cdk-nag AwsSolutions checks', () => {
   test.each([
     ['defaults', {}],
+    ['security=off', { security: 'off' }],
     ['allowPublic', { allowedCidr: '0.0.0.0/0', allowPublic: 'true' }],
     ['unlimited credits + email', { cpuCredits: 'unlimited', alarmEmail: 'ops@example.com' }],
     [

@@ -10,7 +10,14 @@ import { itWithTools } from '../broker/test/support/external-tools';
 const { template } = synth();
 const [eipId] = only(template, 'AWS::EC2::EIP');
 const [volumeId] = only(template, 'AWS::EC2::Volume');
-const text = userDataText(template, { [eipId]: '198.51.100.7', [volumeId]: 'vol-0123456789abcdef0' })
+const [parameterId] = only(template, 'AWS::SSM::Parameter');
+const [secretId] = only(template, 'AWS::SecretsManager::Secret');
+const text = userDataText(template, {
+  [eipId]: '198.51.100.7',
+  [volumeId]: 'vol-0123456789abcdef0',
+  [parameterId]: 'CFN-SecurityCaCertificate-AbCd',
+  [secretId]: 'arn:aws:secretsmanager:ap-southeast-2:123456789012:secret:SecurityAdminPassword-AbCd',
+})
   .replace('${AWS::AccountId}', '123456789012')
   .replace('${AWS::Region}', 'ap-southeast-2');
 
@@ -46,7 +53,15 @@ describe('the shell part', () => {
       ].join('\n'),
     );
     expect(shell).toMatch(
-      /\/[0-9a-f]{64}\.zip'\nMINNOW_ADVERTISED_HOST='198\.51\.100\.7'\nMINNOW_DATA_VOLUME_ID='vol-0123456789abcdef0'\nMINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SETTINGS\n/,
+      /\/[0-9a-f]{64}\.zip'\nMINNOW_ADVERTISED_HOST='198\.51\.100\.7'\nMINNOW_DATA_VOLUME_ID='vol-0123456789abcdef0'\nMINNOW_PORT='9093'\nMINNOW_LOG_LEVEL='info'\n/,
+    );
+    expect(shell).toContain(
+      [
+        "MINNOW_SECURITY='on'",
+        "MINNOW_CA_PARAMETER='CFN-SecurityCaCertificate-AbCd'",
+        "MINNOW_ADMIN_SECRET_ID='arn:aws:secretsmanager:ap-southeast-2:123456789012:secret:SecurityAdminPassword-AbCd'",
+        'MINNOW_SETTINGS',
+      ].join('\n'),
     );
   });
 

@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { buildApp, only, synth } from './helpers/synth';
+import { buildApp, only, synth, userDataText } from './helpers/synth';
 
 const alarmMetrics = (template: ReturnType<typeof synth>['template']): string[] =>
   Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
@@ -96,18 +96,37 @@ test('-c alarmEmail subscribes the address to the alarm topic', () => {
   template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
 });
 
-test('-c allowPublic=true allows 0.0.0.0/0 on 9092, still nothing else', () => {
+test('-c allowPublic=true allows 0.0.0.0/0 on 9093 (SASL_SSL), still nothing else', () => {
   const { template } = synth({ allowedCidr: '0.0.0.0/0', allowPublic: 'true' });
   const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
   expect(sg.Properties.SecurityGroupIngress).toEqual([
-    expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 9092, ToPort: 9092 }),
+    expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 9093, ToPort: 9093 }),
   ]);
+});
+
+test('-c security=off: the old plaintext stack on 9092, no secret, no CA parameter, no grants for them', () => {
+  const { template } = synth({ security: 'off' });
+  const [eipId] = only(template, 'AWS::EC2::EIP');
+  const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
+  expect(sg.Properties.SecurityGroupIngress).toEqual([
+    expect.objectContaining({ CidrIp: '203.0.113.0/24', FromPort: 9092, ToPort: 9092, Description: 'Kafka clients' }),
+  ]);
+  template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  template.resourceCountIs('AWS::SSM::Parameter', 0);
+  expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toMatch(/secretsmanager:|ssm:/);
+  const text = userDataText(template, { [eipId]: '198.51.100.7' });
+  expect(text).toContain("MINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SECURITY='off'\nMINNOW_SETTINGS\n");
+  template.hasOutput('BootstrapServers', {
+    Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] },
+    Description: Match.stringLikeRegexp('PLAINTEXT without authentication'),
+  });
+  expect(Object.keys(template.toJSON().Outputs)).not.toContain('CaCertificateParameter');
 });
 
 test('an IPv6 allowedCidr becomes an IPv6 rule', () => {
   const { template } = synth({ allowedCidr: '2001:db8::/64' });
   template.hasResourceProperties('AWS::EC2::SecurityGroup', {
-    SecurityGroupIngress: [Match.objectLike({ CidrIpv6: '2001:db8::/64', FromPort: 9092 })],
+    SecurityGroupIngress: [Match.objectLike({ CidrIpv6: '2001:db8::/64', FromPort: 9093 })],
   });
 });
 

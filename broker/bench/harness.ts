@@ -32,6 +32,18 @@ import { fmtRate, latencyChart } from './plot';
 import { sample } from './proc';
 import { BrokerProcess, BROKER_DIR, BUILD, log, MAIN, OUT, perf, sleep, ToolRun } from './processes';
 import { render, replaceSection } from './report';
+import {
+  Args,
+  Bootstrap,
+  CONFIGS_100,
+  CONFIGS_1K,
+  maxRateArgs,
+  medianByP99,
+  pacedArgs,
+  produceArgs,
+  SEED_RATE,
+  seedFloorLoad,
+} from './load-args';
 import { bestIndex, ClientConfig, MaxRun, PacedResult, Results } from './results';
 import { prng } from '../src/perf/payload';
 import type { CeilingResult } from './sqlite-ceiling';
@@ -91,8 +103,6 @@ function nodeBrokerFloorRss(dir: string): number {
   }
 }
 
-const s0 = (n: number) => (Number.isFinite(n) ? n : 0);
-
 function dbBytes(file: string): number {
   return ['', '-wal', '-shm'].reduce((sum, ext) => sum + (existsSync(file + ext) ? statSync(file + ext).size : 0), 0);
 }
@@ -144,6 +154,23 @@ function pacedStorage(commitsPerSec: number, blobBytes: number, seconds: number)
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as PacedResult);
+}
+
+/** bench/loopback-floor.bench.ts: a bare Node TCP server answering `requestsPerSec` requests of `requestBytes`. */
+function socketFloor(requestsPerSec: number, requestBytes: number, seconds: number): Results['seedNetwork'] {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-r',
+      require.resolve('tsx/cjs'),
+      path.join(BROKER_DIR, 'bench', 'loopback-floor.bench.ts'),
+      String(requestsPerSec),
+      String(requestBytes),
+      String(seconds),
+    ],
+    { cwd: BROKER_DIR, encoding: 'utf8' },
+  );
+  return JSON.parse(out.trim().split('\n').pop()!) as Results['seedNetwork'];
 }
 
 const peakOf = (scenario: string, b: BrokerProcess) => {
@@ -206,43 +233,372 @@ function jsonLogPayloads(file: string, count = 512, size = 1024): void {
 
 // --- scenarios -------------------------------------------------------------------------------
 
-/** kafka-producer-perf-test's defaults (batch.size 16 KiB, 5 requests in flight), then tuned. */
-const CONFIGS_1K: ClientConfig[] = [
-  { name: 'Kafka defaults: batch 16 KiB, 5 in flight', batchSize: 16384, producers: 5 },
-  { name: 'batch 256 KiB, 2 in flight', batchSize: 262144, producers: 2 },
-  { name: 'batch 1 MB, 2 in flight', batchSize: 1_000_000, producers: 2 },
-];
-const CONFIGS_100: ClientConfig[] = [
-  { name: 'batch 256 KiB, 2 in flight', batchSize: 262144, producers: 2 },
-  { name: 'batch 1 MB, 3 in flight', batchSize: 1_000_000, producers: 3 },
-];
+type SeedRun = { summary: ProduceSummary; cpuPercent: number; commits: number | undefined; peak: PeakRss };
+type PeakRss = ReturnType<typeof peakOf>;
+type SeedVariant = { name: string; url: string | null; extra: Args };
 
-/** `payload`: a record size, or a payload file. */
-const produceArgs = (
-  b: BrokerProcess | null,
-  topic: string,
-  payload: number | string,
-  c: ClientConfig,
-  extra: (string | number)[],
-) => [
-  ...(b ? ['--bootstrap-server', b.bootstrap] : ['--noop']),
-  '--topic',
-  topic,
-  ...(typeof payload === 'number' ? ['--record-size', payload] : ['--payload-file', payload]),
-  '--batch-size',
-  c.batchSize,
-  '--producers',
-  c.producers,
-  '--acks',
-  'all',
-  '--report-interval',
-  '1h',
-  ...extra,
-];
+/**
+ * One `npm run bench`: each scenario a step that fills its part of the Results, every broker a
+ * fresh child process on its own database in `tmp`.
+ */
+class BenchRun {
+  readonly r: Partial<Results> = { startedAt: new Date().toISOString(), peakRss: [], profiles: [] };
 
-async function main(): Promise<void> {
-  const t0 = Date.now();
-  mkdirSync(OUT, { recursive: true });
+  constructor(private readonly tmp: string) {
+    this.r.machine = machine(tmp);
+  }
+
+  async all(): Promise<Results> {
+    await this.seed();
+    await this.maxProduce();
+    await this.consume();
+    await this.codecs();
+    await this.ceilings();
+    await this.sweep();
+    if (PROFILE) await this.profiles();
+    this.r.machine!.fsyncAfter = fsyncProbe(this.tmp);
+    return this.r as Results;
+  }
+
+  private db(name: string): string {
+    return path.join(this.tmp, `${name}.db`);
+  }
+
+  private sqliteUrl(name: string): string {
+    return `sqlite://${this.db(name)}`;
+  }
+
+  // (1) idle RSS, then the seed workload, three times on fresh brokers: on a shared VM one run's
+  // p99 can be 3x the next one's, so the headline is the median run (by p99) and all are shown.
+  private async seed(): Promise<void> {
+    const seedRuns: SeedRun[] = [];
+    for (let i = 0; i < (QUICK ? 1 : 3); i++) seedRuns.push(await this.seedRun(i));
+    this.r.seedRuns = seedRuns.map(({ summary, cpuPercent, commits }) => ({
+      p50Ms: summary.latency.p50Ms,
+      p99Ms: summary.latency.p99Ms,
+      cpuPercent,
+      requests: summary.requests,
+      commits,
+    }));
+    const median = medianByP99(seedRuns);
+    const e2e = await this.seedEndToEnd();
+    const seed = median.summary;
+    this.r.seed = {
+      summary: seed,
+      cpuPercent: median.cpuPercent,
+      peakRss: median.peak.bytes,
+      e2e,
+      commits: median.commits,
+    };
+    this.r.peakRss!.push(seedRuns.reduce((a, x) => (x.peak.bytes > a.bytes ? x.peak : a), seedRuns[0]!.peak));
+    await this.seedVariants();
+    this.seedFloors(seed, median.commits);
+  }
+
+  private async seedRun(i: number): Promise<SeedRun> {
+    log(`seed run ${i + 1}: 200,000 x 1 KiB at 7,000 records/s, acks=all`);
+    const b = await BrokerProcess.start(this.sqliteUrl(`seed-${i}`), { logLevel: 'info' });
+    await sleep(3000);
+    if (i === 0) {
+      this.r.idleSample = sample(b.pid);
+      this.r.idleRss = this.r.idleSample?.rssBytes ?? NaN;
+      this.r.floorRss = nodeBrokerFloorRss(this.tmp);
+    }
+    const numRecords = QUICK ? 35_000 : 200_000;
+    const run = await perf<ProduceSummary>('produce', pacedArgs(b.bootstrap, 'seed', { numRecords }, SEED_RATE, '5s'));
+    process.stderr.write(run.stdout);
+    const from = Date.parse(run.summary.startedAt);
+    const cpuPercent = b.sampler.cpuPercent(from + STEADY_AFTER_MS, from + run.summary.elapsedMs);
+    await b.stop();
+    return {
+      summary: run.summary,
+      cpuPercent,
+      commits: b.produceStats?.produceCommits,
+      peak: peakOf('seed workload', b),
+    };
+  }
+
+  private async seedEndToEnd(): Promise<E2eSummary> {
+    log('seed: end-to-end latency, one record in flight');
+    const eb = await BrokerProcess.start(this.sqliteUrl('e2e'));
+    const e2e = await perf<E2eSummary>('e2e', [
+      '--bootstrap-server',
+      eb.bootstrap,
+      '--topic',
+      'e2e',
+      '--num-records',
+      QUICK ? 300 : 2000,
+      '--record-size',
+      1024,
+      '--warmup-records',
+      100,
+    ]);
+    await eb.stop();
+    return e2e.summary;
+  }
+
+  // Floors at the seed rate: the same load on memory:// (network + protocol + the tool itself),
+  // a client that batches (linger 5 ms, Kafka 4.0's default), and raw SQLite doing the seed
+  // run's commits without a network.
+  private async seedVariants(): Promise<void> {
+    this.r.seedVariants = [];
+    const variants: SeedVariant[] = [
+      { name: 'the load tool alone (--noop): its own timer and scheduling delay', url: null, extra: [] },
+      { name: 'same client, broker on memory://', url: 'memory://', extra: [] },
+      {
+        name: 'client linger 5 ms (Kafka 4.0 default), SQLite',
+        url: this.sqliteUrl('seed-linger'),
+        extra: ['--linger-ms', 5],
+      },
+    ];
+    for (const v of variants) {
+      log(`seed variant: ${v.name}`);
+      this.r.seedVariants.push(v.url === null ? await this.seedAlone(v.name) : await this.seedVariant(v, v.url));
+    }
+  }
+
+  private seedVariantRecords(): number {
+    return QUICK ? 21_000 : 70_000;
+  }
+
+  private async seedAlone(name: string): Promise<Results['seedVariants'][number]> {
+    const nr = await perf<ProduceSummary>('produce', [
+      '--noop',
+      '--topic',
+      'seed-v',
+      '--num-records',
+      this.seedVariantRecords(),
+      '--record-size',
+      1024,
+      '--throughput',
+      SEED_RATE,
+      '--report-interval',
+      '1h',
+    ]);
+    return { name, summary: nr.summary, cpuPercent: NaN };
+  }
+
+  private async seedVariant(v: SeedVariant, url: string): Promise<Results['seedVariants'][number]> {
+    const vb = await BrokerProcess.start(url);
+    const numRecords = this.seedVariantRecords();
+    const vr = await perf<ProduceSummary>(
+      'produce',
+      pacedArgs(vb.bootstrap, 'seed-v', { numRecords }, SEED_RATE, '1h', v.extra),
+    );
+    const from = Date.parse(vr.summary.startedAt);
+    const cpuPercent = vb.sampler.cpuPercent(from + STEADY_AFTER_MS, from + vr.summary.elapsedMs);
+    await vb.stop();
+    return { name: v.name, summary: vr.summary, cpuPercent };
+  }
+
+  private seedFloors(seed: ProduceSummary, commits: number | undefined): void {
+    const load = seedFloorLoad(seed, commits);
+    log(`raw SQLite at the seed's ${load.commitsPerSec} commits/s of ${load.bytesPerCommit} B`);
+    this.r.seedStorage = pacedStorage(load.commitsPerSec, load.bytesPerCommit, T(10));
+    log(`socket floor: a bare Node TCP server at ${load.requestsPerSec} requests/s`);
+    this.r.seedNetwork = socketFloor(load.requestsPerSec, load.requestBytes, T(8));
+  }
+
+  // (2) maximum produce throughput, 1 KiB and 100 B, acks=all; database size after.
+  private async maxProduce(): Promise<void> {
+    const m1 = await this.maxRuns(1024, CONFIGS_1K, 'max1k');
+    this.r.max1k = m1.runs;
+    this.r.db1k = m1.db;
+    const m100 = await this.maxRuns(100, CONFIGS_100, 'max100');
+    this.r.max100 = m100.runs;
+    this.r.db100 = m100.db;
+  }
+
+  private async maxRuns(
+    recordSize: number,
+    configs: ClientConfig[],
+    dbName: string,
+  ): Promise<{ runs: MaxRun[]; db: Results['db1k'] }> {
+    const b = await BrokerProcess.start(this.sqliteUrl(dbName));
+    const runs: MaxRun[] = [];
+    for (const [i, c] of configs.entries()) {
+      log(`max produce ${recordSize} B: ${c.name}`);
+      const run = await perf<ProduceSummary>(
+        'produce',
+        produceArgs(b.bootstrap, `max-${i}`, recordSize, c, maxRateArgs(T(8))),
+      );
+      const from = Date.parse(run.summary.startedAt);
+      runs.push({
+        config: c,
+        summary: run.summary,
+        brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs),
+        toolCpuPercent: run.toolCpuPercent,
+        machineBusyPercent: run.machineBusyPercent,
+      });
+    }
+    await b.stop();
+    this.r.peakRss!.push(peakOf(`max produce ${recordSize} B`, b));
+    const db = {
+      dbBytes: dbBytes(this.db(dbName)),
+      payloadBytes: runs.reduce((s, x) => s + x.summary.bytes, 0),
+      wireBytes: runs.reduce((s, x) => s + x.summary.wireBytes, 0),
+    };
+    return { runs, db };
+  }
+
+  // (3) consume from the warm 1 KiB database (restarted broker, file in the page cache).
+  private async consume(): Promise<void> {
+    const max1k = this.r.max1k!;
+    const best = bestIndex(max1k);
+    const b = await BrokerProcess.start(this.sqliteUrl('max1k'));
+    this.r.consume = [];
+    for (const fetchSize of [MiB, 8 * MiB]) {
+      log(`consume: topic max-${best} (${max1k[best]!.summary.records} records), fetch size ${fetchSize / MiB} MiB`);
+      const run = await perf<ConsumeSummary>('consume', [
+        '--bootstrap-server',
+        b.bootstrap,
+        '--topic',
+        `max-${best}`,
+        '--fetch-size',
+        fetchSize,
+        '--timeout',
+        '10s',
+      ]);
+      process.stderr.write(run.stdout);
+      const from = Date.parse(run.summary.startedAt);
+      const brokerCpuPercent = b.sampler.cpuPercent(from, from + run.summary.elapsedMs);
+      this.r.consume.push({ fetchSize, summary: run.summary, brokerCpuPercent });
+    }
+    await b.stop();
+    this.r.peakRss!.push(peakOf('consume', b));
+  }
+
+  // (4) each codec at 1 KiB, with its generator ceiling.
+  private async codecs(): Promise<void> {
+    const c = CONFIGS_1K[1]!;
+    const payloadFile = path.join(this.tmp, 'json-logs.txt');
+    jsonLogPayloads(payloadFile);
+    const b = await BrokerProcess.start(this.sqliteUrl('codecs'));
+    this.r.codecs = [];
+    const codecArgs = (bootstrap: Bootstrap, codec: string, seconds: number) =>
+      produceArgs(bootstrap, `codec-${codec}`, payloadFile, c, [...maxRateArgs(seconds), '--compression', codec]);
+    for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
+      log(`codec ${codec}`);
+      const run = await perf<ProduceSummary>('produce', codecArgs(b.bootstrap, codec, T(6)));
+      const noop = await perf<ProduceSummary>('produce', codecArgs(null, codec, T(3)));
+      this.r.codecs.push({ codec, summary: run.summary, noop: noop.summary });
+    }
+    await b.stop();
+    this.r.peakRss!.push(peakOf('codecs', b));
+  }
+
+  // (5) ceilings: raw SQLite with the same blobs, the broker on memory://, the tool in --noop.
+  private async ceilings(): Promise<void> {
+    for (const runs of [this.r.max1k!, this.r.max100!]) {
+      for (const run of runs) {
+        log(`raw SQLite ceiling: ${run.summary.recordSize} B, ${run.config.name}`);
+        run.ceiling = ceiling(run.summary.recordSize, run.config.batchSize, run.config.producers, T(6));
+      }
+    }
+    await this.memoryCeilings();
+    await this.generatorCeilings();
+  }
+
+  /** The best client configs of the maximum runs, 1 KiB and 100 B. */
+  private bestConfigs(): { c1: ClientConfig; c100: ClientConfig } {
+    const { max1k, max100 } = this.r;
+    return { c1: max1k![bestIndex(max1k!)]!.config, c100: max100![bestIndex(max100!)]!.config };
+  }
+
+  private async memoryCeilings(): Promise<void> {
+    const { c1, c100 } = this.bestConfigs();
+    log('protocol ceiling: broker on memory://');
+    const mem = await BrokerProcess.start('memory://');
+    const m1k = await perf<ProduceSummary>(
+      'produce',
+      produceArgs(mem.bootstrap, 'mem-1k', 1024, c1, maxRateArgs(T(6))),
+    );
+    const m100 = await perf<ProduceSummary>(
+      'produce',
+      produceArgs(mem.bootstrap, 'mem-100', 100, c100, maxRateArgs(T(6))),
+    );
+    this.r.memory1k = m1k.summary;
+    this.r.memory100 = m100.summary;
+    this.r.memoryBusy = { k1: m1k.machineBusyPercent, b100: m100.machineBusyPercent };
+    await mem.stop();
+  }
+
+  private async generatorCeilings(): Promise<void> {
+    const { c1, c100 } = this.bestConfigs();
+    log('generator ceiling: --noop');
+    const noop = async (size: number, c: ClientConfig) =>
+      (await perf<ProduceSummary>('produce', produceArgs(null, 'noop', size, c, maxRateArgs(T(4))))).summary;
+    this.r.noop1k = await noop(1024, c1);
+    this.r.noop100 = await noop(100, c100);
+  }
+
+  // Latency percentiles against offered load (Kafka's default client settings).
+  private async sweep(): Promise<void> {
+    const b = await BrokerProcess.start(this.sqliteUrl('sweep'));
+    this.r.sweep = [];
+    // Unrecorded: the first step would otherwise pay for compiling the broker's hot paths.
+    await perf<ProduceSummary>('produce', pacedArgs(b.bootstrap, 'sweep-warmup', { durationS: T(3) }, 5000));
+    for (const rate of [1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000])
+      this.r.sweep.push(await this.sweepPoint(b, rate));
+    await b.stop();
+    this.r.peakRss!.push(peakOf('latency sweep', b));
+  }
+
+  private async sweepPoint(b: BrokerProcess, rate: number): Promise<Results['sweep'][number]> {
+    log(`sweep: ${fmtRate(rate)} records/s`);
+    const args = pacedArgs(b.bootstrap, `sweep-${rate}`, { durationS: T(6) }, rate, '1h', ['--warmup-records', rate]);
+    const run = await perf<ProduceSummary>('produce', args);
+    const s = run.summary;
+    const from = Date.parse(s.startedAt);
+    return {
+      offered: rate,
+      achieved: s.recordsPerSec,
+      p50Ms: s.latency.p50Ms,
+      p95Ms: s.latency.p95Ms,
+      p99Ms: s.latency.p99Ms,
+      p999Ms: s.latency.p999Ms,
+      abandoned: s.abandoned,
+      cpuPercent: b.sampler.cpuPercent(from + 1000, run.toMs - 300),
+    };
+  }
+
+  // Where the broker's CPU goes: node --cpu-prof on the seed load and the 1 KiB maximum.
+  private async profiles(): Promise<void> {
+    const profDir = path.join(OUT, 'profiles');
+    rmSync(profDir, { recursive: true, force: true });
+    const numRecords = QUICK ? 21_000 : 84_000;
+    await this.profile('seed load (7,000 x 1 KiB records/s, 12 s)', path.join(profDir, 'seed'), (b) =>
+      perf('produce', pacedArgs(b.bootstrap, 'p', { numRecords }, SEED_RATE)),
+    );
+    const { c1, c100 } = this.bestConfigs();
+    await this.profile(`maximum 1 KiB produce (${c1.name}, 6 s)`, path.join(profDir, 'max1k'), (b) =>
+      perf('produce', produceArgs(b.bootstrap, 'p', 1024, c1, maxRateArgs(T(6)))),
+    );
+    await this.profile(`maximum 100 B produce (${c100.name}, 6 s)`, path.join(profDir, 'max100'), (b) =>
+      perf('produce', produceArgs(b.bootstrap, 'p', 100, c100, maxRateArgs(T(6)))),
+    );
+  }
+
+  private async profile(name: string, dir: string, load: (b: BrokerProcess) => Promise<ToolRun<unknown>>) {
+    log(`profile: ${name}`);
+    mkdirSync(dir, { recursive: true });
+    const spawnedMs = Date.now();
+    const b = await BrokerProcess.start(this.sqliteUrl(`prof-${this.r.profiles!.length}`), { cpuProfDir: dir });
+    const run = await load(b);
+    const stoppingMs = Date.now();
+    await b.stop();
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    // Only the load: leave out start-up (module loading, migrations) and shutdown (final checkpoint).
+    const window = {
+      skipStartMs: run.fromMs - spawnedMs + 300,
+      skipEndMs: Date.now() - stoppingMs + (stoppingMs - run.toMs),
+    };
+    if (file) this.r.profiles!.push({ name, summary: summarizeProfileFile(path.join(dir, file), 12, window) });
+  }
+}
+
+/** Builds src/ into bench/.build with tsc (type errors tolerated if it emitted JavaScript). */
+function buildSources(): void {
   log('building src/ into bench/.build (tsc)');
   try {
     execFileSync(
@@ -254,460 +610,64 @@ async function main(): Promise<void> {
     if (!existsSync(MAIN)) throw err;
     log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
   }
-  // Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment.
+}
+
+/** Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment. */
+async function waitForQuietMachine(): Promise<void> {
   for (let waited = 0; os.loadavg()[0]! > 1.5 && waited < 180 && !QUICK; waited += 10) {
     if (waited === 0) log(`load average ${os.loadavg()[0]!.toFixed(2)}: waiting up to 3 min for it to drop below 1.5`);
     await sleep(10_000);
   }
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  mkdirSync(OUT, { recursive: true });
+  buildSources();
+  await waitForQuietMachine();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'minnow-bench-'));
-  const db = (name: string) => path.join(tmp, `${name}.db`);
-  const sqliteUrl = (name: string) => `sqlite://${db(name)}`;
-  const r: Partial<Results> = { startedAt: new Date().toISOString(), peakRss: [], profiles: [] };
-  r.machine = machine(tmp);
+  let results: Results;
   try {
-    // (1) idle RSS, then the seed workload, three times on fresh brokers: on a shared VM one run's
-    // p99 can be 3x the next one's, so the headline is the median run (by p99) and all are shown.
-    {
-      const seedRuns: {
-        summary: ProduceSummary;
-        cpuPercent: number;
-        commits: number | undefined;
-        peak: ReturnType<typeof peakOf>;
-      }[] = [];
-      for (let i = 0; i < (QUICK ? 1 : 3); i++) {
-        log(`seed run ${i + 1}: 200,000 x 1 KiB at 7,000 records/s, acks=all`);
-        const b = await BrokerProcess.start(sqliteUrl(`seed-${i}`), { logLevel: 'info' });
-        await sleep(3000);
-        if (i === 0) {
-          r.idleSample = sample(b.pid);
-          r.idleRss = r.idleSample?.rssBytes ?? NaN;
-          r.floorRss = nodeBrokerFloorRss(tmp);
-        }
-        const n = QUICK ? 35_000 : 200_000;
-        const run = await perf<ProduceSummary>('produce', [
-          '--bootstrap-server',
-          b.bootstrap,
-          '--topic',
-          'seed',
-          '--num-records',
-          n,
-          '--record-size',
-          1024,
-          '--throughput',
-          7000,
-          '--acks',
-          'all',
-          '--report-interval',
-          '5s',
-        ]);
-        process.stderr.write(run.stdout);
-        const endMs = Date.parse(run.summary.startedAt) + run.summary.elapsedMs;
-        const cpuPercent = b.sampler.cpuPercent(Date.parse(run.summary.startedAt) + STEADY_AFTER_MS, endMs);
-        await b.stop();
-        seedRuns.push({
-          summary: run.summary,
-          cpuPercent,
-          commits: b.produceStats?.produceCommits,
-          peak: peakOf('seed workload', b),
-        });
-      }
-      r.seedRuns = seedRuns.map(({ summary, cpuPercent, commits }) => ({
-        p50Ms: summary.latency.p50Ms,
-        p99Ms: summary.latency.p99Ms,
-        cpuPercent,
-        requests: summary.requests,
-        commits,
-      }));
-      const median = [...seedRuns].sort((a, b) => a.summary.latency.p99Ms - b.summary.latency.p99Ms)[
-        Math.floor(seedRuns.length / 2)
-      ]!;
-      const seed = median.summary;
-      const commits = median.commits;
-      log('seed: end-to-end latency, one record in flight');
-      const eb = await BrokerProcess.start(sqliteUrl('e2e'));
-      const e2e = await perf<E2eSummary>('e2e', [
-        '--bootstrap-server',
-        eb.bootstrap,
-        '--topic',
-        'e2e',
-        '--num-records',
-        QUICK ? 300 : 2000,
-        '--record-size',
-        1024,
-        '--warmup-records',
-        100,
-      ]);
-      await eb.stop();
-      r.seed = { summary: seed, cpuPercent: median.cpuPercent, peakRss: median.peak.bytes, e2e: e2e.summary, commits };
-      r.peakRss!.push(seedRuns.reduce((a, x) => (x.peak.bytes > a.bytes ? x.peak : a), seedRuns[0]!.peak));
-
-      // Floors at the seed rate: the same load on memory:// (network + protocol + the tool itself),
-      // a client that batches (linger 5 ms, Kafka 4.0's default), and raw SQLite doing the seed
-      // run's commits without a network.
-      r.seedVariants = [];
-      const short = QUICK ? 21_000 : 70_000;
-      const seedArgs = (bk: BrokerProcess, extra: (string | number)[]) => [
-        '--bootstrap-server',
-        bk.bootstrap,
-        '--topic',
-        'seed-v',
-        '--num-records',
-        short,
-        '--record-size',
-        1024,
-        '--throughput',
-        7000,
-        '--acks',
-        'all',
-        '--report-interval',
-        '1h',
-        ...extra,
-      ];
-      for (const v of [
-        {
-          name: 'the load tool alone (--noop): its own timer and scheduling delay',
-          url: null,
-          extra: [] as (string | number)[],
-        },
-        { name: 'same client, broker on memory://', url: 'memory://', extra: [] as (string | number)[] },
-        {
-          name: 'client linger 5 ms (Kafka 4.0 default), SQLite',
-          url: sqliteUrl('seed-linger'),
-          extra: ['--linger-ms', 5],
-        },
-      ]) {
-        log(`seed variant: ${v.name}`);
-        if (v.url === null) {
-          const nr = await perf<ProduceSummary>('produce', [
-            '--noop',
-            '--topic',
-            'seed-v',
-            '--num-records',
-            short,
-            '--record-size',
-            1024,
-            '--throughput',
-            7000,
-            '--report-interval',
-            '1h',
-          ]);
-          r.seedVariants.push({ name: v.name, summary: nr.summary, cpuPercent: NaN });
-          continue;
-        }
-        const vb = await BrokerProcess.start(v.url);
-        const vr = await perf<ProduceSummary>('produce', seedArgs(vb, v.extra));
-        const from = Date.parse(vr.summary.startedAt);
-        r.seedVariants.push({
-          name: v.name,
-          summary: vr.summary,
-          cpuPercent: vb.sampler.cpuPercent(from + STEADY_AFTER_MS, from + vr.summary.elapsedMs),
-        });
-        await vb.stop();
-      }
-      // The broker's own commit count (group commit and pacing make it lower than the requests');
-      // without it (a broker that did not log it), one commit per request.
-      const requests = Math.max(1, s0(seed.requests));
-      const requestsPerSec = Math.round((requests * 1000) / seed.elapsedMs);
-      const commitsPerSec = commits ? Math.round((commits * 1000) / seed.elapsedMs) : requestsPerSec;
-      const bytesPerCommit = Math.round(seed.wireBytes / Math.max(1, commits ?? requests));
-      log(`raw SQLite at the seed's ${commitsPerSec} commits/s of ${bytesPerCommit} B`);
-      r.seedStorage = pacedStorage(commitsPerSec, bytesPerCommit, T(10));
-      log(`socket floor: a bare Node TCP server at ${requestsPerSec} requests/s`);
-      const requestBytes = Math.round(seed.wireBytes / requests) + 80;
-      r.seedNetwork = JSON.parse(
-        execFileSync(
-          process.execPath,
-          [
-            '-r',
-            require.resolve('tsx/cjs'),
-            path.join(BROKER_DIR, 'bench', 'loopback-floor.bench.ts'),
-            String(requestsPerSec),
-            String(requestBytes),
-            String(T(8)),
-          ],
-          { cwd: BROKER_DIR, encoding: 'utf8' },
-        )
-          .trim()
-          .split('\n')
-          .pop()!,
-      );
-    }
-
-    // (2) maximum produce throughput, 1 KiB and 100 B, acks=all; database size after.
-    const maxRuns = async (
-      recordSize: number,
-      configs: ClientConfig[],
-      dbName: string,
-    ): Promise<{ runs: MaxRun[]; db: { dbBytes: number; payloadBytes: number; wireBytes: number } }> => {
-      const b = await BrokerProcess.start(sqliteUrl(dbName));
-      const runs: MaxRun[] = [];
-      for (const [i, c] of configs.entries()) {
-        log(`max produce ${recordSize} B: ${c.name}`);
-        const run = await perf<ProduceSummary>(
-          'produce',
-          produceArgs(b, `max-${i}`, recordSize, c, ['--duration', `${T(8)}s`, '--throughput', -1]),
-        );
-        const from = Date.parse(run.summary.startedAt);
-        runs.push({
-          config: c,
-          summary: run.summary,
-          brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs),
-          toolCpuPercent: run.toolCpuPercent,
-          machineBusyPercent: run.machineBusyPercent,
-        });
-      }
-      await b.stop();
-      r.peakRss!.push(peakOf(`max produce ${recordSize} B`, b));
-      return {
-        runs,
-        db: {
-          dbBytes: dbBytes(db(dbName)),
-          payloadBytes: runs.reduce((s, x) => s + x.summary.bytes, 0),
-          wireBytes: runs.reduce((s, x) => s + x.summary.wireBytes, 0),
-        },
-      };
-    };
-    const m1 = await maxRuns(1024, CONFIGS_1K, 'max1k');
-    r.max1k = m1.runs;
-    r.db1k = m1.db;
-    const m100 = await maxRuns(100, CONFIGS_100, 'max100');
-    r.max100 = m100.runs;
-    r.db100 = m100.db;
-
-    // (3) consume from the warm 1 KiB database (restarted broker, file in the page cache).
-    {
-      const best = bestIndex(r.max1k);
-      const b = await BrokerProcess.start(sqliteUrl('max1k'));
-      r.consume = [];
-      for (const fetchSize of [MiB, 8 * MiB]) {
-        log(
-          `consume: topic max-${best} (${r.max1k[best]!.summary.records} records), fetch size ${fetchSize / MiB} MiB`,
-        );
-        const run = await perf<ConsumeSummary>('consume', [
-          '--bootstrap-server',
-          b.bootstrap,
-          '--topic',
-          `max-${best}`,
-          '--fetch-size',
-          fetchSize,
-          '--timeout',
-          '10s',
-        ]);
-        process.stderr.write(run.stdout);
-        const from = Date.parse(run.summary.startedAt);
-        r.consume.push({
-          fetchSize,
-          summary: run.summary,
-          brokerCpuPercent: b.sampler.cpuPercent(from, from + run.summary.elapsedMs),
-        });
-      }
-      await b.stop();
-      r.peakRss!.push(peakOf('consume', b));
-    }
-
-    // (4) each codec at 1 KiB, with its generator ceiling.
-    {
-      const c = CONFIGS_1K[1]!;
-      const payloadFile = path.join(tmp, 'json-logs.txt');
-      jsonLogPayloads(payloadFile);
-      const b = await BrokerProcess.start(sqliteUrl('codecs'));
-      r.codecs = [];
-      const codecArgs = (bk: BrokerProcess | null, codec: string, seconds: number) =>
-        produceArgs(bk, `codec-${codec}`, payloadFile, c, [
-          '--duration',
-          `${seconds}s`,
-          '--throughput',
-          -1,
-          '--compression',
-          codec,
-        ]);
-      for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-        log(`codec ${codec}`);
-        const run = await perf<ProduceSummary>('produce', codecArgs(b, codec, T(6)));
-        const noop = await perf<ProduceSummary>('produce', codecArgs(null, codec, T(3)));
-        r.codecs.push({ codec, summary: run.summary, noop: noop.summary });
-      }
-      await b.stop();
-      r.peakRss!.push(peakOf('codecs', b));
-    }
-
-    // (5) ceilings: raw SQLite with the same blobs, the broker on memory://, the tool in --noop.
-    {
-      for (const runs of [r.max1k, r.max100]) {
-        for (const run of runs) {
-          log(`raw SQLite ceiling: ${run.summary.recordSize} B, ${run.config.name}`);
-          run.ceiling = ceiling(run.summary.recordSize, run.config.batchSize, run.config.producers, T(6));
-        }
-      }
-      const c1 = r.max1k[bestIndex(r.max1k)]!.config;
-      const c100 = r.max100[bestIndex(r.max100)]!.config;
-      log('protocol ceiling: broker on memory://');
-      const mem = await BrokerProcess.start('memory://');
-      const m1k = await perf<ProduceSummary>(
-        'produce',
-        produceArgs(mem, 'mem-1k', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1]),
-      );
-      const m100 = await perf<ProduceSummary>(
-        'produce',
-        produceArgs(mem, 'mem-100', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1]),
-      );
-      r.memory1k = m1k.summary;
-      r.memory100 = m100.summary;
-      r.memoryBusy = { k1: m1k.machineBusyPercent, b100: m100.machineBusyPercent };
-      await mem.stop();
-      log('generator ceiling: --noop');
-      r.noop1k = (
-        await perf<ProduceSummary>(
-          'produce',
-          produceArgs(null, 'noop', 1024, c1, ['--duration', `${T(4)}s`, '--throughput', -1]),
-        )
-      ).summary;
-      r.noop100 = (
-        await perf<ProduceSummary>(
-          'produce',
-          produceArgs(null, 'noop', 100, c100, ['--duration', `${T(4)}s`, '--throughput', -1]),
-        )
-      ).summary;
-    }
-
-    // Latency percentiles against offered load (Kafka's default client settings).
-    {
-      const b = await BrokerProcess.start(sqliteUrl('sweep'));
-      r.sweep = [];
-      // Unrecorded: the first step would otherwise pay for compiling the broker's hot paths.
-      await perf<ProduceSummary>('produce', [
-        '--bootstrap-server',
-        b.bootstrap,
-        '--topic',
-        'sweep-warmup',
-        '--duration',
-        `${T(3)}s`,
-        '--record-size',
-        1024,
-        '--throughput',
-        5000,
-        '--acks',
-        'all',
-        '--report-interval',
-        '1h',
-      ]);
-      for (const rate of [1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]) {
-        log(`sweep: ${fmtRate(rate)} records/s`);
-        const run = await perf<ProduceSummary>('produce', [
-          '--bootstrap-server',
-          b.bootstrap,
-          '--topic',
-          `sweep-${rate}`,
-          '--duration',
-          `${T(6)}s`,
-          '--warmup-records',
-          rate,
-          '--record-size',
-          1024,
-          '--throughput',
-          rate,
-          '--acks',
-          'all',
-          '--report-interval',
-          '1h',
-        ]);
-        const s = run.summary;
-        const from = Date.parse(s.startedAt);
-        r.sweep.push({
-          offered: rate,
-          achieved: s.recordsPerSec,
-          p50Ms: s.latency.p50Ms,
-          p95Ms: s.latency.p95Ms,
-          p99Ms: s.latency.p99Ms,
-          p999Ms: s.latency.p999Ms,
-          abandoned: s.abandoned,
-          cpuPercent: b.sampler.cpuPercent(from + 1000, run.toMs - 300),
-        });
-      }
-      await b.stop();
-      r.peakRss!.push(peakOf('latency sweep', b));
-    }
-
-    // Where the broker's CPU goes: node --cpu-prof on the seed load and the 1 KiB maximum.
-    if (PROFILE) {
-      const profDir = path.join(OUT, 'profiles');
-      rmSync(profDir, { recursive: true, force: true });
-      const profile = async (name: string, dir: string, load: (b: BrokerProcess) => Promise<ToolRun<unknown>>) => {
-        log(`profile: ${name}`);
-        mkdirSync(dir, { recursive: true });
-        const spawnedMs = Date.now();
-        const b = await BrokerProcess.start(sqliteUrl(`prof-${r.profiles!.length}`), { cpuProfDir: dir });
-        const run = await load(b);
-        const stoppingMs = Date.now();
-        await b.stop();
-        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-        // Only the load: leave out start-up (module loading, migrations) and shutdown (final checkpoint).
-        const window = {
-          skipStartMs: run.fromMs - spawnedMs + 300,
-          skipEndMs: Date.now() - stoppingMs + (stoppingMs - run.toMs),
-        };
-        if (file) r.profiles!.push({ name, summary: summarizeProfileFile(path.join(dir, file), 12, window) });
-      };
-      await profile('seed load (7,000 x 1 KiB records/s, 12 s)', path.join(profDir, 'seed'), (b) =>
-        perf('produce', [
-          '--bootstrap-server',
-          b.bootstrap,
-          '--topic',
-          'p',
-          '--num-records',
-          QUICK ? 21_000 : 84_000,
-          '--record-size',
-          1024,
-          '--throughput',
-          7000,
-          '--acks',
-          'all',
-          '--report-interval',
-          '1h',
-        ]),
-      );
-      const c1 = r.max1k[bestIndex(r.max1k)]!.config;
-      await profile(`maximum 1 KiB produce (${c1.name}, 6 s)`, path.join(profDir, 'max1k'), (b) =>
-        perf('produce', produceArgs(b, 'p', 1024, c1, ['--duration', `${T(6)}s`, '--throughput', -1])),
-      );
-      const c100 = r.max100[bestIndex(r.max100)]!.config;
-      await profile(`maximum 100 B produce (${c100.name}, 6 s)`, path.join(profDir, 'max100'), (b) =>
-        perf('produce', produceArgs(b, 'p', 100, c100, ['--duration', `${T(6)}s`, '--throughput', -1])),
-      );
-    }
-    r.machine.fsyncAfter = fsyncProbe(tmp);
+    results = await new BenchRun(tmp).all();
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  r.durationS = (Date.now() - t0) / 1000;
-  r.machine.loadAfter = os
+  results.durationS = (Date.now() - t0) / 1000;
+  results.machine.loadAfter = os
     .loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
-  r.bareNodeRss = BARE_NODE_RSS;
-  const results = r as Results;
+  results.bareNodeRss = BARE_NODE_RSS;
   const md = render(results, { seconds: T, bareNodeRss: BARE_NODE_RSS });
   process.stdout.write(`${md}\n`);
-  if (WRITE && !QUICK) {
-    writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 1)}\n`);
-    writeFileSync(
-      PLOT,
-      latencyChart(
-        results.sweep,
-        'minnow: produce latency vs offered load',
-        `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`,
-      ),
-    );
-    replaceSection(md, BENCHMARKS_MD);
-    log(
-      `wrote ${path.relative(REPO, BENCHMARKS_MD)}, ${path.relative(REPO, PLOT)} and ${path.relative(REPO, RESULTS_JSON)} in ${results.durationS.toFixed(0)} s`,
-    );
-    // The produce-validation microbenchmark rewrites its own section (about a minute, single thread).
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(BROKER_DIR, 'bench', 'validate.bench.ts')], {
-      cwd: BROKER_DIR,
-      stdio: 'inherit',
-    });
-  } else log(`done in ${results.durationS.toFixed(0)} s (files not written${QUICK ? ': --quick' : ''})`);
+  if (WRITE && !QUICK) writeOutputs(results, md);
+  else log(`done in ${results.durationS.toFixed(0)} s (files not written${QUICK ? ': --quick' : ''})`);
+}
+
+/** BENCHMARKS.md's section, the plot and last-run.json; then the validation microbenchmark's section. */
+function writeOutputs(results: Results, md: string): void {
+  writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 1)}\n`);
+  writePlot(results);
+  replaceSection(md, BENCHMARKS_MD);
+  log(
+    `wrote ${path.relative(REPO, BENCHMARKS_MD)}, ${path.relative(REPO, PLOT)} and ${path.relative(REPO, RESULTS_JSON)} in ${results.durationS.toFixed(0)} s`,
+  );
+  // The produce-validation microbenchmark rewrites its own section (about a minute, single thread).
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(BROKER_DIR, 'bench', 'validate.bench.ts')], {
+    cwd: BROKER_DIR,
+    stdio: 'inherit',
+  });
+}
+
+function writePlot(results: Results): void {
+  writeFileSync(
+    PLOT,
+    latencyChart(
+      results.sweep,
+      'minnow: produce latency vs offered load',
+      `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`,
+    ),
+  );
 }
 
 /** Disk state: 100 sequential 8 KiB write+fsync pairs in the temp folder (median and p99 ms). */
@@ -768,14 +728,7 @@ function machine(tmp: string): Record<string, string> {
 function renderOnly(): void {
   const results = JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as Results;
   const md = render(results, { seconds: T, bareNodeRss: BARE_NODE_RSS });
-  writeFileSync(
-    PLOT,
-    latencyChart(
-      results.sweep,
-      'minnow: produce latency vs offered load',
-      `1 KiB records, acks=all, SQLite, ${results.machine.cpu}, ${results.machine.date}`,
-    ),
-  );
+  writePlot(results);
   replaceSection(md, BENCHMARKS_MD);
   log(
     `rewrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, PLOT)} from ${path.relative(REPO, RESULTS_JSON)}`,

@@ -146,7 +146,11 @@ async function main(): Promise<number> {
     // num.partitions is given as the Kafka launcher's properties give it (both report STATIC_BROKER_CONFIG).
     const minnow = await startBroker({
       logger: silentLogger,
-      config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, numPartitions: 1 },
+      config: {
+        listeners: [{ host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
+        storageUrl,
+        numPartitions: 1,
+      },
     });
     cleanups.push(() => minnow.stop());
     say(`minnow (${storageUrl}) on 127.0.0.1:${minnow.port}, Kafka on ${kafka.host}:${kafka.port}`);

@@ -8,7 +8,12 @@
 #   MINNOW_ASSET_URL        s3://bucket/<hash>.zip, the built broker (required)
 #   MINNOW_ADVERTISED_HOST  the Elastic IP clients are told to connect to (required)
 #   MINNOW_DATA_VOLUME_ID   vol-..., the EBS volume that holds /data (required)
-#   MINNOW_PORT=9092  MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info
+#   MINNOW_SECURITY=on      on: SASL_SSL on MINNOW_PORT (default 9093), plaintext only on loopback
+#                           (MINNOW_LOOPBACK_PORT, default 9092); off: plaintext on MINNOW_PORT
+#                           (default 9092) for everyone who reaches it, no authentication (unsafe)
+#   MINNOW_CA_PARAMETER     (on) the SSM parameter the CA certificate is published to
+#   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
+#   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
 #   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
@@ -24,7 +29,20 @@ fi
 : "${MINNOW_ASSET_URL:?MINNOW_ASSET_URL is not set (expected s3://bucket/key.zip)}"
 : "${MINNOW_ADVERTISED_HOST:?MINNOW_ADVERTISED_HOST is not set (expected the Elastic IP)}"
 : "${MINNOW_DATA_VOLUME_ID:?MINNOW_DATA_VOLUME_ID is not set (expected vol-...)}"
-port=${MINNOW_PORT:-9092}
+security=${MINNOW_SECURITY:-on}
+case "$security" in
+  on)
+    : "${MINNOW_CA_PARAMETER:?MINNOW_CA_PARAMETER is not set (expected the SSM parameter for the CA certificate)}"
+    : "${MINNOW_ADMIN_SECRET_ID:?MINNOW_ADMIN_SECRET_ID is not set (expected the admin password secret ARN)}"
+    port=${MINNOW_PORT:-9093}
+    ;;
+  off) port=${MINNOW_PORT:-9092} ;;
+  *)
+    echo "minnow-install: MINNOW_SECURITY=${security} must be on or off" >&2
+    exit 1
+    ;;
+esac
+loopback_port=${MINNOW_LOOPBACK_PORT:-9092}
 listen_host=${MINNOW_LISTEN_HOST:-0.0.0.0}
 log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
@@ -40,15 +58,16 @@ app_dir="${ROOT}/opt/minnow"
 etc_dir="${ROOT}/etc/minnow"
 env_file="${etc_dir}/minnow.env"
 unit_file="${ROOT}/etc/systemd/system/minnow.service"
+tls_dir="${data_dir}/tls"
 fstab="${ROOT}/etc/fstab"
 changed=0
 
 log() { echo "minnow-install: $*" >&2; }
 
 # --- packages ---------------------------------------------------------------------------------
-if ! rpm -q --quiet nodejs22 nodejs22-npm unzip; then
-  log "installing Node.js 22 and unzip"
-  dnf install -y nodejs22 nodejs22-npm unzip
+if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
+  log "installing Node.js 22, unzip and openssl"
+  dnf install -y nodejs22 nodejs22-npm unzip openssl
 fi
 
 # --- identity ---------------------------------------------------------------------------------
@@ -182,12 +201,33 @@ for dir in "${app_dir}"/releases/*; do
   esac
 done
 
+# --- TLS certificate and admin password (MINNOW_SECURITY=on) -----------------------------------
+# In the release's deploy/security.sh, which may replace advertised_name and set changed.
+advertised_name=$MINNOW_ADVERTISED_HOST
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/security.sh"
+
 # --- configuration ----------------------------------------------------------------------------
-mkdir -p "$etc_dir"
-env_text="LISTENER_URL=tcp://${listen_host}:${port}
+if [ "$security" = on ]; then
+  # Public: SASL_SSL. Loopback: plaintext for tools on the box; its ANONYMOUS principal is no
+  # super user, so without ACLs it gets only what needs no authorization (docs/connect-aws.md).
+  env_text="LISTENER_URL=sasl+tls://${listen_host}:${port},tcp://127.0.0.1:${loopback_port}
+ADVERTISED_LISTENER_URL=sasl+tls://${advertised_name}:${port},tcp://127.0.0.1:${loopback_port}
+SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
+TLS_CERT_FILE=${tls_dir}/server.crt
+TLS_KEY_FILE=${tls_dir}/server.key
+TLS_CLIENT_AUTH=none
+SUPER_USERS=User:admin
+ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
+MINNOW_ADMIN_USER=admin
+STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
+LOG_LEVEL=${log_level}"
+else
+  env_text="LISTENER_URL=tcp://${listen_host}:${port}
 ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
 LOG_LEVEL=${log_level}"
+fi
 if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
   log "writing ${env_file}"
   printf '%s\n' "$env_text" >"${env_file}.new"
@@ -216,4 +256,4 @@ if [ "$changed" = 1 ]; then
 else
   systemctl start minnow.service
 fi
-log "minnow ${release_id} is up: advertised as ${MINNOW_ADVERTISED_HOST}:${port}, data on ${data_dir}"
+log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"

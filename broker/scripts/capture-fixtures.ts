@@ -26,7 +26,11 @@ async function capture(client: string, work: (bootstrap: string) => Promise<void
   const dump = fs.mkdtempSync(path.join(os.tmpdir(), `minnow-frames-${client}-`));
   const broker = await startBroker({
     logger: silentLogger,
-    config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl: 'memory://', dumpFramesDir: dump },
+    config: {
+      listeners: [{ host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
+      storageUrl: 'memory://',
+      dumpFramesDir: dump,
+    },
   });
   try {
     await work(`127.0.0.1:${broker.port}`);

@@ -6,16 +6,25 @@ import { Construct, type IDependable } from 'constructs';
 import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
 import { brokerUserData } from '../user-data';
+import type { BrokerSecurity } from './broker-security';
 
-/** The Kafka port, the only one open. */
+/** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
+/** The SASL_SSL port (Kafka's usual TLS port), the only one open with security. */
+export const KAFKA_SASL_SSL_PORT = 9093;
 
 export interface BrokerInstanceProps {
   readonly vpc: ec2.IVpc;
   /** The subnet (and so the AZ) of the instance; the data volume must be in the same AZ. */
   readonly subnet: ec2.ISubnet;
-  /** The only source allowed to reach port 9092 (IPv4 or IPv6 CIDR). */
+  /** The only source allowed to reach the public port (IPv4 or IPv6 CIDR). */
   readonly allowedCidr: string;
+  /**
+   * SASL_SSL on port 9093 (the only one open), plaintext on loopback only; the instance role may
+   * read the admin secret and publish the CA. Without it: plaintext on 9092, no authentication.
+   * @default - no security (unsafe: whoever reaches the port may do anything)
+   */
+  readonly security?: BrokerSecurity;
   /** The VPC's internet gateway attachment, which the Elastic IP must wait for. */
   readonly internetGatewayAttachment: IDependable;
   /** The volume mounted at /data; the instance attaches it itself at boot. */
@@ -49,34 +58,48 @@ export class BrokerInstance extends Construct {
   readonly role: iam.Role;
   readonly elasticIp: ec2.CfnEIP;
   readonly instanceType: string;
+  /** The port the security group opens: 9093 (SASL_SSL) with security, 9092 without. */
+  readonly publicPort: number;
 
   constructor(scope: Construct, id: string, props: BrokerInstanceProps) {
     super(scope, id);
     this.instanceType = props.instanceType ?? 't3.micro';
     const instanceType = new ec2.InstanceType(this.instanceType);
+    const { security } = props;
+    this.publicPort = security ? KAFKA_SASL_SSL_PORT : KAFKA_PORT;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
-      description: `minnow broker: Kafka ${KAFKA_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`,
+      description: security
+        ? `minnow broker: Kafka SASL_SSL ${KAFKA_SASL_SSL_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`
+        : `minnow broker: Kafka ${KAFKA_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`,
       // Everything the host fetches (dnf repos, npm registry, S3, SSM) is HTTPS.
       allowAllOutbound: false,
     });
     const peer = props.allowedCidr.includes(':') ? ec2.Peer.ipv6(props.allowedCidr) : ec2.Peer.ipv4(props.allowedCidr);
-    this.securityGroup.addIngressRule(peer, ec2.Port.tcp(KAFKA_PORT), 'Kafka clients');
+    this.securityGroup.addIngressRule(
+      peer,
+      ec2.Port.tcp(this.publicPort),
+      security ? 'Kafka clients (SASL_SSL)' : 'Kafka clients',
+    );
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, broker asset, SSM');
     if (/\/0$/.test(props.allowedCidr)) {
       Validations.of(this.securityGroup).acknowledge({
         id: 'AwsSolutions-EC23',
-        reason: 'The deployer opened port 9092 to everyone on purpose with -c allowPublic=true.',
+        reason: `The deployer opened port ${this.publicPort} to everyone on purpose with -c allowPublic=true.`,
       });
     }
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
+      description: security
+        ? 'minnow broker instance: Session Manager, read the broker asset, attach its data volume, ' +
+          'read the admin password, publish the CA certificate'
+        : 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     props.brokerAsset.grantRead(this.role);
+    security?.grantInstance(this.role);
     // The instance attaches the data volume itself (see install.sh), so a replacement instance can
     // take it over once the old one is gone. Limited to this volume, and to instances tagged with it.
     const stack = Stack.of(this);
@@ -122,8 +145,14 @@ export class BrokerInstance extends Construct {
         assetUrl: props.brokerAsset.s3ObjectUrl,
         advertisedHost: this.elasticIp.attrPublicIp,
         dataVolumeId: props.dataVolume.volumeId,
-        port: KAFKA_PORT,
+        port: this.publicPort,
         ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
+        ...(security && {
+          security: {
+            caParameterName: security.caParameter.parameterName,
+            adminSecretArn: security.adminSecret.secretArn,
+          },
+        }),
       }),
       httpTokens: ec2.HttpTokens.REQUIRED,
       ...(isBurstable(this.instanceType) && { creditSpecification: creditMode }),

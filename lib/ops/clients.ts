@@ -1,12 +1,16 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 
 /** The AWS clients the ops commands use; tests pass mocked ones. */
 export interface OpsClients {
   readonly ec2: EC2Client;
   readonly cloudwatch: CloudWatchClient;
   readonly cloudformation: CloudFormationClient;
+  readonly ssm: SSMClient;
+  readonly secretsManager: SecretsManagerClient;
 }
 
 /** Clients from the standard credential chain (AWS_PROFILE, env vars, SSO, ...). */
@@ -16,6 +20,8 @@ export function createClients(region?: string): OpsClients {
     ec2: new EC2Client(config),
     cloudwatch: new CloudWatchClient(config),
     cloudformation: new CloudFormationClient(config),
+    ssm: new SSMClient(config),
+    secretsManager: new SecretsManagerClient(config),
   };
 }
 

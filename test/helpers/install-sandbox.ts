@@ -9,11 +9,19 @@ export const VOLUME_ID = 'vol-0123456789abcdef0';
 export const INSTANCE_ID = 'i-0123456789abcdef0';
 export const REGION = 'eu-west-2';
 export const FS_UUID = '5d3c6a1e-0000-4000-8000-000000000001';
+export const CA_PARAMETER = 'CFN-SecurityCaCertificate07D29BFE-AbCdEf';
+export const ADMIN_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:SecurityAdminPassword-AbCdEf';
+/** What the secret stub returns unless state/admin-secret says otherwise. */
+export const ADMIN_PASSWORD = 'Zr8kq2mW7xYbStubPassword0123456';
+/** The public DNS name AWS gives the stub's Elastic IP 203.0.113.99. */
+export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
 
 /**
  * A throwaway machine for broker/deploy/install.sh: ROOT is a temp dir, and stub executables first
- * on PATH stand in for dnf, rpm, curl (IMDS), aws, id/useradd, blkid/mkfs.xfs/mount/mountpoint,
- * xfs_growfs, chown, systemctl and npm-22. Each stub appends its argv to calls.log; the few that
+ * on PATH stand in for dnf, rpm, curl (IMDS), aws (EC2, S3, SSM, Secrets Manager), id/useradd,
+ * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl and npm-22; openssl runs for real.
+ * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
+ * admin-secret (the secret's value), formatted/mounted/packages/user-minnow. Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
  * Nothing touches the real /etc, /dev or the network (curl never runs for real).
  */
@@ -36,6 +44,7 @@ const STUBS: Record<string, string> = {
   *meta-data/instance-id) echo ${INSTANCE_ID} ;;
   *meta-data/placement/region) echo ${REGION} ;;
   *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
+  *meta-data/public-hostname) cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
   *) echo "curl stub: unexpected $*" >&2; exit 22 ;;
 esac`,
   aws: `case "$*" in
@@ -48,6 +57,12 @@ esac`,
   *"s3 cp"*)
     dest=""; for a in "$@"; do dest=$a; done
     cp "$STUB_ASSET_ZIP" "$dest" ;;
+  *"ssm get-parameter --name ${CA_PARAMETER} "*)
+    cat "$STUB_STATE/ssm-ca" 2>/dev/null || echo "pending: the instance publishes its CA certificate here" ;;
+  *"ssm put-parameter --name ${CA_PARAMETER} "*)
+    prev=""; for a in "$@"; do if [ "$prev" = --value ]; then cp "\${a#file://}" "$STUB_STATE/ssm-ca"; fi; prev=$a; done ;;
+  *"secretsmanager get-secret-value --secret-id ${ADMIN_SECRET_ARN} "*)
+    cat "$STUB_STATE/admin-secret" 2>/dev/null || echo ${ADMIN_PASSWORD} ;;
   *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
 esac`,
   id: '[ -e "$STUB_STATE/user-minnow" ]',
@@ -131,6 +146,8 @@ export function runInstall(sb: Sandbox, env: Record<string, string> = {}): Insta
       MINNOW_ASSET_URL: sb.assetUrl,
       MINNOW_ADVERTISED_HOST: '203.0.113.99',
       MINNOW_DATA_VOLUME_ID: VOLUME_ID,
+      MINNOW_CA_PARAMETER: CA_PARAMETER,
+      MINNOW_ADMIN_SECRET_ID: ADMIN_SECRET_ARN,
       MINNOW_NODE: process.execPath,
       MINNOW_POLL_S: '0',
       ...env,

@@ -1,6 +1,8 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client, DescribeInstancesCommand, type _InstanceType } from '@aws-sdk/client-ec2';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { OpsClients, OpsRuntime } from '../../lib/ops/clients';
 
@@ -40,6 +42,8 @@ export function clients(): OpsClients {
     ec2: new EC2Client({ region }),
     cloudwatch: new CloudWatchClient({ region }),
     cloudformation: new CloudFormationClient({ region }),
+    ssm: new SSMClient({ region }),
+    secretsManager: new SecretsManagerClient({ region }),
   };
 }
 

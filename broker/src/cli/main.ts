@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, acl, backup, perf.
+// The `minnow` command: serve, topic, produce, consume, group, acl, backup, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -10,6 +10,7 @@ commands:
   produce TOPIC                 stdin lines to a topic
   consume TOPIC                 print a topic's records
   group list|describe|delete|reset-offsets
+  quota set|list|delete         client quotas (produce/fetch bytes, request time, connection rate)
   acl add|list|delete           ACLs, with kafka-acls' flags
   backup DEST.db                consistent copy of a broker's database
   perf produce|consume|e2e      load tool
@@ -30,6 +31,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
+  quota: async () => (require('./quota') as typeof import('./quota')).quotaCommand,
   acl: async () => (require('./acl') as typeof import('./acl')).aclCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };

@@ -1,4 +1,5 @@
-// `minnow serve`: runs the broker until SIGTERM/SIGINT, then stops cleanly (exit 0).
+// `minnow serve`: runs the broker until SIGTERM/SIGINT, then stops cleanly (exit 0); SIGHUP reloads
+// the TLS certificate.
 import { parseArgs } from 'node:util';
 import { startBroker } from '../server/broker';
 import { ConfigError, loadConfig, SETTINGS } from '../server/config';
@@ -52,8 +53,12 @@ export async function serve(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   const broker = await startBroker({ config });
+  // SIGHUP: read the TLS files again now (a renewed certificate), as nginx and others do.
+  const onHangup = () => void broker.reloadTls();
+  process.on('SIGHUP', onHangup);
   if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
   broker.context.logger.info('signal received', { signal: signalled });
+  process.off('SIGHUP', onHangup);
   await broker.stop();
   return 0;
 }

@@ -2,19 +2,17 @@
 // kafka-consumer-perf-test's summary. One Fetch per leader covers all its partitions; the next
 // Fetch is sent as soon as a response's batch headers give the new positions, before its records
 // are decoded, so decoding overlaps the broker's work. MB counts key+value bytes, as Kafka's does.
-import { KafkaClient } from '../client/client';
+import { KafkaClient, PartitionMeta } from '../client/client';
 import type { KafkaConnection } from '../client/connection';
 import { ApiKey } from '../protocol/api-keys';
-import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { FetchResponse } from '../protocol/messages';
-import { BASE_OFFSET, LAST_OFFSET_DELTA, splitBatches } from '../protocol/record-batch';
+import { ConsumeCounters, DetailedStatsReporter } from './consume-counters';
+import { advancePositions, FetchedBatches, fetchRequest, PartitionState, wantsMore } from './consume-fetch';
 import { GroupMember, GroupUnusable } from './group';
+import type { PerfIo } from './io';
 import type { ConsumeOptions } from './options';
-import type { PerfIo } from './producer';
 import { scanBatch } from './record-scan';
-import { CONSUMER_DETAILED_HEADER, CONSUMER_HEADER, consumerDetailedRow, consumerRow, MiB } from './report';
-
-const FETCH_MAX_BYTES = 50 * MiB; // fetch.max.bytes default
+import { CONSUMER_DETAILED_HEADER, CONSUMER_HEADER, consumerRow, MiB } from './report';
 
 export interface ConsumeSummary {
   tool: 'minnow perf consume';
@@ -43,43 +41,124 @@ export interface ConsumeSummary {
   row: string;
 }
 
-interface PartitionState {
-  partition: number;
-  leader: number;
-  position: bigint;
-  /** Stop here (exclusive) when no --num-records is given. */
-  end: bigint | undefined;
+export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<ConsumeSummary> {
+  const run = new ConsumePerfRun(opts, io);
+  try {
+    await run.start();
+    await run.consume();
+    return await run.finish();
+  } finally {
+    await run.close();
+  }
 }
 
-export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<ConsumeSummary> {
-  const client = new KafkaClient(opts.bootstrap, { clientId: opts.clientId });
-  let member: GroupMember | undefined;
-  let report: NodeJS.Timeout | undefined;
-  const inflight = new Set<Promise<unknown>>();
-  try {
-    const meta = await client.topic(opts.topic);
-    const startWall = io.wallNow();
-    const startMono = io.now();
-    let mode: 'group' | 'assignment' = 'assignment';
-    let note: string | null = null;
-    let assigned = meta.partitions.map((p) => p.partition);
-    let committed = new Map<number, bigint>();
-    if (opts.group !== undefined) {
-      try {
-        member = await GroupMember.join(client, opts.group, opts.topic, assigned, opts.clientId);
-        assigned = member.partitions;
-        committed = await member.committed();
-        mode = 'group';
-      } catch (err) {
-        if (!(err instanceof GroupUnusable)) throw err;
-        note = `the group coordinator is not usable (${err.message}); reading all partitions by assignment, without group ${opts.group}`;
-        io.err(`note: ${note}`);
-      }
-    }
-    const rebalanceMs = mode === 'group' ? io.now() - startMono : 0;
+/**
+ * One consume run: start() finds the partitions (joining the group if asked) and their start and
+ * end offsets, consume() reads them, one Fetch loop per leader, finish() prints kafka-consumer-perf-test's
+ * row, commits the group's positions and returns the summary.
+ */
+export class ConsumePerfRun {
+  private readonly client: KafkaClient;
+  private readonly counters = new ConsumeCounters();
+  /** Fetches not yet answered: their rejections are swallowed at close. */
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly limit: number;
+  private member: GroupMember | undefined;
+  private mode: 'group' | 'assignment' = 'assignment';
+  private note: string | null = null;
+  private states: PartitionState[] = [];
+  private startWall = 0;
+  private startMono = 0;
+  private endMono = 0;
+  private rebalanceMs = 0;
+  private detailedStats: DetailedStatsReporter | undefined;
 
+  constructor(
+    private readonly opts: ConsumeOptions,
+    private readonly io: PerfIo,
+  ) {
+    this.client = new KafkaClient(opts.bootstrap, { clientId: opts.clientId });
+    this.limit = opts.numRecords ?? Infinity;
+  }
+
+  async start(): Promise<void> {
+    const meta = await this.client.topic(this.opts.topic);
+    this.startWall = this.io.wallNow();
+    this.startMono = this.endMono = this.io.now();
+    const { assigned, committed } = await this.joinGroup(meta.partitions.map((p) => p.partition));
+    this.rebalanceMs = this.mode === 'group' ? this.io.now() - this.startMono : 0;
+    const mine = meta.partitions.filter((x) => assigned.includes(x.partition));
+    this.states = await this.startPositions(mine, committed);
+    this.counters.lastDataMono = this.io.now();
+    this.startDetailedStats();
+  }
+
+  async consume(): Promise<void> {
+    const byLeader = new Map<number, PartitionState[]>();
+    for (const s of this.states) {
+      let list = byLeader.get(s.leader);
+      if (!list) byLeader.set(s.leader, (list = []));
+      list.push(s);
+    }
+    if (!this.finished()) await Promise.all([...byLeader].map(([leader, parts]) => this.consumeLeader(leader, parts)));
+    if (this.endMono === this.startMono || this.counters.timedOut) this.endMono = this.io.now();
+    this.detailedStats?.stop();
+  }
+
+  async finish(): Promise<ConsumeSummary> {
+    const { opts, io, counters: c } = this;
+    const elapsedMs = Math.max(1e-3, this.endMono - this.startMono);
+    const stats = {
+      startMs: this.startWall,
+      endMs: this.startWall + elapsedMs,
+      bytes: c.bytes,
+      records: c.records,
+      rebalanceMs: this.rebalanceMs,
+    };
+    const row = consumerRow(stats);
+    if (c.timedOut)
+      io.err(
+        `WARNING: Exiting before consuming the expected number of messages: timeout (${opts.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`,
+      );
+    if (!opts.showDetailedStats) {
+      if (!opts.hideHeader) io.out(CONSUMER_HEADER);
+      io.out(row);
+    }
+    await this.commitPositions();
+    return this.summary(elapsedMs, row);
+  }
+
+  async close(): Promise<void> {
+    this.detailedStats?.stop();
+    for (const p of this.inflight) p.catch(() => {});
+    await this.member?.leave();
+    this.client.close();
+  }
+
+  /** With --group: the partitions the coordinator assigned and their committed offsets. */
+  private async joinGroup(all: number[]): Promise<{ assigned: number[]; committed: Map<number, bigint> }> {
+    const { opts } = this;
+    let assigned = all;
+    if (opts.group === undefined) return { assigned, committed: new Map() };
+    try {
+      this.member = await GroupMember.join(this.client, opts.group, opts.topic, assigned, opts.clientId);
+      assigned = this.member.partitions;
+      const committed = await this.member.committed();
+      this.mode = 'group';
+      return { assigned, committed };
+    } catch (err) {
+      if (!(err instanceof GroupUnusable)) throw err;
+      this.note = `the group coordinator is not usable (${err.message}); reading all partitions by assignment, without group ${opts.group}`;
+      this.io.err(`note: ${this.note}`);
+      return { assigned, committed: new Map() };
+    }
+  }
+
+  /** Each partition from its committed offset, else the earliest (--from-latest: the latest); its end without --num-records. */
+  private async startPositions(partitions: PartitionMeta[], committed: Map<number, bigint>): Promise<PartitionState[]> {
+    const { opts, client } = this;
     const states: PartitionState[] = [];
-    for (const p of meta.partitions.filter((x) => assigned.includes(x.partition))) {
+    for (const p of partitions) {
       const c = committed.get(p.partition);
       const position =
         c !== undefined && c >= 0n
@@ -89,163 +168,104 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
         opts.numRecords === undefined ? await client.listOffset(opts.topic, p.partition, p.leader, -1n) : undefined;
       states.push({ partition: p.partition, leader: p.leader, position, end });
     }
+    return states;
+  }
 
-    let records = 0;
-    let bytes = 0;
-    let wireBytes = 0;
-    let fetches = 0;
-    let lastDataMono = io.now();
-    let timedOut = false;
-    let endMono = startMono;
-    const limit = opts.numRecords ?? Infinity;
-    const finished = () =>
-      records >= limit || (opts.numRecords === undefined && states.every((s) => s.position >= s.end!));
+  private startDetailedStats(): void {
+    if (!this.opts.showDetailedStats) return;
+    if (!this.opts.hideHeader) this.io.out(CONSUMER_DETAILED_HEADER);
+    this.detailedStats = new DetailedStatsReporter(this.io, this.counters, this.startMono, this.rebalanceMs);
+    this.detailedStats.start(this.opts.reportIntervalMs);
+  }
 
-    if (opts.showDetailedStats) {
-      if (!opts.hideHeader) io.out(CONSUMER_DETAILED_HEADER);
-      let last = { mono: startMono, bytes: 0, records: 0, first: true };
-      report = setInterval(() => {
-        const now = io.now();
-        io.out(
-          consumerDetailedRow({
-            timeMs: io.wallNow(),
-            totalBytes: bytes,
-            totalRecords: records,
-            bytes: bytes - last.bytes,
-            records: records - last.records,
-            elapsedMs: now - last.mono,
-            rebalanceMs: last.first ? rebalanceMs : 0,
-          }),
-        );
-        last = { mono: now, bytes, records, first: false };
-      }, opts.reportIntervalMs);
-    }
+  private finished(): boolean {
+    if (this.counters.records >= this.limit) return true;
+    return this.opts.numRecords === undefined && this.states.every((s) => s.position >= s.end!);
+  }
 
-    const fetchFrom = (conn: KafkaConnection, v: number, parts: PartitionState[]): Promise<FetchResponse> => {
-      fetches++;
-      const p = conn.send<FetchResponse>(ApiKey.Fetch, v, {
-        replicaId: -1,
-        maxWaitMs: opts.fetchMaxWaitMs,
-        minBytes: 1,
-        maxBytes: Math.max(FETCH_MAX_BYTES, opts.fetchSizeBytes),
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic: opts.topic,
-            partitions: parts
-              .filter((s) => s.end === undefined || s.position < s.end)
-              .map((s) => ({
-                partition: s.partition,
-                currentLeaderEpoch: -1,
-                fetchOffset: s.position,
-                logStartOffset: -1n,
-                partitionMaxBytes: opts.fetchSizeBytes,
-              })),
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: '',
-      });
-      inflight.add(p);
-      p.then(
-        () => inflight.delete(p),
-        () => inflight.delete(p),
-      );
-      return p;
-    };
-
-    const consumeLeader = async (leader: number, parts: PartitionState[]) => {
-      const conn = await client.node(leader);
-      const v = conn.version(ApiKey.Fetch, 4, 11);
-      const byPartition = new Map(parts.map((s) => [s.partition, s]));
-      let pending: Promise<FetchResponse> | undefined = fetchFrom(conn, v, parts);
-      while (pending) {
-        const res = await pending;
+  /** One leader's Fetch loop: the next Fetch goes out before this response's records are counted. */
+  private async consumeLeader(leader: number, parts: PartitionState[]): Promise<void> {
+    const conn = await this.client.node(leader);
+    const v = conn.version(ApiKey.Fetch, 4, 11);
+    const byPartition = new Map(parts.map((s) => [s.partition, s]));
+    let pending: Promise<FetchResponse> | undefined = this.fetch(conn, v, parts);
+    while (pending) {
+      const work = advancePositions(await pending, byPartition, this.opts.topic);
+      pending = this.fetchMore(conn, v, parts, work);
+      this.count(work);
+      if (this.finished()) {
+        this.endMono = this.io.now();
         pending = undefined;
-        // Advance positions from the batch headers first, and ask for more right away.
-        const work: { state: PartitionState; from: bigint; batches: Buffer[] }[] = [];
-        for (const t of res.responses) {
-          for (const pd of t.partitions) {
-            const s = byPartition.get(pd.partitionIndex);
-            if (!s) continue;
-            if (pd.errorCode !== ErrorCode.NONE)
-              throw new Error(`fetch ${opts.topic}/${pd.partitionIndex} at ${s.position}: ${errorName(pd.errorCode)}`);
-            if (!pd.records || pd.records.length === 0) continue;
-            const { batches } = splitBatches(pd.records);
-            if (batches.length === 0) continue;
-            const lastBatch = batches[batches.length - 1]!;
-            const next = lastBatch.readBigInt64BE(BASE_OFFSET) + BigInt(lastBatch.readInt32BE(LAST_OFFSET_DELTA)) + 1n;
-            work.push({ state: s, from: s.position, batches });
-            if (next > s.position) s.position = next;
-            for (const b of batches) wireBytes += b.length;
-          }
-        }
-        const now = io.now();
-        if (work.length > 0) lastDataMono = now;
-        const more = parts.some((s) => s.end === undefined || s.position < s.end);
-        if (now - lastDataMono > opts.timeoutMs) timedOut = true;
-        if (more && !timedOut && records < limit) pending = fetchFrom(conn, v, parts);
-        // Then count the records (key + value bytes), up to --num-records.
-        for (const w of work) {
-          for (const batch of w.batches) {
-            if (records >= limit) break;
-            const scanned = scanBatch(batch, w.from, w.state.end, limit - records);
-            records += scanned.records;
-            bytes += scanned.bytes;
-          }
-        }
-        if (records >= limit || finished()) {
-          endMono = io.now();
-          pending = undefined;
-        }
       }
-    };
+    }
+  }
 
-    const byLeader = new Map<number, PartitionState[]>();
-    for (const s of states) {
-      let list = byLeader.get(s.leader);
-      if (!list) byLeader.set(s.leader, (list = []));
-      list.push(s);
-    }
-    if (!finished()) await Promise.all([...byLeader].map(([leader, parts]) => consumeLeader(leader, parts)));
-    if (endMono === startMono || timedOut) endMono = io.now();
-    if (report) clearInterval(report);
+  /** The next Fetch, unless the partitions are done, --timeout passed without data or --num-records is reached. */
+  private fetchMore(
+    conn: KafkaConnection,
+    v: number,
+    parts: PartitionState[],
+    work: FetchedBatches[],
+  ): Promise<FetchResponse> | undefined {
+    const c = this.counters;
+    for (const w of work) for (const b of w.batches) c.wireBytes += b.length;
+    const now = this.io.now();
+    if (work.length > 0) c.lastDataMono = now;
+    if (now - c.lastDataMono > this.opts.timeoutMs) c.timedOut = true;
+    if (parts.some(wantsMore) && !c.timedOut && c.records < this.limit) return this.fetch(conn, v, parts);
+    return undefined;
+  }
 
-    const elapsedMs = Math.max(1e-3, endMono - startMono);
-    const stats = { startMs: startWall, endMs: startWall + elapsedMs, bytes, records, rebalanceMs };
-    const row = consumerRow(stats);
-    if (timedOut)
-      io.err(
-        `WARNING: Exiting before consuming the expected number of messages: timeout (${opts.timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`,
-      );
-    if (!opts.showDetailedStats) {
-      if (!opts.hideHeader) io.out(CONSUMER_HEADER);
-      io.out(row);
+  /** Counts the records (key + value bytes), up to --num-records. */
+  private count(work: FetchedBatches[]): void {
+    const c = this.counters;
+    for (const w of work) {
+      for (const batch of w.batches) {
+        if (c.records >= this.limit) break;
+        const scanned = scanBatch(batch, w.from, w.state.end, this.limit - c.records);
+        c.records += scanned.records;
+        c.bytes += scanned.bytes;
+      }
     }
-    if (member) {
-      const problem =
-        (await member.commit(new Map(states.map((s) => [s.partition, s.position])))) ?? member.heartbeatProblem;
-      if (problem) io.err(`note: group ${opts.group}: ${problem}`);
-    }
-    const fetchMs = Math.max(0, elapsedMs - rebalanceMs);
+  }
+
+  private fetch(conn: KafkaConnection, v: number, parts: PartitionState[]): Promise<FetchResponse> {
+    this.counters.fetches++;
+    const p = conn.send<FetchResponse>(ApiKey.Fetch, v, fetchRequest(this.opts.topic, parts, this.opts));
+    this.inflight.add(p);
+    p.then(
+      () => this.inflight.delete(p),
+      () => this.inflight.delete(p),
+    );
+    return p;
+  }
+
+  private async commitPositions(): Promise<void> {
+    if (!this.member) return;
+    const positions = new Map(this.states.map((s) => [s.partition, s.position]));
+    const problem = (await this.member.commit(positions)) ?? this.member.heartbeatProblem;
+    if (problem) this.io.err(`note: group ${this.opts.group}: ${problem}`);
+  }
+
+  private summary(elapsedMs: number, row: string): ConsumeSummary {
+    const { records, bytes, wireBytes, fetches, timedOut } = this.counters;
+    const fetchMs = Math.max(0, elapsedMs - this.rebalanceMs);
     return {
       tool: 'minnow perf consume',
-      startedAt: new Date(startWall).toISOString(),
-      topic: opts.topic,
-      group: opts.group ?? null,
-      mode,
-      note,
-      partitions: states.map((s) => s.partition),
+      startedAt: new Date(this.startWall).toISOString(),
+      topic: this.opts.topic,
+      group: this.opts.group ?? null,
+      mode: this.mode,
+      note: this.note,
+      partitions: this.states.map((s) => s.partition),
       records,
       bytes,
       wireBytes,
       fetches,
-      startMs: startWall,
-      endMs: startWall + elapsedMs,
+      startMs: this.startWall,
+      endMs: this.startWall + elapsedMs,
       elapsedMs,
-      rebalanceMs,
+      rebalanceMs: this.rebalanceMs,
       fetchMs,
       mbPerSec: bytes / MiB / (elapsedMs / 1000),
       recordsPerSec: records / (elapsedMs / 1000),
@@ -254,10 +274,5 @@ export async function runConsumePerf(opts: ConsumeOptions, io: PerfIo): Promise<
       timedOut,
       row,
     };
-  } finally {
-    if (report) clearInterval(report);
-    for (const p of inflight) p.catch(() => {});
-    await member?.leave();
-    client.close();
   }
 }

@@ -8,7 +8,7 @@ import { BASE_OFFSET, decodeRecords, encodeRecordBatch, splitBatches } from '../
 import { LatencyHistogram, LatencySummary } from './histogram';
 import type { E2eOptions } from './options';
 import { randomPayloads } from './payload';
-import type { PerfIo } from './producer';
+import type { PerfIo } from './io';
 import { e2eLines } from './report';
 
 export interface E2eSummary {

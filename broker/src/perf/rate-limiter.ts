@@ -107,3 +107,30 @@ export class Schedule {
     this.unlimitedAt.delete(claim.first);
   }
 }
+
+/** What a producer does next: send a claim, wait, or stop (the schedule is done or the drain is over). */
+export type PaceStep = { claim: Claim } | { waitMs: number } | 'stop';
+
+/**
+ * Paces the producers over one shared Schedule: claims of up to `perBatch` records held back up to
+ * `lingerMs`, and after a --duration run's end `drainMs` more to send what is still queued.
+ */
+export class RateController {
+  private readonly stopAfterMs: number;
+
+  constructor(
+    readonly schedule: Schedule,
+    private readonly opts: { perBatch: number; lingerMs: number; durationMs: number | undefined; drainMs: number },
+  ) {
+    const { durationMs, drainMs } = opts;
+    this.stopAfterMs = durationMs === undefined ? Infinity : schedule.opts.startMs + durationMs + drainMs;
+  }
+
+  next(nowMs: number): PaceStep {
+    if (nowMs > this.stopAfterMs) return 'stop';
+    const r = this.schedule.take(nowMs, this.opts.perBatch, this.opts.lingerMs);
+    if ('done' in r) return 'stop';
+    if ('waitUntilMs' in r) return { waitMs: r.waitUntilMs - nowMs };
+    return r;
+  }
+}

@@ -17,6 +17,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
   'log.retention.check.interval.ms':
     'The frequency in milliseconds that the log cleaner checks whether any log is eligible for deletion',
   'socket.request.max.bytes': 'The maximum number of bytes in a socket request',
+  'ssl.client.auth':
+    'Configures kafka broker to request client authentication. The following settings are common:  <ul> <li><code>ssl.client.auth=required</code> If set to required client authentication is required. <li><code>ssl.client.auth=requested</code> This means client authentication is optional. unlike required, if this option is set client can choose not to provide authentication information about itself <li><code>ssl.client.auth=none</code> This means client authentication is not needed.</ul>',
   'queued.max.request.bytes': 'The number of queued bytes allowed before no more requests are read',
   'connections.max.idle.ms':
     'Idle connections timeout: the server socket processor threads close the connections that idle more than this',
@@ -26,6 +28,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     'The maximum number of connections we allow from each ip address. This can be set to 0 if there are overrides configured using max.connections.per.ip.overrides property. New connections from the ip address are dropped if the limit is reached.',
   'group.initial.rebalance.delay.ms':
     'The amount of time the group coordinator will wait for more consumers to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances, but increases the time until processing begins.',
+  'quota.window.num': 'The number of samples to retain in memory for client quotas',
+  'quota.window.size.seconds': 'The time span of each sample for client quotas',
   'fetch.max.bytes': 'The maximum number of bytes we will return for a fetch request. Must be at least 1024.',
   'log.segment.bytes': 'The maximum size of a single log file',
   'log.roll.ms':

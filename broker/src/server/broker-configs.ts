@@ -91,6 +91,8 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.maxRequestBytes),
       'maxRequestBytes',
     ),
+    // Kafka's TLS settings live in keystores; of them only the client-auth policy has a minnow setting.
+    'ssl.client.auth': startup(ConfigType.STRING, 'none', (c) => c.tlsClientAuth, 'tlsClientAuth'),
     'group.initial.rebalance.delay.ms': startup(
       ConfigType.INT,
       '3000',
@@ -117,6 +119,13 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       'maxConnectionsPerIp',
     ),
     'fetch.max.bytes': startup(ConfigType.INT, '57671680', (c) => String(c.fetchMaxBytes), 'fetchMaxBytes'),
+    'quota.window.num': startup(ConfigType.INT, '11', (c) => String(c.quotaWindowNum), 'quotaWindowNum'),
+    'quota.window.size.seconds': startup(
+      ConfigType.INT,
+      '1',
+      (c) => String(c.quotaWindowSizeSeconds),
+      'quotaWindowSizeSeconds',
+    ),
   };
   for (const [name, def] of Object.entries(out)) def.doc = doc(name);
   for (const [topicName, t] of Object.entries(TOPIC_CONFIGS)) {

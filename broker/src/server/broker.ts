@@ -1,5 +1,4 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
-import * as net from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
@@ -11,22 +10,35 @@ import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
 import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
-import { BrokerConfig, checkConfig, defaultAdvertised, loadConfig } from './config';
+import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
 import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
+import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
 import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
+import { openListenerServers } from './listener-servers';
+import { describeListeners, ResolvedListener, resolveListeners } from './listeners';
+import type { Session } from './session';
+import { ReloadOutcome, TlsCertificates } from './tls-certificates';
+import { describeCertificate } from './tls-material';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
 const RETENTION_BATCHES_PER_STEP = 500;
 /** How long a stop waits for in-flight requests before closing connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * Longest a TLS client may take to finish its handshake (at most CONNECTIONS_MAX_IDLE_MS): one
+ * that connects and says nothing holds a connection slot no longer than this. A handshake takes a
+ * few round trips; Node's own default (120 s) would let a few hundred silent sockets fill
+ * MAX_CONNECTIONS for two minutes.
+ */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
   /** Overrides on top of the configuration read from `env`; the storage URL parsed or as text. */
@@ -40,13 +52,20 @@ export interface StartOptions {
    * its requests (undefined: it stays as it is). Never set by `minnow serve`.
    */
   testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
+  /** Tests: sees each connection's session as it opens (its principal, listener). */
+  onConnectionOpened?: (session: Session) => void;
 }
 
 export interface RunningBroker {
+  /** The first listener's bound address (what single-listener callers and tests connect to). */
   host: string;
   port: number;
+  /** Every listener, with its bound port. */
+  listeners: readonly ResolvedListener[];
   config: BrokerConfig;
   context: BrokerContext;
+  /** Reads the TLS files again now (SIGHUP); 'unchanged' without TLS listeners. */
+  reloadTls(): ReloadOutcome;
   /** Stops accepting, answers in-flight requests, closes the database. */
   stop(): Promise<void>;
 }
@@ -60,8 +79,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       ? parseStorageUrl(opts.config.storageUrl)
       : (opts.config?.storageUrl ?? base.storageUrl);
   const config: BrokerConfig = { ...base, ...opts.config, storageUrl, explicit };
-  if (opts.config?.listener && !opts.config.advertised && !opts.env?.ADVERTISED_LISTENER_URL)
-    config.advertised = defaultAdvertised(config.listener);
+  // Listeners given without advertised addresses advertise themselves, whatever the env said.
+  if (opts.config?.listeners && !opts.config.advertisedListeners) config.advertisedListeners = undefined;
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
@@ -120,18 +139,23 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     superUsers: config.superUsers,
     allowEveryoneIfNoAclFound: allowEveryoneIfNoAclFound(config),
   });
-  const advertised = { ...config.advertised };
+  const listeners = resolveListeners(config.listeners, config.advertisedListeners);
+  const advertised = listeners[0]!.advertised;
+  const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
+  quotas.reload(storage);
   const context: BrokerContext = {
     config,
     storage,
     identity,
     advertised,
+    listeners,
     logger,
     appendQueue,
     fetchWaiters,
     groups,
     diskSpace,
     authorizer,
+    quotas,
     now,
   };
   const handlers = createHandlers();
@@ -142,26 +166,57 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     warnings,
     testOnlyPrincipalForClientId: opts.testOnlyPrincipalForClientId,
   };
-  const registry = new ConnectionRegistry(config, logger, warnings);
+  const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;
-  const server = net.createServer((socket) => {
-    registry.accept(socket, () => new Connection(socket, context, handlers, nextConnectionId++, shared));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listener.port, config.listener.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((err) => {
+  const hasTls = listeners.some((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  let certificates: TlsCertificates | undefined;
+  try {
+    // Throws TlsMaterialError naming the file and what is wrong with it: start-up stops there.
+    certificates = hasTls
+      ? new TlsCertificates(
+          {
+            certFile: config.tlsCertFile!,
+            keyFile: config.tlsKeyFile!,
+            keyPasswordFile: config.tlsKeyPasswordFile,
+            caFile: config.tlsCaFile,
+          },
+          logger,
+        )
+      : undefined;
+  } catch (err) {
+    registry.stop();
+    groups.close();
+    storage.close();
+    throw err;
+  }
+  const servers = await openListenerServers(
+    listeners,
+    {
+      admit: (socket) => registry.admit(socket),
+      open: (socket, listener, principal) => {
+        const c = new Connection(socket, context, handlers, nextConnectionId++, shared, listener);
+        if (principal) c.session.principal = principal; // mTLS, before the connection's first request
+        registry.attach(socket, c);
+        opts.onConnectionOpened?.(c.session);
+      },
+      handshakeFailed: (fields) => warnings.warn('TLS handshake failed; connection closed', fields, 'tls handshake'),
+    },
+    certificates && {
+      certificates,
+      clientAuth: config.tlsClientAuth,
+      handshakeTimeoutMs: Math.min(TLS_HANDSHAKE_TIMEOUT_MS, config.connectionsMaxIdleMs),
+    },
+  ).catch((err) => {
     // Port taken, say: let go of the database (and its lock) before reporting it.
+    certificates?.stop();
+    registry.stop();
     groups.close();
     storage.close();
     throw err;
   });
-  const port = (server.address() as net.AddressInfo).port;
-  if (advertised.port === 0) advertised.port = port;
+  certificates?.watch(config.tlsReloadIntervalMs);
+  const port = listeners[0]!.port;
 
   const retention = setInterval(() => {
     try {
@@ -183,8 +238,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   retention.unref();
 
   logger.info('minnow broker listening', {
-    listener: `${config.listener.host}:${port}`,
+    listener: `${listeners[0]!.host}:${port}`,
     advertised: `${advertised.host}:${advertised.port}`,
+    listeners: describeListeners(listeners),
+    advertisedListeners: describeListeners(listeners.map((l) => ({ name: l.name, ...l.advertised }))),
     storage: config.storageUrl.url,
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
@@ -192,6 +249,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     superUsers: config.superUsers.length,
     allowEveryoneIfNoAclFound: authorizer.allowEveryoneIfNoAclFound,
     acls: authorizer.acls().length,
+    ...(certificates && {
+      tlsCertificate: describeCertificate(certificates.material.certificate),
+      tlsClientAuth: config.tlsClientAuth,
+    }),
   });
 
   let stopping: Promise<void> | undefined;
@@ -199,7 +260,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
       clearInterval(retention);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      certificates?.stop();
+      const closed = servers.close();
       fetchWaiters.close();
       groups.close();
       const drained = Promise.all([...connections].map((c) => c.drained()));
@@ -217,5 +279,6 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         produceRequests: appendQueue.stats.requests,
       });
     })());
-  return { host: config.listener.host, port, config, context, stop };
+  const reloadTls = () => certificates?.reload() ?? 'unchanged';
+  return { host: listeners[0]!.host, port, listeners, config, context, reloadTls, stop };
 }

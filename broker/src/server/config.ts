@@ -9,15 +9,16 @@ import {
   StorageUrl,
   StorageUrlError,
 } from '../storage/storage-url';
+import { describeListeners, LISTENER_URL_FORM, ListenerConfig, parseListenerList, resolveListeners } from './listeners';
+import { TLS_CLIENT_AUTH_VALUES, TlsClientAuth } from './tls-material';
 
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+export type { Endpoint } from './listeners';
 
 export interface BrokerConfig {
-  listener: Endpoint;
-  advertised: Endpoint;
+  /** Where the broker listens and with which security protocol (listeners.ts). */
+  listeners: ListenerConfig[];
+  /** What clients are told, by position in `listeners` (undefined: each listener's own address). */
+  advertisedListeners: ListenerConfig[] | undefined;
   storageUrl: StorageUrl;
   clusterId: string | undefined;
   nodeId: number | undefined;
@@ -56,6 +57,22 @@ export interface BrokerConfig {
   walMaxBytes: number;
   /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
   minFreeBytes: number;
+  /** PEM certificate (chain) the TLS listeners present (ssl.keystore.location). */
+  tlsCertFile: string | undefined;
+  /** PEM private key of tlsCertFile. */
+  tlsKeyFile: string | undefined;
+  /** File whose first line is the password of an encrypted tlsKeyFile (ssl.key.password). */
+  tlsKeyPasswordFile: string | undefined;
+  /** PEM CA certificates client certificates must chain to (ssl.truststore.location). */
+  tlsCaFile: string | undefined;
+  /** Whether TLS listeners ask clients for a certificate (ssl.client.auth). */
+  tlsClientAuth: TlsClientAuth;
+  /** How often the TLS files are checked for a renewal (0: only on SIGHUP). */
+  tlsReloadIntervalMs: number;
+  /** Samples a client quota's rate is measured over (quota.window.num). */
+  quotaWindowNum: number;
+  /** Length of one of those samples (quota.window.size.seconds). */
+  quotaWindowSizeSeconds: number;
   /** Principals allowed everything, ACLs or not (super.users), as `User:NAME` strings. */
   superUsers: string[];
   /**
@@ -85,14 +102,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function parseEndpointUrl(value: string): Endpoint | undefined {
-  const m = /^(?:tcp|kafka|plaintext):\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})\/?$/i.exec(value.trim());
-  if (!m) return undefined;
-  const port = Number(m[2]);
-  if (port > 65535) return undefined;
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
-}
-
 const int = (min: number, max: number) => (v: string) => {
   if (!/^-?\d+$/.test(v.trim())) return undefined;
   const n = Number(v);
@@ -110,22 +119,22 @@ const bool = (v: string) => (/^(true|1|yes)$/i.test(v) ? true : /^(false|0|no)$/
 
 export const SETTINGS = [
   {
-    key: 'listener',
+    key: 'listeners',
     env: 'LISTENER_URL',
     flag: 'listener',
-    doc: 'address the broker listens on',
+    doc: 'addresses the broker listens on; the scheme is the security protocol: tcp:// PLAINTEXT, tls:// SSL, sasl+tcp:// SASL_PLAINTEXT, sasl+tls:// SASL_SSL',
     default: 'tcp://0.0.0.0:9092',
-    expected: 'tcp://HOST:PORT',
-    parse: parseEndpointUrl,
+    expected: LISTENER_URL_FORM,
+    parse: parseListenerList,
   },
   {
-    key: 'advertised',
+    key: 'advertisedListeners',
     env: 'ADVERTISED_LISTENER_URL',
     flag: 'advertised-listener',
-    doc: 'address returned to clients in Metadata (default: the listener, with 127.0.0.1 for 0.0.0.0)',
+    doc: 'addresses returned to clients in Metadata, by position in the listener list (default: each listener, with 127.0.0.1 for 0.0.0.0)',
     default: undefined,
-    expected: 'tcp://HOST:PORT',
-    parse: parseEndpointUrl,
+    expected: LISTENER_URL_FORM,
+    parse: parseListenerList,
   },
   {
     key: 'storageUrl',
@@ -337,6 +346,85 @@ export const SETTINGS = [
     expected: 'an integer 0..1099511627776 (bytes)',
     parse: int(0, 2 ** 40),
   },
+  // TLS listeners (issue 13, server/tls-material.ts). Kafka keeps keys in keystores
+  // (ssl.keystore.location); minnow reads the PEM files every other TLS server reads.
+  {
+    key: 'tlsCertFile',
+    env: 'TLS_CERT_FILE',
+    flag: 'tls-cert-file',
+    doc: 'PEM certificate the tls:// and sasl+tls:// listeners present; intermediate CA certificates may follow it. Renewals are picked up without a restart',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsKeyFile',
+    env: 'TLS_KEY_FILE',
+    flag: 'tls-key-file',
+    doc: "PEM private key of TLS_CERT_FILE's certificate",
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsKeyPasswordFile',
+    env: 'TLS_KEY_PASSWORD_FILE',
+    flag: 'tls-key-password-file',
+    doc: 'file whose first line is the password of an encrypted TLS_KEY_FILE (ssl.key.password)',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsCaFile',
+    env: 'TLS_CA_FILE',
+    flag: 'tls-ca-file',
+    doc: 'PEM CA certificates that client certificates must be issued by (TLS_CLIENT_AUTH requested or required)',
+    default: undefined,
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'tlsClientAuth',
+    env: 'TLS_CLIENT_AUTH',
+    flag: 'tls-client-auth',
+    doc: "whether TLS listeners ask for a client certificate (ssl.client.auth): none; requested (a client may present one); required (refused without one). On tls:// a verified certificate's subject is the principal (User:CN=...,O=...)",
+    default: 'none',
+    expected: TLS_CLIENT_AUTH_VALUES.join('|'),
+    parse: (v: string) =>
+      (TLS_CLIENT_AUTH_VALUES as readonly string[]).includes(v.trim().toLowerCase())
+        ? (v.trim().toLowerCase() as TlsClientAuth)
+        : undefined,
+  },
+  {
+    key: 'tlsReloadIntervalMs',
+    env: 'MINNOW_TLS_RELOAD_INTERVAL_MS',
+    flag: 'tls-reload-interval-ms',
+    doc: 'how often the TLS files are checked for a renewed certificate, applied to new connections once unchanged for one more check; SIGHUP checks at once. 0: only on SIGHUP',
+    default: '30000',
+    expected: '0 or an integer 100..86400000',
+    parse: (v: string) => (v.trim() === '0' ? 0 : int(100, 86_400_000)(v)),
+  },
+  // Client quotas (server/quotas, KIP-13/124/612). Kafka's defaults: a rate is measured over 11
+  // one-second samples, so a client may burst about ten seconds' worth before it is throttled.
+  {
+    key: 'quotaWindowNum',
+    env: 'QUOTA_WINDOW_NUM',
+    flag: 'quota-window-num',
+    doc: "samples a client quota's rate is measured over (quota.window.num; Kafka's default); the quotas themselves are set with AlterClientQuotas (kafka-configs, `minnow quota set`)",
+    default: '11',
+    expected: 'an integer 2..1000',
+    parse: int(2, 1000),
+  },
+  {
+    key: 'quotaWindowSizeSeconds',
+    env: 'QUOTA_WINDOW_SIZE_SECONDS',
+    flag: 'quota-window-size-seconds',
+    doc: "seconds of one of those samples (quota.window.size.seconds; Kafka's default); request-time and connection-rate throttles last at most one sample",
+    default: '1',
+    expected: 'an integer 1..3600',
+    parse: int(1, 3600),
+  },
   // Authorization (issue 13, server/authorizer.ts), Kafka's StandardAuthorizer settings.
   {
     key: 'superUsers',
@@ -397,13 +485,32 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string 
   }
   const cfg = out as unknown as BrokerConfig;
   cfg.explicit = explicit;
-  if (!cfg.advertised) cfg.advertised = defaultAdvertised(cfg.listener);
   checkConfig(cfg);
   return cfg;
 }
 
 /** Checks between settings; throws ConfigError. startBroker runs it again on its overrides. */
 export function checkConfig(cfg: BrokerConfig): void {
+  try {
+    resolveListeners(cfg.listeners, cfg.advertisedListeners);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const tlsListeners = cfg.listeners.filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  if (tlsListeners.length > 0 && (!cfg.tlsCertFile || !cfg.tlsKeyFile)) {
+    const named = describeListeners(
+      tlsListeners.map((l) => ({ name: l.securityProtocol, host: l.host, port: l.port })),
+    );
+    throw new ConfigError(
+      `LISTENER_URL has TLS listener(s) (${named}) but ${!cfg.tlsCertFile ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} is not set: give TLS_CERT_FILE and TLS_KEY_FILE (PEM), or use tcp:// / sasl+tcp://`,
+    );
+  }
+  // Node would check client certificates against its bundled public CAs: anyone could buy one.
+  if (tlsListeners.length > 0 && cfg.tlsClientAuth !== 'none' && !cfg.tlsCaFile) {
+    throw new ConfigError(
+      `TLS_CLIENT_AUTH=${cfg.tlsClientAuth} needs TLS_CA_FILE: the PEM CA certificates that issue your clients' certificates`,
+    );
+  }
   // A frame is admitted whole from the request memory pool, so a larger one could never be read.
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(
@@ -416,14 +523,4 @@ export function checkConfig(cfg: BrokerConfig): void {
       `NUM_PARTITIONS=${cfg.numPartitions} is over MINNOW_MAX_PARTITIONS_PER_TOPIC=${cfg.maxPartitionsPerTopic}: no topic could be auto-created; lower the one or raise the other`,
     );
   }
-}
-
-/**
- * Without ADVERTISED_LISTENER_URL clients are told the listener address, with 127.0.0.1 for a
- * wildcard: not localhost, since Node 17+ may resolve it to ::1 first and kafkajs does not fall
- * back to IPv4. Remote clients need ADVERTISED_LISTENER_URL anyway.
- */
-export function defaultAdvertised(listener: Endpoint): Endpoint {
-  const wildcard = listener.host === '0.0.0.0' || listener.host === '::';
-  return { host: wildcard ? '127.0.0.1' : listener.host, port: listener.port };
 }

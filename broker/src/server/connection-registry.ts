@@ -1,9 +1,11 @@
 // The broker's open connections: refuses those over MAX_CONNECTIONS / MAX_CONNECTIONS_PER_IP on
-// arrival, and closes idle ones (CONNECTIONS_MAX_IDLE_MS) from one sweep timer, not a timer each.
+// arrival, holds and closes those over their IP's connection creation rate (KIP-612), and closes
+// idle ones (CONNECTIONS_MAX_IDLE_MS) from one sweep timer, not a timer each.
 import type { Socket } from 'node:net';
 import type { BrokerConfig } from './config';
 import type { Connection } from './connection';
 import type { Logger, WarningLimiter } from '../logger';
+import type { IpConnectionRate } from './quotas/ip-connection-rate';
 
 /** Longest gap between two idle sweeps: a connection is closed at most this late. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;
@@ -11,12 +13,17 @@ const MAX_SWEEP_INTERVAL_MS = 30_000;
 export class ConnectionRegistry {
   readonly connections = new Set<Connection>();
   private readonly perIp = new Map<string, number>();
+  /** Sockets admitted and not yet closed: the connections, and TLS handshakes in progress. */
+  private admitted = 0;
   private readonly sweeper: NodeJS.Timeout;
+  /** Sockets over their IP's connection creation rate, closed when their throttle time ends. */
+  private readonly throttled = new Set<Socket>();
 
   constructor(
     private readonly config: Pick<BrokerConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'connectionsMaxIdleMs'>,
     private readonly logger: Logger,
     private readonly warnings: WarningLimiter,
+    private readonly connectionRate?: IpConnectionRate,
   ) {
     const interval = Math.min(MAX_SWEEP_INTERVAL_MS, Math.max(10, Math.floor(config.connectionsMaxIdleMs / 10)));
     this.sweeper = setInterval(() => this.closeIdle(), interval);
@@ -24,15 +31,17 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Registers a new socket and returns true, or closes it at once and returns false when a limit
-   * is reached, as Kafka does for max.connections.per.ip (for max.connections Kafka delays the
-   * accept instead; Node cannot pause accepting, so minnow closes it too).
+   * Counts a new socket against the limits from its arrival until it closes (a TLS one already
+   * during its handshake, before it has a Connection) and returns true, or closes it at once and
+   * returns false when a limit is reached, as Kafka does for max.connections.per.ip (for
+   * max.connections Kafka delays the accept instead; Node cannot pause accepting, so minnow closes
+   * it too).
    */
-  accept(socket: Socket, open: () => Connection): boolean {
+  admit(socket: Socket): boolean {
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const fromIp = this.perIp.get(ip) ?? 0;
     const refused =
-      this.connections.size >= this.config.maxConnections
+      this.admitted >= this.config.maxConnections
         ? `MAX_CONNECTIONS=${this.config.maxConnections}`
         : fromIp >= this.config.maxConnectionsPerIp
           ? `MAX_CONNECTIONS_PER_IP=${this.config.maxConnectionsPerIp}`
@@ -42,21 +51,53 @@ export class ConnectionRegistry {
       socket.destroy();
       this.warnings.warn(
         `refusing connection: ${refused} reached`,
-        { remote: ip, open: this.connections.size, fromIp },
+        { remote: ip, open: this.admitted, fromIp },
         `refused ${refused}`,
       );
       return false;
     }
+    const throttleMs = this.connectionRate?.recordAndGetThrottleTimeMs(ip, Date.now()) ?? 0;
+    if (throttleMs > 0) {
+      this.holdThenClose(socket, ip, throttleMs);
+      return false;
+    }
     this.perIp.set(ip, fromIp + 1);
-    const c = open();
-    this.connections.add(c);
+    this.admitted++;
     socket.once('close', () => {
-      this.connections.delete(c);
+      this.admitted--;
       const n = (this.perIp.get(ip) ?? 1) - 1;
       if (n > 0) this.perIp.set(ip, n);
       else this.perIp.delete(ip);
     });
     return true;
+  }
+
+  /** Tracks an admitted socket's Connection (idle sweep, stop) until `socket` (a TLS one: the decrypted side) closes. */
+  attach(socket: Socket, c: Connection): void {
+    this.connections.add(c);
+    socket.once('close', () => this.connections.delete(c));
+  }
+
+  /**
+   * KIP-612: a connection over its IP's connection_creation_rate is never read and is closed once
+   * its throttle time has passed (Kafka's Acceptor keeps it as a DelayedCloseSocket), so a client
+   * reconnecting in a loop is slowed down instead of spinning.
+   */
+  private holdThenClose(socket: Socket, ip: string, throttleMs: number): void {
+    socket.on('error', () => {});
+    socket.pause();
+    this.throttled.add(socket);
+    const timer = setTimeout(() => socket.destroy(), throttleMs);
+    timer.unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.throttled.delete(socket);
+    });
+    this.warnings.warn(
+      'refusing connection: over connection_creation_rate of its IP (closed after its throttle time)',
+      { remote: ip, throttleMs, rate: this.connectionRate?.rateFor(ip) },
+      'refused connection_creation_rate',
+    );
   }
 
   closeIdle(): void {
@@ -73,6 +114,7 @@ export class ConnectionRegistry {
 
   stop(): void {
     clearInterval(this.sweeper);
+    for (const s of this.throttled) s.destroy();
     this.logger.debug('connection registry stopped', { open: this.connections.size });
   }
 }

@@ -18,6 +18,7 @@ import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
+import { recordRequest, throttledBody } from './quotas/request-quotas';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */
 const MAX_IN_FLIGHT = 64;
@@ -72,6 +73,9 @@ export class Connection {
   private readonly wakeOnMemory = () => this.retryAdmission();
   /** Last time bytes came in, a response went out or the client took response bytes (CONNECTIONS_MAX_IDLE_MS). */
   private lastActiveMs: number;
+  /** Over a client quota: neither read nor start requests until this timer fires (KIP-219 muting). */
+  private throttleTimer: NodeJS.Timeout | undefined;
+  private mutedUntil = 0;
 
   constructor(
     private readonly socket: Socket,
@@ -134,6 +138,8 @@ export class Connection {
     this.waiting.length = 0;
     this.slots.length = 0;
     this.encodedUnwritten = 0;
+    clearTimeout(this.throttleTimer);
+    this.throttleTimer = undefined;
     this.shared.pool.cancel(this.wakeOnMemory);
     this.shared.pool.release(this.held);
     this.held = 0;
@@ -187,7 +193,8 @@ export class Connection {
   /** Reads while the connection may take more requests; pauses otherwise (the reasons above). */
   private updateReading(): void {
     if (this.closed) return;
-    const stop = this.slots.length >= MAX_IN_FLIGHT || this.congested || this.frames.blocked;
+    const stop =
+      this.slots.length >= MAX_IN_FLIGHT || this.congested || this.frames.blocked || this.throttleTimer !== undefined;
     if (stop && !this.socket.isPaused()) this.socket.pause();
     else if (!stop && this.socket.isPaused()) this.socket.resume();
   }
@@ -273,8 +280,14 @@ export class Connection {
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
+      // Client quotas (server/quotas): looked at only when one is set, so without quotas a request
+      // costs one property read more.
+      const quotasOn = this.broker.quotas.clientQuotasOn;
+      let handlerMs = 0;
       const finish = (body: unknown) => {
-        if (body !== null && !this.closed) this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+        if (quotasOn) this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
+        else if (body !== null && !this.closed)
+          this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         slot.done = true;
         if (this.broker.logger.enabled('debug')) {
           this.broker.logger.debug('request', {
@@ -296,7 +309,9 @@ export class Connection {
           this.handlerDone();
         };
         try {
+          const t0 = quotasOn ? performance.now() : 0;
           const result = handler.handle(ctx, request);
+          if (quotasOn) handlerMs = performance.now() - t0;
           if (result instanceof Promise) {
             result.then(finish, fail).finally(done);
           } else {
@@ -312,6 +327,58 @@ export class Connection {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
     }
+  }
+
+  /**
+   * Encodes the response and records the request against its client's quotas (request bytes,
+   * response bytes, handler and encoding time); over a quota, the response carries the throttle
+   * time (a fetch then carries no data) and goes out at once, and the connection is muted for
+   * that time (KIP-219).
+   */
+  private finishWithQuotas(
+    slot: Slot,
+    ctx: RequestContext,
+    requestBytes: number,
+    handlerMs: number,
+    body: unknown,
+  ): void {
+    if (this.closed) return;
+    const t0 = performance.now();
+    let chunks = body === null ? null : this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, body);
+    const responseBytes = chunks ? chunks.reduce((n, c) => n + c.length, 0) : 0;
+    const t = recordRequest(
+      this.broker.quotas,
+      {
+        apiKey: ctx.apiKey,
+        user: this.session.principal.name,
+        clientId: ctx.clientId ?? '',
+        requestBytes,
+        responseBytes,
+        handlerMs: handlerMs + (performance.now() - t0),
+        noResponse: body === null,
+      },
+      Date.now(),
+    );
+    if (t.throttleMs > 0) {
+      if (body !== null) chunks = this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, throttledBody(body, t));
+      this.mute(t.throttleMs);
+    }
+    if (chunks) this.setResponse(slot, chunks);
+  }
+
+  /** Stops reading and starting requests for `ms` (or longer, if already muted for longer). */
+  private mute(ms: number): void {
+    const until = performance.now() + ms;
+    if (this.throttleTimer !== undefined && until <= this.mutedUntil) return;
+    this.mutedUntil = until;
+    clearTimeout(this.throttleTimer);
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = undefined;
+      if (this.closed) return;
+      this.startWaiting();
+      this.updateReading();
+    }, ms);
+    this.updateReading();
   }
 
   /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */
@@ -330,7 +397,9 @@ export class Connection {
    */
   private schedule(produce: boolean, start: () => void): void {
     const canStart =
-      !this.congested && (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
+      !this.congested &&
+      this.throttleTimer === undefined &&
+      (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
     if (!canStart) {
       this.waiting.push({ produce, start });
       return;
@@ -351,7 +420,7 @@ export class Connection {
    */
   private startWaiting(): void {
     if (this.running > 0 || this.closed) return;
-    while (this.waiting.length > 0 && !this.congested) {
+    while (this.waiting.length > 0 && !this.congested && this.throttleTimer === undefined) {
       const next = this.waiting[0]!;
       if (this.running > 0 && !(next.produce && this.runningProduceOnly)) break;
       this.waiting.shift();

@@ -7,14 +7,18 @@ import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { Authorizer } from './authorizer';
+import type { BrokerQuotas } from './quotas/broker-quotas';
 import type { Session } from './session';
+import type { ResolvedListener } from './listeners';
 
 export interface BrokerContext {
   config: BrokerConfig;
   storage: Storage;
   identity: ClusterIdentity;
-  /** The address clients are told to use (Metadata, FindCoordinator). */
+  /** The first listener's advertised address; handlers answer with advertisedEndpoint(ctx). */
   advertised: Endpoint;
+  /** Every listener with its name and advertised address (listeners.ts). */
+  listeners: readonly ResolvedListener[];
   logger: Logger;
   appendQueue: AppendQueue;
   fetchWaiters: FetchWaiters;
@@ -23,6 +27,8 @@ export interface BrokerContext {
   diskSpace: DiskSpace | undefined;
   /** ACLs, SUPER_USERS and ALLOW_EVERYONE_IF_NO_ACL_FOUND: what each handler checks (authorizer.ts). */
   authorizer: Authorizer;
+  /** Client quotas (produce/fetch bytes, request time) and the per-IP connection rate: server/quotas. */
+  quotas: BrokerQuotas;
   now(): number;
 }
 
@@ -50,4 +56,13 @@ export interface ApiHandler<Req = any, Res = any> {
   minVersion: number;
   maxVersion: number;
   handle(ctx: RequestContext, req: Req): Res | null | Promise<Res | null>;
+}
+
+/**
+ * The address to tell this client: its listener's advertised one (Kafka answers Metadata and
+ * FindCoordinator with the endpoints of the listener the request came in on).
+ */
+export function advertisedEndpoint(ctx: RequestContext): Endpoint {
+  const name = ctx.session?.listener.name;
+  return ctx.broker.listeners?.find((l) => l.name === name)?.advertised ?? ctx.broker.advertised;
 }

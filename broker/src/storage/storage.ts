@@ -81,6 +81,26 @@ export interface RetentionResult {
   deletedBytes: number;
 }
 
+/**
+ * A client quota entity (KIP-546): entity type ("user", "client-id", "ip") to its name, null for
+ * the type's default entity (`--entity-default`). Storage keeps what it is given; the quota module
+ * (server/quotas) validates entities and keys as Kafka does.
+ */
+export type ClientQuotaEntity = Readonly<Record<string, string | null>>;
+
+export interface ClientQuotaEntry {
+  entity: ClientQuotaEntity;
+  /** Quota key (producer_byte_rate ...) to its value. Never empty: an entity with none is gone. */
+  values: Record<string, number>;
+}
+
+/** One entity's change in an AlterClientQuotas: keys to set and keys to remove. */
+export interface ClientQuotaChange {
+  entity: ClientQuotaEntity;
+  set: Record<string, number>;
+  remove: readonly string[];
+}
+
 export interface ClusterIdentity {
   clusterId: string;
   nodeId: number;
@@ -113,6 +133,12 @@ export interface Storage {
   brokerConfigs(resource: string): Record<string, string>;
   /** Sets and removes dynamic broker configs of `resource`, in one transaction. */
   alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void;
+
+  // Client quotas (KIP-546: DescribeClientQuotas / AlterClientQuotas)
+  /** Every entity with at least one quota, in no particular order. */
+  clientQuotas(): ClientQuotaEntry[];
+  /** Applies all changes in one transaction (all or none). */
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): void;
 
   // Records
   /** Appends every partition's batches in one transaction; returns once it committed. */

@@ -138,7 +138,9 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
 
     const port = broker.port;
     await broker.stop();
-    broker = await startTestBroker(url, { config: { listener: { host: '127.0.0.1', port } } });
+    broker = await startTestBroker(url, {
+      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+    });
     expect((await produce(topic, 'after', 10)).errors).toEqual([]);
 
     const first = lastJson('ck_group_consume.py (through the restart)', await member.done);

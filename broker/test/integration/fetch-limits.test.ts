@@ -187,7 +187,7 @@ describe('fetch response limits', () => {
         config: {
           fetchMaxBytes: CAP,
           groupInitialRebalanceDelayMs: 0,
-          advertised: { host: '127.0.0.1', port: proxy.port },
+          advertisedListeners: [{ host: '127.0.0.1', port: proxy.port, securityProtocol: 'PLAINTEXT' }],
         },
       });
       proxy.target.port = broker.port;

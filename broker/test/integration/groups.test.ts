@@ -278,7 +278,10 @@ describe('consumer groups with kafkajs (SQLite storage)', () => {
     await producer.disconnect();
     await broker.stop(); // c4 stays up and retries
     broker = await startTestBroker(url, {
-      config: { listener: { host: '127.0.0.1', port }, groupInitialRebalanceDelayMs: NO_DELAY },
+      config: {
+        listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }],
+        groupInitialRebalanceDelayMs: NO_DELAY,
+      },
     });
     const kafka = kafkaAt(port, 'after-second-restart');
     admin = kafka.admin();

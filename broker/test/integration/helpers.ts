@@ -22,7 +22,7 @@ export async function startTestBroker(
   return startBroker({
     logger,
     ...extra,
-    config: { listener: { host: '127.0.0.1', port: 0 }, storageUrl, ...extra.config },
+    config: { listeners: [{ host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }], storageUrl, ...extra.config },
   });
 }
 

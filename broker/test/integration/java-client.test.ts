@@ -3,19 +3,14 @@
 // driver built once per release; one JVM per release runs every scenario and prints one JSON line
 // per scenario, and the tests below assert on what the client returned. .ci/run resolves the
 // Maven dependencies beforehand; here Maven runs only when the driver's sources changed.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { createHandlers } from '../../src/server/handlers';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
 import { describeWithTools } from '../support/external-tools';
 import { kcat, run, startTestBroker, tempDir } from './helpers';
+import { buildDriver, driverClasspath, LINES } from './java-driver';
 
-const JAVA_DIR = path.join(__dirname, '..', 'java');
-const LINES = [
-  { module: 'kafka-4', version: '4.4.0', prefix: 'j4' },
-  { module: 'kafka-3', version: '3.9.1', prefix: 'j3' },
-] as const;
 type Line = (typeof LINES)[number];
 const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'transactions', 'consumer-protocol'];
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
@@ -31,32 +26,8 @@ interface ConsumedRecord {
 }
 type ScenarioLine = { scenario: string; ok: boolean; error?: string } & Record<string, any>;
 
-function newestMtime(p: string): number {
-  const st = fs.statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(st.mtimeMs, ...fs.readdirSync(p).map((e) => newestMtime(path.join(p, e))));
-}
-
-/** Builds both driver modules unless each classpath.txt is newer than every source and pom. */
-async function buildDriver(): Promise<void> {
-  const inputs = ['pom.xml', 'src', ...LINES.map((l) => path.join(l.module, 'pom.xml'))].map((p) =>
-    newestMtime(path.join(JAVA_DIR, p)),
-  );
-  const built = LINES.map((l) => path.join(JAVA_DIR, l.module, 'target', 'classpath.txt'));
-  if (built.every((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > Math.max(...inputs))) return;
-  const pom = path.join(JAVA_DIR, 'pom.xml');
-  // Offline first: once .ci/run (or an earlier run) resolved everything, no network is needed.
-  let r = await run('mvn', ['-q', '-B', '-o', '-f', pom, 'package'], { timeoutMs: 240_000 });
-  if (r.code !== 0) r = await run('mvn', ['-q', '-B', '-f', pom, 'package'], { timeoutMs: 240_000 });
-  if (r.code !== 0) throw new Error(`mvn package of ${JAVA_DIR} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-}
-
 async function runDriver(broker: RunningBroker, line: Line): Promise<Map<string, ScenarioLine>> {
-  const target = path.join(JAVA_DIR, line.module, 'target');
-  const classpath = [
-    path.join(target, 'classes'),
-    fs.readFileSync(path.join(target, 'classpath.txt'), 'utf8').trim(),
-  ].join(path.delimiter);
+  const classpath = driverClasspath(line.module);
   const r = await run(
     'java',
     ['-cp', classpath, 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, line.prefix, ...SCENARIOS],
@@ -242,6 +213,16 @@ describeWithTools(
       it('adds partitions, and refuses fewer with InvalidPartitionsException', () => {
         expect(step('createPartitions')).toMatchObject({ name: topic, partitions: partitions(3) });
         expect(step('createPartitionsFewer')).toMatchObject({ error: 'InvalidPartitionsException' });
+      });
+
+      it('alters and describes client quotas (AlterClientQuotas, DescribeClientQuotas), a bad key refused', () => {
+        const client = `client-id=${topic}-quota-client`;
+        expect(step('clientQuotas')).toEqual({
+          client: { [client]: { consumer_byte_rate: 2097152, producer_byte_rate: 1048576 } },
+          defaultUser: { 'user=<default>': { request_percentage: 25 } },
+          clientAfterRemove: { [client]: { producer_byte_rate: 1048576 } },
+          badKey: 'InvalidRequestException',
+        });
       });
 
       it('describes and alters retention.ms (AlterConfigs where the client has it, IncrementalAlterConfigs SET and DELETE)', () => {

@@ -27,6 +27,8 @@ const KAFKA_SENDS_NULL: Record<string, string[]> = {
   FetchResponse: ['Responses.Partitions.AbortedTransactions'],
   // ConsumerGroupHeartbeatRequest.getErrorResponse leaves the assignment at its default, null.
   ConsumerGroupHeartbeatResponse: ['Assignment'],
+  // DescribeClientQuotasRequest.getErrorResponse: a refused filter answers entries null.
+  DescribeClientQuotasResponse: ['Entries'],
 };
 
 const camel = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -469,6 +471,28 @@ describe('responses never carry null where Kafka sends empty', () => {
       {
         name: 'filtered',
         body: () => ({ stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n }),
+      },
+    ],
+    [ApiKey.DescribeClientQuotas]: [
+      { name: 'all', body: () => ({ components: [], strict: false }) },
+      {
+        name: 'default client',
+        body: () => ({ components: [{ entityType: 'client-id', matchType: 1, match: null }], strict: true }),
+      },
+    ],
+    [ApiKey.AlterClientQuotas]: [
+      {
+        name: 'validate only',
+        body: () => ({
+          entries: [
+            {
+              entity: [{ entityType: 'client-id', entityName: null }],
+              ops: [{ key: 'producer_byte_rate', value: 1e6, remove: false }],
+            },
+            { entity: [], ops: [] },
+          ],
+          validateOnly: true,
+        }),
       },
     ],
     [ApiKey.DescribeCluster]: [

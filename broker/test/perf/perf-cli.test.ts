@@ -35,7 +35,7 @@ describe('minnow perf against an in-process broker', () => {
     broker = await startBroker({
       logger: silentLogger,
       config: {
-        listener: { host: '127.0.0.1', port: 0 },
+        listeners: [{ host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
         storageUrl: 'memory://',
         groupInitialRebalanceDelayMs: NO_DELAY,
       },

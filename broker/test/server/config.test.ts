@@ -1,10 +1,20 @@
-import { ConfigError, loadConfig, parseEndpointUrl } from '../../src/server/config';
+import { ConfigError, loadConfig } from '../../src/server/config';
+import { parseListenerUrl, resolveListeners } from '../../src/server/listeners';
 
 describe('broker configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    expect(c.listener).toEqual({ host: '0.0.0.0', port: 9092 });
-    expect(c.advertised).toEqual({ host: '127.0.0.1', port: 9092 });
+    expect(c.listeners).toEqual([{ host: '0.0.0.0', port: 9092, securityProtocol: 'PLAINTEXT' }]);
+    expect(c.advertisedListeners).toBeUndefined();
+    expect(resolveListeners(c.listeners, c.advertisedListeners)).toEqual([
+      {
+        name: 'PLAINTEXT',
+        securityProtocol: 'PLAINTEXT',
+        host: '0.0.0.0',
+        port: 9092,
+        advertised: { host: '127.0.0.1', port: 9092 },
+      },
+    ]);
     expect(c.storageUrl).toEqual({ kind: 'sqlite', url: 'sqlite://./data/minnow.db', path: './data/minnow.db' });
     expect(c.logLevel).toBe('info');
     expect(c.sqliteSynchronous).toBe('normal');
@@ -30,8 +40,11 @@ describe('broker configuration', () => {
       LOG_LEVEL: 'DEBUG',
     };
     const c = loadConfig(env, { 'log-level': 'warn', storage: 'sqlite:///var/lib/minnow/m.db' });
-    expect(c.listener).toEqual({ host: '127.0.0.1', port: 19092 });
-    expect(c.advertised).toEqual({ host: 'broker.example', port: 9092 });
+    expect(c.listeners).toEqual([{ host: '127.0.0.1', port: 19092, securityProtocol: 'PLAINTEXT' }]);
+    expect(resolveListeners(c.listeners, c.advertisedListeners)[0]!.advertised).toEqual({
+      host: 'broker.example',
+      port: 9092,
+    });
     expect(c.storageUrl).toEqual({
       kind: 'sqlite',
       url: 'sqlite:///var/lib/minnow/m.db',
@@ -42,9 +55,9 @@ describe('broker configuration', () => {
     expect(c.logLevel).toBe('warn');
     // What DescribeConfigs reports as STATIC_BROKER_CONFIG rather than DEFAULT_CONFIG.
     expect([...c.explicit!].sort()).toEqual([
-      'advertised',
+      'advertisedListeners',
       'clusterId',
-      'listener',
+      'listeners',
       'logLevel',
       'nodeId',
       'storageUrl',
@@ -73,7 +86,9 @@ describe('broker configuration', () => {
 
   it('names the variable, the value and the expected form when a value is bad', () => {
     expect(() => loadConfig({ LISTENER_URL: 'localhost:9092' })).toThrow(
-      new ConfigError('LISTENER_URL="localhost:9092" is not valid: expected tcp://HOST:PORT'),
+      new ConfigError(
+        'LISTENER_URL="localhost:9092" is not valid: expected a comma-separated list of SCHEME://HOST:PORT, SCHEME one of tcp, tls, sasl+tcp, sasl+tls',
+      ),
     );
     expect(() => loadConfig({ STORAGE_ENGINE: 'postgres://x' })).toThrow(
       /STORAGE_ENGINE="postgres:\/\/x" is not valid: expected sqlite:\/\/PATH/,
@@ -113,9 +128,64 @@ describe('broker configuration', () => {
     expect(() => loadConfig({}, { 'fetch-max-bytes': '16MiB' })).toThrow(/--fetch-max-bytes="16MiB" is not valid/);
   });
 
-  it('parses listener URLs', () => {
-    expect(parseEndpointUrl('tcp://[::1]:9092')).toEqual({ host: '::1', port: 9092 });
-    expect(parseEndpointUrl('tcp://host:99999')).toBeUndefined();
-    expect(parseEndpointUrl('http://host:1')).toBeUndefined();
+  it('parses listener URLs: the scheme is the security protocol', () => {
+    expect(parseListenerUrl('tcp://[::1]:9092')).toEqual({ host: '::1', port: 9092, securityProtocol: 'PLAINTEXT' });
+    expect(parseListenerUrl('tls://h:9093')).toMatchObject({ securityProtocol: 'SSL' });
+    expect(parseListenerUrl('sasl+tcp://h:9094')).toMatchObject({ securityProtocol: 'SASL_PLAINTEXT' });
+    expect(parseListenerUrl('SASL+TLS://h:9095')).toMatchObject({ securityProtocol: 'SASL_SSL' });
+    expect(parseListenerUrl('tcp://host:99999')).toBeUndefined();
+    expect(parseListenerUrl('http://host:1')).toBeUndefined();
+    expect(parseListenerUrl('tcp://host')).toBeUndefined();
+  });
+
+  it('takes a list of listeners, advertised by position, named after their protocol', () => {
+    const c = loadConfig({
+      LISTENER_URL: 'sasl+tls://0.0.0.0:9093, tcp://127.0.0.1:9092,tcp://127.0.0.1:9094',
+      ADVERTISED_LISTENER_URL: 'sasl+tls://broker.example:9093',
+      TLS_CERT_FILE: '/etc/minnow/cert.pem', // a TLS listener needs them (read at start, not here)
+      TLS_KEY_FILE: '/etc/minnow/key.pem',
+    });
+    expect(resolveListeners(c.listeners, c.advertisedListeners)).toEqual([
+      {
+        name: 'SASL_SSL',
+        securityProtocol: 'SASL_SSL',
+        host: '0.0.0.0',
+        port: 9093,
+        advertised: { host: 'broker.example', port: 9093 },
+      },
+      {
+        name: 'PLAINTEXT',
+        securityProtocol: 'PLAINTEXT',
+        host: '127.0.0.1',
+        port: 9092,
+        advertised: { host: '127.0.0.1', port: 9092 },
+      },
+      {
+        name: 'PLAINTEXT_2',
+        securityProtocol: 'PLAINTEXT',
+        host: '127.0.0.1',
+        port: 9094,
+        advertised: { host: '127.0.0.1', port: 9094 },
+      },
+    ]);
+    // Tansu's compose files advertise tcp:// whatever the listener: accepted.
+    expect(() =>
+      loadConfig({ LISTENER_URL: 'sasl+tcp://0.0.0.0:9092', ADVERTISED_LISTENER_URL: 'tcp://b:9092' }),
+    ).not.toThrow();
+  });
+
+  it('refuses listener lists that cannot work, saying why', () => {
+    expect(() => loadConfig({ LISTENER_URL: 'tcp://a:9092,tcp://a:9092' })).toThrow(
+      /LISTENER_URL="tcp:\/\/a:9092,tcp:\/\/a:9092" is not valid: expected a comma-separated list/,
+    );
+    expect(() => loadConfig({ LISTENER_URL: 'tcp://a:9092,' })).toThrow(/LISTENER_URL=.* is not valid/);
+    expect(() => loadConfig({ LISTENER_URL: 'tcp://a:9092', ADVERTISED_LISTENER_URL: 'tcp://b:1,tcp://c:2' })).toThrow(
+      new ConfigError(
+        'ADVERTISED_LISTENER_URL has 2 addresses for 1 listener(s): they are matched by position; give at most one per LISTENER_URL entry',
+      ),
+    );
+    expect(() => loadConfig({ LISTENER_URL: 'tcp://a:9092', ADVERTISED_LISTENER_URL: 'tls://b:1' })).toThrow(
+      /ADVERTISED_LISTENER_URL entry 1 says SSL but LISTENER_URL entry 1 is PLAINTEXT/,
+    );
   });
 });

@@ -64,6 +64,8 @@ export const EXTERNAL_TOOLS = {
   zstd: { install: 'apt-get install -y zstd' },
   zip: { install: 'apt-get install -y zip' },
   unzip: { install: 'apt-get install -y unzip' },
+  // Makes the test certificates of the TLS tests (test/support/tls-certs.ts).
+  openssl: { install: 'apt-get install -y openssl' },
   // Not a program: a small tmpfs is a disk that really fills up, or really is read-only.
   'tmpfs mount': {
     install: 'run as root on Linux where mount is allowed, not in an unprivileged container',

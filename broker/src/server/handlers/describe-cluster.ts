@@ -3,7 +3,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages';
-import type { ApiHandler } from '../context';
+import { advertisedEndpoint, type ApiHandler } from '../context';
 import { clusterAuthorizedOperations, mayOnCluster } from './authz';
 
 const BROKERS_ENDPOINT_TYPE = 1;
@@ -33,7 +33,7 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
       endpointType: BROKERS_ENDPOINT_TYPE,
       clusterId,
       controllerId: nodeId,
-      brokers: [{ brokerId: nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      brokers: [{ brokerId: nodeId, ...advertisedEndpoint(ctx), rack: null }],
       // KIP-430: the operations allowed on the cluster when asked for (0 without DESCRIBE), as
       // AuthHelper.computeDescribeClusterResponse; DescribeCluster itself needs no ACL.
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations

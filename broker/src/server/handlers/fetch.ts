@@ -171,13 +171,17 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   minVersion: 0,
   maxVersion: 16,
   async handle(ctx, request) {
-    const { broker, apiVersion } = ctx;
+    const { broker, apiVersion, session, clientId } = ctx;
     if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(request);
     if (request.sessionEpoch !== INITIAL_EPOCH && request.sessionEpoch !== FINAL_EPOCH) return unknownSession();
     const byId = apiVersion >= 13;
     const req = withEachPartitionOnce(request, byId);
-    // KafkaApis.handleFetchRequest: fetchMaxBytes = min(request, fetch.max.bytes), fetchMinBytes = min(request, fetchMaxBytes).
-    const maxBytes = Math.min(req.maxBytes ?? NO_LIMIT, broker.config.fetchMaxBytes);
+    // KafkaApis.handleFetchRequest: fetchMaxBytes = min(request, fetch.max.bytes, what one quota
+    // window allows the client), fetchMinBytes = min(request, fetchMaxBytes).
+    const quotaWindowBytes = Math.floor(
+      broker.quotas.fetch.maxValueInQuotaWindow(session.principal.name, clientId ?? ''),
+    );
+    const maxBytes = Math.min(req.maxBytes ?? NO_LIMIT, broker.config.fetchMaxBytes, quotaWindowBytes);
     const minBytes = Math.min(req.minBytes, maxBytes);
     const noPartitions = req.topics.every((t) => t.partitions.length === 0);
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);

@@ -1,6 +1,7 @@
 // The API registry: every handler the broker serves, by API key. ApiVersions advertises exactly
 // these ranges.
 import type { ApiHandler } from '../context';
+import { alterClientQuotasHandler } from './alter-client-quotas';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
@@ -11,6 +12,7 @@ import { deleteAclsHandler } from './delete-acls';
 import { deleteRecordsHandler } from './delete-records';
 import { deleteTopicsHandler } from './delete-topics';
 import { describeAclsHandler } from './describe-acls';
+import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
@@ -54,6 +56,8 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     listTransactionsHandler,
     ...groupHandlers,
     consumerGroupHeartbeatHandler,
+    describeClientQuotasHandler,
+    alterClientQuotasHandler,
   ].forEach(add);
   add(apiVersionsHandler(handlers));
   return handlers;

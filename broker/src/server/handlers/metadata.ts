@@ -11,7 +11,7 @@ import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '.
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import { StorageError } from '../../storage/storage';
-import type { ApiHandler, BrokerContext } from '../context';
+import { advertisedEndpoint, type ApiHandler, type BrokerContext } from '../context';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
 import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } from './authz';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
@@ -168,7 +168,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     const { nodeId, clusterId } = broker.identity;
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      brokers: [{ nodeId, ...advertisedEndpoint(ctx), rack: null }],
       clusterId,
       controllerId: nodeId,
       topics,

@@ -5,9 +5,12 @@ import type { AclBinding } from '../../protocol/acl';
 import { ErrorCode } from '../../protocol/error-codes';
 import { randomUuid } from '../../protocol/uuid';
 import { planAppend } from '../append-plan';
+import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-key';
 import { bumpedEpoch, deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
 import { StorageError } from '../storage';
 import type {
+  ClientQuotaChange,
+  ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
   DeleteRecordsResult,
@@ -41,6 +44,8 @@ export class MemoryStorage implements Storage {
   private readonly brokerConfigValues = new Map<string, Record<string, string>>();
   /** By bindingKey: a binding is stored once. */
   private readonly acls = new Map<string, AclBinding>();
+  /** By clientQuotaEntityKey(entity). */
+  private readonly clientQuotaValues = new Map<string, Record<string, number>>();
 
   constructor(readonly url = 'memory://') {}
 
@@ -121,6 +126,23 @@ export class MemoryStorage implements Storage {
     for (const k of remove) delete configs[k];
     Object.assign(configs, set);
     this.brokerConfigValues.set(resource, configs);
+  }
+
+  clientQuotas(): ClientQuotaEntry[] {
+    return [...this.clientQuotaValues].map(([key, values]) => ({
+      entity: clientQuotaEntityFromKey(key),
+      values: { ...values },
+    }));
+  }
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
+    for (const c of changes) {
+      const key = clientQuotaEntityKey(c.entity);
+      const values = { ...this.clientQuotaValues.get(key) };
+      for (const k of c.remove) delete values[k];
+      Object.assign(values, c.set);
+      if (Object.keys(values).length > 0) this.clientQuotaValues.set(key, values);
+      else this.clientQuotaValues.delete(key);
+    }
   }
 
   /** Plans and applies each part in turn, so later parts for the same partition see earlier ones. */

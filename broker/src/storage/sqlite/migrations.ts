@@ -120,8 +120,22 @@ CREATE TABLE acl (
 ) WITHOUT ROWID;
 `;
 
+// Client quotas (KIP-546; Kafka keeps them in its metadata log as ClientQuotaRecord). entity is
+// the canonical JSON of the entity's [type, name] pairs sorted by type (name null: the default
+// entity), written and read only by storage/client-quota-key.ts.
+const clientQuota = `
+CREATE TABLE client_quota (
+  entity TEXT NOT NULL,
+  key    TEXT NOT NULL,
+  value  REAL NOT NULL,
+  PRIMARY KEY (entity, key)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
+  // 3 (SCRAM credentials) comes from its own branch.
   { version: 4, name: 'acl', sql: acl },
+  { version: 5, name: 'client_quota', sql: clientQuota },
 ];

@@ -8,6 +8,8 @@ import { releaseReserveIfFull } from '../disk-space';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type {
+  ClientQuotaChange,
+  ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
   DeleteRecordsResult,
@@ -24,6 +26,7 @@ import type {
 import type { AclBinding } from '../../protocol/acl';
 import { Acls } from './acls';
 import { BrokerConfigs } from './broker-configs';
+import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
 import type { PragmaOptions } from './pragmas';
@@ -57,6 +60,7 @@ export class SqliteStorage implements Storage {
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
   private readonly acls: Acls;
+  private readonly clientQuotaStore: ClientQuotas;
   private identityCache: ClusterIdentity | undefined;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
@@ -114,6 +118,7 @@ export class SqliteStorage implements Storage {
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
       this.acls = new Acls(this.db, this.tx);
+      this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
     } catch (err) {
       this.checkpointer?.stop();
       this.db.close();
@@ -177,6 +182,12 @@ export class SqliteStorage implements Storage {
   }
   alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
     this.guard(() => this.brokerConfigStore.alter(resource, set, remove));
+  }
+  clientQuotas(): ClientQuotaEntry[] {
+    return this.guard(() => this.clientQuotaStore.list());
+  }
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
+    this.guard(() => this.clientQuotaStore.alter(changes));
   }
 
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {

@@ -7,7 +7,7 @@ import type {
   FindCoordinatorResponse,
   FindCoordinatorResponseCoordinator,
 } from '../../../protocol/messages';
-import type { ApiHandler, RequestContext } from '../../context';
+import { advertisedEndpoint, ApiHandler, RequestContext } from '../../context';
 import { may } from '../authz';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
@@ -35,8 +35,7 @@ function lookup(ctx: RequestContext, key: string, keyType: number): Required<Fin
   return {
     key,
     nodeId: broker.identity.nodeId,
-    host: broker.advertised.host,
-    port: broker.advertised.port,
+    ...advertisedEndpoint(ctx),
     errorCode: ErrorCode.NONE,
     errorMessage: null,
   };

@@ -32,6 +32,10 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
+import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
 
 /**
  * The AdminClient calls a user makes, in order, on topic PREFIX-admin and group PREFIX-admin-g.
@@ -90,6 +94,7 @@ final class AdminScenario {
         admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2))).all().get();
         return "increased";
       });
+      s.step("clientQuotas", () -> clientQuotas(admin, topic));
       s.step("describeConfigs", () -> retention(admin, res));
       s.step("alterConfigs", () -> legacyAlterRetention(admin, res, "7200000") ? retention(admin, res) : "not in this client");
       s.step("incrementalAlterConfigsSet", () -> {
@@ -297,5 +302,58 @@ final class AdminScenario {
     m.put("host", n.host());
     m.put("port", n.port());
     return m;
+  }
+
+  /**
+   * kafka-configs' calls for client quotas (KIP-546): set a client id's and the default user's
+   * quotas, describe them (exact and default filters), remove one key, describe again; a bad key's
+   * exception is recorded too.
+   */
+  private static Map<String, Object> clientQuotas(Admin admin, String prefix) throws Exception {
+    Map<String, String> client = new java.util.HashMap<>();
+    client.put(ClientQuotaEntity.CLIENT_ID, prefix + "-quota-client");
+    Map<String, String> defaultUser = new java.util.HashMap<>();
+    defaultUser.put(ClientQuotaEntity.USER, null);
+    ClientQuotaEntity clientEntity = new ClientQuotaEntity(client);
+    ClientQuotaEntity defaultUserEntity = new ClientQuotaEntity(defaultUser);
+    admin.alterClientQuotas(List.of(
+        new ClientQuotaAlteration(clientEntity, List.of(
+            new ClientQuotaAlteration.Op("producer_byte_rate", 1048576.0),
+            new ClientQuotaAlteration.Op("consumer_byte_rate", 2097152.0))),
+        new ClientQuotaAlteration(defaultUserEntity, List.of(
+            new ClientQuotaAlteration.Op("request_percentage", 25.0))))).all().get();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("client", quotasOf(admin, ClientQuotaFilter.containsOnly(
+        List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.CLIENT_ID, prefix + "-quota-client")))));
+    r.put("defaultUser", quotasOf(admin, ClientQuotaFilter.containsOnly(
+        List.of(ClientQuotaFilterComponent.ofDefaultEntity(ClientQuotaEntity.USER)))));
+    admin.alterClientQuotas(List.of(new ClientQuotaAlteration(clientEntity, List.of(
+        new ClientQuotaAlteration.Op("consumer_byte_rate", null))))).all().get();
+    r.put("clientAfterRemove", quotasOf(admin, ClientQuotaFilter.containsOnly(
+        List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.CLIENT_ID, prefix + "-quota-client")))));
+    try {
+      admin.alterClientQuotas(List.of(new ClientQuotaAlteration(clientEntity, List.of(
+          new ClientQuotaAlteration.Op("producer_byte_rat", 1.0))))).all().get();
+      r.put("badKey", "accepted");
+    } catch (Exception e) {
+      r.put("badKey", Errors.kind(e));
+    }
+    // Leave nothing behind that would throttle another scenario.
+    admin.alterClientQuotas(List.of(
+        new ClientQuotaAlteration(clientEntity, List.of(new ClientQuotaAlteration.Op("producer_byte_rate", null))),
+        new ClientQuotaAlteration(defaultUserEntity, List.of(new ClientQuotaAlteration.Op("request_percentage", null)))))
+        .all().get();
+    return r;
+  }
+
+  /** Entity (as "type=name" joined, "<default>" for null) to its quotas, sorted. */
+  private static Map<String, Object> quotasOf(Admin admin, ClientQuotaFilter filter) throws Exception {
+    Map<String, Object> out = new TreeMap<>();
+    admin.describeClientQuotas(filter).entities().get().forEach((entity, values) -> {
+      List<String> parts = new ArrayList<>();
+      new TreeMap<>(entity.entries()).forEach((t, n) -> parts.add(t + "=" + (n == null ? "<default>" : n)));
+      out.put(String.join(",", parts), new TreeMap<>(values));
+    });
+    return out;
   }
 }

@@ -1,5 +1,9 @@
 package minnow.javaclient;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
@@ -13,15 +17,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Client factories with the client's defaults except for timeouts, which are bounded so a broker
- * that does not answer fails a scenario within seconds instead of the defaults' minutes.
+ * that does not answer fails a scenario within seconds instead of the defaults' minutes. The
+ * properties file named by -Dminnow.clientConfig (security.protocol, ssl.*) goes to every client.
  */
 final class Clients {
   final String bootstrap;
   final String prefix;
+  private final Properties common = new Properties();
 
-  Clients(String bootstrap, String prefix) {
+  Clients(String bootstrap, String prefix) throws IOException {
     this.bootstrap = bootstrap;
     this.prefix = prefix;
+    String file = System.getProperty("minnow.clientConfig");
+    if (file != null) {
+      try (InputStream in = Files.newInputStream(Path.of(file))) {
+        common.load(in);
+      }
+    }
   }
 
   String name(String suffix) {
@@ -31,6 +43,7 @@ final class Clients {
   /** Producer with the default acks=all and idempotence (Java 3.0+), so it sends InitProducerId. */
   KafkaProducer<String, String> producer(Map<String, Object> overrides) {
     Properties p = new Properties();
+    p.putAll(common);
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, name("producer"));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
@@ -44,6 +57,7 @@ final class Clients {
   /** Consumer that commits only when told to and starts at the earliest offset without a commit. */
   KafkaConsumer<String, String> consumer(String groupId, Map<String, Object> overrides) {
     Properties p = new Properties();
+    p.putAll(common);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, name("consumer"));
     if (groupId != null) p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -64,6 +78,7 @@ final class Clients {
 
   Admin admin() {
     Properties p = new Properties();
+    p.putAll(common);
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, name("admin"));
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);

@@ -1,0 +1,132 @@
+# shellcheck shell=bash
+# minnow's security setup on the instance (MINNOW_SECURITY=on): a CA and a server certificate on
+# the data volume, the CA published to SSM for `npm run ops -- ca`, the admin password as a
+# root-only file the broker gets as a systemd credential. Sourced by install.sh once the release
+# is in place (it lives in the release, not in install.sh, to keep the EC2 user data under its
+# 16 KB limit), so it shares install.sh's variables and functions (log, imds) and sets
+# advertised_name (what ADVERTISED_LISTENER_URL names) and changed (restart the broker).
+# shellcheck disable=SC2154 # security, region, etc_dir, ... are set by install.sh, which sources this
+# shellcheck disable=SC2034 # advertised_name and changed are read by install.sh after this
+
+# The CA and the server certificate live on the data volume, so a replacement instance (new AMI,
+# new type) keeps them and clients keep their ca.pem. The CA key stays root-only: the broker never
+# needs it. The server certificate is reissued by the same CA when its names no longer match the
+# address (a volume restored into another stack) or when it expires within 30 days.
+cert_days=${MINNOW_CERT_DAYS:-825}
+ca_days=${MINNOW_CA_DAYS:-3650}
+ca_dir="${tls_dir}/ca"
+dropin_file="${ROOT}/etc/systemd/system/minnow.service.d/security.conf"
+password_file="${etc_dir}/admin-password"
+mkdir -p "$etc_dir"
+if [ "$security" = on ]; then
+  # The public DNS name follows the Elastic IP (ec2-198-51-100-7.<region>...); ignore a stale one.
+  public_dns=$(imds public-hostname || true)
+  case "$public_dns" in
+    "ec2-${MINNOW_ADVERTISED_HOST//./-}."*) advertised_name=$public_dns ;;
+    *) public_dns="" ;;
+  esac
+  sans="IP:${MINNOW_ADVERTISED_HOST},IP:127.0.0.1,DNS:localhost"
+  if [ -n "$public_dns" ]; then
+    sans="DNS:${public_dns},${sans}"
+  fi
+
+  mkdir -p "$ca_dir"
+  chmod 0700 "$ca_dir"
+  chown root:minnow "$tls_dir"
+  chmod 0750 "$tls_dir"
+  openssl_conf="${ca_dir}/openssl.cnf"
+  cat >"$openssl_conf" <<EOF
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = minnow
+[ca_ext]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[server_ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = ${sans}
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+  if [ ! -s "${ca_dir}/ca.key" ] || [ ! -s "${tls_dir}/ca.crt" ]; then
+    log "generating the CA: ${ca_dir}/ca.key, ${tls_dir}/ca.crt"
+    (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${ca_dir}/ca.key.new")
+    openssl req -x509 -new -sha256 -days "$ca_days" -key "${ca_dir}/ca.key.new" -config "$openssl_conf" \
+      -extensions ca_ext -subj "/CN=minnow CA ${MINNOW_DATA_VOLUME_ID}" -out "${tls_dir}/ca.crt.new"
+    mv "${ca_dir}/ca.key.new" "${ca_dir}/ca.key"
+    mv "${tls_dir}/ca.crt.new" "${tls_dir}/ca.crt"
+    rm -f "${tls_dir}/server.crt" # signed by a CA that is gone
+  fi
+  chmod 0600 "${ca_dir}/ca.key"
+  chmod 0644 "${tls_dir}/ca.crt"
+
+  if [ ! -s "${tls_dir}/server.key" ] || [ ! -s "${tls_dir}/server.crt" ] ||
+    [ "$(cat "${tls_dir}/server.sans" 2>/dev/null)" != "$sans" ] ||
+    ! openssl x509 -checkend 2592000 -noout -in "${tls_dir}/server.crt" >/dev/null; then
+    log "issuing the server certificate for ${sans}"
+    (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${tls_dir}/server.key.new")
+    openssl req -new -sha256 -key "${tls_dir}/server.key.new" -config "$openssl_conf" \
+      -subj "/CN=${advertised_name}" -out "${ca_dir}/server.csr"
+    openssl x509 -req -sha256 -days "$cert_days" -in "${ca_dir}/server.csr" -CA "${tls_dir}/ca.crt" \
+      -CAkey "${ca_dir}/ca.key" -set_serial "0x$(openssl rand -hex 16)" -extfile "$openssl_conf" \
+      -extensions server_ext -out "${tls_dir}/server.crt.new"
+    rm -f "${ca_dir}/server.csr"
+    mv "${tls_dir}/server.key.new" "${tls_dir}/server.key"
+    mv "${tls_dir}/server.crt.new" "${tls_dir}/server.crt"
+    printf '%s\n' "$sans" >"${tls_dir}/server.sans"
+    changed=1
+  fi
+  chown minnow:minnow "${tls_dir}/server.key"
+  chmod 0600 "${tls_dir}/server.key"
+  chmod 0644 "${tls_dir}/server.crt"
+
+  # Publish the CA certificate for `npm run ops -- ca` (the role may write only this parameter).
+  published=$(aws --region "$region" ssm get-parameter --name "$MINNOW_CA_PARAMETER" \
+    --query Parameter.Value --output text || true)
+  if [ "$published" != "$(cat "${tls_dir}/ca.crt")" ]; then
+    log "publishing the CA certificate to SSM parameter ${MINNOW_CA_PARAMETER}"
+    aws --region "$region" ssm put-parameter --name "$MINNOW_CA_PARAMETER" --overwrite \
+      --value "file://${tls_dir}/ca.crt" >/dev/null
+  fi
+
+  # The admin password: root-only on disk, handed to the broker (user minnow) by systemd as a
+  # credential (LoadCredential, systemd 247+; AL2023 has 252), so the broker never reads /etc.
+  password=$(aws --region "$region" secretsmanager get-secret-value --secret-id "$MINNOW_ADMIN_SECRET_ID" \
+    --query SecretString --output text)
+  if [ -z "$password" ]; then
+    log "secret ${MINNOW_ADMIN_SECRET_ID} is empty: cannot give the broker an admin password"
+    exit 1
+  fi
+  if [ "$(cat "$password_file" 2>/dev/null)" != "$password" ]; then
+    log "writing ${password_file}"
+    (umask 077 && printf '%s' "$password" >"${password_file}.new")
+    mv "${password_file}.new" "$password_file"
+    changed=1
+  fi
+  chmod 0600 "$password_file"
+  unset password
+  dropin_text="# Written by minnow-install (MINNOW_SECURITY=on): the admin password as a systemd credential.
+[Service]
+LoadCredential=admin-password:${password_file}
+Environment=MINNOW_ADMIN_PASSWORD_FILE=%d/admin-password"
+else
+  dropin_text=""
+fi
+
+if [ "$(cat "$dropin_file" 2>/dev/null)" != "$dropin_text" ]; then
+  if [ -n "$dropin_text" ]; then
+    log "writing ${dropin_file}"
+    mkdir -p "$(dirname "$dropin_file")"
+    printf '%s\n' "$dropin_text" >"$dropin_file"
+  else
+    log "removing ${dropin_file} and ${password_file} (MINNOW_SECURITY=off)"
+    rm -f "$dropin_file" "$password_file"
+  fi
+  systemctl daemon-reload
+  changed=1
+fi

@@ -1,0 +1,68 @@
+import { Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+
+/** The CA parameter's value until the instance has generated its CA and published it (first boot). */
+export const CA_PENDING =
+  'pending: the instance publishes its CA certificate here on first boot (a few minutes after the deploy)';
+
+/** The Kafka user the broker creates from the secret on first start (MINNOW_ADMIN_USER). */
+export const ADMIN_USER = 'admin';
+
+/**
+ * What the secure stack adds around the broker: the admin password, generated into Secrets
+ * Manager, and an SSM parameter the instance publishes its self-signed CA certificate to, so
+ * `npm run ops -- password` and `npm run ops -- ca` can hand both to clients. The instance role may
+ * read that one secret and read/write that one parameter, nothing else (grantInstance).
+ */
+export class BrokerSecurity extends Construct {
+  readonly adminSecret: secretsmanager.Secret;
+  readonly caParameter: ssm.StringParameter;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.adminSecret = new secretsmanager.Secret(this, 'AdminPassword', {
+      description: `minnow: password of the Kafka user "${ADMIN_USER}" (SCRAM/PLAIN over SASL_SSL); npm run ops -- password`,
+      generateSecretString: {
+        // 32 letters and digits: about 190 bits, and nothing that needs quoting in a client config.
+        passwordLength: 32,
+        excludePunctuation: true,
+        includeSpace: false,
+      },
+    });
+    Validations.of(this.adminSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The broker keeps its own salted SCRAM credential for admin, created from this secret on first start only; ' +
+        'a rotation Lambda would change the secret but not the broker. Change the password with Kafka tools ' +
+        '(AlterUserScramCredentials) and then the secret (docs/connect-aws.md).',
+    });
+
+    // CloudFormation owns the parameter (deleted with the stack, named so two stacks never collide)
+    // but not its value: an update that touches this resource puts the placeholder back, and the
+    // instance republishes its CA on its next boot (deploy/security.sh compares on every boot).
+    this.caParameter = new ssm.StringParameter(this, 'CaCertificate', {
+      description: 'minnow: the PEM CA certificate clients trust for the SASL_SSL listener; npm run ops -- ca',
+      stringValue: CA_PENDING,
+      tier: ssm.ParameterTier.STANDARD,
+    });
+  }
+
+  /** Read the admin secret; read and write the CA parameter. Exact ARNs, no wildcards. */
+  grantInstance(role: iam.IRole): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [this.adminSecret.secretArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ssm:GetParameter', 'ssm:PutParameter'],
+        resources: [this.caParameter.parameterArn],
+      }),
+    );
+  }
+}

@@ -1,0 +1,237 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  ADMIN_PASSWORD,
+  CA_PARAMETER,
+  PUBLIC_DNS,
+  REGION,
+  createSandbox,
+  runInstall,
+  type InstallRun,
+  type Sandbox,
+} from './helpers/install-sandbox';
+import { describeWithTools, itWithTools } from '../broker/test/support/external-tools';
+
+// What install.sh does with MINNOW_SECURITY=on (the kit's default): a CA and a server certificate
+// on the data volume, the CA published to SSM, the admin password as a root-only file handed to the
+// broker as a systemd credential. openssl runs for real; AWS and IMDS are the sandbox's stubs.
+
+function expectSuccess(run: InstallRun): void {
+  if (run.status !== 0) {
+    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
+  }
+}
+
+const named = (run: InstallRun, command: string) =>
+  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
+const puts = (run: InstallRun) => named(run, 'aws').filter((c) => c.includes('ssm put-parameter'));
+
+const tls = (sb: Sandbox, file: string) => path.join(sb.root, 'data', 'tls', file);
+const read = (file: string) => fs.readFileSync(file, 'utf8');
+const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+
+function openssl(...args: string[]): string {
+  const result = spawnSync('openssl', args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+const certText = (file: string) => openssl('x509', '-noout', '-text', '-in', file);
+const verify = (sb: Sandbox) => openssl('verify', '-CAfile', tls(sb, 'ca.crt'), tls(sb, 'server.crt')).trim();
+
+/** A new instance taking over the volume: root disk and its /etc gone, the volume's files kept. */
+function replaceInstance(sb: Sandbox): void {
+  for (const dir of ['etc', 'opt']) fs.rmSync(path.join(sb.root, dir), { recursive: true, force: true });
+  for (const file of ['packages', 'user-minnow', 'mounted']) fs.rmSync(path.join(sb.state, file), { force: true });
+  fs.rmSync(path.join(sb.root, 'dev'), { recursive: true, force: true });
+}
+
+describeWithTools(
+  'zip',
+  'unzip',
+  'openssl',
+)('install.sh with security on: certificate, CA publication, admin password', () => {
+  let sb: Sandbox;
+  let first: InstallRun;
+  beforeAll(() => {
+    sb = createSandbox();
+    first = runInstall(sb);
+  });
+
+  test('succeeds', () => expectSuccess(first));
+
+  test('a CA and a server certificate signed by it, for the public DNS name, the Elastic IP and loopback', () => {
+    expect(verify(sb)).toBe(`${tls(sb, 'server.crt')}: OK`);
+    const server = certText(tls(sb, 'server.crt'));
+    expect(server).toContain(`Subject: CN = ${PUBLIC_DNS}`);
+    expect(server).toMatch(
+      new RegExp(`DNS:${PUBLIC_DNS.replace(/\./g, '\\.')}, IP Address:203\\.0\\.113\\.99, IP Address:127\\.0\\.0\\.1`),
+    );
+    expect(server).toMatch(/Extended Key Usage:\s*\n\s*TLS Web Server Authentication/);
+    expect(server).toMatch(/Basic Constraints: critical\s*\n\s*CA:FALSE/);
+    const ca = certText(tls(sb, 'ca.crt'));
+    expect(ca).toMatch(/Basic Constraints: critical\s*\n\s*CA:TRUE, pathlen:0/);
+    expect(ca).toContain('Subject: CN = minnow CA vol-');
+  });
+
+  test('keys are 0600: the server key for the broker user, the CA key root-only in a 0700 directory', () => {
+    expect(mode(tls(sb, 'server.key'))).toBe('600');
+    expect(mode(tls(sb, 'ca/ca.key'))).toBe('600');
+    expect(mode(tls(sb, 'ca'))).toBe('700');
+    expect(mode(tls(sb, 'server.crt'))).toBe('644');
+    expect(mode(path.join(sb.root, 'data', 'tls'))).toBe('750');
+    expect(named(first, 'chown')).toContain(`chown minnow:minnow ${tls(sb, 'server.key')}`);
+    expect(named(first, 'chown')).not.toContain(expect.stringContaining('ca.key'));
+    expect(fs.existsSync(tls(sb, 'ca.key'))).toBe(false); // never beside what the broker reads
+  });
+
+  test('publishes the CA certificate to the stack parameter', () => {
+    expect(puts(first)).toEqual([
+      `aws --region ${REGION} ssm put-parameter --name ${CA_PARAMETER} --overwrite --value file://${tls(sb, 'ca.crt')}`,
+    ]);
+    expect(read(path.join(sb.state, 'ssm-ca'))).toBe(read(tls(sb, 'ca.crt')));
+    expect(read(tls(sb, 'ca.crt'))).toMatch(/^-----BEGIN CERTIFICATE-----\n[\s\S]+\n-----END CERTIFICATE-----\n$/);
+  });
+
+  test('the admin password: a root-only file from the secret, given to the broker as a systemd credential', () => {
+    const passwordFile = path.join(sb.root, 'etc', 'minnow', 'admin-password');
+    expect(read(passwordFile)).toBe(ADMIN_PASSWORD);
+    expect(mode(passwordFile)).toBe('600');
+    expect(read(path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d', 'security.conf'))).toBe(
+      [
+        '# Written by minnow-install (MINNOW_SECURITY=on): the admin password as a systemd credential.',
+        '[Service]',
+        `LoadCredential=admin-password:${passwordFile}`,
+        'Environment=MINNOW_ADMIN_PASSWORD_FILE=%d/admin-password',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  itWithTools('systemd-analyze')('systemd-analyze verify accepts the unit with its credential drop-in', () => {
+    const unit = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service');
+    const dropin = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d', 'security.conf');
+    const clean = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+    expect({ status: clean.status, output: clean.stdout + clean.stderr }).toEqual({ status: 0, output: '' });
+    // The verifier reads the drop-in beside the unit: a bad key in it is reported.
+    const text = read(dropin);
+    try {
+      fs.writeFileSync(dropin, `${text}BogusKey=1\n`);
+      const bad = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+      expect(bad.stdout + bad.stderr).toContain("security.conf:5: Unknown key 'BogusKey'");
+    } finally {
+      fs.writeFileSync(dropin, text);
+    }
+  });
+
+  test('a replacement instance keeps the certificate on the volume: not regenerated, republished if reset', () => {
+    const before = ['ca.crt', 'ca/ca.key', 'server.crt', 'server.key'].map((f) => read(tls(sb, f)));
+    replaceInstance(sb);
+    // A stack update that touched the parameter resets it to its placeholder.
+    fs.writeFileSync(path.join(sb.state, 'ssm-ca'), 'pending: the instance publishes its CA certificate here\n');
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(['ca.crt', 'ca/ca.key', 'server.crt', 'server.key'].map((f) => read(tls(sb, f)))).toEqual(before);
+    expect(run.stderr).not.toMatch(/generating the CA|issuing the server certificate/);
+    expect(puts(run)).toHaveLength(1);
+    expect(read(path.join(sb.state, 'ssm-ca'))).toBe(before[0]);
+    expect(read(path.join(sb.root, 'etc', 'minnow', 'admin-password'))).toBe(ADMIN_PASSWORD);
+  });
+});
+
+describeWithTools(
+  'zip',
+  'unzip',
+  'openssl',
+)('install.sh with security on: edge cases', () => {
+  test('a volume restored into another stack (new Elastic IP): same CA, a new server certificate for the new names', () => {
+    const sb = createSandbox();
+    expectSuccess(runInstall(sb));
+    const ca = read(tls(sb, 'ca.crt'));
+    const server = read(tls(sb, 'server.crt'));
+    fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.7\n');
+    fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-198-51-100-7.eu-west-2.compute.amazonaws.com\n');
+    const run = runInstall(sb, { MINNOW_ADVERTISED_HOST: '198.51.100.7' });
+    expectSuccess(run);
+    expect(read(tls(sb, 'ca.crt'))).toBe(ca);
+    expect(read(tls(sb, 'server.crt'))).not.toBe(server);
+    expect(verify(sb)).toBe(`${tls(sb, 'server.crt')}: OK`);
+    expect(certText(tls(sb, 'server.crt'))).toContain(
+      'DNS:ec2-198-51-100-7.eu-west-2.compute.amazonaws.com, IP Address:198.51.100.7',
+    );
+    expect(named(run, 'systemctl')).toContain('systemctl restart minnow.service');
+  });
+
+  test('a server certificate expiring within 30 days is reissued by the same CA', () => {
+    const sb = createSandbox();
+    expectSuccess(runInstall(sb, { MINNOW_CERT_DAYS: '10' }));
+    const ca = read(tls(sb, 'ca.crt'));
+    const server = read(tls(sb, 'server.crt'));
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(run.stderr).toContain('issuing the server certificate');
+    expect(read(tls(sb, 'server.crt'))).not.toBe(server);
+    expect(read(tls(sb, 'ca.crt'))).toBe(ca);
+  });
+
+  test('a public DNS name of another address (EIP not yet associated) is left out; the IP is advertised', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-3-8-1-2.eu-west-2.compute.amazonaws.com\n');
+    expectSuccess(runInstall(sb, { MINNOW_EIP_TIMEOUT_S: '0' }));
+    const text = certText(tls(sb, 'server.crt'));
+    expect(text).not.toContain('ec2-3-8-1-2');
+    expect(text).toContain('Subject: CN = 203.0.113.99');
+    expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
+      'ADVERTISED_LISTENER_URL=sasl+tls://203.0.113.99:9093,tcp://127.0.0.1:9092\n',
+    );
+  });
+
+  test('an empty secret stops the install before the broker is (re)started', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'admin-secret'), '');
+    const run = runInstall(sb);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('is empty: cannot give the broker an admin password');
+    expect(named(run, 'systemctl').filter((c) => /start|enable/.test(c))).toEqual([]);
+  });
+
+  test('refuses security on without the parameter and the secret', () => {
+    const sb = createSandbox();
+    const run = runInstall(sb, { MINNOW_ADMIN_SECRET_ID: '' });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('MINNOW_ADMIN_SECRET_ID is not set');
+    expect(run.calls).toEqual([]);
+    const bogus = runInstall(sb, { MINNOW_SECURITY: 'maybe' });
+    expect(bogus.stderr).toContain('MINNOW_SECURITY=maybe must be on or off');
+  });
+
+  test('security off: the old plaintext broker on 9092, no certificate, no AWS secret, no credential', () => {
+    const sb = createSandbox();
+    const run = runInstall(sb, { MINNOW_SECURITY: 'off' });
+    expectSuccess(run);
+    expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toBe(
+      [
+        'LISTENER_URL=tcp://0.0.0.0:9092',
+        'ADVERTISED_LISTENER_URL=tcp://203.0.113.99:9092',
+        `STORAGE_ENGINE=sqlite://${sb.root}/data/minnow.db`,
+        'LOG_LEVEL=info',
+        '',
+      ].join('\n'),
+    );
+    expect(fs.existsSync(path.join(sb.root, 'data', 'tls'))).toBe(false);
+    expect(named(run, 'aws').filter((c) => /ssm|secretsmanager/.test(c))).toEqual([]);
+    expect(fs.existsSync(path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d'))).toBe(false);
+  });
+
+  test('turning security off removes the credential drop-in and the password file', () => {
+    const sb = createSandbox();
+    expectSuccess(runInstall(sb));
+    const dropin = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d', 'security.conf');
+    expect(fs.existsSync(dropin)).toBe(true);
+    const run = runInstall(sb, { MINNOW_SECURITY: 'off' });
+    expectSuccess(run);
+    expect(fs.existsSync(dropin)).toBe(false);
+    expect(fs.existsSync(path.join(sb.root, 'etc', 'minnow', 'admin-password'))).toBe(false);
+    expect(named(run, 'systemctl')).toContain('systemctl restart minnow.service');
+  });
+});
