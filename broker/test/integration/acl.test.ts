@@ -379,6 +379,30 @@ const REFUSALS: {
     codes: (r) => [r.errorCode],
     want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
   },
+  {
+    api: 'DescribeClientQuotas',
+    key: ApiKey.DescribeClientQuotas,
+    v: 1,
+    body: () => ({ components: [], strict: false }),
+    codes: (r) => [r.errorCode],
+    want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  },
+  {
+    api: 'AlterClientQuotas (lifting its own limit)',
+    key: ApiKey.AlterClientQuotas,
+    v: 1,
+    body: () => ({
+      validateOnly: false,
+      entries: [
+        {
+          entity: [{ entityType: 'user', entityName: 'mallory' }],
+          ops: [{ key: 'producer_byte_rate', value: 1e9, remove: false }],
+        },
+      ],
+    }),
+    codes: (r) => r.entries.map((e: any) => e.errorCode),
+    want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  },
 ];
 
 describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () => {
@@ -415,6 +439,7 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
     expect(storage.fetchOffsets(G)).toHaveLength(1);
     expect(storage.brokerConfigs('')).toEqual({});
     expect(storage.listAcls()).toEqual([]);
+    expect(storage.clientQuotas()).toEqual([]);
   });
 
   it('sees no topic and no group in the listings', async () => {
