@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, backup, perf, quota.
+// The `minnow` command: serve, topic, produce, consume, group, acl, backup, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -12,6 +12,7 @@ commands:
   group list|describe|delete|reset-offsets
   quota set|list|delete         client quotas (produce/fetch bytes, request time, connection rate)
   user add|list|delete          SASL/SCRAM users (password from stdin only)
+  acl add|list|delete           ACLs, with kafka-acls' flags
   backup DEST.db                consistent copy of a broker's database
   perf produce|consume|e2e      load tool
 
@@ -33,6 +34,7 @@ const commands: Record<string, () => Promise<Command>> = {
   user: async () => (require('./user') as typeof import('./user')).userCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
   quota: async () => (require('./quota') as typeof import('./quota')).quotaCommand,
+  acl: async () => (require('./acl') as typeof import('./acl')).aclCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

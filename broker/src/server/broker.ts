@@ -8,6 +8,8 @@ import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
 import { AppendQueue } from './append-queue';
+import { Authorizer } from './authorizer';
+import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
 import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
 import { AuthFailureLimiter } from './sasl/auth-failure-limiter';
@@ -21,6 +23,7 @@ import { createLogger, Logger, WarningLimiter } from '../logger';
 import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
 import { retryIfDiskFull } from './space-retry';
+import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
 import { openListenerServers } from './listener-servers';
 import { describeListeners, ResolvedListener, resolveListeners } from './listeners';
@@ -47,6 +50,11 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   now?: () => number;
+  /**
+   * Tests only, until SASL sets principals: the principal a connection gets from the client id of
+   * its requests (undefined: it stays as it is). Never set by `minnow serve`.
+   */
+  testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
   /** Tests: sees each connection's session as it opens (its principal, listener). */
   onConnectionOpened?: (session: Session) => void;
 }
@@ -136,6 +144,10 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
   });
+  const authorizer = new Authorizer(storage, {
+    superUsers: config.superUsers,
+    allowEveryoneIfNoAclFound: allowEveryoneIfNoAclFound(config),
+  });
   const listeners = resolveListeners(config.listeners, config.advertisedListeners);
   const advertised = listeners[0]!.advertised;
   const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
@@ -151,6 +163,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     fetchWaiters,
     groups,
     diskSpace,
+    authorizer,
     quotas,
     now,
   };
@@ -166,7 +179,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     onFailure: (fields) => warnings.log('warn', 'SASL authentication failed', fields),
   };
-  const shared: ConnectionShared = { pool: new RequestMemoryPool(config.queuedMaxRequestBytes), warnings, sasl };
+  const shared: ConnectionShared = {
+    pool: new RequestMemoryPool(config.queuedMaxRequestBytes),
+    warnings,
+    sasl,
+    testOnlyPrincipalForClientId: opts.testOnlyPrincipalForClientId,
+  };
   const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;
@@ -247,6 +265,9 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     clusterId: identity.clusterId,
     nodeId: identity.nodeId,
     apis: handlers.size,
+    superUsers: config.superUsers.length,
+    allowEveryoneIfNoAclFound: authorizer.allowEveryoneIfNoAclFound,
+    acls: authorizer.acls().length,
     ...(certificates && {
       tlsCertificate: describeCertificate(certificates.material.certificate),
       tlsClientAuth: config.tlsClientAuth,

@@ -85,6 +85,13 @@ export interface BrokerConfig {
   adminUser: string;
   /** A file holding the bootstrap admin's password (first line); undefined: no bootstrap user. */
   adminPasswordFile: string | undefined;
+  /** Principals allowed everything, ACLs or not (super.users), as `User:NAME` strings. */
+  superUsers: string[];
+  /**
+   * A resource no ACL names is open to all (allow.everyone.if.no.acl.found); undefined: decided from
+   * the listeners (server/authorizer-defaults.ts).
+   */
+  allowEveryoneIfNoAclFound: boolean | undefined;
   /**
    * The settings an env var, a flag or startBroker's overrides gave: DescribeConfigs reports them
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
@@ -491,7 +498,35 @@ export const SETTINGS = [
     expected: 'a file path',
     parse: (v: string) => (v.trim() ? v.trim() : undefined),
   },
+  // Authorization (issue 13, server/authorizer.ts), Kafka's StandardAuthorizer settings.
+  {
+    key: 'superUsers',
+    env: 'SUPER_USERS',
+    flag: 'super-users',
+    doc: 'principals allowed every operation whatever the ACLs say, separated by ; (super.users)',
+    default: '',
+    expected: 'TYPE:NAME entries separated by ;, e.g. User:admin;User:ops',
+    parse: parseSuperUsers,
+  },
+  {
+    key: 'allowEveryoneIfNoAclFound',
+    env: 'ALLOW_EVERYONE_IF_NO_ACL_FOUND',
+    flag: 'allow-everyone-if-no-acl-found',
+    doc: 'a resource no ACL names is open to every principal (allow.everyone.if.no.acl.found); default: true while no listener authenticates anyone (no sasl+ listener, TLS_CLIENT_AUTH not required), else false',
+    default: undefined,
+    expected: 'true|false',
+    parse: bool,
+  },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
+
+/** `User:admin;User:ops` -> ['User:admin', 'User:ops'] (Kafka splits super.users on ;). */
+function parseSuperUsers(v: string): string[] | undefined {
+  const entries = v
+    .split(';')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  return entries.every((e) => /^[^:\s]+:.+$/.test(e)) ? entries : undefined;
+}
 
 /**
  * Builds the configuration from env and flags (`flags` uses the flag names, e.g. { listener: ... }).

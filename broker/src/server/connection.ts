@@ -13,7 +13,7 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
-import { ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
+import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
@@ -51,6 +51,8 @@ export interface ConnectionShared {
   warnings: WarningLimiter;
   /** What sasl+ listeners' connections authenticate against; undefined: no listener has SASL. */
   sasl?: SaslServices;
+  /** Tests only (StartOptions.testOnlyPrincipalForClientId): a principal from the client id. */
+  testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
 }
 
 /** After a failed authentication the response goes out, then the connection closes; this long at most. */
@@ -283,6 +285,8 @@ export class Connection {
       const headerVersion = requestHeaderVersion(apiKey, apiVersion);
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
+      const testPrincipal = this.shared.testOnlyPrincipalForClientId?.(clientId);
+      if (testPrincipal) this.session.principal = testPrincipal;
       const request = spec.decodeRequest(r, apiVersion);
       const ctx: RequestContext = {
         broker: this.broker,

@@ -6,6 +6,7 @@ import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
+import type { Authorizer } from './authorizer';
 import type { BrokerQuotas } from './quotas/broker-quotas';
 import type { Session } from './session';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator';
@@ -25,6 +26,8 @@ export interface BrokerContext {
   groups: GroupCoordinator;
   /** Free space of the database's file system (sqlite:// only): the produce floor, the reserve. */
   diskSpace: DiskSpace | undefined;
+  /** ACLs, SUPER_USERS and ALLOW_EVERYONE_IF_NO_ACL_FOUND: what each handler checks (authorizer.ts). */
+  authorizer: Authorizer;
   /** Client quotas (produce/fetch bytes, request time) and the per-IP connection rate: server/quotas. */
   quotas: BrokerQuotas;
   now(): number;

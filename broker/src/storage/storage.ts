@@ -2,6 +2,7 @@
 // Engines are synchronous and in-process: waiting (fetch max_wait, group commit) belongs to the
 // server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
 // Offsets and timestamps are JS numbers here (exact up to 2^53); the protocol layer uses bigint.
+import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
 
@@ -196,6 +197,15 @@ export interface Storage {
   deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void;
   /** Groups that have committed offsets. */
   offsetGroups(): string[];
+
+  // ACLs (Kafka's AclBinding, protocol/acl.ts). The authorizer caches them; all changes go
+  // through these calls.
+  /** Every stored binding, in no particular order. */
+  listAcls(): AclBinding[];
+  /** Stores the bindings not stored yet, in one transaction (an existing one is no error, as in Kafka). */
+  createAcls(bindings: readonly AclBinding[]): void;
+  /** Deletes these exact bindings in one transaction; returns how many were stored. */
+  deleteAcls(bindings: readonly AclBinding[]): number;
 
   /** A consistent copy of the whole state into a new file (refused if it exists), while serving. */
   backup(destPath: string): Promise<void>;

@@ -6,6 +6,7 @@ import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
 import { Reader } from '../../src/protocol/reader';
 import { Writer } from '../../src/protocol/writer';
 import { newSession, PLAINTEXT_LISTENER } from '../../src/server/session';
+import { Authorizer } from '../../src/server/authorizer';
 import type { ApiHandler, BrokerContext, RequestContext } from '../../src/server/context';
 import { groupHandlers } from '../../src/server/handlers/groups';
 import { silentLogger } from '../../src/logger';
@@ -32,6 +33,7 @@ function setup() {
     advertised: { host: 'broker.local', port: 9999 },
     logger: silentLogger,
     now: timers.now,
+    authorizer: new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true }),
   } as unknown as BrokerContext;
   const handler = (apiKey: number) => groupHandlers.find((h) => h.apiKey === apiKey)!;
   /** Calls the handler as the server would, then encodes and decodes the response in that version. */

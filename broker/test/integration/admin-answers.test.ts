@@ -1,5 +1,5 @@
-// Admin APIs tools send that one broker without an authorizer answers as Kafka would, instead of
-// closing the connection: the ACL APIs (SECURITY_DISABLED), ListPartitionReassignments (nothing is
+// Admin APIs tools send that one broker answers as Kafka would, instead of closing the connection:
+// the ACL APIs (acl.test.ts has their semantics), ListPartitionReassignments (nothing is
 // ever reassigned), ElectLeaders (ELECTION_NOT_NEEDED), DescribeLogDirs (the database as the one
 // log dir) and ListTransactions (none yet). Unknown API keys still close it (bad-input.test).
 import * as path from 'node:path';
@@ -54,54 +54,87 @@ describe('admin APIs answered with Kafka errors', () => {
     await broker.stop();
   });
 
-  it('answers the kafkajs ACL calls with SECURITY_DISABLED (no authorizer), and keeps the connection', async () => {
-    await expect(admin.describeAcls(ACL_FILTER)).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
+  it('creates, describes and deletes ACLs through the kafkajs admin, and keeps the connection', async () => {
     const acl = {
       ...ACL_FILTER,
+      resourceName: 'kafkajs-acl',
       resourceType: AclResourceTypes.TOPIC,
       resourcePatternType: ResourcePatternTypes.LITERAL,
       operation: AclOperationTypes.READ,
       permissionType: AclPermissionTypes.ALLOW,
     };
-    await expect(admin.createAcls({ acl: [acl] })).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
-    await expect(admin.deleteAcls({ filters: [ACL_FILTER] })).rejects.toMatchObject({ type: 'SECURITY_DISABLED' });
+    const filter = { ...ACL_FILTER, resourceName: 'kafkajs-acl' };
+    await admin.createAcls({ acl: [acl] });
+    await expect(admin.describeAcls(filter)).resolves.toMatchObject({
+      resources: [
+        {
+          resourceType: AclResourceTypes.TOPIC,
+          resourceName: 'kafkajs-acl',
+          resourcePatternType: ResourcePatternTypes.LITERAL,
+          acls: [
+            {
+              principal: 'User:alice',
+              host: '*',
+              operation: AclOperationTypes.READ,
+              permissionType: AclPermissionTypes.ALLOW,
+            },
+          ],
+        },
+      ],
+    });
+    const deleted = await admin.deleteAcls({ filters: [filter] });
+    expect(deleted.filterResponses[0]!.matchingAcls).toHaveLength(1);
+    await expect(admin.describeAcls(filter)).resolves.toMatchObject({ resources: [] });
     expect((await admin.listTopics()).sort()).toEqual(['t']);
   });
 
   it.each([1, 2, 3])('answers DescribeAcls, CreateAcls and DeleteAcls v%i in their own response shapes', async (v) => {
+    const name = `shape-v${v}`;
     const filter = {
       resourceTypeFilter: 1,
-      resourceNameFilter: null,
+      resourceNameFilter: name,
       patternTypeFilter: 1,
       principalFilter: null,
       hostFilter: null,
       operation: 1,
       permissionType: 1,
     };
-    const described = await conn.send(ApiKey.DescribeAcls, v, filter);
-    expect(described).toEqual(
-      expect.objectContaining({
-        errorCode: ErrorCode.SECURITY_DISABLED,
-        errorMessage: 'No Authorizer is configured on the broker',
-        resources: [],
-      }),
-    );
     const creation = {
       resourceType: 2,
-      resourceName: 't',
+      resourceName: name,
       resourcePatternType: 3,
       principal: 'User:alice',
       host: '*',
       operation: 3,
       permissionType: 3,
     };
+    // Kafka stores a binding once, and answers success for the copy too.
     const created = await conn.send(ApiKey.CreateAcls, v, { creations: [creation, creation] });
-    expect(created.results).toEqual(
-      [0, 1].map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })),
+    expect(created.results).toEqual([0, 1].map(() => ({ errorCode: ErrorCode.NONE, errorMessage: null })));
+    const described = await conn.send(ApiKey.DescribeAcls, v, filter);
+    expect(described).toEqual(
+      expect.objectContaining({
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        resources: [
+          {
+            resourceType: 2,
+            resourceName: name,
+            patternType: 3,
+            acls: [{ principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }],
+          },
+        ],
+      }),
     );
     const deleted = await conn.send(ApiKey.DeleteAcls, v, { filters: [filter] });
     expect(deleted.filterResults).toEqual([
-      { errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.', matchingAcls: [] },
+      {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        matchingAcls: [
+          { errorCode: 0, errorMessage: null, ...creation, patternType: 3, resourcePatternType: undefined },
+        ],
+      },
     ]);
   });
 

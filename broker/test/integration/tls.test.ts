@@ -390,6 +390,9 @@ describeWithTools('openssl')('mTLS (TLS_CLIENT_AUTH)', () => {
         tlsKeyFile: server.key,
         tlsCaFile: ca.cert,
         tlsClientAuth: clientAuth,
+        // These tests are about TLS, not ACLs: a broker requiring client certificates is closed
+        // until ACLs open it (ALLOW_EVERYONE_IF_NO_ACL_FOUND's default), so open it here.
+        allowEveryoneIfNoAclFound: true,
       },
       onConnectionOpened: (s) => sessions.push(s),
     });

@@ -8,6 +8,7 @@ import type { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../../
 import { clientQuotaEntityKey } from '../../storage/client-quota-key';
 import { ClientQuotaChange, StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 import { describeEntity, validateAlteration } from '../quotas/quota-entities';
 
 type Entry = AlterClientQuotasResponse['entries'][number];
@@ -16,7 +17,18 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
   apiKey: ApiKey.AlterClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis.handleAlterClientQuotasRequest: ALTER_CONFIGS on the cluster, else every entry fails.
+    if (!mayOnCluster(ctx, 'ALTER_CONFIGS'))
+      return {
+        throttleTimeMs: 0,
+        entries: req.entries.map((e) => ({
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: 'Cluster authorization failed: altering client quotas needs ALTER_CONFIGS on the cluster.',
+          entity: e.entity.map((d) => ({ entityType: d.entityType, entityName: d.entityName })),
+        })),
+      };
     const answers: Entry[] = [];
     const changes: ClientQuotaChange[] = [];
     const seen = new Map<string, Entry>();

@@ -17,7 +17,7 @@ import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config'
 import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
-import { ResourceType } from './describe-configs';
+import { configsAuthorizationError, ResourceType } from './describe-configs';
 
 /** IncrementalAlterConfigs operations (AlterConfigOp.OpType) */
 export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
@@ -123,8 +123,11 @@ export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsRe
   apiKey: ApiKey.AlterConfigs,
   minVersion: 0,
   maxVersion: 2,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     const responses = alterAll(req.resources, (res) => {
+      const unauthorized = configsAuthorizationError(ctx, res.resourceType, res.resourceName, 'ALTER_CONFIGS');
+      if (unauthorized) return unauthorized;
       // The legacy API has no BROKER_LOGGER support in Kafka either ("Unknown resource type 8").
       const refused = preprocess(res, () => false);
       if (refused) return refused;
@@ -203,8 +206,11 @@ export const incrementalAlterConfigsHandler: ApiHandler<
   apiKey: ApiKey.IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     const responses = alterAll(req.resources, (res) => {
+      const unauthorized = configsAuthorizationError(ctx, res.resourceType, res.resourceName, 'ALTER_CONFIGS');
+      if (unauthorized) return unauthorized;
       const refused = preprocess(res, (c) => c.configOperation === ConfigOperation.DELETE);
       if (refused) return refused;
       if (res.resourceType === ResourceType.BROKER_LOGGER) {

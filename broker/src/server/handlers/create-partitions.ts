@@ -10,21 +10,36 @@ import type {
 } from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { authorizedNames } from './authz';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 
 export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: ApiKey.CreatePartitions,
   minVersion: 0,
   maxVersion: 3,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis.handleCreatePartitionsRequest: ALTER on each topic.
+    const alterable = authorizedNames(
+      ctx,
+      'ALTER',
+      'TOPIC',
+      req.topics.map((t) => t.name),
+    );
     let requested = 0;
     for (const t of req.topics)
-      requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
+      if (alterable.has(t.name))
+        requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
     const tooMany = requestPartitionsRefusal(broker.config, requested);
     if (tooMany) return { throttleTimeMs: 0, results: req.topics.map((t) => ({ name: t.name, ...tooMany })) };
     const budget = new PartitionBudget(broker, req.validateOnly);
     const results = req.topics.map((t): CreatePartitionsResponseCreatePartitionsTopicResult => {
       const fail = (errorCode: number, errorMessage: string) => ({ name: t.name, errorCode, errorMessage });
+      if (!alterable.has(t.name))
+        return fail(
+          ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          'The topic authorization is failed: adding partitions needs ALTER on it.',
+        );
       const topic = broker.storage.topic(t.name);
       if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${t.name}`);
       if (t.count <= topic.partitionCount) {

@@ -16,6 +16,7 @@ import { StorageError } from '../../storage/storage';
 import { validateTopicConfigs } from '../../storage/topic-config';
 import { brokerConfigLayers } from '../broker-configs';
 import { topicConfigEntries } from '../config-entries';
+import { authorizedNames, may, mayOnCluster } from './authz';
 import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
@@ -65,7 +66,8 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
   apiKey: ApiKey.CreateTopics,
   minVersion: 0,
   maxVersion: 7,
-  async handle({ broker }, req) {
+  async handle(ctx, req) {
+    const { broker } = ctx;
     // As Kafka's controller: a name given more than once is not created at all and gets one
     // INVALID_REQUEST result, whatever else is wrong with it.
     const counts = new Map<string, number>();
@@ -83,13 +85,34 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         replicationFactor: -1,
         configs: [],
       });
+    // ControllerApis.handleCreateTopics: CREATE on the cluster, or else on each topic; without
+    // DESCRIBE_CONFIGS on a created topic its configs are not told (topicConfigErrorCode).
+    const creatable = mayOnCluster(ctx, 'CREATE')
+      ? new Set(counts.keys())
+      : authorizedNames(ctx, 'CREATE', 'TOPIC', counts.keys());
+    const unauthorized = (name: string) =>
+      failed(
+        name,
+        ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        'Authorization failed: creating a topic needs CREATE on it or on the cluster.',
+      );
     // Kafka 4.0 checks the partitions asked for in all (valid topics or not) before anything else,
-    // and refuses the whole request (KAFKA-17870).
-    const tooMany = requestPartitionsRefusal(broker.config, requestedPartitions(req, broker.config.numPartitions));
+    // and refuses the whole request (KAFKA-17870); topics the principal may not create do not count.
+    const tooMany = requestPartitionsRefusal(
+      broker.config,
+      requestedPartitions(
+        { ...req, topics: req.topics.filter((t) => creatable.has(t.name)) },
+        broker.config.numPartitions,
+      ),
+    );
     if (tooMany) {
       return {
         throttleTimeMs: 0,
-        topics: [...counts.keys()].map((name) => failed(name, tooMany.errorCode, tooMany.errorMessage)),
+        topics: [...counts.keys()].map((name) =>
+          counts.get(name)! === 1 && !creatable.has(name)
+            ? unauthorized(name)
+            : failed(name, tooMany.errorCode, tooMany.errorMessage),
+        ),
       };
     }
     const budget = new PartitionBudget(broker, req.validateOnly);
@@ -128,6 +151,10 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         );
         continue;
       }
+      if (!creatable.has(t.name)) {
+        topics.push(unauthorized(t.name));
+        continue;
+      }
       // Checked in the same slice as the creation: another request may have created it meanwhile.
       const c = check(broker, t);
       if ('errorCode' in c) {
@@ -150,15 +177,16 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         }
         broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
       }
+      const configsVisible = may(ctx, 'DESCRIBE_CONFIGS', 'TOPIC', t.name);
       topics.push({
         name: t.name,
         topicId,
         errorCode: ErrorCode.NONE,
         errorMessage: null,
-        topicConfigErrorCode: 0,
+        topicConfigErrorCode: configsVisible ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         numPartitions: c.partitions,
         replicationFactor: 1,
-        configs: resultConfigs(c.configs),
+        configs: configsVisible ? resultConfigs(c.configs) : [],
       });
     }
     return { throttleTimeMs: 0, topics };

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { authorizedNames } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { isInternalTopic } from '../topic-names';
 
@@ -13,10 +14,24 @@ export const deleteRecordsHandler: ApiHandler<DeleteRecordsRequest, DeleteRecord
   apiKey: ApiKey.DeleteRecords,
   minVersion: 0,
   maxVersion: 2,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis.handleDeleteRecordsRequest: DELETE on the topic, checked before anything else.
+    const deletable = authorizedNames(
+      ctx,
+      'DELETE',
+      'TOPIC',
+      req.topics.map((t) => t.name),
+    );
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => {
+        if (!deletable.has(t.name))
+          return {
+            partitionIndex: p.partitionIndex,
+            lowWatermark: -1n,
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          };
         if (isInternalTopic(t.name))
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION };
         const offsets = broker.storage.offsets(t.name, p.partitionIndex);

@@ -12,6 +12,7 @@ import type {
 import { ZERO_UUID } from '../../protocol/uuid';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
 
@@ -19,7 +20,8 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
   apiKey: ApiKey.DeleteTopics,
   minVersion: 0,
   maxVersion: 6,
-  async handle({ broker }, req) {
+  async handle(ctx, req) {
+    const { broker } = ctx;
     const wanted =
       req.topics && req.topics.length > 0
         ? req.topics
@@ -38,6 +40,32 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
         : w.topicId && w.topicId !== ZERO_UUID
           ? broker.storage.topicById(w.topicId)
           : undefined;
+      // KafkaApis.handleDeleteTopicsRequest: DELETE on the topic. A topic named gets
+      // TOPIC_AUTHORIZATION_FAILED whether it exists or not; one given by id keeps its name
+      // secret unless the principal may DESCRIBE it.
+      if (w.name && !may(ctx, 'DELETE', 'TOPIC', w.name))
+        return {
+          name: w.name,
+          topicId: w.topicId ?? ZERO_UUID,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        };
+      if (topic && !w.name) {
+        if (!may(ctx, 'DESCRIBE', 'TOPIC', topic.name))
+          return {
+            name: null,
+            topicId: topic.topicId,
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            errorMessage: null,
+          };
+        if (!may(ctx, 'DELETE', 'TOPIC', topic.name))
+          return {
+            name: topic.name,
+            topicId: topic.topicId,
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            errorMessage: null,
+          };
+      }
       if (!topic) {
         const byId = !w.name;
         return {

@@ -5,6 +5,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 import { matchesFilter, parseFilter } from '../quotas/describe-filter';
 import { entityData } from '../quotas/quota-entities';
 
@@ -12,7 +13,16 @@ export const describeClientQuotasHandler: ApiHandler<DescribeClientQuotasRequest
   apiKey: ApiKey.DescribeClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis.handleDescribeClientQuotasRequest: DESCRIBE_CONFIGS on the cluster.
+    if (!mayOnCluster(ctx, 'DESCRIBE_CONFIGS'))
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: 'Cluster authorization failed: describing client quotas needs DESCRIBE_CONFIGS on the cluster.',
+        entries: null,
+      };
     const filter = parseFilter(req.components, req.strict);
     if ('errorCode' in filter) return { throttleTimeMs: 0, ...filter, entries: null };
     const entries = broker.storage

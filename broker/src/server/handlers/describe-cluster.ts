@@ -4,6 +4,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages';
 import { advertisedEndpoint, type ApiHandler } from '../context';
+import { clusterAuthorizedOperations, mayOnCluster } from './authz';
 
 const BROKERS_ENDPOINT_TYPE = 1;
 
@@ -33,7 +34,13 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
       clusterId,
       controllerId: nodeId,
       brokers: [{ brokerId: nodeId, ...advertisedEndpoint(ctx), rack: null }],
-      clusterAuthorizedOperations: -2147483648,
+      // KIP-430: the operations allowed on the cluster when asked for (0 without DESCRIBE), as
+      // AuthHelper.computeDescribeClusterResponse; DescribeCluster itself needs no ACL.
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
+        ? mayOnCluster(ctx, 'DESCRIBE')
+          ? clusterAuthorizedOperations(ctx)
+          : 0
+        : -2147483648,
     };
   },
 };

@@ -15,7 +15,8 @@ import type {
 } from '../../protocol/messages';
 import { brokerConfigLayers, ConfigSource } from '../broker-configs';
 import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
-import type { ApiHandler } from '../context';
+import type { ApiHandler, RequestContext } from '../context';
+import { may, mayOnCluster } from './authz';
 
 /** org.apache.kafka.common.config.ConfigResource.Type */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
@@ -24,7 +25,8 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
   apiKey: ApiKey.DescribeConfigs,
   minVersion: 0,
   maxVersion: 4,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     const results = req.resources.map((res): DescribeConfigsResponseDescribeConfigsResult => {
       const fail = (errorCode: number, errorMessage: string) => ({
         errorCode,
@@ -33,6 +35,8 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
         resourceName: res.resourceName,
         configs: [],
       });
+      const refused = configsAuthorizationError(ctx, res.resourceType, res.resourceName, 'DESCRIBE_CONFIGS');
+      if (refused) return fail(refused.errorCode, refused.errorMessage);
       let entries: ConfigEntry[];
       const layers = () => brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
       const nodeId = broker.identity.nodeId;
@@ -91,6 +95,34 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
     return { throttleTimeMs: 0, results };
   },
 };
+
+/**
+ * ConfigHelper / KafkaApis: a topic's configs need DESCRIBE_CONFIGS (ALTER_CONFIGS to change) on
+ * the topic, a broker's or its loggers' the same on the cluster; undefined when allowed (or the
+ * resource type is unknown, which is refused later).
+ */
+export function configsAuthorizationError(
+  ctx: RequestContext,
+  resourceType: number,
+  resourceName: string,
+  operation: 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS',
+): { errorCode: number; errorMessage: string } | undefined {
+  if (resourceType === ResourceType.TOPIC) {
+    if (may(ctx, operation, 'TOPIC', resourceName)) return undefined;
+    return {
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      errorMessage: `Topic authorization failed: ${operation} on topic ${resourceName} is not allowed.`,
+    };
+  }
+  if (resourceType === ResourceType.BROKER || resourceType === ResourceType.BROKER_LOGGER) {
+    if (mayOnCluster(ctx, operation)) return undefined;
+    return {
+      errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+      errorMessage: `Cluster authorization failed: ${operation} on the cluster is not allowed.`,
+    };
+  }
+  return undefined;
+}
 
 /** Log4jController's view of minnow's single logger: the root logger and its level (log4j names). */
 function rootLogger(level: string): ConfigEntry {

@@ -15,6 +15,7 @@ import type {
 } from '../../protocol/messages';
 import type { StorageUrl } from '../../storage/storage-url';
 import type { ApiHandler, BrokerContext } from '../context';
+import { mayOnCluster } from './authz';
 
 const UNKNOWN_BYTES = -1n;
 
@@ -56,7 +57,11 @@ export const describeLogDirsHandler: ApiHandler<DescribeLogDirsRequest, Describe
   apiKey: ApiKey.DescribeLogDirs,
   minVersion: 1,
   maxVersion: 4,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis.handleDescribeLogDirsRequest: DESCRIBE on the cluster.
+    if (!mayOnCluster(ctx, 'DESCRIBE'))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted =
       req.topics === null
         ? broker.storage

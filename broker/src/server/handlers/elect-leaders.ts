@@ -12,6 +12,7 @@ import type {
   ElectLeadersResponsePartitionResult,
 } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 
 /** org.apache.kafka.common.ElectionType */
 const ElectionType = { PREFERRED: 0, UNCLEAN: 1 } as const;
@@ -20,8 +21,25 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
   apiKey: ApiKey.ElectLeaders,
   minVersion: 0,
   maxVersion: 2,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     const electionType = req.electionType ?? ElectionType.PREFERRED;
+    // KafkaApis.handleElectLeaders: ALTER on the cluster, else the error at the top and on every
+    // partition named.
+    if (!mayOnCluster(ctx, 'ALTER')) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        replicaElectionResults: (req.topicPartitions ?? []).map((t) => ({
+          topic: t.topic,
+          partitionResult: t.partitions.map((partitionId) => ({
+            partitionId,
+            errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+            errorMessage: null,
+          })),
+        })),
+      };
+    }
     if (req.topicPartitions === null) {
       return {
         throttleTimeMs: 0,

@@ -26,6 +26,7 @@ import { BASE_OFFSET, LAST_OFFSET_DELTA } from '../../protocol/record-batch';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
+import { authorizedNames } from './authz';
 import { partitionKey } from '../fetch-waiters';
 import { MIN_FETCH_VERSION, refuseOldFetch } from './old-message-formats';
 
@@ -60,7 +61,13 @@ function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId:
 const INITIAL_EPOCH = 0;
 const FINAL_EPOCH = -1;
 
-function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxBytes: number): Collected {
+function collect(
+  broker: BrokerContext,
+  req: FetchRequest,
+  byId: boolean,
+  maxBytes: number,
+  readable: ReadonlySet<string>,
+): Collected {
   let budget = maxBytes;
   let bytes = 0;
   let available = 0;
@@ -81,6 +88,16 @@ function collect(broker: BrokerContext, req: FetchRequest, byId: boolean, maxByt
         preferredReadReplica: -1,
         records: NO_RECORDS,
       };
+      // KafkaApis.handleFetchRequest: an unknown topic id first, then READ on the topic (before
+      // its partitions are looked at), then the partition.
+      if (!topic && byId) {
+        hasError = true;
+        return { ...base, errorCode: unknown };
+      }
+      if (!readable.has(name)) {
+        hasError = true;
+        return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+      }
       if (!topic) {
         hasError = true;
         return { ...base, errorCode: unknown };
@@ -153,7 +170,8 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
   apiKey: ApiKey.Fetch,
   minVersion: 0,
   maxVersion: 16,
-  async handle({ broker, apiVersion, session, clientId }, request) {
+  async handle(ctx, request) {
+    const { broker, apiVersion, session, clientId } = ctx;
     if (apiVersion < MIN_FETCH_VERSION) return refuseOldFetch(request);
     if (request.sessionEpoch !== INITIAL_EPOCH && request.sessionEpoch !== FINAL_EPOCH) return unknownSession();
     const byId = apiVersion >= 13;
@@ -171,14 +189,21 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
       const name = topicOf(broker, t, byId)?.name ?? t.topic ?? '';
       return t.partitions.map((p) => partitionKey(name, p.partition));
     });
+    // Decided once per request (the ACLs of a long poll are those it started with, as in Kafka).
+    const readable = authorizedNames(
+      ctx,
+      'READ',
+      'TOPIC',
+      req.topics.map((t) => topicOf(broker, t, byId)?.name ?? t.topic ?? ''),
+    );
     for (;;) {
-      const c = collect(broker, req, byId, maxBytes);
+      const c = collect(broker, req, byId, maxBytes, readable);
       const left = deadline - broker.now();
       if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed)
         return c.response;
       await broker.fetchWaiters.wait(keys, left);
       if (broker.now() >= deadline || broker.fetchWaiters.isClosed)
-        return collect(broker, req, byId, maxBytes).response;
+        return collect(broker, req, byId, maxBytes, readable).response;
     }
   },
 };

@@ -6,16 +6,31 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
   apiKey: ApiKey.InitProducerId,
   minVersion: 0,
   maxVersion: 5,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
     if (req.transactionalId !== null) {
       return {
         throttleTimeMs: 0,
         errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+        producerId: -1n,
+        producerEpoch: -1,
+      };
+    }
+    // KafkaApis.handleInitProducerIdRequest (Kafka 3+): an idempotent producer needs IDEMPOTENT_WRITE
+    // on the cluster or WRITE on some topic.
+    if (
+      !mayOnCluster(ctx, 'IDEMPOTENT_WRITE') &&
+      !broker.authorizer.authorizeByResourceType(ctx.session, 'WRITE', 'TOPIC')
+    ) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
         producerId: -1n,
         producerEpoch: -1,
       };

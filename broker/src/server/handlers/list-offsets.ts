@@ -13,6 +13,7 @@ import type {
 import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
 import type { StoredBatch } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { authorizedNames } from './authz';
 import { listOffsetsV0 } from './list-offsets-v0';
 
 const EARLIEST = -2n;
@@ -52,58 +53,85 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
   apiKey: ApiKey.ListOffsets,
   minVersion: 0,
   maxVersion: 10,
-  handle({ broker, apiVersion }, req) {
+  handle(ctx, req) {
+    const { broker, apiVersion } = ctx;
+    // KafkaApis: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED on each of its partitions.
+    const describable = authorizedNames(
+      ctx,
+      'DESCRIBE',
+      'TOPIC',
+      req.topics.map((t) => t.name),
+    );
+    const refused = (t: ListOffsetsRequest['topics'][number]) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        ...(apiVersion === 0 ? { oldStyleOffsets: [] } : {}),
+        timestamp: -1n,
+        offset: -1n,
+        leaderEpoch: -1,
+      })),
+    });
     if (apiVersion === 0) {
-      const topics = req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) =>
-          listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1),
-        ),
-      }));
+      const topics = req.topics.map((t) =>
+        !describable.has(t.name)
+          ? refused(t)
+          : {
+              name: t.name,
+              partitions: t.partitions.map((p) =>
+                listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1),
+              ),
+            },
+      );
       return { throttleTimeMs: 0, topics };
     }
-    const topics = req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
-        const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
-          partitionIndex: p.partitionIndex,
-          errorCode: ErrorCode.NONE,
-          timestamp: BigInt(timestamp),
-          offset: BigInt(offset),
-          // No offset found means no epoch either: Kafka sends -1 (ListOffsetsResponse.UNKNOWN_EPOCH).
-          leaderEpoch: offset < 0 ? -1 : 0,
-        });
-        const offsets = broker.storage.offsets(t.name, p.partitionIndex);
-        if (!offsets)
-          return {
-            partitionIndex: p.partitionIndex,
-            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-            timestamp: -1n,
-            offset: -1n,
-            leaderEpoch: -1,
-          };
-        switch (p.timestamp) {
-          case EARLIEST:
-          case EARLIEST_LOCAL:
-            return answer(offsets.logStartOffset);
-          case LATEST:
-            return answer(offsets.highWatermark);
-          case EARLIEST_PENDING_UPLOAD:
-            return answer(-1);
-          case MAX_TIMESTAMP: {
-            const f = offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex));
-            return f ? answer(f.offset, f.timestamp) : answer(-1);
-          }
-          default: {
-            // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
-            if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
-            const ts = Number(p.timestamp);
-            const f = offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts);
-            return f ? answer(f.offset, f.timestamp) : answer(-1);
-          }
-        }
-      }),
-    }));
+    const topics = req.topics.map((t) =>
+      !describable.has(t.name)
+        ? refused(t)
+        : {
+            name: t.name,
+            partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
+              const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
+                partitionIndex: p.partitionIndex,
+                errorCode: ErrorCode.NONE,
+                timestamp: BigInt(timestamp),
+                offset: BigInt(offset),
+                // No offset found means no epoch either: Kafka sends -1 (ListOffsetsResponse.UNKNOWN_EPOCH).
+                leaderEpoch: offset < 0 ? -1 : 0,
+              });
+              const offsets = broker.storage.offsets(t.name, p.partitionIndex);
+              if (!offsets)
+                return {
+                  partitionIndex: p.partitionIndex,
+                  errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                  timestamp: -1n,
+                  offset: -1n,
+                  leaderEpoch: -1,
+                };
+              switch (p.timestamp) {
+                case EARLIEST:
+                case EARLIEST_LOCAL:
+                  return answer(offsets.logStartOffset);
+                case LATEST:
+                  return answer(offsets.highWatermark);
+                case EARLIEST_PENDING_UPLOAD:
+                  return answer(-1);
+                case MAX_TIMESTAMP: {
+                  const f = offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex));
+                  return f ? answer(f.offset, f.timestamp) : answer(-1);
+                }
+                default: {
+                  // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
+                  if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
+                  const ts = Number(p.timestamp);
+                  const f = offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts);
+                  return f ? answer(f.offset, f.timestamp) : answer(-1);
+                }
+              }
+            }),
+          },
+    );
     return { throttleTimeMs: 0, topics };
   },
 };

@@ -6,6 +6,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 
 export const listPartitionReassignmentsHandler: ApiHandler<
   ListPartitionReassignmentsRequest,
@@ -14,5 +15,14 @@ export const listPartitionReassignmentsHandler: ApiHandler<
   apiKey: ApiKey.ListPartitionReassignments,
   minVersion: 0,
   maxVersion: 0,
-  handle: () => ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] }),
+  // KafkaApis: DESCRIBE on the cluster.
+  handle: (ctx) =>
+    mayOnCluster(ctx, 'DESCRIBE')
+      ? { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] }
+      : {
+          throttleTimeMs: 0,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: 'Cluster authorization failed: listing reassignments needs DESCRIBE on the cluster.',
+          topics: [],
+        },
 };

@@ -13,6 +13,7 @@ import type { TopicInfo } from '../../storage/storage';
 import { StorageError } from '../../storage/storage';
 import { advertisedEndpoint, type ApiHandler, type BrokerContext } from '../context';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
+import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } from './authz';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 
 /** Kafka's value for "authorized operations not requested". */
@@ -118,9 +119,19 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     ) {
       return refuseTopicIdsBeforeV12(req);
     }
+    // KafkaApis.handleTopicMetadataRequest: a topic the principal may not DESCRIBE is left out of
+    // "all topics" and answered TOPIC_AUTHORIZATION_FAILED when named (without its id, so its
+    // existence is not told); auto-creation needs CREATE on the cluster or on the topic.
+    const describable = (name: string) => may(ctx, 'DESCRIBE', 'TOPIC', name);
+    let mayCreate: boolean | undefined;
+    const creatable = (name: string) =>
+      (mayCreate ??= mayOnCluster(ctx, 'CREATE')) || may(ctx, 'CREATE', 'TOPIC', name);
     let topics: MetadataResponseTopic[];
     if (all) {
-      topics = broker.storage.listTopics().map((t) => topicMetadata(broker, t));
+      topics = broker.storage
+        .listTopics()
+        .filter((t) => describable(t.name))
+        .map((t) => topicMetadata(broker, t));
     } else {
       const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
       const budget = new PartitionBudget(broker);
@@ -130,16 +141,30 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         const hasId = rt.topicId !== undefined && rt.topicId !== ZERO_UUID;
         if (hasId || rt.name === null || rt.name === undefined) {
           const byId = hasId ? broker.storage.topicById(rt.topicId!) : undefined;
-          return byId ? topicMetadata(broker, byId) : missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
+          if (!byId) return missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
+          // Topic ids are not secret (Kafka): the id comes back, the name does not.
+          if (!describable(byId.name)) return missing(null, ErrorCode.TOPIC_AUTHORIZATION_FAILED, byId.topicId);
+          return topicMetadata(broker, byId);
         }
+        if (!describable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const existing = broker.storage.topic(rt.name);
         if (existing) return topicMetadata(broker, existing);
         if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!allowCreate || isReservedTopic(rt.name)) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (!creatable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const created = autoCreateTopic(broker, rt.name, budget);
         return 'partitionCount' in created ? topicMetadata(broker, created) : created;
       });
     }
+    // KIP-430 (v8+): the operations allowed, when asked for; the cluster's only up to v10.
+    if (apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
+      for (const t of topics)
+        if (t.errorCode === ErrorCode.NONE && t.name)
+          t.topicAuthorizedOperations = authorizedOperations(ctx, 'TOPIC', t.name);
+    }
+    let clusterOperations = AUTHORIZED_OPERATIONS_OMITTED;
+    if (apiVersion >= 8 && apiVersion <= 10 && req.includeClusterAuthorizedOperations)
+      clusterOperations = mayOnCluster(ctx, 'DESCRIBE') ? clusterAuthorizedOperations(ctx) : 0;
     const { nodeId, clusterId } = broker.identity;
     return {
       throttleTimeMs: 0,
@@ -147,7 +172,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
       clusterId,
       controllerId: nodeId,
       topics,
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: clusterOperations,
     };
   },
 };

@@ -12,6 +12,7 @@ import type { PartitionAppend } from '../../storage/storage';
 import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler } from '../context';
 import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
+import { may } from './authz';
 
 const MIN_SERVED_VERSION = 3;
 
@@ -46,6 +47,23 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       for (const p of t.partitionData) parts.set(p.index, p.records);
     }
     const responses: ProduceResponse['responses'] = [];
+    // Authorization as KafkaApis.handleProduceRequest: transactional records need WRITE on their
+    // transactional id (else the whole request fails), each topic needs WRITE (else its partitions
+    // get TOPIC_AUTHORIZATION_FAILED, before any other check, so nothing is told of a topic's existence).
+    if (
+      hasTransactionalBatch(requested) &&
+      (req.transactionalId == null || !may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
+    ) {
+      if (req.acks === 0) return null;
+      for (const [name, parts] of requested)
+        responses.push({
+          name,
+          partitionResponses: [...parts.keys()].map((index) =>
+            failed(index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null),
+          ),
+        });
+      return { responses, throttleTimeMs: 0 };
+    }
     const appends: PartitionAppend[] = [];
     /** The response entry of each append, filled in once the transaction committed. */
     const pending: ProduceResponsePartitionProduceResponse[] = [];
@@ -73,7 +91,12 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
       const topic = broker.storage.topic(name);
       const out: ProduceResponsePartitionProduceResponse[] = [];
       responses.push({ name, partitionResponses: out });
+      const writable = may(ctx, 'WRITE', 'TOPIC', name);
       for (const [index, records] of parts) {
+        if (!writable) {
+          out.push(failed(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, null));
+          continue;
+        }
         if (ackError) {
           out.push(failed(index, ackError.code, ackError.msg));
           continue;
@@ -124,3 +147,24 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     return { responses, throttleTimeMs: 0 };
   },
 };
+
+/** Byte offset of a v2 batch's attributes, and its transactional bit (RecordBatch.TRANSACTIONAL_FLAG_MASK). */
+const ATTRIBUTES_OFFSET = 21;
+const TRANSACTIONAL_FLAG = 0x10;
+const MAGIC_OFFSET = 16;
+
+/** Kafka's RequestUtils.hasTransactionalRecords: any v2 batch with the transactional bit. */
+function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {
+  for (const parts of requested.values()) {
+    for (const records of parts.values()) {
+      if (!records) continue;
+      // Walk the batches by their length field; a malformed tail is validation's business.
+      for (let at = 0; at + ATTRIBUTES_OFFSET + 2 <= records.length; at += 12 + records.readInt32BE(at + 8)) {
+        if (records[at + MAGIC_OFFSET] === 2 && records.readInt16BE(at + ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG)
+          return true;
+        if (records.readInt32BE(at + 8) < 0) break;
+      }
+    }
+  }
+  return false;
+}

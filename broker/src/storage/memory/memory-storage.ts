@@ -1,5 +1,7 @@
 // The memory:// engine: everything in Maps, lost on exit. For tests and trying minnow out; it
 // follows the same rules as SQLite (append-plan.ts, log-rules.ts) and passes the same contract.
+import { bindingKey } from '../../protocol/acl';
+import type { AclBinding } from '../../protocol/acl';
 import { ErrorCode } from '../../protocol/error-codes';
 import { randomUuid } from '../../protocol/uuid';
 import { planAppend } from '../append-plan';
@@ -43,6 +45,8 @@ export class MemoryStorage implements Storage {
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
   private identityValue: ClusterIdentity | undefined;
   private readonly brokerConfigValues = new Map<string, Record<string, string>>();
+  /** By bindingKey: a binding is stored once. */
+  private readonly acls = new Map<string, AclBinding>();
   /** By clientQuotaEntityKey(entity). */
   private readonly clientQuotaValues = new Map<string, Record<string, number>>();
   /** By `user NUL mechanism`. */
@@ -272,6 +276,16 @@ export class MemoryStorage implements Storage {
   }
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */
+  listAcls(): AclBinding[] {
+    return [...this.acls.values()].map((b) => ({ ...b }));
+  }
+  createAcls(bindings: readonly AclBinding[]): void {
+    for (const b of bindings) if (!this.acls.has(bindingKey(b))) this.acls.set(bindingKey(b), { ...b });
+  }
+  deleteAcls(bindings: readonly AclBinding[]): number {
+    return bindings.reduce((n, b) => n + (this.acls.delete(bindingKey(b)) ? 1 : 0), 0);
+  }
+
   async backup(destPath: string): Promise<void> {
     throw new StorageError(
       `memory:// has nothing to back up (asked to write "${destPath}"); run the broker with --storage sqlite://PATH to keep data`,

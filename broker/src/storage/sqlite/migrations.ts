@@ -105,6 +105,21 @@ CREATE TABLE broker_config (
 ) WITHOUT ROWID;
 `;
 
+// ACL bindings (Kafka's AclBinding; names as Kafka spells its enums, e.g. TOPIC, PREFIXED, READ,
+// ALLOW). 3 is SCRAM credentials, on another branch: numbers are assigned per feature so they merge.
+const acl = `
+CREATE TABLE acl (
+  resource_type   TEXT NOT NULL,
+  resource_name   TEXT NOT NULL,
+  pattern_type    TEXT NOT NULL CHECK (pattern_type IN ('LITERAL', 'PREFIXED')),
+  principal       TEXT NOT NULL,
+  host            TEXT NOT NULL,
+  operation       TEXT NOT NULL,
+  permission_type TEXT NOT NULL CHECK (permission_type IN ('ALLOW', 'DENY')),
+  PRIMARY KEY (resource_type, resource_name, pattern_type, principal, host, operation, permission_type)
+) WITHOUT ROWID;
+`;
+
 // Client quotas (KIP-546; Kafka keeps them in its metadata log as ClientQuotaRecord). entity is
 // the canonical JSON of the entity's [type, name] pairs sorted by type (name null: the default
 // entity), written and read only by storage/client-quota-key.ts.
@@ -135,6 +150,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
   { version: 3, name: 'scram_credential', sql: scramCredentials },
-  // 4 (ACLs) comes from its own branch.
+  { version: 4, name: 'acl', sql: acl },
   { version: 5, name: 'client_quota', sql: clientQuota },
 ];

@@ -1,4 +1,4 @@
-// Brings a database file to the current schema: every migration newer than the file's version, in
+// Brings a database file to the current schema: every migration the file has not had yet, in
 // order, in one transaction, so a crash mid-upgrade leaves the previous schema intact.
 import type Database from 'better-sqlite3';
 import { StorageError } from '../storage';
@@ -16,6 +16,7 @@ export function migrate(db: Database.Database, nowMs: number, migrations: readon
       applied_ms INTEGER NOT NULL
     )`);
     const current = (db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? 0;
+    const done = new Set(db.prepare('SELECT version FROM schema_version').pluck().all() as number[]);
     const latest = migrations[migrations.length - 1]?.version ?? 0;
     if (current > latest) {
       throw new StorageError(
@@ -25,7 +26,9 @@ export function migrate(db: Database.Database, nowMs: number, migrations: readon
     const applied: number[] = [];
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_ms) VALUES (?, ?, ?)');
     for (const m of migrations) {
-      if (m.version <= current) continue;
+      // By number, not "newer than the newest applied": branches merge migrations out of order
+      // (ACLs are 4, quotas 5), so a file may have 5 and still lack 4.
+      if (done.has(m.version)) continue;
       db.exec(m.sql);
       record.run(m.version, m.name, nowMs);
       applied.push(m.version);

@@ -27,6 +27,8 @@ import type {
 } from '../storage';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { ScramCredentials } from './scram-credentials';
+import type { AclBinding } from '../../protocol/acl';
+import { Acls } from './acls';
 import { BrokerConfigs } from './broker-configs';
 import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
@@ -61,6 +63,7 @@ export class SqliteStorage implements Storage {
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
   private readonly brokerConfigStore: BrokerConfigs;
+  private readonly acls: Acls;
   private readonly clientQuotaStore: ClientQuotas;
   private readonly scramStore: ScramCredentials;
   private identityCache: ClusterIdentity | undefined;
@@ -119,6 +122,7 @@ export class SqliteStorage implements Storage {
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
+      this.acls = new Acls(this.db, this.tx);
       this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
       this.scramStore = new ScramCredentials(this.db, this.tx);
     } catch (err) {
@@ -268,6 +272,16 @@ export class SqliteStorage implements Storage {
   }
   offsetGroups(): string[] {
     return this.guard(() => this.groupOffsets.groups());
+  }
+
+  listAcls(): AclBinding[] {
+    return this.guard(() => this.acls.list());
+  }
+  createAcls(bindings: readonly AclBinding[]): void {
+    this.guard(() => this.acls.create(bindings));
+  }
+  deleteAcls(bindings: readonly AclBinding[]): number {
+    return this.guard(() => this.acls.delete(bindings));
   }
 
   /**

@@ -1,7 +1,9 @@
 // AlterClientQuotas per entity: the valid entries stored together, the others answered with
 // Kafka's error; a duplicate entity refused whole; validate_only and a failing store change nothing.
 import { ErrorCode } from '../../../src/protocol/error-codes';
+import { Authorizer } from '../../../src/server/authorizer';
 import type { RequestContext } from '../../../src/server/context';
+import { newSession, PLAINTEXT_LISTENER } from '../../../src/server/session';
 import { alterClientQuotasHandler } from '../../../src/server/handlers/alter-client-quotas';
 import { BrokerQuotas } from '../../../src/server/quotas/broker-quotas';
 import { silentLogger } from '../../../src/logger';
@@ -10,7 +12,13 @@ import { StorageError } from '../../../src/storage/storage';
 
 function context(storage: MemoryStorage) {
   const quotas = new BrokerQuotas({ samples: 11, windowMs: 1000 });
-  return { ctx: { broker: { storage, quotas, logger: silentLogger } } as unknown as RequestContext, quotas };
+  // A broker without ACLs that lets everyone in: these tests are about quotas, acl.test.ts about who may.
+  const authorizer = new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true });
+  const session = newSession(PLAINTEXT_LISTENER, '127.0.0.1');
+  return {
+    ctx: { broker: { storage, quotas, logger: silentLogger, authorizer }, session } as unknown as RequestContext,
+    quotas,
+  };
 }
 const entry = (entity: [string, string | null][], ops: [string, number, boolean?][]) => ({
   entity: entity.map(([entityType, entityName]) => ({ entityType, entityName })),

@@ -3,13 +3,23 @@
 // members (else NON_EMPTY_GROUP); their committed offsets are deleted too.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { may } from '../authz';
 
 export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> = {
   apiKey: ApiKey.DeleteGroups,
   minVersion: 0,
   maxVersion: 2,
   handle(ctx, req) {
-    return { throttleTimeMs: 0, results: ctx.broker.groups.deleteGroups(req.groupsNames) };
+    // KafkaApis.handleDeleteGroupsRequest: DELETE on each group.
+    const allowed = req.groupsNames.filter((g) => may(ctx, 'DELETE', 'GROUP', g));
+    const deleted = new Map(ctx.broker.groups.deleteGroups(allowed).map((r) => [r.groupId, r]));
+    return {
+      throttleTimeMs: 0,
+      results: req.groupsNames.map(
+        (groupId) => deleted.get(groupId) ?? { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED },
+      ),
+    };
   },
 };

@@ -3,10 +3,10 @@
 // with no error, as Kafka does up to v5; member metadata and assignments only while Stable.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { DescribeGroupsRequest, DescribeGroupsResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { authorizedOperations, may } from '../authz';
 
-/** AclOperation codes READ(3), DELETE(6), DESCRIBE(8) as a bit set (KIP-430). */
-export const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 /** "Not requested" in KIP-430. */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
 
@@ -15,12 +15,28 @@ export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGr
   minVersion: 0,
   maxVersion: 5,
   handle(ctx, req) {
-    const authorizedOperations = req.includeAuthorizedOperations
-      ? GROUP_AUTHORIZED_OPERATIONS
-      : OPERATIONS_NOT_REQUESTED;
+    // KafkaApis.handleDescribeGroupsRequest: DESCRIBE on each group (DescribeGroupsResponse.groupError
+    // otherwise); KIP-430's operations, when asked for, are those the principal has on it.
     return {
       throttleTimeMs: 0,
-      groups: req.groups.map((groupId) => ({ ...ctx.broker.groups.describeGroup(groupId), authorizedOperations })),
+      groups: req.groups.map((groupId) =>
+        may(ctx, 'DESCRIBE', 'GROUP', groupId)
+          ? {
+              ...ctx.broker.groups.describeGroup(groupId),
+              authorizedOperations: req.includeAuthorizedOperations
+                ? authorizedOperations(ctx, 'GROUP', groupId)
+                : OPERATIONS_NOT_REQUESTED,
+            }
+          : {
+              errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+              groupId,
+              groupState: '',
+              protocolType: '',
+              protocolData: '',
+              members: [],
+              authorizedOperations: OPERATIONS_NOT_REQUESTED,
+            },
+      ),
     };
   },
 };

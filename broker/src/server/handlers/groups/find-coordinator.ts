@@ -8,6 +8,7 @@ import type {
   FindCoordinatorResponseCoordinator,
 } from '../../../protocol/messages';
 import { advertisedEndpoint, ApiHandler, RequestContext } from '../../context';
+import { may } from '../authz';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
@@ -21,6 +22,11 @@ function lookup(ctx: RequestContext, key: string, keyType: number): Required<Fin
     errorCode,
     errorMessage,
   });
+  // KafkaApis.getCoordinator: DESCRIBE on the group or the transactional id, before anything else.
+  if (keyType === CoordinatorType.GROUP && !may(ctx, 'DESCRIBE', 'GROUP', key))
+    return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED, `DESCRIBE on group ${key} is not allowed`);
+  if (keyType === CoordinatorType.TRANSACTION && !may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', key))
+    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, `DESCRIBE on transactional id ${key} is not allowed`);
   if (broker.groups.isClosed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the broker is shutting down');
   if (keyType === CoordinatorType.TRANSACTION)
     return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported by this broker');

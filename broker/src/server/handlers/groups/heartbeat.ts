@@ -2,13 +2,18 @@
 // FENCED_INSTANCE_ID), v4 is flexible. REBALANCE_IN_PROGRESS tells a member to rejoin.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { HeartbeatRequest, HeartbeatResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { may } from '../authz';
 
 export const heartbeatHandler: ApiHandler<HeartbeatRequest, HeartbeatResponse> = {
   apiKey: ApiKey.Heartbeat,
   minVersion: 0,
   maxVersion: 4,
   handle(ctx, req) {
+    // KafkaApis: READ on the group.
+    if (!may(ctx, 'READ', 'GROUP', req.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     const errorCode = ctx.broker.groups.heartbeat({
       groupId: req.groupId,
       generationId: req.generationId,

@@ -4,7 +4,9 @@
 // The response is held until the rebalance's join phase completes.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { JoinGroupRequest, JoinGroupResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { may } from '../authz';
 import { clientHostOf } from './client-host';
 
 export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> = {
@@ -13,6 +15,20 @@ export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> =
   maxVersion: 9,
   async handle(ctx, req) {
     const v = ctx.apiVersion;
+    // KafkaApis.handleJoinGroupRequest: READ on the group.
+    if (!may(ctx, 'READ', 'GROUP', req.groupId)) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        generationId: -1,
+        protocolType: null,
+        protocolName: v >= 7 ? null : '',
+        leader: '',
+        skipAssignment: false,
+        memberId: '',
+        members: [],
+      };
+    }
     const r = await ctx.broker.groups.joinGroup({
       groupId: req.groupId,
       memberId: req.memberId,

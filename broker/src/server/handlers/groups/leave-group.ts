@@ -4,6 +4,7 @@ import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { LeaveGroupRequest, LeaveGroupResponse } from '../../../protocol/messages';
 import type { ApiHandler } from '../../context';
+import { may } from '../authz';
 
 export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse> = {
   apiKey: ApiKey.LeaveGroup,
@@ -11,6 +12,9 @@ export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse
   maxVersion: 5,
   handle(ctx, req) {
     const v = ctx.apiVersion;
+    // KafkaApis.handleLeaveGroupRequest: READ on the group.
+    if (!may(ctx, 'READ', 'GROUP', req.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
     const leaving =
       v >= 3
         ? (req.members ?? []).map((m) => ({

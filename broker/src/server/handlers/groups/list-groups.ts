@@ -4,6 +4,7 @@ import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ListGroupsRequest, ListGroupsResponse } from '../../../protocol/messages';
 import type { ApiHandler } from '../../context';
+import { may, mayOnCluster } from '../authz';
 
 export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
   apiKey: ApiKey.ListGroups,
@@ -13,7 +14,10 @@ export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse
     const v = ctx.apiVersion;
     const coord = ctx.broker.groups;
     if (coord.isClosed) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    const groups = coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
+    let groups = coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
+    // KafkaApis.handleListGroupsRequest: all groups with DESCRIBE on the cluster, else those the
+    // principal may DESCRIBE.
+    if (!mayOnCluster(ctx, 'DESCRIBE')) groups = groups.filter((g) => may(ctx, 'DESCRIBE', 'GROUP', g.groupId));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
   },
 };

@@ -12,6 +12,7 @@ import { ErrorCode } from '../../../protocol/error-codes';
 import type { OffsetCommitRequest, OffsetCommitResponse } from '../../../protocol/messages';
 import type { Storage } from '../../../storage/storage';
 import type { ApiHandler } from '../../context';
+import { authorizedNames, may } from '../authz';
 
 /** Kafka 3.9 in KRaft mode for a v0 (ZooKeeper-stored) commit. */
 function v0Response(storage: Storage, req: OffsetCommitRequest): OffsetCommitResponse {
@@ -38,6 +39,33 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
   maxVersion: 9,
   handle(ctx, req) {
     const v = ctx.apiVersion;
+    // KafkaApis.handleOffsetCommitRequest: READ on the group (else every partition gets
+    // GROUP_AUTHORIZATION_FAILED), then READ on each topic.
+    const errorEverywhere = (errorCode: number, topics = req.topics) =>
+      topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }));
+    if (!may(ctx, 'READ', 'GROUP', req.groupId))
+      return { throttleTimeMs: 0, topics: errorEverywhere(ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const readable = authorizedNames(
+      ctx,
+      'READ',
+      'TOPIC',
+      req.topics.map((t) => t.name),
+    );
+    if (readable.size < new Set(req.topics.map((t) => t.name)).size) {
+      const allowed = req.topics.filter((t) => readable.has(t.name));
+      const answered =
+        allowed.length > 0 ? offsetCommitHandler.handle(ctx, { ...req, topics: allowed }) : { topics: [] };
+      const byName = new Map((answered as OffsetCommitResponse).topics.map((t) => [t.name, t] as const));
+      return {
+        throttleTimeMs: 0,
+        topics: req.topics.map(
+          (t) => byName.get(t.name) ?? errorEverywhere(ErrorCode.TOPIC_AUTHORIZATION_FAILED, [t])[0]!,
+        ),
+      };
+    }
     if (v === 0) {
       ctx.broker.logger.debug(
         'offset commit v0 refused: Kafka stores v0 commits in ZooKeeper, which a KRaft broker does not have',

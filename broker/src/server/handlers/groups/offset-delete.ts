@@ -2,24 +2,49 @@
 // consumer group with members is not subscribed to (GROUP_SUBSCRIBED_TO_TOPIC otherwise).
 import { ApiKey } from '../../../protocol/api-keys';
 import type { OffsetDeleteRequest, OffsetDeleteResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { authorizedNames, may } from '../authz';
 
 export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteResponse> = {
   apiKey: ApiKey.OffsetDelete,
   minVersion: 0,
   maxVersion: 0,
   handle(ctx, req) {
+    // KafkaApis.handleOffsetDeleteRequest: DELETE on the group, READ on each topic.
+    if (!may(ctx, 'DELETE', 'GROUP', req.groupId))
+      return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
+    const readable = authorizedNames(
+      ctx,
+      'READ',
+      'TOPIC',
+      req.topics.map((t) => t.name),
+    );
     const r = ctx.broker.groups.deleteOffsets(
       req.groupId,
-      req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })),
+      req.topics
+        .filter((t) => readable.has(t.name))
+        .map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })),
     );
+    const refused = req.topics
+      .filter((t) => !readable.has(t.name))
+      .map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        })),
+      }));
     return {
       errorCode: r.errorCode,
       throttleTimeMs: 0,
-      topics: r.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
-      })),
+      topics: [
+        ...r.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
+        })),
+        ...refused,
+      ],
     };
   },
 };

@@ -6,7 +6,53 @@
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../../../protocol/messages';
-import type { ApiHandler } from '../../context';
+import type { FetchResult, FetchTopic } from '../../../groups/group-offsets';
+import type { ApiHandler, RequestContext } from '../../context';
+import { authorizedNames, may } from '../authz';
+
+/**
+ * KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED;
+ * topics the principal may not DESCRIBE are left out of "all topics" and, when named, answered
+ * TOPIC_AUTHORIZATION_FAILED on each partition.
+ */
+function fetchAuthorized(ctx: RequestContext, groupId: string, topics: FetchTopic[] | null): FetchResult {
+  if (!may(ctx, 'DESCRIBE', 'GROUP', groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+  const groups = ctx.broker.groups;
+  if (topics === null) {
+    const r = groups.fetchOffsets(groupId, null);
+    const describable = authorizedNames(
+      ctx,
+      'DESCRIBE',
+      'TOPIC',
+      r.topics.map((t) => t.name),
+    );
+    return { ...r, topics: r.topics.filter((t) => describable.has(t.name)) };
+  }
+  const describable = authorizedNames(
+    ctx,
+    'DESCRIBE',
+    'TOPIC',
+    topics.map((t) => t.name),
+  );
+  const r = groups.fetchOffsets(
+    groupId,
+    topics.filter((t) => describable.has(t.name)),
+  );
+  if (r.errorCode !== ErrorCode.NONE) return r;
+  const refused = topics
+    .filter((t) => !describable.has(t.name))
+    .map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((partition) => ({
+        partition,
+        offset: -1,
+        leaderEpoch: -1,
+        metadata: '',
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      })),
+    }));
+  return { ...r, topics: [...r.topics, ...refused] };
+}
 
 export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = {
   apiKey: ApiKey.OffsetFetch,
@@ -30,12 +76,11 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         })),
       };
     }
-    const groups = ctx.broker.groups;
     const toTopics = (topics: { name?: string; partitionIndexes?: number[] }[] | null | undefined) =>
       topics === null || topics === undefined
         ? null
         : topics.map((t) => ({ name: t.name ?? '', partitions: t.partitionIndexes ?? [] }));
-    const partitionsOut = (r: ReturnType<typeof groups.fetchOffsets>) =>
+    const partitionsOut = (r: FetchResult) =>
       r.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => ({
@@ -50,14 +95,14 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
       return {
         throttleTimeMs: 0,
         groups: (req.groups ?? []).map((g) => {
-          const r = groups.fetchOffsets(g.groupId ?? '', toTopics(g.topics));
+          const r = fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics));
           return { groupId: g.groupId ?? '', errorCode: r.errorCode, topics: partitionsOut(r) };
         }),
       };
     }
     // v1 has no "all topics" form: a null list is not valid there, treat it as empty.
     const topics = ctx.apiVersion < 2 ? (toTopics(req.topics) ?? []) : toTopics(req.topics);
-    const r = groups.fetchOffsets(req.groupId ?? '', topics);
+    const r = fetchAuthorized(ctx, req.groupId ?? '', topics);
     let out = partitionsOut(r);
     if (ctx.apiVersion < 2 && r.errorCode !== 0) {
       // No top-level error before v2: put it on every partition asked for.

@@ -2,7 +2,9 @@
 // the group's). A follower's response is held until the leader sends the assignment.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { SyncGroupRequest, SyncGroupResponse } from '../../../protocol/messages';
+import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
+import { may } from '../authz';
 
 export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> = {
   apiKey: ApiKey.SyncGroup,
@@ -10,6 +12,16 @@ export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> =
   maxVersion: 5,
   async handle(ctx, req) {
     const v = ctx.apiVersion;
+    // KafkaApis.handleSyncGroupRequest: READ on the group.
+    if (!may(ctx, 'READ', 'GROUP', req.groupId)) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        protocolType: null,
+        protocolName: null,
+        assignment: Buffer.alloc(0),
+      };
+    }
     const r = await ctx.broker.groups.syncGroup({
       groupId: req.groupId,
       generationId: req.generationId,
