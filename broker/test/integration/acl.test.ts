@@ -403,6 +403,33 @@ const REFUSALS: {
     codes: (r) => r.entries.map((e: any) => e.errorCode),
     want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
   },
+  {
+    api: 'DescribeUserScramCredentials',
+    key: ApiKey.DescribeUserScramCredentials,
+    v: 0,
+    body: () => ({ users: [{ name: 'admin' }] }),
+    codes: (r) => [r.errorCode, ...r.results.map((u: any) => u.errorCode)],
+    want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  },
+  {
+    api: 'AlterUserScramCredentials (making itself a user)',
+    key: ApiKey.AlterUserScramCredentials,
+    v: 0,
+    body: () => ({
+      deletions: [],
+      upsertions: [
+        {
+          name: 'mallory',
+          mechanism: 2,
+          iterations: 4096,
+          salt: Buffer.alloc(16, 1),
+          saltedPassword: Buffer.alloc(64, 2),
+        },
+      ],
+    }),
+    codes: (r) => r.results.map((u: any) => u.errorCode),
+    want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
+  },
 ];
 
 describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () => {
@@ -440,6 +467,7 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
     expect(storage.brokerConfigs('')).toEqual({});
     expect(storage.listAcls()).toEqual([]);
     expect(storage.clientQuotas()).toEqual([]);
+    expect(storage.scramCredentials()).toEqual([]);
   });
 
   it('sees no topic and no group in the listings', async () => {

@@ -20,6 +20,10 @@ import {
 } from '../../sasl/scram-crypto';
 import type { Storage, UserScramCredential } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
+
+const CLUSTER_AUTHORIZATION_FAILED_MESSAGE =
+  'Cluster authorization failed: altering SCRAM credentials needs ALTER on the cluster.';
 
 interface ApiError {
   errorCode: number;
@@ -109,7 +113,19 @@ export const alterUserScramCredentialsHandler: ApiHandler<
   apiKey: ApiKey.AlterUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  handle({ broker }, req) {
-    return alterUserScramCredentials(broker.storage, req);
+  handle(ctx, req) {
+    // KafkaApis: ALTER on the cluster, else every named user gets CLUSTER_AUTHORIZATION_FAILED.
+    if (!mayOnCluster(ctx, 'ALTER')) {
+      const users = new Set([...req.deletions, ...req.upsertions].map((c) => c.name));
+      return {
+        throttleTimeMs: 0,
+        results: [...users].map((user) => ({
+          user,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: CLUSTER_AUTHORIZATION_FAILED_MESSAGE,
+        })),
+      };
+    }
+    return alterUserScramCredentials(ctx.broker.storage, req);
   },
 };

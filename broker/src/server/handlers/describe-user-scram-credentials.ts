@@ -10,6 +10,7 @@ import type {
 } from '../../protocol/messages';
 import { SCRAM_MECHANISMS } from '../../sasl/scram-crypto';
 import type { ApiHandler } from '../context';
+import { mayOnCluster } from './authz';
 
 export const describeUserScramCredentialsHandler: ApiHandler<
   DescribeUserScramCredentialsRequest,
@@ -18,7 +19,23 @@ export const describeUserScramCredentialsHandler: ApiHandler<
   apiKey: ApiKey.DescribeUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  handle({ broker }, req) {
+  handle(ctx, req) {
+    const { broker } = ctx;
+    // KafkaApis: DESCRIBE on the cluster, else the top level and every named user say so.
+    if (!mayOnCluster(ctx, 'DESCRIBE')) {
+      const errorMessage = 'Cluster authorization failed: describing SCRAM credentials needs DESCRIBE on the cluster.';
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage,
+        results: (req.users ?? []).map(({ name }) => ({
+          user: name,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage,
+          credentialInfos: [],
+        })),
+      };
+    }
     const infos = new Map<string, DescribeUserScramCredentialsResponseCredentialInfo[]>();
     for (const c of broker.storage.scramCredentials()) {
       const list = infos.get(c.user) ?? [];
