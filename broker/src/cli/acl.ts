@@ -4,6 +4,7 @@
 import { bootstrapOf, parse, UsageError } from '../args';
 import { createAcls, deleteAcls, describeAcls } from '../client/acls';
 import { KafkaClient } from '../client/client';
+import { AUTH_USAGE, connectOptionsOf } from './auth-options';
 import { CLUSTER_RESOURCE_NAME, OPERATIONS, parsePrincipal } from '../protocol/acl';
 import type {
   AclBinding,
@@ -23,7 +24,8 @@ P: TYPE:NAME, e.g. User:alice or User:*; hosts default to * (any)
 OP: ${Object.keys(OPERATIONS)
   .filter((o) => o !== 'UNKNOWN' && o !== 'ANY')
   .join(', ')} (case-insensitive)
-options: --bootstrap-server HOST:PORT (default localhost:9092)`;
+options: --bootstrap-server HOST:PORT (default localhost:9092)
+${AUTH_USAGE}`;
 
 const OPTIONS = {
   'allow-principal': { type: 'string', multiple: true },
@@ -96,7 +98,7 @@ export async function aclCommand(argv: string[], out: (line: string) => void = c
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const client = new KafkaClient(bootstrapOf(values));
+  const client = new KafkaClient(bootstrapOf(values), connectOptionsOf(values));
   try {
     switch (action) {
       case 'add': {

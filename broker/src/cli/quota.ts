@@ -1,6 +1,7 @@
 // `minnow quota set|list|delete`: client quotas over the Kafka protocol (AlterClientQuotas,
 // DescribeClientQuotas), the shape of `kafka-configs --entity-type users|clients|ips`. Output is JSON.
 import { KafkaClient } from '../client/client';
+import { AUTH_USAGE, connectOptionsOf } from './auth-options';
 import { alterClientQuotas, describeClientQuotas, QuotaEntity, QuotaFilterComponent } from '../client/client-quotas';
 import { bootstrapFrom, parse, UsageError } from '../args';
 
@@ -8,11 +9,12 @@ const USAGE = `usage:
   minnow quota set ENTITY KEY=VALUE [KEY=VALUE ...] [--validate-only]
   minnow quota list [ENTITY]             (JSON array of {entity, values}; ENTITY narrows it)
   minnow quota delete ENTITY [KEY ...]   (no KEY: every quota of the entity)
-ENTITY: --user NAME | --user-default, and/or --client-id ID | --client-id-default; or --ip ADDR | --ip-default
+ENTITY: --for-user NAME | --for-user-default, and/or --client-id ID | --client-id-default; or --ip ADDR | --ip-default
 KEY: producer_byte_rate, consumer_byte_rate (bytes/s), request_percentage (percent of the broker's
      request-handling time), controller_mutation_rate (user/client-id entities);
      connection_creation_rate (new connections/s; ip entities)
-options: --bootstrap-server HOST:PORT (default MINNOW_BOOTSTRAP_SERVER or localhost:9092)`;
+options: --bootstrap-server HOST:PORT (default MINNOW_BOOTSTRAP_SERVER or localhost:9092)
+${AUTH_USAGE}`;
 
 export interface QuotaCommandIo {
   bootstrap: string;
@@ -24,7 +26,7 @@ export function quotaCommand(argv: string[], out: (line: string) => void = conso
 }
 
 const ENTITY_FLAGS = [
-  ['user', 'user-default', 'user'],
+  ['for-user', 'for-user-default', 'user'],
   ['client-id', 'client-id-default', 'client-id'],
   ['ip', 'ip-default', 'ip'],
 ] as const;
@@ -58,8 +60,9 @@ export async function runQuotaCommand(argv: string[], io: QuotaCommandIo): Promi
   const { values, positionals } = parse(
     argv,
     {
-      user: { type: 'string' },
-      'user-default': { type: 'boolean' },
+      // --user is the login (cli/auth-options.ts): the quota's user is --for-user.
+      'for-user': { type: 'string' },
+      'for-user-default': { type: 'boolean' },
       'client-id': { type: 'string' },
       'client-id-default': { type: 'boolean' },
       ip: { type: 'string' },
@@ -76,10 +79,15 @@ export async function runQuotaCommand(argv: string[], io: QuotaCommandIo): Promi
   const entity = entityOf(values);
   const needEntity = () => {
     if (!entity)
-      throw new UsageError(`quota ${action} needs an entity (--user, --client-id, --ip or their -default)\n\n${USAGE}`);
+      throw new UsageError(
+        `quota ${action} needs an entity (--for-user, --client-id, --ip or their -default)\n\n${USAGE}`,
+      );
     return entity;
   };
-  const client = new KafkaClient((values['bootstrap-server'] as string | undefined) ?? io.bootstrap);
+  const client = new KafkaClient(
+    (values['bootstrap-server'] as string | undefined) ?? io.bootstrap,
+    connectOptionsOf(values),
+  );
   try {
     switch (action) {
       case 'set': {

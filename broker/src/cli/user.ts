@@ -123,7 +123,10 @@ export async function userCommand(argv: string[], io: UserIo = defaultIo): Promi
           });
         }
         const { c, alter } = await conn();
-        check(await c.send(ApiKey.AlterUserScramCredentials, alter, { deletions: [], upsertions }));
+        // One mechanism per request: Kafka (ScramControlManager) refuses a user named twice in one
+        // request with DUPLICATE_RESOURCE, so SCRAM-SHA-256 and -512 go one after the other.
+        for (const upsertion of upsertions)
+          check(await c.send(ApiKey.AlterUserScramCredentials, alter, { deletions: [], upsertions: [upsertion] }));
         io.out(JSON.stringify({ user, mechanisms, iterations }));
         return 0;
       }

@@ -51,7 +51,7 @@ describe('client quotas', () => {
     const lines: string[] = [];
     const io = { bootstrap: `127.0.0.1:${broker.port}`, out: (l: string) => lines.push(l) };
     expect(
-      await runQuotaCommand(['set', '--user', 'alice', '--client-id-default', 'producer_byte_rate=1048576'], io),
+      await runQuotaCommand(['set', '--for-user', 'alice', '--client-id-default', 'producer_byte_rate=1048576'], io),
     ).toBe(0);
     expect(await runQuotaCommand(['set', '--ip-default', 'connection_creation_rate=50'], io)).toBe(0);
     expect(await runQuotaCommand(['set', '--client-id', 'dry', 'producer_byte_rate=5', '--validate-only'], io)).toBe(0);
@@ -66,7 +66,7 @@ describe('client quotas', () => {
     );
     expect(listed).toHaveLength(2); // validate-only stored nothing
     lines.length = 0;
-    expect(await runQuotaCommand(['list', '--user', 'alice', '--client-id-default'], io)).toBe(0);
+    expect(await runQuotaCommand(['list', '--for-user', 'alice', '--client-id-default'], io)).toBe(0);
     expect(JSON.parse(lines.join('\n'))).toHaveLength(1);
     expect(await runQuotaCommand(['delete', '--ip-default'], io)).toBe(0);
     expect(await describeClientQuotas(client, [])).toEqual([
@@ -226,12 +226,12 @@ describe('client quotas', () => {
   it('minnow quota refuses a command without an entity or with a bad KEY=VALUE', async () => {
     const io = { bootstrap: `127.0.0.1:${broker.port}`, out: () => {} };
     await expect(runQuotaCommand(['set', 'producer_byte_rate=1'], io)).rejects.toThrow(UsageError);
-    await expect(runQuotaCommand(['set', '--user', 'a', 'producer_byte_rate=fast'], io)).rejects.toThrow(
+    await expect(runQuotaCommand(['set', '--for-user', 'a', 'producer_byte_rate=fast'], io)).rejects.toThrow(
       /expected KEY=NUMBER/,
     );
-    await expect(runQuotaCommand(['set', '--user', 'a', '--user-default', 'producer_byte_rate=1'], io)).rejects.toThrow(
-      /not both/,
-    );
+    await expect(
+      runQuotaCommand(['set', '--for-user', 'a', '--for-user-default', 'producer_byte_rate=1'], io),
+    ).rejects.toThrow(/not both/);
   });
 
   it('throttles by request time (request_percentage), at most one window, in throttle_time_ms', async () => {

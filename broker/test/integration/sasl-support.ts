@@ -39,6 +39,9 @@ export async function startSaslBroker(
       ],
       connectionFailedAuthenticationDelayMs: 0,
       saslMaxFailuresPerAddress: 0,
+      // These tests are about logging in; with a sasl+ listener the broker is closed by default
+      // (ALLOW_EVERYONE_IF_NO_ACL_FOUND), which sasl-acl.test.ts tests.
+      allowEveryoneIfNoAclFound: true,
       ...config,
     },
   });

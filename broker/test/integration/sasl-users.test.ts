@@ -198,6 +198,70 @@ describe('minnow user add|list|delete', () => {
     ).rejects.toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED });
   }, 60_000);
 
+  it('adds both SCRAM mechanisms by default (one request each: Kafka refuses a user twice in one request)', async () => {
+    const add = await minnow(['add', 'grace', '--password-stdin'], 'grace-pw\n');
+    expect(add.stderr).toBe('');
+    expect(JSON.parse(add.stdout)).toEqual({
+      user: 'grace',
+      mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512'],
+      iterations: 4096,
+    });
+    for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
+      const c = await KafkaConnection.connect('127.0.0.1', b.saslPort, {
+        sasl: { mechanism, username: 'grace', password: 'grace-pw' },
+      });
+      c.close();
+    }
+  }, 60_000);
+
+  it('minnow acl and minnow quota log in with the same flags', async () => {
+    const cli = (command: string, args: string[]) =>
+      run(
+        'node',
+        [
+          MINNOW,
+          command,
+          ...args,
+          '-b',
+          `127.0.0.1:${b.saslPort}`,
+          '--user',
+          'admin',
+          '--password-file',
+          adminPasswordFile,
+        ],
+        { timeoutMs: 30_000 },
+      );
+    const add = await cli('acl', [
+      'add',
+      '--allow-principal',
+      'User:grace',
+      '--operation',
+      'read',
+      '--topic',
+      'orders',
+    ]);
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    const list = await cli('acl', ['list', '--topic', 'orders']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('User:grace');
+    // --user is who logs in; the quota's own user is --for-user.
+    const quota = await cli('quota', [
+      'set',
+      '--for-user',
+      'grace',
+      '--client-id',
+      'loader',
+      'producer_byte_rate=1048576',
+    ]);
+    expect(quota.stderr).toBe('');
+    expect(quota.code).toBe(0);
+    const quotas = await cli('quota', ['list']);
+    expect(JSON.parse(quotas.stdout)).toEqual([
+      { entity: { user: 'grace', 'client-id': 'loader' }, values: { producer_byte_rate: 1048576 } },
+    ]);
+  }, 60_000);
+
   it('takes the password from stdin only', async () => {
     const argv = await minnow(['add', 'gina', '--password', 'on-the-command-line']);
     expect(argv.code).toBe(2);
