@@ -103,7 +103,14 @@ func produce(addrs []string, topic string, count int, prefix string) (*produced,
 	if err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
 	}
-	defer p.Close()
+	// Closed once: a second Close of a sarama producer sends on a closed channel and panics
+	// (asyncProducer.shutdown), which is what a deferred Close after the final one did.
+	closed := false
+	defer func() {
+		if !closed {
+			_ = p.Close()
+		}
+	}()
 	res := &produced{KafkaVersion: cfg.Version.String(), Offsets: []int64{}}
 	msgs := make([]*sarama.ProducerMessage, count)
 	for i := range msgs {
@@ -121,6 +128,7 @@ func produce(addrs []string, topic string, count int, prefix string) (*produced,
 	for _, m := range msgs {
 		res.Offsets = append(res.Offsets, m.Offset)
 	}
+	closed = true
 	return res, p.Close()
 }
 
