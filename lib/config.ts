@@ -68,8 +68,14 @@ function checkCidr(cidr: string): { prefixLength: number } {
     const prefixLength = Number(ipv4[5]);
     if (octets.every((o) => o <= 255) && prefixLength <= 32) return { prefixLength };
   }
-  const ipv6 = /^[0-9a-fA-F:]+\/(\d{1,3})$/.exec(cidr);
-  if (ipv6 && cidr.includes(':') && Number(ipv6[1]) <= 128) return { prefixLength: Number(ipv6[1]) };
+  // The stack's VPC and instance are IPv4-only (no IPv6 CIDR, no IPv6 address): an IPv6 rule would
+  // admit nobody, and the user would see a broker that never answers.
+  if (/^[0-9a-fA-F:]+\/\d{1,3}$/.test(cidr) && cidr.includes(':')) {
+    throw new Error(
+      `context allowedCidr="${cidr}" is an IPv6 block, but the stack's VPC and instance have IPv4 only, so no ` +
+        `IPv6 client could reach the broker: pass your IPv4 address, e.g. $(curl -4 -s https://checkip.amazonaws.com)/32`,
+    );
+  }
   throw new Error(
     `context allowedCidr="${cidr}" is not a CIDR block: use an address with a prefix length, ` +
       `e.g. 203.0.113.7/32 for one address (${EXAMPLE})`,

@@ -44,7 +44,7 @@ test('every value, as the CLI passes them (strings)', () => {
 });
 
 test('cdk.json may hold real booleans and numbers', () => {
-  const config = read({ allowedCidr: '::/0', allowPublic: true, dataVolumeGiB: 30 });
+  const config = read({ allowedCidr: '0.0.0.0/0', allowPublic: true, dataVolumeGiB: 30 });
   expect(config.allowPublic).toBe(true);
   expect(config.dataVolumeGiB).toBe(30);
 });
@@ -56,7 +56,8 @@ test.each([
   [{ allowedCidr: '0.0.0.0/0' }, /opens port 9093 to the whole internet: clients still need TLS.*allowPublic=true/],
   [{ allowedCidr: '0.0.0.0/0', security: 'off' }, /port 9092 .*security=off the broker has no authentication/],
   [{ allowedCidr: '10.0.0.0/8', security: 'false' }, /security="false" must be on .* or off/],
-  [{ allowedCidr: '::/0' }, /allowPublic=true/],
+  [{ allowedCidr: '::/0', allowPublic: true }, /IPv6 block, but the stack's VPC and instance have IPv4 only.*curl -4/],
+  [{ allowedCidr: '2001:db8::1/128' }, /allowedCidr="2001:db8::1\/128" is an IPv6 block/],
   [{ allowedCidr: '0.0.0.0/0', allowPublic: 'yes' }, /allowPublic="yes" is not a boolean/],
   [{ allowedCidr: '10.0.0.0/8', instanceType: 'micro' }, /instanceType="micro" is not an EC2 instance type/],
   [{ allowedCidr: '10.0.0.0/8', dataVolumeGiB: '0' }, /dataVolumeGiB="0" must be a whole number/],

@@ -123,16 +123,12 @@ test('-c security=off: the old plaintext stack on 9092, no secret, no CA paramet
   expect(Object.keys(template.toJSON().Outputs)).not.toContain('CaCertificateParameter');
 });
 
-test('an IPv6 allowedCidr becomes an IPv6 rule', () => {
-  const { template } = synth({ allowedCidr: '2001:db8::/64' });
-  template.hasResourceProperties('AWS::EC2::SecurityGroup', {
-    SecurityGroupIngress: [Match.objectLike({ CidrIpv6: '2001:db8::/64', FromPort: 9093 })],
-  });
-});
-
 describe('refusals, with a message that says what to pass', () => {
   test('missing allowedCidr', () => {
     expect(() => buildApp({ allowedCidr: '' })).toThrow(/missing context value allowedCidr.*-c allowedCidr=/);
+  });
+  test('an IPv6 block: the VPC and the instance have no IPv6, so the rule would admit nobody', () => {
+    expect(() => buildApp({ allowedCidr: '2001:db8::/64' })).toThrow(/IPv6 block.*IPv4 only.*curl -4/);
   });
   test('0.0.0.0/0 without allowPublic', () => {
     expect(() => buildApp({ allowedCidr: '0.0.0.0/0' })).toThrow(/whole internet.*-c allowPublic=true/);

@@ -76,7 +76,7 @@ export class BrokerInstance extends Construct {
       // Everything the host fetches (dnf repos, npm registry, S3, SSM) is HTTPS.
       allowAllOutbound: false,
     });
-    const peer = props.allowedCidr.includes(':') ? ec2.Peer.ipv6(props.allowedCidr) : ec2.Peer.ipv4(props.allowedCidr);
+    const peer = ec2.Peer.ipv4(props.allowedCidr); // IPv4 only: config.ts refuses IPv6 blocks
     this.securityGroup.addIngressRule(
       peer,
       ec2.Port.tcp(this.publicPort),
