@@ -98,7 +98,15 @@ export class BrokerInstance extends Construct {
         : 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
-    props.brokerAsset.grantRead(this.role);
+    // The one release object, not the whole bootstrap bucket (Asset.grantRead): least privilege, and
+    // no acknowledgement naming the default bootstrap qualifier, which failed synth for anyone with
+    // their own (`cdk bootstrap --qualifier`).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.brokerAsset.bucket.arnForObjects(props.brokerAsset.s3ObjectKey)],
+      }),
+    );
     security?.grantInstance(this.role);
     // The instance attaches the data volume itself (see install.sh), so a replacement instance can
     // take it over once the old one is gone. Limited to this volume, and to instances tagged with it.
@@ -191,17 +199,6 @@ export class BrokerInstance extends Construct {
         'AWS updates it as the agent changes.',
     });
     const policy = this.role.node.findChild('DefaultPolicy');
-    for (const finding of ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*']) {
-      Validations.of(policy).acknowledge({
-        id: `AwsSolutions-IAM5[${finding}]`,
-        reason:
-          'Asset.grantRead: read-only access to the CDK asset bucket, from which the broker release is downloaded.',
-      });
-    }
-    Validations.of(policy).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
-      reason: 'Asset.grantRead: objects of the CDK bootstrap asset bucket; asset keys are content hashes.',
-    });
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
       reason:
