@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningBroker, startBroker } from '../../src/server/broker';
 import { createLogger, silentLogger } from '../../src/logger';
+import type { Consumer } from 'kafkajs';
 
 export type Engine = 'memory' | 'sqlite';
 
@@ -68,4 +69,37 @@ export function kcat(
   opts: { input?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return run('kcat', ['-b', `127.0.0.1:${broker.port}`, ...args], opts);
+}
+
+/**
+ * Subscribes a connected kafkajs consumer to `topic` from the beginning and collects values until
+ * `count` have arrived (rejects after `timeoutMs` saying how many did), then disconnects it.
+ */
+export async function consumeValues(
+  consumer: Consumer,
+  topic: string,
+  count: number,
+  timeoutMs = 20_000,
+): Promise<string[]> {
+  const seen: string[] = [];
+  await consumer.subscribe({ topic, fromBeginning: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${topic}: ${seen.length} of ${count} records within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          seen.push(String(message.value));
+          if (seen.length < count) return;
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return seen;
 }

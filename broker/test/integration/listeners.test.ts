@@ -4,7 +4,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker } from './helpers';
+import { consumeValues, run, startTestBroker } from './helpers';
 
 describe('two listeners', () => {
   let broker: RunningBroker;
@@ -47,19 +47,7 @@ describe('two listeners', () => {
     await producer.disconnect();
     const consumer = kafka.consumer({ groupId: 'two-listeners-group' });
     await consumer.connect();
-    const seen: string[] = [];
-    await consumer.subscribe({ topic: 'two-listeners', fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no message within 20 s')), 20_000);
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.push(String(message.value));
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-    await consumer.disconnect();
+    const seen = await consumeValues(consumer, 'two-listeners', 1);
     expect(seen).toEqual(['via-second']);
   }, 40_000);
 });

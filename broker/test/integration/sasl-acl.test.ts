@@ -11,7 +11,7 @@ import {
   ResourcePatternTypes,
 } from 'kafkajs';
 import { describeWithTools } from '../support/external-tools';
-import { run } from './helpers';
+import { consumeValues, run } from './helpers';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
 
 describe('SASL users and ACLs together (closed by default)', () => {
@@ -77,19 +77,7 @@ describe('SASL users and ACLs together (closed by default)', () => {
 
     const consumer = alice.consumer({ groupId: 'alice-group' });
     await consumer.connect();
-    await consumer.subscribe({ topic: 'orders', fromBeginning: true });
-    const seen: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('alice read nothing within 20 s')), 20_000);
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.push(String(message.value));
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-    await consumer.disconnect();
+    const seen = await consumeValues(consumer, 'orders', 1);
     expect(seen).toEqual(['o-1']);
   }, 60_000);
 
