@@ -4,6 +4,7 @@
 // authenticates its clients (a sasl+ listener, or TLS client certificates required) is closed
 // until ACLs open it. An explicit setting always wins.
 import type { BrokerConfig } from './config';
+import { usesSasl } from './listeners';
 import type { SecurityProtocol } from './session';
 
 /** What this decision reads of the listener settings, which may not exist yet (the listener list). */
@@ -15,7 +16,7 @@ interface ListenerSettings {
 /** True while no listener authenticates anyone. */
 export function defaultAllowEveryoneIfNoAclFound(config: BrokerConfig): boolean {
   const { listeners = [], tlsClientAuth } = config as BrokerConfig & ListenerSettings;
-  const sasl = listeners.some((l) => l.securityProtocol === 'SASL_PLAINTEXT' || l.securityProtocol === 'SASL_SSL');
+  const sasl = listeners.some((l) => usesSasl(l.securityProtocol));
   return !sasl && tlsClientAuth !== 'required';
 }
 

@@ -26,7 +26,7 @@ import { retryIfDiskFull } from './space-retry';
 import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
 import { openListenerServers } from './listener-servers';
-import { describeListeners, ResolvedListener, resolveListeners } from './listeners';
+import { describeListeners, ResolvedListener, resolveListeners, usesTls } from './listeners';
 import type { Session } from './session';
 import { ReloadOutcome, TlsCertificates } from './tls-certificates';
 import { describeCertificate } from './tls-material';
@@ -188,7 +188,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
   let nextConnectionId = 1;
-  const hasTls = listeners.some((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  const hasTls = listeners.some((l) => usesTls(l.securityProtocol));
   let certificates: TlsCertificates | undefined;
   try {
     // Throws TlsMaterialError naming the file and what is wrong with it: start-up stops there.

@@ -9,7 +9,14 @@ import {
   StorageUrl,
   StorageUrlError,
 } from '../storage/storage-url';
-import { describeListeners, LISTENER_URL_FORM, ListenerConfig, parseListenerList, resolveListeners } from './listeners';
+import {
+  describeListeners,
+  LISTENER_URL_FORM,
+  ListenerConfig,
+  parseListenerList,
+  resolveListeners,
+  usesTls,
+} from './listeners';
 import { TLS_CLIENT_AUTH_VALUES, TlsClientAuth } from './tls-material';
 
 export type { Endpoint } from './listeners';
@@ -569,7 +576,7 @@ export function checkConfig(cfg: BrokerConfig): void {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  const tlsListeners = cfg.listeners.filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL');
+  const tlsListeners = cfg.listeners.filter((l) => usesTls(l.securityProtocol));
   if (tlsListeners.length > 0 && (!cfg.tlsCertFile || !cfg.tlsKeyFile)) {
     const named = describeListeners(
       tlsListeners.map((l) => ({ name: l.securityProtocol, host: l.host, port: l.port })),

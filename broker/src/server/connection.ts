@@ -13,6 +13,7 @@ import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ApiHandler, BrokerContext, RequestContext } from './context';
+import { usesSasl } from './listeners';
 import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { apiVersionsBody } from './handlers/api-versions';
@@ -96,12 +97,12 @@ export class Connection {
     listener: ListenerInfo = PLAINTEXT_LISTENER,
   ) {
     this.session = newSession(listener, socket.remoteAddress);
-    const saslListener = listener.securityProtocol === 'SASL_PLAINTEXT' || listener.securityProtocol === 'SASL_SSL';
+    const saslListener = usesSasl(listener.securityProtocol);
     if (saslListener && !shared.sasl)
       throw new Error(`listener ${listener.name} has SASL but the broker gave no SASL services`);
     this.sasl = saslListener ? new SaslAuthenticator(this.session, shared.sasl!) : undefined;
     this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
-    this.clientHost = `/${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
+    this.clientHost = `/${this.session.clientAddress}`; // Kafka's form in DescribeGroups
     this.lastActiveMs = performance.now();
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));

@@ -35,6 +35,11 @@ const SCHEMES: Record<string, SecurityProtocol> = {
   sasl_ssl: 'SASL_SSL',
 };
 
+/** SSL and SASL_SSL listeners speak TLS. */
+export const usesTls = (p: SecurityProtocol): boolean => p === 'SSL' || p === 'SASL_SSL';
+/** SASL_PLAINTEXT and SASL_SSL listeners ask for a SASL login. */
+export const usesSasl = (p: SecurityProtocol): boolean => p === 'SASL_PLAINTEXT' || p === 'SASL_SSL';
+
 export const LISTENER_URL_FORM =
   'a comma-separated list of SCHEME://HOST:PORT, SCHEME one of tcp, tls, sasl+tcp, sasl+tls';
 
