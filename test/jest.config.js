@@ -9,4 +9,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   // Synthesizing stages the broker asset; the install test runs a shell script and a broker.
   testTimeout: 60000,
+  // Removes the cloud assemblies and sandboxes each test file made (test/helpers/temp-dirs.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/remove-temp-dirs.ts'],
 };

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { INSTALL_SCRIPT_PATH } from '../lib/user-data';
 import { only, synth, userDataText } from './helpers/synth';
 import { itWithTools } from '../broker/test/support/external-tools';
+import { kitTempDir } from './helpers/temp-dirs';
 
 // Realistic stand-ins for the values CloudFormation fills in at deploy time.
 const { template } = synth();
@@ -42,7 +42,7 @@ test('fits the 16 KB user data limit, with room to spare', () => {
 
 describe('the shell part', () => {
   const shell = body(parts[1]);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-ud-')), 'bootstrap.sh');
+  const file = path.join(kitTempDir('minnow-ud-'), 'bootstrap.sh');
   fs.writeFileSync(file, shell);
 
   test('writes the settings the installer needs', () => {

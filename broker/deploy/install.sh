@@ -63,6 +63,11 @@ fstab="${ROOT}/etc/fstab"
 changed=0
 
 log() { echo "minnow-install: $*" >&2; }
+# The boot cannot go on: say why (the message is what the user sees in the stack events).
+die() {
+  log "error: $*"
+  exit 1
+}
 
 # --- packages ---------------------------------------------------------------------------------
 if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
@@ -116,8 +121,7 @@ deadline=$((SECONDS + attach_timeout_s))
 attach_requested=0
 until device=$(find_device); do
   if [ "$SECONDS" -ge "$deadline" ]; then
-    log "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
-    exit 1
+    die "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
   fi
   if [ "$attach_requested" = 0 ]; then
     if aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \

@@ -24,6 +24,9 @@ export const BROKER_ASSET_EXCLUDE = [
   '*.tsbuildinfo',
 ];
 
+/** Staged copies live in the OS temp dir under this prefix + a content hash. */
+const STAGING_PREFIX = 'minnow-broker-asset-';
+
 /** Top-level directories of broker/ never copied into the staged asset (large, and excluded anyway). */
 const NOT_STAGED = new Set(['node_modules', 'data', 'test', 'bench', 'coverage', 'cdk.out', '.jest-cache']);
 
@@ -65,8 +68,12 @@ function stageWorkspace(brokerDir: string, rootLockPath: string): string {
   const files = stagedFiles(brokerDir);
   const hash = crypto.createHash('sha256').update(lock);
   for (const file of files) hash.update(`\0${file}\0`).update(fs.readFileSync(path.join(brokerDir, file)));
-  const staged = path.join(os.tmpdir(), `minnow-broker-asset-${hash.digest('hex').slice(0, 16)}`);
-  if (fs.existsSync(staged)) return staged;
+  const staged = path.join(os.tmpdir(), `${STAGING_PREFIX}${hash.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(staged)) {
+    const now = new Date();
+    fs.utimesSync(staged, now, now); // in use: not stale for removeStaleStagings
+    return staged;
+  }
   const tmp = fs.mkdtempSync(`${staged}.tmp-`);
   for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(tmp, file)), { recursive: true });
@@ -79,7 +86,29 @@ function stageWorkspace(brokerDir: string, rootLockPath: string): string {
   } catch {
     fs.rmSync(tmp, { recursive: true, force: true }); // another synth got there first, with the same content
   }
+  removeStaleStagings(staged);
   return staged;
+}
+
+/** Staged copies of other broker versions older than this are removed (a running synth's is younger). */
+export const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/**
+ * Every broker change stages a new copy (3-4 MB); without this the temp dir collects one per edit.
+ * Only copies untouched for an hour go: a parallel synth of another version is never pulled away.
+ */
+function removeStaleStagings(keep: string): void {
+  const dir = path.dirname(keep);
+  const now = Date.now();
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(STAGING_PREFIX) || path.join(dir, name) === keep) continue;
+    const full = path.join(dir, name);
+    try {
+      if (now - fs.statSync(full).mtimeMs > STALE_STAGING_MS) fs.rmSync(full, { recursive: true, force: true });
+    } catch {
+      // removed by another synth meanwhile
+    }
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, buildApp } from './synth';
+import { kitTempDir } from './temp-dirs';
 
 export const INSTALL_SH = path.join(REPO_ROOT, 'broker', 'deploy', 'install.sh');
 export const VOLUME_ID = 'vol-0123456789abcdef0';
@@ -102,7 +102,7 @@ function brokerAsset(): { zip: string; releaseId: string } {
 }
 
 export function createSandbox(): Sandbox {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-install-'));
+  const dir = kitTempDir('minnow-install-');
   const root = path.join(dir, 'root');
   const stubs = path.join(dir, 'stubs');
   const state = path.join(dir, 'state');

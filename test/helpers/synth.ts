@@ -1,14 +1,19 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readConfig } from '../../lib/config';
 import { MinnowStack } from '../../lib/minnow-stack';
+import { kitTempDir } from './temp-dirs';
 
 export const REPO_ROOT = path.join(__dirname, '..', '..');
 export const BASE_CONTEXT = { allowedCidr: '203.0.113.0/24' } as const;
+
+/** cdk.json's context (the feature flags), which `cdk synth` passes to the app and tests must too. */
+const CDK_JSON_CONTEXT = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
+).context;
 
 export interface Synth {
   readonly app: App;
@@ -26,8 +31,12 @@ export function buildApp(
   stack: MinnowStack;
   outdir: string;
 } {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-cdk-'));
-  const app = new App({ context: { ...BASE_CONTEXT, ...context }, outdir, analyticsReporting: false });
+  const outdir = kitTempDir('minnow-cdk-');
+  const app = new App({
+    context: { ...CDK_JSON_CONTEXT, ...BASE_CONTEXT, ...context },
+    outdir,
+    analyticsReporting: false,
+  });
   const stack = new MinnowStack(app, 'Minnow', { config: readConfig(app.node) });
   if (opts.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, outdir };

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -8,6 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { main, USAGE, type CliDeps } from '../../bin/ops';
 import { CA_PENDING } from '../../lib/constructs/broker-security';
 import { EIP, INSTANCE_ID, STACK, VOLUME_ID, clients, fakeRuntime, mocks } from './fixtures';
+import { kitTempDir } from '../helpers/temp-dirs';
 
 const CA_PARAMETER = 'CFN-SecurityCaCertificate07D29BFE-AbCdEf';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:SecurityAdminPassword-AbCdEf';
@@ -71,7 +71,7 @@ test('--out writes the file instead (the password with mode 0600), printing noth
   const { ssm, sm } = secureStack();
   ssm.on(GetParameterCommand).resolves({ Parameter: { Name: CA_PARAMETER, Value: PEM } });
   sm.on(GetSecretValueCommand).resolves({ SecretString: 'Zr8kq2mW7xYb' });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-ops-'));
+  const dir = kitTempDir('minnow-ops-');
   fs.writeFileSync(path.join(dir, 'password'), 'an older one\n', { mode: 0o644 }); // its mode must not stay
   const ca = await run(['ca', '--out', path.join(dir, 'ca.pem')]);
   const password = await run(['password', '--out', path.join(dir, 'password')]);
