@@ -117,18 +117,34 @@ find_device() {
   done
   return 1
 }
+# A refused attach (no right to the volume's KMS key) must not look like a volume still held by the
+# previous instance: EC2 either refuses the call or accepts it and drops the volume back to available.
+refused() {
+  die "attaching ${MINNOW_DATA_VOLUME_ID} was refused ($1). If the account's default EBS key is a customer-managed KMS key (aws ec2 get-ebs-default-kms-key-id), deploy with -c dataVolumeKmsKeyArn=<its key ARN> so this instance's role may use it; see docs/deploy.md"
+}
 deadline=$((SECONDS + attach_timeout_s))
 attach_requested=0
+dropped=0
 until device=$(find_device); do
   if [ "$SECONDS" -ge "$deadline" ]; then
     die "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
   fi
+  if [ "$attach_requested" = 1 ] && [ "$(aws --region "$region" ec2 describe-volumes --volume-ids \
+    "$MINNOW_DATA_VOLUME_ID" --query 'Volumes[0].State' --output text)" = available ]; then
+    # Thrice, as DescribeVolumes may lag behind a fresh attach.
+    dropped=$((dropped + 1)) attach_requested=0
+    [ "$dropped" -lt 3 ] || refused "back to available after attaching, ${dropped} times"
+  fi
   if [ "$attach_requested" = 0 ]; then
-    if aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
-      --instance-id "$instance_id" --device /dev/sdf >/dev/null; then
+    if err=$(aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
+      --instance-id "$instance_id" --device /dev/sdf 2>&1 >/dev/null); then
       attach_requested=1
     else
-      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (still held by a previous instance?); retrying"
+      err=$(printf '%s' "$err" | tr -s '\n' ' ') err=${err# }
+      case "$err" in
+        *UnauthorizedOperation* | *AccessDenied* | *KMS* | *Kms*) refused "$err" ;;
+      esac
+      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (${err}; still held by a previous instance?); retrying"
     fi
   fi
   sleep "$poll_s"

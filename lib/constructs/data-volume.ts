@@ -1,5 +1,6 @@
-import { RemovalPolicy, Size, Tags } from 'aws-cdk-lib';
+import { RemovalPolicy, Size, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 
 export interface DataVolumeProps {
@@ -15,7 +16,15 @@ export interface DataVolumeProps {
    * @default - a blank volume, formatted on first boot
    */
   readonly snapshotId?: string;
+  /**
+   * Encrypt with this customer-managed key (its ARN); the instance role must be granted its use.
+   * @default - the account's default EBS encryption key
+   */
+  readonly kmsKeyArn?: string;
 }
+
+/** The tag that names the stack a data volume belongs to; the DLM policy selects the volume by it. */
+export const STACK_TAG = 'minnow:stack';
 
 /**
  * The gp3 volume mounted at /data that holds minnow.db. It lives apart from the instance so the
@@ -35,8 +44,10 @@ export class DataVolume extends Construct {
       ...(props.snapshotId !== undefined && { snapshotId: props.snapshotId }),
       volumeType: ec2.EbsDeviceVolumeType.GP3,
       encrypted: true,
+      ...(props.kmsKeyArn !== undefined && { encryptionKey: kms.Key.fromKeyArn(this, 'Key', props.kmsKeyArn) }),
       removalPolicy: RemovalPolicy.SNAPSHOT,
     });
     Tags.of(this.volume).add('Name', 'minnow-data');
+    Tags.of(this.volume).add(STACK_TAG, Stack.of(this).stackName);
   }
 }
