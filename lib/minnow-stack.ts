@@ -51,7 +51,11 @@ export class MinnowStack extends Stack {
       ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
     });
     if (config.snapshotRetentionDays > 0) {
-      new DataBackup(this, 'Backup', { volume: data.volume, retentionDays: config.snapshotRetentionDays });
+      new DataBackup(this, 'Backup', {
+        volume: data.volume,
+        retentionDays: config.snapshotRetentionDays,
+        ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
+      });
     }
     const asset = new BrokerAsset(
       this,

@@ -307,6 +307,24 @@ describe('scheduled snapshots (DLM)', () => {
     ]);
   });
 
+  test("with a customer-managed key, DLM's role may use that key through EC2 as well", () => {
+    const { template } = synth({ dataVolumeKmsKeyArn: KEY_ARN });
+    const kms = statementsOf(template, 'BackupRoleDefaultPolicy').filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('kms:')),
+    );
+    expect(kms.flatMap(actionsOf).sort()).toEqual([
+      'kms:CreateGrant',
+      'kms:Decrypt',
+      'kms:DescribeKey',
+      'kms:GenerateDataKeyWithoutPlaintext',
+      'kms:ReEncryptFrom',
+      'kms:ReEncryptTo',
+    ]);
+    expect(
+      kms.every((s) => s.Resource === KEY_ARN && s.Condition?.StringEquals?.['kms:ViaService'] !== undefined),
+    ).toBe(true);
+  });
+
   test('snapshotRetentionDays sets the retention; 0 turns the schedule off', () => {
     synth({ snapshotRetentionDays: '30' }).template.hasResourceProperties('AWS::DLM::LifecyclePolicy', {
       PolicyDetails: { Schedules: [Match.objectLike({ RetainRule: { Interval: 30, IntervalUnit: 'DAYS' } })] },

@@ -7,6 +7,7 @@ import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
 import { brokerUserData } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
+import { ebsKeyStatements } from './data-volume';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -132,30 +133,9 @@ export class BrokerInstance extends Construct {
     // The attach loop reads the volume's state to tell a refused attach (back to `available`) from a
     // slow one. DescribeVolumes has no resource-level permissions.
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeVolumes'], resources: ['*'] }));
+    // A volume encrypted with a customer-managed key attaches only if the role may use the key.
     if (props.dataVolumeKmsKeyArn !== undefined) {
-      // What EBS needs to attach a volume encrypted with a customer-managed key, on that key only and
-      // only through EC2 (EBS docs, "Permissions for users"; KMS docs, kms:GrantIsForAWSResource).
-      const viaEc2 = { 'kms:ViaService': `ec2.${stack.region}.amazonaws.com` };
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:CreateGrant'],
-          resources: [props.dataVolumeKmsKeyArn],
-          conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' }, StringEquals: viaEc2 },
-        }),
-      );
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: [
-            'kms:Decrypt',
-            'kms:DescribeKey',
-            'kms:GenerateDataKeyWithoutPlaintext',
-            'kms:ReEncryptFrom',
-            'kms:ReEncryptTo',
-          ],
-          resources: [props.dataVolumeKmsKeyArn],
-          conditions: { StringEquals: viaEc2 },
-        }),
-      );
+      for (const statement of ebsKeyStatements(this, props.dataVolumeKmsKeyArn)) this.role.addToPolicy(statement);
     }
 
     this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: 'minnow' }] });

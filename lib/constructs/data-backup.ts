@@ -3,7 +3,7 @@ import * as dlm from 'aws-cdk-lib/aws-dlm';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { STACK_TAG } from './data-volume';
+import { STACK_TAG, ebsKeyStatements } from './data-volume';
 
 export interface DataBackupProps {
   /** The volume to snapshot; it carries the tag minnow:stack=<stack name> the policy selects it by. */
@@ -15,6 +15,12 @@ export interface DataBackupProps {
    * @default '03:00'
    */
   readonly startTimeUtc?: string;
+  /**
+   * The volume's customer-managed key: DLM's role must be able to use it (EBS guide, "Permissions
+   * for encryption" under Data Lifecycle Manager).
+   * @default - the account's default EBS key, nothing to grant for the AWS managed one
+   */
+  readonly kmsKeyArn?: string;
 }
 
 /**
@@ -61,6 +67,9 @@ export class DataBackup extends Construct {
         resources: ['*'],
       }),
     );
+    if (props.kmsKeyArn !== undefined) {
+      for (const statement of ebsKeyStatements(this, props.kmsKeyArn)) this.role.addToPolicy(statement);
+    }
 
     this.policy = new dlm.CfnLifecyclePolicy(this, 'Policy', {
       // DLM allows only letters, digits, spaces, hyphens and underscores here.
