@@ -120,7 +120,7 @@ find_device() {
 # A refused attach (no right to the volume's KMS key) must not look like a volume still held by the
 # previous instance: EC2 either refuses the call or accepts it and drops the volume back to available.
 refused() {
-  die "attaching ${MINNOW_DATA_VOLUME_ID} was refused ($1). If the account's default EBS key is a customer-managed KMS key (aws ec2 get-ebs-default-kms-key-id), deploy with -c dataVolumeKmsKeyArn=<its key ARN> so this instance's role may use it; see docs/deploy.md"
+  die "attaching ${MINNOW_DATA_VOLUME_ID} was refused ($1). If the account's default EBS key is a customer-managed KMS key (aws ec2 get-ebs-default-kms-key-id), deploy with -c dataVolumeKmsKeyArn=<its key ARN> so this instance's role may use it; if you did, the key must be enabled and its key policy must let IAM policies grant it (docs/deploy.md)"
 }
 deadline=$((SECONDS + attach_timeout_s))
 attach_requested=0
