@@ -265,7 +265,11 @@ describe('scheduled snapshots (DLM)', () => {
           Match.objectLike({
             CreateRule: { Interval: 24, IntervalUnit: 'HOURS', Times: ['03:00'] },
             RetainRule: { Interval: 7, IntervalUnit: 'DAYS' },
-            CopyTags: true,
+            CopyTags: false,
+            TagsToAdd: [
+              { Key: 'Name', Value: 'Minnow-data' },
+              { Key: 'minnow:stack', Value: 'Minnow' },
+            ],
           }),
         ],
       },

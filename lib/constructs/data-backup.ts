@@ -88,10 +88,13 @@ export class DataBackup extends Construct {
             name: 'daily',
             createRule: { interval: 24, intervalUnit: 'HOURS', times: [props.startTimeUtc ?? '03:00'] },
             retainRule: { interval: props.retentionDays, intervalUnit: 'DAYS' },
-            // The volume's tags (Name, minnow:stack) go onto each snapshot: DeleteSnapshot above
-            // is limited to snapshots tagged with this stack.
-            copyTags: true,
-            tagsToAdd: [{ key: STACK_TAG, value: stackName }],
+            // The same tags as `ops snapshot` gives its snapshots. Set here, not copied from the
+            // volume (copyTags), so each key is given once; DeleteSnapshot above relies on minnow:stack.
+            copyTags: false,
+            tagsToAdd: [
+              { key: 'Name', value: `${stackName}-data` },
+              { key: STACK_TAG, value: stackName },
+            ],
           },
         ],
       },
