@@ -83,27 +83,6 @@ export function producePolicy(
   nowMs: number,
   brokerDefaults: Readonly<Record<string, string>> = {},
 ): ProducePolicy {
-  // Every produce reads the policy of its partitions' topics, and parsing the configs (a merge,
-  // regular expressions, BigInts) was ~4 % of the broker's event loop at the seed load: keep the
-  // parsed part per topic-config object. Storage engines replace that object when the configs
-  // change (sqlite) or hand out a copy per call (memory), so a stale entry cannot be hit; the
-  // broker defaults are compared by value (usually empty).
-  const brokerKey = JSON.stringify(brokerDefaults);
-  let cached = parsedPolicies.get(topicOverrides);
-  if (!cached || cached.brokerKey !== brokerKey) {
-    cached = { brokerKey, parsed: parsePolicy(topicOverrides, brokerDefaults) };
-    parsedPolicies.set(topicOverrides, cached);
-  }
-  return { ...cached.parsed, produceVersion, nowMs };
-}
-
-type ParsedPolicy = Omit<ProducePolicy, 'produceVersion' | 'nowMs'>;
-const parsedPolicies = new WeakMap<object, { brokerKey: string; parsed: ParsedPolicy }>();
-
-function parsePolicy(
-  topicOverrides: Record<string, string>,
-  brokerDefaults: Readonly<Record<string, string>>,
-): ParsedPolicy {
   const configs = { ...brokerDefaults, ...topicOverrides };
   // A limit the topic does not set falls back to the deprecated message.timestamp.difference.max.ms
   // when that one is set (Kafka 3.6-3.9's LogConfig; 4.0 dropped the key), else to its default.
@@ -116,9 +95,11 @@ function parsePolicy(
   const limit = (key: string) => read(key in configs || !(difference in configs) ? key : difference);
   return {
     maxMessageBytes: Number(topicConfig(configs, 'max.message.bytes')),
+    produceVersion,
     logAppendTime: topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime',
     timestampBeforeMaxMs: limit('message.timestamp.before.max.ms'),
     timestampAfterMaxMs: limit('message.timestamp.after.max.ms'),
+    nowMs,
   };
 }
 

@@ -389,7 +389,7 @@ describe('configs round-trip as in Kafka', () => {
     expect(broker.context.storage.brokerConfigs('1')).toEqual({});
   });
 
-  it("a topic's max.message.bytes applies to the next produce once altered (the parsed limits are cached per topic)", async () => {
+  it("a topic's max.message.bytes applies to the next produce once altered, and its default once deleted", async () => {
     broker.context.storage.createTopic('limit-change', 1, {});
     const batch = encodeRecordBatch({ records: [{ value: Buffer.alloc(500), timestamp: BigInt(Date.now()) }] });
     const produce = async () =>

@@ -413,22 +413,4 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
     expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1, 3]);
     expect(producePolicy({ 'message.timestamp.type': 'LogAppendTime' }, 9, NOW).logAppendTime).toBe(true);
   });
-
-  it('producePolicy, kept per topic-config object, follows new configs, broker defaults, version and time', () => {
-    const topic = { 'max.message.bytes': '1000' };
-    expect(producePolicy(topic, 9, NOW)).toMatchObject({ maxMessageBytes: 1000, produceVersion: 9, nowMs: NOW });
-    // The same object read again, in another request: its own version and clock, not the first one's.
-    expect(producePolicy(topic, 11, NOW + 5)).toMatchObject({
-      maxMessageBytes: 1000,
-      produceVersion: 11,
-      nowMs: NOW + 5,
-    });
-    // Dynamic broker defaults changed (they yield to the topic's own value, and apply where it has none).
-    expect(producePolicy(topic, 9, NOW, { 'max.message.bytes': '200' }).maxMessageBytes).toBe(1000);
-    expect(producePolicy(topic, 9, NOW, { 'message.timestamp.type': 'LogAppendTime' }).logAppendTime).toBe(true);
-    expect(producePolicy(topic, 9, NOW).logAppendTime).toBe(false);
-    // The storage engines hand out a new object when a topic's configs change (AlterConfigs).
-    expect(producePolicy({ ...topic, 'max.message.bytes': '500' }, 9, NOW).maxMessageBytes).toBe(500);
-    expect(producePolicy(topic, 9, NOW).maxMessageBytes).toBe(1000);
-  });
 });
