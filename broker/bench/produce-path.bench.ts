@@ -5,11 +5,13 @@
 //           over its floor at the same requests/s and commits/s: a bare Node TCP server answering
 //           the requests (loopback-floor.bench.ts) + the time inside the same commits in raw SQLite
 //           (wal-checkpoint.bench.ts, worker mode); target <= 1.2
+//   closed  broker CPU µs per request, one 4 KiB request in flight (see closed()); not a target,
+//           the A/B figure of per-request work that a busy machine does not move
 //   max1k   1 KiB records, batch 256 KiB, 2 in flight, as fast as possible, over raw SQLite storing
 //           the same blobs (sqlite-ceiling.ts, 2 batches a transaction); target >= 0.70
 // Run (from broker/, after the harness or `tsc -p tsconfig.build.json --outDir bench/.build`):
-//   npx tsx bench/produce-path.bench.ts [--rounds 3] [--seed-s 12] [--max-s 6] [--only seed|max1k]
-//       [--no-floors] [--variant NAME=BUILD_DIR[,ENV=VALUE...]]...
+//   npx tsx bench/produce-path.bench.ts [--rounds 3] [--seed-s 12] [--max-s 6] [--only seed|max1k|closed]
+//       [--closed-records N] [--no-floors] [--variant NAME=BUILD_DIR[,ENV=VALUE...]]...
 // --no-floors: the seed's figure is then the broker's CPU µs per request instead of the ratio.
 // Without --variant: one variant, bench/.build with the environment as it is. Prints one JSON line
 // per measurement and a summary table (median of the rounds per variant).
@@ -23,6 +25,9 @@ import { BrokerProcess, BROKER_DIR, BUILD, log, OUT, perf, sleep } from './proce
 import type { PacedResult } from './results';
 import type { CeilingResult } from './sqlite-ceiling';
 
+const SCENARIOS = ['seed', 'max1k', 'closed'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
 interface Variant {
   name: string;
   main: string;
@@ -34,8 +39,9 @@ function parseArgs(argv: string[]) {
     rounds: 3,
     seedS: 12,
     maxS: 6,
-    only: '' as '' | 'seed' | 'max1k',
+    only: '' as '' | Scenario,
     floors: true,
+    closedRecords: 60_000,
     variants: [] as Variant[],
   };
   for (let i = 0; i < argv.length; i++) {
@@ -49,7 +55,8 @@ function parseArgs(argv: string[]) {
     if (a === '--rounds') opts.rounds = Number(v);
     else if (a === '--seed-s') opts.seedS = Number(v);
     else if (a === '--max-s') opts.maxS = Number(v);
-    else if (a === '--only') opts.only = v as 'seed' | 'max1k';
+    else if (a === '--closed-records') opts.closedRecords = Number(v);
+    else if (a === '--only') opts.only = v as Scenario;
     else if (a === '--variant') {
       const [name, rest] = v.split(/=(.*)/s) as [string, string];
       const [dir, ...envs] = rest.split(',');
@@ -164,6 +171,37 @@ async function max1k(v: Variant, tmp: string, seconds: number) {
   };
 }
 
+/**
+ * The seed's requests (4 x 1 KiB records) one at a time, as fast as they are answered: every request
+ * is its own commit and its own flush whatever the machine's load, so the broker's CPU per request
+ * compares builds even on a busy machine (the paced seed run's grouping moves with the load).
+ */
+async function closed(v: Variant, tmp: string, records: number) {
+  const b = await withEnv(v.env, () =>
+    BrokerProcess.start(`sqlite://${path.join(tmp, `closed-${Date.now()}.db`)}`, { main: v.main }),
+  );
+  await sleep(500);
+  const c = { name: '4 x 1 KiB a request, 1 in flight', batchSize: 4300, producers: 1 };
+  const before = b.sampler.samples.length;
+  const run = await perf<ProduceSummary>(
+    'produce',
+    produceArgs(b.bootstrap, 'closed', 1024, c, ['--num-records', records, '--throughput', -1]),
+  );
+  await sleep(300); // one more /proc sample after the last answer
+  const s = b.sampler.samples.slice(before);
+  await b.stop();
+  const cpuSeconds = s[s.length - 1]!.cpuSeconds - s[0]!.cpuSeconds;
+  const cpuUsPerRequest = (cpuSeconds * 1e6) / run.summary.requests;
+  return {
+    scenario: 'closed',
+    variant: v.name,
+    requests: run.summary.requests,
+    requestsPerSec: (run.summary.requests * 1000) / run.summary.elapsedMs,
+    cpuUsPerRequest,
+    ratio: cpuUsPerRequest,
+  };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -176,10 +214,15 @@ async function main(): Promise<void> {
       // Alternate the order each round so neither variant always runs first.
       const order = round % 2 === 0 ? opts.variants : [...opts.variants].reverse();
       for (const v of order) {
-        for (const scenario of ['seed', 'max1k'] as const) {
+        for (const scenario of SCENARIOS) {
           if (opts.only && opts.only !== scenario) continue;
           log(`round ${round + 1}: ${scenario}, ${v.name} (load ${os.loadavg()[0]!.toFixed(2)})`);
-          const r = scenario === 'seed' ? await seed(v, tmp, opts.seedS, opts.floors) : await max1k(v, tmp, opts.maxS);
+          const r =
+            scenario === 'seed'
+              ? await seed(v, tmp, opts.seedS, opts.floors)
+              : scenario === 'max1k'
+                ? await max1k(v, tmp, opts.maxS)
+                : await closed(v, tmp, opts.closedRecords);
           process.stdout.write(`${JSON.stringify({ round, load1: os.loadavg()[0], ...r })}\n`);
           (results[`${scenario} ${v.name}`] ??= []).push(r);
         }
