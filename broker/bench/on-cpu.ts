@@ -20,7 +20,8 @@ function parse(text: string): Sample[] {
   let cur: Sample | undefined;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    if (!/^\s/.test(line)) {
+    // A sample starts with its thread id alone on a line (perf pads it with spaces); frames follow.
+    if (/^\s*\d+\s*$/.test(line)) {
       cur = { tid: line.trim().split(/\s+/)[0]!, frames: [] };
       samples.push(cur);
     } else if (cur) {
