@@ -551,7 +551,12 @@ export class Connection {
     if (this.closed) return;
     const out: Buffer[] = [];
     let bytes = 0;
-    while (this.slots.length > 0 && this.slots[0]!.done && this.socket.writableLength < MAX_PENDING_RESPONSE_BYTES) {
+    // `bytes`: what this flush will hand to the socket, counted as if already in its buffer.
+    while (
+      this.slots.length > 0 &&
+      this.slots[0]!.done &&
+      this.socket.writableLength + bytes < MAX_PENDING_RESPONSE_BYTES
+    ) {
       const slot = this.slots.shift()!;
       if (slot.chunks) {
         this.encodedUnwritten -= slot.bytes;
