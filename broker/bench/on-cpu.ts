@@ -5,9 +5,10 @@
 // Use this one for CPU, cpu-profile.ts for latency.
 //   node --perf-basic-prof-only-functions <build>/cli/main.js serve ... &
 //   perf record -F 999 -g -p <pid> -o perf.data -- sleep 6     (during the load)
-//   perf script -i perf.data -F tid,ip,sym,dso | npx tsx bench/on-cpu.ts
+//   perf script -i perf.data -F tid,ip,sym,dso | npx tsx bench/on-cpu.ts [REQUESTS_PER_SEC SECONDS [HZ]]
 // Prints samples per thread, then the busiest thread's samples by kind and by innermost JS
-// function (SQLite excluded: any sample with SQLite on its stack counts as SQLite).
+// function (SQLite excluded: any sample with SQLite on its stack counts as SQLite); given the load's
+// requests/s and the recording's length, also µs of CPU per request by stage of the request path.
 import { readFileSync } from 'node:fs';
 
 interface Sample {
@@ -62,6 +63,31 @@ function nativeLeaf(s: Sample): string {
   return f ? `${f.sym.replace(/\+0x.*/, '').slice(0, 60)} (${f.dso.split('/').pop()})` : '?';
 }
 
+/**
+ * The stage of the request path a sample belongs to, by what is on its stack (first match wins):
+ * how BENCHMARKS.md's per-request table of the seed load groups the event loop's samples.
+ */
+const STAGES: [string, RegExp][] = [
+  ['SQLite (commit + insert)', /sqlite/i],
+  ['produce handler (validation, limits, authz, results)', /JS:\S*handle \S*handlers\/produce\.js/],
+  ['append queue flush (excl. SQLite) + promise resolution', /append-queue\.js|processTicksAndRejections/],
+  ['response encode', /JS:\S*encode \S*connection\.js/],
+  [
+    'socket write (stream + syscall)',
+    /clearBuffer|writeGeneric|writevGeneric|writeOrBuffer|__GI___writev|__libc_write/,
+  ],
+  ['request decode', /readProduceRequest/],
+  ['frame read (socket read, stream, frame reader)', /onStreamRead|uv__read|OnUvRead/],
+  ['timers', /processTimers|listOnTimeout/],
+  ['setImmediate callbacks (other)', /processImmediate/],
+  ['epoll / loop', /epoll_pwait|uv__io_poll/],
+];
+
+function stageOf(s: Sample): string {
+  const all = s.frames.map((f) => f.sym).join('\n');
+  return STAGES.find(([, re]) => re.test(all))?.[0] ?? 'other';
+}
+
 function table(counts: Map<string, number>, total: number, top = 25): string {
   return [...counts]
     .sort((a, b) => b[1] - a[1])
@@ -97,6 +123,19 @@ function main(): void {
       mainSamples.length,
     ),
   ];
+  // With the load's requests/s and the recording's seconds and frequency: µs of CPU per request.
+  const [rps, seconds, hz] = process.argv.slice(2).map(Number);
+  if (rps && seconds) {
+    const perRequest = (n: number) => ((n / (hz || 999) / seconds / rps) * 1e6).toFixed(1).padStart(6);
+    const stages = [...count(mainSamples, stageOf)].sort((a, b) => b[1] - a[1]);
+    const other = samples.length - mainSamples.length;
+    out.push(
+      `\nµs of CPU per request at ${rps} requests/s (${seconds} s at ${hz || 999} Hz):`,
+      ...stages.map(([k, n]) => `${perRequest(n)}  ${k}`),
+      `${perRequest(other)}  other threads (checkpointer, V8 helpers)`,
+      `${perRequest(samples.length)}  total`,
+    );
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
