@@ -62,7 +62,8 @@ export class BrokerProcess {
 
   static async start(
     storageUrl: string,
-    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info' } = {},
+    /** `main`: another build's cli/main.js (A/B runs, bench/produce-path.bench.ts). */
+    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; main?: string } = {},
   ): Promise<BrokerProcess> {
     const port = await freePort();
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
@@ -70,7 +71,7 @@ export class BrokerProcess {
       process.execPath,
       [
         ...nodeArgs,
-        MAIN,
+        opts.main ?? MAIN,
         'serve',
         '--listener',
         `tcp://127.0.0.1:${port}`,
