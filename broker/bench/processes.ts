@@ -1,6 +1,6 @@
 // Child processes of the benchmark: brokers (`node <build>/cli/main.js serve`) and the load tool
 // (`minnow perf ... --json`), sampled from /proc and killed if the harness exits early.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -165,4 +165,19 @@ export async function perf<S>(
   rmSync(json, { force: true });
   if (stderr.trim()) log(`  tool: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return { summary, stdout, fromMs, toMs, toolCpuPercent, machineBusyPercent: machineBusyPercent(sys0, sys1) };
+}
+
+/** Builds src/ into bench/.build with tsc (type errors tolerated if it emitted JavaScript). */
+export function buildSources(): void {
+  log('building src/ into bench/.build (tsc)');
+  try {
+    execFileSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD],
+      { cwd: BROKER_DIR, stdio: 'inherit' },
+    );
+  } catch (err) {
+    if (!existsSync(MAIN)) throw err;
+    log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
+  }
 }
