@@ -30,7 +30,7 @@ import {
   ToolFigures,
 } from './peers-report';
 import { sample, Sampler } from './proc';
-import { BrokerProcess, BROKER_DIR, buildSources, log, OUT, perf, sleep } from './processes';
+import { BrokerProcess, BROKER_DIR, buildSources, forgetChild, killOnExit, log, OUT, perf, sleep } from './processes';
 import type { ConsumeSummary } from '../src/perf/consumer';
 import type { ProduceSummary } from '../src/perf/producer';
 
@@ -75,7 +75,7 @@ export interface RunningPeer {
   stopAndMeasure(): Promise<ReturnType<typeof diskUsage>>;
 }
 
-async function startMinnow(tmp: string): Promise<RunningPeer> {
+async function startMinnowBroker(tmp: string): Promise<RunningPeer> {
   const dir = mkdtempSync(path.join(tmp, 'minnow-'));
   const t0 = Date.now();
   const b = await BrokerProcess.start(`sqlite://${path.join(dir, 'minnow.db')}`);
@@ -99,8 +99,9 @@ async function startMinnow(tmp: string): Promise<RunningPeer> {
   };
 }
 
-async function startKafka(heap: string, kafkaVersion: string): Promise<RunningPeer> {
+async function startKafkaBroker(heap: string, kafkaVersion: string): Promise<RunningPeer> {
   const { kafka, logDirs } = await startKafkaPeer(heap, kafkaVersion);
+  killOnExit(kafka.pid);
   const sampler = new Sampler(kafka.pid, 200);
   return {
     bootstrap: `${kafka.host}:${kafka.port}`,
@@ -111,6 +112,7 @@ async function startKafka(heap: string, kafkaVersion: string): Promise<RunningPe
     async stopAndMeasure() {
       sampler.stop();
       await kafka.stop();
+      forgetChild(kafka.pid);
       const usage = diskUsage(logDirs);
       rmSync(kafka.dataDir, { recursive: true, force: true });
       return usage;
@@ -324,52 +326,77 @@ class PeersRun {
   private async start(p: PeerInfo, what: string): Promise<RunningPeer> {
     this.step++;
     log(`(${this.step}/${this.steps}) ${what} on ${p.label}: starting a fresh broker`);
-    const peer = p.heap ? await startKafka(p.heap, this.o.kafkaVersion) : await startMinnow(this.tmp);
+    const peer = p.heap ? await startKafkaBroker(p.heap, this.o.kafkaVersion) : await startMinnowBroker(this.tmp);
     log(
       `  answered Metadata ${(peer.startupMs / 1000).toFixed(2)} s after spawn; idle RSS ${(peer.idleRssBytes / MiB).toFixed(0)} MB`,
     );
     return peer;
   }
 
+  /**
+   * A fresh broker for `run`, stopped and measured (du) after it; stopped also when `run` throws,
+   * so no JVM outlives a failed step.
+   */
+  private async session(
+    p: PeerInfo,
+    what: string,
+    run: (peer: RunningPeer) => Promise<PeerScenarioResult>,
+  ): Promise<PeerScenarioResult> {
+    const peer = await this.start(p, what);
+    let result: PeerScenarioResult;
+    try {
+      result = await run(peer);
+    } catch (err) {
+      await peer.stopAndMeasure().catch(() => undefined);
+      throw err;
+    }
+    await this.finish(peer, result);
+    return result;
+  }
+
   async all(): Promise<PeerScenario[]> {
     const n = recordCounts(this.o.quick);
     const fmt = (x: number) => x.toLocaleString('en-US');
-    for (const p of PEERS) {
-      const peer = await this.start(p, 'seed workload');
-      const { result } = await produceScenario(peer, this.o, p.id, n.seed, 1024, SEED_RATE);
-      await this.finish(peer, result);
-      this.scenario(
-        'seed',
-        `Seed workload: ${fmt(n.seed)} × 1 KiB at ${fmt(SEED_RATE)} records/s, acks=all`,
-        `kafka-producer-perf-test \`--num-records ${n.seed} --record-size 1024 --throughput ${SEED_RATE} --producer-props acks=all bootstrap.servers=...\` (the seed article's command), then \`minnow perf produce\` with the same figures, on a fresh broker.`,
-      ).results.push(result);
-    }
-    for (const p of PEERS) {
-      const peer = await this.start(p, 'max produce 1 KiB, then consume');
-      const { result, kptTopic } = await produceScenario(peer, this.o, p.id, n.max1k, 1024, -1);
-      const consumed = await consumeScenario(peer, this.o, p.id, kptTopic, result.runs[0]!.records, result);
-      await this.finish(peer, result);
-      this.scenario(
-        'max1k',
-        `Maximum produce, ${fmt(n.max1k)} × 1 KiB, acks=all`,
-        `kafka-producer-perf-test \`--num-records ${n.max1k} --record-size 1024 --throughput -1 --producer-props acks=all bootstrap.servers=...\` (client defaults: batch.size 16 KiB, linger.ms 5, 5 requests in flight), then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
-      ).results.push(result);
-      this.scenario(
-        'consume',
-        'Consume the 1 KiB topic',
-        "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 20000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
-      ).results.push(consumed);
-    }
-    for (const p of PEERS) {
-      const peer = await this.start(p, 'max produce 100 B');
-      const { result } = await produceScenario(peer, this.o, p.id, n.max100, 100, -1);
-      await this.finish(peer, result);
-      this.scenario(
-        'max100',
-        `Maximum produce, ${fmt(n.max100)} × 100 B, acks=all`,
-        `kafka-producer-perf-test \`--num-records ${n.max100} --record-size 100 --throughput -1 --producer-props acks=all bootstrap.servers=...\`, then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
-      ).results.push(result);
-    }
+    const seed = this.scenario(
+      'seed',
+      `Seed workload: ${fmt(n.seed)} × 1 KiB at ${fmt(SEED_RATE)} records/s, acks=all`,
+      `kafka-producer-perf-test \`--num-records ${n.seed} --record-size 1024 --throughput ${SEED_RATE} --producer-props acks=all bootstrap.servers=...\` (the seed article's command), then \`minnow perf produce\` with the same figures, on a fresh broker.`,
+    );
+    const max1k = this.scenario(
+      'max1k',
+      `Maximum produce, ${fmt(n.max1k)} × 1 KiB, acks=all`,
+      `kafka-producer-perf-test \`--num-records ${n.max1k} --record-size 1024 --throughput -1 --producer-props acks=all bootstrap.servers=...\` (client defaults: batch.size 16 KiB, linger.ms 5, 5 requests in flight), then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
+    );
+    const consume = this.scenario(
+      'consume',
+      'Consume the 1 KiB topic',
+      "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 20000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
+    );
+    const max100 = this.scenario(
+      'max100',
+      `Maximum produce, ${fmt(n.max100)} × 100 B, acks=all`,
+      `kafka-producer-perf-test \`--num-records ${n.max100} --record-size 100 --throughput -1 --producer-props acks=all bootstrap.servers=...\`, then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
+    );
+    for (const p of PEERS)
+      seed.results.push(
+        await this.session(p, 'seed workload', async (peer) => {
+          return (await produceScenario(peer, this.o, p.id, n.seed, 1024, SEED_RATE)).result;
+        }),
+      );
+    for (const p of PEERS)
+      max1k.results.push(
+        await this.session(p, 'max produce 1 KiB, then consume', async (peer) => {
+          const { result, kptTopic } = await produceScenario(peer, this.o, p.id, n.max1k, 1024, -1);
+          consume.results.push(await consumeScenario(peer, this.o, p.id, kptTopic, result.runs[0]!.records, result));
+          return result;
+        }),
+      );
+    for (const p of PEERS)
+      max100.results.push(
+        await this.session(p, 'max produce 100 B', async (peer) => {
+          return (await produceScenario(peer, this.o, p.id, n.max100, 100, -1)).result;
+        }),
+      );
     return this.scenarios;
   }
 

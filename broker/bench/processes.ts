@@ -27,6 +27,11 @@ process.on('exit', () => {
 
 export { freePort };
 
+/** A child the harness did not spawn itself (Kafka's JVM, from the kafka-oracle): killed if the harness exits first. */
+export const killOnExit = (pid: number) => children.add(pid);
+/** The child has been stopped: nothing to kill at exit. */
+export const forgetChild = (pid: number) => children.delete(pid);
+
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
