@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { resolveKafkaJars, RunningKafka, serverProperties, startKafka } from '../tools/kafka-oracle/kafka';
+import { Sampler } from './proc';
 import { log } from './processes';
 
 /** kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (Kafka 4.x), for the broker and the tools alike. */
@@ -76,6 +77,8 @@ export interface KafkaToolRun {
   output: string;
   fromMs: number;
   toMs: number;
+  /** The tool JVM's CPU over its whole run (start-up included), % of one core. */
+  toolCpuPercent: number;
 }
 
 /** Runs a kafka-tools main class; progress lines go to the log as they come. Throws on a non-zero exit. */
@@ -97,6 +100,7 @@ export async function runKafkaTool(
   ];
   const fromMs = Date.now();
   const child = spawn(java, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const sampler = child.pid !== undefined ? new Sampler(child.pid, 200) : undefined;
   let output = '';
   let logged = 0; // output up to here has been looked at for progress lines
   const onData = (d: Buffer) => {
@@ -113,9 +117,10 @@ export async function runKafkaTool(
     child.once('close', (c) => resolve(c));
   });
   const toMs = Date.now();
+  sampler?.stop();
   if (code !== 0)
     throw new Error(
       `${mainClass} ${args.join(' ')} exited ${code}; its output ends:\n${output.split('\n').slice(-20).join('\n')}`,
     );
-  return { output, fromMs, toMs };
+  return { output, fromMs, toMs, toolCpuPercent: sampler?.cpuPercent(fromMs, toMs) ?? NaN };
 }

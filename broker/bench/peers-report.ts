@@ -27,6 +27,8 @@ export interface ToolFigures {
   p999Ms: number;
   /** Broker utime+stime over the load window, % of one core. */
   brokerCpuPercent: number;
+  /** The load tool's own, over its whole process (a tool near 100 % of a core is the bound, not the broker). */
+  toolCpuPercent?: number;
   /** Records the tool could not get acknowledged (or, consuming, did not read). */
   missing: number;
 }
@@ -41,6 +43,12 @@ export interface PeerScenarioResult {
   idleRssBytes: number;
   /** The largest VmRSS sampled over the scenario's load windows (VmHWM for produce scenarios). */
   peakRssBytes: number;
+  /**
+   * RssAnon of the largest sample: heap and buffers, without mapped files. minnow's RSS also counts
+   * the pages of the database SQLite has mapped (mmap), which Kafka reads through the page cache
+   * instead, outside its RSS.
+   */
+  peakAnonBytes?: number;
   /** du of the data after the scenario, and the record bytes (keys + values) sent to it. */
   disk?: DiskUsage;
   payloadBytes?: number;
@@ -98,6 +106,8 @@ interface Row {
   label: string;
   value: (r: PeerScenarioResult) => number[];
   show: (xs: number[]) => string;
+  /** No minnow ÷ Kafka for this row (it is not a figure of the broker). */
+  noRatio?: true;
 }
 
 const runOf = (r: PeerScenarioResult, tool: ToolName) => r.runs.find((x) => x.tool === tool);
@@ -121,6 +131,12 @@ function toolRows(tool: ToolName, produce: boolean): Row[] {
       show: (xs) => (xs.every((x) => !Number.isFinite(x)) ? '–' : xs.map(ms).join(' / ')),
     });
   rows.push({
+    label: `${tool}: the tool's own CPU, % of a core`,
+    value: f((t) => [t.toolCpuPercent ?? NaN]),
+    show: ([x]) => pctCore(x!),
+    noRatio: true,
+  });
+  rows.push({
     label: `${tool}: broker CPU, % of a core`,
     value: f((t) => [t.brokerCpuPercent]),
     show: ([x]) => pctCore(x!),
@@ -137,6 +153,11 @@ function rowsFor(s: PeerScenario): Row[] {
   rows.push(
     { label: 'broker RSS idle', value: (r) => [r.idleRssBytes], show: ([x]) => mb(x!) },
     { label: 'broker RSS peak', value: (r) => [r.peakRssBytes], show: ([x]) => mb(x!) },
+    {
+      label: 'of which anonymous (heap, buffers; not mapped files)',
+      value: (r) => [r.peakAnonBytes ?? NaN],
+      show: ([x]) => mb(x!),
+    },
   );
   if (produce)
     rows.push({
@@ -162,6 +183,7 @@ export function renderScenarioTable(s: PeerScenario, peers: PeerInfo[]): string 
     });
     const ratios = minnow
       ? kafkas.map((k) => {
+          if (row.noRatio) return '';
           const a = row.value(minnow);
           const b = row.value(s.results.find((x) => x.peer === k.id)!);
           // Throughput rows show records/s and MB/s: one ratio (they agree); latencies one each.

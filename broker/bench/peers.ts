@@ -29,8 +29,19 @@ import {
   ScenarioId,
   ToolFigures,
 } from './peers-report';
-import { sample, Sampler } from './proc';
-import { BrokerProcess, BROKER_DIR, buildSources, forgetChild, killOnExit, log, OUT, perf, sleep } from './processes';
+import { ProcSample, sample, Sampler } from './proc';
+import {
+  BrokerProcess,
+  BROKER_DIR,
+  buildSources,
+  forgetChild,
+  killOnExit,
+  log,
+  OUT,
+  perf,
+  sleep,
+  ToolRun,
+} from './processes';
 import type { ConsumeSummary } from '../src/perf/consumer';
 import type { ProduceSummary } from '../src/perf/producer';
 
@@ -125,9 +136,11 @@ async function idleRss(pid: number): Promise<number> {
   return sample(pid)?.rssBytes ?? NaN;
 }
 
-function peakRssBetween(s: Sampler, fromMs: number, toMs: number): number {
-  const inside = s.samples.filter((x) => x.atMs >= fromMs && x.atMs <= toMs).map((x) => x.rssBytes);
-  return inside.length > 0 ? Math.max(...inside) : NaN;
+/** The sample with the largest VmRSS between two wall times. */
+function peakBetween(s: Sampler, fromMs: number, toMs: number): ProcSample | undefined {
+  return s.samples
+    .filter((x) => x.atMs >= fromMs && x.atMs <= toMs)
+    .reduce<ProcSample | undefined>((a, x) => (!a || x.rssBytes > a.rssBytes ? x : a), undefined);
 }
 
 /** One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props acks=all ...`. */
@@ -171,11 +184,18 @@ export async function kafkaProducerPerf(
     p99Ms: t.p99Ms,
     p999Ms: t.p999Ms,
     brokerCpuPercent: peer.sampler.cpuPercent(from, run.toMs),
+    toolCpuPercent: run.toolCpuPercent,
     missing: numRecords - t.records,
   };
 }
 
-function fromProduceSummary(peer: RunningPeer, s: ProduceSummary, paced: boolean, asked: number): ToolFigures {
+function fromProduceSummary(
+  run: ToolRun<ProduceSummary>,
+  peer: RunningPeer,
+  paced: boolean,
+  asked: number,
+): ToolFigures {
+  const s = run.summary;
   const from = Date.parse(s.startedAt);
   return {
     tool: 'minnow perf produce',
@@ -186,6 +206,7 @@ function fromProduceSummary(peer: RunningPeer, s: ProduceSummary, paced: boolean
     p99Ms: s.latency.p99Ms,
     p999Ms: s.latency.p999Ms,
     brokerCpuPercent: peer.sampler.cpuPercent(from + (paced ? STEADY_AFTER_MS : 0), from + s.elapsedMs),
+    toolCpuPercent: run.toolCpuPercent,
     missing: asked - s.records,
   };
 }
@@ -212,7 +233,7 @@ async function minnowProducePerf(
         ]);
   const run = await perf<ProduceSummary>('produce', args);
   for (const line of run.stdout.trim().split('\n')) log(`  ${line}`);
-  return fromProduceSummary(peer, run.summary, throughput > 0, numRecords);
+  return fromProduceSummary(run, peer, throughput > 0, numRecords);
 }
 
 /** Both tools on one fresh broker; the produce scenario's figures of that broker. */
@@ -230,7 +251,7 @@ async function produceScenario(
     await kafkaProducerPerf(peer, o, kptTopic, records, recordSize, throughput),
     await minnowProducePerf(peer, `mperf-${recordSize}`, records, recordSize, throughput),
   ];
-  const to = Date.now();
+  const peak = peakBetween(peer.sampler, from, Date.now());
   return {
     kptTopic,
     result: {
@@ -239,7 +260,8 @@ async function produceScenario(
       startupMs: peer.startupMs,
       idleRssBytes: peer.idleRssBytes,
       // VmHWM: nothing else ran on this broker before these loads.
-      peakRssBytes: Math.max(peakRssBetween(peer.sampler, from, to), ...peer.sampler.samples.map((x) => x.hwmBytes)),
+      peakRssBytes: Math.max(peak?.rssBytes ?? NaN, ...peer.sampler.samples.map((x) => x.hwmBytes)),
+      peakAnonBytes: peak?.anonBytes ?? NaN,
       payloadBytes: runs.reduce((sum, r) => sum + r.records * recordSize, 0),
     },
   };
@@ -272,6 +294,7 @@ async function consumeScenario(
     p99Ms: NaN,
     p999Ms: NaN,
     brokerCpuPercent: peer.sampler.cpuPercent(k.toMs - row.fetchMs, k.toMs),
+    toolCpuPercent: k.toolCpuPercent,
     missing: records - row.records,
   };
   log(`  minnow perf consume: ${topic}`);
@@ -286,6 +309,7 @@ async function consumeScenario(
     '20s',
   ]);
   const s = m.summary;
+  const peak = peakBetween(peer.sampler, from, Date.now());
   const mFrom = Date.parse(s.startedAt);
   const minnowTool: ToolFigures = {
     tool: 'minnow perf consume',
@@ -296,6 +320,7 @@ async function consumeScenario(
     p99Ms: NaN,
     p999Ms: NaN,
     brokerCpuPercent: peer.sampler.cpuPercent(mFrom, mFrom + s.elapsedMs),
+    toolCpuPercent: m.toolCpuPercent,
     missing: records - s.records,
   };
   return {
@@ -303,7 +328,8 @@ async function consumeScenario(
     runs: [kafkaTool, minnowTool],
     startupMs: base.startupMs,
     idleRssBytes: base.idleRssBytes,
-    peakRssBytes: peakRssBetween(peer.sampler, from, Date.now()),
+    peakRssBytes: peak?.rssBytes ?? NaN,
+    peakAnonBytes: peak?.anonBytes ?? NaN,
   };
 }
 

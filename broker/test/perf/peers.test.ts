@@ -149,6 +149,7 @@ const tool = (t: ToolFigures['tool'], rps: number, p99: number, cpu: number): To
   p99Ms: p99,
   p999Ms: p99 * 2,
   brokerCpuPercent: cpu,
+  toolCpuPercent: 90,
   missing: 0,
 });
 
@@ -158,6 +159,7 @@ const result = (peer: PeerScenarioResult['peer'], p99: number, cpu: number, rss:
   startupMs: peer === 'minnow' ? 300 : 6000,
   idleRssBytes: rss * 1024 * 1024,
   peakRssBytes: rss * 2 * 1024 * 1024,
+  peakAnonBytes: rss * 1024 * 1024,
   disk: { allocatedBytes: 2048, apparentBytes: 2048, files: 1 },
   payloadBytes: 1024,
 });
@@ -192,6 +194,11 @@ describe('peer tables', () => {
       '| kafka-producer-perf-test: broker CPU, % of a core | 25 % | 50 % | 100 % | 0.50× | 0.25× |',
     );
     expect(lines).toContain('| broker RSS idle | 60 MB | 400 MB | 300 MB | 0.15× | 0.20× |');
+    expect(lines).toContain(
+      '| of which anonymous (heap, buffers; not mapped files) | 60 MB | 400 MB | 300 MB | 0.15× | 0.20× |',
+    );
+    // The tool's CPU is shown (a tool at a full core is the bound) but is no figure of the broker: no ratio.
+    expect(lines).toContain("| kafka-producer-perf-test: the tool's own CPU, % of a core | 90 % | 90 % | 90 % |  |  |");
     expect(lines).toContain('| bytes on disk per payload byte | 2.00 | 2.00 | 2.00 | 1.00× | 1.00× |');
     expect(lines).toContain('| start to first answered Metadata | 0.30 s | 6.00 s | 6.00 s | 0.050× | 0.050× |');
   });
