@@ -12,13 +12,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_KAFKA_VERSION, probeMetadata, resolveKafkaJars } from '../tools/kafka-oracle/kafka';
-import { bytesPerPayloadByte, diskUsage } from './disk-usage';
-import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText, runKafkaTool, startKafkaPeer } from './kafka-peer';
-import { consumerPerfRow, producerPerfTotal } from './kafka-perf-output';
-import { CONFIGS_1K, pacedArgs, produceArgs, SEED_RATE } from './load-args';
+import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../tools/kafka-oracle/kafka';
+import { bytesPerPayloadByte } from './disk-usage';
+import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText } from './kafka-peer';
+import { SEED_RATE } from './load-args';
+import { RunningPeer, startKafkaBroker, startMinnowBroker } from './peer-brokers';
+import { consumeScenario, produceScenario } from './peer-scenarios';
 import {
-  PeerId,
   PeerInfo,
   PeerScenario,
   PeerScenarioResult,
@@ -27,31 +27,14 @@ import {
   renderReadmeSummary,
   replaceMarkedBlock,
   ScenarioId,
-  ToolFigures,
 } from './peers-report';
-import { ProcSample, sample, Sampler } from './proc';
-import {
-  BrokerProcess,
-  BROKER_DIR,
-  buildSources,
-  forgetChild,
-  killOnExit,
-  log,
-  OUT,
-  perf,
-  sleep,
-  ToolRun,
-} from './processes';
-import type { ConsumeSummary } from '../src/perf/consumer';
-import type { ProduceSummary } from '../src/perf/producer';
+import { BROKER_DIR, buildSources, log, OUT } from './processes';
 
 const REPO = path.resolve(BROKER_DIR, '..');
 const BENCHMARKS_MD = path.join(REPO, 'BENCHMARKS.md');
 const README_MD = path.join(REPO, 'README.md');
 const RESULTS_JSON = path.join(BROKER_DIR, 'bench', 'peers-last-run.json');
 const MiB = 1024 * 1024;
-/** As the main harness: paced runs count broker CPU from this long after the load starts (JIT warm-up). */
-const STEADY_AFTER_MS = 3000;
 
 export interface PeersOptions {
   quick: boolean;
@@ -74,264 +57,6 @@ const PEERS: PeerInfo[] = [
 
 export const MINNOW_SETTINGS =
   '`minnow serve --listener tcp://127.0.0.1:<port> --storage sqlite://<fresh file>` with every other setting at its default: SQLite WAL with synchronous=NORMAL, produce requests of the same millisecond share one transaction (MINNOW_COMMIT_INTERVAL_MS=1), and a produce is acknowledged once its transaction has committed to the WAL, with no fsync per commit (the WAL is fsynced at checkpoints): safe against a broker crash, not a power loss.';
-
-/** A broker under test: where to send load, whom to sample, what to du. */
-export interface RunningPeer {
-  bootstrap: string;
-  pid: number;
-  sampler: Sampler;
-  startupMs: number;
-  idleRssBytes: number;
-  /** Stops the broker cleanly; then du of its data; then removes it. */
-  stopAndMeasure(): Promise<ReturnType<typeof diskUsage>>;
-}
-
-async function startMinnowBroker(tmp: string): Promise<RunningPeer> {
-  const dir = mkdtempSync(path.join(tmp, 'minnow-'));
-  const t0 = Date.now();
-  const b = await BrokerProcess.start(`sqlite://${path.join(dir, 'minnow.db')}`);
-  for (let why = await probeMetadata(b.port); why !== null; why = await probeMetadata(b.port)) {
-    if (Date.now() - t0 > 60_000) throw new Error(`minnow did not answer Metadata within 60 s: ${why}`);
-    await sleep(20);
-  }
-  const startupMs = Date.now() - t0;
-  return {
-    bootstrap: b.bootstrap,
-    pid: b.pid,
-    sampler: b.sampler,
-    startupMs,
-    idleRssBytes: await idleRss(b.pid),
-    async stopAndMeasure() {
-      await b.stop();
-      const usage = diskUsage(dir);
-      rmSync(dir, { recursive: true, force: true });
-      return usage;
-    },
-  };
-}
-
-async function startKafkaBroker(heap: string, kafkaVersion: string): Promise<RunningPeer> {
-  const { kafka, logDirs } = await startKafkaPeer(heap, kafkaVersion);
-  killOnExit(kafka.pid);
-  const sampler = new Sampler(kafka.pid, 200);
-  return {
-    bootstrap: `${kafka.host}:${kafka.port}`,
-    pid: kafka.pid,
-    sampler,
-    startupMs: kafka.startupMs,
-    idleRssBytes: await idleRss(kafka.pid),
-    async stopAndMeasure() {
-      sampler.stop();
-      await kafka.stop();
-      forgetChild(kafka.pid);
-      const usage = diskUsage(logDirs);
-      rmSync(kafka.dataDir, { recursive: true, force: true });
-      return usage;
-    },
-  };
-}
-
-async function idleRss(pid: number): Promise<number> {
-  await sleep(3000);
-  return sample(pid)?.rssBytes ?? NaN;
-}
-
-/** The sample with the largest VmRSS between two wall times. */
-function peakBetween(s: Sampler, fromMs: number, toMs: number): ProcSample | undefined {
-  return s.samples
-    .filter((x) => x.atMs >= fromMs && x.atMs <= toMs)
-    .reduce<ProcSample | undefined>((a, x) => (!a || x.rssBytes > a.rssBytes ? x : a), undefined);
-}
-
-/** One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props acks=all ...`. */
-export async function kafkaProducerPerf(
-  peer: RunningPeer,
-  o: PeersOptions,
-  topic: string,
-  numRecords: number,
-  recordSize: number,
-  throughput: number,
-): Promise<ToolFigures> {
-  log(`  kafka-producer-perf-test: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}`);
-  const run = await runKafkaTool(
-    'ProducerPerformance',
-    [
-      '--topic',
-      topic,
-      '--num-records',
-      numRecords,
-      '--record-size',
-      recordSize,
-      '--throughput',
-      throughput,
-      '--producer-props',
-      'acks=all',
-      `bootstrap.servers=${peer.bootstrap}`,
-    ],
-    o.kafkaVersion,
-  );
-  const t = producerPerfTotal(run.output);
-  // The tool's clock starts at its first send, after the JVM and the producer's metadata: its
-  // load window is the last records/rate seconds of the process.
-  const loadMs = t.recordsPerSec > 0 ? (t.records / t.recordsPerSec) * 1000 : NaN;
-  const from = run.toMs - loadMs + (throughput > 0 ? STEADY_AFTER_MS : 0);
-  return {
-    tool: 'kafka-producer-perf-test',
-    records: t.records,
-    recordsPerSec: t.recordsPerSec,
-    mbPerSec: t.mbPerSec,
-    p50Ms: t.p50Ms,
-    p99Ms: t.p99Ms,
-    p999Ms: t.p999Ms,
-    brokerCpuPercent: peer.sampler.cpuPercent(from, run.toMs),
-    toolCpuPercent: run.toolCpuPercent,
-    missing: numRecords - t.records,
-  };
-}
-
-function fromProduceSummary(
-  run: ToolRun<ProduceSummary>,
-  peer: RunningPeer,
-  paced: boolean,
-  asked: number,
-): ToolFigures {
-  const s = run.summary;
-  const from = Date.parse(s.startedAt);
-  return {
-    tool: 'minnow perf produce',
-    records: s.records,
-    recordsPerSec: s.recordsPerSec,
-    mbPerSec: s.mbPerSec,
-    p50Ms: s.latency.p50Ms,
-    p99Ms: s.latency.p99Ms,
-    p999Ms: s.latency.p999Ms,
-    brokerCpuPercent: peer.sampler.cpuPercent(from + (paced ? STEADY_AFTER_MS : 0), from + s.elapsedMs),
-    toolCpuPercent: run.toolCpuPercent,
-    missing: asked - s.records,
-  };
-}
-
-/** `minnow perf produce` with kafka-producer-perf-test's client defaults (batch 16 KiB, 5 in flight). */
-async function minnowProducePerf(
-  peer: RunningPeer,
-  topic: string,
-  numRecords: number,
-  recordSize: number,
-  throughput: number,
-): Promise<ToolFigures> {
-  log(`  minnow perf produce: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}`);
-  const args =
-    throughput > 0
-      ? pacedArgs(peer.bootstrap, topic, { numRecords }, throughput, '5s')
-      : produceArgs(peer.bootstrap, topic, recordSize, CONFIGS_1K[0]!, [
-          '--num-records',
-          numRecords,
-          '--throughput',
-          -1,
-          '--report-interval',
-          '5s',
-        ]);
-  const run = await perf<ProduceSummary>('produce', args);
-  for (const line of run.stdout.trim().split('\n')) log(`  ${line}`);
-  return fromProduceSummary(run, peer, throughput > 0, numRecords);
-}
-
-/** Both tools on one fresh broker; the produce scenario's figures of that broker. */
-async function produceScenario(
-  peer: RunningPeer,
-  o: PeersOptions,
-  id: PeerId,
-  records: number,
-  recordSize: number,
-  throughput: number,
-): Promise<{ result: PeerScenarioResult; kptTopic: string }> {
-  const kptTopic = `kpt-${recordSize}`;
-  const from = Date.now();
-  const runs = [
-    await kafkaProducerPerf(peer, o, kptTopic, records, recordSize, throughput),
-    await minnowProducePerf(peer, `mperf-${recordSize}`, records, recordSize, throughput),
-  ];
-  const peak = peakBetween(peer.sampler, from, Date.now());
-  return {
-    kptTopic,
-    result: {
-      peer: id,
-      runs,
-      startupMs: peer.startupMs,
-      idleRssBytes: peer.idleRssBytes,
-      // VmHWM: nothing else ran on this broker before these loads.
-      peakRssBytes: Math.max(peak?.rssBytes ?? NaN, ...peer.sampler.samples.map((x) => x.hwmBytes)),
-      peakAnonBytes: peak?.anonBytes ?? NaN,
-      payloadBytes: runs.reduce((sum, r) => sum + r.records * recordSize, 0),
-    },
-  };
-}
-
-/** Reads the 1 KiB topic kafka-producer-perf-test wrote, with each consume tool (1 MiB fetches, Kafka's default). */
-async function consumeScenario(
-  peer: RunningPeer,
-  o: PeersOptions,
-  id: PeerId,
-  topic: string,
-  records: number,
-  base: PeerScenarioResult,
-): Promise<PeerScenarioResult> {
-  const from = Date.now();
-  log(`  kafka-consumer-perf-test: ${records} records of ${topic}`);
-  const k = await runKafkaTool(
-    'ConsumerPerformance',
-    ['--bootstrap-server', peer.bootstrap, '--topic', topic, '--messages', records, '--timeout', 20_000],
-    o.kafkaVersion,
-  );
-  const row = consumerPerfRow(k.output);
-  const kafkaTool: ToolFigures = {
-    tool: 'kafka-consumer-perf-test',
-    records: row.records,
-    // fetch.*: without the group join (rebalance.time.ms), which Kafka delays by group.initial.rebalance.delay.ms.
-    recordsPerSec: row.fetchRecordsPerSec,
-    mbPerSec: row.fetchMbPerSec,
-    p50Ms: NaN,
-    p99Ms: NaN,
-    p999Ms: NaN,
-    brokerCpuPercent: peer.sampler.cpuPercent(k.toMs - row.fetchMs, k.toMs),
-    toolCpuPercent: k.toolCpuPercent,
-    missing: records - row.records,
-  };
-  log(`  minnow perf consume: ${topic}`);
-  const m = await perf<ConsumeSummary>('consume', [
-    '--bootstrap-server',
-    peer.bootstrap,
-    '--topic',
-    topic,
-    '--fetch-size',
-    MiB,
-    '--timeout',
-    '20s',
-  ]);
-  const s = m.summary;
-  const peak = peakBetween(peer.sampler, from, Date.now());
-  const mFrom = Date.parse(s.startedAt);
-  const minnowTool: ToolFigures = {
-    tool: 'minnow perf consume',
-    records: s.records,
-    recordsPerSec: s.fetchRecordsPerSec,
-    mbPerSec: s.fetchMbPerSec,
-    p50Ms: NaN,
-    p99Ms: NaN,
-    p999Ms: NaN,
-    brokerCpuPercent: peer.sampler.cpuPercent(mFrom, mFrom + s.elapsedMs),
-    toolCpuPercent: m.toolCpuPercent,
-    missing: records - s.records,
-  };
-  return {
-    peer: id,
-    runs: [kafkaTool, minnowTool],
-    startupMs: base.startupMs,
-    idleRssBytes: base.idleRssBytes,
-    peakRssBytes: peak?.rssBytes ?? NaN,
-    peakAnonBytes: peak?.anonBytes ?? NaN,
-  };
-}
 
 class PeersRun {
   readonly scenarios: PeerScenario[] = [];
@@ -406,21 +131,23 @@ class PeersRun {
     for (const p of PEERS)
       seed.results.push(
         await this.session(p, 'seed workload', async (peer) => {
-          return (await produceScenario(peer, this.o, p.id, n.seed, 1024, SEED_RATE)).result;
+          return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.seed, 1024, SEED_RATE)).result;
         }),
       );
     for (const p of PEERS)
       max1k.results.push(
         await this.session(p, 'max produce 1 KiB, then consume', async (peer) => {
-          const { result, kptTopic } = await produceScenario(peer, this.o, p.id, n.max1k, 1024, -1);
-          consume.results.push(await consumeScenario(peer, this.o, p.id, kptTopic, result.runs[0]!.records, result));
+          const { result, kptTopic } = await produceScenario(peer, this.o.kafkaVersion, p.id, n.max1k, 1024, -1);
+          consume.results.push(
+            await consumeScenario(peer, this.o.kafkaVersion, p.id, kptTopic, result.runs[0]!.records, result),
+          );
           return result;
         }),
       );
     for (const p of PEERS)
       max100.results.push(
         await this.session(p, 'max produce 100 B', async (peer) => {
-          return (await produceScenario(peer, this.o, p.id, n.max100, 100, -1)).result;
+          return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.max100, 100, -1)).result;
         }),
       );
     return this.scenarios;

@@ -6,7 +6,8 @@ import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../../tools/kafka-oracl
 import { bytesPerPayloadByte, diskUsage } from '../../bench/disk-usage';
 import { runKafkaTool } from '../../bench/kafka-peer';
 import { consumerPerfRow } from '../../bench/kafka-perf-output';
-import { kafkaProducerPerf, RunningPeer } from '../../bench/peers';
+import type { RunningPeer } from '../../bench/peer-brokers';
+import { kafkaProducerPerf } from '../../bench/peer-scenarios';
 import { Sampler } from '../../bench/proc';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
@@ -46,8 +47,7 @@ describeWithTools('java', 'mvn')(
         idleRssBytes: NaN,
         stopAndMeasure: async () => diskUsage(tmp.dir),
       };
-      const o = { quick: true, write: false, kafkaVersion: DEFAULT_KAFKA_VERSION };
-      const produced = await kafkaProducerPerf(peer, o, 'peers-smoke', RECORDS, 1024, 7000);
+      const produced = await kafkaProducerPerf(peer, DEFAULT_KAFKA_VERSION, 'peers-smoke', RECORDS, 1024, 7000);
       expect(produced).toMatchObject({ tool: 'kafka-producer-perf-test', records: RECORDS, missing: 0 });
       expect(produced.recordsPerSec).toBeGreaterThan(0);
       expect(produced.p50Ms).toBeLessThanOrEqual(produced.p99Ms);
