@@ -294,33 +294,67 @@ export function renderReadmeSummary(r: PeersResults): string {
     const m = val(cols.find((p) => p.id === 'minnow') ?? cols[0]!);
     lines.push(`| ${[label, ...cols.map((p) => show(val(p))), ...k.map((p) => ratio(m, val(p)))].join(' | ')} |`);
   };
-  const tool = (x: PeerScenarioResult, t: ToolName) => runOf(x, t);
-  add('seed p99, kafka-producer-perf-test (ms)', 'seed', (x) => tool(x, 'kafka-producer-perf-test')?.p99Ms ?? NaN, ms);
+  const fig = (t: ToolName, f: (x: ToolFigures) => number) => (x: PeerScenarioResult) => {
+    const run = runOf(x, t);
+    return run ? f(run) : NaN;
+  };
+  const KPT = 'kafka-producer-perf-test';
+  const mbs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
   add(
-    'seed broker CPU (% of a core)',
+    `seed p99 ms, ${KPT}`,
     'seed',
-    (x) => tool(x, 'kafka-producer-perf-test')?.brokerCpuPercent ?? NaN,
+    fig(KPT, (t) => t.p99Ms),
+    ms,
+  );
+  add(
+    'seed p99 ms, minnow perf',
+    'seed',
+    fig('minnow perf produce', (t) => t.p99Ms),
+    ms,
+  );
+  add(
+    `seed broker CPU, ${KPT} (% of a core)`,
+    'seed',
+    fig(KPT, (t) => t.brokerCpuPercent),
     pctCore,
   );
+  // The maximum runs also by minnow perf: one Java producer thread can be the bound of the Kafka tool.
   add(
-    'max produce 1 KiB (MB/s)',
+    `max produce 1 KiB MB/s, ${KPT}`,
     'max1k',
-    (x) => tool(x, 'kafka-producer-perf-test')?.mbPerSec ?? NaN,
-    (n) => (Number.isFinite(n) ? n.toFixed(1) : '–'),
+    fig(KPT, (t) => t.mbPerSec),
+    mbs,
   );
-  add('max produce 100 B (records/s)', 'max100', (x) => tool(x, 'kafka-producer-perf-test')?.recordsPerSec ?? NaN, int);
   add(
-    'consume (MB/s)',
+    'max produce 1 KiB MB/s, minnow perf',
+    'max1k',
+    fig('minnow perf produce', (t) => t.mbPerSec),
+    mbs,
+  );
+  add(
+    `max produce 100 B records/s, ${KPT}`,
+    'max100',
+    fig(KPT, (t) => t.recordsPerSec),
+    int,
+  );
+  add(
+    'max produce 100 B records/s, minnow perf',
+    'max100',
+    fig('minnow perf produce', (t) => t.recordsPerSec),
+    int,
+  );
+  add(
+    'consume MB/s, kafka-consumer-perf-test',
     'consume',
-    (x) => tool(x, 'kafka-consumer-perf-test')?.mbPerSec ?? NaN,
-    (n) => (Number.isFinite(n) ? n.toFixed(1) : '–'),
+    fig('kafka-consumer-perf-test', (t) => t.mbPerSec),
+    mbs,
   );
   add('broker RSS idle', 'seed', (x) => x.idleRssBytes, mb);
   add('broker RSS peak (seed)', 'seed', (x) => x.peakRssBytes, mb);
   add('disk per payload byte (1 KiB)', 'max1k', diskPerPayload, perByte);
   add('start to first answer', 'seed', (x) => x.startupMs, seconds);
   return [
-    `Beside Apache Kafka ${r.kafkaVersion} on the same machine, in the same run (${r.startedAt.slice(0, 10)}, \`npm run bench:peers\`; throughput and latency figures from Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test against each broker, acks=all; full tables, settings and the \`minnow perf\` figures in [BENCHMARKS.md](BENCHMARKS.md)). Kafka acknowledges from the page cache, minnow after its SQLite commit (neither fsyncs per message):`,
+    `Beside Apache Kafka ${r.kafkaVersion} on the same machine, in the same run (${r.startedAt.slice(0, 10)}, \`npm run bench:peers\`): each broker driven by Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test and by \`minnow perf\`, acks=all; full tables and the settings to rerun them in [BENCHMARKS.md](BENCHMARKS.md). Kafka acknowledges from the page cache, minnow after its SQLite commit (neither fsyncs per message):`,
     '',
     ...lines,
   ].join('\n');

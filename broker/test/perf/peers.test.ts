@@ -237,7 +237,8 @@ describe('peer tables', () => {
 
   it("gives the README each scenario's headline figure with its ratios", () => {
     const md = renderReadmeSummary(results);
-    expect(md).toContain('| seed p99, kafka-producer-perf-test (ms) | 4.00 | 8.00 | 16.0 | 0.50× | 0.25× |');
+    expect(md).toContain('| seed p99 ms, kafka-producer-perf-test | 4.00 | 8.00 | 16.0 | 0.50× | 0.25× |');
+    expect(md).toContain('| seed p99 ms, minnow perf | 2.00 | 4.00 | 8.00 | 0.50× | 0.25× |');
     expect(md).not.toContain('max produce 1 KiB'); // that scenario did not run
   });
 });
