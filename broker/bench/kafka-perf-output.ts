@@ -79,16 +79,32 @@ export interface KafkaConsumerPerfRow {
 const CONSUMER_HEADER =
   'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
 
+/** A row's ten fields: two times (yyyy-MM-dd HH:mm:ss:SSS), then eight numbers. */
+function rowNumbers(line: string): number[] | undefined {
+  const fields = line.split(',').map((f) => f.trim());
+  const nums = fields.slice(2).map(Number);
+  return /^\d{4}-\d\d-\d\d /.test(fields[0] ?? '') && nums.length === 8 && nums.every((x) => Number.isFinite(x))
+    ? nums
+    : undefined;
+}
+
 /**
- * The row after ConsumerPerformance's header: "start, end, MB, MB/s, records, records/s,
- * rebalance ms, fetch ms, fetch MB/s, fetch records/s" (times as yyyy-MM-dd HH:mm:ss:SSS).
+ * The row under ConsumerPerformance's header: "start, end, MB, MB/s, records, records/s,
+ * rebalance ms, fetch ms, fetch MB/s, fetch records/s". A warning may come between them (the
+ * "Exiting before consuming the expected number of messages" of a --timeout): the row is then
+ * still printed, with what was read.
  */
 export function consumerPerfRow(output: string): KafkaConsumerPerfRow {
   const lines = output.split('\n').map((l) => l.trim());
   const h = lines.indexOf(CONSUMER_HEADER);
-  const fields = h >= 0 ? (lines[h + 1] ?? '').split(',').map((f) => f.trim()) : [];
-  const nums = fields.slice(2).map(Number);
-  if (h < 0 || nums.length !== 8 || nums.some((x) => !Number.isFinite(x)))
+  const nums =
+    h < 0
+      ? undefined
+      : lines
+          .slice(h + 1)
+          .map(rowNumbers)
+          .find((x) => x !== undefined);
+  if (!nums)
     throw new Error(
       `kafka-consumer-perf-test printed no result row under "${CONSUMER_HEADER.slice(0, 40)}..."; its output ends:\n${lines.slice(-15).join('\n')}`,
     );

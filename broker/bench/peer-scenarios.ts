@@ -151,7 +151,8 @@ export async function consumeScenario(
   log(`  kafka-consumer-perf-test: ${records} records of ${topic}`);
   const k = await runKafkaTool(
     'ConsumerPerformance',
-    ['--bootstrap-server', peer.bootstrap, '--topic', topic, '--messages', records, '--timeout', 20_000],
+    // --timeout is the longest wait for records: Kafka creates __consumer_offsets (50 partitions) at the first join.
+    ['--bootstrap-server', peer.bootstrap, '--topic', topic, '--messages', records, '--timeout', 60_000],
     kafkaVersion,
   );
   const row = consumerPerfRow(k.output);
@@ -177,7 +178,7 @@ export async function consumeScenario(
     '--fetch-size',
     MiB,
     '--timeout',
-    '20s',
+    '60s',
   ]);
   const s = m.summary;
   const peak = peakBetween(peer.sampler, from, Date.now());

@@ -120,8 +120,12 @@ function toolRows(tool: ToolName, produce: boolean): Row[] {
   const rows: Row[] = [
     {
       label: `${tool}: records/s (MB/s)`,
-      value: f((t) => [t.recordsPerSec, t.mbPerSec]),
-      show: ([rec, mbs]) => (Number.isFinite(rec!) ? `${int(rec!)} (${mbs!.toFixed(1)})` : '–'),
+      value: f((t) => [t.recordsPerSec, t.mbPerSec, t.missing]),
+      // A run that lost records (not acknowledged, or not read before --timeout) says so in its cell.
+      show: ([rec, mbs, missing]) =>
+        Number.isFinite(rec!)
+          ? `${int(rec!)} (${mbs!.toFixed(1)})${missing! > 0 ? `, ${int(missing!)} records short` : ''}`
+          : '–',
     },
   ];
   if (produce)

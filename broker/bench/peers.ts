@@ -121,7 +121,7 @@ class PeersRun {
     const consume = this.scenario(
       'consume',
       'Consume the 1 KiB topic',
-      "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 20000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
+      "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 60000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
     );
     const max100 = this.scenario(
       'max100',

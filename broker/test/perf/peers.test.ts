@@ -89,6 +89,16 @@ describe("kafka-consumer-perf-test's output", () => {
     });
   });
 
+  it('reads the row after the warning of a run that timed out', () => {
+    const [header, row] = KCPT_OUTPUT.split('\n');
+    const out = [
+      header,
+      'WARNING: Exiting before consuming the expected number of messages: timeout (20000 ms) exceeded. You can use the --timeout option to increase the timeout.',
+      row!.replace(', 20000, ', ', 1200, '),
+    ].join('\n');
+    expect(consumerPerfRow(out)).toMatchObject({ records: 1200, fetchMs: 923 });
+  });
+
   it('refuses output without the row', () => {
     expect(() => consumerPerfRow(KCPT_OUTPUT.split('\n')[0]!)).toThrow(/no result row/);
     expect(() => consumerPerfRow('WARN Connection to node -1 could not be established')).toThrow(/no result row/);
@@ -211,6 +221,15 @@ describe('peer tables', () => {
     const table = renderScenarioTable(s, PEERS);
     expect(table).not.toContain('256m');
     expect(table).toContain('| kafka-producer-perf-test: broker CPU, % of a core | – | 50 % | – |');
+  });
+
+  it('says in the throughput cell when a tool got fewer records through than it was asked', () => {
+    const short = result('kafka-small', 16, 100, 300);
+    short.runs[0] = { ...short.runs[0]!, missing: 1500 };
+    const table = renderScenarioTable({ ...SEED, results: [SEED.results[0]!, short] }, PEERS);
+    expect(table).toContain(
+      '| kafka-producer-perf-test: records/s (MB/s) | 7,000 (6.8) | 7,000 (6.8), 1,500 records short | 1.00× |',
+    );
   });
 
   const results: PeersResults = {
