@@ -34,7 +34,17 @@ import { summarizeProfileFile } from './cpu-profile';
 import { fmtRate, latencyChart } from './plot';
 import { runPeersIfAvailable } from './peers';
 import { sample } from './proc';
-import { BrokerProcess, BROKER_DIR, buildSources, log, OUT, perf, sleep, ToolRun } from './processes';
+import {
+  BrokerProcess,
+  BROKER_DIR,
+  buildSources,
+  log,
+  OUT,
+  perf,
+  sleep,
+  ToolRun,
+  waitForQuietMachine,
+} from './processes';
 import { render, replaceSection } from './report';
 import {
   Args,
@@ -602,19 +612,11 @@ class BenchRun {
   }
 }
 
-/** Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment. */
-async function waitForQuietMachine(): Promise<void> {
-  for (let waited = 0; os.loadavg()[0]! > 1.5 && waited < 180 && !QUICK; waited += 10) {
-    if (waited === 0) log(`load average ${os.loadavg()[0]!.toFixed(2)}: waiting up to 3 min for it to drop below 1.5`);
-    await sleep(10_000);
-  }
-}
-
 async function main(): Promise<void> {
   const t0 = Date.now();
   mkdirSync(OUT, { recursive: true });
   buildSources();
-  await waitForQuietMachine();
+  if (!QUICK) await waitForQuietMachine();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'minnow-bench-'));
   let results: Results;
   try {

@@ -28,7 +28,7 @@ import {
   replaceMarkedBlock,
   ScenarioId,
 } from './peers-report';
-import { BROKER_DIR, buildSources, log, OUT } from './processes';
+import { BROKER_DIR, buildSources, log, OUT, waitForQuietMachine } from './processes';
 
 const REPO = path.resolve(BROKER_DIR, '..');
 const BENCHMARKS_MD = path.join(REPO, 'BENCHMARKS.md');
@@ -282,6 +282,7 @@ async function main(): Promise<void> {
   const missing = peersUnavailable();
   if (missing) throw new Error(`bench:peers needs a JDK 17+ and Maven: ${missing}`);
   buildSources();
+  if (!o.quick) await waitForQuietMachine();
   await runPeers(o);
 }
 

@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../tools/kafka-oracle/kafka';
 import { machineBusyPercent, Sampler, systemCpu } from './proc';
@@ -184,5 +185,13 @@ export function buildSources(): void {
   } catch (err) {
     if (!existsSync(MAIN)) throw err;
     log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
+  }
+}
+
+/** Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment. */
+export async function waitForQuietMachine(): Promise<void> {
+  for (let waited = 0; os.loadavg()[0]! > 1.5 && waited < 180; waited += 10) {
+    if (waited === 0) log(`load average ${os.loadavg()[0]!.toFixed(2)}: waiting up to 3 min for it to drop below 1.5`);
+    await sleep(10_000);
   }
 }
