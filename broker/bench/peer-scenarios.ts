@@ -102,8 +102,7 @@ async function minnowProducePerf(
           '--report-interval',
           '5s',
         ]);
-  const run = await perf<ProduceSummary>('produce', args);
-  for (const line of run.stdout.trim().split('\n')) log(`  ${line}`);
+  const run = await perf<ProduceSummary>('produce', args, [0], (line) => log(`  ${line}`));
   return fromProduceSummary(run, peer, throughput > 0, numRecords);
 }
 

@@ -147,6 +147,8 @@ export async function perf<S>(
   sub: 'produce' | 'consume' | 'e2e',
   args: (string | number)[],
   okCodes = [0],
+  /** Each whole line the tool prints, as it prints it (its --report-interval progress). */
+  onLine?: (line: string) => void,
 ): Promise<ToolRun<S>> {
   const json = path.join(OUT, `run-${process.pid}-${jsonCounter++}.json`);
   const full = ['perf', sub, ...args.map(String), '--json', json];
@@ -157,7 +159,14 @@ export async function perf<S>(
   const sys0 = systemCpu();
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  let shown = 0;
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (!onLine) return;
+    const end = stdout.lastIndexOf('\n') + 1;
+    for (const line of stdout.slice(shown, end).split('\n')) if (line.trim()) onLine(line);
+    shown = Math.max(shown, end);
+  });
   child.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   children.delete(child.pid!);
