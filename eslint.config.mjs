@@ -13,6 +13,8 @@ export default tseslint.config(
       '**/node_modules/**',
       'cdk.out/**',
       'broker/dist/**',
+      'broker/bench/.build/**', // the bench's own compiled copy of src/
+      'broker/bench/.scratch/**',
       'broker/src/protocol/messages/**',
       'broker/test/.venv/**',
       'broker/test/java/**',
