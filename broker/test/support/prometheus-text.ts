@@ -1,6 +1,5 @@
 // Reads Prometheus text exposition (what GET /metrics answers) with parse-prometheus-text-format,
 // the parser ported from Prometheus's own Python client, into samples a test can look up.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the package ships no types
 const parsePrometheusTextFormat = require('parse-prometheus-text-format') as (text: string) => ParsedFamily[];
 
 interface ParsedFamily {
