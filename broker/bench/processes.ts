@@ -62,7 +62,7 @@ export class BrokerProcess {
 
   static async start(
     storageUrl: string,
-    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info' } = {},
+    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; extraArgs?: string[] } = {},
   ): Promise<BrokerProcess> {
     const port = await freePort();
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
@@ -78,6 +78,7 @@ export class BrokerProcess {
         storageUrl,
         '--log-level',
         opts.logLevel ?? 'warn',
+        ...(opts.extraArgs ?? []),
       ],
       {
         cwd: BROKER_DIR,
