@@ -116,6 +116,19 @@ describe('BrokerMetrics', () => {
     expect(s.value('minnow_consumer_group_lag', { group: 'fast' })).toBe(1);
   });
 
+  it('escapes group ids that are not plain words, so the text still parses', async () => {
+    const odd = 'billing "eu"\\west\nsecond line';
+    storage.createTopic('t', 1, {});
+    const data = encodeRecordBatch({ records: [{ value: Buffer.from('x') }] });
+    storage.append(
+      [{ topic: 't', partition: 0, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false }],
+      0,
+    );
+    storage.commitOffsets(odd, [{ topic: 't', partition: 0, offset: 0, leaderEpoch: -1, metadata: null }], 0);
+    const s = await scrape(metrics());
+    expect(s.value('minnow_consumer_group_lag', { group: odd })).toBe(1);
+  });
+
   it('reports the SQLite file and its volume', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-metrics-'));
     const dbPath = path.join(dir, 'minnow.db');
