@@ -69,7 +69,7 @@ export class BrokerProcess {
   static async start(
     storageUrl: string,
     /** `main`: another build's cli/main.js (A/B runs, bench/produce-path.bench.ts). */
-    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; main?: string } = {},
+    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; main?: string; extraArgs?: string[] } = {},
   ): Promise<BrokerProcess> {
     const port = await freePort();
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
@@ -85,6 +85,7 @@ export class BrokerProcess {
         storageUrl,
         '--log-level',
         opts.logLevel ?? 'warn',
+        ...(opts.extraArgs ?? []),
       ],
       {
         cwd: BROKER_DIR,

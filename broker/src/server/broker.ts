@@ -30,6 +30,8 @@ import { describeListeners, ResolvedListener, resolveListeners, usesTls } from '
 import type { Session } from './session';
 import { ReloadOutcome, TlsCertificates } from './tls-certificates';
 import { describeCertificate } from './tls-material';
+import { BrokerMetrics } from './metrics/broker-metrics';
+import { MetricsServer, openMetricsServer } from './metrics/metrics-server';
 
 /** Batches deleted per retention step, so one step never holds the writer for long. */
 const RETENTION_BATCHES_PER_STEP = 500;
@@ -65,6 +67,8 @@ export interface RunningBroker {
   port: number;
   /** Every listener, with its bound port. */
   listeners: readonly ResolvedListener[];
+  /** The metrics endpoint's bound address (MINNOW_METRICS_LISTENER); undefined when it is off. */
+  metricsEndpoint: { host: string; port: number } | undefined;
   config: BrokerConfig;
   context: BrokerContext;
   /** Reads the TLS files again now (SIGHUP); 'unchanged' without TLS listeners. */
@@ -187,6 +191,17 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   };
   const registry = new ConnectionRegistry(config, logger, warnings, quotas.connections);
   const connections = registry.connections;
+  // Counters exist only with the endpoint on: without it a request pays one undefined check.
+  if (config.metricsListener) {
+    context.metrics = new BrokerMetrics(
+      {
+        storage,
+        dbPath: storage instanceof SqliteStorage ? storage.path : undefined,
+        connections: () => connections.size,
+      },
+      { apiKeys: [...handlers.keys()] },
+    );
+  }
   let nextConnectionId = 1;
   const hasTls = listeners.some((l) => usesTls(l.securityProtocol));
   let certificates: TlsCertificates | undefined;
@@ -234,6 +249,19 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     storage.close();
     throw err;
   });
+  let metricsServer: MetricsServer | undefined;
+  if (context.metrics) {
+    try {
+      metricsServer = await openMetricsServer(config.metricsListener!, context.metrics, logger);
+    } catch (err) {
+      await servers.close();
+      certificates?.stop();
+      registry.stop();
+      groups.close();
+      storage.close();
+      throw err;
+    }
+  }
   certificates?.watch(config.tlsReloadIntervalMs);
   const port = listeners[0]!.port;
 
@@ -268,6 +296,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     superUsers: config.superUsers.length,
     allowEveryoneIfNoAclFound: authorizer.allowEveryoneIfNoAclFound,
     acls: authorizer.acls().length,
+    ...(metricsServer && { metrics: metricsUrl(metricsServer) }),
     ...(certificates && {
       tlsCertificate: describeCertificate(certificates.material.certificate),
       tlsClientAuth: config.tlsClientAuth,
@@ -281,6 +310,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       clearInterval(retention);
       certificates?.stop();
       const closed = servers.close();
+      const metricsClosed = metricsServer?.close();
       fetchWaiters.close();
       groups.close();
       const drained = Promise.all([...connections].map((c) => c.drained()));
@@ -289,6 +319,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       clearTimeout(timer);
       for (const c of connections) c.close();
       await closed;
+      await metricsClosed;
       registry.stop();
       warnings.flush();
       storage.close();
@@ -299,5 +330,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       });
     })());
   const reloadTls = () => certificates?.reload() ?? 'unchanged';
-  return { host: listeners[0]!.host, port, listeners, config, context, reloadTls, stop };
+  const metricsEndpoint = metricsServer && { host: metricsServer.host, port: metricsServer.port };
+  return { host: listeners[0]!.host, port, listeners, metricsEndpoint, config, context, reloadTls, stop };
+}
+
+/** `http://127.0.0.1:9464/metrics`, `http://[::1]:9464/metrics`: where to point a scraper. */
+function metricsUrl(endpoint: { host: string; port: number }): string {
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return `http://${host}:${endpoint.port}/metrics`;
 }

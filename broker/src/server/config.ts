@@ -11,6 +11,7 @@ import {
 } from '../storage/storage-url';
 import {
   describeListeners,
+  type Endpoint,
   LISTENER_URL_FORM,
   ListenerConfig,
   parseListenerList,
@@ -18,6 +19,7 @@ import {
   usesTls,
 } from './listeners';
 import { TLS_CLIENT_AUTH_VALUES, TlsClientAuth } from './tls-material';
+import { METRICS_LISTENER_FORM, parseMetricsListener, sharesPort } from './metrics/metrics-listener';
 
 export type { Endpoint } from './listeners';
 
@@ -104,6 +106,8 @@ export interface BrokerConfig {
    * as STATIC_BROKER_CONFIG, the rest (at their defaults) as DEFAULT_CONFIG, as Kafka does.
    */
   explicit?: ReadonlySet<string>;
+  /** Where the Prometheus endpoint (GET /metrics) listens; undefined: no endpoint (server/metrics). */
+  metricsListener: Endpoint | undefined;
 }
 
 /** One setting: its env name, flag, default and parser. */
@@ -524,6 +528,16 @@ export const SETTINGS = [
     expected: 'true|false',
     parse: bool,
   },
+  // Broker metrics (server/metrics, issue 14): Prometheus text on a port of its own; off by default.
+  {
+    key: 'metricsListener',
+    env: 'MINNOW_METRICS_LISTENER',
+    flag: 'metrics-listener',
+    doc: "HOST:PORT of an HTTP endpoint answering GET /metrics in Prometheus text format (request and error counts, bytes in/out, consumer group lag, database and volume size); never a Kafka listener's port. Unset: no endpoint",
+    default: undefined,
+    expected: METRICS_LISTENER_FORM,
+    parse: parseMetricsListener,
+  },
 ] as const satisfies readonly Setting<keyof BrokerConfig>[];
 
 /** `User:admin;User:ops` -> ['User:admin', 'User:ops'] (Kafka splits super.users on ;). */
@@ -595,6 +609,14 @@ export function checkConfig(cfg: BrokerConfig): void {
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(
       `SOCKET_REQUEST_MAX_BYTES=${cfg.maxRequestBytes} is larger than QUEUED_MAX_REQUEST_BYTES=${cfg.queuedMaxRequestBytes}: a request that big could never be read; raise QUEUED_MAX_REQUEST_BYTES or lower SOCKET_REQUEST_MAX_BYTES`,
+    );
+  }
+  // Two servers cannot bind one port; say which settings collide rather than fail on EADDRINUSE.
+  const metrics = cfg.metricsListener;
+  const taken = metrics && cfg.listeners.find((l) => sharesPort(metrics, l));
+  if (metrics && taken) {
+    throw new ConfigError(
+      `MINNOW_METRICS_LISTENER=${metrics.host}:${metrics.port} uses the port of the Kafka listener ${taken.host}:${taken.port} (LISTENER_URL): give the metrics endpoint a port of its own, e.g. 9464`,
     );
   }
   // Auto-created topics get NUM_PARTITIONS partitions: more than a topic may have could never be used.

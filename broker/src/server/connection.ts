@@ -262,6 +262,8 @@ export class Connection {
           apiKeys: own,
           throttleTimeMs: 0,
         });
+        this.broker.metrics?.requested(apiKey);
+        this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
         this.releaseRequest(reserved);
         return;
       }
@@ -305,14 +307,18 @@ export class Connection {
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);
+      const metrics = this.broker.metrics;
+      metrics?.requested(apiKey);
       // Client quotas (server/quotas): looked at only when one is set, so without quotas a request
       // costs one property read more.
       const quotasOn = this.broker.quotas.clientQuotasOn;
       let handlerMs = 0;
       const finish = (body: unknown) => {
-        if (quotasOn) this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
+        let sent = body;
+        if (quotasOn) sent = this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+        if (metrics && !this.closed) metrics.answered(apiKey, sent);
         slot.done = true;
         if (this.sasl?.failed) this.closeWhenFlushed = true;
         if (this.broker.logger.enabled('debug')) {
@@ -359,7 +365,7 @@ export class Connection {
    * Encodes the response and records the request against its client's quotas (request bytes,
    * response bytes, handler and encoding time); over a quota, the response carries the throttle
    * time (a fetch then carries no data) and goes out at once, and the connection is muted for
-   * that time (KIP-219).
+   * that time (KIP-219). Returns the body sent (the throttled one, if throttled).
    */
   private finishWithQuotas(
     slot: Slot,
@@ -367,8 +373,8 @@ export class Connection {
     requestBytes: number,
     handlerMs: number,
     body: unknown,
-  ): void {
-    if (this.closed) return;
+  ): unknown {
+    if (this.closed) return body;
     const t0 = performance.now();
     let chunks = body === null ? null : this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, body);
     const responseBytes = chunks ? chunks.reduce((n, c) => n + c.length, 0) : 0;
@@ -385,11 +391,16 @@ export class Connection {
       },
       Date.now(),
     );
+    let sent = body;
     if (t.throttleMs > 0) {
-      if (body !== null) chunks = this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, throttledBody(body, t));
+      if (body !== null) {
+        sent = throttledBody(body, t);
+        chunks = this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, sent);
+      }
       this.mute(t.throttleMs);
     }
     if (chunks) this.setResponse(slot, chunks);
+    return sent;
   }
 
   /** Stops reading and starting requests for `ms` (or longer, if already muted for longer). */

@@ -11,6 +11,7 @@ import type { BrokerQuotas } from './quotas/broker-quotas';
 import type { Session } from './session';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator';
 import type { ResolvedListener } from './listeners';
+import type { BrokerMetrics } from './metrics/broker-metrics';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -30,6 +31,8 @@ export interface BrokerContext {
   authorizer: Authorizer;
   /** Client quotas (produce/fetch bytes, request time) and the per-IP connection rate: server/quotas. */
   quotas: BrokerQuotas;
+  /** Counters for GET /metrics (server/metrics); undefined while MINNOW_METRICS_LISTENER is unset. */
+  metrics?: BrokerMetrics;
   now(): number;
 }
 

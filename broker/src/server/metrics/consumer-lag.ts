@@ -1,0 +1,45 @@
+// minnow_consumer_group_lag{group} and minnow_consumer_group_lag_max, computed at scrape time from
+// storage: what `kafka-consumer-groups --describe` sums, without asking the broker over Kafka.
+import type { Storage } from '../../storage/storage';
+
+export interface GroupLag {
+  group: string;
+  /** Sum over the group's committed partitions of (high watermark - committed offset). */
+  lag: number;
+}
+
+export interface ConsumerLag {
+  /** The `limit` groups with the largest lag (ties by name), largest first. */
+  groups: GroupLag[];
+  /** The largest lag of all groups (0 without groups): one series for an alarm. */
+  max: number;
+  /** Groups with committed offsets, all of them (also those past `limit`). */
+  groupCount: number;
+}
+
+/**
+ * Lag of every group with committed offsets. A partition whose topic is gone, or whose committed
+ * offset is negative (no position), adds nothing; a committed offset past the high watermark (a
+ * topic deleted and made again) counts 0, not a negative lag. One high-watermark read per
+ * partition per scrape, however many groups commit to it.
+ */
+export function consumerLag(storage: Storage, limit: number): ConsumerLag {
+  const highWatermarks = new Map<string, number | undefined>();
+  const highWatermark = (topic: string, partition: number) => {
+    const key = `${partition}:${topic}`;
+    if (!highWatermarks.has(key)) highWatermarks.set(key, storage.offsets(topic, partition)?.highWatermark);
+    return highWatermarks.get(key);
+  };
+  const all: GroupLag[] = [];
+  for (const group of storage.offsetGroups()) {
+    let lag = 0;
+    for (const c of storage.fetchOffsets(group)) {
+      const hw = c.offset < 0 ? undefined : highWatermark(c.topic, c.partition);
+      if (hw !== undefined) lag += Math.max(0, hw - c.offset);
+    }
+    all.push({ group, lag });
+  }
+  const max = all.reduce((m, g) => Math.max(m, g.lag), 0);
+  all.sort((a, b) => b.lag - a.lag || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  return { groups: all.slice(0, limit), max, groupCount: all.length };
+}

@@ -1,0 +1,71 @@
+import { encodeRecordBatch, readBatchHeader } from '../../../src/protocol/record-batch';
+import { consumerLag } from '../../../src/server/metrics/consumer-lag';
+import { openStorage } from '../../../src/storage/open-storage';
+import type { Storage } from '../../../src/storage/storage';
+
+/** Appends `n` one-record batches to topic/partition. */
+function produce(storage: Storage, topic: string, partition: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const data = encodeRecordBatch({ records: [{ value: Buffer.from(`v${i}`) }] });
+    storage.append([{ topic, partition, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false }], 0);
+  }
+}
+
+const commit = (storage: Storage, group: string, topic: string, partition: number, offset: number) =>
+  storage.commitOffsets(group, [{ topic, partition, offset, leaderEpoch: -1, metadata: null }], 0);
+
+describe('consumerLag', () => {
+  let storage: Storage;
+  beforeEach(() => {
+    storage = openStorage('memory://');
+    storage.createTopic('orders', 2, {});
+    storage.createTopic('audit', 1, {});
+    produce(storage, 'orders', 0, 10);
+    produce(storage, 'orders', 1, 4);
+    produce(storage, 'audit', 0, 6);
+  });
+  afterEach(() => storage.close());
+
+  it('is 0 with max 0 without groups', () => {
+    expect(consumerLag(storage, 10)).toEqual({ groups: [], max: 0, groupCount: 0 });
+  });
+
+  it("sums high watermark - committed offset over each group's committed partitions", () => {
+    commit(storage, 'billing', 'orders', 0, 3); // 7 behind
+    commit(storage, 'billing', 'orders', 1, 4); // caught up
+    commit(storage, 'billing', 'audit', 0, 1); // 5 behind
+    commit(storage, 'search', 'orders', 0, 9); // 1 behind
+    const lag = consumerLag(storage, 10);
+    expect(lag.groups).toEqual([
+      { group: 'billing', lag: 12 },
+      { group: 'search', lag: 1 },
+    ]);
+    expect(lag.max).toBe(12);
+    expect(lag.groupCount).toBe(2);
+  });
+
+  it('ignores partitions of topics that do not exist and negative offsets, and never reports a negative lag', () => {
+    commit(storage, 'g', 'orders', 0, 2); // 8 behind
+    commit(storage, 'g', 'audit', 0, 50); // past the end (topic made anew): 0, not -44
+    commit(storage, 'g', 'orders', 1, -1); // no position
+    commit(storage, 'gone', 'ghost', 0, 0); // a topic this storage does not have
+    expect(consumerLag(storage, 10).groups).toEqual([
+      { group: 'g', lag: 8 },
+      { group: 'gone', lag: 0 },
+    ]);
+  });
+
+  it('names only the `limit` most lagging groups, but counts all of them in max and groupCount', () => {
+    commit(storage, 'a', 'orders', 0, 9); // 1
+    commit(storage, 'b', 'orders', 0, 0); // 10
+    commit(storage, 'c', 'orders', 0, 5); // 5
+    commit(storage, 'd', 'orders', 0, 5); // 5
+    const lag = consumerLag(storage, 2);
+    expect(lag.groups).toEqual([
+      { group: 'b', lag: 10 },
+      { group: 'c', lag: 5 },
+    ]);
+    expect(lag.max).toBe(10);
+    expect(lag.groupCount).toBe(4);
+  });
+});
