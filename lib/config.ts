@@ -40,10 +40,17 @@ export interface MinnowConfig {
   readonly logLevel: string;
   /** @default 'on': SASL_SSL on the public port, plaintext on loopback only */
   readonly security: SecurityMode;
+  /** Days CloudWatch Logs keeps the broker's log and the agent's metric events. @default 30 */
+  readonly logRetentionDays: number;
 }
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
 export const DEFAULT_DATA_VOLUME_GIB = 20;
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
+/** The retention periods CloudWatch Logs accepts (PutRetentionPolicy); anything else fails the deploy. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 
 const EXAMPLE = 'npx cdk deploy -c allowedCidr=203.0.113.7/32';
 
@@ -146,6 +153,14 @@ export function readConfig(node: Node): MinnowConfig {
     throw new Error(`context logLevel="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const retentionText = str(node, 'logRetentionDays');
+  const logRetentionDays = retentionText === undefined ? DEFAULT_LOG_RETENTION_DAYS : Number(retentionText);
+  if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
+    throw new Error(
+      `context logRetentionDays="${retentionText}" is not a retention CloudWatch Logs accepts: use one of ${LOG_RETENTION_DAYS.join(', ')}`,
+    );
+  }
+
   return {
     allowedCidr,
     allowPublic,
@@ -157,5 +172,6 @@ export function readConfig(node: Node): MinnowConfig {
     ...(amiId !== undefined && { amiId }),
     logLevel,
     security,
+    logRetentionDays,
   };
 }

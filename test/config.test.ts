@@ -12,6 +12,7 @@ test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no s
     cpuCredits: 'standard',
     logLevel: 'info',
     security: 'on',
+    logRetentionDays: 30,
   });
 });
 
@@ -40,6 +41,7 @@ test('every value, as the CLI passes them (strings)', () => {
     amiId: 'ami-0123456789abcdef0',
     logLevel: 'debug',
     security: 'off',
+    logRetentionDays: 30,
   });
 });
 
@@ -67,6 +69,12 @@ test.each([
   [{ allowedCidr: '10.0.0.0/8', cpuCredits: 'burst' }, /cpuCredits="burst" must be standard or unlimited/],
   [{ allowedCidr: '10.0.0.0/8', amiId: 'al2023' }, /amiId="al2023" is not an AMI id/],
   [{ allowedCidr: '10.0.0.0/8', logLevel: 'loud' }, /logLevel="loud" must be one of/],
+  [{ allowedCidr: '10.0.0.0/8', logRetentionDays: '10' }, /logRetentionDays="10" is not a retention .* 7, 14, 30/],
 ])('refuses %j', (context, message) => {
   expect(() => read(context)).toThrow(message);
+});
+
+test('logRetentionDays: a retention CloudWatch Logs accepts, as a string or a number', () => {
+  expect(read({ allowedCidr: '10.0.0.0/8', logRetentionDays: '7' }).logRetentionDays).toBe(7);
+  expect(read({ allowedCidr: '10.0.0.0/8', logRetentionDays: 365 }).logRetentionDays).toBe(365);
 });

@@ -15,6 +15,7 @@
 #   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
 #   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
+#   MINNOW_LOG_GROUP  MINNOW_METRICS_LOG_GROUP  MINNOW_CPU_CREDITS  MINNOW_METRICS_PORT=9464: deploy/observe.sh
 #   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
@@ -43,6 +44,7 @@ case "$security" in
     ;;
 esac
 loopback_port=${MINNOW_LOOPBACK_PORT:-9092}
+metrics_port=${MINNOW_METRICS_PORT:-9464}
 listen_host=${MINNOW_LISTEN_HOST:-0.0.0.0}
 log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
@@ -225,12 +227,14 @@ SUPER_USERS=User:admin
 ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
 MINNOW_ADMIN_USER=admin
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
+LOG_LEVEL=${log_level}
+MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
 else
   env_text="LISTENER_URL=tcp://${listen_host}:${port}
 ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
+LOG_LEVEL=${log_level}
+MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
 fi
 if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
   log "writing ${env_file}"
@@ -260,4 +264,7 @@ if [ "$changed" = 1 ]; then
 else
   systemctl start minnow.service
 fi
+# The CloudWatch agent and the CPU credit mode, in the release's deploy/observe.sh.
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/observe.sh"
 log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"

@@ -63,6 +63,8 @@ esac`,
     prev=""; for a in "$@"; do if [ "$prev" = --value ]; then cp "\${a#file://}" "$STUB_STATE/ssm-ca"; fi; prev=$a; done ;;
   *"secretsmanager get-secret-value --secret-id ${ADMIN_SECRET_ARN} "*)
     cat "$STUB_STATE/admin-secret" 2>/dev/null || echo ${ADMIN_PASSWORD} ;;
+  *"ec2 modify-instance-credit-specification "*)
+    [ ! -e "$STUB_STATE/credit-denied" ] || { echo "An error occurred (UnauthorizedOperation)" >&2; exit 254; } ;;
   *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
 esac`,
   id: '[ -e "$STUB_STATE/user-minnow" ]',
@@ -77,6 +79,8 @@ esac`,
   xfs_growfs: 'true',
   chown: 'true',
   systemctl: 'true',
+  // The CloudWatch agent's control script (deploy/observe.sh): fetch-config validates the JSON.
+  'amazon-cloudwatch-agent-ctl': `[ ! -e "$STUB_STATE/agent-broken" ] || exit 1`,
   // npm ci for real would rebuild native modules from the registry; link the repository's installed
   // node_modules instead (the workspaces root holds the broker's dependencies), which is what
   // `npm ci --omit=dev` produces plus dev and kit dependencies.
