@@ -37,8 +37,11 @@ export interface Sandbox {
 }
 
 const STUBS: Record<string, string> = {
-  dnf: 'touch "$STUB_STATE/packages"',
-  rpm: '[ -e "$STUB_STATE/packages" ]',
+  // Installed packages: state/packages (removed to model a new root disk) and one pkg-<name> each.
+  dnf: `for a in "$@"; do case $a in -* | install) ;; *) touch "$STUB_STATE/pkg-$a" ;; esac; done
+touch "$STUB_STATE/packages"`,
+  rpm: `[ -e "$STUB_STATE/packages" ] || exit 1
+for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; esac; done`,
   curl: `case "$*" in
   *api/token*) echo token-123 ;;
   *meta-data/instance-id) echo ${INSTANCE_ID} ;;
