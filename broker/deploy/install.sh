@@ -15,7 +15,6 @@
 #   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
 #   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
-#   MINNOW_LOG_GROUP  MINNOW_METRICS_LOG_GROUP  MINNOW_CPU_CREDITS  MINNOW_METRICS_PORT=9464: deploy/observe.sh
 #   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
@@ -264,7 +263,6 @@ if [ "$changed" = 1 ]; then
 else
   systemctl start minnow.service
 fi
-# The CloudWatch agent and the CPU credit mode, in the release's deploy/observe.sh.
-# shellcheck source=/dev/null # checked on its own
+# shellcheck source=/dev/null # CloudWatch agent, CPU credit mode
 . "${release_dir}/deploy/observe.sh"
 log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"

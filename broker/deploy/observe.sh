@@ -3,6 +3,8 @@
 # broker has been started (it lives in the release, not in install.sh, to keep the EC2 user data
 # under its 16 KB limit), so it shares install.sh's variables and functions (log, ROOT, region,
 # instance_id, release_dir, etc_dir, security, port, loopback_port, metrics_port, poll_s).
+# Settings (install.env): MINNOW_LOG_GROUP, MINNOW_METRICS_LOG_GROUP, MINNOW_CPU_CREDITS,
+# MINNOW_METRICS_PORT=9464 (read by install.sh), MINNOW_BROKER_WAIT_S=600.
 #
 # 1. The CloudWatch agent (MINNOW_LOG_GROUP and MINNOW_METRICS_LOG_GROUP set): memory and disk
 #    use, the broker's Prometheus endpoint scraped into the `minnow` namespace, and the broker's
