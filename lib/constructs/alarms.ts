@@ -99,7 +99,8 @@ export class Alarms extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           evaluationPeriods: 3,
           datapointsToAlarm: 3,
-          // Before the first two datapoints there is no DIFF: no data is not an emergency.
+          // The first datapoint has no DIFF, and AND counts a missing value as 0 (false): not breaching.
+          // No data at all (a stopped instance) is not an emergency either.
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
         notify,
