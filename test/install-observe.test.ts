@@ -202,7 +202,7 @@ describeWithTools(
       const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_LOOPBACK_PORT: String(broker.port) });
       expectSuccess(run);
       expect(credits(run)).toEqual([
-        `aws --region ${REGION} ec2 modify-instance-credit-specification --instance-credit-specifications InstanceId=${INSTANCE_ID},CpuCredits=standard`,
+        `aws --region ${REGION} ec2 modify-instance-credit-specification --instance-credit-specifications InstanceId=${INSTANCE_ID},CpuCredits=standard --query UnsuccessfulInstanceCreditSpecifications[0].Error.Message --output text`,
       ]);
       expect(run.stderr).toContain('CPU credits: standard');
       expect(run.stderr).not.toContain('does not answer');
@@ -225,7 +225,7 @@ describeWithTools(
       expectSuccess(run);
       expect(run.stderr).not.toContain('does not answer');
       expect(credits(run)).toHaveLength(1);
-      expect(credits(run)[0]).toMatch(/CpuCredits=unlimited$/);
+      expect(credits(run)[0]).toMatch(/CpuCredits=unlimited /);
     } finally {
       await broker.close();
     }
@@ -254,6 +254,21 @@ describeWithTools(
       const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_LOOPBACK_PORT: String(broker.port) });
       expectSuccess(run);
       expect(run.stderr).toContain('could not set CPU credits to standard; the instance stays in its launch mode');
+    } finally {
+      await broker.close();
+    }
+  });
+
+  test('a change EC2 reports as unsuccessful (exit 0, an error in the response) is a warning too', async () => {
+    const broker = await listening();
+    try {
+      const sb = createSandbox();
+      fs.writeFileSync(path.join(sb.state, 'credit-unsuccessful'), 'The instance does not support unlimited\n');
+      const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'unlimited', MINNOW_LOOPBACK_PORT: String(broker.port) });
+      expectSuccess(run);
+      expect(run.stderr).toContain('EC2 refused the credit mode: The instance does not support unlimited');
+      expect(run.stderr).toContain('could not set CPU credits to unlimited');
+      expect(run.stderr).not.toContain('CPU credits: unlimited');
     } finally {
       await broker.close();
     }

@@ -71,7 +71,7 @@ setup_cloudwatch_agent() {
 
 # Waits (bounded) until the broker accepts connections on loopback, then sets the credit mode.
 set_cpu_credit_mode() {
-  local probe_port=$port deadline
+  local probe_port=$port deadline refused
   if [ "$security" = on ]; then
     probe_port=$loopback_port
   fi
@@ -83,9 +83,14 @@ set_cpu_credit_mode() {
     fi
     sleep "$poll_s"
   done
-  aws --region "$region" ec2 modify-instance-credit-specification \
-    --instance-credit-specifications "InstanceId=${instance_id},CpuCredits=${MINNOW_CPU_CREDITS}" >/dev/null || return 1
-  log "CPU credits: ${MINNOW_CPU_CREDITS}"
+  # A refused change comes back in the response (exit 0), e.g. unlimited on a host-tenancy T3.
+  refused=$(aws --region "$region" ec2 modify-instance-credit-specification \
+    --instance-credit-specifications "InstanceId=${instance_id},CpuCredits=${MINNOW_CPU_CREDITS}" \
+    --query 'UnsuccessfulInstanceCreditSpecifications[0].Error.Message' --output text) || return 1
+  case "$refused" in
+    '' | None) log "CPU credits: ${MINNOW_CPU_CREDITS}" ;;
+    *) log "EC2 refused the credit mode: ${refused}" && return 1 ;;
+  esac
 }
 
 if [ -n "${MINNOW_LOG_GROUP:-}" ] && [ -n "${MINNOW_METRICS_LOG_GROUP:-}" ]; then

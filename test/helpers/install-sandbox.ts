@@ -67,7 +67,8 @@ esac`,
   *"secretsmanager get-secret-value --secret-id ${ADMIN_SECRET_ARN} "*)
     cat "$STUB_STATE/admin-secret" 2>/dev/null || echo ${ADMIN_PASSWORD} ;;
   *"ec2 modify-instance-credit-specification "*)
-    [ ! -e "$STUB_STATE/credit-denied" ] || { echo "An error occurred (UnauthorizedOperation)" >&2; exit 254; } ;;
+    [ ! -e "$STUB_STATE/credit-denied" ] || { echo "An error occurred (UnauthorizedOperation)" >&2; exit 254; }
+    cat "$STUB_STATE/credit-unsuccessful" 2>/dev/null || echo None ;;
   *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
 esac`,
   id: '[ -e "$STUB_STATE/user-minnow" ]',
