@@ -37,8 +37,8 @@ export function instanceMetric(
 
 /**
  * mem_used_percent above this for 15 minutes: on a t3.micro (about 950 MiB for Linux) 85 % leaves
- * ~140 MiB, less than one large fetch response plus the page cache SQLite reads through, and AL2023
- * has no swap: the OOM killer is next.
+ * ~140 MiB for processes (the agent does not count the page cache as used), a few 16 MiB fetch
+ * responses in flight, and AL2023 has no swap: the OOM killer is next.
  */
 export const MEMORY_USED_ALARM_PERCENT = 85;
 /**
