@@ -19,7 +19,8 @@ export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
 /**
  * A throwaway machine for broker/deploy/install.sh: ROOT is a temp dir, and stub executables first
  * on PATH stand in for dnf, rpm, curl (IMDS), aws (EC2, S3, SSM, Secrets Manager), id/useradd,
- * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl and npm-22; openssl runs for real.
+ * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl, npm-22 and amazon-cloudwatch-agent-ctl;
+ * openssl runs for real. Failures on demand: state/agent-broken, credit-denied, credit-unsuccessful.
  * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
  * admin-secret (the secret's value), formatted/mounted/packages/user-minnow. Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
