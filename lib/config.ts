@@ -49,6 +49,8 @@ export interface MinnowConfig {
   readonly dataVolumeKmsKeyArn?: string;
   /** Daily DLM snapshots of the data volume kept this many days; 0 turns them off. @default 7 */
   readonly snapshotRetentionDays: number;
+  /** Days CloudWatch Logs keeps the broker's log and the agent's metric events. @default 30 */
+  readonly logRetentionDays: number;
 }
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
@@ -77,6 +79,11 @@ export const REMEMBERED_NONE = 'none';
 export function rememberedKey(stackName: string, name: Remembered): string {
   return `minnow:${stackName}:${name}`;
 }
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
+/** The retention periods CloudWatch Logs accepts (PutRetentionPolicy); anything else fails the deploy. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 
 const EXAMPLE = 'npx cdk deploy -c allowedCidr=203.0.113.7/32';
 
@@ -180,6 +187,13 @@ export function readConfig(node: Node): MinnowConfig {
   }
 
   const volume = readVolumeValues(node, sizeText === undefined ? undefined : dataVolumeGiB, dataSnapshotId);
+  const retentionText = str(node, 'logRetentionDays');
+  const logRetentionDays = retentionText === undefined ? DEFAULT_LOG_RETENTION_DAYS : Number(retentionText);
+  if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
+    throw new Error(
+      `context logRetentionDays="${retentionText}" is not a retention CloudWatch Logs accepts: use one of ${LOG_RETENTION_DAYS.join(', ')}`,
+    );
+  }
 
   return {
     allowedCidr,
@@ -195,6 +209,7 @@ export function readConfig(node: Node): MinnowConfig {
     availabilityZone: volume.availabilityZone,
     ...(volume.dataVolumeKmsKeyArn !== undefined && { dataVolumeKmsKeyArn: volume.dataVolumeKmsKeyArn }),
     snapshotRetentionDays: volume.snapshotRetentionDays,
+    logRetentionDays,
   };
 }
 

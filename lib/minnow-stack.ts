@@ -8,6 +8,7 @@ import { ADMIN_USER, BrokerSecurity } from './constructs/broker-security';
 import { BrokerDashboard } from './constructs/dashboard';
 import { DataBackup } from './constructs/data-backup';
 import { DataVolume } from './constructs/data-volume';
+import { Monitoring } from './constructs/monitoring';
 import { Network } from './constructs/network';
 
 export interface MinnowStackProps extends StackProps {
@@ -25,6 +26,8 @@ export const Outputs = {
   SsmSessionCommand: 'SsmSessionCommand',
   AlarmTopicArn: 'AlarmTopicArn',
   DashboardName: 'DashboardName',
+  /** The broker's log (its journal, shipped by the CloudWatch agent). */
+  BrokerLogGroup: 'BrokerLogGroup',
   /** With security: the SSM parameter holding the CA certificate (npm run ops -- ca). */
   CaCertificateParameter: 'CaCertificateParameter',
   /** With security: the secret holding the admin password (npm run ops -- password). */
@@ -64,6 +67,7 @@ export class MinnowStack extends Stack {
     );
     // -c security=off: the old plaintext stack, no authentication (unsafe; see docs/connect-aws.md).
     const security = config.security === 'on' ? new BrokerSecurity(this, 'Security') : undefined;
+    const monitoring = new Monitoring(this, 'Monitoring', { retentionDays: config.logRetentionDays });
     const broker = new BrokerInstance(this, 'Broker', {
       vpc: network.vpc,
       subnet: network.subnet,
@@ -77,6 +81,7 @@ export class MinnowStack extends Stack {
       logLevel: config.logLevel,
       ...(config.amiId !== undefined && { amiId: config.amiId }),
       ...(security && { security }),
+      monitoring,
     });
     const instanceId = broker.instance.instanceId;
     const alarms = new Alarms(this, 'Alarms', {
@@ -91,6 +96,8 @@ export class MinnowStack extends Stack {
       dataVolumeId: data.volume.volumeId,
       cpuCredits: config.cpuCredits,
       alarms: alarms.alarms,
+      metricsLogGroupName: monitoring.metricsLogGroup.logGroupName,
+      dataVolumeGiB: config.dataVolumeGiB,
     });
 
     new CfnOutput(this, Outputs.BootstrapServers, {
@@ -127,5 +134,9 @@ export class MinnowStack extends Stack {
     });
     new CfnOutput(this, Outputs.AlarmTopicArn, { value: alarms.topic.topicArn });
     new CfnOutput(this, Outputs.DashboardName, { value: dashboard.dashboard.dashboardName });
+    new CfnOutput(this, Outputs.BrokerLogGroup, {
+      value: monitoring.brokerLogGroup.logGroupName,
+      description: "The broker's journal, shipped by the CloudWatch agent: aws logs tail <name> --follow",
+    });
   }
 }

@@ -30,6 +30,16 @@ export interface BrokerUserDataProps {
   };
   /** @default 'info' */
   readonly logLevel?: string;
+  /**
+   * The CloudWatch agent's destinations (broker/deploy/observe.sh): the broker's journal and the
+   * scraped metrics' EMF events. @default - no agent
+   */
+  readonly monitoring?: { readonly brokerLogGroup: string; readonly metricsLogGroup: string };
+  /**
+   * The credit mode the instance switches itself to once the broker answers (it launches unlimited
+   * so that the first boot is not throttled). @default - not a burstable type: nothing to switch
+   */
+  readonly cpuCredits?: string;
   /** @default INSTALL_SCRIPT_PATH */
   readonly installScriptPath?: string;
 }
@@ -59,6 +69,13 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
     ...(security
       ? [`MINNOW_CA_PARAMETER='${security.caParameterName}'`, `MINNOW_ADMIN_SECRET_ID='${security.adminSecretArn}'`]
       : []),
+    ...(props.monitoring
+      ? [
+          `MINNOW_LOG_GROUP='${props.monitoring.brokerLogGroup}'`,
+          `MINNOW_METRICS_LOG_GROUP='${props.monitoring.metricsLogGroup}'`,
+        ]
+      : []),
+    ...(props.cpuCredits !== undefined ? [`MINNOW_CPU_CREDITS='${props.cpuCredits}'`] : []),
   ];
   const shell = [
     '#!/bin/bash',

@@ -16,6 +16,7 @@ test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no s
     security: 'on',
     availabilityZone: 'eu-west-2a',
     snapshotRetentionDays: 7,
+    logRetentionDays: 30,
   });
 });
 
@@ -49,6 +50,7 @@ test('every value, as the CLI passes them (strings)', () => {
     availabilityZone: 'eu-west-2a',
     dataVolumeKmsKeyArn: 'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
     snapshotRetentionDays: 0,
+    logRetentionDays: 30,
   });
 });
 
@@ -76,6 +78,12 @@ test.each([
   [{ allowedCidr: '10.0.0.0/8', cpuCredits: 'burst' }, /cpuCredits="burst" must be standard or unlimited/],
   [{ allowedCidr: '10.0.0.0/8', amiId: 'al2023' }, /amiId="al2023" is not an AMI id/],
   [{ allowedCidr: '10.0.0.0/8', logLevel: 'loud' }, /logLevel="loud" must be one of/],
+  [{ allowedCidr: '10.0.0.0/8', logRetentionDays: '10' }, /logRetentionDays="10" is not a retention .* 7, 14, 30/],
 ])('refuses %j', (context, message) => {
   expect(() => read(context)).toThrow(message);
+});
+
+test('logRetentionDays: a retention CloudWatch Logs accepts, as a string or a number', () => {
+  expect(read({ allowedCidr: '10.0.0.0/8', logRetentionDays: '7' }).logRetentionDays).toBe(7);
+  expect(read({ allowedCidr: '10.0.0.0/8', logRetentionDays: 365 }).logRetentionDays).toBe(365);
 });

@@ -136,12 +136,14 @@ maybe(
   'the installed broker (security=off) starts from the generated env file and answers kcat -L',
   async () => {
     const port = await freePort();
+    const metricsPort = await freePort(); // MINNOW_METRICS_LISTENER: loopback, its own port
     const sb: Sandbox = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-ip'), '127.0.0.1\n'); // what IMDS reports once the "EIP" is on
     const run = runInstall(sb, {
       MINNOW_SECURITY: 'off',
       MINNOW_LISTEN_HOST: '127.0.0.1',
       MINNOW_PORT: String(port),
+      MINNOW_METRICS_PORT: String(metricsPort),
       MINNOW_ADVERTISED_HOST: '127.0.0.1',
     });
     if (run.status !== 0) throw new Error(`install.sh failed:\n${run.stderr}`);
@@ -153,6 +155,7 @@ maybe(
       ADVERTISED_LISTENER_URL: `tcp://127.0.0.1:${port}`,
       STORAGE_ENGINE: `sqlite://${sb.root}/data/minnow.db`,
       LOG_LEVEL: 'info',
+      MINNOW_METRICS_LISTENER: `127.0.0.1:${metricsPort}`,
     });
     await startInstalled(sb, env, port);
 
@@ -170,12 +173,14 @@ maybeSecure(
   async () => {
     const port = await freePort();
     const loopbackPort = await freePort();
+    const metricsPort = await freePort();
     const sb: Sandbox = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-ip'), '127.0.0.1\n');
     const run = runInstall(sb, {
       MINNOW_LISTEN_HOST: '127.0.0.1',
       MINNOW_PORT: String(port),
       MINNOW_LOOPBACK_PORT: String(loopbackPort),
+      MINNOW_METRICS_PORT: String(metricsPort),
       MINNOW_ADVERTISED_HOST: '127.0.0.1',
     });
     if (run.status !== 0) throw new Error(`install.sh failed:\n${run.stderr}`);

@@ -129,6 +129,7 @@ describeWithTools(
         'MINNOW_ADMIN_USER=admin',
         `STORAGE_ENGINE=sqlite://${sb.root}/data/minnow.db`,
         'LOG_LEVEL=info',
+        'MINNOW_METRICS_LISTENER=127.0.0.1:9464',
         '',
       ].join('\n'),
     );

@@ -215,6 +215,7 @@ describeWithTools(
         'ADVERTISED_LISTENER_URL=tcp://203.0.113.99:9092',
         `STORAGE_ENGINE=sqlite://${sb.root}/data/minnow.db`,
         'LOG_LEVEL=info',
+        'MINNOW_METRICS_LISTENER=127.0.0.1:9464',
         '',
       ].join('\n'),
     );

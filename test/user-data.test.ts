@@ -12,11 +12,14 @@ const [eipId] = only(template, 'AWS::EC2::EIP');
 const [volumeId] = only(template, 'AWS::EC2::Volume');
 const [parameterId] = only(template, 'AWS::SSM::Parameter');
 const [secretId] = only(template, 'AWS::SecretsManager::Secret');
+const [brokerLogsId, metricEventsId] = Object.keys(template.findResources('AWS::Logs::LogGroup'));
 const text = userDataText(template, {
   [eipId]: '198.51.100.7',
   [volumeId]: 'vol-0123456789abcdef0',
   [parameterId]: 'CFN-SecurityCaCertificate-AbCd',
   [secretId]: 'arn:aws:secretsmanager:ap-southeast-2:123456789012:secret:SecurityAdminPassword-AbCd',
+  [brokerLogsId!]: 'Minnow-MonitoringBrokerLogs-AbCd',
+  [metricEventsId!]: 'Minnow-MonitoringMetricEvents-AbCd',
 })
   .replace('${AWS::AccountId}', '123456789012')
   .replace('${AWS::Region}', 'ap-southeast-2');
@@ -60,6 +63,9 @@ describe('the shell part', () => {
         "MINNOW_SECURITY='on'",
         "MINNOW_CA_PARAMETER='CFN-SecurityCaCertificate-AbCd'",
         "MINNOW_ADMIN_SECRET_ID='arn:aws:secretsmanager:ap-southeast-2:123456789012:secret:SecurityAdminPassword-AbCd'",
+        "MINNOW_LOG_GROUP='Minnow-MonitoringBrokerLogs-AbCd'",
+        "MINNOW_METRICS_LOG_GROUP='Minnow-MonitoringMetricEvents-AbCd'",
+        "MINNOW_CPU_CREDITS='standard'",
         'MINNOW_SETTINGS',
       ].join('\n'),
     );

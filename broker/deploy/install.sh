@@ -43,6 +43,7 @@ case "$security" in
     ;;
 esac
 loopback_port=${MINNOW_LOOPBACK_PORT:-9092}
+metrics_port=${MINNOW_METRICS_PORT:-9464}
 listen_host=${MINNOW_LISTEN_HOST:-0.0.0.0}
 log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
@@ -241,12 +242,14 @@ SUPER_USERS=User:admin
 ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
 MINNOW_ADMIN_USER=admin
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
+LOG_LEVEL=${log_level}
+MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
 else
   env_text="LISTENER_URL=tcp://${listen_host}:${port}
 ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
 STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
+LOG_LEVEL=${log_level}
+MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
 fi
 if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
   log "writing ${env_file}"
@@ -276,4 +279,6 @@ if [ "$changed" = 1 ]; then
 else
   systemctl start minnow.service
 fi
+# shellcheck source=/dev/null # CloudWatch agent, CPU credit mode
+. "${release_dir}/deploy/observe.sh"
 log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"

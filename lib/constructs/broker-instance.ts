@@ -8,6 +8,7 @@ import type { CpuCreditMode } from '../config';
 import { brokerUserData } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
 import { ebsKeyStatements } from './data-volume';
+import type { Monitoring } from './monitoring';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -51,6 +52,8 @@ export interface BrokerInstanceProps {
   readonly amiId?: string;
   /** @default 'info' */
   readonly logLevel?: string;
+  /** The CloudWatch agent's log groups; the role may write to them and put metrics. @default - no agent */
+  readonly monitoring?: Monitoring;
 }
 
 /**
@@ -138,6 +141,10 @@ export class BrokerInstance extends Construct {
       for (const statement of ebsKeyStatements(this, props.dataVolumeKmsKeyArn)) this.role.addToPolicy(statement);
     }
 
+    const burstable = isBurstable(this.instanceType);
+    if (burstable) this.allowCreditModeSwitch(props.dataVolume.volumeId);
+    props.monitoring?.grantAgent(this.role);
+
     this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: 'minnow' }] });
     // An EIP in a VPC of the same template needs the internet gateway attached first.
     this.elasticIp.node.addDependency(props.internetGatewayAttachment);
@@ -153,7 +160,6 @@ export class BrokerInstance extends Construct {
           cachedInContext: false,
         });
 
-    const creditMode = props.cpuCredits === 'unlimited' ? ec2.CpuCredits.UNLIMITED : ec2.CpuCredits.STANDARD;
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets: { subnets: [props.subnet] },
@@ -168,6 +174,13 @@ export class BrokerInstance extends Construct {
         dataVolumeId: props.dataVolume.volumeId,
         port: this.publicPort,
         ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
+        ...(props.monitoring && {
+          monitoring: {
+            brokerLogGroup: props.monitoring.brokerLogGroup.logGroupName,
+            metricsLogGroup: props.monitoring.metricsLogGroup.logGroupName,
+          },
+        }),
+        ...(burstable && { cpuCredits: props.cpuCredits ?? 'standard' }),
         ...(security && {
           security: {
             caParameterName: security.caParameter.parameterName,
@@ -176,7 +189,10 @@ export class BrokerInstance extends Construct {
         }),
       }),
       httpTokens: ec2.HttpTokens.REQUIRED,
-      ...(isBurstable(this.instanceType) && { creditSpecification: creditMode }),
+      // Always launched unlimited: a new T3 has no launch credits, and a standard-mode first boot
+      // (dnf, npm ci, the agent) would crawl at the 10 % baseline. install.sh switches to the
+      // configured mode (MINNOW_CPU_CREDITS) once the broker answers; see allowCreditModeSwitch.
+      ...(burstable && { creditSpecification: ec2.CpuCredits.UNLIMITED }),
       blockDevices: [
         {
           // AL2023's root device. 10 GiB root + 20 GiB data = the 30 GB of the EBS free tier.
@@ -202,6 +218,32 @@ export class BrokerInstance extends Construct {
       });
     }
     this.acknowledgeNagFindings();
+  }
+
+  /**
+   * The instance sets its own credit mode after the first boot (broker/deploy/observe.sh), on
+   * instances tagged with its data volume only, as for AttachVolume. CloudFormation never applies
+   * CreditSpecification again unless the template's value changes, and the template always says
+   * unlimited, so an update does not undo the switch; drift detection reports it (docs/deploy.md).
+   * A policy of its own: minimizePolicies would merge it into the AttachVolume statement.
+   */
+  private allowCreditModeSwitch(dataVolumeId: string): void {
+    const policy = new iam.Policy(this, 'CreditModePolicy', {
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['ec2:ModifyInstanceCreditSpecification'],
+          resources: [Stack.of(this).formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' })],
+          conditions: { StringEquals: { 'aws:ResourceTag/minnow:data-volume': dataVolumeId } },
+        }),
+      ],
+    });
+    this.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
+      reason:
+        "The instance's own ARN cannot appear in its role (a dependency cycle); the credit-mode switch is " +
+        'limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
   }
 
   private acknowledgeNagFindings(): void {

@@ -3,7 +3,15 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { baselineCpuPercent, isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
-import { instanceMetric } from './alarms';
+import {
+  BrokerMetric,
+  COUNTED_APIS,
+  MEASURED_PATHS,
+  brokerMetric,
+  diskUsedPercent,
+  memUsedPercent,
+} from '../monitoring-metrics';
+import { DISK_USED_ALARM_PERCENT, MEMORY_USED_ALARM_PERCENT, instanceMetric } from './alarms';
 
 export interface BrokerDashboardProps {
   readonly instanceId: string;
@@ -13,6 +21,10 @@ export interface BrokerDashboardProps {
   readonly cpuCredits?: CpuCreditMode;
   /** Shown in an alarm-status widget. @default - none */
   readonly alarms?: cloudwatch.IAlarm[];
+  /** The agent's embedded-metric-format log group: per-group consumer lag, queried with Logs Insights. */
+  readonly metricsLogGroupName: string;
+  /** Drawn as the ceiling of the database-size graph. */
+  readonly dataVolumeGiB: number;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -101,8 +113,79 @@ export class BrokerDashboard extends Construct {
     ];
     this.dashboard.addWidgets(...row1);
     this.dashboard.addWidgets(...row2);
+    this.addBrokerWidgets(props);
     if (props.alarms && props.alarms.length > 0) {
       this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: 24 }));
     }
+  }
+
+  /** The broker's own metrics (the CloudWatch agent scrapes them) and the host's memory and disks. */
+  private addBrokerWidgets(props: BrokerDashboardProps): void {
+    const b = (name: string, statistic: string, extra: Record<string, string> = {}): cloudwatch.Metric =>
+      brokerMetric(props.instanceId, name, statistic, extra);
+    const volumeBytes = props.dataVolumeGiB * 1024 ** 3;
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Kafka requests (/s)',
+        left: COUNTED_APIS.map((api) => perSecond(`req${api}`, b(BrokerMetric.Requests, 'Sum', { api }), api)),
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Record bytes (/s): produced in, fetched out',
+        left: [
+          perSecond('bytesIn', b(BrokerMetric.BytesIn, 'Sum'), 'in'),
+          perSecond('bytesOut', b(BrokerMetric.BytesOut, 'Sum'), 'out'),
+        ],
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Error responses (/s, all APIs)',
+        left: [perSecond('errors', b(BrokerMetric.RequestErrors, 'Sum'), 'errors')],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Consumer lag, most lagging group (records)',
+        left: [b(BrokerMetric.ConsumerLagMax, 'Maximum')],
+        width: 8,
+      }),
+      // Per-group lag is in the agent's EMF events, not a metric: a metric per group would cost
+      // $0.30/month each. Logs Insights reads it for the query's cost only when the widget is viewed.
+      new cloudwatch.LogQueryWidget({
+        title: 'Consumer lag by group (latest scrape)',
+        logGroupNames: [props.metricsLogGroupName],
+        view: cloudwatch.LogQueryVisualizationType.TABLE,
+        queryLines: [
+          'filter ispresent(minnow_consumer_group_lag)',
+          'stats latest(minnow_consumer_group_lag) as lag by group',
+          'sort lag desc',
+          'limit 50',
+        ],
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: `Database size (bytes) against the ${props.dataVolumeGiB} GiB data volume`,
+        left: [b(BrokerMetric.DatabaseBytes, 'Maximum')],
+        leftYAxis: { min: 0, max: volumeBytes },
+        leftAnnotations: [{ value: volumeBytes, label: `volume size ${props.dataVolumeGiB} GiB` }],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Memory and disk used (%)',
+        left: [
+          memUsedPercent(props.instanceId).with({ label: 'memory' }),
+          ...MEASURED_PATHS.map((p) => diskUsedPercent(props.instanceId, p).with({ label: `disk ${p}` })),
+        ],
+        leftYAxis: { min: 0, max: 100 },
+        leftAnnotations: [
+          { value: MEMORY_USED_ALARM_PERCENT, label: 'memory alarm' },
+          { value: DISK_USED_ALARM_PERCENT, label: 'disk alarms' },
+        ],
+        width: 24,
+      }),
+    );
   }
 }

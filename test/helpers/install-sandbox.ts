@@ -19,7 +19,8 @@ export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
 /**
  * A throwaway machine for broker/deploy/install.sh: ROOT is a temp dir, and stub executables first
  * on PATH stand in for dnf, rpm, curl (IMDS), aws (EC2, S3, SSM, Secrets Manager), id/useradd,
- * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl and npm-22; openssl runs for real.
+ * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl, npm-22 and amazon-cloudwatch-agent-ctl;
+ * openssl runs for real. Failures on demand: state/agent-broken, credit-denied, credit-unsuccessful.
  * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
  * admin-secret (the secret's value), formatted/mounted/packages/user-minnow, attach-failures (VolumeInUse
  * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, no device),
@@ -39,8 +40,11 @@ export interface Sandbox {
 }
 
 const STUBS: Record<string, string> = {
-  dnf: 'touch "$STUB_STATE/packages"',
-  rpm: '[ -e "$STUB_STATE/packages" ]',
+  // Installed packages: state/packages (removed to model a new root disk) and one pkg-<name> each.
+  dnf: `for a in "$@"; do case $a in -* | install) ;; *) touch "$STUB_STATE/pkg-$a" ;; esac; done
+touch "$STUB_STATE/packages"`,
+  rpm: `[ -e "$STUB_STATE/packages" ] || exit 1
+for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; esac; done`,
   curl: `case "$*" in
   *api/token*) echo token-123 ;;
   *meta-data/instance-id) echo ${INSTANCE_ID} ;;
@@ -68,6 +72,9 @@ esac`,
     prev=""; for a in "$@"; do if [ "$prev" = --value ]; then cp "\${a#file://}" "$STUB_STATE/ssm-ca"; fi; prev=$a; done ;;
   *"secretsmanager get-secret-value --secret-id ${ADMIN_SECRET_ARN} "*)
     cat "$STUB_STATE/admin-secret" 2>/dev/null || echo ${ADMIN_PASSWORD} ;;
+  *"ec2 modify-instance-credit-specification "*)
+    [ ! -e "$STUB_STATE/credit-denied" ] || { echo "An error occurred (UnauthorizedOperation)" >&2; exit 254; }
+    cat "$STUB_STATE/credit-unsuccessful" 2>/dev/null || echo None ;;
   *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
 esac`,
   id: '[ -e "$STUB_STATE/user-minnow" ]',
@@ -82,6 +89,8 @@ esac`,
   xfs_growfs: 'true',
   chown: 'true',
   systemctl: 'true',
+  // The CloudWatch agent's control script (deploy/observe.sh): fetch-config validates the JSON.
+  'amazon-cloudwatch-agent-ctl': `[ ! -e "$STUB_STATE/agent-broken" ] || exit 1`,
   // npm ci for real would rebuild native modules from the registry; link the repository's installed
   // node_modules instead (the workspaces root holds the broker's dependencies), which is what
   // `npm ci --omit=dev` produces plus dev and kit dependencies.
