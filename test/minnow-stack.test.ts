@@ -339,7 +339,16 @@ describe('broker asset', () => {
     ]) {
       expect(fs.existsSync(path.join(dir, file))).toBe(true);
     }
-    for (const excluded of ['node_modules', 'test', 'data', 'coverage', 'protocol-specs']) {
+    for (const excluded of [
+      'node_modules',
+      'src',
+      'test',
+      'data',
+      'coverage',
+      'protocol-specs',
+      'scripts',
+      'tsconfig.json',
+    ]) {
       expect(fs.existsSync(path.join(dir, excluded))).toBe(false);
     }
     const all = fs.readdirSync(dir, { recursive: true }).map(String);
