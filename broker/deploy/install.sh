@@ -15,7 +15,8 @@
 #   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
 #   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
-#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
+#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5  MINNOW_HEALTH_TIMEOUT_S=120
+#   MINNOW_SIGNAL_URL       the release's CloudFormation wait condition handle (deploy/release.sh)
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
 set -euo pipefail
@@ -66,8 +67,22 @@ log() { echo "minnow-install: $*" >&2; }
 # The boot cannot go on: say why (the message is what the user sees in the stack events).
 die() {
   log "error: $*"
+  signal FAILURE "$*"
   exit 1
 }
+# Tells CloudFormation how the boot went, once: the release's wait condition handle is a presigned
+# URL (no credentials) and a FAILURE's Reason shows in the stack events. set -e failures signal too.
+signal() {
+  [ -n "${MINNOW_SIGNAL_URL:-}" ] && [ -z "${signalled:-}${MINNOW_ROLLBACK:-}" ] || return 0
+  signalled=1
+  local reason
+  reason=$(printf '%s' "$2" | tr -d '[:cntrl:]"\134' | cut -c1-900)
+  curl -sS --retry 5 -X PUT -H 'Content-Type:' --data-binary "{\"Status\":\"$1\",\"Reason\":\"${reason}\",\"UniqueId\":\"${instance_id:-boot}\",\"Data\":\"${release_id:-}\"}" \
+    "$MINNOW_SIGNAL_URL" >/dev/null || log "warning: could not send $1 to the wait condition"
+}
+failed=unknown
+trap 'failed="line ${LINENO}: ${BASH_COMMAND}"' ERR
+trap '[ $? = 0 ] || signal FAILURE "minnow-install failed at ${failed}; see /var/log/cloud-init-output.log"' EXIT
 
 # --- packages ---------------------------------------------------------------------------------
 if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
@@ -95,11 +110,6 @@ until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
   fi
   sleep "$poll_s"
 done
-
-if ! id -u minnow >/dev/null 2>&1; then
-  log "creating the minnow system user"
-  useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow
-fi
 
 # --- data volume ------------------------------------------------------------------------------
 # The instance attaches the volume itself (not CloudFormation) so that a replacement instance
@@ -129,6 +139,8 @@ until device=$(find_device); do
       attach_requested=1
     else
       log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (still held by a previous instance?); retrying"
+      # A replacement instance: CloudFormation frees the volume only after the update ends.
+      signal SUCCESS "replacement instance waits for ${MINNOW_DATA_VOLUME_ID}; its release is checked on the box only"
     fi
   fi
   sleep "$poll_s"
@@ -160,8 +172,6 @@ fi
 if [ "$fs_type" = xfs ]; then
   xfs_growfs -d "$data_dir" >/dev/null
 fi
-chown minnow:minnow "$data_dir"
-chmod 0750 "$data_dir"
 
 # --- broker release ---------------------------------------------------------------------------
 # The asset's file name is its content hash, so it names the release.
@@ -190,20 +200,9 @@ if [ ! -e "${release_dir}/.installed" ]; then
   rm -rf "$work"
   changed=1
 fi
-previous=$(readlink "${app_dir}/current" || true)
-if [ "$previous" != "releases/${release_id}" ]; then
-  ln -sfn "releases/${release_id}" "${app_dir}/current.new"
-  mv -T "${app_dir}/current.new" "${app_dir}/current"
-  changed=1
-fi
-# Keep the running release and the one before it, for a manual rollback.
-for dir in "${app_dir}"/releases/*; do
-  [ -d "$dir" ] || continue
-  case "releases/$(basename "$dir")" in
-    "releases/${release_id}" | "$previous") ;;
-    *) rm -rf "$dir" ;;
-  esac
-done
+# The minnow user (fixed ids) and what it owns under /data: in the release's deploy/owner.sh.
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/owner.sh"
 
 # --- TLS certificate and admin password (MINNOW_SECURITY=on) -----------------------------------
 # In the release's deploy/security.sh, which may replace advertised_name and set changed.
@@ -246,6 +245,7 @@ unit_text=$(sed -e "s#=/usr/bin/node-22 #=${node_bin} #" \
   -e "s#\([= ]\)/etc/minnow#\1${ROOT}/etc/minnow#g" \
   -e "s#\([= ]\)/data\$#\1${ROOT}/data#g" \
   "${release_dir}/deploy/minnow.service")
+# shellcheck disable=SC2034 # changed is read by deploy/release.sh
 if [ "$(cat "$unit_file" 2>/dev/null)" != "$unit_text" ]; then
   log "writing ${unit_file}"
   mkdir -p "$(dirname "$unit_file")"
@@ -254,10 +254,6 @@ if [ "$(cat "$unit_file" 2>/dev/null)" != "$unit_text" ]; then
   changed=1
 fi
 
-systemctl enable minnow.service
-if [ "$changed" = 1 ]; then
-  systemctl restart minnow.service
-else
-  systemctl start minnow.service
-fi
-log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"
+# Start the release, switching `current` only once it answers (deploy/release.sh); signal.
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/release.sh"
