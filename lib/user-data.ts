@@ -30,6 +30,8 @@ export interface BrokerUserDataProps {
   };
   /** @default 'info' */
   readonly logLevel?: string;
+  /** The release's wait condition handle (presigned URL) the boot signals; none: no signal. */
+  readonly signalUrl?: string;
   /** @default INSTALL_SCRIPT_PATH */
   readonly installScriptPath?: string;
 }
@@ -59,6 +61,7 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
     ...(security
       ? [`MINNOW_CA_PARAMETER='${security.caParameterName}'`, `MINNOW_ADMIN_SECRET_ID='${security.adminSecretArn}'`]
       : []),
+    ...(props.signalUrl !== undefined ? [`MINNOW_SIGNAL_URL='${props.signalUrl}'`] : []),
   ];
   const shell = [
     '#!/bin/bash',

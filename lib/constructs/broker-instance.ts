@@ -7,6 +7,7 @@ import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
 import { brokerUserData } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
+import { ReleaseSignal } from './release-signal';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -60,6 +61,8 @@ export class BrokerInstance extends Construct {
   readonly instanceType: string;
   /** The port the security group opens: 9093 (SASL_SSL) with security, 9092 without. */
   readonly publicPort: number;
+  /** What the boot that installs this release reports to CloudFormation (release-signal.ts). */
+  readonly releaseSignal: ReleaseSignal;
 
   constructor(scope: Construct, id: string, props: BrokerInstanceProps) {
     super(scope, id);
@@ -140,6 +143,7 @@ export class BrokerInstance extends Construct {
           cachedInContext: false,
         });
 
+    this.releaseSignal = new ReleaseSignal(this, 'Release', { releaseId: props.brokerAsset.assetHash });
     const creditMode = props.cpuCredits === 'unlimited' ? ec2.CpuCredits.UNLIMITED : ec2.CpuCredits.STANDARD;
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
@@ -154,6 +158,7 @@ export class BrokerInstance extends Construct {
         advertisedHost: this.elasticIp.attrPublicIp,
         dataVolumeId: props.dataVolume.volumeId,
         port: this.publicPort,
+        signalUrl: this.releaseSignal.url,
         ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
         ...(security && {
           security: {
