@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
 import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { rollbackRelease } from '../lib/ops/rollback';
 import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
 import { snapshotDataVolume } from '../lib/ops/snapshot';
 import { formatStatus, getStatus } from '../lib/ops/status';
@@ -19,6 +20,7 @@ commands:
   scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
   ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
   password                the password of the Kafka user admin (from Secrets Manager)
+  rollback                runs minnow-rollback on the instance (SSM): the previous broker release again
 
 options:
   --stack NAME            the deployed stack (default Minnow)
@@ -91,6 +93,15 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
           writeFileWithMode(values.out, `${text}\n`, command === 'ca' ? 0o644 : 0o600);
           deps.runtime.log(`ops ${command}: wrote ${values.out}`);
         }
+        return 0;
+      }
+      case 'rollback': {
+        const result = await rollbackRelease(deps.clients(region), deps.runtime, stackName);
+        deps.out(result.output);
+        deps.out(
+          'The stack still names the newer release: later boots keep this rollback, and the next deploy of ' +
+            'another commit installs that one. To make it final, deploy the commit you rolled back to.',
+        );
         return 0;
       }
       case 'snapshot': {

@@ -28,6 +28,8 @@ if [ "${MINNOW_ROLLBACK:-}" = 1 ]; then
 elif [ -n "$current" ] && [ "$(cat "$rolled_back_mark" 2>/dev/null)" = "$release_id" ]; then
   log "release ${release_id} was rolled back (minnow-rollback): keeping ${current#releases/} until another release is deployed"
   want=$current
+else
+  rm -f "$rolled_back_mark" # the stack names another release now: the rollback is over
 fi
 
 answers() { "$node_bin" "${release_dir}/deploy/probe.js" 127.0.0.1 "$probe_port" "$health_timeout_s"; }
