@@ -202,6 +202,15 @@ export function createSandbox(): Sandbox {
 
 const sandboxes: string[] = [];
 
+/** Stops the fake broker of one sandbox, e.g. to start the real one on its port. */
+export function stopSandboxBroker(sb: Sandbox): void {
+  try {
+    process.kill(Number(fs.readFileSync(path.join(sb.state, 'broker.pid'), 'utf8')), 'SIGTERM');
+  } catch {
+    // none running
+  }
+}
+
 /** Stops the fake brokers the systemctl stub started (a jest afterAll in each sandbox test file). */
 export function stopSandboxBrokers(): void {
   for (const state of sandboxes.splice(0)) {
