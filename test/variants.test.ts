@@ -115,7 +115,7 @@ test('-c security=off: the old plaintext stack on 9092, no secret, no CA paramet
   template.resourceCountIs('AWS::SSM::Parameter', 0);
   expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toMatch(/secretsmanager:|ssm:/);
   const text = userDataText(template, { [eipId]: '198.51.100.7' });
-  expect(text).toContain("MINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SECURITY='off'\nMINNOW_SETTINGS\n");
+  expect(text).toContain("MINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SECURITY='off'\nMINNOW_SIGNAL_URL=");
   template.hasOutput('BootstrapServers', {
     Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] },
     Description: Match.stringLikeRegexp('PLAINTEXT without authentication'),
