@@ -5,6 +5,9 @@ import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
+import { formatPreflight, preflight } from '../lib/ops/preflight';
+import { setDataVolumeProtection } from '../lib/ops/protect';
+import { CONTEXT_FILE } from '../lib/remembered-context';
 import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
 import { rollbackRelease } from '../lib/ops/rollback';
 import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
@@ -20,12 +23,17 @@ commands:
   scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
   ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
   password                the password of the Kafka user admin (from Secrets Manager)
+  preflight               before a deploy: the availability zone (the deployed volume's, or the first that
+                          offers --instance-type), written to cdk.context.json with the volume's size and
+                          snapshot; refuses a zone that would move the volume; names a KMS key to pass
+  protect [--off]         stack policy: CloudFormation refuses to replace or delete the data volume
   rollback                runs minnow-rollback on the instance (SSM): the previous broker release again
 
 options:
   --stack NAME            the deployed stack (default Minnow)
   --region REGION         its region (default: AWS_REGION or your profile's region)
   --json                  status as JSON
+  --instance-type TYPE    preflight: the type the zone must offer (default t3.micro)
   --out FILE              ca, password: write to FILE (password: mode 0600) instead of printing
                           (npm prints its banner on stdout unless run as npm run -s)`;
 
@@ -33,6 +41,8 @@ export interface CliDeps {
   readonly clients: (region: string | undefined) => OpsClients;
   readonly runtime: OpsRuntime;
   readonly out: (text: string) => void;
+  /** @default cdk.context.json in the working directory (npm run runs in the repository root) */
+  readonly contextFile?: string;
 }
 
 /** Sets the mode before the text goes in: an existing file would otherwise keep its old mode. */
@@ -55,6 +65,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         apply: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         out: { type: 'string' },
+        'instance-type': { type: 'string' },
+        off: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -106,6 +118,20 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       }
       case 'snapshot': {
         deps.out(await snapshotDataVolume(deps.clients(region), deps.runtime, stackName));
+        return 0;
+      }
+      case 'preflight': {
+        const contextFile = deps.contextFile ?? CONTEXT_FILE;
+        const report = await preflight(deps.clients(region), {
+          stackName,
+          contextFile,
+          ...(values['instance-type'] !== undefined && { instanceType: values['instance-type'] }),
+        });
+        deps.out(formatPreflight(stackName, report, contextFile));
+        return 0;
+      }
+      case 'protect': {
+        deps.out(await setDataVolumeProtection(deps.clients(region), stackName, !values.off));
         return 0;
       }
       case 'scale': {

@@ -40,10 +40,43 @@ export interface MinnowConfig {
   readonly logLevel: string;
   /** @default 'on': SASL_SSL on the public port, plaintext on loopback only */
   readonly security: SecurityMode;
+  /**
+   * The one zone of the subnet, the instance and the data volume. No default at synth: `npm run ops --
+   * preflight` resolves it once and remembers it (see Remembered); a new zone would replace the volume.
+   */
+  readonly availabilityZone: string;
+  /** @default - the account's default EBS encryption key (aws/ebs unless the account set a customer-managed one) */
+  readonly dataVolumeKmsKeyArn?: string;
+  /** Daily DLM snapshots of the data volume kept this many days; 0 turns them off. @default 7 */
+  readonly snapshotRetentionDays: number;
 }
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
 export const DEFAULT_DATA_VOLUME_GIB = 20;
+export const DEFAULT_STACK_NAME = 'Minnow';
+export const DEFAULT_SNAPSHOT_RETENTION_DAYS = 7;
+
+/**
+ * Values that must never change for a deployed data volume: a new zone, snapshot or key REPLACES the
+ * volume (CloudFormation marks AvailabilityZone, SnapshotId and KmsKeyId "Replacement") and a
+ * smaller size is refused by EBS. bin/minnow.ts writes them to cdk.context.json, the file the CDK
+ * CLI reads on every run and CDK documents for values that must stay put, under one key per stack
+ * and value; readConfig falls back to them and refuses a -c value that contradicts them.
+ */
+export const Remembered = {
+  availabilityZone: 'availabilityZone',
+  dataSnapshotId: 'dataSnapshotId',
+  dataVolumeGiB: 'dataVolumeGiB',
+  dataVolumeKmsKeyArn: 'dataVolumeKmsKeyArn',
+} as const;
+export type Remembered = (typeof Remembered)[keyof typeof Remembered];
+/** What is remembered for "no snapshot" (a blank volume) and "the account's default key". */
+export const REMEMBERED_NONE = 'none';
+
+/** The cdk.context.json key that remembers one value of one stack, e.g. minnow:Minnow:availabilityZone. */
+export function rememberedKey(stackName: string, name: Remembered): string {
+  return `minnow:${stackName}:${name}`;
+}
 
 const EXAMPLE = 'npx cdk deploy -c allowedCidr=203.0.113.7/32';
 
@@ -146,16 +179,163 @@ export function readConfig(node: Node): MinnowConfig {
     throw new Error(`context logLevel="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const volume = readVolumeValues(node, sizeText === undefined ? undefined : dataVolumeGiB, dataSnapshotId);
+
   return {
     allowedCidr,
     allowPublic,
     instanceType,
-    dataVolumeGiB,
-    ...(dataSnapshotId !== undefined && { dataSnapshotId }),
+    dataVolumeGiB: volume.dataVolumeGiB,
+    ...(volume.dataSnapshotId !== undefined && { dataSnapshotId: volume.dataSnapshotId }),
     ...(alarmEmail !== undefined && { alarmEmail }),
     cpuCredits,
     ...(amiId !== undefined && { amiId }),
     logLevel,
     security,
+    availabilityZone: volume.availabilityZone,
+    ...(volume.dataVolumeKmsKeyArn !== undefined && { dataVolumeKmsKeyArn: volume.dataVolumeKmsKeyArn }),
+    snapshotRetentionDays: volume.snapshotRetentionDays,
+  };
+}
+
+const AZ_PATTERN = /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:([a-z]{2}(?:-[a-z]+)+-\d+):\d{12}:key\/(?:mrk-)?[0-9a-f-]{32,36}$/;
+
+/**
+ * The data volume's zone, key, snapshot, size and backups: the -c values checked against what
+ * cdk.context.json remembers for this stack (see Remembered), so a later deploy cannot move,
+ * blank or shrink the volume by leaving out or changing a value.
+ */
+function readVolumeValues(
+  node: Node,
+  givenGiB: number | undefined,
+  givenSnapshotId: string | undefined,
+): Pick<
+  MinnowConfig,
+  'availabilityZone' | 'dataVolumeGiB' | 'dataSnapshotId' | 'dataVolumeKmsKeyArn' | 'snapshotRetentionDays'
+> {
+  const stackName = str(node, 'stackName') ?? DEFAULT_STACK_NAME;
+  const remembered = (name: Remembered) => {
+    const key = rememberedKey(stackName, name);
+    return { key, value: str(node, key) };
+  };
+  const reset = (key: string) => `npx cdk context --reset ${key}`;
+
+  const az = remembered(Remembered.availabilityZone);
+  const givenAz = str(node, 'availabilityZone');
+  for (const value of [givenAz, az.value]) {
+    if (value !== undefined && !AZ_PATTERN.test(value)) {
+      throw new Error(`context availabilityZone="${value}" is not an availability zone name like eu-west-2a`);
+    }
+  }
+  if (givenAz !== undefined && az.value !== undefined && givenAz !== az.value) {
+    throw new Error(
+      `context availabilityZone=${givenAz}, but stack ${stackName}'s data volume is in ${az.value} ` +
+        `(cdk.context.json: ${az.key}). Another zone would REPLACE the volume with a blank one. Leave out ` +
+        `-c availabilityZone to keep ${az.value}; to move the broker, snapshot it (npm run ops -- snapshot) and ` +
+        'restore into a new stack in the other zone (docs/deploy.md, Restore).',
+    );
+  }
+  const availabilityZone = givenAz ?? az.value;
+  if (availabilityZone === undefined) {
+    const stackFlag = stackName === DEFAULT_STACK_NAME ? '' : ` --stack ${stackName}`;
+    throw new Error(
+      'missing context value availabilityZone: the zone of the instance and its data volume, chosen once. Run ' +
+        `\`npm run ops -- preflight${stackFlag} --region <your region>\` before deploying (it writes the zone to ` +
+        "cdk.context.json: the deployed volume's zone for an existing stack, else the first zone that offers the " +
+        'instance type), or pass -c availabilityZone=<zone>, e.g. eu-west-2a.',
+    );
+  }
+  const region = AZ_PATTERN.exec(availabilityZone)?.[1];
+
+  const key = remembered(Remembered.dataVolumeKmsKeyArn);
+  const givenKey = str(node, 'dataVolumeKmsKeyArn');
+  if (givenKey !== undefined && !KMS_KEY_ARN.test(givenKey)) {
+    throw new Error(
+      `context dataVolumeKmsKeyArn="${givenKey}" is not a KMS key ARN like ` +
+        'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (an alias or key id cannot ' +
+        'scope the instance role: aws kms describe-key --key-id alias/NAME --query KeyMetadata.Arn prints the ARN)',
+    );
+  }
+  if (givenKey !== undefined && KMS_KEY_ARN.exec(givenKey)?.[1] !== region) {
+    throw new Error(
+      `context dataVolumeKmsKeyArn is a key in ${KMS_KEY_ARN.exec(givenKey)?.[1]}, but the volume is in ` +
+        `${availabilityZone}: EBS needs a key of the volume's region (${region})`,
+    );
+  }
+  if (key.value !== undefined && (givenKey ?? REMEMBERED_NONE) !== key.value) {
+    const was = key.value === REMEMBERED_NONE ? "the account's default EBS key" : key.value;
+    throw new Error(
+      `context dataVolumeKmsKeyArn=${givenKey ?? '(none)'}, but stack ${stackName}'s data volume was created ` +
+        `encrypted with ${was} (cdk.context.json: ${key.key}). Another key would REPLACE the volume with a blank ` +
+        `one. Pass ${key.value === REMEMBERED_NONE ? 'no dataVolumeKmsKeyArn' : `-c dataVolumeKmsKeyArn=${key.value}`}; ` +
+        `if the stack was never deployed with it, ${reset(key.key)}.`,
+    );
+  }
+
+  const snapshot = remembered(Remembered.dataSnapshotId);
+  if (snapshot.value !== undefined && givenSnapshotId !== undefined && givenSnapshotId !== snapshot.value) {
+    const was = snapshot.value === REMEMBERED_NONE ? 'blank' : `from ${snapshot.value}`;
+    throw new Error(
+      `context dataSnapshotId=${givenSnapshotId}, but stack ${stackName}'s data volume was created ${was} ` +
+        `(cdk.context.json: ${snapshot.key}). A different snapshot would REPLACE the running volume. Restore into a ` +
+        `new stack instead (-c stackName=${stackName}Restored -c dataSnapshotId=${givenSnapshotId}, docs/deploy.md, ` +
+        `Restore); if this stack was never deployed with it, ${reset(snapshot.key)}.`,
+    );
+  }
+  if (
+    snapshot.value !== undefined &&
+    snapshot.value !== REMEMBERED_NONE &&
+    !/^snap-[0-9a-f]{8,17}$/.test(snapshot.value)
+  ) {
+    throw new Error(
+      `cdk.context.json: ${snapshot.key}="${snapshot.value}" is not a snapshot id or "none"; fix or remove it`,
+    );
+  }
+  const snapshotId = givenSnapshotId ?? snapshot.value;
+  const dataSnapshotId = snapshotId === REMEMBERED_NONE ? undefined : snapshotId;
+
+  const size = remembered(Remembered.dataVolumeGiB);
+  const rememberedGiB = size.value === undefined ? undefined : Number(size.value);
+  if (rememberedGiB !== undefined && !(Number.isInteger(rememberedGiB) && rememberedGiB >= 1)) {
+    throw new Error(`cdk.context.json: ${size.key}="${size.value}" is not a whole number of GiB; fix or remove it`);
+  }
+  if (givenGiB !== undefined && rememberedGiB !== undefined && givenGiB < rememberedGiB) {
+    throw new Error(
+      `context dataVolumeGiB=${givenGiB}, but stack ${stackName}'s data volume has ${rememberedGiB} GiB ` +
+        `(cdk.context.json: ${size.key}) and EBS volumes cannot shrink. Leave out -c dataVolumeGiB or pass ` +
+        `${rememberedGiB} or more; if the stack never had ${rememberedGiB} GiB, ${reset(size.key)}.`,
+    );
+  }
+  const dataVolumeGiB = givenGiB ?? rememberedGiB ?? DEFAULT_DATA_VOLUME_GIB;
+
+  const retentionText = str(node, 'snapshotRetentionDays');
+  const snapshotRetentionDays = retentionText === undefined ? DEFAULT_SNAPSHOT_RETENTION_DAYS : Number(retentionText);
+  if (!Number.isInteger(snapshotRetentionDays) || snapshotRetentionDays < 0 || snapshotRetentionDays > 3650) {
+    throw new Error(
+      `context snapshotRetentionDays="${retentionText}" must be a whole number of days from 0 (no scheduled ` +
+        'snapshots) to 3650',
+    );
+  }
+
+  return {
+    availabilityZone,
+    dataVolumeGiB,
+    ...(dataSnapshotId !== undefined && { dataSnapshotId }),
+    ...(givenKey !== undefined && { dataVolumeKmsKeyArn: givenKey }),
+    snapshotRetentionDays,
+  };
+}
+
+/**
+ * The cdk.context.json entries that pin a deployed volume (see Remembered), for bin/minnow.ts to
+ * write: the zone, the key ("none": the account default), the snapshot ("none": blank) and the size.
+ */
+export function valuesToRemember(stackName: string, config: MinnowConfig): Record<string, string | number> {
+  return {
+    [rememberedKey(stackName, Remembered.availabilityZone)]: config.availabilityZone,
+    [rememberedKey(stackName, Remembered.dataVolumeKmsKeyArn)]: config.dataVolumeKmsKeyArn ?? REMEMBERED_NONE,
+    [rememberedKey(stackName, Remembered.dataSnapshotId)]: config.dataSnapshotId ?? REMEMBERED_NONE,
+    [rememberedKey(stackName, Remembered.dataVolumeGiB)]: config.dataVolumeGiB,
   };
 }

@@ -6,6 +6,7 @@ import { BrokerAsset, type BrokerAssetProps } from './constructs/broker-asset';
 import { BrokerInstance } from './constructs/broker-instance';
 import { ADMIN_USER, BrokerSecurity } from './constructs/broker-security';
 import { BrokerDashboard } from './constructs/dashboard';
+import { DataBackup } from './constructs/data-backup';
 import { DataVolume } from './constructs/data-volume';
 import { Network } from './constructs/network';
 
@@ -41,12 +42,21 @@ export class MinnowStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
-    const network = new Network(this, 'Network');
+    // One zone for subnet, instance and volume, chosen once (config.availabilityZone).
+    const network = new Network(this, 'Network', { availabilityZone: config.availabilityZone });
     const data = new DataVolume(this, 'Data', {
-      availabilityZone: network.subnet.availabilityZone,
+      availabilityZone: config.availabilityZone,
       sizeGiB: config.dataVolumeGiB,
       ...(config.dataSnapshotId !== undefined && { snapshotId: config.dataSnapshotId }),
+      ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
     });
+    if (config.snapshotRetentionDays > 0) {
+      new DataBackup(this, 'Backup', {
+        volume: data.volume,
+        retentionDays: config.snapshotRetentionDays,
+        ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
+      });
+    }
     const asset = new BrokerAsset(
       this,
       'BrokerAsset',
@@ -60,6 +70,7 @@ export class MinnowStack extends Stack {
       internetGatewayAttachment: network.internetGatewayAttachment,
       allowedCidr: config.allowedCidr,
       dataVolume: data.volume,
+      ...(config.dataVolumeKmsKeyArn !== undefined && { dataVolumeKmsKeyArn: config.dataVolumeKmsKeyArn }),
       brokerAsset: asset.asset,
       instanceType: config.instanceType,
       cpuCredits: config.cpuCredits,

@@ -1,7 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { readConfig } from '../lib/config';
 
-const read = (context: Record<string, unknown>) => readConfig(new App({ context }).node);
+// availabilityZone has no default (see test/data-volume.test.ts); the tests here are about the others.
+const read = (context: Record<string, unknown>) =>
+  readConfig(new App({ context: { availabilityZone: 'eu-west-2a', ...context } }).node);
 
 test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no snapshot/email/AMI pin', () => {
   expect(read({ allowedCidr: '198.51.100.7/32' })).toEqual({
@@ -12,6 +14,8 @@ test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no s
     cpuCredits: 'standard',
     logLevel: 'info',
     security: 'on',
+    availabilityZone: 'eu-west-2a',
+    snapshotRetentionDays: 7,
   });
 });
 
@@ -28,6 +32,8 @@ test('every value, as the CLI passes them (strings)', () => {
       amiId: 'ami-0123456789abcdef0',
       logLevel: 'debug',
       security: 'off',
+      dataVolumeKmsKeyArn: 'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      snapshotRetentionDays: '0',
     }),
   ).toEqual({
     allowedCidr: '0.0.0.0/0',
@@ -40,6 +46,9 @@ test('every value, as the CLI passes them (strings)', () => {
     amiId: 'ami-0123456789abcdef0',
     logLevel: 'debug',
     security: 'off',
+    availabilityZone: 'eu-west-2a',
+    dataVolumeKmsKeyArn: 'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+    snapshotRetentionDays: 0,
   });
 });
 

@@ -74,7 +74,7 @@ describeWithTools(
 
   test('die in the attach loop (the attached volume never shows up): FAILURE with its message', () => {
     const sb = createSandbox();
-    fs.writeFileSync(path.join(sb.state, 'attach-never-appears'), '');
+    fs.writeFileSync(path.join(sb.state, 'attach-dropped'), '');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
     expect(signals(sb)).toEqual([

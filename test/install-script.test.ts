@@ -40,7 +40,7 @@ itWithTools('shellcheck')(
       [
         '--severity=style',
         INSTALL_SH,
-        ...['security.sh', 'owner.sh', 'release.sh', 'rollback.sh'].map((f) =>
+        ...['security.sh', 'owner.sh', 'configure.sh', 'release.sh', 'rollback.sh'].map((f) =>
           path.join(REPO_ROOT, 'broker', 'deploy', f),
         ),
         path.join(REPO_ROOT, 'bin', 'build-broker.sh'),

@@ -168,7 +168,10 @@ describe('Elastic IP', () => {
 
 describe('security (the default)', () => {
   const statements = (): Array<Record<string, unknown>> => {
-    const [, policy] = only(template, 'AWS::IAM::Policy');
+    // The instance role's policy (the DLM role has its own).
+    const [, policy] = Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
+      id.startsWith('BrokerRole'),
+    ) as [string, { Properties: Record<string, unknown> }];
     return (policy.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
   };
 

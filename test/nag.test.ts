@@ -15,6 +15,13 @@ describe('cdk-nag AwsSolutions checks', () => {
       'Graviton, restored, pinned AMI',
       { instanceType: 'm7g.large', dataSnapshotId: 'snap-0123456789abcdef0', amiId: 'ami-0123456789abcdef0' },
     ],
+    [
+      'customer-managed volume key, no scheduled snapshots',
+      {
+        dataVolumeKmsKeyArn: 'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+        snapshotRetentionDays: '0',
+      },
+    ],
   ])('synth does not throw with nag on: %s', (_name, context) => {
     const { app } = buildApp(context, { nag: true });
     expect(() => app.synth()).not.toThrow();

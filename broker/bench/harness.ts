@@ -8,8 +8,11 @@
 // scenarios; processes.ts starts and samples the children, report.ts renders BENCHMARKS.md from
 // results.ts's Results.
 //
+// Last, peers.ts runs the same load against Apache Kafka beside minnow (its own section; needs a JDK
+// and Maven, skipped with a note without them).
+//
 // Flags: --quick (short runs, for trying the harness), --no-profile, --no-write (print only),
-// --render-only (rewrite the section and the plot from bench/last-run.json).
+// --render-only (rewrite the section and the plot from bench/last-run.json), --no-peers.
 import { execFileSync } from 'node:child_process';
 import {
   closeSync,
@@ -29,8 +32,19 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarizeProfileFile } from './cpu-profile';
 import { fmtRate, latencyChart } from './plot';
+import { runPeersIfAvailable } from './peers';
 import { sample } from './proc';
-import { BrokerProcess, BROKER_DIR, BUILD, log, MAIN, OUT, perf, sleep, ToolRun } from './processes';
+import {
+  BrokerProcess,
+  BROKER_DIR,
+  buildSources,
+  log,
+  OUT,
+  perf,
+  sleep,
+  ToolRun,
+  waitForQuietMachine,
+} from './processes';
 import { render, replaceSection } from './report';
 import {
   Args,
@@ -82,6 +96,7 @@ const PROFILE = !argv.has('--no-profile');
 const WRITE = !argv.has('--no-write');
 /** Re-renders BENCHMARKS.md and the plot from bench/last-run.json without measuring. */
 const RENDER_ONLY = argv.has('--render-only');
+const PEERS = !argv.has('--no-peers');
 const T = (seconds: number) => (QUICK ? Math.max(2, Math.round(seconds / 3)) : seconds);
 
 /**
@@ -597,34 +612,11 @@ class BenchRun {
   }
 }
 
-/** Builds src/ into bench/.build with tsc (type errors tolerated if it emitted JavaScript). */
-function buildSources(): void {
-  log('building src/ into bench/.build (tsc)');
-  try {
-    execFileSync(
-      process.execPath,
-      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD],
-      { cwd: BROKER_DIR, stdio: 'inherit' },
-    );
-  } catch (err) {
-    if (!existsSync(MAIN)) throw err;
-    log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
-  }
-}
-
-/** Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment. */
-async function waitForQuietMachine(): Promise<void> {
-  for (let waited = 0; os.loadavg()[0]! > 1.5 && waited < 180 && !QUICK; waited += 10) {
-    if (waited === 0) log(`load average ${os.loadavg()[0]!.toFixed(2)}: waiting up to 3 min for it to drop below 1.5`);
-    await sleep(10_000);
-  }
-}
-
 async function main(): Promise<void> {
   const t0 = Date.now();
   mkdirSync(OUT, { recursive: true });
   buildSources();
-  await waitForQuietMachine();
+  if (!QUICK) await waitForQuietMachine();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'minnow-bench-'));
   let results: Results;
   try {
@@ -642,6 +634,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${md}\n`);
   if (WRITE && !QUICK) writeOutputs(results, md);
   else log(`done in ${results.durationS.toFixed(0)} s (files not written${QUICK ? ': --quick' : ''})`);
+  if (PEERS) await runPeersIfAvailable({ quick: QUICK, write: WRITE });
 }
 
 /** BENCHMARKS.md's section, the plot and last-run.json; then the validation microbenchmark's section. */

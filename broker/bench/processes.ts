@@ -1,8 +1,9 @@
 // Child processes of the benchmark: brokers (`node <build>/cli/main.js serve`) and the load tool
 // (`minnow perf ... --json`), sampled from /proc and killed if the harness exits early.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../tools/kafka-oracle/kafka';
 import { machineBusyPercent, Sampler, systemCpu } from './proc';
@@ -26,6 +27,11 @@ process.on('exit', () => {
 });
 
 export { freePort };
+
+/** A child the harness did not spawn itself (Kafka's JVM, from the kafka-oracle): killed if the harness exits first. */
+export const killOnExit = (pid: number) => children.add(pid);
+/** The child has been stopped: nothing to kill at exit. */
+export const forgetChild = (pid: number) => children.delete(pid);
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -62,7 +68,8 @@ export class BrokerProcess {
 
   static async start(
     storageUrl: string,
-    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info' } = {},
+    /** `main`: another build's cli/main.js (A/B runs, bench/produce-path.bench.ts). */
+    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; main?: string } = {},
   ): Promise<BrokerProcess> {
     const port = await freePort();
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
@@ -70,7 +77,7 @@ export class BrokerProcess {
       process.execPath,
       [
         ...nodeArgs,
-        MAIN,
+        opts.main ?? MAIN,
         'serve',
         '--listener',
         `tcp://127.0.0.1:${port}`,
@@ -141,6 +148,8 @@ export async function perf<S>(
   sub: 'produce' | 'consume' | 'e2e',
   args: (string | number)[],
   okCodes = [0],
+  /** Each whole line the tool prints, as it prints it (its --report-interval progress). */
+  onLine?: (line: string) => void,
 ): Promise<ToolRun<S>> {
   const json = path.join(OUT, `run-${process.pid}-${jsonCounter++}.json`);
   const full = ['perf', sub, ...args.map(String), '--json', json];
@@ -151,7 +160,14 @@ export async function perf<S>(
   const sys0 = systemCpu();
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  let shown = 0;
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (!onLine) return;
+    const end = stdout.lastIndexOf('\n') + 1;
+    for (const line of stdout.slice(shown, end).split('\n')) if (line.trim()) onLine(line);
+    shown = Math.max(shown, end);
+  });
   child.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   children.delete(child.pid!);
@@ -165,4 +181,27 @@ export async function perf<S>(
   rmSync(json, { force: true });
   if (stderr.trim()) log(`  tool: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return { summary, stdout, fromMs, toMs, toolCpuPercent, machineBusyPercent: machineBusyPercent(sys0, sys1) };
+}
+
+/** Builds src/ into bench/.build with tsc (type errors tolerated if it emitted JavaScript). */
+export function buildSources(): void {
+  log('building src/ into bench/.build (tsc)');
+  try {
+    execFileSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD],
+      { cwd: BROKER_DIR, stdio: 'inherit' },
+    );
+  } catch (err) {
+    if (!existsSync(MAIN)) throw err;
+    log('tsc reported type errors (someone else is mid-change?); using the JavaScript it emitted');
+  }
+}
+
+/** Other work on a 2-vCPU machine moves every figure: wait (up to 3 min) for a quieter moment. */
+export async function waitForQuietMachine(): Promise<void> {
+  for (let waited = 0; os.loadavg()[0]! > 1.5 && waited < 180; waited += 10) {
+    if (waited === 0) log(`load average ${os.loadavg()[0]!.toFixed(2)}: waiting up to 3 min for it to drop below 1.5`);
+    await sleep(10_000);
+  }
 }

@@ -28,6 +28,8 @@ export interface CeilingResult {
   txnP99Ms: number;
   dbBytes: number;
   sqliteVersion: string;
+  /** The process's CPU over the run (all threads: the checkpointer too), % of one core. */
+  cpuPercent: number;
 }
 
 function main(): void {
@@ -79,6 +81,7 @@ function main(): void {
     setOffsets.run(0, offset, 1);
   });
   const lat: number[] = [];
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   while (performance.now() < end) {
@@ -88,6 +91,7 @@ function main(): void {
     lat.push(performance.now() - s);
   }
   const elapsed = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   checkpointer?.stop();
   db.close();
@@ -107,6 +111,7 @@ function main(): void {
     txnP99Ms: lat[Math.floor(lat.length * 0.99)] ?? 0,
     dbBytes: statSync(path).size,
     sqliteVersion,
+    cpuPercent: ((cpu.user + cpu.system) / 1e6 / elapsed) * 100,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

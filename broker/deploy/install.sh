@@ -19,6 +19,7 @@
 #   MINNOW_SIGNAL_URL       the release's CloudFormation wait condition handle (deploy/release.sh)
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
+# shellcheck disable=SC2034 # many variables are read by the deploy/*.sh scripts it sources
 set -euo pipefail
 
 ROOT=${ROOT:-}
@@ -127,18 +128,34 @@ find_device() {
   done
   return 1
 }
+# A refused attach (no right to the volume's KMS key) must not look like a volume still held by the
+# previous instance: EC2 either refuses the call or accepts it and drops the volume back to available.
+refused() {
+  die "attaching ${MINNOW_DATA_VOLUME_ID} was refused ($1). If the account's default EBS key is a customer-managed KMS key (aws ec2 get-ebs-default-kms-key-id), deploy with -c dataVolumeKmsKeyArn=<its key ARN> so this instance's role may use it; if you did, the key must be enabled and its key policy must let IAM policies grant it (docs/deploy.md)"
+}
 deadline=$((SECONDS + attach_timeout_s))
 attach_requested=0
+dropped=0
 until device=$(find_device); do
   if [ "$SECONDS" -ge "$deadline" ]; then
     die "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
   fi
+  if [ "$attach_requested" = 1 ] && [ "$(aws --region "$region" ec2 describe-volumes --volume-ids \
+    "$MINNOW_DATA_VOLUME_ID" --query 'Volumes[0].State' --output text)" = available ]; then
+    # Thrice, as DescribeVolumes may lag behind a fresh attach.
+    dropped=$((dropped + 1)) attach_requested=0
+    [ "$dropped" -lt 3 ] || refused "back to available after attaching, ${dropped} times"
+  fi
   if [ "$attach_requested" = 0 ]; then
-    if aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
-      --instance-id "$instance_id" --device /dev/sdf >/dev/null; then
+    if err=$(aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
+      --instance-id "$instance_id" --device /dev/sdf 2>&1 >/dev/null); then
       attach_requested=1
     else
-      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (still held by a previous instance?); retrying"
+      err=$(printf '%s' "$err" | tr -s '\n' ' ') err=${err# }
+      case "$err" in
+        *UnauthorizedOperation* | *AccessDenied* | *KMS* | *Kms*) refused "$err" ;;
+      esac
+      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (${err}; still held by a previous instance?); retrying"
       # A replacement instance: CloudFormation frees the volume only after the update ends.
       signal SUCCESS "replacement instance waits for ${MINNOW_DATA_VOLUME_ID}; its release is checked on the box only"
     fi
@@ -210,49 +227,9 @@ advertised_name=$MINNOW_ADVERTISED_HOST
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/security.sh"
 
-# --- configuration ----------------------------------------------------------------------------
-if [ "$security" = on ]; then
-  # Public: SASL_SSL. Loopback: plaintext for tools on the box; its ANONYMOUS principal is no
-  # super user, so without ACLs it gets only what needs no authorization (docs/connect-aws.md).
-  env_text="LISTENER_URL=sasl+tls://${listen_host}:${port},tcp://127.0.0.1:${loopback_port}
-ADVERTISED_LISTENER_URL=sasl+tls://${advertised_name}:${port},tcp://127.0.0.1:${loopback_port}
-SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
-TLS_CERT_FILE=${tls_dir}/server.crt
-TLS_KEY_FILE=${tls_dir}/server.key
-TLS_CLIENT_AUTH=none
-SUPER_USERS=User:admin
-ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
-MINNOW_ADMIN_USER=admin
-STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
-else
-  env_text="LISTENER_URL=tcp://${listen_host}:${port}
-ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
-STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}"
-fi
-if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
-  log "writing ${env_file}"
-  printf '%s\n' "$env_text" >"${env_file}.new"
-  chmod 0644 "${env_file}.new"
-  mv "${env_file}.new" "$env_file"
-  changed=1
-fi
-
-# The unit ships in the release; under a ROOT prefix its absolute paths move with it.
-unit_text=$(sed -e "s#=/usr/bin/node-22 #=${node_bin} #" \
-  -e "s#\([= ]\)/opt/minnow#\1${ROOT}/opt/minnow#g" \
-  -e "s#\([= ]\)/etc/minnow#\1${ROOT}/etc/minnow#g" \
-  -e "s#\([= ]\)/data\$#\1${ROOT}/data#g" \
-  "${release_dir}/deploy/minnow.service")
-# shellcheck disable=SC2034 # changed is read by deploy/release.sh
-if [ "$(cat "$unit_file" 2>/dev/null)" != "$unit_text" ]; then
-  log "writing ${unit_file}"
-  mkdir -p "$(dirname "$unit_file")"
-  printf '%s\n' "$unit_text" >"$unit_file"
-  systemctl daemon-reload
-  changed=1
-fi
+# --- configuration: /etc/minnow/minnow.env and the unit, in the release's deploy/configure.sh ---
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/configure.sh"
 
 # Start the release, switching `current` only once it answers (deploy/release.sh); signal.
 # shellcheck source=/dev/null # checked on its own

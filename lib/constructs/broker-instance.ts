@@ -7,6 +7,7 @@ import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
 import { brokerUserData } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
+import { ebsKeyStatements } from './data-volume';
 import { ReleaseSignal } from './release-signal';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
@@ -30,6 +31,11 @@ export interface BrokerInstanceProps {
   readonly internetGatewayAttachment: IDependable;
   /** The volume mounted at /data; the instance attaches it itself at boot. */
   readonly dataVolume: ec2.IVolume;
+  /**
+   * The customer-managed key the data volume is encrypted with: the role may use it for EBS.
+   * @default - none: the account's default EBS key, whose use the role is not granted
+   */
+  readonly dataVolumeKmsKeyArn?: string;
   /** The built broker, downloaded by the install script. */
   readonly brokerAsset: s3assets.Asset;
   /** @default 't3.micro' */
@@ -127,6 +133,13 @@ export class BrokerInstance extends Construct {
         conditions: { StringEquals: { 'aws:ResourceTag/minnow:data-volume': props.dataVolume.volumeId } },
       }),
     );
+    // The attach loop reads the volume's state to tell a refused attach (back to `available`) from a
+    // slow one. DescribeVolumes has no resource-level permissions.
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeVolumes'], resources: ['*'] }));
+    // A volume encrypted with a customer-managed key attaches only if the role may use the key.
+    if (props.dataVolumeKmsKeyArn !== undefined) {
+      for (const statement of ebsKeyStatements(this, props.dataVolumeKmsKeyArn)) this.role.addToPolicy(statement);
+    }
 
     this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: 'minnow' }] });
     // An EIP in a VPC of the same template needs the internet gateway attached first.
@@ -209,6 +222,12 @@ export class BrokerInstance extends Construct {
       reason:
         "The instance's own ARN cannot appear in its role (a dependency cycle); AttachVolume on instances is " +
         'limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeVolumes supports no resource-level permissions (Service Authorization Reference); the boot ' +
+        "script reads its data volume's attachment state with it.",
     });
     Validations.of(this.instance).acknowledge({
       id: 'AwsSolutions-EC28',

@@ -1,5 +1,7 @@
-import { RemovalPolicy, Size, Tags } from 'aws-cdk-lib';
+import { RemovalPolicy, Size, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 
 export interface DataVolumeProps {
@@ -15,7 +17,42 @@ export interface DataVolumeProps {
    * @default - a blank volume, formatted on first boot
    */
   readonly snapshotId?: string;
+  /**
+   * Encrypt with this customer-managed key (its ARN); the instance role must be granted its use.
+   * @default - the account's default EBS encryption key
+   */
+  readonly kmsKeyArn?: string;
 }
+
+/**
+ * What a principal needs to use a customer-managed key for EBS (attach a volume encrypted with it,
+ * snapshot it): the actions the EBS guide lists under "Permissions for users", on that key only and
+ * only through EC2 (kms:ViaService); grants only for AWS resources (kms:GrantIsForAWSResource).
+ */
+export function ebsKeyStatements(scope: Construct, keyArn: string): iam.PolicyStatement[] {
+  const viaEc2 = { 'kms:ViaService': `ec2.${Stack.of(scope).region}.amazonaws.com` };
+  return [
+    new iam.PolicyStatement({
+      actions: ['kms:CreateGrant'],
+      resources: [keyArn],
+      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' }, StringEquals: viaEc2 },
+    }),
+    new iam.PolicyStatement({
+      actions: [
+        'kms:Decrypt',
+        'kms:DescribeKey',
+        'kms:GenerateDataKeyWithoutPlaintext',
+        'kms:ReEncryptFrom',
+        'kms:ReEncryptTo',
+      ],
+      resources: [keyArn],
+      conditions: { StringEquals: viaEc2 },
+    }),
+  ];
+}
+
+/** The tag that names the stack a data volume belongs to; the DLM policy selects the volume by it. */
+export const STACK_TAG = 'minnow:stack';
 
 /**
  * The gp3 volume mounted at /data that holds minnow.db. It lives apart from the instance so the
@@ -35,8 +72,10 @@ export class DataVolume extends Construct {
       ...(props.snapshotId !== undefined && { snapshotId: props.snapshotId }),
       volumeType: ec2.EbsDeviceVolumeType.GP3,
       encrypted: true,
+      ...(props.kmsKeyArn !== undefined && { encryptionKey: kms.Key.fromKeyArn(this, 'Key', props.kmsKeyArn) }),
       removalPolicy: RemovalPolicy.SNAPSHOT,
     });
     Tags.of(this.volume).add('Name', 'minnow-data');
+    Tags.of(this.volume).add(STACK_TAG, Stack.of(this).stackName);
   }
 }

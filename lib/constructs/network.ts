@@ -4,6 +4,11 @@ import { Construct } from 'constructs';
 
 export interface NetworkProps {
   /**
+   * The subnet's zone, a literal chosen once (config.availabilityZone), never Fn::GetAZs, whose list
+   * and order AWS does not guarantee: a different answer would move the subnet, instance and volume.
+   */
+  readonly availabilityZone: string;
+  /**
    * CIDR of the VPC.
    * @default '10.42.0.0/24'
    */
@@ -21,11 +26,11 @@ export class Network extends Construct {
   /** The internet gateway's attachment to the VPC (an Elastic IP must be created after it). */
   readonly internetGatewayAttachment: ec2.CfnVPCGatewayAttachment;
 
-  constructor(scope: Construct, id: string, props: NetworkProps = {}) {
+  constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
     this.vpc = new ec2.Vpc(this, 'Vpc', {
       ipAddresses: ec2.IpAddresses.cidr(props.cidr ?? '10.42.0.0/24'),
-      maxAzs: 1,
+      availabilityZones: [props.availabilityZone],
       natGateways: 0,
       subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 26 }],
       // The default SG is unused; restricting it needs a Lambda-backed custom resource we'd rather not ship.

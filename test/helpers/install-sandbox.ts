@@ -26,8 +26,10 @@ export const SIGNAL_URL =
  * on PATH stand in for dnf, rpm, curl (IMDS), aws (EC2, S3, SSM, Secrets Manager), id/useradd,
  * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl and npm-22; openssl runs for real.
  * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
- * admin-secret (the secret's value), formatted/mounted/packages/user-minnow/group-minnow, signals (what
- * the boot sent to the wait condition), broker-down and broken-releases (the fake broker does not start). Each stub appends its argv to calls.log; the few that
+ * admin-secret (the secret's value), formatted/mounted/packages/user-minnow, attach-failures (VolumeInUse
+ * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, no device),
+ * volume-state (what describe-volumes prints), signals (what the boot
+ * sent to the wait condition), broker-down and broken-releases (the fake broker does not start). Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
  * Nothing touches the real /etc, /dev or the network (curl never runs for real).
  */
@@ -62,9 +64,12 @@ esac`,
   *"ec2 attach-volume"*)
     n=$(cat "$STUB_STATE/attach-failures" 2>/dev/null || echo 0)
     if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/attach-failures"; echo "An error occurred (VolumeInUse)" >&2; exit 254; fi
+    if [ -e "$STUB_STATE/attach-error" ]; then cat "$STUB_STATE/attach-error" >&2; exit 254; fi
+    [ ! -e "$STUB_STATE/attach-dropped" ] || exit 0
     vol=$(echo "$*" | sed -n 's/.*--volume-id \\([^ ]*\\).*/\\1/p')
     mkdir -p "$ROOT/dev/disk/by-id"
-    [ -e "$STUB_STATE/attach-never-appears" ] || touch "$ROOT/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_$(echo "$vol" | tr -d -)" ;;
+    touch "$ROOT/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_$(echo "$vol" | tr -d -)" ;;
+  *"ec2 describe-volumes"*) cat "$STUB_STATE/volume-state" 2>/dev/null || echo in-use ;;
   *"s3 cp"*)
     dest=""; for a in "$@"; do dest=$a; done
     cp "$STUB_ASSET_ZIP" "$dest" ;;

@@ -8,7 +8,8 @@ import { MinnowStack } from '../../lib/minnow-stack';
 import { kitTempDir } from './temp-dirs';
 
 export const REPO_ROOT = path.join(__dirname, '..', '..');
-export const BASE_CONTEXT = { allowedCidr: '203.0.113.0/24' } as const;
+/** availabilityZone: what `npm run ops -- preflight` writes to cdk.context.json before a first deploy. */
+export const BASE_CONTEXT = { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a' } as const;
 
 /** cdk.json's context (the feature flags), which `cdk synth` passes to the app and tests must too. */
 const CDK_JSON_CONTEXT = (
@@ -24,7 +25,7 @@ export interface Synth {
 
 /** Builds the app the way bin/minnow.ts does, from context values, into a temp cloud assembly. */
 export function buildApp(
-  context: Record<string, string> = {},
+  context: Record<string, string | number> = {},
   opts: { nag?: boolean } = {},
 ): {
   app: App;
@@ -42,7 +43,7 @@ export function buildApp(
   return { app, stack, outdir };
 }
 
-export function synth(context: Record<string, string> = {}): Synth {
+export function synth(context: Record<string, string | number> = {}): Synth {
   const { app, stack, outdir } = buildApp(context);
   return { app, stack, outdir, template: Template.fromStack(stack) };
 }

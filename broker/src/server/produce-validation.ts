@@ -83,6 +83,38 @@ export function producePolicy(
   nowMs: number,
   brokerDefaults: Readonly<Record<string, string>> = {},
 ): ProducePolicy {
+  // Every produce reads its topics' limits. Parsing them (a merge, regular expressions, BigInts,
+  // megamorphic config lookups) showed as 4.4 µs per request in the seed load's on-CPU profile.
+  // A topic without overrides under a broker without dynamic defaults (the usual case) has Kafka's
+  // defaults, which never change: parsed once. (Storage hands out a copy of a topic's configs per
+  // call, so there is no object to key a cache of other topics' limits on.)
+  const parsed =
+    isEmpty(topicOverrides) && isEmpty(brokerDefaults)
+      ? (kafkaDefaults ??= parsePolicy({}, {}))
+      : parsePolicy(topicOverrides, brokerDefaults);
+  return {
+    maxMessageBytes: parsed.maxMessageBytes,
+    produceVersion,
+    logAppendTime: parsed.logAppendTime,
+    timestampBeforeMaxMs: parsed.timestampBeforeMaxMs,
+    timestampAfterMaxMs: parsed.timestampAfterMaxMs,
+    nowMs,
+  };
+}
+
+type ParsedPolicy = Omit<ProducePolicy, 'produceVersion' | 'nowMs'>;
+/** The limits of a topic without overrides under a broker without dynamic defaults. */
+let kafkaDefaults: ParsedPolicy | undefined;
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+function parsePolicy(
+  topicOverrides: Record<string, string>,
+  brokerDefaults: Readonly<Record<string, string>>,
+): ParsedPolicy {
   const configs = { ...brokerDefaults, ...topicOverrides };
   // A limit the topic does not set falls back to the deprecated message.timestamp.difference.max.ms
   // when that one is set (Kafka 3.6-3.9's LogConfig; 4.0 dropped the key), else to its default.
@@ -95,11 +127,9 @@ export function producePolicy(
   const limit = (key: string) => read(key in configs || !(difference in configs) ? key : difference);
   return {
     maxMessageBytes: Number(topicConfig(configs, 'max.message.bytes')),
-    produceVersion,
     logAppendTime: topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime',
     timestampBeforeMaxMs: limit('message.timestamp.before.max.ms'),
     timestampAfterMaxMs: limit('message.timestamp.after.max.ms'),
-    nowMs,
   };
 }
 

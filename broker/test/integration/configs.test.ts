@@ -389,6 +389,29 @@ describe('configs round-trip as in Kafka', () => {
     expect(broker.context.storage.brokerConfigs('1')).toEqual({});
   });
 
+  it("a topic's max.message.bytes applies to the next produce once altered, and its default once deleted", async () => {
+    broker.context.storage.createTopic('limit-change', 1, {});
+    const batch = encodeRecordBatch({ records: [{ value: Buffer.alloc(500), timestamp: BigInt(Date.now()) }] });
+    const produce = async () =>
+      (
+        await conn.send(ApiKey.Produce, 9, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'limit-change', partitionData: [{ index: 0, records: Buffer.from(batch) }] }],
+        })
+      ).responses[0].partitionResponses[0].errorCode;
+    expect(await produce()).toBe(ErrorCode.NONE);
+    expect(
+      await incremental(TOPIC, 'limit-change', [{ name: 'max.message.bytes', configOperation: SET, value: '200' }]),
+    ).toMatchObject({ errorCode: 0 });
+    expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(
+      await incremental(TOPIC, 'limit-change', [{ name: 'max.message.bytes', configOperation: DELETE, value: null }]),
+    ).toMatchObject({ errorCode: 0 });
+    expect(await produce()).toBe(ErrorCode.NONE);
+  });
+
   it('applies dynamic broker configs as topic defaults: message.max.bytes limits produce, topics report the source', async () => {
     broker.context.storage.createTopic('dyn', 1, {});
     expect(

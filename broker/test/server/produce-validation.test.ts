@@ -413,4 +413,21 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
     expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1, 3]);
     expect(producePolicy({ 'message.timestamp.type': 'LogAppendTime' }, 9, NOW).logAppendTime).toBe(true);
   });
+
+  it('producePolicy follows the topic configs and broker defaults of each call, with its own version and time', () => {
+    // Kafka's defaults (parsed once), then the same call with a dynamic broker default, then a topic override.
+    expect(producePolicy({}, 9, NOW)).toMatchObject({ maxMessageBytes: 1048588, produceVersion: 9, nowMs: NOW });
+    expect(producePolicy({}, 11, NOW + 5)).toMatchObject({
+      maxMessageBytes: 1048588,
+      produceVersion: 11,
+      nowMs: NOW + 5,
+    });
+    expect(producePolicy({}, 9, NOW, { 'max.message.bytes': '200' }).maxMessageBytes).toBe(200);
+    expect(producePolicy({}, 9, NOW, { 'message.timestamp.type': 'LogAppendTime' }).logAppendTime).toBe(true);
+    expect(producePolicy({ 'max.message.bytes': '500' }, 9, NOW).maxMessageBytes).toBe(500);
+    expect(producePolicy({ 'max.message.bytes': '500' }, 9, NOW, { 'max.message.bytes': '200' }).maxMessageBytes).toBe(
+      500,
+    );
+    expect(producePolicy({}, 9, NOW)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false });
+  });
 });

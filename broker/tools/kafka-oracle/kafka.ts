@@ -2,7 +2,7 @@
 // Maven resolves, for comparing minnow against Kafka (npm run compat) and benchmarking beside it.
 // Needs `java` (17+) and `mvn` on PATH; the jars are copied once into a cache dir.
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -16,6 +16,10 @@ const POM = path.join(__dirname, 'pom.xml');
 export interface KafkaOracleOptions {
   /** JVM heap, e.g. '512m' or '128m' (sets -Xms and -Xmx alike). Default '512m'. */
   heap?: string;
+  /** More JVM flags after the heap (e.g. kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS). Default: none. */
+  jvmOptions?: string[];
+  /** How often to poll for the first Metadata answer while starting. Default 500 ms. */
+  pollMs?: number;
   kafkaVersion?: string;
   /** Where the jars are cached. Default $KAFKA_ORACLE_CACHE or ~/.cache/minnow-kafka-oracle. */
   cacheDir?: string;
@@ -39,6 +43,10 @@ export interface RunningKafka {
   dataDir: string;
   pid: number;
   clusterId: string;
+  /** From spawning the JVM to its first Metadata answer naming a broker (to within pollMs). */
+  startupMs: number;
+  /** The java command line that started the broker (after `java`). */
+  jvmArgs: string[];
   stop(): Promise<void>;
 }
 
@@ -70,9 +78,12 @@ export async function resolveKafkaJars(
     opts.cacheDir ?? process.env.KAFKA_ORACLE_CACHE ?? path.join(os.homedir(), '.cache', 'minnow-kafka-oracle');
   const dir = path.join(cache, `kafka-${version}`);
   const marker = path.join(dir, '.complete');
-  if (fs.existsSync(marker)) return dir;
+  // The marker holds the pom's hash: a cache resolved from an older pom (one dependency fewer) is
+  // resolved again instead of lacking a jar.
+  const pomHash = createHash('sha256').update(fs.readFileSync(POM)).digest('hex').slice(0, 16);
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').startsWith(`pom ${pomHash}`)) return dir;
   const log = opts.log ?? (() => {});
-  log(`resolving Apache Kafka ${version} jars with Maven into ${dir} (first run only; ~55 MB)`);
+  log(`resolving Apache Kafka ${version} jars with Maven into ${dir} (first run only; ~60 MB)`);
   fs.rmSync(dir, { recursive: true, force: true });
   // Maven's own progress (downloads) is shown; -B keeps it to plain lines.
   const res = await run(
@@ -98,7 +109,7 @@ export async function resolveKafkaJars(
     );
   if (!fs.readdirSync(dir).some((f) => f.startsWith(`kafka_2.13-${version}`)))
     throw new Error(`mvn finished but ${dir} has no kafka_2.13-${version}.jar`);
-  fs.writeFileSync(marker, new Date().toISOString());
+  fs.writeFileSync(marker, `pom ${pomHash} resolved ${new Date().toISOString()}\n`);
   log(`resolved ${fs.readdirSync(dir).length - 1} jars`);
   return dir;
 }
@@ -175,23 +186,40 @@ function tail(file: string, lines = 40): string {
   }
 }
 
-/** Polls ApiVersions until the broker answers without error (it refuses connections, then answers early). */
-async function waitForApiVersions(port: number, child: ChildProcess, deadline: number, logFile: string): Promise<void> {
+/**
+ * One probe: null when the broker at `port` answers Metadata naming a broker, else why not. A
+ * broker answers ApiVersions before its metadata is loaded; Metadata naming a broker means it serves.
+ */
+export async function probeMetadata(port: number): Promise<string | null> {
+  try {
+    const c = await KafkaConnection.connect('127.0.0.1', port, { connectTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    try {
+      const md = await c.send(3, 12, { topics: [], allowAutoTopicCreation: false });
+      return md.brokers.length > 0 ? null : 'Metadata lists no brokers yet';
+    } finally {
+      c.close();
+    }
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Polls Metadata until the broker serves (it refuses connections, then answers ApiVersions early). */
+async function waitForApiVersions(
+  port: number,
+  child: ChildProcess,
+  deadline: number,
+  logFile: string,
+  pollMs: number,
+): Promise<void> {
   let lastError = '';
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`Kafka exited with code ${child.exitCode} while starting; its log ends:\n${tail(logFile)}`);
-    try {
-      const c = await KafkaConnection.connect('127.0.0.1', port, { connectTimeoutMs: 2000, requestTimeoutMs: 5000 });
-      // A broker answers ApiVersions before its metadata is loaded; Metadata naming this broker means it serves.
-      const md = await c.send(3, 12, { topics: [], allowAutoTopicCreation: false });
-      c.close();
-      if (md.brokers.length > 0) return;
-      lastError = 'Metadata lists no brokers yet';
-    } catch (err) {
-      lastError = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 500));
+    const why = await probeMetadata(port);
+    if (why === null) return;
+    lastError = why;
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   throw new Error(
     `Kafka did not answer on 127.0.0.1:${port} in time (last: ${lastError}); its log ends:\n${tail(logFile)}`,
@@ -232,8 +260,18 @@ export async function startKafka(opts: KafkaOracleOptions = {}): Promise<Running
   if (fmt.code !== 0) throw new Error(`kafka-storage format failed (exit ${fmt.code}):\n${fmt.out}`);
 
   log(`starting Kafka (heap ${heap}) on 127.0.0.1:${port}`);
+  const jvmArgs = [
+    `-Xms${heap}`,
+    `-Xmx${heap}`,
+    ...(opts.jvmOptions ?? []),
+    ...jvmLog,
+    '-cp',
+    classpath,
+    'kafka.Kafka',
+    propsFile,
+  ];
   const started = Date.now();
-  const child = spawn(java, [`-Xms${heap}`, `-Xmx${heap}`, ...jvmLog, '-cp', classpath, 'kafka.Kafka', propsFile], {
+  const child = spawn(java, jvmArgs, {
     stdio: [
       'ignore',
       fs.openSync(path.join(dataDir, 'stdout.log'), 'w'),
@@ -252,11 +290,12 @@ export async function startKafka(opts: KafkaOracleOptions = {}): Promise<Running
       fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitForApiVersions(port, child, Date.now() + (opts.startTimeoutMs ?? 120_000), logFile);
+    await waitForApiVersions(port, child, Date.now() + (opts.startTimeoutMs ?? 120_000), logFile, opts.pollMs ?? 500);
   } catch (err) {
     await stop();
     throw err;
   }
-  log(`Kafka is up after ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${child.pid}, log ${logFile})`);
-  return { host: '127.0.0.1', port, logFile, dataDir, pid: child.pid!, clusterId, stop };
+  const startupMs = Date.now() - started;
+  log(`Kafka is up after ${(startupMs / 1000).toFixed(1)} s (pid ${child.pid}, log ${logFile})`);
+  return { host: '127.0.0.1', port, logFile, dataDir, pid: child.pid!, clusterId, startupMs, jvmArgs, stop };
 }

@@ -1,0 +1,205 @@
+// One scenario's load on one running broker (peer-brokers.ts): Kafka's own kafka-producer-perf-test
+// / kafka-consumer-perf-test and `minnow perf`, one after the other, with the broker's CPU over
+// each tool's load window and its peak RSS over the scenario.
+import { runKafkaTool } from './kafka-peer';
+import { consumerPerfRow, producerPerfTotal } from './kafka-perf-output';
+import { CONFIGS_1K, pacedArgs, produceArgs } from './load-args';
+import { peakBetween, RunningPeer } from './peer-brokers';
+import type { PeerId, PeerScenarioResult, ToolFigures } from './peers-report';
+import { log, perf, ToolRun } from './processes';
+import type { ConsumeSummary } from '../src/perf/consumer';
+import type { ProduceSummary } from '../src/perf/producer';
+
+const MiB = 1024 * 1024;
+/** As the main harness: paced runs count broker CPU from this long after the load starts (JIT warm-up). */
+const STEADY_AFTER_MS = 3000;
+
+/** One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props acks=all ...`. */
+export async function kafkaProducerPerf(
+  peer: RunningPeer,
+  kafkaVersion: string,
+  topic: string,
+  numRecords: number,
+  recordSize: number,
+  throughput: number,
+): Promise<ToolFigures> {
+  log(`  kafka-producer-perf-test: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}`);
+  const run = await runKafkaTool(
+    'ProducerPerformance',
+    [
+      '--topic',
+      topic,
+      '--num-records',
+      numRecords,
+      '--record-size',
+      recordSize,
+      '--throughput',
+      throughput,
+      '--producer-props',
+      'acks=all',
+      `bootstrap.servers=${peer.bootstrap}`,
+    ],
+    kafkaVersion,
+  );
+  const t = producerPerfTotal(run.output);
+  // The tool's clock starts at its first send, after the JVM and the producer's metadata: its
+  // load window is the last records/rate seconds of the process.
+  const loadMs = t.recordsPerSec > 0 ? (t.records / t.recordsPerSec) * 1000 : NaN;
+  const from = run.toMs - loadMs + (throughput > 0 ? STEADY_AFTER_MS : 0);
+  return {
+    tool: 'kafka-producer-perf-test',
+    records: t.records,
+    recordsPerSec: t.recordsPerSec,
+    mbPerSec: t.mbPerSec,
+    p50Ms: t.p50Ms,
+    p99Ms: t.p99Ms,
+    p999Ms: t.p999Ms,
+    brokerCpuPercent: peer.sampler.cpuPercent(from, run.toMs),
+    toolCpuPercent: run.toolCpuPercent,
+    missing: numRecords - t.records,
+  };
+}
+
+function fromProduceSummary(
+  run: ToolRun<ProduceSummary>,
+  peer: RunningPeer,
+  paced: boolean,
+  asked: number,
+): ToolFigures {
+  const s = run.summary;
+  const from = Date.parse(s.startedAt);
+  return {
+    tool: 'minnow perf produce',
+    records: s.records,
+    recordsPerSec: s.recordsPerSec,
+    mbPerSec: s.mbPerSec,
+    p50Ms: s.latency.p50Ms,
+    p99Ms: s.latency.p99Ms,
+    p999Ms: s.latency.p999Ms,
+    brokerCpuPercent: peer.sampler.cpuPercent(from + (paced ? STEADY_AFTER_MS : 0), from + s.elapsedMs),
+    toolCpuPercent: run.toolCpuPercent,
+    missing: asked - s.records,
+  };
+}
+
+/** `minnow perf produce` with kafka-producer-perf-test's client defaults (batch 16 KiB, 5 in flight). */
+async function minnowProducePerf(
+  peer: RunningPeer,
+  topic: string,
+  numRecords: number,
+  recordSize: number,
+  throughput: number,
+): Promise<ToolFigures> {
+  log(`  minnow perf produce: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}`);
+  const args =
+    throughput > 0
+      ? pacedArgs(peer.bootstrap, topic, { numRecords }, throughput, '5s')
+      : produceArgs(peer.bootstrap, topic, recordSize, CONFIGS_1K[0]!, [
+          '--num-records',
+          numRecords,
+          '--throughput',
+          -1,
+          '--report-interval',
+          '5s',
+        ]);
+  const run = await perf<ProduceSummary>('produce', args, [0], (line) => log(`  ${line}`));
+  return fromProduceSummary(run, peer, throughput > 0, numRecords);
+}
+
+/** Both tools on one fresh broker; the produce scenario's figures of that broker. */
+export async function produceScenario(
+  peer: RunningPeer,
+  kafkaVersion: string,
+  id: PeerId,
+  records: number,
+  recordSize: number,
+  throughput: number,
+): Promise<{ result: PeerScenarioResult; kptTopic: string }> {
+  const kptTopic = `kpt-${recordSize}`;
+  const from = Date.now();
+  const runs = [
+    await kafkaProducerPerf(peer, kafkaVersion, kptTopic, records, recordSize, throughput),
+    await minnowProducePerf(peer, `mperf-${recordSize}`, records, recordSize, throughput),
+  ];
+  const peak = peakBetween(peer.sampler, from, Date.now());
+  return {
+    kptTopic,
+    result: {
+      peer: id,
+      runs,
+      startupMs: peer.startupMs,
+      idleRssBytes: peer.idleRssBytes,
+      // VmHWM: nothing else ran on this broker before these loads.
+      peakRssBytes: Math.max(peak?.rssBytes ?? NaN, ...peer.sampler.samples.map((x) => x.hwmBytes)),
+      peakAnonBytes: peak?.anonBytes ?? NaN,
+      payloadBytes: runs.reduce((sum, r) => sum + r.records * recordSize, 0),
+    },
+  };
+}
+
+/** Reads the 1 KiB topic kafka-producer-perf-test wrote, with each consume tool (1 MiB fetches, Kafka's default). */
+export async function consumeScenario(
+  peer: RunningPeer,
+  kafkaVersion: string,
+  id: PeerId,
+  topic: string,
+  records: number,
+  base: PeerScenarioResult,
+): Promise<PeerScenarioResult> {
+  const from = Date.now();
+  log(`  kafka-consumer-perf-test: ${records} records of ${topic}`);
+  const k = await runKafkaTool(
+    'ConsumerPerformance',
+    // --timeout is the longest wait for records: Kafka creates __consumer_offsets (50 partitions) at the first join.
+    ['--bootstrap-server', peer.bootstrap, '--topic', topic, '--messages', records, '--timeout', 60_000],
+    kafkaVersion,
+  );
+  const row = consumerPerfRow(k.output);
+  const kafkaTool: ToolFigures = {
+    tool: 'kafka-consumer-perf-test',
+    records: row.records,
+    // fetch.*: without the group join (rebalance.time.ms), which Kafka delays by group.initial.rebalance.delay.ms.
+    recordsPerSec: row.fetchRecordsPerSec,
+    mbPerSec: row.fetchMbPerSec,
+    p50Ms: NaN,
+    p99Ms: NaN,
+    p999Ms: NaN,
+    brokerCpuPercent: peer.sampler.cpuPercent(k.toMs - row.fetchMs, k.toMs),
+    toolCpuPercent: k.toolCpuPercent,
+    missing: records - row.records,
+  };
+  log(`  minnow perf consume: ${topic}`);
+  const m = await perf<ConsumeSummary>('consume', [
+    '--bootstrap-server',
+    peer.bootstrap,
+    '--topic',
+    topic,
+    '--fetch-size',
+    MiB,
+    '--timeout',
+    '60s',
+  ]);
+  const s = m.summary;
+  const peak = peakBetween(peer.sampler, from, Date.now());
+  const mFrom = Date.parse(s.startedAt);
+  const minnowTool: ToolFigures = {
+    tool: 'minnow perf consume',
+    records: s.records,
+    recordsPerSec: s.fetchRecordsPerSec,
+    mbPerSec: s.fetchMbPerSec,
+    p50Ms: NaN,
+    p99Ms: NaN,
+    p999Ms: NaN,
+    brokerCpuPercent: peer.sampler.cpuPercent(mFrom, mFrom + s.elapsedMs),
+    toolCpuPercent: m.toolCpuPercent,
+    missing: records - s.records,
+  };
+  return {
+    peer: id,
+    runs: [kafkaTool, minnowTool],
+    startupMs: base.startupMs,
+    idleRssBytes: base.idleRssBytes,
+    peakRssBytes: peak?.rssBytes ?? NaN,
+    peakAnonBytes: peak?.anonBytes ?? NaN,
+  };
+}
