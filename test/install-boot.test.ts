@@ -87,6 +87,21 @@ describeWithTools(
     ]);
   });
 
+  test('a refused attach (no right to the KMS key): FAILURE with the refusal, not the replacement SUCCESS', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(
+      path.join(sb.state, 'attach-error'),
+      'An error occurred (UnauthorizedOperation) when calling the AttachVolume operation: not authorized\n',
+    );
+    const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '3', MINNOW_POLL_S: '0.1' });
+    expect(run.status).toBe(1);
+    const sent = signals(sb);
+    expect(sent.map((s) => s.Status)).toEqual(['FAILURE']);
+    expect(sent[0]?.Reason).toMatch(
+      new RegExp(`^attaching ${VOLUME_ID} was refused \\(An error occurred \\(UnauthorizedOperation\\)`),
+    );
+  });
+
   test('a replacement instance (volume still held) signals SUCCESS at once: the old instance goes only after the update', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '2');
