@@ -24,7 +24,7 @@ beforeAll(() => {
 test('template snapshot (asset hashes masked)', () => {
   // The release's wait condition and handle carry the release id in their logical ids.
   const masked = JSON.stringify(template.toJSON()).replace(
-    /(BrokerRelease(?:Boot|Handle))[0-9a-f]{16}/g,
+    /(BrokerRelease(?:Boot|Handle))[0-9a-f]{16}[0-9A-F]{8}/g,
     '$1<release>',
   );
   expect(JSON.parse(masked)).toMatchSnapshot();
