@@ -9,6 +9,7 @@ import { formatPreflight, preflight } from '../lib/ops/preflight';
 import { setDataVolumeProtection } from '../lib/ops/protect';
 import { CONTEXT_FILE } from '../lib/remembered-context';
 import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { rollbackRelease } from '../lib/ops/rollback';
 import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
 import { snapshotDataVolume } from '../lib/ops/snapshot';
 import { formatStatus, getStatus } from '../lib/ops/status';
@@ -26,6 +27,7 @@ commands:
                           offers --instance-type), written to cdk.context.json with the volume's size and
                           snapshot; refuses a zone that would move the volume; names a KMS key to pass
   protect [--off]         stack policy: CloudFormation refuses to replace or delete the data volume
+  rollback                runs minnow-rollback on the instance (SSM): the previous broker release again
 
 options:
   --stack NAME            the deployed stack (default Minnow)
@@ -103,6 +105,15 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
           writeFileWithMode(values.out, `${text}\n`, command === 'ca' ? 0o644 : 0o600);
           deps.runtime.log(`ops ${command}: wrote ${values.out}`);
         }
+        return 0;
+      }
+      case 'rollback': {
+        const result = await rollbackRelease(deps.clients(region), deps.runtime, stackName);
+        deps.out(result.output);
+        deps.out(
+          'The stack still names the newer release: later boots keep this rollback, and the next deploy of ' +
+            'another commit installs that one. To make it final, deploy the commit you rolled back to.',
+        );
         return 0;
       }
       case 'snapshot': {

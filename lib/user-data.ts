@@ -40,6 +40,8 @@ export interface BrokerUserDataProps {
    * so that the first boot is not throttled). @default - not a burstable type: nothing to switch
    */
   readonly cpuCredits?: string;
+  /** The release's wait condition handle (presigned URL) the boot signals; none: no signal. */
+  readonly signalUrl?: string;
   /** @default INSTALL_SCRIPT_PATH */
   readonly installScriptPath?: string;
 }
@@ -76,6 +78,7 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
         ]
       : []),
     ...(props.cpuCredits !== undefined ? [`MINNOW_CPU_CREDITS='${props.cpuCredits}'`] : []),
+    ...(props.signalUrl !== undefined ? [`MINNOW_SIGNAL_URL='${props.signalUrl}'`] : []),
   ];
   const shell = [
     '#!/bin/bash',

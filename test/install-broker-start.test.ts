@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ADMIN_PASSWORD, createSandbox, runInstall, type Sandbox } from './helpers/install-sandbox';
+import { ADMIN_PASSWORD, createSandbox, runInstall, stopSandboxBroker, type Sandbox } from './helpers/install-sandbox';
 import { REPO_ROOT } from './helpers/synth';
 import { requireTools } from '../broker/test/support/external-tools';
 
@@ -107,6 +107,15 @@ afterEach(async () => {
   child = undefined;
 });
 
+/** deploy/probe.js, install.sh's health check, against the real broker: exit 0 once it answers ApiVersions. */
+function probe(sb: Sandbox, port: number) {
+  const release = path.join(sb.root, 'opt', 'minnow', 'current');
+  return spawnSync(process.execPath, [path.join(release, 'deploy', 'probe.js'), '127.0.0.1', String(port), '10'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
+
 /** Runs the installed release the way the unit does, with the env file install.sh wrote. */
 async function startInstalled(sb: Sandbox, env: Record<string, string>, port: number): Promise<void> {
   // What the unit runs: `node <release>/bin/minnow.js serve` from the release directory. Without a
@@ -116,6 +125,7 @@ async function startInstalled(sb: Sandbox, env: Record<string, string>, port: nu
   const [command, args, cwd] = built
     ? [process.execPath, [path.join(release, 'bin', 'minnow.js'), 'serve'], release]
     : ['npx', ['tsx', 'broker/src/cli/main.ts', 'serve'], REPO_ROOT];
+  stopSandboxBroker(sb); // the stand-in that answered install.sh's health check holds the port
   let output = '';
   child = spawn(command, args, {
     cwd,
@@ -159,6 +169,7 @@ maybe(
     });
     await startInstalled(sb, env, port);
 
+    expect(probe(sb, port)).toMatchObject({ status: 0, stderr: '' });
     const result = kcatRun(['-L', '-b', `127.0.0.1:${port}`, '-m', '10']);
     expect(result.stderr).not.toMatch(/ERROR|Failed/);
     expect(result.stdout).toMatch(/1 brokers:/);
@@ -190,6 +201,8 @@ maybeSecure(
     const passwordFile = path.join(sb.root, 'etc', 'minnow', 'admin-password');
     await startInstalled(sb, { ...env, MINNOW_ADMIN_PASSWORD_FILE: passwordFile }, port);
 
+    // The health check's view: loopback, plaintext, ANONYMOUS, which may still ask ApiVersions.
+    expect(probe(sb, loopbackPort)).toMatchObject({ status: 0, stderr: '' });
     const ca = path.join(sb.root, 'data', 'tls', 'ca.crt');
     const sasl = (password: string) => [
       '-b',

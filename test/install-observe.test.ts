@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import {
   INSTANCE_ID,
@@ -32,16 +31,6 @@ const credits = (run: InstallRun) =>
   named(run, 'aws').filter((c) => c.includes('modify-instance-credit-specification'));
 const agentDir = (sb: Sandbox) => path.join(sb.root, 'opt', 'aws', 'amazon-cloudwatch-agent', 'etc');
 const read = (file: string) => fs.readFileSync(file, 'utf8');
-
-/** A loopback port that accepts connections (the kernel completes them while spawnSync blocks). */
-async function listening(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = net.createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 itWithTools('shellcheck')('observe.sh is shellcheck clean', () => {
   const result = spawnSync('shellcheck', ['--severity=style', OBSERVE_SH], { encoding: 'utf8' });
@@ -195,82 +184,49 @@ describeWithTools(
   'unzip',
   'openssl',
 )('the credit mode (launched unlimited, switched once the broker answers)', () => {
-  test('MINNOW_CPU_CREDITS=standard: waits for the broker on loopback, then sets standard on this instance', async () => {
-    const broker = await listening();
-    try {
-      const sb = createSandbox();
-      const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_LOOPBACK_PORT: String(broker.port) });
-      expectSuccess(run);
-      expect(credits(run)).toEqual([
-        `aws --region ${REGION} ec2 modify-instance-credit-specification --instance-credit-specifications InstanceId=${INSTANCE_ID},CpuCredits=standard --query UnsuccessfulInstanceCreditSpecifications[0].Error.Message --output text`,
-      ]);
-      expect(run.stderr).toContain('CPU credits: standard');
-      expect(run.stderr).not.toContain('does not answer');
-      expect(run.calls.indexOf('systemctl restart minnow.service')).toBeLessThan(run.calls.indexOf(credits(run)[0]!));
-    } finally {
-      await broker.close();
-    }
-  });
-
-  test('security off: probes the public port (the broker listens on 0.0.0.0 there)', async () => {
-    const broker = await listening();
-    try {
-      const sb = createSandbox();
-      const run = runInstall(sb, {
-        MINNOW_SECURITY: 'off',
-        MINNOW_PORT: String(broker.port),
-        MINNOW_CPU_CREDITS: 'unlimited',
-        MINNOW_BROKER_WAIT_S: '5',
-      });
-      expectSuccess(run);
-      expect(run.stderr).not.toContain('does not answer');
-      expect(credits(run)).toHaveLength(1);
-      expect(credits(run)[0]).toMatch(/CpuCredits=unlimited /);
-    } finally {
-      await broker.close();
-    }
-  });
-
-  test('a broker that never answers: switched anyway after the wait, with a warning', async () => {
-    const closed = await listening();
-    await closed.close(); // a port nobody listens on
+  // The sandbox's systemctl starts a fake broker that answers ApiVersions (deploy/release.sh probes it).
+  test('MINNOW_CPU_CREDITS=standard: once the broker answers on loopback, sets standard on this instance', () => {
     const sb = createSandbox();
-    const run = runInstall(sb, {
-      MINNOW_CPU_CREDITS: 'standard',
-      MINNOW_LOOPBACK_PORT: String(closed.port),
-      MINNOW_BROKER_WAIT_S: '1',
-      MINNOW_POLL_S: '0.2',
-    });
+    const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard' });
     expectSuccess(run);
-    expect(run.stderr).toContain(`the broker does not answer on 127.0.0.1:${closed.port}`);
+    expect(credits(run)).toEqual([
+      `aws --region ${REGION} ec2 modify-instance-credit-specification --instance-credit-specifications InstanceId=${INSTANCE_ID},CpuCredits=standard --query UnsuccessfulInstanceCreditSpecifications[0].Error.Message --output text`,
+    ]);
+    expect(run.stderr).toContain('CPU credits: standard');
+    expect(run.calls.indexOf('systemctl restart minnow.service')).toBeLessThan(run.calls.indexOf(credits(run)[0]!));
+  });
+
+  test('security off: switched too', () => {
+    const sb = createSandbox();
+    const run = runInstall(sb, { MINNOW_SECURITY: 'off', MINNOW_CPU_CREDITS: 'unlimited' });
+    expectSuccess(run);
     expect(credits(run)).toHaveLength(1);
+    expect(credits(run)[0]).toMatch(/CpuCredits=unlimited /);
   });
 
-  test('a refused switch (no permission): a warning that says the instance stays unlimited; the boot goes on', async () => {
-    const broker = await listening();
-    try {
-      const sb = createSandbox();
-      fs.writeFileSync(path.join(sb.state, 'credit-denied'), '');
-      const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_LOOPBACK_PORT: String(broker.port) });
-      expectSuccess(run);
-      expect(run.stderr).toContain('could not set CPU credits to standard; the instance stays in its launch mode');
-    } finally {
-      await broker.close();
-    }
+  test('a broker that never answers: the boot fails before the switch, so the first boot stays unthrottled', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'broker-down'), '');
+    const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_HEALTH_TIMEOUT_S: '2' });
+    expect(run.status).not.toBe(0);
+    expect(credits(run)).toEqual([]);
   });
 
-  test('a change EC2 reports as unsuccessful (exit 0, an error in the response) is a warning too', async () => {
-    const broker = await listening();
-    try {
-      const sb = createSandbox();
-      fs.writeFileSync(path.join(sb.state, 'credit-unsuccessful'), 'The instance does not support unlimited\n');
-      const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'unlimited', MINNOW_LOOPBACK_PORT: String(broker.port) });
-      expectSuccess(run);
-      expect(run.stderr).toContain('EC2 refused the credit mode: The instance does not support unlimited');
-      expect(run.stderr).toContain('could not set CPU credits to unlimited');
-      expect(run.stderr).not.toContain('CPU credits: unlimited');
-    } finally {
-      await broker.close();
-    }
+  test('a refused switch (no permission): a warning that says the instance stays unlimited; the boot goes on', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'credit-denied'), '');
+    const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard' });
+    expectSuccess(run);
+    expect(run.stderr).toContain('could not set CPU credits to standard; the instance stays in its launch mode');
+  });
+
+  test('a change EC2 reports as unsuccessful (exit 0, an error in the response) is a warning too', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'credit-unsuccessful'), 'The instance does not support unlimited\n');
+    const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'unlimited' });
+    expectSuccess(run);
+    expect(run.stderr).toContain('EC2 refused the credit mode: The instance does not support unlimited');
+    expect(run.stderr).toContain('could not set CPU credits to unlimited');
+    expect(run.stderr).not.toContain('CPU credits: unlimited');
   });
 });

@@ -8,7 +8,9 @@ import {
   PUBLIC_DNS,
   INSTALL_SH,
   INSTANCE_ID,
+  MINNOW_ID,
   REGION,
+  SIGNAL_URL,
   VOLUME_ID,
   createSandbox,
   runInstall,
@@ -30,22 +32,27 @@ function expectSuccess(run: InstallRun): void {
 const named = (run: InstallRun, command: string) =>
   run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 
-itWithTools('shellcheck')('install.sh, security.sh and bin/build-broker.sh are shellcheck clean', () => {
-  const result = spawnSync(
-    'shellcheck',
-    [
-      '--severity=style',
-      INSTALL_SH,
-      path.join(REPO_ROOT, 'broker', 'deploy', 'security.sh'),
-      path.join(REPO_ROOT, 'bin', 'build-broker.sh'),
-    ],
-    {
-      encoding: 'utf8',
-    },
-  );
-  expect(result.stdout + result.stderr).toBe('');
-  expect(result.status).toBe(0);
-});
+itWithTools('shellcheck')(
+  'install.sh, the scripts it sources, minnow-rollback and bin/build-broker.sh are shellcheck clean',
+  () => {
+    const result = spawnSync(
+      'shellcheck',
+      [
+        '--severity=style',
+        INSTALL_SH,
+        ...['security.sh', 'owner.sh', 'configure.sh', 'release.sh', 'rollback.sh'].map((f) =>
+          path.join(REPO_ROOT, 'broker', 'deploy', f),
+        ),
+        path.join(REPO_ROOT, 'bin', 'build-broker.sh'),
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  },
+);
 
 // The sandbox zips the broker asset (zip) and install.sh unpacks it (unzip).
 describeWithTools(
@@ -73,13 +80,16 @@ describeWithTools(
   test('first run: Node.js 22 from AL2023, the minnow user, IMDSv2 lookups', () => {
     expect(named(first, 'dnf')).toEqual(['dnf install -y nodejs22 nodejs22-npm unzip openssl']);
     expect(named(first, 'useradd')).toEqual([
-      'useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow',
+      `useradd --system --uid ${MINNOW_ID} --gid minnow --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow`,
     ]);
+    expect(named(first, 'groupadd')).toEqual([`groupadd --system --gid ${MINNOW_ID} minnow`]);
     const curls = named(first, 'curl');
     expect(
       curls.filter((c) => c.includes('-X PUT') && c.includes('X-aws-ec2-metadata-token-ttl-seconds')).length,
     ).toBeGreaterThan(0);
-    expect(curls.every((c) => c.includes('http://169.254.169.254/latest/'))).toBe(true);
+    const imdsCalls = curls.filter((c) => !c.includes(SIGNAL_URL)); // the rest: one signal to CloudFormation
+    expect(imdsCalls.every((c) => c.includes('http://169.254.169.254/latest/'))).toBe(true);
+    expect(curls.length - imdsCalls.length).toBe(1);
     expect(
       curls.filter((c) => c.includes('meta-data/')).every((c) => c.includes('X-aws-ec2-metadata-token: token-123')),
     ).toBe(true);
@@ -95,7 +105,7 @@ describeWithTools(
     );
     expect(named(first, 'mount')).toEqual([`mount --fstab ${sb.root}/etc/fstab ${sb.root}/data`]);
     expect(named(first, 'chown')).toEqual([
-      `chown minnow:minnow ${sb.root}/data`,
+      `chown -h -c ${MINNOW_ID}:${MINNOW_ID} ${sb.root}/data`,
       `chown root:minnow ${sb.root}/data/tls`,
       `chown minnow:minnow ${sb.root}/data/tls/server.key`,
     ]);
@@ -118,8 +128,8 @@ describeWithTools(
     const env = fs.readFileSync(path.join(sb.root, 'etc', 'minnow', 'minnow.env'), 'utf8');
     expect(env).toBe(
       [
-        'LISTENER_URL=sasl+tls://0.0.0.0:9093,tcp://127.0.0.1:9092',
-        `ADVERTISED_LISTENER_URL=sasl+tls://${PUBLIC_DNS}:9093,tcp://127.0.0.1:9092`,
+        `LISTENER_URL=sasl+tls://0.0.0.0:9093,tcp://127.0.0.1:${sb.loopbackPort}`,
+        `ADVERTISED_LISTENER_URL=sasl+tls://${PUBLIC_DNS}:9093,tcp://127.0.0.1:${sb.loopbackPort}`,
         'SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN',
         `TLS_CERT_FILE=${sb.root}/data/tls/server.crt`,
         `TLS_KEY_FILE=${sb.root}/data/tls/server.key`,

@@ -6,6 +6,7 @@ import {
   CA_PARAMETER,
   PUBLIC_DNS,
   REGION,
+  INSTALL_SH,
   createSandbox,
   runInstall,
   type InstallRun,
@@ -182,7 +183,7 @@ describeWithTools(
     expect(text).not.toContain('ec2-3-8-1-2');
     expect(text).toContain('Subject: CN = 203.0.113.99');
     expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
-      'ADVERTISED_LISTENER_URL=sasl+tls://203.0.113.99:9093,tcp://127.0.0.1:9092\n',
+      `ADVERTISED_LISTENER_URL=sasl+tls://203.0.113.99:9093,tcp://127.0.0.1:${sb.loopbackPort}\n`,
     );
   });
 
@@ -207,12 +208,15 @@ describeWithTools(
 
   test('security off: the old plaintext broker on 9092, no certificate, no AWS secret, no credential', () => {
     const sb = createSandbox();
+    // The sandbox passes a free port for MINNOW_PORT (its health probe needs one); the default is 9092.
+    expect(read(INSTALL_SH)).toContain('off) port=${MINNOW_PORT:-9092}');
     const run = runInstall(sb, { MINNOW_SECURITY: 'off' });
+    const port = sb.plainPort;
     expectSuccess(run);
     expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toBe(
       [
-        'LISTENER_URL=tcp://0.0.0.0:9092',
-        'ADVERTISED_LISTENER_URL=tcp://203.0.113.99:9092',
+        `LISTENER_URL=tcp://0.0.0.0:${port}`,
+        `ADVERTISED_LISTENER_URL=tcp://203.0.113.99:${port}`,
         `STORAGE_ENGINE=sqlite://${sb.root}/data/minnow.db`,
         'LOG_LEVEL=info',
         'MINNOW_METRICS_LISTENER=127.0.0.1:9464',

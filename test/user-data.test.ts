@@ -13,6 +13,11 @@ const [volumeId] = only(template, 'AWS::EC2::Volume');
 const [parameterId] = only(template, 'AWS::SSM::Parameter');
 const [secretId] = only(template, 'AWS::SecretsManager::Secret');
 const [brokerLogsId, metricEventsId] = Object.keys(template.findResources('AWS::Logs::LogGroup'));
+const [handleId] = only(template, 'AWS::CloudFormation::WaitConditionHandle');
+/** What Ref of a wait condition handle gives: a presigned S3 URL, about 400 characters (its largest form). */
+const SIGNAL_URL = `https://cloudformation-waitcondition-ap-southeast-2.s3.ap-southeast-2.amazonaws.com/${encodeURIComponent(
+  'arn:aws:cloudformation:ap-southeast-2:123456789012:stack/Minnow/0f0e0d0c-0b0a-0908-0706-050403020100/BrokerReleaseHandle',
+)}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260601T120000Z&X-Amz-SignedHeaders=host&X-Amz-Expires=86399&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260601%2Fap-southeast-2%2Fs3%2Faws4_request&X-Amz-Signature=${'0'.repeat(64)}`;
 const text = userDataText(template, {
   [eipId]: '198.51.100.7',
   [volumeId]: 'vol-0123456789abcdef0',
@@ -20,6 +25,7 @@ const text = userDataText(template, {
   [secretId]: 'arn:aws:secretsmanager:ap-southeast-2:123456789012:secret:SecurityAdminPassword-AbCd',
   [brokerLogsId!]: 'Minnow-MonitoringBrokerLogs-AbCd',
   [metricEventsId!]: 'Minnow-MonitoringMetricEvents-AbCd',
+  [`"Ref":"${handleId}"`]: SIGNAL_URL,
 })
   .replace('${AWS::AccountId}', '123456789012')
   .replace('${AWS::Region}', 'ap-southeast-2');
@@ -66,6 +72,7 @@ describe('the shell part', () => {
         "MINNOW_LOG_GROUP='Minnow-MonitoringBrokerLogs-AbCd'",
         "MINNOW_METRICS_LOG_GROUP='Minnow-MonitoringMetricEvents-AbCd'",
         "MINNOW_CPU_CREDITS='standard'",
+        `MINNOW_SIGNAL_URL='${SIGNAL_URL}'`,
         'MINNOW_SETTINGS',
       ].join('\n'),
     );

@@ -135,6 +135,7 @@ test('-c security=off: the old plaintext stack on 9092, no secret, no CA paramet
     /MINNOW_PORT='9092'\nMINNOW_LOG_LEVEL='info'\nMINNOW_SECURITY='off'\nMINNOW_LOG_GROUP='[^']+'\n/,
   );
   expect(text).not.toMatch(/^MINNOW_(CA_PARAMETER|ADMIN_SECRET_ID)=/m);
+  expect(text).toMatch(/^MINNOW_SIGNAL_URL=/m);
   template.hasOutput('BootstrapServers', {
     Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [eipId, 'PublicIp'] }, ':9092']] },
     Description: Match.stringLikeRegexp('PLAINTEXT without authentication'),

@@ -15,9 +15,11 @@
 #   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
 #   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
-#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5
+#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5  MINNOW_HEALTH_TIMEOUT_S=120
+#   MINNOW_SIGNAL_URL       the release's CloudFormation wait condition handle (deploy/release.sh)
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
+# shellcheck disable=SC2034 # many variables are read by the deploy/*.sh scripts it sources
 set -euo pipefail
 
 ROOT=${ROOT:-}
@@ -67,8 +69,22 @@ log() { echo "minnow-install: $*" >&2; }
 # The boot cannot go on: say why (the message is what the user sees in the stack events).
 die() {
   log "error: $*"
+  signal FAILURE "$*"
   exit 1
 }
+# Tells CloudFormation how the boot went, once: the release's wait condition handle is a presigned
+# URL (no credentials) and a FAILURE's Reason shows in the stack events. set -e failures signal too.
+signal() {
+  [ -n "${MINNOW_SIGNAL_URL:-}" ] && [ -z "${signalled:-}${MINNOW_ROLLBACK:-}" ] || return 0
+  signalled=1
+  local reason
+  reason=$(printf '%s' "$2" | tr -d '[:cntrl:]"\134' | cut -c1-900)
+  curl -sS --retry 5 -X PUT -H 'Content-Type:' --data-binary "{\"Status\":\"$1\",\"Reason\":\"${reason}\",\"UniqueId\":\"${instance_id:-boot}\",\"Data\":\"${release_id:-}\"}" \
+    "$MINNOW_SIGNAL_URL" >/dev/null || log "warning: could not send $1 to the wait condition"
+}
+failed=unknown
+trap 'failed="line ${LINENO}: ${BASH_COMMAND}"' ERR
+trap '[ $? = 0 ] || signal FAILURE "minnow-install failed at ${failed}; see /var/log/cloud-init-output.log"' EXIT
 
 # --- packages ---------------------------------------------------------------------------------
 if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
@@ -96,11 +112,6 @@ until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
   fi
   sleep "$poll_s"
 done
-
-if ! id -u minnow >/dev/null 2>&1; then
-  log "creating the minnow system user"
-  useradd --system --user-group --home-dir /var/lib/minnow --no-create-home --shell /sbin/nologin minnow
-fi
 
 # --- data volume ------------------------------------------------------------------------------
 # The instance attaches the volume itself (not CloudFormation) so that a replacement instance
@@ -146,6 +157,8 @@ until device=$(find_device); do
         *UnauthorizedOperation* | *AccessDenied* | *KMS* | *Kms*) refused "$err" ;;
       esac
       log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (${err}; still held by a previous instance?); retrying"
+      # A replacement instance: CloudFormation frees the volume only after the update ends.
+      signal SUCCESS "replacement instance waits for ${MINNOW_DATA_VOLUME_ID}; its release is checked on the box only"
     fi
   fi
   sleep "$poll_s"
@@ -177,8 +190,6 @@ fi
 if [ "$fs_type" = xfs ]; then
   xfs_growfs -d "$data_dir" >/dev/null
 fi
-chown minnow:minnow "$data_dir"
-chmod 0750 "$data_dir"
 
 # --- broker release ---------------------------------------------------------------------------
 # The asset's file name is its content hash, so it names the release.
@@ -207,20 +218,9 @@ if [ ! -e "${release_dir}/.installed" ]; then
   rm -rf "$work"
   changed=1
 fi
-previous=$(readlink "${app_dir}/current" || true)
-if [ "$previous" != "releases/${release_id}" ]; then
-  ln -sfn "releases/${release_id}" "${app_dir}/current.new"
-  mv -T "${app_dir}/current.new" "${app_dir}/current"
-  changed=1
-fi
-# Keep the running release and the one before it, for a manual rollback.
-for dir in "${app_dir}"/releases/*; do
-  [ -d "$dir" ] || continue
-  case "releases/$(basename "$dir")" in
-    "releases/${release_id}" | "$previous") ;;
-    *) rm -rf "$dir" ;;
-  esac
-done
+# The minnow user (fixed ids) and what it owns under /data: in the release's deploy/owner.sh.
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/owner.sh"
 
 # --- TLS certificate and admin password (MINNOW_SECURITY=on) -----------------------------------
 # In the release's deploy/security.sh, which may replace advertised_name and set changed.
@@ -228,57 +228,13 @@ advertised_name=$MINNOW_ADVERTISED_HOST
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/security.sh"
 
-# --- configuration ----------------------------------------------------------------------------
-if [ "$security" = on ]; then
-  # Public: SASL_SSL. Loopback: plaintext for tools on the box; its ANONYMOUS principal is no
-  # super user, so without ACLs it gets only what needs no authorization (docs/connect-aws.md).
-  env_text="LISTENER_URL=sasl+tls://${listen_host}:${port},tcp://127.0.0.1:${loopback_port}
-ADVERTISED_LISTENER_URL=sasl+tls://${advertised_name}:${port},tcp://127.0.0.1:${loopback_port}
-SASL_MECHANISMS=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
-TLS_CERT_FILE=${tls_dir}/server.crt
-TLS_KEY_FILE=${tls_dir}/server.key
-TLS_CLIENT_AUTH=none
-SUPER_USERS=User:admin
-ALLOW_EVERYONE_IF_NO_ACL_FOUND=false
-MINNOW_ADMIN_USER=admin
-STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}
-MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
-else
-  env_text="LISTENER_URL=tcp://${listen_host}:${port}
-ADVERTISED_LISTENER_URL=tcp://${MINNOW_ADVERTISED_HOST}:${port}
-STORAGE_ENGINE=sqlite://${data_dir}/minnow.db
-LOG_LEVEL=${log_level}
-MINNOW_METRICS_LISTENER=127.0.0.1:${metrics_port}"
-fi
-if [ "$(cat "$env_file" 2>/dev/null)" != "$env_text" ]; then
-  log "writing ${env_file}"
-  printf '%s\n' "$env_text" >"${env_file}.new"
-  chmod 0644 "${env_file}.new"
-  mv "${env_file}.new" "$env_file"
-  changed=1
-fi
+# --- configuration: /etc/minnow/minnow.env and the unit, in the release's deploy/configure.sh ---
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/configure.sh"
 
-# The unit ships in the release; under a ROOT prefix its absolute paths move with it.
-unit_text=$(sed -e "s#=/usr/bin/node-22 #=${node_bin} #" \
-  -e "s#\([= ]\)/opt/minnow#\1${ROOT}/opt/minnow#g" \
-  -e "s#\([= ]\)/etc/minnow#\1${ROOT}/etc/minnow#g" \
-  -e "s#\([= ]\)/data\$#\1${ROOT}/data#g" \
-  "${release_dir}/deploy/minnow.service")
-if [ "$(cat "$unit_file" 2>/dev/null)" != "$unit_text" ]; then
-  log "writing ${unit_file}"
-  mkdir -p "$(dirname "$unit_file")"
-  printf '%s\n' "$unit_text" >"$unit_file"
-  systemctl daemon-reload
-  changed=1
-fi
-
-systemctl enable minnow.service
-if [ "$changed" = 1 ]; then
-  systemctl restart minnow.service
-else
-  systemctl start minnow.service
-fi
-# shellcheck source=/dev/null # CloudWatch agent, CPU credit mode
+# Start the release, switching `current` only once it answers (deploy/release.sh); signal.
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/release.sh"
+# CloudWatch agent and the CPU credit mode, once the broker answers (warnings only).
+# shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/observe.sh"
-log "minnow ${release_id} is up: advertised as ${advertised_name}:${port} (security ${security}), data on ${data_dir}"

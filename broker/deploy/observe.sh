@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # minnow's monitoring on the instance, and its CPU credit mode. Sourced by install.sh once the
-# broker has been started (it lives in the release, not in install.sh, to keep the EC2 user data
+# broker answers (it lives in the release, not in install.sh, to keep the EC2 user data
 # under its 16 KB limit), so it shares install.sh's variables and functions (log, ROOT, region,
 # instance_id, release_dir, etc_dir, security, port, loopback_port, metrics_port, poll_s).
 # Settings (install.env): MINNOW_LOG_GROUP, MINNOW_METRICS_LOG_GROUP, MINNOW_CPU_CREDITS,
-# MINNOW_METRICS_PORT=9464 (read by install.sh), MINNOW_BROKER_WAIT_S=600.
+# MINNOW_METRICS_PORT=9464 (read by install.sh).
 #
 # 1. The CloudWatch agent (MINNOW_LOG_GROUP and MINNOW_METRICS_LOG_GROUP set): memory and disk
 #    use, the broker's Prometheus endpoint scraped into the `minnow` namespace, and the broker's
@@ -69,20 +69,10 @@ setup_cloudwatch_agent() {
   fi
 }
 
-# Waits (bounded) until the broker accepts connections on loopback, then sets the credit mode.
+# Sets the credit mode. install.sh sources this after deploy/release.sh, which returns only once the
+# broker answers ApiVersions on loopback (else the boot has died): the first boot is over.
 set_cpu_credit_mode() {
-  local probe_port=$port deadline refused
-  if [ "$security" = on ]; then
-    probe_port=$loopback_port
-  fi
-  deadline=$((SECONDS + ${MINNOW_BROKER_WAIT_S:-600}))
-  until (exec 3<>"/dev/tcp/127.0.0.1/${probe_port}") 2>/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      log "warning: the broker does not answer on 127.0.0.1:${probe_port}; setting the credit mode anyway"
-      break
-    fi
-    sleep "$poll_s"
-  done
+  local refused
   # A refused change comes back in the response (exit 0), e.g. unlimited on a host-tenancy T3.
   refused=$(aws --region "$region" ec2 modify-instance-credit-specification \
     --instance-credit-specifications "InstanceId=${instance_id},CpuCredits=${MINNOW_CPU_CREDITS}" \

@@ -3,7 +3,7 @@
 # the data volume, the CA published to SSM for `npm run ops -- ca`, the admin password as a
 # root-only file the broker gets as a systemd credential. Sourced by install.sh once the release
 # is in place (it lives in the release, not in install.sh, to keep the EC2 user data under its
-# 16 KB limit), so it shares install.sh's variables and functions (log, imds) and sets
+# 16 KB limit), so it shares install.sh's variables and functions (log, die, imds) and sets
 # advertised_name (what ADVERTISED_LISTENER_URL names) and changed (restart the broker).
 # shellcheck disable=SC2154 # security, region, etc_dir, ... are set by install.sh, which sources this
 # shellcheck disable=SC2034 # advertised_name and changed are read by install.sh after this
@@ -99,8 +99,7 @@ EOF
   password=$(aws --region "$region" secretsmanager get-secret-value --secret-id "$MINNOW_ADMIN_SECRET_ID" \
     --query SecretString --output text)
   if [ -z "$password" ]; then
-    log "secret ${MINNOW_ADMIN_SECRET_ID} is empty: cannot give the broker an admin password"
-    exit 1
+    die "secret ${MINNOW_ADMIN_SECRET_ID} is empty: cannot give the broker an admin password"
   fi
   if [ "$(cat "$password_file" 2>/dev/null)" != "$password" ]; then
     log "writing ${password_file}"

@@ -2,33 +2,25 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Annotations, IgnoreMode } from 'aws-cdk-lib';
+import { Annotations } from 'aws-cdk-lib';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { type Lockfile, workspaceLockfile } from './broker-lockfile';
 
-/** Paths in broker/ that never go to the instance (gitignore syntax, relative to broker/). */
-export const BROKER_ASSET_EXCLUDE = [
-  'node_modules/',
-  'data/',
-  'test/',
-  'bench/',
-  'protocol-specs/', // Kafka's message specs: read only when regenerating the codec
-  'coverage/',
-  'cdk.out/',
-  '.jest-cache/',
-  '*.db',
-  '*.db-wal',
-  '*.db-shm',
-  '*.cpuprofile',
-  '*.tsbuildinfo',
-];
+/**
+ * What of broker/ goes to the instance: only what runs. The compiled JavaScript (dist/, built by
+ * cdk.json's "build" step), the launcher (bin/), the boot scripts and unit (deploy/) and the
+ * package file; the lockfile is added beside it. Nothing else (src/, test/, README, scripts...):
+ * the asset hash is the release id, and a new one restarts the production broker, so a comment
+ * in src/ or a new test must not change it. (dist/ is rebuilt from src/, so a change of code does.)
+ */
+export const BROKER_ASSET_INCLUDE = ['bin', 'deploy', 'dist', 'package.json'] as const;
+
+/** Never shipped even inside the included directories (editor and build leftovers). */
+const NEVER_SHIPPED = /(^|\/)(node_modules|\.DS_Store)(\/|$)|\.(db|db-wal|db-shm|cpuprofile|tsbuildinfo)$/;
 
 /** Staged copies live in the OS temp dir under this prefix + a content hash. */
 const STAGING_PREFIX = 'minnow-broker-asset-';
-
-/** Top-level directories of broker/ never copied into the staged asset (large, and excluded anyway). */
-const NOT_STAGED = new Set(['node_modules', 'data', 'test', 'bench', 'coverage', 'cdk.out', '.jest-cache']);
 
 export interface BrokerAssetProps {
   /**
@@ -41,12 +33,13 @@ export interface BrokerAssetProps {
 }
 
 /** The files of `dir` that go into the asset, relative, sorted (so the staged copy is deterministic). */
-function stagedFiles(dir: string): string[] {
+export function stagedFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string): void => {
     for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (rel === '' && NOT_STAGED.has(entry.name)) continue;
+      if (rel === '' && !(BROKER_ASSET_INCLUDE as readonly string[]).includes(entry.name)) continue;
+      if (NEVER_SHIPPED.test(child)) continue;
       if (entry.isDirectory()) walk(child);
       else if (entry.isFile()) out.push(child);
     }
@@ -56,15 +49,13 @@ function stagedFiles(dir: string): string[] {
 }
 
 /**
- * A copy of the workspace `brokerDir` with its own package-lock.json, derived from the root's one
- * lockfile, so the instance's `npm ci --omit=dev` installs exactly the versions the repository
- * pinned. The copy lives in the OS temp dir under a hash of its content: synthesizing twice reuses
+ * A copy of what runs of `brokerDir` (BROKER_ASSET_INCLUDE) with a package-lock.json: its own, or,
+ * for the workspace broker/, one derived from the root's one lockfile, so the instance's `npm ci
+ * --omit=dev` installs exactly the versions the repository pinned. The copy lives in the OS temp dir under a hash of its content: synthesizing twice reuses
  * it, and parallel synths (jest workers) each finish a private copy and rename it into place.
  */
-function stageWorkspace(brokerDir: string, rootLockPath: string): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(brokerDir, 'package.json'), 'utf8')) as { name: string };
-  const rootLock = JSON.parse(fs.readFileSync(rootLockPath, 'utf8')) as Lockfile;
-  const lock = `${JSON.stringify(workspaceLockfile(rootLock, pkg.name), null, 2)}\n`;
+function stageBroker(brokerDir: string): string {
+  const lock = brokerLockfile(brokerDir);
   const files = stagedFiles(brokerDir);
   const hash = crypto.createHash('sha256').update(lock);
   for (const file of files) hash.update(`\0${file}\0`).update(fs.readFileSync(path.join(brokerDir, file)));
@@ -80,7 +71,7 @@ function stageWorkspace(brokerDir: string, rootLockPath: string): string {
     fs.copyFileSync(path.join(brokerDir, file), path.join(tmp, file));
     fs.chmodSync(path.join(tmp, file), fs.statSync(path.join(brokerDir, file)).mode);
   }
-  fs.writeFileSync(path.join(tmp, 'package-lock.json'), lock);
+  if (lock !== '') fs.writeFileSync(path.join(tmp, 'package-lock.json'), lock);
   try {
     fs.renameSync(tmp, staged);
   } catch {
@@ -88,6 +79,17 @@ function stageWorkspace(brokerDir: string, rootLockPath: string): string {
   }
   removeStaleStagings(staged);
   return staged;
+}
+
+/** broker/'s own package-lock.json, else one derived from its workspaces root's, else '' (none). */
+function brokerLockfile(brokerDir: string): string {
+  const own = path.join(brokerDir, 'package-lock.json');
+  if (fs.existsSync(own)) return fs.readFileSync(own, 'utf8');
+  const rootLockPath = path.join(brokerDir, '..', 'package-lock.json');
+  if (!fs.existsSync(rootLockPath)) return '';
+  const pkg = JSON.parse(fs.readFileSync(path.join(brokerDir, 'package.json'), 'utf8')) as { name: string };
+  const rootLock = JSON.parse(fs.readFileSync(rootLockPath, 'utf8')) as Lockfile;
+  return `${JSON.stringify(workspaceLockfile(rootLock, pkg.name), null, 2)}\n`;
 }
 
 /** Staged copies of other broker versions older than this are removed (a running synth's is younger). */
@@ -122,12 +124,8 @@ export class BrokerAsset extends Construct {
   constructor(scope: Construct, id: string, props: BrokerAssetProps = {}) {
     super(scope, id);
     const brokerDir = props.brokerDir ?? path.join(__dirname, '..', '..', 'broker');
-    const rootLock = path.join(brokerDir, '..', 'package-lock.json');
-    const ownLock = fs.existsSync(path.join(brokerDir, 'package-lock.json'));
     this.asset = new s3assets.Asset(this, 'Asset', {
-      path: ownLock || !fs.existsSync(rootLock) ? brokerDir : stageWorkspace(brokerDir, rootLock),
-      exclude: BROKER_ASSET_EXCLUDE,
-      ignoreMode: IgnoreMode.GIT,
+      path: stageBroker(brokerDir),
       displayName: 'minnow broker',
     });
     // Synth must work on a fresh clone (tests, CI), so a missing build is a warning, not an error:

@@ -9,6 +9,7 @@ import { brokerUserData } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
 import { ebsKeyStatements } from './data-volume';
 import type { Monitoring } from './monitoring';
+import { ReleaseSignal } from './release-signal';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -69,6 +70,8 @@ export class BrokerInstance extends Construct {
   readonly instanceType: string;
   /** The port the security group opens: 9093 (SASL_SSL) with security, 9092 without. */
   readonly publicPort: number;
+  /** What the boot that installs this release reports to CloudFormation (release-signal.ts). */
+  readonly releaseSignal: ReleaseSignal;
 
   constructor(scope: Construct, id: string, props: BrokerInstanceProps) {
     super(scope, id);
@@ -160,6 +163,7 @@ export class BrokerInstance extends Construct {
           cachedInContext: false,
         });
 
+    this.releaseSignal = new ReleaseSignal(this, 'Release', { releaseId: props.brokerAsset.assetHash });
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets: { subnets: [props.subnet] },
@@ -173,6 +177,7 @@ export class BrokerInstance extends Construct {
         advertisedHost: this.elasticIp.attrPublicIp,
         dataVolumeId: props.dataVolume.volumeId,
         port: this.publicPort,
+        signalUrl: this.releaseSignal.url,
         ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
         ...(props.monitoring && {
           monitoring: {

@@ -15,6 +15,11 @@ export const ADMIN_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:s
 export const ADMIN_PASSWORD = 'Zr8kq2mW7xYbStubPassword0123456';
 /** The public DNS name AWS gives the stub's Elastic IP 203.0.113.99. */
 export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
+/** The minnow user's fixed uid and gid (broker/deploy/owner.sh). */
+export const MINNOW_ID = 61092;
+/** The release's wait condition handle (a presigned S3 URL in a real stack). */
+export const SIGNAL_URL =
+  'https://cloudformation-waitcondition-eu-west-2.s3.eu-west-2.amazonaws.com/handle?X-Amz-Signature=abc';
 
 /**
  * A throwaway machine for broker/deploy/install.sh: ROOT is a temp dir, and stub executables first
@@ -24,7 +29,8 @@ export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
  * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
  * admin-secret (the secret's value), formatted/mounted/packages/user-minnow, attach-failures (VolumeInUse
  * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, no device),
- * volume-state (what describe-volumes prints). Each stub appends its argv to calls.log; the few that
+ * volume-state (what describe-volumes prints), signals (what the boot
+ * sent to the wait condition), broker-down and broken-releases (the fake broker does not start). Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
  * Nothing touches the real /etc, /dev or the network (curl never runs for real).
  */
@@ -37,6 +43,9 @@ export interface Sandbox {
   readonly assetZip: string;
   readonly assetUrl: string;
   readonly releaseId: string;
+  /** The plaintext port the probe checks: loopback with security, the public one without. */
+  readonly loopbackPort: number;
+  readonly plainPort: number;
 }
 
 const STUBS: Record<string, string> = {
@@ -51,6 +60,8 @@ for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; 
   *meta-data/placement/region) echo ${REGION} ;;
   *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
   *meta-data/public-hostname) cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
+  *"${SIGNAL_URL}"*)
+    prev=""; for a in "$@"; do if [ "$prev" = --data-binary ]; then printf '%s\\n' "$a" >>"$STUB_STATE/signals"; fi; prev=$a; done ;;
   *) echo "curl stub: unexpected $*" >&2; exit 22 ;;
 esac`,
   aws: `case "$*" in
@@ -77,8 +88,17 @@ esac`,
     cat "$STUB_STATE/credit-unsuccessful" 2>/dev/null || echo None ;;
   *) echo "aws stub: unexpected $*" >&2; exit 2 ;;
 esac`,
-  id: '[ -e "$STUB_STATE/user-minnow" ]',
-  useradd: 'touch "$STUB_STATE/user-minnow"',
+  // state/user-minnow holds "uid:gid" of the minnow user; state/group-minnow the group's gid.
+  id: `[ "$2" = minnow ] && [ -e "$STUB_STATE/user-minnow" ] || exit 1
+case "$1" in -u) cut -d: -f1 "$STUB_STATE/user-minnow" ;; -g) cut -d: -f2 "$STUB_STATE/user-minnow" ;; esac`,
+  getent: `case "$1 $2" in
+  "group minnow") [ -e "$STUB_STATE/group-minnow" ] && echo "minnow:x:$(cat "$STUB_STATE/group-minnow"):" ;;
+  *) [ -e "$STUB_STATE/getent-$1-$2" ] && cat "$STUB_STATE/getent-$1-$2" ;;
+esac`,
+  groupadd: 'echo "$3" >"$STUB_STATE/group-minnow"',
+  groupmod: 'echo "$2" >"$STUB_STATE/group-minnow"',
+  useradd: 'echo "$3:$(cat "$STUB_STATE/group-minnow")" >"$STUB_STATE/user-minnow"',
+  usermod: 'echo "$2:$4" >"$STUB_STATE/user-minnow"',
   blkid: `case "$*" in
   *TYPE*) if [ -e "$STUB_STATE/formatted" ]; then echo xfs; else exit 2; fi ;;
   *UUID*) echo ${FS_UUID} ;;
@@ -87,8 +107,25 @@ esac`,
   mountpoint: '[ -e "$STUB_STATE/mounted" ]',
   mount: 'touch "$STUB_STATE/mounted"',
   xfs_growfs: 'true',
-  chown: 'true',
-  systemctl: 'true',
+  // Real as root (the ownership tests need it), names mapped to the fixed ids; else only recorded.
+  chown: `[ "$(/usr/bin/id -u)" = 0 ] || exit 0
+args=(); for a in "$@"; do case "$a" in minnow:minnow) a=${MINNOW_ID}:${MINNOW_ID} ;; root:minnow) a=0:${MINNOW_ID} ;; esac; args+=("$a"); done
+exec /bin/chown "\${args[@]}"`,
+  // The broker: a fake that answers ApiVersions (fake-broker.js) on the env file's plaintext port,
+  // unless state/broker-down exists or state/broken-releases names the release \`current\` points to.
+  systemctl: `pidfile="$STUB_STATE/broker.pid"
+case "$1" in
+  start | restart | stop)
+    if [ "$1" = start ] && [ -e "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then exit 0; fi
+    if [ -e "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; sleep 0.2; fi
+    [ "$1" != stop ] || exit 0
+    [ ! -e "$STUB_STATE/broker-down" ] || exit 0
+    release=$(basename "$(readlink "$ROOT/opt/minnow/current")")
+    ! grep -qxF "$release" "$STUB_STATE/broken-releases" 2>/dev/null || exit 0
+    port=$(sed -n 's#^LISTENER_URL=.*tcp://[^:]*:\\([0-9]*\\).*$#\\1#p' "$ROOT/etc/minnow/minnow.env")
+    "$MINNOW_NODE" "$(dirname "$0")/fake-broker.js" "$port" >/dev/null 2>&1 &
+    echo $! >"$pidfile" ;;
+esac`,
   // The CloudWatch agent's control script (deploy/observe.sh): fetch-config validates the JSON.
   'amazon-cloudwatch-agent-ctl': `[ ! -e "$STUB_STATE/agent-broken" ] || exit 1`,
   // npm ci for real would rebuild native modules from the registry; link the repository's installed
@@ -98,6 +135,40 @@ esac`,
 if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/npm-failures"; echo "npm stub: gyp ERR!" >&2; exit 1; fi
 ln -sfn "${path.join(REPO_ROOT, 'node_modules')}" node_modules`,
 };
+
+/** A broker stand-in: answers every request with an ApiVersions v0 response (error 0); gone after 60 s. */
+const FAKE_BROKER = `const net = require('node:net');
+const server = net.createServer((socket) => {
+  let buf = Buffer.alloc(0);
+  socket.on('error', () => {});
+  socket.on('data', (chunk) => {
+    buf = Buffer.concat([buf, chunk]);
+    while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
+      const correlationId = buf.readInt32BE(8);
+      buf = buf.subarray(4 + buf.readInt32BE(0));
+      const body = Buffer.alloc(16);
+      body.writeInt32BE(correlationId, 0); // error 0, one api key: 18 (ApiVersions) v0-v4
+      body.writeInt32BE(1, 6);
+      body.writeInt16BE(18, 10);
+      body.writeInt16BE(4, 14);
+      const size = Buffer.alloc(4);
+      size.writeInt32BE(body.length);
+      socket.write(Buffer.concat([size, body]));
+    }
+  });
+});
+server.listen(Number(process.argv[2]), '127.0.0.1');
+setTimeout(() => process.exit(0), 60000);
+`;
+
+/** A free TCP port on 127.0.0.1, found synchronously (a child process binds port 0 and says which). */
+export function freePortSync(): number {
+  const out = execFileSync(process.execPath, [
+    '-e',
+    "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })",
+  ]);
+  return Number(out.toString().trim());
+}
 
 let asset: { zip: string; releaseId: string } | undefined;
 
@@ -127,6 +198,8 @@ export function createSandbox(): Sandbox {
     const file = path.join(stubs, name);
     fs.writeFileSync(file, `#!/bin/bash\necho "${name} $*" >>"$STUB_LOG"\n${body}\n`, { mode: 0o755 });
   }
+  fs.writeFileSync(path.join(stubs, 'fake-broker.js'), FAKE_BROKER);
+  sandboxes.push(state);
   return {
     dir,
     root,
@@ -136,7 +209,43 @@ export function createSandbox(): Sandbox {
     assetZip,
     assetUrl: `s3://cdk-hnb659fds-assets-123456789012-${REGION}/${releaseId}.zip`,
     releaseId,
+    loopbackPort: freePortSync(),
+    plainPort: freePortSync(),
   };
+}
+
+const sandboxes: string[] = [];
+
+/** Stops the fake broker of one sandbox, e.g. to start the real one on its port. */
+export function stopSandboxBroker(sb: Sandbox): void {
+  try {
+    process.kill(Number(fs.readFileSync(path.join(sb.state, 'broker.pid'), 'utf8')), 'SIGTERM');
+  } catch {
+    // none running
+  }
+}
+
+/** Stops the fake brokers the systemctl stub started (a jest afterAll in each sandbox test file). */
+export function stopSandboxBrokers(): void {
+  for (const state of sandboxes.splice(0)) {
+    try {
+      process.kill(Number(fs.readFileSync(path.join(state, 'broker.pid'), 'utf8')), 'SIGTERM');
+    } catch {
+      // none running
+    }
+  }
+}
+afterAll(stopSandboxBrokers);
+
+/** The signals the boot sent to the wait condition handle, parsed. */
+export function signals(sb: Sandbox): { Status: string; Reason: string; UniqueId: string; Data: string }[] {
+  const file = path.join(sb.state, 'signals');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { Status: string; Reason: string; UniqueId: string; Data: string });
 }
 
 export interface InstallRun {
@@ -147,9 +256,9 @@ export interface InstallRun {
 }
 
 /** Runs install.sh once against the sandbox; `env` adds or overrides settings. */
-export function runInstall(sb: Sandbox, env: Record<string, string> = {}): InstallRun {
+export function runInstall(sb: Sandbox, env: Record<string, string> = {}, script = INSTALL_SH): InstallRun {
   fs.writeFileSync(sb.callsLog, '');
-  const result = spawnSync('bash', [INSTALL_SH], {
+  const result = spawnSync('bash', [script], {
     env: {
       PATH: `${sb.stubs}:${process.env.PATH ?? '/usr/bin:/bin'}`,
       HOME: sb.dir,
@@ -164,6 +273,10 @@ export function runInstall(sb: Sandbox, env: Record<string, string> = {}): Insta
       MINNOW_ADMIN_SECRET_ID: ADMIN_SECRET_ARN,
       MINNOW_NODE: process.execPath,
       MINNOW_POLL_S: '0',
+      MINNOW_SIGNAL_URL: SIGNAL_URL,
+      MINNOW_LOOPBACK_PORT: String(sb.loopbackPort),
+      MINNOW_HEALTH_TIMEOUT_S: '10',
+      ...(env.MINNOW_SECURITY === 'off' && { MINNOW_PORT: String(sb.plainPort) }),
       ...env,
     },
     encoding: 'utf8',

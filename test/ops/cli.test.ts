@@ -1,5 +1,7 @@
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { GetCommandInvocationCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
 import { main, USAGE, type CliDeps } from '../../bin/ops';
 import { DescribeInstancesCommand, EIP, clients, fakeRuntime, instanceResponse, mocks } from './fixtures';
 
@@ -70,4 +72,21 @@ test('usage errors exit 2', async () => {
   expect([scale.code, scale.err]).toEqual([1, 'ops scale: scale needs --to TYPE, e.g. --to t3.small']);
   expect((await run(['scale', '--to', 'huge'])).err).toContain('"huge" is not an EC2 instance type');
   expect((await run(['--help'])).out).toBe(USAGE);
+});
+
+test('rollback prints what minnow-rollback said on the box and how to make it stick', async () => {
+  mocks();
+  const ssm = mockClient(SSMClient);
+  ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'cmd-9' } });
+  ssm.on(GetCommandInvocationCommand).resolves({
+    Status: 'Success',
+    ResponseCode: 0,
+    StandardErrorContent: 'minnow-install: rolling back from two to one\n',
+  });
+  const { code, out, err } = await run(['rollback']);
+  expect(code).toBe(0);
+  expect(out).toContain('minnow-install: rolling back from two to one');
+  expect(out).toContain('To make it final, deploy the commit you rolled back to.');
+  expect(err).toContain('running minnow-rollback on i-0123456789abcdef0 (SSM command cmd-9)');
+  expect(USAGE).toContain('rollback');
 });

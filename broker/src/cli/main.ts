@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, acl, backup, perf, quota.
+// The `minnow` command: serve, topic, produce, consume, group, acl, backup, restore, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -14,6 +14,7 @@ commands:
   user add|list|delete          SASL/SCRAM users (password from stdin only)
   acl add|list|delete           ACLs, with kafka-acls' flags
   backup DEST.db                consistent copy of a broker's database
+  restore BACKUP.db             put a backup in place of the (stopped) broker's database
   perf produce|consume|e2e      load tool
 
 Client commands take --bootstrap-server HOST:PORT (default localhost:9092; env MINNOW_BOOTSTRAP_SERVER),
@@ -30,6 +31,7 @@ const commands: Record<string, () => Promise<Command>> = {
   produce: async () => (require('./produce') as typeof import('./produce')).produceCommand,
   consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
+  restore: async () => (require('./restore') as typeof import('./restore')).restoreCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
   user: async () => (require('./user') as typeof import('./user')).userCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
