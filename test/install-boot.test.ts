@@ -6,9 +6,10 @@ import {
   MINNOW_ID,
   VOLUME_ID,
   createSandbox,
+  expectSuccess,
+  named,
   runInstall,
   signals,
-  type InstallRun,
   type Sandbox,
 } from './helpers/install-sandbox';
 import { describeWithTools } from '../broker/test/support/external-tools';
@@ -18,13 +19,6 @@ import { describeWithTools } from '../broker/test/support/external-tools';
 // fixed ids with the ownership repair under /data. The sandbox's systemctl starts a fake broker that
 // answers ApiVersions unless told not to; its curl records what was sent to the handle.
 
-function expectSuccess(run: InstallRun): void {
-  if (run.status !== 0) {
-    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
-  }
-}
-const named = (run: InstallRun, command: string) =>
-  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 const link = (sb: Sandbox, name: string) => fs.readlinkSync(path.join(sb.root, 'opt', 'minnow', name));
 const releaseUrl = (id: string) => `s3://cdk-hnb659fds-assets-123456789012-eu-west-2/${id}.zip`;
 

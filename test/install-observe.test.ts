@@ -5,6 +5,8 @@ import {
   INSTANCE_ID,
   REGION,
   createSandbox,
+  expectSuccess,
+  named,
   runInstall,
   type InstallRun,
   type Sandbox,
@@ -20,13 +22,6 @@ import { describeWithTools, itWithTools } from '../broker/test/support/external-
 const OBSERVE_SH = path.join(REPO_ROOT, 'broker', 'deploy', 'observe.sh');
 const LOGS = { MINNOW_LOG_GROUP: 'Minnow-BrokerLogs-AbCd', MINNOW_METRICS_LOG_GROUP: 'Minnow-MetricEvents-AbCd' };
 
-function expectSuccess(run: InstallRun): void {
-  if (run.status !== 0) {
-    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
-  }
-}
-const named = (run: InstallRun, command: string) =>
-  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 const credits = (run: InstallRun) =>
   named(run, 'aws').filter((c) => c.includes('modify-instance-credit-specification'));
 const agentDir = (sb: Sandbox) => path.join(sb.root, 'opt', 'aws', 'amazon-cloudwatch-agent', 'etc');

@@ -13,6 +13,8 @@ import {
   SIGNAL_URL,
   VOLUME_ID,
   createSandbox,
+  expectSuccess,
+  named,
   runInstall,
   type InstallRun,
   type Sandbox,
@@ -21,16 +23,6 @@ import { REPO_ROOT } from './helpers/synth';
 import { describeWithTools, itWithTools } from '../broker/test/support/external-tools';
 
 const UNIT_SRC = path.join(REPO_ROOT, 'broker', 'deploy', 'minnow.service');
-
-/** Asserts exit 0, showing the script's stderr and the stub calls when not. */
-function expectSuccess(run: InstallRun): void {
-  if (run.status !== 0) {
-    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
-  }
-}
-
-const named = (run: InstallRun, command: string) =>
-  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 
 itWithTools('shellcheck')(
   'install.sh, the scripts it sources, minnow-rollback and bin/build-broker.sh are shellcheck clean',

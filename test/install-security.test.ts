@@ -8,6 +8,8 @@ import {
   REGION,
   INSTALL_SH,
   createSandbox,
+  expectSuccess,
+  named,
   runInstall,
   type InstallRun,
   type Sandbox,
@@ -18,14 +20,6 @@ import { describeWithTools, itWithTools } from '../broker/test/support/external-
 // on the data volume, the CA published to SSM, the admin password as a root-only file handed to the
 // broker as a systemd credential. openssl runs for real; AWS and IMDS are the sandbox's stubs.
 
-function expectSuccess(run: InstallRun): void {
-  if (run.status !== 0) {
-    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
-  }
-}
-
-const named = (run: InstallRun, command: string) =>
-  run.calls.filter((c) => c === command || c.startsWith(`${command} `));
 const puts = (run: InstallRun) => named(run, 'aws').filter((c) => c.includes('ssm put-parameter'));
 
 const tls = (sb: Sandbox, file: string) => path.join(sb.root, 'data', 'tls', file);

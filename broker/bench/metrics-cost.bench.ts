@@ -22,6 +22,7 @@ import { openStorage } from '../src/storage/open-storage';
 import type { ProduceSummary } from '../src/perf/producer';
 import { pacedArgs, SEED_RATE } from './load-args';
 import { BrokerProcess, BROKER_DIR, BUILD, freePort, log, MAIN, OUT, perf, sleep } from './processes';
+import { bestOpsPerSecond, opsRow } from './ops-rate';
 
 const QUICK = process.argv.includes('--quick');
 const RUN_MS = Number(process.env.BENCH_MS ?? 1000);
@@ -29,17 +30,8 @@ const RUN_MS = Number(process.env.BENCH_MS ?? 1000);
 const STEADY_AFTER_MS = 3000;
 
 function bench(what: string, fn: (i: number) => unknown): number {
-  const deadline = (ms: number) => process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
-  let i = 0;
-  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end;) fn(i++);
-  let best = 0;
-  for (let round = 0; round < 3; round++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    for (let end = deadline(RUN_MS); process.hrtime.bigint() < end; n++) fn(i++);
-    best = Math.max(best, n / (Number(process.hrtime.bigint() - start) / 1e9));
-  }
-  console.log(`| ${what} | ${Math.round(best).toLocaleString('en')} | ${(1e9 / best).toFixed(0)} ns |`);
+  const best = bestOpsPerSecond(fn, RUN_MS);
+  console.log(opsRow(what, best));
   return 1e9 / best;
 }
 

@@ -8,22 +8,12 @@ import { ApiKey } from '../src/protocol/api-keys';
 import { BrokerQuotas } from '../src/server/quotas/broker-quotas';
 import { recordRequest, RequestCost } from '../src/server/quotas/request-quotas';
 import type { ClientQuotaEntry } from '../src/storage/storage';
+import { bestOpsPerSecond, opsRow } from './ops-rate';
 
 const RUN_MS = Number(process.env.BENCH_MS ?? 1000);
 
 function bench(what: string, fn: (i: number) => unknown): void {
-  const deadline = (ms: number) => process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
-  let i = 0;
-  for (let end = deadline(RUN_MS / 5); process.hrtime.bigint() < end;) fn(i++);
-  let best = 0;
-  for (let round = 0; round < 3; round++) {
-    let n = 0;
-    const start = process.hrtime.bigint();
-    for (let end = deadline(RUN_MS); process.hrtime.bigint() < end; n++) fn(i++);
-    const s = Number(process.hrtime.bigint() - start) / 1e9;
-    best = Math.max(best, n / s);
-  }
-  console.log(`| ${what} | ${Math.round(best).toLocaleString('en')} | ${(1e9 / best).toFixed(0)} ns |`);
+  console.log(opsRow(what, bestOpsPerSecond(fn, RUN_MS)));
 }
 
 const quotas = (entries: ClientQuotaEntry[]) => {

@@ -285,3 +285,15 @@ export function runInstall(sb: Sandbox, env: Record<string, string> = {}, script
   const calls = fs.readFileSync(sb.callsLog, 'utf8').split('\n').filter(Boolean);
   return { status: result.status, stderr: result.stderr, calls };
 }
+
+/** Asserts exit 0, showing the script's stderr and the stub calls when not. */
+export function expectSuccess(run: InstallRun): void {
+  if (run.status !== 0) {
+    throw new Error(`install.sh exited ${run.status}\n--- stderr\n${run.stderr}\n--- calls\n${run.calls.join('\n')}`);
+  }
+}
+
+/** The run's stub calls of one command ("aws", "systemctl", ...). */
+export function named(run: InstallRun, command: string): string[] {
+  return run.calls.filter((c) => c === command || c.startsWith(`${command} `));
+}
