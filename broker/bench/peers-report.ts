@@ -303,56 +303,21 @@ export function renderReadmeSummary(r: PeersResults): string {
     return run ? f(run) : NaN;
   };
   const KPT = 'kafka-producer-perf-test';
+  const MINNOW_PERF = 'minnow perf produce';
   const mbs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
-  add(
-    `seed p99 ms, ${KPT}`,
-    'seed',
-    fig(KPT, (t) => t.p99Ms),
-    ms,
-  );
-  add(
-    'seed p99 ms, minnow perf',
-    'seed',
-    fig('minnow perf produce', (t) => t.p99Ms),
-    ms,
-  );
-  add(
-    `seed broker CPU, ${KPT} (% of a core)`,
-    'seed',
-    fig(KPT, (t) => t.brokerCpuPercent),
-    pctCore,
-  );
-  // The maximum runs also by minnow perf: one Java producer thread can be the bound of the Kafka tool.
-  add(
-    `max produce 1 KiB MB/s, ${KPT}`,
-    'max1k',
-    fig(KPT, (t) => t.mbPerSec),
-    mbs,
-  );
-  add(
-    'max produce 1 KiB MB/s, minnow perf',
-    'max1k',
-    fig('minnow perf produce', (t) => t.mbPerSec),
-    mbs,
-  );
-  add(
-    `max produce 100 B records/s, ${KPT}`,
-    'max100',
-    fig(KPT, (t) => t.recordsPerSec),
-    int,
-  );
-  add(
-    'max produce 100 B records/s, minnow perf',
-    'max100',
-    fig('minnow perf produce', (t) => t.recordsPerSec),
-    int,
-  );
-  add(
-    'consume MB/s, kafka-consumer-perf-test',
-    'consume',
-    fig('kafka-consumer-perf-test', (t) => t.mbPerSec),
-    mbs,
-  );
+  // [label, scenario, tool, figure, format]. The maximum runs also by minnow perf: one Java producer
+  // thread can be the bound of the Kafka tool.
+  const toolRows: [string, ScenarioId, ToolName, (t: ToolFigures) => number, (n: number) => string][] = [
+    [`seed p99 ms, ${KPT}`, 'seed', KPT, (t) => t.p99Ms, ms],
+    ['seed p99 ms, minnow perf', 'seed', MINNOW_PERF, (t) => t.p99Ms, ms],
+    [`seed broker CPU, ${KPT} (% of a core)`, 'seed', KPT, (t) => t.brokerCpuPercent, pctCore],
+    [`max produce 1 KiB MB/s, ${KPT}`, 'max1k', KPT, (t) => t.mbPerSec, mbs],
+    ['max produce 1 KiB MB/s, minnow perf', 'max1k', MINNOW_PERF, (t) => t.mbPerSec, mbs],
+    [`max produce 100 B records/s, ${KPT}`, 'max100', KPT, (t) => t.recordsPerSec, int],
+    ['max produce 100 B records/s, minnow perf', 'max100', MINNOW_PERF, (t) => t.recordsPerSec, int],
+    ['consume MB/s, kafka-consumer-perf-test', 'consume', 'kafka-consumer-perf-test', (t) => t.mbPerSec, mbs],
+  ];
+  for (const [label, id, tool, pick, show] of toolRows) add(label, id, fig(tool, pick), show);
   add('broker RSS idle', 'seed', (x) => x.idleRssBytes, mb);
   add('broker RSS peak (seed)', 'seed', (x) => x.peakRssBytes, mb);
   add('disk per payload byte (1 KiB)', 'max1k', diskPerPayload, perByte);
