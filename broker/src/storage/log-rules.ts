@@ -9,14 +9,36 @@ import type { PartitionOffsets, ReadResult, RetentionDefaults } from './storage'
 export function checkFetchOffset(offsets: PartitionOffsets, fetchOffset: number): ReadResult | null {
   const { logStartOffset, highWatermark } = offsets;
   if (fetchOffset < logStartOffset || fetchOffset > highWatermark) {
-    return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark, logStartOffset, batches: [] };
+    return {
+      errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+      highWatermark,
+      logStartOffset,
+      lastStableOffset: -1,
+      batches: [],
+      abortedTransactions: [],
+    };
   }
-  if (fetchOffset === highWatermark) return { errorCode: ErrorCode.NONE, highWatermark, logStartOffset, batches: [] };
+  if (fetchOffset === highWatermark)
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark,
+      logStartOffset,
+      lastStableOffset: highWatermark,
+      batches: [],
+      abortedTransactions: [],
+    };
   return null;
 }
 
 export function unknownPartitionRead(): ReadResult {
-  return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1, logStartOffset: -1, batches: [] };
+  return {
+    errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    highWatermark: -1,
+    logStartOffset: -1,
+    lastStableOffset: -1,
+    batches: [],
+    abortedTransactions: [],
+  };
 }
 
 /**

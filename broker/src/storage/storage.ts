@@ -48,8 +48,27 @@ export interface ReadResult {
   errorCode: number;
   highWatermark: number;
   logStartOffset: number;
+  /**
+   * The first offset of the partition's oldest ongoing transaction, else the high watermark; never
+   * below the log start offset (Kafka's firstUnstableOffset). -1 on errors.
+   */
+  lastStableOffset: number;
   /** Stored batches from the one holding fetchOffset on; the first even if larger than maxBytes (KIP-74). */
   batches: Buffer[];
+  /**
+   * With readCommitted: the aborted transactions whose range overlaps [fetchOffset, end of the last
+   * returned batch], ordered by first offset (Kafka's collectAbortedTransactions). Empty otherwise.
+   */
+  abortedTransactions: AbortedTransaction[];
+}
+
+/** One aborted transaction in a partition, as Kafka's .txnindex holds it. */
+export interface AbortedTransaction {
+  producerId: number;
+  /** The transaction's first offset in this partition. */
+  firstOffset: number;
+  /** The offset of its ABORT marker. */
+  lastOffset: number;
 }
 
 export interface StoredBatch {
@@ -115,6 +134,49 @@ export interface UserScramCredentialInfo {
   iterations: number;
 }
 
+/**
+ * The states a transactional id is stored in (Kafka's TransactionState). PrepareCommit and
+ * PrepareAbort are never stored: EndTxn writes its markers and the decision in one storage
+ * transaction (docs/transactions.md). Expired ids are deleted, not kept as Dead.
+ */
+export type TransactionState = 'Empty' | 'Ongoing' | 'CompleteCommit' | 'CompleteAbort';
+
+export interface TxnPartition {
+  topic: string;
+  partition: number;
+}
+
+/** A transactional id's coordinator state (Kafka's TransactionMetadata). */
+export interface TransactionInfo {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  /**
+   * The producer id and epoch before the last bump (-1 when none): lets InitProducerId v3+
+   * (KIP-360) and a retried EndTxn after a timeout abort be recognised, as Kafka's
+   * lastProducerId/lastProducerEpoch do.
+   */
+  lastProducerId: number;
+  lastProducerEpoch: number;
+  state: TransactionState;
+  /** transaction.timeout.ms the producer asked for (already checked against the broker's maximum). */
+  timeoutMs: number;
+  /** When the ongoing transaction began (its first AddPartitionsToTxn or AddOffsetsToTxn); -1 outside one. */
+  startedMs: number;
+  /** The last change of state. */
+  updatedMs: number;
+  /** Partitions added to the ongoing transaction, sorted by topic then partition; empty outside one. */
+  partitions: TxnPartition[];
+  /** Groups added with AddOffsetsToTxn, sorted; empty outside one. */
+  groups: string[];
+}
+
+/** What endTransaction did: the id's new state and the partitions that got a marker (fetches to wake). */
+export interface EndTransactionResult {
+  info: TransactionInfo;
+  markedPartitions: TxnPartition[];
+}
+
 export interface ClusterIdentity {
   clusterId: string;
   nodeId: number;
@@ -171,8 +233,18 @@ export interface Storage {
    * Whole batches from the one holding `fetchOffset`, up to `maxBytes` in total; the first batch
    * comes whatever its size unless `minOneBatch` is false (KIP-74). Only those batches are loaded.
    */
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch?: boolean): ReadResult;
+  read(
+    topic: string,
+    partition: number,
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch?: boolean,
+    /** Fetch isolation_level 1: only batches below the last stable offset, plus the aborted ranges. */
+    readCommitted?: boolean,
+  ): ReadResult;
   offsets(topic: string, partition: number): PartitionOffsets | undefined;
+  /** The last stable offset (see ReadResult), kept in memory: no query. Undefined for an unknown partition. */
+  lastStableOffset(topic: string, partition: number): number | undefined;
   /** Bytes of the partition's stored batches (DescribeLogDirs partition size); undefined if unknown. */
   partitionBytes(topic: string, partition: number): number | undefined;
   /** The first batch whose maxTimestamp >= timestampMs (ListOffsets by time), if any. */
@@ -189,6 +261,56 @@ export interface Storage {
 
   // Idempotent producers
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number };
+
+  // Transactions (KIP-98; docs/transactions.md). The coordinator (src/transactions) checks each
+  // request against the stored state, as Kafka's TransactionCoordinator does; the engine stores
+  // each step in one transaction. Transactional batches are checked by append itself (the producer's
+  // epoch, and KIP-890 part 1: the partition must have been added), inside the write transaction.
+  /** Every transactional id's state, sorted by id (the coordinator's timers come back from it). */
+  transactions(): TransactionInfo[];
+  transaction(transactionalId: string): TransactionInfo | undefined;
+  /**
+   * InitProducerId with a transactional id: creates it (a new producer id, epoch 0) or bumps its
+   * epoch (a new producer id, epoch 0, once the epoch would reach 32767), remembering the previous
+   * id/epoch as last*. An ongoing transaction is aborted first, as endTransaction(abort) with the
+   * new epoch, in the same storage transaction. The state becomes Empty with `timeoutMs`.
+   */
+  initTransaction(transactionalId: string, timeoutMs: number, nowMs: number): TransactionInfo;
+  /**
+   * AddPartitionsToTxn / AddOffsetsToTxn: the state becomes Ongoing (startedMs = nowMs if it was
+   * not), the partitions and groups are added to those already there. Unknown partitions are the
+   * caller's to refuse.
+   */
+  addToTransaction(
+    transactionalId: string,
+    partitions: readonly TxnPartition[],
+    groups: readonly string[],
+    nowMs: number,
+  ): TransactionInfo;
+  /**
+   * TxnOffsetCommit: offsets pending in the transaction (replacing ones pending for the same group
+   * and partition); fetchOffsets shows them only after endTransaction commits.
+   */
+  commitTransactionalOffsets(
+    transactionalId: string,
+    groupId: string,
+    offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
+    nowMs: number,
+  ): void;
+  /**
+   * EndTxn, or the broker's abort (timeout, fencing), all in one storage transaction: with
+   * `bumpEpoch` the epoch is bumped first (last* remember the old one); a control batch (COMMIT or
+   * ABORT; producer id and the current epoch) appended to every partition of the transaction; on
+   * commit the pending offsets become the groups' committed offsets, on abort they are dropped and
+   * each partition the transaction wrote to records its aborted range; the partitions' open
+   * transaction ends (the last stable offset moves); the state becomes CompleteCommit or
+   * CompleteAbort with no partitions or groups.
+   */
+  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch?: boolean): EndTransactionResult;
+  /** Partitions of `groupId` with a transactional offset pending (OffsetFetch require_stable, KIP-447). */
+  pendingTransactionalOffsets(groupId: string): TxnPartition[];
+  /** Forgets a transactional id (transactional.id.expiration.ms); refused (false) while Ongoing. */
+  deleteTransaction(transactionalId: string): boolean;
 
   // Consumer group offsets
   commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void;

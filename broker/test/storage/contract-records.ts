@@ -122,7 +122,14 @@ export function recordsContract(ctx: ContractContext): void {
     });
     it('returns nothing and no error at the high watermark, OFFSET_OUT_OF_RANGE past it', () => {
       fill();
-      expect(ctx.s.read('a', 0, 10, 1e6)).toEqual({ errorCode: 0, highWatermark: 10, logStartOffset: 0, batches: [] });
+      expect(ctx.s.read('a', 0, 10, 1e6)).toEqual({
+        errorCode: 0,
+        highWatermark: 10,
+        logStartOffset: 0,
+        lastStableOffset: 10,
+        batches: [],
+        abortedTransactions: [],
+      });
       expect(ctx.s.read('a', 0, 11, 1e6)).toMatchObject({
         errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
         highWatermark: 10,
@@ -132,7 +139,14 @@ export function recordsContract(ctx: ContractContext): void {
     });
     it('answers 0 on an empty partition at 0 and 3 for unknown topics or partitions', () => {
       ctx.s.createTopic('a', 1, {});
-      expect(ctx.s.read('a', 0, 0, 100)).toEqual({ errorCode: 0, highWatermark: 0, logStartOffset: 0, batches: [] });
+      expect(ctx.s.read('a', 0, 0, 100)).toEqual({
+        errorCode: 0,
+        highWatermark: 0,
+        logStartOffset: 0,
+        lastStableOffset: 0,
+        batches: [],
+        abortedTransactions: [],
+      });
       expect(ctx.s.read('a', 1, 0, 100).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       expect(ctx.s.read('nope', 0, 0, 100).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     });

@@ -39,7 +39,9 @@ export class MemoryLog {
       errorCode: ErrorCode.NONE,
       highWatermark: this.highWatermark,
       logStartOffset: this.logStartOffset,
+      lastStableOffset: this.highWatermark, // transactions: not built yet (issue 16)
       batches,
+      abortedTransactions: [],
     };
   }
 

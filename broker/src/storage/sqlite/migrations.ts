@@ -146,10 +146,73 @@ CREATE TABLE scram_credential (
 ) WITHOUT ROWID;
 `;
 
+// Transactions (KIP-98, docs/transactions.md): the coordinator's state (Kafka's __transaction_state)
+// and each partition's open and aborted transactions (Kafka's producer snapshots and .txnindex).
+const transactions = `
+CREATE TABLE txn (
+  transactional_id  TEXT    PRIMARY KEY,
+  producer_id       INTEGER NOT NULL,
+  producer_epoch    INTEGER NOT NULL,
+  last_producer_id  INTEGER NOT NULL DEFAULT -1,
+  last_epoch        INTEGER NOT NULL DEFAULT -1,
+  state             TEXT    NOT NULL CHECK (state IN ('Empty', 'Ongoing', 'CompleteCommit', 'CompleteAbort')),
+  timeout_ms        INTEGER NOT NULL,
+  started_ms        INTEGER NOT NULL DEFAULT -1,
+  updated_ms        INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX txn_producer ON txn (producer_id);
+
+-- Partitions added to the ongoing transaction (AddPartitionsToTxn): markers go to exactly these.
+CREATE TABLE txn_partition (
+  transactional_id TEXT    NOT NULL REFERENCES txn (transactional_id) ON DELETE CASCADE,
+  partition_id     INTEGER NOT NULL REFERENCES partition (id),
+  PRIMARY KEY (transactional_id, partition_id)
+) WITHOUT ROWID;
+
+-- Groups added with AddOffsetsToTxn, and their offsets pending until the transaction commits.
+CREATE TABLE txn_group (
+  transactional_id TEXT NOT NULL REFERENCES txn (transactional_id) ON DELETE CASCADE,
+  group_id         TEXT NOT NULL,
+  PRIMARY KEY (transactional_id, group_id)
+) WITHOUT ROWID;
+CREATE TABLE txn_offset (
+  transactional_id TEXT    NOT NULL REFERENCES txn (transactional_id) ON DELETE CASCADE,
+  group_id         TEXT    NOT NULL,
+  topic            TEXT    NOT NULL,
+  partition_index  INTEGER NOT NULL,
+  committed_offset INTEGER NOT NULL,
+  leader_epoch     INTEGER NOT NULL,
+  metadata         TEXT,
+  commit_ms        INTEGER NOT NULL,
+  PRIMARY KEY (transactional_id, group_id, topic, partition_index)
+) WITHOUT ROWID;
+CREATE INDEX txn_offset_group ON txn_offset (group_id);
+
+-- The first offset each ongoing transaction wrote to a partition: the last stable offset is the
+-- smallest of them (else the high watermark).
+CREATE TABLE open_txn (
+  partition_id INTEGER NOT NULL REFERENCES partition (id),
+  producer_id  INTEGER NOT NULL,
+  first_offset INTEGER NOT NULL,
+  PRIMARY KEY (partition_id, producer_id)
+) WITHOUT ROWID;
+
+-- Aborted transactions per partition (Kafka's .txnindex): read_committed fetches return the ranges
+-- that overlap what they return. last_offset is the ABORT marker's offset.
+CREATE TABLE aborted_txn (
+  partition_id INTEGER NOT NULL REFERENCES partition (id),
+  producer_id  INTEGER NOT NULL,
+  first_offset INTEGER NOT NULL,
+  last_offset  INTEGER NOT NULL,
+  PRIMARY KEY (partition_id, last_offset)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
   { version: 3, name: 'scram_credential', sql: scramCredentials },
   { version: 4, name: 'acl', sql: acl },
   { version: 5, name: 'client_quota', sql: clientQuota },
+  { version: 6, name: 'transactions', sql: transactions },
 ];

@@ -143,7 +143,9 @@ export class Records {
       errorCode: ErrorCode.NONE,
       highWatermark: entry.highWatermark,
       logStartOffset: entry.logStartOffset,
+      lastStableOffset: entry.highWatermark, // transactions: not built yet (issue 16)
       batches,
+      abortedTransactions: [],
     };
   }
 

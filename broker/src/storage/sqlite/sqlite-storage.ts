@@ -13,6 +13,9 @@ import type {
   ClusterIdentity,
   CommittedOffset,
   DeleteRecordsResult,
+  EndTransactionResult,
+  TransactionInfo,
+  TxnPartition,
   PartitionAppend,
   PartitionAppendResult,
   PartitionOffsets,
@@ -259,6 +262,50 @@ export class SqliteStorage implements Storage {
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
     return this.guard(() => this.producers.initProducerId(transactionalId, nowMs));
+  }
+
+  // Transactions (issue 16): the skeleton; the engine work fills these in.
+  lastStableOffset(topic: string, partition: number): number | undefined {
+    return this.offsets(topic, partition)?.highWatermark;
+  }
+  transactions(): TransactionInfo[] {
+    return [];
+  }
+  transaction(_transactionalId: string): TransactionInfo | undefined {
+    return undefined;
+  }
+  initTransaction(_transactionalId: string, _timeoutMs: number, _nowMs: number): TransactionInfo {
+    throw new Error('transactions: not built yet');
+  }
+  addToTransaction(
+    _transactionalId: string,
+    _partitions: readonly TxnPartition[],
+    _groups: readonly string[],
+    _nowMs: number,
+  ): TransactionInfo {
+    throw new Error('transactions: not built yet');
+  }
+  commitTransactionalOffsets(
+    _transactionalId: string,
+    _groupId: string,
+    _offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
+    _nowMs: number,
+  ): void {
+    throw new Error('transactions: not built yet');
+  }
+  endTransaction(
+    _transactionalId: string,
+    _commit: boolean,
+    _nowMs: number,
+    _bumpEpoch?: boolean,
+  ): EndTransactionResult {
+    throw new Error('transactions: not built yet');
+  }
+  pendingTransactionalOffsets(_groupId: string): TxnPartition[] {
+    return [];
+  }
+  deleteTransaction(_transactionalId: string): boolean {
+    return false;
   }
 
   commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {
