@@ -293,11 +293,25 @@ describeWithTools(
       });
     });
 
-    // The broker has no transaction coordinator: a transactional producer must fail at
-    // initTransactions, never appear to commit. (Today FindCoordinator answers the retriable
-    // COORDINATOR_NOT_AVAILABLE, so the client gives up only after max.block.ms.)
-    it('fails a transactional producer at initTransactions', () => {
-      expect(scenario(line, 'transactions')).toMatchObject({ outcome: 'error', failedAt: 'initTransactions' });
+    // Transactions (transaction version 1): committed data is read once by read_committed, the
+    // aborted and the fenced zombie's records only by read_uncommitted, no control record ever
+    // surfaces as a record, both isolation levels reach the same end (every transaction closed),
+    // and the offsets sent in the committed transaction reach the group.
+    it('commits, aborts, sends offsets and fences a zombie transactional producer', () => {
+      const t = scenario(line, 'transactions');
+      const committed = [0, 1].flatMap((p) => [0, 1, 2].map((i) => `committed-${p}-${i}`));
+      expect(t.zombieCommit).toBe('ProducerFencedException');
+      expect(t.readCommitted.values).toEqual([...committed, 'second-1'].sort());
+      expect(t.readUncommitted.values).toEqual([...committed, 'aborted-0', 'aborted-1', 'second-1', 'zombie-0'].sort());
+      for (const read of [t.readCommitted, t.readUncommitted]) {
+        expect(read.position0).toBe(read.end0);
+        expect(read.position1).toBe(read.end1);
+      }
+      expect(t.readCommitted.end0).toBe(t.readUncommitted.end0);
+      expect({ offset: t.groupOffset, metadata: t.groupMetadata }).toEqual({ offset: 42, metadata: 'txn-meta' });
+      expect(t.describedState).toBe('CompleteCommit');
+      expect(t.describedEpoch).toBeGreaterThanOrEqual(1);
+      expect(t.describedPartitions).toBe(0);
     });
 
     // KIP-848: the broker serves only the classic protocol. It answers ConsumerGroupHeartbeat (68)
