@@ -14,12 +14,7 @@ import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import type { GroupRegistry } from '../groups/group-registry';
 import { realTimers, TimerLike } from '../groups/timers';
 import { CleanupTimer } from './timers';
-import {
-  OffsetToCommitInTxn,
-  ProducerIdAndEpoch,
-  TxnOffsetCommitInput,
-  validateTxnOffsetCommit,
-} from './txn-offsets';
+import { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput, validateTxnOffsetCommit } from './txn-offsets';
 
 export type { ProducerIdAndEpoch } from './txn-offsets';
 
@@ -93,8 +88,17 @@ export class TransactionCoordinator {
     this.groups = opts.groups;
     this.onMarked = opts.onMarked ?? (() => {});
     this.onStorageError = opts.onStorageError ?? (() => {});
-    this.cleanup = new CleanupTimer(opts.timers ?? realTimers, opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS, () =>
-      this.runCleanup(),
+    this.cleanup = new CleanupTimer(
+      opts.timers ?? realTimers,
+      opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
+      () => {
+        // A timer's exception would end the process: log it, the next pass tries again.
+        try {
+          this.runCleanup();
+        } catch (err) {
+          this.logger.error('transaction cleanup pass failed', { err });
+        }
+      },
     );
     this.cleanup.start();
   }
@@ -202,7 +206,8 @@ export class TransactionCoordinator {
       // AddPartitionsToTxnManager maps the verification's PRODUCER_FENCED to INVALID_PRODUCER_EPOCH,
       // and a group not in the transaction to INVALID_TXN_STATE (for clients before KIP-890 part 2).
       const error = producerError(info, input);
-      if (error !== ErrorCode.NONE) return all(error === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : error);
+      if (error !== ErrorCode.NONE)
+        return all(error === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : error);
       if (info!.state !== 'Ongoing' || !info!.groups.includes(input.groupId)) return all(ErrorCode.INVALID_TXN_STATE);
       const groupError = validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
       if (groupError !== ErrorCode.NONE) return all(groupError);
@@ -343,6 +348,8 @@ function validateTxnOffsets(offsets: readonly OffsetToCommitInTxn[]): {
       ? ErrorCode.OFFSET_METADATA_TOO_LARGE
       : ErrorCode.NONE,
   );
-  const valid = offsets.filter((_, i) => errors[i] === ErrorCode.NONE).map((o) => ({ ...o, metadata: o.metadata ?? '' }));
+  const valid = offsets
+    .filter((_, i) => errors[i] === ErrorCode.NONE)
+    .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
   return { errors, valid };
 }

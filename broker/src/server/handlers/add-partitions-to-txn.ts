@@ -19,7 +19,10 @@ function answer(errors: Map<string, Map<number, number>>): AddPartitionsToTxnRes
     throttleTimeMs: 0,
     resultsByTopicV3AndBelow: [...errors].map(([name, parts]) => ({
       name,
-      resultsByPartition: [...parts].map(([partitionIndex, partitionErrorCode]) => ({ partitionIndex, partitionErrorCode })),
+      resultsByPartition: [...parts].map(([partitionIndex, partitionErrorCode]) => ({
+        partitionIndex,
+        partitionErrorCode,
+      })),
     })),
   };
 }
@@ -73,7 +76,10 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
         for (const [p, e] of out) if (e === ErrorCode.NONE) out.set(p, ErrorCode.OPERATION_NOT_ATTEMPTED);
       return answer(errors);
     }
-    const producer = { producerId: Number(req.v3AndBelowProducerId ?? -1n), producerEpoch: req.v3AndBelowProducerEpoch ?? -1 };
+    const producer = {
+      producerId: Number(req.v3AndBelowProducerId ?? -1n),
+      producerEpoch: req.v3AndBelowProducerEpoch ?? -1,
+    };
     const error = broker.transactions.addPartitions(transactionalId, producer, partitions);
     return answer(all(fencedFor(error, ctx.apiVersion, 2)));
   },

@@ -14,14 +14,19 @@ const NO_PRODUCER_ID = -1n;
 const NO_PRODUCER_EPOCH = -1;
 
 /** KafkaApis.handleInitProducerIdRequest with a transactional id. */
-function initTransactional(ctx: RequestContext, req: InitProducerIdRequest, transactionalId: string): InitProducerIdResponse {
+function initTransactional(
+  ctx: RequestContext,
+  req: InitProducerIdRequest,
+  transactionalId: string,
+): InitProducerIdResponse {
   const fail = (errorCode: number): InitProducerIdResponse => ({
     throttleTimeMs: 0,
     errorCode,
     producerId: NO_PRODUCER_ID,
     producerEpoch: NO_PRODUCER_EPOCH,
   });
-  if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', transactionalId)) return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', transactionalId))
+    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   // v3+ (KIP-360): the producer's current id and epoch, both -1 or neither.
   const producerId = req.producerId ?? NO_PRODUCER_ID;
   const producerEpoch = req.producerEpoch ?? NO_PRODUCER_EPOCH;

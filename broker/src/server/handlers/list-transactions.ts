@@ -51,7 +51,11 @@ export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTr
           (duration < 0 || now - t.startedMs > duration) &&
           may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId),
       )
-      .map((t) => ({ transactionalId: t.transactionalId, producerId: BigInt(t.producerId), transactionState: t.state }));
+      .map((t) => ({
+        transactionalId: t.transactionalId,
+        producerId: BigInt(t.producerId),
+        transactionState: t.state,
+      }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   },
 };

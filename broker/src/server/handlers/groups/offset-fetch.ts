@@ -49,7 +49,13 @@ function markUnstable(ctx: RequestContext, groupId: string, r: FetchResult): Fet
       name: t.name,
       partitions: t.partitions.map((p) =>
         p.errorCode === ErrorCode.NONE && keys.has(`${t.name}\u0000${p.partition}`)
-          ? { partition: p.partition, offset: -1, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }
+          ? {
+              partition: p.partition,
+              offset: -1,
+              leaderEpoch: -1,
+              metadata: '',
+              errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+            }
           : p,
       ),
     })),
