@@ -282,3 +282,130 @@ describe('transaction API handlers', () => {
     await endTxn('h-list', p, false);
   });
 });
+
+// KafkaApis' authorization of the transaction APIs: a principal without ACLs gets Kafka's error in
+// Kafka's place and changes nothing; ids it may not DESCRIBE are left out of ListTransactions.
+describe('transaction API authorization', () => {
+  let broker: RunningBroker;
+  let mallory: KafkaConnection;
+  let admin: KafkaConnection;
+  const p = { producerId: 0n, producerEpoch: 0 };
+
+  beforeAll(async () => {
+    broker = await startTestBroker('memory://', {
+      config: { allowEveryoneIfNoAclFound: false, superUsers: ['User:admin'] },
+      testOnlyPrincipalForClientId: (clientId) =>
+        clientId === 'admin' || clientId === 'mallory' ? { principalType: 'User', name: clientId } : undefined,
+    });
+    broker.context.storage.createTopic('t', 1, {});
+    mallory = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'mallory' });
+    admin = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'admin' });
+    const init = await admin.send(ApiKey.InitProducerId, 4, {
+      ...m.defaultInitProducerIdRequest(),
+      transactionalId: 'a-tx',
+      transactionTimeoutMs: 60_000,
+    });
+    Object.assign(p, { producerId: init.producerId, producerEpoch: init.producerEpoch });
+  });
+  afterAll(async () => {
+    mallory?.close();
+    admin?.close();
+    await broker?.stop();
+  });
+
+  const REFUSED = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+  it.each<[string, number, number, () => unknown, (r: any) => unknown, unknown]>([
+    [
+      'FindCoordinator key type 1',
+      ApiKey.FindCoordinator,
+      4,
+      () => ({ keyType: 1, coordinatorKeys: ['a-tx'] }),
+      (r) => r.coordinators.map((c: any) => c.errorCode),
+      [REFUSED],
+    ],
+    [
+      'InitProducerId',
+      ApiKey.InitProducerId,
+      4,
+      () => ({ ...m.defaultInitProducerIdRequest(), transactionalId: 'a-tx', transactionTimeoutMs: 60_000 }),
+      (r) => [r.errorCode, r.producerId],
+      [REFUSED, -1n],
+    ],
+    [
+      'AddPartitionsToTxn',
+      ApiKey.AddPartitionsToTxn,
+      3,
+      () => ({
+        v3AndBelowTransactionalId: 'a-tx',
+        v3AndBelowProducerId: p.producerId,
+        v3AndBelowProducerEpoch: p.producerEpoch,
+        v3AndBelowTopics: [{ name: 't', partitions: [0] }],
+      }),
+      (r) => r.resultsByTopicV3AndBelow[0].resultsByPartition.map((x: any) => x.partitionErrorCode),
+      [REFUSED],
+    ],
+    [
+      'AddOffsetsToTxn',
+      ApiKey.AddOffsetsToTxn,
+      3,
+      () => ({ transactionalId: 'a-tx', ...p, groupId: 'g' }),
+      (r) => r.errorCode,
+      REFUSED,
+    ],
+    [
+      'TxnOffsetCommit',
+      ApiKey.TxnOffsetCommit,
+      3,
+      () => ({
+        ...m.defaultTxnOffsetCommitRequest(),
+        transactionalId: 'a-tx',
+        groupId: 'g',
+        ...p,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }],
+      }),
+      (r) => r.topics[0].partitions.map((x: any) => x.errorCode),
+      [REFUSED],
+    ],
+    [
+      'EndTxn',
+      ApiKey.EndTxn,
+      3,
+      () => ({ transactionalId: 'a-tx', ...p, committed: true }),
+      (r) => r.errorCode,
+      REFUSED,
+    ],
+    [
+      'DescribeTransactions',
+      ApiKey.DescribeTransactions,
+      0,
+      () => ({ transactionalIds: ['a-tx'] }),
+      (r) => r.transactionStates.map((s: any) => s.errorCode),
+      [REFUSED],
+    ],
+    [
+      'ListTransactions (filtered, not refused)',
+      ApiKey.ListTransactions,
+      1,
+      () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n }),
+      (r) => [r.errorCode, r.transactionStates],
+      [E.NONE, []],
+    ],
+  ])('refuses %s', async (_name, key, v, body, codes, want) => {
+    expect(codes(await mallory.send(key, v, body()))).toEqual(want);
+  });
+
+  it('changed nothing, and a super user is served', async () => {
+    expect(broker.context.storage.transaction('a-tx')).toMatchObject({
+      state: 'Empty',
+      producerEpoch: p.producerEpoch,
+    });
+    const list = await admin.send(ApiKey.ListTransactions, 1, {
+      stateFilters: [],
+      producerIdFilters: [],
+      durationFilter: -1n,
+    });
+    expect(list.transactionStates).toEqual([
+      { transactionalId: 'a-tx', producerId: p.producerId, transactionState: 'Empty' },
+    ]);
+  });
+});
