@@ -259,6 +259,10 @@ export const transactionScenarios: Scenario[] = [
         ],
       });
       await ctx.send('offset fetch require_stable (pending)', ApiKey.OffsetFetch, 7, offsetFetchStable);
+      await ctx.send('offset fetch v8 require_stable (pending)', ApiKey.OffsetFetch, 8, {
+        groups: [{ groupId: GROUP, topics: null }],
+        requireStable: true,
+      });
       await ctx.send('offset fetch (pending, not require_stable)', ApiKey.OffsetFetch, 7, {
         ...offsetFetchStable,
         requireStable: false,
@@ -305,6 +309,31 @@ export const transactionScenarios: Scenario[] = [
       );
       await ctx.send('end txn: the fenced epoch (v1)', ApiKey.EndTxn, 1, endTxn(p, true));
       await ctx.send('end txn: the fenced epoch (v3)', ApiKey.EndTxn, 3, endTxn(p, true));
+      await ctx.send('add offsets: the fenced epoch (v1)', ApiKey.AddOffsetsToTxn, 1, {
+        transactionalId: ID,
+        ...p,
+        groupId: GROUP,
+      });
+      await ctx.send('add offsets: the fenced epoch (v3)', ApiKey.AddOffsetsToTxn, 3, {
+        transactionalId: ID,
+        ...p,
+        groupId: GROUP,
+      });
+      await ctx.send('txn offset commit: the fenced epoch', ApiKey.TxnOffsetCommit, 3, {
+        transactionalId: ID,
+        groupId: GROUP,
+        ...p,
+        generationId: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [{ partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }],
+          },
+        ],
+      });
+      await ctx.send('produce: the fenced epoch', ApiKey.Produce, 9, produceBody(sequences, p, 0, 'zombie', true));
       await ctx.send('init naming the fenced epoch (v4, KIP-360)', ApiKey.InitProducerId, 4, initBody(ID, { ...p }));
       await ctx.send('init naming the fenced epoch (v3)', ApiKey.InitProducerId, 3, initBody(ID, { ...p }));
       const bumped = await ctx.send(
