@@ -115,6 +115,20 @@ export function transactionsContract(ctx: ContractContext): void {
       });
     });
 
+    it('transactions() lists every id with its own partitions and groups, as transaction(id) shows it', () => {
+      begin('b', [1], ['g2', 'g1']);
+      begin('a', [0, 1], []);
+      s().initTransaction('c', 1000, NOW_MS);
+      const all = s().transactions();
+      expect(all.map((t) => t.transactionalId)).toEqual(['a', 'b', 'c']);
+      expect(all).toEqual(['a', 'b', 'c'].map((id) => s().transaction(id)));
+      expect(all.map((t) => [t.partitions.length, t.groups])).toEqual([
+        [2, []],
+        [1, ['g1', 'g2']],
+        [0, []],
+      ]);
+    });
+
     it('commits: markers at the next offsets, the high watermark one further, data stable', () => {
       begin('tx', [0, 1]);
       expect(plain()).toMatchObject({ errorCode: 0, baseOffset: 0 });

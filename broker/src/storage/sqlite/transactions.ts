@@ -50,6 +50,13 @@ export class Transactions {
          WHERE x.transactional_id = ? ORDER BY t.name, p.partition_index`,
       ),
       groups: db.prepare('SELECT group_id FROM txn_group WHERE transactional_id = ? ORDER BY group_id').pluck(),
+      // For list(): every id's partitions and groups in one query each, not two per id.
+      allPartitions: db.prepare(
+        `SELECT x.transactional_id AS id, t.name AS topic, p.partition_index AS partition FROM txn_partition x
+           JOIN partition p ON p.id = x.partition_id JOIN topic t ON t.id = p.topic_id
+         ORDER BY t.name, p.partition_index`,
+      ),
+      allGroups: db.prepare('SELECT transactional_id AS id, group_id AS groupId FROM txn_group ORDER BY group_id'),
       addPartition: db.prepare('INSERT OR IGNORE INTO txn_partition (transactional_id, partition_id) VALUES (?, ?)'),
       addGroup: db.prepare('INSERT OR IGNORE INTO txn_group (transactional_id, group_id) VALUES (?, ?)'),
       putOffset: db.prepare(
@@ -86,7 +93,23 @@ export class Transactions {
   }
 
   list(): TransactionInfo[] {
-    return (this.q.all.all() as TxnRow[]).map((row) => this.describe(row));
+    const partitions = new Map<string, TxnPartition[]>();
+    for (const r of this.q.allPartitions.all() as ({ id: string } & TxnPartition)[]) {
+      const list = partitions.get(r.id) ?? [];
+      list.push({ topic: r.topic, partition: r.partition });
+      partitions.set(r.id, list);
+    }
+    const groups = new Map<string, string[]>();
+    for (const r of this.q.allGroups.all() as { id: string; groupId: string }[]) {
+      const list = groups.get(r.id) ?? [];
+      list.push(r.groupId);
+      groups.set(r.id, list);
+    }
+    return (this.q.all.all() as TxnRow[]).map((row) => ({
+      ...row,
+      partitions: partitions.get(row.transactionalId) ?? [],
+      groups: groups.get(row.transactionalId) ?? [],
+    }));
   }
 
   get(transactionalId: string): TransactionInfo | undefined {
