@@ -187,6 +187,16 @@ export function transactionsContract(ctx: ContractContext): void {
       expect(committed.abortedTransactions).toEqual([]);
     });
 
+    it("stamps the marker LogAppendTime on a LogAppendTime topic, as Kafka validates the coordinator's batches", () => {
+      s().createTopic('t', 2, { 'message.timestamp.type': 'LogAppendTime' });
+      begin();
+      s().endTransaction('tx', true, LATER);
+      const h = readBatchHeader(readAll(0).batches[0]!);
+      expect(h.attributes & Attribute.TimestampType).toBe(Attribute.TimestampType);
+      expect(Number(h.maxTimestamp)).toBe(LATER);
+      expect(verifyBatchCrc(readAll(0).batches[0]!)).toBe(true);
+    });
+
     it('read_committed stops before the last stable offset, and at it returns nothing without an error', () => {
       begin();
       plain();

@@ -13,6 +13,7 @@ import type {
   TransactionState,
   TxnPartition,
 } from '../storage';
+import { isLogAppendTime } from '../topic-config';
 import { fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Records } from './records';
 import type { Topics } from './topics';
@@ -228,7 +229,9 @@ export class Transactions {
     const marked = this.q.partitions.all(t.transactionalId) as TxnPartition[];
     for (const p of marked) {
       const entry = this.topics.partition(p.topic, p.partition)!; // rows of deleted topics are gone
-      this.records.appendMarker(entry, controlBatch(t.producerId, epoch, commit, entry.highWatermark, nowMs), commit);
+      const logAppendTime = isLogAppendTime(this.topics.configs(p.topic) ?? {});
+      const row = controlBatch(t.producerId, epoch, commit, entry.highWatermark, nowMs, logAppendTime);
+      this.records.appendMarker(entry, row, commit);
     }
     if (commit) this.q.commitOffsets.run(nowMs, t.transactionalId);
     for (const stmt of this.q.clear) stmt.run(t.transactionalId);
