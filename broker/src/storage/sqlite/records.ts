@@ -1,13 +1,23 @@
 // The log: appending planned batches, fetching them back as stored blobs, timestamp lookups and
 // DeleteRecords. Partition offsets live in the partition table and in the cached PartitionEntry;
 // both change in one transaction, and the undo log puts the cache back if it rolls back.
+// Transactions' partition side lives here too: the append's check of a producer's transaction
+// (txn-rules.ts), open_txn (the last stable offset, cached per partition), the COMMIT/ABORT
+// markers and aborted_txn (the ranges a read_committed fetch returns).
 import type Database from 'better-sqlite3';
 import { ErrorCode } from '../../protocol/error-codes';
 import { planAppend } from '../append-plan';
 import { checkFetchOffset, deleteRecordsTarget, fitsFetch, unknownPartitionRead } from '../log-rules';
 import type { BatchRow } from '../append-plan';
-import type { DeleteRecordsResult, PartitionAppend, PartitionAppendResult, ReadResult, StoredBatch } from '../storage';
-import type { AbortedTransaction, TransactionState } from '../storage';
+import type {
+  AbortedTransaction,
+  DeleteRecordsResult,
+  PartitionAppend,
+  PartitionAppendResult,
+  ReadResult,
+  StoredBatch,
+  TransactionState,
+} from '../storage';
 import { checkTxnBatch, lastStableOffset } from '../txn-rules';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
