@@ -4,7 +4,15 @@
 import { UsageError } from '../args';
 
 /** The commands that connect to a broker, and so take --bootstrap-server/-b. */
-export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(['topic', 'produce', 'consume', 'group', 'perf', 'user']);
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
+  'topic',
+  'produce',
+  'consume',
+  'group',
+  'transactions',
+  'perf',
+  'user',
+]);
 
 export interface CommandLine {
   /** undefined when only flags (or nothing) were given. */

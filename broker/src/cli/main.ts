@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, acl, backup, restore, perf, quota.
+// The `minnow` command: serve, topic, produce, consume, group, transactions, acl, backup, restore, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -10,6 +10,7 @@ commands:
   produce TOPIC                 stdin lines to a topic
   consume TOPIC                 print a topic's records
   group list|describe|delete|reset-offsets
+  transactions list|describe    transactional ids and their state (kafka-transactions.sh's columns)
   quota set|list|delete         client quotas (produce/fetch bytes, request time, connection rate)
   user add|list|delete          SASL/SCRAM users (password from stdin only)
   acl add|list|delete           ACLs, with kafka-acls' flags
@@ -33,6 +34,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   restore: async () => (require('./restore') as typeof import('./restore')).restoreCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
+  transactions: async () => (require('./transactions') as typeof import('./transactions')).transactionsCommand,
   user: async () => (require('./user') as typeof import('./user')).userCommand,
   perf: async () => (require('./perf') as typeof import('./perf')).perfCommand,
   quota: async () => (require('./quota') as typeof import('./quota')).quotaCommand,

@@ -28,6 +28,13 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     'The maximum number of connections we allow from each ip address. This can be set to 0 if there are overrides configured using max.connections.per.ip.overrides property. New connections from the ip address are dropped if the limit is reached.',
   'group.initial.rebalance.delay.ms':
     'The amount of time the group coordinator will wait for more consumers to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances, but increases the time until processing begins.',
+  // TransactionStateManagerConfig
+  'transaction.max.timeout.ms':
+    'The maximum allowed timeout for transactions. If a client’s requested transaction time exceed this, then the broker will return an error in InitProducerIdRequest. This prevents a client from too large of a timeout, which can stall consumers reading from topics included in the transaction.',
+  'transactional.id.expiration.ms':
+    'The time in ms that the transaction coordinator will wait without receiving any transaction status updates for the current transaction before expiring its transactional id. Transactional IDs will not expire while a the transaction is still ongoing.',
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms':
+    'The interval at which to rollback transactions that have timed out',
   'quota.window.num': 'The number of samples to retain in memory for client quotas',
   'quota.window.size.seconds': 'The time span of each sample for client quotas',
   'fetch.max.bytes': 'The maximum number of bytes we will return for a fetch request. Must be at least 1024.',

@@ -99,6 +99,24 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.groupInitialRebalanceDelayMs),
       'groupInitialRebalanceDelayMs',
     ),
+    'transaction.max.timeout.ms': startup(
+      ConfigType.INT,
+      '900000',
+      (c) => String(c.transactionMaxTimeoutMs),
+      'transactionMaxTimeoutMs',
+    ),
+    'transactional.id.expiration.ms': startup(
+      ConfigType.INT,
+      '604800000',
+      (c) => String(c.transactionalIdExpirationMs),
+      'transactionalIdExpirationMs',
+    ),
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms': startup(
+      ConfigType.INT,
+      '10000',
+      (c) => String(c.transactionCleanupIntervalMs),
+      'transactionCleanupIntervalMs',
+    ),
     'queued.max.request.bytes': startup(
       ConfigType.LONG,
       '-1',

@@ -1,5 +1,6 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
 import { GroupCoordinator } from '../groups/coordinator';
+import { TransactionCoordinator } from '../transactions/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
 import { parseStorageUrl, StorageUrl } from '../storage/storage-url';
@@ -148,6 +149,23 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
   });
+  // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
+  // read_committed fetches waiting on those partitions answer at once.
+  const transactions = new TransactionCoordinator({
+    storage,
+    logger,
+    now,
+    groups,
+    maxTimeoutMs: config.transactionMaxTimeoutMs,
+    idExpirationMs: config.transactionalIdExpirationMs,
+    cleanupIntervalMs: config.transactionCleanupIntervalMs,
+    onMarked: (parts) => {
+      for (const p of parts) fetchWaiters.notify(partitionKey(p.topic, p.partition));
+    },
+    onStorageError: (err) => {
+      if (err.diskFull) diskSpace?.full();
+    },
+  });
   const authorizer = new Authorizer(storage, {
     superUsers: config.superUsers,
     allowEveryoneIfNoAclFound: allowEveryoneIfNoAclFound(config),
@@ -166,6 +184,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     appendQueue,
     fetchWaiters,
     groups,
+    transactions,
     diskSpace,
     authorizer,
     quotas,
@@ -221,6 +240,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   } catch (err) {
     registry.stop();
     groups.close();
+    transactions.close();
     storage.close();
     throw err;
   }
@@ -246,6 +266,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     certificates?.stop();
     registry.stop();
     groups.close();
+    transactions.close();
     storage.close();
     throw err;
   });
@@ -258,6 +279,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       certificates?.stop();
       registry.stop();
       groups.close();
+      transactions.close();
       storage.close();
       throw err;
     }
@@ -313,6 +335,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       const metricsClosed = metricsServer?.close();
       fetchWaiters.close();
       groups.close();
+      transactions.close();
       const drained = Promise.all([...connections].map((c) => c.drained()));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);

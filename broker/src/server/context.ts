@@ -5,6 +5,7 @@ import type { BrokerConfig, Endpoint } from './config';
 import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
+import type { TransactionCoordinator } from '../transactions/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { Authorizer } from './authorizer';
 import type { BrokerQuotas } from './quotas/broker-quotas';
@@ -25,6 +26,8 @@ export interface BrokerContext {
   appendQueue: AppendQueue;
   fetchWaiters: FetchWaiters;
   groups: GroupCoordinator;
+  /** The transaction coordinator (src/transactions): every transactional id is coordinated here. */
+  transactions: TransactionCoordinator;
   /** Free space of the database's file system (sqlite:// only): the produce floor, the reserve. */
   diskSpace: DiskSpace | undefined;
   /** ACLs, SUPER_USERS and ALLOW_EVERYONE_IF_NO_ACL_FOUND: what each handler checks (authorizer.ts). */

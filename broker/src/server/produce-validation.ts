@@ -40,7 +40,6 @@ import {
   TimestampType,
   compression,
   isControl,
-  isTransactional,
   readBatchHeader,
   timestampType,
 } from '../protocol/record-batch';
@@ -300,8 +299,8 @@ function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProduceP
       `Invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`,
     );
   }
-  if (isTransactional(header.attributes))
-    return fail(ErrorCode.INVALID_TXN_STATE, 'transactions are not supported by minnow yet');
+  // Transactional batches are checked against the producer's transaction by storage, inside the
+  // append's write transaction (txn-rules.ts: epoch, ongoing, partition added per KIP-890).
 
   // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then walked.
   let records: Buffer;

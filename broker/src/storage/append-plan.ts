@@ -2,11 +2,18 @@
 // LogAppendTime stamping and the rows to store. Engines only persist the plan, inside the same
 // transaction that read the high watermark and producer states it was computed from.
 import { ErrorCode } from '../protocol/error-codes';
-import { setBaseOffset, setMaxTimestamp, setPartitionLeaderEpoch, TimestampType } from '../protocol/record-batch';
+import {
+  isTransactional,
+  setBaseOffset,
+  setMaxTimestamp,
+  setPartitionLeaderEpoch,
+  TimestampType,
+} from '../protocol/record-batch';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import { afterAppend, checkSequence } from './producer-state';
 import type { ProducerPartitionState } from './producer-state';
 import type { PartitionAppend, StoredBatch } from './storage';
+import type { TxnCheck } from './txn-rules';
 
 /** One stored batch as every engine keeps it: the blob plus what queries need without decoding it. */
 export interface BatchRow extends StoredBatch {
@@ -30,11 +37,16 @@ export type AppendPlan =
       highWatermark: number;
       /** Producer states to store (only the producers this append touched). */
       producers: Map<number, ProducerPartitionState>;
+      /** Producer id -> offset of its first transactional batch appended here (open_txn candidates). */
+      txnFirstOffsets: Map<number, number>;
     }
   | { errorCode: number; errorMessage: string };
 
 /** Returns the partition's stored state of one producer, or undefined if it never wrote there. */
 export type ProducerLookup = (producerId: number) => ProducerPartitionState | undefined;
+
+/** Checks a producer's batch against its transaction (txn-rules.ts checkTxnBatch), before its sequence. */
+export type TxnLookup = (header: RecordBatchHeader) => TxnCheck;
 
 /**
  * Plans appending `part.batches` to a partition whose log ends at `highWatermark`. On success the
@@ -48,8 +60,10 @@ export function planAppend(
   producerState: ProducerLookup,
   part: PartitionAppend,
   nowMs: number,
+  txnCheck: TxnLookup = () => null,
 ): AppendPlan {
   const producers = new Map<number, ProducerPartitionState>();
+  const txnFirstOffsets = new Map<number, number>();
   const decided: { header: RecordBatchHeader; data: Buffer; baseOffset: number; append: boolean }[] = [];
   let next = highWatermark;
 
@@ -57,6 +71,9 @@ export function planAppend(
   for (const { header, data } of part.batches) {
     const producerId = Number(header.producerId);
     if (producerId >= 0) {
+      const refused = txnCheck(header);
+      if (refused)
+        return { errorCode: refused.errorCode, errorMessage: `${part.topic}-${part.partition}: ${refused.message}` };
       const state = producers.has(producerId) ? producers.get(producerId) : producerState(producerId);
       const check = checkSequence(state, header);
       if (check.kind === 'error') {
@@ -67,6 +84,7 @@ export function planAppend(
         continue;
       }
       producers.set(producerId, afterAppend(state, header, next));
+      if (isTransactional(header.attributes) && !txnFirstOffsets.has(producerId)) txnFirstOffsets.set(producerId, next);
     }
     decided.push({ header, data, baseOffset: next, append: true });
     next += header.lastOffsetDelta + 1;
@@ -104,5 +122,6 @@ export function planAppend(
     rows,
     highWatermark: next,
     producers,
+    txnFirstOffsets,
   };
 }

@@ -5,8 +5,17 @@ import { topicConfig } from './topic-config';
 import type { ProducerPartitionState } from './producer-state';
 import type { PartitionOffsets, ReadResult, RetentionDefaults } from './storage';
 
-/** The ReadResult for a fetch outside [logStartOffset, highWatermark], or null if it may be served. */
-export function checkFetchOffset(offsets: PartitionOffsets, fetchOffset: number): ReadResult | null {
+/**
+ * The ReadResult for a fetch that returns nothing: outside [logStartOffset, highWatermark]
+ * (OFFSET_OUT_OF_RANGE), at the high watermark, or with readCommitted at or past the last stable
+ * offset (no error: the data is there, just not stable yet). Null if it may be served.
+ */
+export function checkFetchOffset(
+  offsets: PartitionOffsets,
+  fetchOffset: number,
+  lastStableOffset: number = offsets.highWatermark,
+  readCommitted = false,
+): ReadResult | null {
   const { logStartOffset, highWatermark } = offsets;
   if (fetchOffset < logStartOffset || fetchOffset > highWatermark) {
     return {
@@ -18,12 +27,12 @@ export function checkFetchOffset(offsets: PartitionOffsets, fetchOffset: number)
       abortedTransactions: [],
     };
   }
-  if (fetchOffset === highWatermark)
+  if (fetchOffset === highWatermark || (readCommitted && fetchOffset >= lastStableOffset))
     return {
       errorCode: ErrorCode.NONE,
       highWatermark,
       logStartOffset,
-      lastStableOffset: highWatermark,
+      lastStableOffset,
       batches: [],
       abortedTransactions: [],
     };

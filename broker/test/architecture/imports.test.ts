@@ -20,10 +20,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   sasl: [],
   storage: ['protocol', 'logger', 'sasl'],
   groups: ['protocol', 'storage', 'logger'],
-  server: ['protocol', 'storage', 'groups', 'logger', 'sasl'],
+  // The transaction coordinator checks TxnOffsetCommit's member against the group coordinator.
+  transactions: ['protocol', 'storage', 'groups', 'logger'],
+  server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl'],
   client: ['protocol', 'logger', 'sasl'],
   perf: ['client', 'protocol', 'logger', 'args'],
-  cli: ['protocol', 'logger', 'args', 'storage', 'groups', 'server', 'client', 'perf', 'sasl'],
+  cli: ['protocol', 'logger', 'args', 'storage', 'groups', 'transactions', 'server', 'client', 'perf', 'sasl'],
 };
 
 function sourceFiles(dir: string): string[] {

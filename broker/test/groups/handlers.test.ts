@@ -1,6 +1,7 @@
 // The group API handlers: version-specific request shapes (FindCoordinator v4+ batches, OffsetFetch
 // v8+ groups, LeaveGroup v3+ members) and that every response encodes in every advertised version.
 import { GroupCoordinator } from '../../src/groups/coordinator';
+import { TransactionCoordinator } from '../../src/transactions/coordinator';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
 import { Reader } from '../../src/protocol/reader';
@@ -26,9 +27,11 @@ function setup() {
     timers,
     initialRebalanceDelayMs: 0,
   });
+  const transactions = new TransactionCoordinator({ storage, logger: silentLogger, now: timers.now, timers, groups });
   const broker = {
     storage,
     groups,
+    transactions,
     identity: { clusterId: 'c', nodeId: 7 },
     advertised: { host: 'broker.local', port: 9999 },
     logger: silentLogger,
@@ -136,7 +139,7 @@ describe('FindCoordinator', () => {
     expect(r).toMatchObject({ errorCode: 0, nodeId: 7, host: 'broker.local', port: 9999 });
   });
 
-  it.each([4, 5, 6])('v%i answers each batched key; transactions are COORDINATOR_NOT_AVAILABLE', async (v) => {
+  it.each([4, 5, 6])('v%i answers each batched key, for groups and transactional ids', async (v) => {
     const { call } = setup();
     const r = await call(K.FindCoordinator, v, { keyType: 0, coordinatorKeys: ['a', 'b'] });
     expect(r.coordinators).toEqual([
@@ -144,18 +147,24 @@ describe('FindCoordinator', () => {
       { key: 'b', nodeId: 7, host: 'broker.local', port: 9999, errorCode: 0, errorMessage: null },
     ]);
     const txn = await call(K.FindCoordinator, v, { keyType: 1, coordinatorKeys: ['tx'] });
-    expect(txn.coordinators[0]).toMatchObject({
-      key: 'tx',
-      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-      nodeId: -1,
+    expect(txn.coordinators).toEqual([
+      { key: 'tx', nodeId: 7, host: 'broker.local', port: 9999, errorCode: 0, errorMessage: null },
+    ]);
+  });
+
+  it.each([1, 2, 3])('v%i names this broker for a transactional id (key type 1)', async (v) => {
+    const { call } = setup();
+    expect(await call(K.FindCoordinator, v, { key: 'tx', keyType: 1 })).toMatchObject({
+      errorCode: 0,
+      nodeId: 7,
+      host: 'broker.local',
+      port: 9999,
     });
   });
 
-  it('v1-3 transactions key type answers COORDINATOR_NOT_AVAILABLE', async () => {
+  it('answers an unknown key type INVALID_REQUEST', async () => {
     const { call } = setup();
-    expect((await call(K.FindCoordinator, 2, { key: 'tx', keyType: 1 })).errorCode).toBe(
-      ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    );
+    expect((await call(K.FindCoordinator, 2, { key: 'x', keyType: 9 })).errorCode).toBe(ErrorCode.INVALID_REQUEST);
   });
 });
 

@@ -467,6 +467,61 @@ describe('responses never carry null where Kafka sends empty', () => {
         }),
       },
     ],
+    // Transactions: the error paths (no such producer, unknown partitions, unknown id).
+    [ApiKey.AddPartitionsToTxn]: [
+      {
+        name: 'unknown producer, unknown partition',
+        body: () => ({
+          v3AndBelowTransactionalId: 'nulls-tx',
+          v3AndBelowProducerId: 5n,
+          v3AndBelowProducerEpoch: 0,
+          v3AndBelowTopics: [
+            { name: 't', partitions: [0] },
+            { name: 'nope', partitions: [0] },
+          ],
+        }),
+      },
+      {
+        name: 'unknown producer',
+        body: () => ({
+          v3AndBelowTransactionalId: 'nulls-tx',
+          v3AndBelowProducerId: 5n,
+          v3AndBelowProducerEpoch: 0,
+          v3AndBelowTopics: [{ name: 't', partitions: [0] }],
+        }),
+      },
+    ],
+    [ApiKey.AddOffsetsToTxn]: [
+      {
+        name: 'unknown producer',
+        body: () => ({ transactionalId: 'nulls-tx', producerId: 5n, producerEpoch: 0, groupId: 'g' }),
+      },
+    ],
+    [ApiKey.TxnOffsetCommit]: [
+      {
+        name: 'unknown producer, unknown partition',
+        body: () => ({
+          ...m.defaultTxnOffsetCommitRequest(),
+          transactionalId: 'nulls-tx',
+          groupId: 'g',
+          producerId: 5n,
+          producerEpoch: 0,
+          topics: [
+            { name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] },
+            { name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: '' }] },
+          ],
+        }),
+      },
+    ],
+    [ApiKey.EndTxn]: [
+      {
+        name: 'unknown producer',
+        body: () => ({ transactionalId: 'nulls-tx', producerId: 5n, producerEpoch: 0, committed: true }),
+      },
+    ],
+    [ApiKey.DescribeTransactions]: [
+      { name: 'unknown and empty', body: () => ({ transactionalIds: ['nulls-none', ''] }) },
+    ],
     [ApiKey.ListTransactions]: [
       {
         name: 'filtered',

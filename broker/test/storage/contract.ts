@@ -7,6 +7,7 @@ import { producersContract } from './contract-producers';
 import { recordsContract } from './contract-records';
 import { retentionContract } from './contract-retention';
 import { topicsContract } from './contract-topics';
+import { transactionsContract } from './contract-transactions';
 import { batch, NOW_MS, part, resend } from './fixtures';
 import type { ContractContext } from './fixtures';
 
@@ -28,6 +29,7 @@ export function storageContract(name: string, makeStorage: () => Storage, reopen
     recordsContract(ctx);
     producersContract(ctx);
     retentionContract(ctx);
+    transactionsContract(ctx);
 
     if (reopen) {
       describe('after close and reopen', () => {

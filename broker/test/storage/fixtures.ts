@@ -17,6 +17,8 @@ export interface BatchOptions {
   producerId?: number;
   producerEpoch?: number;
   baseSequence?: number;
+  /** Attributes bit 4: a transactional producer's batch. */
+  transactional?: boolean;
 }
 
 /** A batch as the produce path hands it to storage: header plus its bytes. */
@@ -32,6 +34,7 @@ export function batch(o: BatchOptions = {}): PartitionAppend['batches'][number] 
     producerId: BigInt(o.producerId ?? -1),
     producerEpoch: o.producerEpoch ?? -1,
     baseSequence: o.baseSequence ?? -1,
+    isTransactional: o.transactional ?? false,
   });
   return { header: readBatchHeader(data), data };
 }

@@ -13,12 +13,14 @@
 // the topic's max.message.bytes) still reaches the consumer. Later partitions read only what fits.
 // No fetch sessions (KIP-227): session id 0 makes clients send full fetches; an incremental fetch
 // (epoch other than 0 or -1) names a session minnow never gave, so it gets FETCH_SESSION_ID_NOT_FOUND
-// at once, as Kafka's FetchManager.newContext answers an unknown session. Isolation level is
-// accepted; with no transactions the last stable offset is the high watermark.
+// at once, as Kafka's FetchManager.newContext answers an unknown session. isolation_level 1
+// (read_committed, KIP-98) returns batches only below each partition's last stable offset, with the
+// aborted transactions that overlap them, so the consumer drops their records; markers (EndTxn,
+// a timeout) wake waiting read_committed fetches as appends do. Every answer carries the LSO.
 // Every partition carries a record set, empty on errors: librdkafka rejects a whole response with a
 // null one ("invalid MessageSetSize -1") and never sees the error (Kafka: KAFKA-18935).
 // abortedTransactions is what Kafka puts there: null for read_uncommitted reads and read errors,
-// a list (empty: no transactions here) for read_committed, empty for unknown topics/partitions.
+// a list (possibly empty) for read_committed, empty for unknown topics/partitions.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
@@ -109,24 +111,33 @@ function collect(
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
       // KIP-74 (ReplicaManager.readFromLog, minOneMessage): only while the response has no records
       // may a partition's first batch exceed the limits; later reads load only batches that fit.
-      const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit, bytes === 0);
+      const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit, bytes === 0, readCommitted);
       if (read.errorCode !== ErrorCode.NONE) {
         // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;
         return { ...base, errorCode: read.errorCode, abortedTransactions: null };
       }
-      const hw = BigInt(read.highWatermark);
       const out = {
         ...base,
-        highWatermark: hw,
-        lastStableOffset: hw,
+        highWatermark: BigInt(read.highWatermark),
+        lastStableOffset: BigInt(read.lastStableOffset),
         logStartOffset: BigInt(read.logStartOffset),
-        abortedTransactions: readCommitted ? NO_ABORTED : null,
+        abortedTransactions: !readCommitted
+          ? null
+          : read.abortedTransactions.length === 0
+            ? NO_ABORTED
+            : read.abortedTransactions.map((a) => ({
+                producerId: BigInt(a.producerId),
+                firstOffset: BigInt(a.firstOffset),
+              })),
       };
       const batches = read.batches;
       const end = batches.length > 0 ? endOffsetOf(batches[batches.length - 1]!) : Number(p.fetchOffset);
       const records = batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
-      available += end < read.highWatermark ? Math.max(records.length, limit) : records.length;
+      // DelayedFetch counts up to what the isolation level may read: past the LSO, data of an open
+      // transaction is not available to read_committed (it waits for the marker instead).
+      const readUpTo = readCommitted ? read.lastStableOffset : read.highWatermark;
+      available += end < readUpTo ? Math.max(records.length, limit) : records.length;
       if (records.length === 0) return out;
       bytes += records.length;
       budget -= records.length;

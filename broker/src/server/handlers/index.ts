@@ -1,6 +1,8 @@
 // The API registry: every handler the broker serves, by API key. ApiVersions advertises exactly
 // these ranges.
 import type { ApiHandler } from '../context';
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn';
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn';
 import { alterClientQuotasHandler } from './alter-client-quotas';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
@@ -16,7 +18,9 @@ import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
+import { describeTransactionsHandler } from './describe-transactions';
 import { electLeadersHandler } from './elect-leaders';
+import { endTxnHandler } from './end-txn';
 import { fetchHandler } from './fetch';
 import { groupHandlers } from './groups';
 import { initProducerIdHandler } from './init-producer-id';
@@ -27,6 +31,7 @@ import { metadataHandler } from './metadata';
 import { produceHandler } from './produce';
 import { saslAuthenticateHandler } from './sasl-authenticate';
 import { saslHandshakeHandler } from './sasl-handshake';
+import { txnOffsetCommitHandler } from './txn-offset-commit';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials';
 
@@ -57,6 +62,12 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     describeLogDirsHandler,
     electLeadersHandler,
     listPartitionReassignmentsHandler,
+    // Transactions (src/transactions, KIP-98).
+    addPartitionsToTxnHandler,
+    addOffsetsToTxnHandler,
+    txnOffsetCommitHandler,
+    endTxnHandler,
+    describeTransactionsHandler,
     listTransactionsHandler,
     ...groupHandlers,
     consumerGroupHeartbeatHandler,

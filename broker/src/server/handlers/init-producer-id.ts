@@ -1,12 +1,45 @@
-// InitProducerId (key 22): v0-5, for idempotent producers (the Java default since 3.0). Each
-// call without a transactional id gets a fresh producer id at epoch 0; a v3+ epoch bump request
-// (KIP-360) is answered the same way, which clients accept. Transactions are not supported yet.
+// InitProducerId (key 22): v0-5. Without a transactional id (idempotent producers, the Java default
+// since 3.0) each call gets a fresh producer id at epoch 0; a v3+ epoch bump request (KIP-360) is
+// answered the same way, which clients accept. With one, the transaction coordinator
+// (src/transactions) creates the id or bumps its epoch, fencing the previous producer.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages';
 import { StorageError } from '../../storage/storage';
-import type { ApiHandler } from '../context';
-import { mayOnCluster } from './authz';
+import type { ApiHandler, RequestContext } from '../context';
+import { fencedFor } from '../../transactions/coordinator';
+import { may, mayOnCluster } from './authz';
+
+const NO_PRODUCER_ID = -1n;
+const NO_PRODUCER_EPOCH = -1;
+
+/** KafkaApis.handleInitProducerIdRequest with a transactional id. */
+function initTransactional(
+  ctx: RequestContext,
+  req: InitProducerIdRequest,
+  transactionalId: string,
+): InitProducerIdResponse {
+  const fail = (errorCode: number): InitProducerIdResponse => ({
+    throttleTimeMs: 0,
+    errorCode,
+    producerId: NO_PRODUCER_ID,
+    producerEpoch: NO_PRODUCER_EPOCH,
+  });
+  if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', transactionalId))
+    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  // v3+ (KIP-360): the producer's current id and epoch, both -1 or neither.
+  const producerId = req.producerId ?? NO_PRODUCER_ID;
+  const producerEpoch = req.producerEpoch ?? NO_PRODUCER_EPOCH;
+  if ((producerId === NO_PRODUCER_ID) !== (producerEpoch === NO_PRODUCER_EPOCH)) return fail(ErrorCode.INVALID_REQUEST);
+  const expected = producerId === NO_PRODUCER_ID ? null : { producerId: Number(producerId), producerEpoch };
+  const r = ctx.broker.transactions.initProducerId(transactionalId, req.transactionTimeoutMs, expected);
+  return {
+    throttleTimeMs: 0,
+    errorCode: fencedFor(r.errorCode, ctx.apiVersion, 4),
+    producerId: BigInt(r.producerId),
+    producerEpoch: r.producerEpoch,
+  };
+}
 
 export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProducerIdResponse> = {
   apiKey: ApiKey.InitProducerId,
@@ -14,14 +47,7 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
   maxVersion: 5,
   handle(ctx, req) {
     const { broker } = ctx;
-    if (req.transactionalId !== null) {
-      return {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-        producerId: -1n,
-        producerEpoch: -1,
-      };
-    }
+    if (req.transactionalId !== null) return initTransactional(ctx, req, req.transactionalId);
     // KafkaApis.handleInitProducerIdRequest (Kafka 3+): an idempotent producer needs IDEMPOTENT_WRITE
     // on the cluster or WRITE on some topic.
     if (

@@ -2,7 +2,9 @@
 // Timestamps: -2 earliest, -1 latest, -3 max timestamp (v7+, KIP-734),
 // -4 earliest local (v8+, = earliest here), -5 earliest pending upload (v9+, none here: -1);
 // otherwise the first record with timestamp >= the one asked. Batches are stored whole, so a
-// lookup by time decodes just the one batch that holds the answer.
+// lookup by time decodes just the one batch that holds the answer. isolation_level 1
+// (read_committed, v2+) reads up to the last stable offset (Partition.fetchOffsetForTimestamp):
+// LATEST is the LSO and an offset found by time at or past it is none (-1).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type {
@@ -21,6 +23,7 @@ const LATEST = -1n;
 const MAX_TIMESTAMP = -3n;
 const EARLIEST_LOCAL = -4n;
 const EARLIEST_PENDING_UPLOAD = -5n;
+const READ_COMMITTED = 1;
 
 interface Found {
   offset: number;
@@ -55,6 +58,7 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
   maxVersion: 10,
   handle(ctx, req) {
     const { broker, apiVersion } = ctx;
+    const readCommitted = apiVersion >= 2 && req.isolationLevel === READ_COMMITTED;
     // KafkaApis: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED on each of its partitions.
     const describable = authorizedNames(
       ctx,
@@ -109,24 +113,26 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
                   offset: -1n,
                   leaderEpoch: -1,
                 };
+              const lastFetchable = readCommitted
+                ? (broker.storage.lastStableOffset(t.name, p.partitionIndex) ?? offsets.highWatermark)
+                : offsets.highWatermark;
+              const found = (f: Found | undefined) =>
+                f && f.offset < lastFetchable ? answer(f.offset, f.timestamp) : answer(-1);
               switch (p.timestamp) {
                 case EARLIEST:
                 case EARLIEST_LOCAL:
                   return answer(offsets.logStartOffset);
                 case LATEST:
-                  return answer(offsets.highWatermark);
+                  return answer(lastFetchable);
                 case EARLIEST_PENDING_UPLOAD:
                   return answer(-1);
-                case MAX_TIMESTAMP: {
-                  const f = offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex));
-                  return f ? answer(f.offset, f.timestamp) : answer(-1);
-                }
+                case MAX_TIMESTAMP:
+                  return found(offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex)));
                 default: {
                   // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
                   if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
                   const ts = Number(p.timestamp);
-                  const f = offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts);
-                  return f ? answer(f.offset, f.timestamp) : answer(-1);
+                  return found(offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts));
                 }
               }
             }),

@@ -5,7 +5,8 @@ import type { BatchRow } from '../append-plan';
 import { checkFetchOffset, fitsFetch, producerLastOffset, retentionDeletes } from '../log-rules';
 import type { RetentionLimits } from '../log-rules';
 import type { ProducerPartitionState } from '../producer-state';
-import type { ReadResult, StoredBatch } from '../storage';
+import type { AbortedTransaction, ReadResult, StoredBatch } from '../storage';
+import { lastStableOffset, overlappingAborted } from '../txn-rules';
 
 export class MemoryLog {
   logStartOffset = 0;
@@ -14,6 +15,23 @@ export class MemoryLog {
   /** Oldest first; baseOffset strictly increasing. */
   readonly batches: BatchRow[] = [];
   readonly producers = new Map<number, ProducerPartitionState>();
+  /** Producer id -> first offset of its ongoing transaction here (the open_txn rows). */
+  readonly openTxns = new Map<number, number>();
+  /** Aborted transactions, in marker (lastOffset) order (Kafka's .txnindex). */
+  aborted: AbortedTransaction[] = [];
+
+  lastStableOffset(): number {
+    return lastStableOffset(this.openTxns.values(), this.highWatermark, this.logStartOffset);
+  }
+
+  /** Appends a COMMIT/ABORT marker row (control-batch.ts) at the high watermark and ends the producer's open transaction. */
+  appendMarker(row: BatchRow, commit: boolean): void {
+    const first = this.openTxns.get(row.producerId);
+    if (!commit && first !== undefined)
+      this.aborted.push({ producerId: row.producerId, firstOffset: first, lastOffset: row.lastOffset });
+    this.openTxns.delete(row.producerId);
+    this.append([row], row.lastOffset + 1);
+  }
 
   /** Stores planned rows; copies each blob so the request frame it points into can be freed. */
   append(rows: readonly BatchRow[], highWatermark: number): void {
@@ -24,24 +42,29 @@ export class MemoryLog {
     this.highWatermark = highWatermark;
   }
 
-  read(fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
-    const outOfRange = checkFetchOffset(this, fetchOffset);
-    if (outOfRange) return outOfRange;
+  read(fetchOffset: number, maxBytes: number, minOneBatch = true, readCommitted = false): ReadResult {
+    const lso = this.lastStableOffset();
+    const empty = checkFetchOffset(this, fetchOffset, lso, readCommitted);
+    if (empty) return empty;
     const batches: Buffer[] = [];
     let total = 0;
+    let lastReturned = -1;
     for (let i = this.indexHolding(fetchOffset); i < this.batches.length; i++) {
       const b = this.batches[i]!;
+      if (readCommitted && b.lastOffset >= lso) break; // only whole batches below the LSO
       if (!fitsFetch(total, b.size, maxBytes, minOneBatch)) break;
       batches.push(b.data);
       total += b.size;
+      lastReturned = b.lastOffset;
     }
     return {
       errorCode: ErrorCode.NONE,
       highWatermark: this.highWatermark,
       logStartOffset: this.logStartOffset,
-      lastStableOffset: this.highWatermark, // transactions: not built yet (issue 16)
+      lastStableOffset: lso,
       batches,
-      abortedTransactions: [],
+      abortedTransactions:
+        readCommitted && batches.length > 0 ? overlappingAborted(this.aborted, fetchOffset, lastReturned) : [],
     };
   }
 
@@ -64,6 +87,8 @@ export class MemoryLog {
     this.batches.splice(0, n);
     this.bytes -= bytes;
     this.logStartOffset = Math.max(this.logStartOffset, logStartOffset);
+    // As Kafka drops .txnindex entries with their segments: ranges wholly below the log start go.
+    this.aborted = this.aborted.filter((a) => a.lastOffset >= this.logStartOffset);
     for (const [producerId, state] of this.producers) {
       if (producerLastOffset(state) < this.logStartOffset) this.producers.delete(producerId);
     }

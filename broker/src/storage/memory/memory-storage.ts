@@ -6,7 +6,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import { randomUuid } from '../../protocol/uuid';
 import { planAppend } from '../append-plan';
 import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-key';
-import { bumpedEpoch, deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
+import { deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
 import { StorageError } from '../storage';
 import type {
   ClientQuotaChange,
@@ -31,6 +31,8 @@ import type {
 } from '../storage';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { MemoryLog } from './memory-log';
+import { MemoryTransactions } from './memory-txns';
+import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 
 interface MemoryTopic {
   info: TopicInfo;
@@ -43,8 +45,12 @@ export class MemoryStorage implements Storage {
   private readonly topics = new Map<string, MemoryTopic>();
   private readonly topicsById = new Map<string, MemoryTopic>();
   private partitionTotal = 0;
-  private readonly transactionalIds = new Map<string, { producerId: number; producerEpoch: number }>();
   private nextProducerId = 1;
+  private readonly txns = new MemoryTransactions({
+    log: (topic, partition) => this.log(topic, partition),
+    allocateProducerId: () => this.nextProducerId++,
+    commitOffsets: (groupId, offsets, nowMs) => this.commitOffsets(groupId, offsets, nowMs),
+  });
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
   private identityValue: ClusterIdentity | undefined;
   private readonly brokerConfigValues = new Map<string, Record<string, string>>();
@@ -100,6 +106,7 @@ export class MemoryStorage implements Storage {
     this.topics.delete(name);
     this.topicsById.delete(topic.info.topicId);
     this.partitionTotal -= topic.logs.length;
+    this.txns.forgetTopic(name);
     for (const offsets of this.groups.values()) {
       for (const [key, o] of offsets) if (o.topic === name) offsets.delete(key);
     }
@@ -192,10 +199,18 @@ export class MemoryStorage implements Storage {
           -1,
           `unknown topic or partition ${part.topic}-${part.partition}`,
         );
-      const plan = planAppend(log.highWatermark, (producerId) => log.producers.get(producerId), part, nowMs);
+      const plan = planAppend(
+        log.highWatermark,
+        (producerId) => log.producers.get(producerId),
+        part,
+        nowMs,
+        (header) => this.txns.check(header, part.topic, part.partition, log),
+      );
       if (!('rows' in plan)) return failed(plan.errorCode, log.logStartOffset, plan.errorMessage);
       log.append(plan.rows, plan.highWatermark);
       for (const [producerId, state] of plan.producers) log.producers.set(producerId, state);
+      for (const [producerId, first] of plan.txnFirstOffsets)
+        if (!log.openTxns.has(producerId)) log.openTxns.set(producerId, first);
       return {
         errorCode: ErrorCode.NONE,
         baseOffset: plan.baseOffset,
@@ -206,8 +221,17 @@ export class MemoryStorage implements Storage {
     });
   }
 
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
-    return this.log(topic, partition)?.read(fetchOffset, maxBytes, minOneBatch) ?? unknownPartitionRead();
+  read(
+    topic: string,
+    partition: number,
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch = true,
+    readCommitted = false,
+  ): ReadResult {
+    return (
+      this.log(topic, partition)?.read(fetchOffset, maxBytes, minOneBatch, readCommitted) ?? unknownPartitionRead()
+    );
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     const log = this.log(topic, partition);
@@ -246,59 +270,50 @@ export class MemoryStorage implements Storage {
     return result;
   }
 
-  initProducerId(transactionalId: string | null, _nowMs: number): { producerId: number; producerEpoch: number } {
-    const existing = transactionalId === null ? undefined : this.transactionalIds.get(transactionalId);
-    const epoch = existing && bumpedEpoch(existing.producerEpoch);
-    const next =
-      existing && epoch != null
-        ? { producerId: existing.producerId, producerEpoch: epoch }
-        : { producerId: this.nextProducerId++, producerEpoch: 0 };
-    if (transactionalId !== null) this.transactionalIds.set(transactionalId, next);
-    return { ...next };
+  initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
+    if (transactionalId === null) return { producerId: this.nextProducerId++, producerEpoch: 0 };
+    const timeoutMs = this.txns.get(transactionalId)?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS;
+    const { producerId, producerEpoch } = this.txns.init(transactionalId, timeoutMs, nowMs);
+    return { producerId, producerEpoch };
   }
 
-  // Transactions (issue 16): the skeleton; the engine work fills these in.
+  // Transactions (memory-txns.ts)
   lastStableOffset(topic: string, partition: number): number | undefined {
-    return this.offsets(topic, partition)?.highWatermark;
+    return this.log(topic, partition)?.lastStableOffset();
   }
   transactions(): TransactionInfo[] {
-    return [];
+    return this.txns.list();
   }
-  transaction(_transactionalId: string): TransactionInfo | undefined {
-    return undefined;
+  transaction(transactionalId: string): TransactionInfo | undefined {
+    return this.txns.get(transactionalId);
   }
-  initTransaction(_transactionalId: string, _timeoutMs: number, _nowMs: number): TransactionInfo {
-    throw new Error('transactions: not built yet');
+  initTransaction(transactionalId: string, timeoutMs: number, nowMs: number): TransactionInfo {
+    return this.txns.init(transactionalId, timeoutMs, nowMs);
   }
   addToTransaction(
-    _transactionalId: string,
-    _partitions: readonly TxnPartition[],
-    _groups: readonly string[],
-    _nowMs: number,
+    transactionalId: string,
+    partitions: readonly TxnPartition[],
+    groups: readonly string[],
+    nowMs: number,
   ): TransactionInfo {
-    throw new Error('transactions: not built yet');
+    return this.txns.add(transactionalId, partitions, groups, nowMs);
   }
   commitTransactionalOffsets(
-    _transactionalId: string,
-    _groupId: string,
-    _offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
+    transactionalId: string,
+    groupId: string,
+    offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
     _nowMs: number,
   ): void {
-    throw new Error('transactions: not built yet');
+    this.txns.commitOffsets(transactionalId, groupId, offsets);
   }
-  endTransaction(
-    _transactionalId: string,
-    _commit: boolean,
-    _nowMs: number,
-    _bumpEpoch?: boolean,
-  ): EndTransactionResult {
-    throw new Error('transactions: not built yet');
+  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
   }
-  pendingTransactionalOffsets(_groupId: string): TxnPartition[] {
-    return [];
+  pendingTransactionalOffsets(groupId: string): TxnPartition[] {
+    return this.txns.pendingOffsets(groupId);
   }
-  deleteTransaction(_transactionalId: string): boolean {
-    return false;
+  deleteTransaction(transactionalId: string): boolean {
+    return this.txns.delete(transactionalId);
   }
 
   commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {

@@ -5,7 +5,10 @@ import type Database from 'better-sqlite3';
 import { ErrorCode } from '../../protocol/error-codes';
 import { planAppend } from '../append-plan';
 import { checkFetchOffset, deleteRecordsTarget, fitsFetch, unknownPartitionRead } from '../log-rules';
+import type { BatchRow } from '../append-plan';
 import type { DeleteRecordsResult, PartitionAppend, PartitionAppendResult, ReadResult, StoredBatch } from '../storage';
+import type { AbortedTransaction, TransactionState } from '../storage';
+import { checkTxnBatch, lastStableOffset } from '../txn-rules';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -32,8 +35,25 @@ export class Records {
       ),
       // Only columns stored before `data`: stepping these rows never reads the blobs' overflow pages.
       sizesFrom: db.prepare(
-        'SELECT base_offset AS baseOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset',
+        'SELECT base_offset AS baseOffset, last_offset AS lastOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset',
       ),
+      // Transactions: the producer's transaction (append's KIP-890 check), open and aborted ones.
+      txnOfProducer: db.prepare(
+        'SELECT transactional_id AS id, producer_epoch AS epoch, state FROM txn WHERE producer_id = ?',
+      ),
+      txnHasPartition: db
+        .prepare('SELECT 1 FROM txn_partition WHERE transactional_id = ? AND partition_id = ?')
+        .pluck(),
+      insertOpen: db.prepare('INSERT INTO open_txn (partition_id, producer_id, first_offset) VALUES (?, ?, ?)'),
+      deleteOpen: db.prepare('DELETE FROM open_txn WHERE partition_id = ? AND producer_id = ?'),
+      insertAborted: db.prepare(
+        'INSERT INTO aborted_txn (partition_id, producer_id, first_offset, last_offset) VALUES (?, ?, ?, ?)',
+      ),
+      abortedBetween: db.prepare(
+        `SELECT producer_id AS producerId, first_offset AS firstOffset, last_offset AS lastOffset FROM aborted_txn
+         WHERE partition_id = ? AND last_offset >= ? AND first_offset <= ? ORDER BY first_offset, last_offset`,
+      ),
+      deleteAbortedBelow: db.prepare('DELETE FROM aborted_txn WHERE partition_id = ? AND last_offset < ?'),
       dataBetween: db
         .prepare(
           'SELECT data FROM record_batch WHERE partition_id = ? AND base_offset BETWEEN ? AND ? ORDER BY base_offset',
@@ -81,6 +101,10 @@ export class Records {
           (producerId) => this.producers.state(entry.id, producerId),
           part,
           nowMs,
+          (header) => {
+            const producerId = Number(header.producerId);
+            return checkTxnBatch(header, () => this.producerTxn(producerId, entry.id), entry.openTxns.has(producerId));
+          },
         );
         if (!('rows' in plan)) {
           results.push(failed(plan.errorCode, entry.logStartOffset, plan.errorMessage));
@@ -88,21 +112,11 @@ export class Records {
         }
         let bytes = 0;
         for (const r of plan.rows) {
-          this.q.insert.run(
-            entry.id,
-            r.baseOffset,
-            r.lastOffset,
-            r.recordCount,
-            r.maxTimestamp,
-            r.producerId,
-            r.producerEpoch,
-            r.baseSequence,
-            r.size,
-            r.data,
-          );
+          this.insertRow(entry.id, r);
           bytes += r.size;
         }
         for (const [producerId, state] of plan.producers) this.producers.save(entry.id, producerId, state);
+        for (const [producerId, first] of plan.txnFirstOffsets) this.openTxn(entry, producerId, first);
         if (plan.rows.length > 0) {
           this.setOffsets(entry, entry.logStartOffset, plan.highWatermark, bytes);
           touched.add(entry);
@@ -121,32 +135,90 @@ export class Records {
     });
   }
 
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+  read(
+    topic: string,
+    partition: number,
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch = true,
+    readCommitted = false,
+  ): ReadResult {
     const entry = this.topics.partition(topic, partition);
     if (!entry) return unknownPartitionRead();
-    const outOfRange = checkFetchOffset(entry, fetchOffset);
-    if (outOfRange) return outOfRange;
+    const lso = this.lastStableOffset(entry);
+    const empty = checkFetchOffset(entry, fetchOffset, lso, readCommitted);
+    if (empty) return empty;
     const floor = this.q.floor.get(entry.id, fetchOffset) as { baseOffset: number; lastOffset: number } | undefined;
     const start = floor && floor.lastOffset >= fetchOffset ? floor.baseOffset : fetchOffset;
     let total = 0;
     let end = -1;
+    let lastReturned = -1;
     for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{
       baseOffset: number;
+      lastOffset: number;
       size: number;
     }>) {
+      if (readCommitted && row.lastOffset >= lso) break; // only whole batches below the LSO
       if (!fitsFetch(total, row.size, maxBytes, minOneBatch)) break; // leaving the loop resets the statement
       total += row.size;
       end = row.baseOffset;
+      lastReturned = row.lastOffset;
     }
     const batches = end < 0 ? [] : (this.q.dataBetween.all(entry.id, start, end) as Buffer[]);
     return {
       errorCode: ErrorCode.NONE,
       highWatermark: entry.highWatermark,
       logStartOffset: entry.logStartOffset,
-      lastStableOffset: entry.highWatermark, // transactions: not built yet (issue 16)
+      lastStableOffset: lso,
       batches,
-      abortedTransactions: [],
+      abortedTransactions:
+        readCommitted && end >= 0
+          ? (this.q.abortedBetween.all(entry.id, fetchOffset, lastReturned) as AbortedTransaction[])
+          : [],
     };
+  }
+
+  /** The partition's last stable offset, from the cached open transactions (txn-rules.ts). */
+  lastStableOffset(entry: PartitionEntry): number {
+    return lastStableOffset(entry.openTxns.values(), entry.highWatermark, entry.logStartOffset);
+  }
+
+  /**
+   * Appends a COMMIT/ABORT marker (control-batch.ts) at the high watermark and ends the producer's
+   * open transaction in the partition; an abort records its range (Kafka's .txnindex). Call inside
+   * the endTransaction's transaction.
+   */
+  appendMarker(entry: PartitionEntry, row: BatchRow, commit: boolean): void {
+    this.insertRow(entry.id, row);
+    this.setOffsets(entry, entry.logStartOffset, row.lastOffset + 1, row.size);
+    this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
+    const first = entry.openTxns.get(row.producerId);
+    if (first === undefined) return;
+    if (!commit) this.q.insertAborted.run(entry.id, row.producerId, first, row.lastOffset);
+    this.q.deleteOpen.run(entry.id, row.producerId);
+    entry.openTxns.delete(row.producerId);
+    this.tx.onRollback(() => entry.openTxns.set(row.producerId, first));
+  }
+
+  /** The first transactional batch of a producer's transaction in a partition opens it there. */
+  private openTxn(entry: PartitionEntry, producerId: number, firstOffset: number): void {
+    if (entry.openTxns.has(producerId)) return;
+    this.q.insertOpen.run(entry.id, producerId, firstOffset);
+    entry.openTxns.set(producerId, firstOffset);
+    this.tx.onRollback(() => entry.openTxns.delete(producerId));
+  }
+
+  /** What the append check needs of a producer's transaction (none: not a transactional producer). */
+  private producerTxn(producerId: number, partitionId: number) {
+    const t = this.q.txnOfProducer.get(producerId) as
+      { id: string; epoch: number; state: TransactionState } | undefined;
+    return (
+      t && {
+        producerEpoch: t.epoch,
+        state: t.state,
+        partitionAdded: this.q.txnHasPartition.get(t.id, partitionId) !== undefined,
+      }
+    );
   }
 
   offsets(topic: string, partition: number) {
@@ -201,6 +273,8 @@ export class Records {
     this.setOffsets(entry, Math.max(entry.logStartOffset, logStartOffset), entry.highWatermark, -bytes);
     this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
     this.producers.evict(entry.id, entry.logStartOffset);
+    // As Kafka drops .txnindex entries with their segments: ranges wholly below the log start go.
+    this.q.deleteAbortedBelow.run(entry.id, entry.logStartOffset);
     return { batches: sizes.length, bytes };
   }
 
@@ -217,6 +291,21 @@ export class Records {
       this.tx.onRollback(() => (entry.bytes = undefined)); // it may have counted uncommitted rows
     }
     return entry.bytes;
+  }
+
+  private insertRow(partitionId: number, r: BatchRow): void {
+    this.q.insert.run(
+      partitionId,
+      r.baseOffset,
+      r.lastOffset,
+      r.recordCount,
+      r.maxTimestamp,
+      r.producerId,
+      r.producerEpoch,
+      r.baseSequence,
+      r.size,
+      r.data,
+    );
   }
 
   private batchAt(partitionId: number, baseOffset: number): StoredBatch | undefined {

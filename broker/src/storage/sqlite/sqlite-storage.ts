@@ -42,6 +42,8 @@ import { Records } from './records';
 import { Retention } from './retention';
 import { migrate } from './schema';
 import { Topics } from './topics';
+import { Transactions } from './transactions';
+import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { asStorageError, Transactor } from './transaction';
 import { Checkpointer } from './checkpointer';
 import { DatabaseLock } from './db-lock';
@@ -65,6 +67,7 @@ export class SqliteStorage implements Storage {
   private readonly records: Records;
   private readonly retention: Retention;
   private readonly groupOffsets: GroupOffsets;
+  private readonly txns: Transactions;
   private readonly brokerConfigStore: BrokerConfigs;
   private readonly acls: Acls;
   private readonly clientQuotaStore: ClientQuotas;
@@ -124,6 +127,7 @@ export class SqliteStorage implements Storage {
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
+      this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
       this.acls = new Acls(this.db, this.tx);
       this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
@@ -215,8 +219,15 @@ export class SqliteStorage implements Storage {
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[] {
     return this.guard(() => this.records.append(parts, nowMs));
   }
-  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
-    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes, minOneBatch));
+  read(
+    topic: string,
+    partition: number,
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch = true,
+    readCommitted = false,
+  ): ReadResult {
+    return this.guard(() => this.records.read(topic, partition, fetchOffset, maxBytes, minOneBatch, readCommitted));
   }
   offsets(topic: string, partition: number): PartitionOffsets | undefined {
     return this.records.offsets(topic, partition);
@@ -261,51 +272,53 @@ export class SqliteStorage implements Storage {
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
-    return this.guard(() => this.producers.initProducerId(transactionalId, nowMs));
+    if (transactionalId === null) return this.guard(() => this.producers.initProducerId(null, nowMs));
+    // A transactional id's producer id and epoch live in its txn row: one path for both calls.
+    return this.guard(() => {
+      const timeoutMs = this.txns.get(transactionalId)?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS;
+      const { producerId, producerEpoch } = this.txns.init(transactionalId, timeoutMs, nowMs);
+      return { producerId, producerEpoch };
+    });
   }
 
-  // Transactions (issue 16): the skeleton; the engine work fills these in.
+  // Transactions (transactions.ts; the partitions' side in records.ts)
   lastStableOffset(topic: string, partition: number): number | undefined {
-    return this.offsets(topic, partition)?.highWatermark;
+    const entry = this.topics.partition(topic, partition);
+    return entry && this.records.lastStableOffset(entry);
   }
   transactions(): TransactionInfo[] {
-    return [];
+    return this.guard(() => this.txns.list());
   }
-  transaction(_transactionalId: string): TransactionInfo | undefined {
-    return undefined;
+  transaction(transactionalId: string): TransactionInfo | undefined {
+    return this.guard(() => this.txns.get(transactionalId));
   }
-  initTransaction(_transactionalId: string, _timeoutMs: number, _nowMs: number): TransactionInfo {
-    throw new Error('transactions: not built yet');
+  initTransaction(transactionalId: string, timeoutMs: number, nowMs: number): TransactionInfo {
+    return this.guard(() => this.txns.init(transactionalId, timeoutMs, nowMs));
   }
   addToTransaction(
-    _transactionalId: string,
-    _partitions: readonly TxnPartition[],
-    _groups: readonly string[],
-    _nowMs: number,
+    transactionalId: string,
+    partitions: readonly TxnPartition[],
+    groups: readonly string[],
+    nowMs: number,
   ): TransactionInfo {
-    throw new Error('transactions: not built yet');
+    return this.guard(() => this.txns.add(transactionalId, partitions, groups, nowMs));
   }
   commitTransactionalOffsets(
-    _transactionalId: string,
-    _groupId: string,
-    _offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
-    _nowMs: number,
+    transactionalId: string,
+    groupId: string,
+    offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
+    nowMs: number,
   ): void {
-    throw new Error('transactions: not built yet');
+    this.guard(() => this.txns.commitOffsets(transactionalId, groupId, offsets, nowMs));
   }
-  endTransaction(
-    _transactionalId: string,
-    _commit: boolean,
-    _nowMs: number,
-    _bumpEpoch?: boolean,
-  ): EndTransactionResult {
-    throw new Error('transactions: not built yet');
+  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
+    return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch));
   }
-  pendingTransactionalOffsets(_groupId: string): TxnPartition[] {
-    return [];
+  pendingTransactionalOffsets(groupId: string): TxnPartition[] {
+    return this.guard(() => this.txns.pendingOffsets(groupId));
   }
-  deleteTransaction(_transactionalId: string): boolean {
-    return false;
+  deleteTransaction(transactionalId: string): boolean {
+    return this.guard(() => this.txns.delete(transactionalId));
   }
 
   commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {

@@ -16,6 +16,11 @@ export interface PartitionEntry {
   highWatermark: number;
   /** Sum of the partition's batch sizes, loaded when retention first needs it. */
   bytes: number | undefined;
+  /**
+   * Producer id -> first offset of its ongoing transaction here (the open_txn rows, loaded at
+   * open): the last stable offset without a query.
+   */
+  openTxns: Map<number, number>;
 }
 
 interface TopicEntry {
@@ -42,6 +47,9 @@ export class Topics {
       partitions: db.prepare(
         'SELECT id, topic_id AS topicId, partition_index AS idx, log_start_offset AS logStartOffset, high_watermark AS highWatermark FROM partition ORDER BY topic_id, partition_index',
       ),
+      openTxns: db.prepare(
+        'SELECT partition_id AS partitionId, producer_id AS producerId, first_offset AS firstOffset FROM open_txn',
+      ),
       insertTopic: db.prepare('INSERT INTO topic (name, topic_uuid, partitions, created_ms) VALUES (?, ?, ?, ?)'),
       setPartitionCount: db.prepare('UPDATE topic SET partitions = ? WHERE id = ?'),
       insertPartition: db.prepare('INSERT INTO partition (topic_id, partition_index) VALUES (?, ?)'),
@@ -52,12 +60,16 @@ export class Topics {
       // Children first: the foreign keys have no ON DELETE CASCADE, so a forgotten table fails loudly.
       deleteTopic: [
         'DELETE FROM record_batch WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
+        'DELETE FROM txn_partition WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
+        'DELETE FROM open_txn WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
+        'DELETE FROM aborted_txn WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
         'DELETE FROM producer_partition WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
         'DELETE FROM partition WHERE topic_id = ?',
         'DELETE FROM topic_config WHERE topic_id = ?',
         'DELETE FROM topic WHERE id = ?',
       ].map((sql) => db.prepare(sql)),
       deleteTopicOffsets: db.prepare('DELETE FROM group_offset WHERE topic = ?'),
+      deleteTopicTxnOffsets: db.prepare('DELETE FROM txn_offset WHERE topic = ?'),
     };
     this.load();
   }
@@ -71,12 +83,24 @@ export class Topics {
       configs.set(c.topicId, m);
     }
     const partitions = new Map<number, PartitionEntry[]>();
+    const byId = new Map<number, PartitionEntry>();
     type PartitionRow = { id: number; topicId: number; idx: number; logStartOffset: number; highWatermark: number };
     for (const p of this.q.partitions.all() as PartitionRow[]) {
       const list = partitions.get(p.topicId) ?? [];
-      list[p.idx] = { id: p.id, logStartOffset: p.logStartOffset, highWatermark: p.highWatermark, bytes: undefined };
+      const entry: PartitionEntry = {
+        id: p.id,
+        logStartOffset: p.logStartOffset,
+        highWatermark: p.highWatermark,
+        bytes: undefined,
+        openTxns: new Map(),
+      };
+      list[p.idx] = entry;
+      byId.set(p.id, entry);
       partitions.set(p.topicId, list);
     }
+    type OpenRow = { partitionId: number; producerId: number; firstOffset: number };
+    for (const o of this.q.openTxns.all() as OpenRow[])
+      byId.get(o.partitionId)?.openTxns.set(o.producerId, o.firstOffset);
     for (const t of this.q.topics.all() as { id: number; name: string; topicId: string; partitions: number }[]) {
       this.add({
         id: t.id,
@@ -159,6 +183,7 @@ export class Topics {
     this.tx.run(() => {
       for (const stmt of this.q.deleteTopic) stmt.run(t.id);
       this.q.deleteTopicOffsets.run(name);
+      this.q.deleteTopicTxnOffsets.run(name);
       this.remove(t);
       this.tx.onRollback(() => this.add(t));
     });
@@ -206,7 +231,7 @@ export class Topics {
     const entries: PartitionEntry[] = [];
     for (let i = from; i < to; i++) {
       const id = Number(this.q.insertPartition.run(topicId, i).lastInsertRowid);
-      entries.push({ id, logStartOffset: 0, highWatermark: 0, bytes: 0 });
+      entries.push({ id, logStartOffset: 0, highWatermark: 0, bytes: 0, openTxns: new Map() });
     }
     return entries;
   }

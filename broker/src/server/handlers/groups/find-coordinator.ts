@@ -1,5 +1,5 @@
 // FindCoordinator (key 10): v0-6. v4+ batches keys (KIP-699). This broker coordinates every group
-// (key type 0); transactions (key type 1) answer COORDINATOR_NOT_AVAILABLE until they exist.
+// (key type 0) and every transactional id (key type 1, src/transactions).
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type {
@@ -27,11 +27,10 @@ function lookup(ctx: RequestContext, key: string, keyType: number): Required<Fin
     return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED, `DESCRIBE on group ${key} is not allowed`);
   if (keyType === CoordinatorType.TRANSACTION && !may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', key))
     return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, `DESCRIBE on transactional id ${key} is not allowed`);
-  if (broker.groups.isClosed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the broker is shutting down');
-  if (keyType === CoordinatorType.TRANSACTION)
-    return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported by this broker');
-  if (keyType !== CoordinatorType.GROUP)
+  if (keyType !== CoordinatorType.GROUP && keyType !== CoordinatorType.TRANSACTION)
     return fail(ErrorCode.INVALID_REQUEST, `unknown coordinator key type ${keyType}`);
+  const closed = keyType === CoordinatorType.GROUP ? broker.groups.isClosed : broker.transactions.isClosed;
+  if (closed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the broker is shutting down');
   return {
     key,
     nodeId: broker.identity.nodeId,

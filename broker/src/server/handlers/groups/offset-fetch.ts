@@ -1,12 +1,14 @@
 // OffsetFetch (key 9): v0-9. v0 read ZooKeeper-stored offsets in Kafka 3.x (gone in 4.0, KIP-896):
 // a KRaft Kafka 3.9 answers UNSUPPORTED_VERSION with offset -1 for every partition asked, as here.
 // v2+ may ask for all topics (null) and has a top-level error, v5 adds
-// leader epochs, v6 is flexible, v7 requireStable (no transactions, so always stable), v8+ asks for
-// several groups at once (KIP-709). A partition without a commit answers offset -1.
+// leader epochs, v6 is flexible, v7 requireStable (KIP-447: a partition with a transactional offset
+// still pending answers the retriable UNSTABLE_OFFSET_COMMIT), v8+ asks for several groups at once
+// (KIP-709). A partition without a commit answers offset -1.
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../../../protocol/messages';
 import type { FetchResult, FetchTopic } from '../../../groups/group-offsets';
+import { StorageError } from '../../../storage/storage';
 import type { ApiHandler, RequestContext } from '../../context';
 import { authorizedNames, may } from '../authz';
 
@@ -15,7 +17,52 @@ import { authorizedNames, may } from '../authz';
  * topics the principal may not DESCRIBE are left out of "all topics" and, when named, answered
  * TOPIC_AUTHORIZATION_FAILED on each partition.
  */
-function fetchAuthorized(ctx: RequestContext, groupId: string, topics: FetchTopic[] | null): FetchResult {
+function fetchAuthorized(
+  ctx: RequestContext,
+  groupId: string,
+  topics: FetchTopic[] | null,
+  requireStable: boolean,
+): FetchResult {
+  const r = fetchDescribable(ctx, groupId, topics);
+  return requireStable && r.errorCode === ErrorCode.NONE ? markUnstable(ctx, groupId, r) : r;
+}
+
+/**
+ * OffsetMetadataManager.fetchOffsets with requireStable: each partition the group has a
+ * transactional offset pending for (TxnOffsetCommit of a transaction not yet ended) answers
+ * UNSTABLE_OFFSET_COMMIT with no offset; the consumer retries until the transaction ends.
+ */
+function markUnstable(ctx: RequestContext, groupId: string, r: FetchResult): FetchResult {
+  let pending;
+  try {
+    pending = ctx.broker.storage.pendingTransactionalOffsets(groupId);
+  } catch (err) {
+    if (!(err instanceof StorageError)) throw err;
+    ctx.broker.logger.error('reading pending transactional offsets failed', { groupId, err });
+    return { errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
+  }
+  if (pending.length === 0) return r;
+  const keys = new Set(pending.map((p) => `${p.topic}\u0000${p.partition}`));
+  return {
+    ...r,
+    topics: r.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) =>
+        p.errorCode === ErrorCode.NONE && keys.has(`${t.name}\u0000${p.partition}`)
+          ? {
+              partition: p.partition,
+              offset: -1,
+              leaderEpoch: -1,
+              metadata: '',
+              errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+            }
+          : p,
+      ),
+    })),
+  };
+}
+
+function fetchDescribable(ctx: RequestContext, groupId: string, topics: FetchTopic[] | null): FetchResult {
   if (!may(ctx, 'DESCRIBE', 'GROUP', groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
   const groups = ctx.broker.groups;
   if (topics === null) {
@@ -95,14 +142,14 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
       return {
         throttleTimeMs: 0,
         groups: (req.groups ?? []).map((g) => {
-          const r = fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics));
+          const r = fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics), req.requireStable ?? false);
           return { groupId: g.groupId ?? '', errorCode: r.errorCode, topics: partitionsOut(r) };
         }),
       };
     }
     // v1 has no "all topics" form: a null list is not valid there, treat it as empty.
     const topics = ctx.apiVersion < 2 ? (toTopics(req.topics) ?? []) : toTopics(req.topics);
-    const r = fetchAuthorized(ctx, req.groupId ?? '', topics);
+    const r = fetchAuthorized(ctx, req.groupId ?? '', topics, ctx.apiVersion >= 7 && (req.requireStable ?? false));
     let out = partitionsOut(r);
     if (ctx.apiVersion < 2 && r.errorCode !== 0) {
       // No top-level error before v2: put it on every partition asked for.

@@ -1,0 +1,28 @@
+// EndTxn (key 26): v0-4, commitTransaction / abortTransaction. The coordinator writes every
+// partition's marker and the decision in one storage transaction and wakes the read_committed
+// fetches waiting on those partitions. v4 only allows TRANSACTION_ABORTABLE; v5 is transaction
+// version 2 (KIP-890 part 2, an epoch bump per transaction), not advertised.
+import { ApiKey } from '../../protocol/api-keys';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { EndTxnRequest, EndTxnResponse } from '../../protocol/messages';
+import { fencedFor } from '../../transactions/coordinator';
+import type { ApiHandler } from '../context';
+import { may } from './authz';
+
+export const endTxnHandler: ApiHandler<EndTxnRequest, EndTxnResponse> = {
+  apiKey: ApiKey.EndTxn,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(ctx, req) {
+    if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
+    const r = ctx.broker.transactions.endTransaction(req.transactionalId, producer, req.committed);
+    return {
+      throttleTimeMs: 0,
+      errorCode: fencedFor(r.errorCode, ctx.apiVersion, 2),
+      producerId: BigInt(r.producerId),
+      producerEpoch: r.producerEpoch,
+    };
+  },
+};

@@ -1,0 +1,355 @@
+// The transaction coordinator (KIP-98) of this one node: each request's checks against the stored
+// state, as Kafka's TransactionCoordinator.scala makes them (transaction version 1), then one
+// Storage call that writes the step in one storage transaction. No Prepare* state is ever seen:
+// EndTxn writes its markers and decision at once (docs/transactions.md), so CONCURRENT_TRANSACTIONS
+// is never answered with a synchronous engine.
+//
+// Errors come back as Kafka error codes. PRODUCER_FENCED is returned as such; the handlers turn it
+// into INVALID_PRODUCER_EPOCH for the request versions that predate it (fencedFor, KafkaApis).
+import type { Logger } from '../logger';
+import { ErrorCode } from '../protocol/error-codes';
+import { StorageError } from '../storage/storage';
+import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage';
+import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
+import type { GroupRegistry } from '../groups/group-registry';
+import { realTimers, TimerLike } from '../groups/timers';
+import { CleanupTimer } from './timers';
+import { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput, validateTxnOffsetCommit } from './txn-offsets';
+
+export type { ProducerIdAndEpoch } from './txn-offsets';
+
+/** Kafka's defaults (TransactionStateManagerConfig). */
+export const DEFAULT_MAX_TIMEOUT_MS = 900_000;
+export const DEFAULT_ID_EXPIRATION_MS = 604_800_000;
+export const DEFAULT_CLEANUP_INTERVAL_MS = 10_000;
+
+export interface TransactionCoordinatorOptions {
+  storage: Storage;
+  logger: Logger;
+  now?: () => number;
+  timers?: TimerLike;
+  /** transaction.max.timeout.ms */
+  maxTimeoutMs?: number;
+  /** transactional.id.expiration.ms */
+  idExpirationMs?: number;
+  /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
+  cleanupIntervalMs?: number;
+  /** The group coordinator, for TxnOffsetCommit's generation/member checks (KIP-447). */
+  groups?: GroupRegistry;
+  /** Told of the partitions that got a marker: read_committed fetches waiting on them must wake. */
+  onMarked?: (partitions: readonly TxnPartition[]) => void;
+  /** Told of a storage failure before the request is answered COORDINATOR_NOT_AVAILABLE (disk full ...). */
+  onStorageError?: (err: StorageError) => void;
+}
+
+export interface InitResult extends ProducerIdAndEpoch {
+  errorCode: number;
+}
+
+/** A result without a producer id (Kafka's RecordBatch.NO_PRODUCER_ID / NO_PRODUCER_EPOCH). */
+const noProducer = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
+
+/**
+ * Kafka's newer PRODUCER_FENCED (KIP-588) is INVALID_PRODUCER_EPOCH for the request versions
+ * before `sinceVersion` (KafkaApis: InitProducerId < 4, AddPartitionsToTxn, AddOffsetsToTxn and
+ * EndTxn < 2), whose clients do not know it.
+ */
+export function fencedFor(errorCode: number, apiVersion: number, sinceVersion: number): number {
+  return errorCode === ErrorCode.PRODUCER_FENCED && apiVersion < sinceVersion
+    ? ErrorCode.INVALID_PRODUCER_EPOCH
+    : errorCode;
+}
+
+export class TransactionCoordinator {
+  readonly storage: Storage;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly maxTimeoutMs: number;
+  readonly idExpirationMs: number;
+  private readonly groups: GroupRegistry | undefined;
+  private readonly onMarked: (partitions: readonly TxnPartition[]) => void;
+  private readonly onStorageError: (err: StorageError) => void;
+  private readonly cleanup: CleanupTimer;
+  private closed = false;
+  /**
+   * KIP-360 epoch bumps asked for with the producer's current id/epoch, by transactional id: what
+   * was asked and what was answered. A retry of such a request (its answer lost) gets the same
+   * answer instead of PRODUCER_FENCED, as Kafka's lastProducerEpoch allows. Kept in memory only:
+   * after a restart the retry is fenced, which is safe (never a second owner of an epoch).
+   */
+  private readonly recoveries = new Map<string, { from: ProducerIdAndEpoch; to: ProducerIdAndEpoch }>();
+
+  constructor(opts: TransactionCoordinatorOptions) {
+    this.storage = opts.storage;
+    this.logger = opts.logger;
+    this.now = opts.now ?? Date.now;
+    this.maxTimeoutMs = opts.maxTimeoutMs ?? DEFAULT_MAX_TIMEOUT_MS;
+    this.idExpirationMs = opts.idExpirationMs ?? DEFAULT_ID_EXPIRATION_MS;
+    this.groups = opts.groups;
+    this.onMarked = opts.onMarked ?? (() => {});
+    this.onStorageError = opts.onStorageError ?? (() => {});
+    this.cleanup = new CleanupTimer(
+      opts.timers ?? realTimers,
+      opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
+      () => {
+        // A timer's exception would end the process: log it, the next pass tries again.
+        try {
+          this.runCleanup();
+        } catch (err) {
+          this.logger.error('transaction cleanup pass failed', { err });
+        }
+      },
+    );
+    this.cleanup.start();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Stops the timers (broker stop); later requests get NOT_COORDINATOR. */
+  close(): void {
+    this.closed = true;
+    this.cleanup.stop();
+  }
+
+  /**
+   * InitProducerId with a transactional id (TransactionCoordinator.handleInitProducerId): a new id
+   * gets a producer id at epoch 0, a known one its epoch bumped, which fences the previous producer
+   * and aborts its open transaction (Kafka answers CONCURRENT_TRANSACTIONS first and bumps again on
+   * the retry; here the abort and the bump are one storage transaction). With `expected` (v3+,
+   * KIP-360) only the current producer may bump, or retry a bump it asked for.
+   */
+  initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): InitResult {
+    if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
+    if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
+    if (timeoutMs <= 0 || timeoutMs > this.maxTimeoutMs) return noProducer(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    return this.guard(noProducer, () => {
+      const info = this.storage.transaction(transactionalId);
+      if (info && expected) {
+        const retry = this.recoveries.get(transactionalId);
+        if (
+          retry &&
+          info.state !== 'Ongoing' &&
+          same(retry.from, expected) &&
+          same(retry.to, { producerId: info.producerId, producerEpoch: info.producerEpoch })
+        )
+          return { errorCode: ErrorCode.NONE, ...retry.to };
+        // isValidProducerId and prepareIncrementProducerEpoch: another producer id, or an epoch that
+        // is not the current one, belongs to a fenced producer.
+        if (expected.producerId !== info.producerId || expected.producerEpoch !== info.producerEpoch)
+          return noProducer(ErrorCode.PRODUCER_FENCED);
+      }
+      const marked = info?.state === 'Ongoing' ? info.partitions : [];
+      const next = this.storage.initTransaction(transactionalId, timeoutMs, this.now());
+      const answer = { producerId: next.producerId, producerEpoch: next.producerEpoch };
+      if (info && expected) this.recoveries.set(transactionalId, { from: expected, to: answer });
+      else this.recoveries.delete(transactionalId);
+      if (marked.length > 0) {
+        this.logger.info('transaction aborted: its transactional id was initialized again', {
+          transactionalId,
+          producerId: info!.producerId,
+          producerEpoch: info!.producerEpoch,
+        });
+        this.onMarked(marked);
+      }
+      return { errorCode: ErrorCode.NONE, ...answer };
+    });
+  }
+
+  /**
+   * AddPartitionsToTxn (handleAddPartitionsToTransaction): the producer must be the transactional
+   * id's current one; Empty and Complete* start a transaction, Ongoing extends it.
+   */
+  addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TxnPartition[]): number {
+    return this.add(transactionalId, producer, partitions, []);
+  }
+
+  /** AddOffsetsToTxn: as AddPartitionsToTxn, for the group's offsets (Kafka adds its __consumer_offsets partition). */
+  addOffsets(transactionalId: string, producer: ProducerIdAndEpoch, groupId: string): number {
+    return this.add(transactionalId, producer, [], [groupId]);
+  }
+
+  private add(
+    transactionalId: string,
+    producer: ProducerIdAndEpoch,
+    partitions: readonly TxnPartition[],
+    groups: readonly string[],
+  ): number {
+    if (this.closed) return ErrorCode.NOT_COORDINATOR;
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    return this.guard(
+      (e) => e,
+      () => {
+        const info = this.storage.transaction(transactionalId);
+        const error = producerError(info, producer);
+        if (error !== ErrorCode.NONE) return error;
+        // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
+        if (info!.state === 'Ongoing' && contains(info!, partitions, groups)) return ErrorCode.NONE;
+        this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        return ErrorCode.NONE;
+      },
+    );
+  }
+
+  /**
+   * TxnOffsetCommit (the group coordinator's commitTransactionalOffset with KIP-890's check that
+   * the group was added to the transaction): one error code per offset, in the order given.
+   * `offsets` are those of known partitions (the handler answers unknown ones).
+   */
+  commitOffsets(input: TxnOffsetCommitInput, offsets: readonly OffsetToCommitInTxn[]): number[] {
+    const all = (e: number) => offsets.map(() => e);
+    if (this.closed) return all(ErrorCode.NOT_COORDINATOR);
+    if (input.groupId === '') return all(ErrorCode.INVALID_GROUP_ID);
+    return this.guard(all, () => {
+      const info = this.storage.transaction(input.transactionalId);
+      // AddPartitionsToTxnManager maps the verification's PRODUCER_FENCED to INVALID_PRODUCER_EPOCH,
+      // and a group not in the transaction to INVALID_TXN_STATE (for clients before KIP-890 part 2).
+      const error = producerError(info, input);
+      if (error !== ErrorCode.NONE)
+        return all(error === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : error);
+      if (info!.state !== 'Ongoing' || !info!.groups.includes(input.groupId)) return all(ErrorCode.INVALID_TXN_STATE);
+      const groupError = validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
+      if (groupError !== ErrorCode.NONE) return all(groupError);
+      const { errors, valid } = validateTxnOffsets(offsets);
+      if (valid.length > 0)
+        this.storage.commitTransactionalOffsets(input.transactionalId, input.groupId, valid, this.now());
+      return errors;
+    });
+  }
+
+  /**
+   * EndTxn (endTransaction, isFromClient, transaction version 1): the current producer commits or
+   * aborts its ongoing transaction; a retry of the decision already taken is answered NONE, the
+   * opposite one and an Empty id INVALID_TXN_STATE.
+   */
+  endTransaction(transactionalId: string, producer: ProducerIdAndEpoch, commit: boolean): InitResult {
+    if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
+    if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
+    return this.guard(noProducer, () => {
+      const info = this.storage.transaction(transactionalId);
+      const error = producerError(info, producer);
+      if (error !== ErrorCode.NONE) return noProducer(error);
+      const current = { producerId: info!.producerId, producerEpoch: info!.producerEpoch };
+      switch (info!.state) {
+        case 'Ongoing': {
+          const { info: done, markedPartitions } = this.storage.endTransaction(transactionalId, commit, this.now());
+          this.onMarked(markedPartitions);
+          return { errorCode: ErrorCode.NONE, producerId: done.producerId, producerEpoch: done.producerEpoch };
+        }
+        case 'CompleteCommit':
+          return commit ? { errorCode: ErrorCode.NONE, ...current } : noProducer(ErrorCode.INVALID_TXN_STATE);
+        case 'CompleteAbort':
+          return commit ? noProducer(ErrorCode.INVALID_TXN_STATE) : { errorCode: ErrorCode.NONE, ...current };
+        case 'Empty':
+          return noProducer(ErrorCode.INVALID_TXN_STATE);
+      }
+    });
+  }
+
+  /** DescribeTransactions: the stored state, undefined for an unknown id (TRANSACTIONAL_ID_NOT_FOUND). */
+  describe(transactionalId: string): TransactionInfo | undefined {
+    return this.storage.transaction(transactionalId);
+  }
+
+  /** Every transactional id (ListTransactions filters them). */
+  list(): TransactionInfo[] {
+    return this.storage.transactions();
+  }
+
+  /**
+   * One cleanup pass (abortTimedOutTransactions, then TransactionStateManager's expiration): an
+   * Ongoing transaction older than its timeout is aborted with an epoch bump, so its producer's
+   * next request is fenced; an id neither Ongoing nor touched for transactional.id.expiration.ms
+   * is deleted. A failure is logged and retried at the next pass.
+   */
+  runCleanup(): { aborted: string[]; expired: string[] } {
+    const aborted: string[] = [];
+    const expired: string[] = [];
+    if (this.closed) return { aborted, expired };
+    let all: TransactionInfo[];
+    try {
+      all = this.storage.transactions();
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      this.logger.error('reading transactions for the timeout check failed', { err });
+      return { aborted, expired };
+    }
+    const now = this.now();
+    for (const t of all) {
+      try {
+        if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
+          const { info, markedPartitions } = this.storage.endTransaction(t.transactionalId, false, now, true);
+          this.recoveries.delete(t.transactionalId);
+          aborted.push(t.transactionalId);
+          this.logger.info('transaction timed out: aborted, its producer fenced', {
+            transactionalId: t.transactionalId,
+            producerId: info.producerId,
+            producerEpoch: info.producerEpoch,
+            timeoutMs: t.timeoutMs,
+            partitions: markedPartitions.length,
+          });
+          this.onMarked(markedPartitions);
+        } else if (t.state !== 'Ongoing' && t.updatedMs <= now - this.idExpirationMs) {
+          if (this.storage.deleteTransaction(t.transactionalId)) {
+            this.recoveries.delete(t.transactionalId);
+            expired.push(t.transactionalId);
+          }
+        }
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        this.onStorageError(err);
+        this.logger.error('transaction cleanup failed; retried at the next pass', {
+          transactionalId: t.transactionalId,
+          err,
+        });
+      }
+    }
+    if (expired.length > 0) this.logger.info('expired transactional ids removed', { count: expired.length });
+    return { aborted, expired };
+  }
+
+  /** Runs a step; a storage failure is COORDINATOR_NOT_AVAILABLE (retriable: the step was rolled back). */
+  private guard<T>(fail: (errorCode: number) => T, step: () => T): T {
+    try {
+      return step();
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      this.onStorageError(err);
+      if (!err.diskFull) this.logger.error('transaction step failed', { err });
+      return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+  }
+}
+
+const same = (a: ProducerIdAndEpoch, b: ProducerIdAndEpoch) =>
+  a.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
+
+/** The producer checks every request after InitProducerId makes (an unknown id is no mapping). */
+function producerError(info: TransactionInfo | undefined, producer: ProducerIdAndEpoch): number {
+  if (!info || info.producerId !== producer.producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+  if (info.producerEpoch !== producer.producerEpoch) return ErrorCode.PRODUCER_FENCED;
+  return ErrorCode.NONE;
+}
+
+function contains(info: TransactionInfo, partitions: readonly TxnPartition[], groups: readonly string[]): boolean {
+  const have = new Set(info.partitions.map((p) => `${p.topic}\u0000${p.partition}`));
+  return (
+    partitions.every((p) => have.has(`${p.topic}\u0000${p.partition}`)) && groups.every((g) => info.groups.includes(g))
+  );
+}
+
+function validateTxnOffsets(offsets: readonly OffsetToCommitInTxn[]): {
+  errors: number[];
+  valid: OffsetToCommitInTxn[];
+} {
+  const errors = offsets.map((o) =>
+    o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES
+      ? ErrorCode.OFFSET_METADATA_TOO_LARGE
+      : ErrorCode.NONE,
+  );
+  const valid = offsets
+    .filter((_, i) => errors[i] === ErrorCode.NONE)
+    .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
+  return { errors, valid };
+}
