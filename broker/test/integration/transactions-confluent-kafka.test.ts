@@ -59,7 +59,7 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
     python = await venvPython(REQUIREMENTS);
     broker = await startTestBroker(url, {
       // The setting the coordinator's timeout timer reads (transaction.abort.timed.out.transaction.cleanup.interval.ms).
-      config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS } as never,
+      config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS },
     });
   }, 360_000);
   afterAll(async () => {
