@@ -167,6 +167,8 @@ def transform(bootstrap, in_topic, out_topic, group, txn_id, count):
                 continue
             consumed.append([msg.partition(), msg.offset(), msg.value().decode()])
             p.produce(out_topic, value=msg.value().decode().upper().encode(), on_delivery=cb)
+        # Flushed so the aborted step's records reach the log (abort_transaction purges unsent ones).
+        p.flush(30)
         positions = c.position(c.assignment())
         p.send_offsets_to_transaction(positions, c.consumer_group_metadata(), 30)
         if commit:
