@@ -25,6 +25,12 @@ usage:
       read_committed reader polls until it gets "after" (the broker must abort the open
       transaction to move the last stable offset) within WAIT_S; then the left producer's commit
       is attempted and its error reported.
+  ck_transactions.py restart BOOTSTRAP TOPIC TXN_ID MODE TIMEOUT_MS WAIT_S
+      begins a transaction (transaction.timeout.ms=TIMEOUT_MS), writes "before i", prints
+      {"ready": true} and waits for a line on stdin (the test kills and restarts the broker
+      meanwhile). MODE commit: writes "after i" and commits the same transaction. MODE leave: an
+      idempotent producer writes "plain" and a read_committed reader polls until it gets it (the
+      restarted broker must time the transaction out), then the left producer's commit is tried.
 """
 import json
 import sys
@@ -247,6 +253,55 @@ def timeout(bootstrap, topic, txn_id, timeout_ms, wait_s):
     return {"read_committed": seen, "waited_s": waited_s, "left_commit_error": left_error, "delivered": sorted(delivered)}
 
 
+def restart(bootstrap, topic, txn_id, mode, timeout_ms, wait_s):
+    ensure_topic(bootstrap, topic, 1)
+    delivered = []
+    cb = delivery_to(delivered)
+    p = txn_producer(bootstrap, txn_id, **{"transaction.timeout.ms": timeout_ms})
+    p.begin_transaction()
+    for i in range(3):
+        p.produce(topic, value=f"before {i}".encode(), on_delivery=cb)
+    p.flush(30)
+    print(json.dumps({"ready": True}), flush=True)
+    sys.stdin.readline()
+    out = {}
+    if mode == "commit":
+        for i in range(3):
+            p.produce(topic, value=f"after {i}".encode(), on_delivery=cb)
+        p.flush(30)
+        try:
+            p.commit_transaction(30)
+            out["commit_error"] = None
+        except KafkaException as e:
+            out["commit_error"] = err_json(e.args[0])
+    else:
+        plain = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "error_cb": on_error})
+        plain.produce(topic, value=b"plain", on_delivery=cb)
+        plain.flush(30)
+        c = Consumer({
+            "bootstrap.servers": bootstrap,
+            "group.id": f"ck-txn-restart-{time.time_ns()}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "error_cb": on_error,
+        })
+        c.assign([TopicPartition(topic, 0, confluent_kafka.OFFSET_BEGINNING)])
+        seen, deadline = [], time.monotonic() + wait_s
+        while "plain" not in seen and time.monotonic() < deadline:
+            msg = c.poll(0.2)
+            if msg is not None and not msg.error():
+                seen.append(msg.value().decode())
+        c.close()
+        out["read_committed"] = seen
+        try:
+            p.commit_transaction(10)
+            out["commit_error"] = None
+        except KafkaException as e:
+            out["commit_error"] = err_json(e.args[0])
+    out["delivered"] = sorted(delivered)
+    return out
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "commit-abort":
@@ -259,6 +314,8 @@ def main(argv):
         out = fence(*args)
     elif cmd == "timeout":
         out = timeout(args[0], args[1], args[2], int(args[3]), float(args[4]))
+    elif cmd == "restart":
+        out = restart(args[0], args[1], args[2], args[3], int(args[4]), float(args[5]))
     else:
         raise SystemExit(f"unknown subcommand {cmd}")
     out["errors"] = errors
