@@ -49,8 +49,8 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
       `ck_transactions.py ${args[0]}`,
       await run(python, [SCRIPT, args[0]!, bootstrap(), ...args.slice(1)], { timeoutMs }),
     );
-  const read = async (topic: string, isolation: 'read_committed' | 'read_uncommitted') => {
-    const out = await ck(['read', topic, isolation, '30']);
+  const read = async (topic: string, isolation: 'read_committed' | 'read_uncommitted', start?: number) => {
+    const out = await ck(['read', topic, isolation, '30', ...(start === undefined ? [] : [String(start)])]);
     expect({ errors: out.errors, eof: out.eof }).toEqual({ errors: [], eof: out.partitions });
     return byPartitionOffset(out.records);
   };
@@ -175,6 +175,33 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
     );
     expect({ values: resumed.values, errors: resumed.errors }).toEqual({ values: values(4, 10), errors: [] });
   }, 120_000);
+
+  it("interleaved transactions of two producers in one partition: each abort hides only its own producer's records, from any fetch offset", async () => {
+    const topic = 'ck-txn-interleave';
+    const out = await ck(['interleave', topic]);
+    expect(out.errors).toEqual([]);
+    // X and Y alternate; round 1: X aborts (marker 4), Y commits (5); round 2: Y aborts (10), X commits (11).
+    const all: Rec[] = [
+      [0, 0, 'x1 0'],
+      [0, 1, 'y1 0'],
+      [0, 2, 'x1 1'],
+      [0, 3, 'y1 1'],
+      [0, 6, 'y2 0'],
+      [0, 7, 'x2 0'],
+      [0, 8, 'y2 1'],
+      [0, 9, 'x2 1'],
+    ];
+    expect(out.delivered).toEqual(all);
+    const committed = all.filter(([, , v]) => v!.startsWith('y1') || v!.startsWith('x2'));
+    expect(await read(topic, 'read_committed')).toEqual(committed);
+    // From inside an aborted range: the broker must still list the transaction that began before it.
+    for (const start of [2, 3, 6, 8])
+      expect({ start, records: await read(topic, 'read_committed', start) }).toEqual({
+        start,
+        records: committed.filter(([, o]) => o >= start),
+      });
+    expect(await read(topic, 'read_uncommitted')).toEqual(all);
+  }, 90_000);
 
   it('fences a zombie: a second producer with the same transactional.id aborts its transaction and its commit fails fatally', async () => {
     const topic = 'ck-txn-fence';

@@ -6,15 +6,19 @@ usage:
       a topic of 2 partitions; transaction 1 writes "committed-1 P i" to both partitions and
       commits, transaction 2 writes "aborted P i" and aborts, transaction 3 writes
       "committed-2 P i" and commits (so a read_committed reader must read past the aborted one).
-  ck_transactions.py read BOOTSTRAP TOPIC ISOLATION TIMEOUT_S
-      assigns every partition from the beginning with isolation.level=ISOLATION and reads to the
-      end of each (partition EOF: the last stable offset under read_committed); prints
+  ck_transactions.py read BOOTSTRAP TOPIC ISOLATION TIMEOUT_S [START]
+      assigns every partition from the beginning (or offset START) with isolation.level=ISOLATION
+      and reads to the end of each (partition EOF: the last stable offset under read_committed); prints
       {"records": [[partition, offset, value-or-null], ...]}.
   ck_transactions.py transform BOOTSTRAP IN_TOPIC OUT_TOPIC GROUP TXN_ID COUNT
       a consume-transform-produce step: COUNT records read from IN_TOPIC (a group member,
       read_committed, no auto commit) are written upper-cased to OUT_TOPIC in a transaction with
       send_offsets_to_transaction(position) and committed; then COUNT more the same way, aborted.
       Prints the offsets sent in each and the group's committed offsets after each.
+  ck_transactions.py interleave BOOTSTRAP TOPIC
+      two transactional producers X and Y write alternately to one partition (each record flushed
+      before the next): round 1 "x1 i"/"y1 i", X aborts then Y commits; round 2 "y2 i"/"x2 i", Y
+      aborts then X commits. The aborted ranges overlap committed records of the other producer.
   ck_transactions.py fence BOOTSTRAP TOPIC TXN_ID
       producer 1 begins and writes "zombie"; producer 2 with the same transactional.id inits (fencing
       producer 1 and aborting its transaction), writes "successor" and commits; producer 1's
@@ -109,7 +113,7 @@ def commit_abort(bootstrap, topic, txn_id):
     return {"delivered": sorted(delivered)}
 
 
-def read(bootstrap, topic, isolation, timeout_s):
+def read(bootstrap, topic, isolation, timeout_s, start=confluent_kafka.OFFSET_BEGINNING):
     c = Consumer({
         "bootstrap.servers": bootstrap,
         "group.id": f"ck-txn-reader-{time.time_ns()}",
@@ -120,7 +124,7 @@ def read(bootstrap, topic, isolation, timeout_s):
     })
     md = c.list_topics(topic, timeout=30)
     parts = sorted(md.topics[topic].partitions.keys())
-    c.assign([TopicPartition(topic, p, confluent_kafka.OFFSET_BEGINNING) for p in parts])
+    c.assign([TopicPartition(topic, p, start) for p in parts])
     records, at_eof = [], set()
     deadline = time.monotonic() + timeout_s
     while len(at_eof) < len(parts) and time.monotonic() < deadline:
@@ -193,6 +197,25 @@ def transform(bootstrap, in_topic, out_topic, group, txn_id, count):
         })
     c.close()
     return {"steps": steps, "delivered": delivered}
+
+
+def interleave(bootstrap, topic):
+    ensure_topic(bootstrap, topic, 1)
+    delivered = []
+    cb = delivery_to(delivered)
+    x = txn_producer(bootstrap, f"{topic}-x")
+    y = txn_producer(bootstrap, f"{topic}-y")
+    for rnd, (first, second) in ((1, (x, y)), (2, (y, x))):
+        names = {id(x): "x", id(y): "y"}
+        first.begin_transaction()
+        second.begin_transaction()
+        for i in range(2):
+            for p in (first, second):
+                p.produce(topic, value=f"{names[id(p)]}{rnd} {i}".encode(), on_delivery=cb)
+                p.flush(30)
+        first.abort_transaction(30)
+        second.commit_transaction(30)
+    return {"delivered": sorted(delivered)}
 
 
 def fence(bootstrap, topic, txn_id):
@@ -307,9 +330,11 @@ def main(argv):
     if cmd == "commit-abort":
         out = commit_abort(*args)
     elif cmd == "read":
-        out = read(args[0], args[1], args[2], float(args[3]))
+        out = read(args[0], args[1], args[2], float(args[3]), *[int(a) for a in args[4:5]])
     elif cmd == "transform":
         out = transform(*args[:5], int(args[5]))
+    elif cmd == "interleave":
+        out = interleave(*args)
     elif cmd == "fence":
         out = fence(*args)
     elif cmd == "timeout":
