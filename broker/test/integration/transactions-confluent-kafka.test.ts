@@ -1,15 +1,16 @@
-// Transactions (issue 16, KIP-98/KIP-447) driven by librdkafka: confluent-kafka from PyPI (the venv
-// of confluent-kafka-pypi.test.ts, python/ck_transactions.py) and kcat, against the broker on
-// SQLite. Commit and abort over two partitions, read back with both isolation levels (committed
-// once, aborted only under read_uncommitted, never a marker as a record); a consume-transform-produce
-// step whose send_offsets_to_transaction reaches the group only when its transaction commits; a
-// zombie fenced by a second producer with its transactional.id; an open transaction aborted by the
-// broker after transaction.timeout.ms. Every expectation here was first checked against Apache Kafka
-// 4.1 (broker/tools/kafka-oracle), offsets included: each marker takes one.
+// Transactions (issue 16, KIP-98/KIP-447) driven by librdkafka against the broker on SQLite:
+// confluent-kafka from PyPI (librdkafka 2.16, the venv of confluent-kafka-pypi.test.ts) and Debian's
+// 1.7.0 (librdkafka 2.0.2), through python/ck_transactions.py, and kcat. Commit and abort over two
+// partitions, read back with both isolation levels (committed once, aborted only under
+// read_uncommitted, never a marker as a record); two producers' transactions interleaved in one
+// partition; a consume-transform-produce step whose send_offsets_to_transaction reaches the group
+// only when its transaction commits; a zombie fenced by a second producer with its transactional.id;
+// an open transaction aborted by the broker after transaction.timeout.ms. Every expectation was first
+// checked against Apache Kafka 4.1 (broker/tools/kafka-oracle), offsets included: a marker takes one.
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { decodeRecords } from '../../src/protocol/record-batch';
-import { describeWithTools, itWithTools } from '../support/external-tools';
+import { DEBIAN_PYTHON, describeWithTools, itWithTools } from '../support/external-tools';
 import { kcat, run, RunResult, startTestBroker, tempDir } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -38,7 +39,18 @@ const byPartitionOffset = (records: Rec[]) => [...records].sort((a, b) => a[0] -
 const txnRecords = (label: string, k: number): Rec[] =>
   [0, 1].flatMap((p) => [0, 1, 2].map((i): Rec => [p, 4 * k + i, `${label} ${p} ${i}`]));
 
-describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka, kcat)', () => {
+/** confluent-kafka from PyPI (librdkafka 2.16) and Debian's 1.7.0 (librdkafka 2.0.2, kcat's). */
+const CLIENTS = [
+  { label: 'PyPI', tool: 'python3-venv', python: () => venvPython(REQUIREMENTS) },
+  { label: 'Debian', tool: 'python3-kafka', python: async () => DEBIAN_PYTHON },
+] as const;
+
+describe.each(CLIENTS)(
+  'transactions with librdkafka (confluent-kafka from $label, kcat)',
+  ({ tool, python: getPython }) => describeWithTools(tool)('', () => suite(getPython)),
+);
+
+function suite(getPython: () => Promise<string>) {
   let python: string;
   let broker: RunningBroker;
   const tmp = tempDir();
@@ -56,7 +68,12 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
   };
 
   beforeAll(async () => {
-    python = await venvPython(REQUIREMENTS);
+    python = await getPython();
+    const r = await run(python, [
+      '-c',
+      'import confluent_kafka as c; from importlib.metadata import version; print(version("confluent-kafka"), "with librdkafka", c.libversion()[0])',
+    ]);
+    console.log(`transactions-confluent-kafka.test.ts: confluent-kafka ${r.stdout.trim()}`);
     broker = await startTestBroker(url, {
       // The setting the coordinator's timeout timer reads (transaction.abort.timed.out.transaction.cleanup.interval.ms).
       config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS },
@@ -240,4 +257,4 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
       .map((b) => [Number(b.readBigInt64BE(0)), decodeRecords(b)[0]!.key!.readInt16BE(2)]);
     expect(markers).toEqual([[4, 0]]); // one ABORT, after "after"
   }, 120_000);
-});
+}
