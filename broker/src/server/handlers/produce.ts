@@ -4,6 +4,9 @@
 // clients that send them without negotiating are sarama <= 1.27.0 with its default config.Version
 // and Java clients before 0.10.2 (old-message-formats.ts has the evidence).
 // acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
+// A transactional batch of a fenced (older) epoch gets storage's INVALID_PRODUCER_EPOCH in every
+// version, never PRODUCER_FENCED: Kafka's ProducerAppendInfo answers so since 2.7 (KIP-588), and
+// AddPartitionsToTxnManager maps its verification's PRODUCER_FENCED to it too.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
