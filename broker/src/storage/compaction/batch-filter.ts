@@ -54,7 +54,7 @@ export function readRawRecords(batch: Buffer): RawRecord[] {
  */
 export function rewriteBatch(batch: Buffer, kept: readonly RawRecord[]): Buffer {
   const attributes = batch.readInt16BE(ATTRIBUTES);
-  let body = Buffer.concat(kept.map((k) => k.raw));
+  let body: Buffer = Buffer.concat(kept.map((k) => k.raw));
   if (kept.length > 0) body = compress(compression(attributes) as Parameters<typeof compress>[0], body);
   const out = Buffer.allocUnsafe(BATCH_HEADER_SIZE + body.length);
   batch.copy(out, 0, 0, BATCH_HEADER_SIZE);
