@@ -135,7 +135,21 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       // -X fetch.max.bytes small: many fetches, some answered by emptied batches only.
       const r = await kcat(
         { port: broker.port } as RunningBroker,
-        ['-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-J', '-X', 'fetch.max.bytes=4096'],
+        [
+          '-C',
+          '-t',
+          topic,
+          '-p',
+          '0',
+          '-o',
+          'beginning',
+          '-e',
+          '-J',
+          '-X',
+          'fetch.max.bytes=4096',
+          '-X',
+          'message.max.bytes=4096',
+        ],
         { timeoutMs: 30_000 },
       );
       expect(r.code).toBe(0);

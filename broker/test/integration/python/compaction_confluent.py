@@ -31,7 +31,8 @@ if mode == "produce":
 elif mode == "consume":
     end = int(sys.argv[4])
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "compaction-reader", "enable.auto.commit": False,
-                  "fetch.max.bytes": 4096, "max.partition.fetch.bytes": 4096})
+                  "fetch.max.bytes": 4096, "message.max.bytes": 4096,
+                  "max.partition.fetch.bytes": 4096})
     c.assign([TopicPartition(topic, 0, -2)])  # OFFSET_BEGINNING
     records = []
     deadline = time.time() + 30
