@@ -88,12 +88,27 @@ describe('InitProducerId with a transactional id', () => {
       expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
-    it('after a timeout abort the timed-out producer is fenced, as Kafka (prepareFenceProducerEpoch)', () => {
+    it('after a timeout abort the timed-out producer recovers with the fenced epoch (Kafka 4.1, npm run compat)', () => {
       const h = harness({ cleanupIntervalMs: 1000 });
       const a = begin(h, 'tx', 5000);
       expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
       h.timers.advance(7000);
-      expect(h.info()).toMatchObject({ state: 'CompleteAbort', producerEpoch: a.producerEpoch + 1 });
+      const fenced = { producerId: a.producerId, producerEpoch: a.producerEpoch + 1 };
+      expect(h.info()).toMatchObject({ state: 'CompleteAbort', ...fenced });
+      // Its writes are refused, its EndTxn fenced; InitProducerId naming its epoch gets the new one.
+      expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.PRODUCER_FENCED);
+      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(h.coord.addPartitions('tx', fenced, [t(0)])).toBe(E.NONE);
+    });
+
+    it('after a timeout abort, a new instance ends the timed-out producer for good', () => {
+      const h = harness({ cleanupIntervalMs: 1000 });
+      const a = begin(h, 'tx', 5000);
+      h.coord.addPartitions('tx', a, [t(0)]);
+      h.timers.advance(7000);
+      const b = begin(h);
+      expect(b.producerEpoch).toBe(a.producerEpoch + 2);
       expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
