@@ -119,7 +119,8 @@ export class TransactionCoordinator {
    * gets a producer id at epoch 0, a known one its epoch bumped, which fences the previous producer
    * and aborts its open transaction (Kafka answers CONCURRENT_TRANSACTIONS first and bumps again on
    * the retry; here the abort and the bump are one storage transaction). With `expected` (v3+,
-   * KIP-360) only the current producer may bump, or retry a bump it asked for.
+   * KIP-360) only the current producer may bump; a retry of that bump, and a producer whose
+   * transaction timed out, get the epoch already bumped for them (`recoveries`).
    */
   initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): InitResult {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
