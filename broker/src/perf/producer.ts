@@ -159,7 +159,7 @@ export class ProducePerfRun {
     const txns = this.transactionCounts();
     if (txns)
       this.io.out(
-        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batches each)`,
+        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batch${txns.batchesPerTransaction === 1 ? '' : 'es'} each)`,
       );
     if (c.errors > 0) this.io.err(`${c.errors} records failed; first error: ${c.firstError}`);
     if (c.abandoned > 0)
