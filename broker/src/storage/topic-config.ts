@@ -223,3 +223,11 @@ export function topicConfig(
 ): string {
   return configs[key] ?? brokerDefaults?.[key] ?? TOPIC_CONFIGS[key]?.default ?? '';
 }
+
+/**
+ * Whether a topic's override says message.timestamp.type=LogAppendTime (the broker-level default
+ * is the produce path's to apply; storage stamps its own markers from the topic's configs).
+ */
+export function isLogAppendTime(configs: Record<string, string>): boolean {
+  return topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime';
+}

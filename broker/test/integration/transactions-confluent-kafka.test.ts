@@ -1,15 +1,16 @@
-// Transactions (issue 16, KIP-98/KIP-447) driven by librdkafka: confluent-kafka from PyPI (the venv
-// of confluent-kafka-pypi.test.ts, python/ck_transactions.py) and kcat, against the broker on
-// SQLite. Commit and abort over two partitions, read back with both isolation levels (committed
-// once, aborted only under read_uncommitted, never a marker as a record); a consume-transform-produce
-// step whose send_offsets_to_transaction reaches the group only when its transaction commits; a
-// zombie fenced by a second producer with its transactional.id; an open transaction aborted by the
-// broker after transaction.timeout.ms. Every expectation here was first checked against Apache Kafka
-// 4.1 (broker/tools/kafka-oracle), offsets included: each marker takes one.
+// Transactions (issue 16, KIP-98/KIP-447) driven by librdkafka against the broker on SQLite:
+// confluent-kafka from PyPI (librdkafka 2.16, the venv of confluent-kafka-pypi.test.ts) and Debian's
+// 1.7.0 (librdkafka 2.0.2), through python/ck_transactions.py, and kcat. Commit and abort over two
+// partitions, read back with both isolation levels (committed once, aborted only under
+// read_uncommitted, never a marker as a record); two producers' transactions interleaved in one
+// partition; a consume-transform-produce step whose send_offsets_to_transaction reaches the group
+// only when its transaction commits; a zombie fenced by a second producer with its transactional.id;
+// an open transaction aborted by the broker after transaction.timeout.ms. Every expectation was first
+// checked against Apache Kafka 4.1 (broker/tools/kafka-oracle), offsets included: a marker takes one.
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { decodeRecords } from '../../src/protocol/record-batch';
-import { describeWithTools, itWithTools } from '../support/external-tools';
+import { DEBIAN_PYTHON, describeWithTools, itWithTools } from '../support/external-tools';
 import { kcat, run, RunResult, startTestBroker, tempDir } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -38,7 +39,18 @@ const byPartitionOffset = (records: Rec[]) => [...records].sort((a, b) => a[0] -
 const txnRecords = (label: string, k: number): Rec[] =>
   [0, 1].flatMap((p) => [0, 1, 2].map((i): Rec => [p, 4 * k + i, `${label} ${p} ${i}`]));
 
-describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka, kcat)', () => {
+/** confluent-kafka from PyPI (librdkafka 2.16) and Debian's 1.7.0 (librdkafka 2.0.2, kcat's). */
+const CLIENTS = [
+  { label: 'PyPI', tool: 'python3-venv', python: () => venvPython(REQUIREMENTS) },
+  { label: 'Debian', tool: 'python3-kafka', python: async () => DEBIAN_PYTHON },
+] as const;
+
+describe.each(CLIENTS)(
+  'transactions with librdkafka (confluent-kafka from $label, kcat)',
+  ({ tool, python: getPython }) => describeWithTools(tool)('', () => suite(getPython)),
+);
+
+function suite(getPython: () => Promise<string>) {
   let python: string;
   let broker: RunningBroker;
   const tmp = tempDir();
@@ -49,17 +61,22 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
       `ck_transactions.py ${args[0]}`,
       await run(python, [SCRIPT, args[0]!, bootstrap(), ...args.slice(1)], { timeoutMs }),
     );
-  const read = async (topic: string, isolation: 'read_committed' | 'read_uncommitted') => {
-    const out = await ck(['read', topic, isolation, '30']);
+  const read = async (topic: string, isolation: 'read_committed' | 'read_uncommitted', start?: number) => {
+    const out = await ck(['read', topic, isolation, '30', ...(start === undefined ? [] : [String(start)])]);
     expect({ errors: out.errors, eof: out.eof }).toEqual({ errors: [], eof: out.partitions });
     return byPartitionOffset(out.records);
   };
 
   beforeAll(async () => {
-    python = await venvPython(REQUIREMENTS);
+    python = await getPython();
+    const r = await run(python, [
+      '-c',
+      'import confluent_kafka as c; from importlib.metadata import version; print(version("confluent-kafka"), "with librdkafka", c.libversion()[0])',
+    ]);
+    console.log(`transactions-confluent-kafka.test.ts: confluent-kafka ${r.stdout.trim()}`);
     broker = await startTestBroker(url, {
       // The setting the coordinator's timeout timer reads (transaction.abort.timed.out.transaction.cleanup.interval.ms).
-      config: { transactionAbortTimedOutTransactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS } as never,
+      config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS },
     });
   }, 360_000);
   afterAll(async () => {
@@ -176,6 +193,33 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
     expect({ values: resumed.values, errors: resumed.errors }).toEqual({ values: values(4, 10), errors: [] });
   }, 120_000);
 
+  it("interleaved transactions of two producers in one partition: each abort hides only its own producer's records, from any fetch offset", async () => {
+    const topic = 'ck-txn-interleave';
+    const out = await ck(['interleave', topic]);
+    expect(out.errors).toEqual([]);
+    // X and Y alternate; round 1: X aborts (marker 4), Y commits (5); round 2: Y aborts (10), X commits (11).
+    const all: Rec[] = [
+      [0, 0, 'x1 0'],
+      [0, 1, 'y1 0'],
+      [0, 2, 'x1 1'],
+      [0, 3, 'y1 1'],
+      [0, 6, 'y2 0'],
+      [0, 7, 'x2 0'],
+      [0, 8, 'y2 1'],
+      [0, 9, 'x2 1'],
+    ];
+    expect(out.delivered).toEqual(all);
+    const committed = all.filter(([, , v]) => v!.startsWith('y1') || v!.startsWith('x2'));
+    expect(await read(topic, 'read_committed')).toEqual(committed);
+    // From inside an aborted range: the broker must still list the transaction that began before it.
+    for (const start of [2, 3, 6, 8])
+      expect({ start, records: await read(topic, 'read_committed', start) }).toEqual({
+        start,
+        records: committed.filter(([, o]) => o >= start),
+      });
+    expect(await read(topic, 'read_uncommitted')).toEqual(all);
+  }, 90_000);
+
   it('fences a zombie: a second producer with the same transactional.id aborts its transaction and its commit fails fatally', async () => {
     const topic = 'ck-txn-fence';
     const out = await ck(['fence', topic, 'ck-txn-zombie']);
@@ -213,4 +257,4 @@ describeWithTools('python3-venv')('transactions with librdkafka (confluent-kafka
       .map((b) => [Number(b.readBigInt64BE(0)), decodeRecords(b)[0]!.key!.readInt16BE(2)]);
     expect(markers).toEqual([[4, 0]]); // one ABORT, after "after"
   }, 120_000);
-});
+}

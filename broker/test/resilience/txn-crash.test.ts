@@ -2,14 +2,15 @@
 // read_committed, write B and the consumed offsets in one transaction) while the broker is
 // SIGKILLed at seeded random points mid-stream and restarted on the same SQLite file and port.
 // B read with read_committed must hold every value of A exactly once (tools/resilience/txn-crash-run.ts).
-// MINNOW_TXN_CRASH_SEED replays a run's kill points (timing aside).
+// MINNOW_TXN_CRASH_SEED replays a run's kill points (timing aside); MINNOW_TXN_CRASH_KILLS and
+// MINNOW_TXN_CRASH_RECORDS make longer runs.
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { runTxnCrash } from '../../tools/resilience/txn-crash-run';
 import { tempDir } from '../integration/helpers';
 
-const KILLS = 3;
-const RECORDS = 2000;
+const KILLS = Number(process.env.MINNOW_TXN_CRASH_KILLS ?? 5);
+const RECORDS = Number(process.env.MINNOW_TXN_CRASH_RECORDS ?? 2000);
 const SEED = Number(process.env.MINNOW_TXN_CRASH_SEED ?? Date.now() % 2 ** 31);
 
 function freePort(): Promise<number> {
@@ -27,28 +28,39 @@ describe('transactions through kill -9', () => {
   const tmp = tempDir('minnow-txn-crash-');
   afterAll(() => tmp.cleanup());
 
-  it(`a consume-transform-produce loop writes every record exactly once across ${KILLS} kills (seed ${SEED})`, async () => {
-    const report = await runTxnCrash({
-      storageUrl: `sqlite://${path.join(tmp.dir, 'txn-crash.db')}`,
-      port: await freePort(),
-      seed: SEED,
-      kills: KILLS,
-      records: RECORDS,
-      chunk: 25,
-      deadlineMs: 100_000,
-      log: process.env.MINNOW_TEST_LOG ? console.log : undefined,
-    });
-    const summary = `seed ${SEED}; ${report.kills} kills, ${report.commits} commits, ${report.abortedRecords} aborted records in B; incarnations ended: ${report.incarnationEnds.join(' | ')}`;
-    // One object, so a failure shows every finding at once with the run's story.
-    expect({
-      kills: report.kills,
-      missing: `${report.missing.length} missing${report.missing.length ? `: ${report.missing.slice(0, 20).join(', ')}` : ''}`,
-      duplicated: report.duplicated,
-      unexpected: report.unexpected,
-      brokerErrors: report.brokerErrors.map((l) => `${l.msg} ${JSON.stringify(l)}`),
-      summary,
-    }).toEqual({ kills: KILLS, missing: '0 missing', duplicated: {}, unexpected: [], brokerErrors: [], summary });
-    // The loop really resumed after the kills (new incarnations fenced the old ones).
-    expect(report.incarnationEnds[report.incarnationEnds.length - 1]).toBe('done');
-  }, 150_000);
+  it(
+    `a consume-transform-produce loop writes every record exactly once across ${KILLS} kills (seed ${SEED})`,
+    async () => {
+      const report = await runTxnCrash({
+        storageUrl: `sqlite://${path.join(tmp.dir, 'txn-crash.db')}`,
+        port: await freePort(),
+        seed: SEED,
+        kills: KILLS,
+        records: RECORDS,
+        chunk: 25,
+        deadlineMs: 100_000 + KILLS * 3_000,
+        log: process.env.MINNOW_TEST_LOG ? console.log : undefined,
+      });
+      const summary = `seed ${SEED}; ${report.kills} kills, ${report.commits} commits, ${report.abortedRecords} aborted records in B; incarnations ended: ${report.incarnationEnds.join(' | ')}`;
+      // One object, so a failure shows every finding at once with the run's story.
+      expect({
+        finished: report.finished,
+        kills: report.kills,
+        missing: `${report.missing.length} missing${report.missing.length ? `: ${report.missing.slice(0, 20).join(', ')}` : ''}`,
+        duplicated: report.duplicated,
+        unexpected: report.unexpected,
+        brokerErrors: report.brokerErrors.map((l) => `${l.msg} ${JSON.stringify(l)}`),
+        summary,
+      }).toEqual({
+        finished: true,
+        kills: KILLS,
+        missing: '0 missing',
+        duplicated: {},
+        unexpected: [],
+        brokerErrors: [],
+        summary,
+      });
+    },
+    150_000 + KILLS * 3_000,
+  );
 });

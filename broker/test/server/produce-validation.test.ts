@@ -252,6 +252,14 @@ describe('batch-level checks', () => {
     expect(failure(validateProduceRecords(batch, policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
   });
 
+  it('a transactional batch passes (storage checks it against the transaction); a control batch is refused', () => {
+    const tx = { producerId: 7n, producerEpoch: 0, baseSequence: 0, isTransactional: true };
+    expect(accepted(validateProduceRecords(batchOf(2, tx), policy()))[0]!.header.attributes & 0x10).toBe(0x10);
+    const f = failure(validateProduceRecords(batchOf(1, { ...tx, isControl: true }), policy()));
+    expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(f.message).toMatch(/not allowed to write control records/);
+  });
+
   it('an idempotent batch without a base sequence: INVALID_RECORD', () => {
     const f = failure(
       validateProduceRecords(batchOf(1, { producerId: 7n, producerEpoch: 0, baseSequence: -1 }), policy()),

@@ -37,6 +37,8 @@ export interface TxnCrashReport {
   abortedRecords: number;
   /** Why each incarnation ended. */
   incarnationEnds: string[];
+  /** The group's committed offsets reached A's end before the deadline. */
+  finished: boolean;
   /** The broker's error log lines over the run. */
   brokerErrors: LogLine[];
 }
@@ -63,8 +65,14 @@ function random(seed: number): () => number {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves with `p`, or with `fallback` after `ms` (a teardown must never hang the run). */
-function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
-  return Promise.race([p.catch(() => fallback), sleep(ms).then(() => fallback)]);
+async function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([p.catch(() => fallback), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport> {
@@ -81,6 +89,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     unexpected: [],
     abortedRecords: 0,
     incarnationEnds: [],
+    finished: false,
     brokerErrors: [],
   };
   const kafka = (clientId: string) =>
@@ -215,19 +224,24 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     }
   };
 
-  // The kills: each when the committed records pass the next threshold, plus 0-150 ms to land in
-  // the middle of a transaction; the broker comes back on the same file and port.
+  // The kills: each when the committed records pass the next threshold (and the loop has
+  // committed again since the last restart), plus 0-60 ms to land in the middle of a transaction;
+  // the broker comes back on the same file and port.
   const killer = (async () => {
+    let sinceRestart = 0;
     for (let k = 1; k <= opts.kills; k++) {
-      const threshold = Math.floor((opts.records * k) / (opts.kills + 1) + (rand() - 0.5) * opts.chunk * 2);
-      while (committedRecords < threshold && !done && Date.now() < deadline) await sleep(10);
+      const spread = Math.floor((opts.records * k) / (opts.kills + 1) + (rand() - 0.5) * opts.chunk * 2);
+      const threshold = Math.max(spread, sinceRestart + opts.chunk);
+      while (committedRecords < threshold && !done && Date.now() < deadline) await sleep(5);
       if (done || Date.now() >= deadline) return;
-      await sleep(Math.floor(rand() * 150));
+      await sleep(Math.floor(rand() * 60));
+      if (committedRecords >= opts.records) return; // not mid-stream any more: the report shows fewer kills
       await broker.kill9();
       report.kills++;
       log(`txn-crash: kill ${k} after ${committedRecords} records committed`);
       broker = await ChildBroker.start({ storageUrl: opts.storageUrl, port: opts.port, env: BROKER_ENV });
       allBrokers.push(broker);
+      sinceRestart = committedRecords;
     }
   })();
 
@@ -240,6 +254,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
       if (!done) await sleep(200);
     }
     await killer;
+    report.finished = done;
 
     // The proof: B read with read_committed holds each value of A once.
     const readB = async (readUncommitted: boolean, expect: number): Promise<string[]> => {
@@ -273,6 +288,9 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     report.unexpected = [...counts.keys()].filter((v) => !inA.has(v));
     const uncommitted = await readB(true, values.length);
     report.abortedRecords = uncommitted.length - committed.length;
+    log(
+      `txn-crash: B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
+    );
     return report;
   } finally {
     done = true;

@@ -33,6 +33,7 @@ import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypt
 import { MemoryLog } from './memory-log';
 import { MemoryTransactions } from './memory-txns';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
+import { isLogAppendTime } from '../topic-config';
 
 interface MemoryTopic {
   info: TopicInfo;
@@ -48,6 +49,7 @@ export class MemoryStorage implements Storage {
   private nextProducerId = 1;
   private readonly txns = new MemoryTransactions({
     log: (topic, partition) => this.log(topic, partition),
+    logAppendTime: (topic) => isLogAppendTime(this.topics.get(topic)?.info.configs ?? {}),
     allocateProducerId: () => this.nextProducerId++,
     commitOffsets: (groupId, offsets, nowMs) => this.commitOffsets(groupId, offsets, nowMs),
   });

@@ -272,7 +272,7 @@ export class SqliteStorage implements Storage {
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
-    if (transactionalId === null) return this.guard(() => this.producers.initProducerId(null, nowMs));
+    if (transactionalId === null) return this.guard(() => this.producers.initProducerId(nowMs));
     // A transactional id's producer id and epoch live in its txn row: one path for both calls.
     return this.guard(() => {
       const timeoutMs = this.txns.get(transactionalId)?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS;
