@@ -10,12 +10,14 @@
 // <!-- transactions:begin --> and <!-- transactions:end --> of BENCHMARKS.md and
 // bench/transactions-last-run.json.
 //
-// Flags: --quick (3 s runs, for trying it), --no-write (print only), --render-only (from the JSON).
+// Flags: --quick (3 s runs, for trying it), --no-write (print only), --render-only (from the JSON),
+// --profile (the broker under `node --cpu-prof`; each run's hottest functions printed, not written).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ProduceSummary } from '../src/perf/producer';
+import { summarizeProfileFile } from './cpu-profile';
 import { BrokerProcess, BROKER_DIR, buildSources, log, OUT, perf, sleep } from './processes';
 
 const REPO = path.resolve(BROKER_DIR, '..');
@@ -180,9 +182,21 @@ export function replaceBlock(current: string, md: string): string {
     : `${current.trimEnd()}\n\n${block}\n`;
 }
 
-async function runOne(shape: (typeof SHAPES)[number], s: Scenario, durationS: number, n: number): Promise<Run> {
+async function runOne(
+  shape: (typeof SHAPES)[number],
+  s: Scenario,
+  durationS: number,
+  n: number,
+  profile: boolean,
+): Promise<Run> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'minnow-bench-txn-'));
-  const broker = await BrokerProcess.start(`sqlite://${path.join(dir, 'minnow.db')}`);
+  const profDir = path.join(dir, 'prof');
+  const spawnedMs = Date.now();
+  const broker = await BrokerProcess.start(
+    `sqlite://${path.join(dir, 'minnow.db')}`,
+    profile ? { cpuProfDir: profDir } : {},
+  );
+  let window = { skipStartMs: 0, skipEndMs: 0 };
   try {
     const topic = `txn-bench-${n}`;
     const args = produceArgs(broker.bootstrap, topic, shape.producers, durationS, s);
@@ -197,6 +211,7 @@ async function runOne(shape: (typeof SHAPES)[number], s: Scenario, durationS: nu
         sum.transactions ? `, ${int(sum.transactions.committed)} transactions committed` : ''
       }`,
     );
+    window = { skipStartMs: run.fromMs - spawnedMs + 300, skipEndMs: 0 };
     const { records, recordsPerSec, mbPerSec, latency, errors, firstError, transactions, elapsedMs } = sum;
     return {
       shape: shape.label,
@@ -206,9 +221,22 @@ async function runOne(shape: (typeof SHAPES)[number], s: Scenario, durationS: nu
       summary: { records, recordsPerSec, mbPerSec, latency, errors, firstError, transactions, elapsedMs },
     };
   } finally {
+    const stoppingMs = Date.now();
     await broker.stop();
+    if (profile) printProfile(profDir, { ...window, skipEndMs: Date.now() - stoppingMs });
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function printProfile(dir: string, window: { skipStartMs: number; skipEndMs: number }): void {
+  const file = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith('.cpuprofile')) : undefined;
+  if (!file) {
+    log('  (no CPU profile written)');
+    return;
+  }
+  const p = summarizeProfileFile(path.join(dir, file), 10, window);
+  log(`  broker busy ${f1((100 * p.busyMs) / Math.max(1, p.totalMs))} % of the run; hottest (self time):`);
+  for (const h of p.top) log(`    ${f1(h.percent).padStart(5)} %  ${h.name}  ${h.where}`);
 }
 
 /** Waits (at most a minute) for the load average to drop below 1.5: 2 vCPUs shared with others. */
@@ -221,6 +249,7 @@ async function waitForQuieter(): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
+  const profile = argv.includes('--profile');
   const write = !argv.includes('--no-write');
   let results: Results;
   if (argv.includes('--render-only')) {
@@ -234,7 +263,7 @@ async function main(argv: string[]): Promise<void> {
     const loadBefore = loadavg();
     const runs: Run[] = [];
     let n = 0;
-    for (const shape of SHAPES) for (const s of SCENARIOS) runs.push(await runOne(shape, s, durationS, n++));
+    for (const shape of SHAPES) for (const s of SCENARIOS) runs.push(await runOne(shape, s, durationS, n++, profile));
     results = {
       date: new Date().toISOString().slice(0, 10),
       commit: gitCommit(),
@@ -245,15 +274,16 @@ async function main(argv: string[]): Promise<void> {
       totalS: (Date.now() - t0) / 1000,
       runs,
     };
-    if (write && !quick) writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 2)}\n`);
+    // Profiled runs are slower: their figures are not kept.
+    if (write && !quick && !profile) writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 2)}\n`);
   }
   const md = render(results);
   process.stdout.write(`${md}\n`);
-  if (write && !quick) {
+  if (write && !quick && !profile) {
     const current = existsSync(BENCHMARKS_MD) ? readFileSync(BENCHMARKS_MD, 'utf8') : '# Benchmarks\n';
     writeFileSync(BENCHMARKS_MD, replaceBlock(current, md));
     log(`wrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, RESULTS_JSON)}`);
-  } else log('--quick or --no-write: BENCHMARKS.md left as it is');
+  } else log('--quick, --profile or --no-write: BENCHMARKS.md left as it is');
 }
 
 if (require.main === module)
