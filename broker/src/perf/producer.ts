@@ -308,8 +308,9 @@ export class ProducePerfRun {
   }
 
   private transactionCounts(): TransactionCounts | null {
-    const { transactionalId, transactionBatches } = this.opts;
-    if (transactionalId === undefined) return null;
+    const { transactionalId, transactionBatches, noop } = this.opts;
+    // --noop has no coordinator: the batches are encoded transactional, nothing is committed.
+    if (transactionalId === undefined || noop) return null;
     const txns = this.fleet.producers.flatMap((p) => (p.txn ? [p.txn] : []));
     return {
       transactionalId,
