@@ -7,7 +7,7 @@ import type { RetentionLimits } from '../log-rules';
 import type { CleanerCheckpoint } from '../compaction/cleaner';
 import type { ProducerPartitionState } from '../producer-state';
 import type { AbortedTransaction, ReadResult, StoredBatch } from '../storage';
-import { lastStableOffset, overlappingAborted } from '../txn-rules';
+import { lastStableOffset, overlappingAborted, stateAfterMarker } from '../txn-rules';
 
 export class MemoryLog {
   logStartOffset = 0;
@@ -33,6 +33,8 @@ export class MemoryLog {
     if (!commit && first !== undefined)
       this.aborted.push({ producerId: row.producerId, firstOffset: first, lastOffset: row.lastOffset });
     this.openTxns.delete(row.producerId);
+    const state = stateAfterMarker(this.producers.get(row.producerId), row.producerEpoch);
+    if (state) this.producers.set(row.producerId, state);
     this.append([row], row.lastOffset + 1);
   }
 
