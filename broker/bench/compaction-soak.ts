@@ -13,7 +13,8 @@
 // Flags: --minutes M (compacted phase, default 3), --baseline-s S (delete phase, default 60),
 // --rate N (produce requests/s, default 100), --records N (records per request, default 10),
 // --value-bytes N (default 512), --keys N (default 1000), --backoff-ms N (LOG_CLEANER_BACKOFF_MS,
-// default 2000), --no-write (print the block only).
+// default 2000), --no-write (print the block only), --wait-quiet (first wait up to 3 min for the
+// load average to drop below 1.5).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -44,6 +45,7 @@ interface Opts {
   keys: number;
   backoffMs: number;
   write: boolean;
+  waitQuiet: boolean;
 }
 
 interface Phase {
@@ -70,6 +72,7 @@ function options(): Opts {
       keys: { type: 'string' },
       'backoff-ms': { type: 'string' },
       'no-write': { type: 'boolean' },
+      'wait-quiet': { type: 'boolean' },
     },
   });
   const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
@@ -82,6 +85,7 @@ function options(): Opts {
     keys: num(values.keys, 1000),
     backoffMs: num(values['backoff-ms'], 2000),
     write: !values['no-write'],
+    waitQuiet: !!values['wait-quiet'],
   };
 }
 
@@ -105,6 +109,7 @@ async function runPhase(
   let firstError = '';
   try {
     await client.createTopic('soak', 1, configs);
+    await client.topic('soak'); // learns the leader's address
     const t0 = Date.now();
     const elapsedS = () => (Date.now() - t0) / 1000;
     sizes.push([0, dbBytes(file)]);
@@ -234,7 +239,7 @@ function writeBlock(block: string): void {
 async function main(): Promise<void> {
   const o = options();
   buildSources();
-  await waitForQuietMachine();
+  if (o.waitQuiet) await waitForQuietMachine();
   process.env.LOG_CLEANER_BACKOFF_MS = String(o.backoffMs); // inherited by the broker processes
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
   log(`delete phase: ${o.baselineS} s at ${o.rate} requests/s`);
