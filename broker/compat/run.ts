@@ -17,8 +17,15 @@ import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
+import { transactionScenarios } from './scenarios/transactions';
 
-export const SCENARIOS: Scenario[] = [...miscScenarios, ...adminScenarios, ...dataScenarios, ...groupScenarios];
+export const SCENARIOS: Scenario[] = [
+  ...miscScenarios,
+  ...adminScenarios,
+  ...dataScenarios,
+  ...groupScenarios,
+  ...transactionScenarios,
+];
 
 export interface StepReport {
   scenario: string;

@@ -379,6 +379,15 @@ export function transactionsContract(ctx: ContractContext): void {
       expect(s().append([part('t', 0, [txBatch(info, 1)])], NOW_MS)[0]!.errorCode).toBe(
         ErrorCode.INVALID_PRODUCER_EPOCH,
       );
+      // The marker moved the partition's producer state to the new epoch (appendEndTxnMarker):
+      // the fenced instance's plain batches are refused too.
+      const plainZombie = batch({ producerId: info.producerId, producerEpoch: 0, baseSequence: 1 });
+      expect(s().append([part('t', 0, [plainZombie])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
+      // The next instance (epoch 2; its InitProducerId aborted the transaction begun above: marker at
+      // 2) starts at sequence 0 there.
+      const next = s().initTransaction('tx', 60000, LATER);
+      s().addToTransaction('tx', [{ topic: 't', partition: 0 }], [], LATER);
+      expect(s().append([part('t', 0, [txBatch(next, 0)])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 3 });
     });
 
     it('keeps transactional offsets pending until commit, and drops them on abort', () => {

@@ -10,6 +10,7 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
+import { isTransactional } from '../../protocol/record-batch';
 import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend, PartitionAppendResult } from '../../storage/storage';
 import { brokerTopicDefaults } from '../broker-configs';
@@ -142,7 +143,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           errorCode: r.errorCode,
           baseOffset: BigInt(r.baseOffset),
           logAppendTimeMs: BigInt(r.logAppendTimeMs),
-          logStartOffset: BigInt(r.logStartOffset),
+          logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
           errorMessage: r.errorMessage,
         });
       });
@@ -180,6 +181,18 @@ const TRANSACTIONAL_FLAG = 0x10;
 const MAGIC_OFFSET = 16;
 
 /** Kafka's RequestUtils.hasTransactionalRecords: any v2 batch with the transactional bit. */
+/**
+ * A transactional batch refused for its transaction (not added, fenced epoch): Kafka refuses it in
+ * KIP-890's verification, before the log, so its answer carries no log start offset (-1; a log's
+ * own refusals, sequence errors, carry it).
+ */
+function refusedByVerification(append: PartitionAppend, r: PartitionAppendResult): boolean {
+  return (
+    (r.errorCode === ErrorCode.INVALID_TXN_STATE || r.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH) &&
+    append.batches.some((b) => isTransactional(b.header.attributes))
+  );
+}
+
 function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {
   for (const parts of requested.values()) {
     for (const records of parts.values()) {

@@ -6,7 +6,7 @@ import { checkFetchOffset, fitsFetch, producerLastOffset, retentionDeletes } fro
 import type { RetentionLimits } from '../log-rules';
 import type { ProducerPartitionState } from '../producer-state';
 import type { AbortedTransaction, ReadResult, StoredBatch } from '../storage';
-import { lastStableOffset, overlappingAborted } from '../txn-rules';
+import { lastStableOffset, overlappingAborted, stateAfterMarker } from '../txn-rules';
 
 export class MemoryLog {
   logStartOffset = 0;
@@ -30,6 +30,8 @@ export class MemoryLog {
     if (!commit && first !== undefined)
       this.aborted.push({ producerId: row.producerId, firstOffset: first, lastOffset: row.lastOffset });
     this.openTxns.delete(row.producerId);
+    const state = stateAfterMarker(this.producers.get(row.producerId), row.producerEpoch);
+    if (state) this.producers.set(row.producerId, state);
     this.append([row], row.lastOffset + 1);
   }
 

@@ -18,7 +18,7 @@ import type {
   StoredBatch,
   TransactionState,
 } from '../storage';
-import { checkTxnBatch, lastStableOffset } from '../txn-rules';
+import { checkTxnBatch, lastStableOffset, stateAfterMarker } from '../txn-rules';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -202,6 +202,8 @@ export class Records {
     this.insertRow(entry.id, row);
     this.setOffsets(entry, entry.logStartOffset, row.lastOffset + 1, row.size);
     this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
+    const state = stateAfterMarker(this.producers.state(entry.id, row.producerId), row.producerEpoch);
+    if (state) this.producers.save(entry.id, row.producerId, state);
     const first = entry.openTxns.get(row.producerId);
     if (first === undefined) return;
     if (!commit) this.q.insertAborted.run(entry.id, row.producerId, first, row.lastOffset);
