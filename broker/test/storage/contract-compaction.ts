@@ -198,7 +198,12 @@ export function compactionContract(ctx: ContractContext): void {
         const info = s().initTransaction(id, 60000, NOW_MS);
         s().addToTransaction(id, [{ topic: 't', partition: 0 }], [], NOW_MS);
         return (kv: Kv[], seq: number) =>
-          keyed(kv, { producerId: info.producerId, producerEpoch: info.producerEpoch, baseSequence: seq, transactional: true });
+          keyed(kv, {
+            producerId: info.producerId,
+            producerEpoch: info.producerEpoch,
+            baseSequence: seq,
+            transactional: true,
+          });
       };
       const aborted = txn('A');
       append(aborted([['a', 'aborted']], 0)); // 0
@@ -247,7 +252,12 @@ export function compactionContract(ctx: ContractContext): void {
         [2, 'a', '3'],
         [3, 'z', 'head'],
       ]);
-      expect(headers(s())[0]).toMatchObject({ baseOffset: 1n, recordsCount: 0, producerId: BigInt(producerId), baseSequence: 1 });
+      expect(headers(s())[0]).toMatchObject({
+        baseOffset: 1n,
+        recordsCount: 0,
+        producerId: BigInt(producerId),
+        baseSequence: 1,
+      });
       const retry = keyed([['a', '2']], { producerId, producerEpoch: 0, baseSequence: 1 });
       expect(s().append([part('t', 0, [retry])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
       const next = keyed([['a', '4']], { producerId, producerEpoch: 0, baseSequence: 2 });
@@ -288,7 +298,10 @@ export function compactionContract(ctx: ContractContext): void {
     it('keeps data on compact-only topics past retention; compact,delete does both', () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'retention.ms': '1000' });
       s().createTopic('u', 1, { 'cleanup.policy': 'compact,delete', 'retention.ms': '1000' });
-      s().append([part('t', 0, [keyed([['a', '1']])]), part('u', 0, [keyed([['a', '1']]), keyed([['b', '1']])])], NOW_MS);
+      s().append(
+        [part('t', 0, [keyed([['a', '1']])]), part('u', 0, [keyed([['a', '1']]), keyed([['b', '1']])])],
+        NOW_MS,
+      );
       s().enforceRetention(NOW_MS, { retentionMs: -1, retentionBytes: -1 }, 100);
       expect(s().offsets('t', 0)!.logStartOffset).toBe(0);
       expect(s().offsets('u', 0)!.logStartOffset).toBe(2);

@@ -104,7 +104,14 @@ export function cleanableRange(
     forced = first !== undefined && first.maxTimestamp <= nowMs - settings.maxCompactionLagMs;
   }
   if (view.nextHorizonMs >= 0 && nowMs >= view.nextHorizonMs && firstDirty > 0) forced = true;
-  return { firstDirty, firstUncleanable, cleanBytes, dirtyBytes, dirtyRatio: total > 0 ? dirtyBytes / total : 0, forced };
+  return {
+    firstDirty,
+    firstUncleanable,
+    cleanBytes,
+    dirtyBytes,
+    dirtyRatio: total > 0 ? dirtyBytes / total : 0,
+    forced,
+  };
 }
 
 /** Whether a pass should run now (Kafka: ratio above min.cleanable.dirty.ratio, or past the max lag). */

@@ -180,7 +180,9 @@ export class Cleaner {
   }
 
   private choose(nowMs: number, opts: CleanerOptions): Pass | undefined {
-    let best: { ref: CleanerPartitionRef & { topicId: string }; settings: CompactionSettings; range: CleanableRange } | undefined;
+    let best:
+      | { ref: CleanerPartitionRef & { topicId: string }; settings: CompactionSettings; range: CleanableRange }
+      | undefined;
     for (const p of this.log.partitions()) {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
       if (!settings.compact) continue;

@@ -11,7 +11,10 @@ export interface MemoryTopicRef {
 }
 
 export class MemoryCleanerLog implements CleanerLog {
-  constructor(private readonly topics: () => Iterable<MemoryTopicRef>, private readonly topic: (name: string) => MemoryTopicRef | undefined) {}
+  constructor(
+    private readonly topics: () => Iterable<MemoryTopicRef>,
+    private readonly topic: (name: string) => MemoryTopicRef | undefined,
+  ) {}
 
   *partitions() {
     for (const t of this.topics()) {

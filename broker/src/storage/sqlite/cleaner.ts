@@ -168,7 +168,9 @@ export class SqliteCleanerLog implements CleanerLog {
   checkpoint(topic: string, partition: number, c: CleanerCheckpoint): void {
     const id = this.id(topic, partition);
     if (id < 0) return;
-    this.tx.run(() => this.q.checkpoint.run(id, c.cleanOffset, c.lastCleanedMs, c.bytesBefore, c.bytesAfter, c.nextHorizonMs));
+    this.tx.run(() =>
+      this.q.checkpoint.run(id, c.cleanOffset, c.lastCleanedMs, c.bytesBefore, c.bytesAfter, c.nextHorizonMs),
+    );
   }
 
   lastCheckpoint(topic: string, partition: number): CleanerCheckpoint | undefined {
