@@ -159,7 +159,7 @@ export class ProducePerfRun {
     const txns = this.transactionCounts();
     if (txns)
       this.io.out(
-        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batches each)`,
+        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batch${txns.batchesPerTransaction === 1 ? '' : 'es'} each)`,
       );
     if (c.errors > 0) this.io.err(`${c.errors} records failed; first error: ${c.firstError}`);
     if (c.abandoned > 0)
@@ -308,8 +308,9 @@ export class ProducePerfRun {
   }
 
   private transactionCounts(): TransactionCounts | null {
-    const { transactionalId, transactionBatches } = this.opts;
-    if (transactionalId === undefined) return null;
+    const { transactionalId, transactionBatches, noop } = this.opts;
+    // --noop has no coordinator: the batches are encoded transactional, nothing is committed.
+    if (transactionalId === undefined || noop) return null;
     const txns = this.fleet.producers.flatMap((p) => (p.txn ? [p.txn] : []));
     return {
       transactionalId,
