@@ -113,6 +113,13 @@ const latestBody = (isolationLevel: number) => ({
   ],
 });
 
+/** Partition 0 by time: 0 (the first record from then on) or -3 (the largest timestamp, v7+). */
+const byTimeBody = (isolationLevel: number, timestamp: bigint) => ({
+  replicaId: -1,
+  isolationLevel,
+  topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }],
+});
+
 const endTxn = (p: Producer, committed: boolean) => ({ transactionalId: ID, ...p, committed });
 
 const offsetFetchStable = {
@@ -215,6 +222,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('fetch read_uncommitted (open)', ApiKey.Fetch, 11, fetchBody(0, 0));
       await ctx.send('list offsets read_committed (open)', ApiKey.ListOffsets, 5, latestBody(1));
       await ctx.send('list offsets read_uncommitted (open)', ApiKey.ListOffsets, 5, latestBody(0));
+      for (const [what, ts] of [
+        ['time 0', 0n],
+        ['max timestamp', -3n],
+      ] as const) {
+        await ctx.send(`list offsets ${what} read_committed (open)`, ApiKey.ListOffsets, 7, byTimeBody(1, ts));
+        await ctx.send(`list offsets ${what} read_uncommitted (open)`, ApiKey.ListOffsets, 7, byTimeBody(0, ts));
+      }
       await ctx.send('txn offset commit: group not added', ApiKey.TxnOffsetCommit, 3, {
         transactionalId: ID,
         groupId: GROUP,
@@ -290,6 +304,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('end txn: abort after the commit', ApiKey.EndTxn, 3, endTxn(p, false));
       await ctx.send('fetch read_committed (committed)', ApiKey.Fetch, 11, fetchBody(0, 1));
       await ctx.send('list offsets read_committed (committed)', ApiKey.ListOffsets, 5, latestBody(1));
+      await ctx.send('list offsets time 0 read_committed (committed)', ApiKey.ListOffsets, 7, byTimeBody(1, 0n));
+      await ctx.send(
+        'list offsets max timestamp read_committed (committed)',
+        ApiKey.ListOffsets,
+        7,
+        byTimeBody(1, -3n),
+      );
       await ctx.send('offset fetch require_stable (committed)', ApiKey.OffsetFetch, 7, offsetFetchStable);
       await ctx.send('describe (CompleteCommit)', ApiKey.DescribeTransactions, 0, { transactionalIds: [ID] });
 
