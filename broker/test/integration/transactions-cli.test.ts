@@ -85,7 +85,11 @@ describe('transactional perf produce and minnow transactions', () => {
     expect(summary.transactions).toMatchObject({ transactionalId: 'x', batchesPerTransaction: 10, aborted: 0 });
     committed = summary.transactions!.committed;
     expect(committed).toBeGreaterThan(1);
-    expect(lines.join('\n')).toContain(`${committed} transactions committed, 0 aborted (10 batches each)`);
+    expect(lines.join('\n')).toContain(
+      `${committed} transactions committed, 0 aborted (10 batches each); latency to commit`,
+    );
+    // Every record's latency to its transaction's commit is counted (a count, not a timing).
+    expect(summary.commitLatency?.count).toBe(RECORDS);
 
     // The log, read_uncommitted and raw: data batches, a COMMIT marker after each transaction.
     const client = new KafkaClient(bootstrap);
