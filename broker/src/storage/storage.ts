@@ -5,6 +5,9 @@
 import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
+
+export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
 
 export interface TopicInfo {
   name: string;
@@ -94,6 +97,8 @@ export interface CommittedOffset {
 export interface RetentionDefaults {
   retentionMs: number;
   retentionBytes: number;
+  /** log.cleanup.policy: topics without an override whose policy lacks delete keep their data. */
+  cleanupPolicy?: string;
 }
 
 export interface RetentionResult {
@@ -261,6 +266,30 @@ export interface Storage {
   deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult;
   /** Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call. */
   enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult;
+
+  // Compaction (issue 17, docs/compaction.md; the shared logic is compaction/cleaner.ts). Topics
+  // whose cleanup.policy holds compact are cleaned by the engine, one bounded step per call: the
+  // server calls compactStep every LOG_CLEANER_BACKOFF_MS, and again (after yielding to the event
+  // loop) while it answers working. Offsets never change: a cleaned batch keeps its base and last
+  // offset and producer fields; batches emptied go unless they are their producer's newest.
+  // Tombstones and markers are kept delete.retention.ms from the first pass that sees them.
+  /**
+   * One step: choose the dirtiest compacted partition (dirty ratio above min.cleanable.dirty.ratio,
+   * or past max.compaction.lag.ms), or map a slice of its dirty range, or filter a slice of its log
+   * (one short write transaction). `working: false`: nothing to clean now. `passDone` reports the
+   * pass that ended in this step (after its clean offset was checkpointed and pages reclaimed).
+   */
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult;
+  /**
+   * For reporting (`minnow topic describe`): the partition's clean offset, first uncleanable offset,
+   * dirty ratio now, and the last pass's time and bytes before/after. Undefined if unknown.
+   */
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined;
 
   // Idempotent producers
   /**

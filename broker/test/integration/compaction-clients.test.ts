@@ -61,14 +61,16 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       tmp.cleanup();
     });
 
-    const createCompacted = (topic: string, extra: Record<string, string> = {}) =>
-      client.createTopic(topic, 1, {
+    const createCompacted = async (topic: string, extra: Record<string, string> = {}) => {
+      await client.createTopic(topic, 1, {
         'cleanup.policy': 'compact',
         'min.compaction.lag.ms': '0',
         'min.cleanable.dirty.ratio': '0.01',
         'delete.retention.ms': HOUR,
         ...extra,
       });
+      await client.topic(topic); // learns the leader's address
+    };
 
     /** What partition 0 stores now, record by record, and each batch's codec. */
     function stored(topic: string): { records: Rec[]; codecs: number[] } {
@@ -366,6 +368,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       expect(await client.listOffset(topic, 0, 1, -1n)).toBe(0n);
       // A delete-policy topic still takes keyless records.
       await client.createTopic('keyless-delete', 1, {});
+      await client.topic('keyless-delete');
       await expect(client.produce('keyless-delete', 0, 1, batch, -1)).resolves.toBe(0n);
     });
   },

@@ -110,7 +110,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           continue;
         }
         const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
-        const check = validateProduceRecords(records, policy);
+        const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
         if (!check.ok) {
           broker.logger.debug('produce rejected', {
             topic: name,

@@ -30,6 +30,9 @@ import type {
   UserScramCredentialInfo,
 } from '../storage';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
+import { Cleaner } from '../compaction/cleaner';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
+import { MemoryCleanerLog } from './memory-cleaner';
 import { MemoryLog } from './memory-log';
 import { MemoryTransactions } from './memory-txns';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
@@ -62,6 +65,13 @@ export class MemoryStorage implements Storage {
   private readonly clientQuotaValues = new Map<string, Record<string, number>>();
   /** By `user NUL mechanism`. */
   private readonly scram = new Map<string, UserScramCredential>();
+
+  private readonly cleaner = new Cleaner(
+    new MemoryCleanerLog(
+      () => this.topics.values(),
+      (name) => this.topics.get(name),
+    ),
+  );
 
   constructor(readonly url = 'memory://') {}
 
@@ -270,6 +280,18 @@ export class MemoryStorage implements Storage {
       }
     }
     return result;
+  }
+
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
+    return this.cleaner.step(nowMs, opts);
+  }
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined {
+    return this.cleaner.state(topic, partition, nowMs, brokerDefaults);
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {

@@ -40,6 +40,9 @@ import type { PragmaOptions } from './pragmas';
 import { Producers } from './producers';
 import { Records } from './records';
 import { Retention } from './retention';
+import { SqliteCleanerLog } from './cleaner';
+import { Cleaner } from '../compaction/cleaner';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
 import { migrate } from './schema';
 import { Topics } from './topics';
 import { Transactions } from './transactions';
@@ -66,6 +69,7 @@ export class SqliteStorage implements Storage {
   private readonly producers: Producers;
   private readonly records: Records;
   private readonly retention: Retention;
+  private readonly cleaner: Cleaner;
   private readonly groupOffsets: GroupOffsets;
   private readonly txns: Transactions;
   private readonly brokerConfigStore: BrokerConfigs;
@@ -126,6 +130,9 @@ export class SqliteStorage implements Storage {
       this.producers = new Producers(this.db, this.tx);
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
+      this.cleaner = new Cleaner(
+        new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
+      );
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
@@ -250,6 +257,18 @@ export class SqliteStorage implements Storage {
     const result = this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches));
     if (result.deletedBytes > 0) this.reclaim(result.deletedBytes);
     return result;
+  }
+
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
+    return this.guard(() => this.cleaner.step(nowMs, opts));
+  }
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined {
+    return this.guard(() => this.cleaner.state(topic, partition, nowMs, brokerDefaults));
   }
 
   /**

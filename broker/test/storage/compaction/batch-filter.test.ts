@@ -28,7 +28,12 @@ function sample(codec: CompressionType, timestampType: TimestampType = Timestamp
     isTransactional: true,
     records: [
       { key: Buffer.from('a'), value: Buffer.from('1'), timestamp: 1000n },
-      { key: Buffer.from('b'), value: Buffer.from('2'), timestamp: 1005n, headers: [{ key: 'h', value: Buffer.from('x') }] },
+      {
+        key: Buffer.from('b'),
+        value: Buffer.from('2'),
+        timestamp: 1005n,
+        headers: [{ key: 'h', value: Buffer.from('x') }],
+      },
       { key: Buffer.from('a'), value: null, timestamp: 1003n },
     ],
   });
