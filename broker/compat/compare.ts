@@ -26,6 +26,7 @@ const VOLATILE_FIELDS = new Set([
   'leader',
   'sessionId',
   'producerId',
+  'transactionStartTimeMs',
   'logAppendTimeMs',
   'timestamp',
   'finalizedFeaturesEpoch',

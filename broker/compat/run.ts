@@ -17,8 +17,17 @@ import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
+import { transactionScenarios } from './scenarios/transactions';
 
-export const SCENARIOS: Scenario[] = [...miscScenarios, ...adminScenarios, ...dataScenarios, ...groupScenarios];
+// Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
+// after which its transaction coordinator never loads.
+export const SCENARIOS: Scenario[] = [
+  ...transactionScenarios,
+  ...miscScenarios,
+  ...adminScenarios,
+  ...dataScenarios,
+  ...groupScenarios,
+];
 
 export interface StepReport {
   scenario: string;

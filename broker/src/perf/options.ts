@@ -169,7 +169,19 @@ export interface ProduceOptions {
   partitions: number;
   /** --producer-props keys the tool does not use, reported as a warning. */
   ignoredProps: string[];
+  /**
+   * --transactional-id: every producer is transactional (KIP-98), hence idempotent; with several
+   * producers each takes ID-0, ID-1, ... (one id is one producer: a second would fence the first).
+   */
+  transactionalId: string | undefined;
+  /** --transaction-batches: Produce requests per transaction per producer, then EndTxn commit. */
+  transactionBatches: number;
+  /** transaction.timeout.ms the producers ask the coordinator for (--producer-props). */
+  transactionTimeoutMs: number;
 }
+
+/** A transaction's batches when --transactional-id is given without --transaction-batches. */
+export const DEFAULT_TRANSACTION_BATCHES = 1;
 
 /** The Java producer settings --producer-props understands; others are reported as unused. */
 export const PRODUCER_PROPS = [
@@ -182,6 +194,8 @@ export const PRODUCER_PROPS = [
   'client.id',
   'request.timeout.ms',
   'max.in.flight.requests.per.connection',
+  'transactional.id',
+  'transaction.timeout.ms',
 ] as const;
 
 export const PRODUCE_USAGE = `usage: minnow perf produce --topic T (--num-records N | --duration 60s) (--record-size B | --payload-file F)
@@ -189,10 +203,14 @@ export const PRODUCE_USAGE = `usage: minnow perf produce --topic T (--num-record
        [--compression none|gzip|snappy|lz4|zstd] [--keys K] [--idempotent] [--warmup-records N]
        [--report-interval 5s] [--noop] [--graphite HOST:PORT [--graphite-prefix P]] [--json FILE]
        [--producer-props k=v ...] [--bootstrap-server HOST:PORT] [--partitions N]
+       [--transactional-id ID [--transaction-batches N]]
 Sends records as fast as --throughput allows (records/s, -1 unlimited) from C connections x P
 producers (each one request in flight). Latency is measured per record from the time the rate
 schedule intended to send it, so a stalled broker shows up in the percentiles (no coordinated
-omission). --noop generates and encodes only: the generator's ceiling.`;
+omission). --noop generates and encodes only: the generator's ceiling.
+--transactional-id makes every producer transactional (and so idempotent; ID-0, ID-1, ... when
+there are several): each transaction adds its partitions (AddPartitionsToTxn), sends N Produce
+requests (--transaction-batches, default ${DEFAULT_TRANSACTION_BATCHES}) and commits (EndTxn).`;
 
 export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ProduceOptions | 'help' {
   const parsed = parseToolArgs(
@@ -220,6 +238,8 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
       json: { type: 'string' },
       'producer-props': { type: 'string', multiple: true },
       partitions: { type: 'string' },
+      'transactional-id': { type: 'string' },
+      'transaction-batches': { type: 'string' },
     },
     PRODUCE_USAGE,
   );
@@ -255,12 +275,24 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   if (str('graphite-prefix') !== undefined && graphiteRaw === undefined)
     throw new UsageError('--graphite-prefix needs --graphite HOST:PORT');
 
-  const acksRaw = str('acks') ?? prop('acks') ?? 'all';
+  const transactionalId = str('transactional-id') ?? prop('transactional.id');
+  if (transactionalId === '') throw new UsageError('--transactional-id: give a non-empty id');
+  const batchesRaw = str('transaction-batches');
+  if (batchesRaw !== undefined && transactionalId === undefined)
+    throw new UsageError('--transaction-batches needs --transactional-id ID');
   const idempotentProp = prop('enable.idempotence');
-  const idempotent = v.idempotent === true || idempotentProp === 'true';
+  if (transactionalId !== undefined && idempotentProp === 'false')
+    throw new UsageError('--transactional-id needs an idempotent producer: drop enable.idempotence=false');
+  const txnTimeout = prop('transaction.timeout.ms');
+
+  const acksRaw = str('acks') ?? prop('acks') ?? 'all';
+  // A transactional producer is idempotent (KIP-98), as Kafka's producer makes it.
+  const idempotent = v.idempotent === true || idempotentProp === 'true' || transactionalId !== undefined;
   const acks = parseAcks(acksRaw);
   if (idempotent && acks !== -1)
-    throw new UsageError(`--idempotent needs --acks all (got ${acksRaw}), as Kafka's idempotent producer does`);
+    throw new UsageError(
+      `${transactionalId !== undefined ? '--transactional-id' : '--idempotent'} needs --acks all (got ${acksRaw}), as Kafka's idempotent producer does`,
+    );
 
   const reqTimeout = prop('request.timeout.ms');
   const maxInFlight = prop('max.in.flight.requests.per.connection');
@@ -292,6 +324,11 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
       reqTimeout === undefined ? 30_000 : parseInteger('producer-props request.timeout.ms', reqTimeout, 1),
     partitions: parseInteger('partitions', str('partitions') ?? '1', 1),
     ignoredProps: [],
+    transactionalId,
+    transactionBatches:
+      batchesRaw === undefined ? DEFAULT_TRANSACTION_BATCHES : parseInteger('transaction-batches', batchesRaw, 1),
+    transactionTimeoutMs:
+      txnTimeout === undefined ? 60_000 : parseInteger('producer-props transaction.timeout.ms', txnTimeout, 1),
   };
   opts.ignoredProps = [...props.keys()].filter((k) => !(PRODUCER_PROPS as readonly string[]).includes(k));
   return opts;

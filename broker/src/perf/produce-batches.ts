@@ -50,7 +50,13 @@ export class ClaimEncoder {
   constructor(
     private readonly payloads: Payloads,
     private readonly targets: Target[],
-    private readonly opts: { keys: number; compression: CompressionType; idempotent: boolean },
+    private readonly opts: {
+      keys: number;
+      compression: CompressionType;
+      idempotent: boolean;
+      /** --transactional-id: the batches carry the transactional attribute. */
+      transactionalId?: string;
+    },
   ) {
     this.partitioner = new ClaimPartitioner(payloads, opts.keys > 0, targets.length);
   }
@@ -78,6 +84,7 @@ export class ClaimEncoder {
       producerId: producer.producerId,
       producerEpoch: producer.producerEpoch,
       baseSequence: this.opts.idempotent ? seq : -1,
+      isTransactional: this.opts.transactionalId !== undefined,
     });
     if (this.opts.idempotent) producer.sequences.set(partition, (seq + records.length) % 2 ** 31);
     return { target: this.targets[partition]!, indexes, batch, bytes };

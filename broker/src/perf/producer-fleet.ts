@@ -1,8 +1,15 @@
 // The producers of `minnow perf produce`: C clients (connections) x P producers each, every one
 // with a connection per partition leader and, with --idempotent, its own producer id. With --noop
-// the producers have no connection and the tool measures only itself.
+// the producers have no connection and the tool measures only itself. With --transactional-id
+// every producer is transactional, with its own transactional id at the coordinator.
 import { KafkaClient } from '../client/client';
 import { KafkaClientError, KafkaConnection } from '../client/connection';
+import {
+  Coordinator,
+  findTransactionCoordinator,
+  initTransactions,
+  TransactionalProducer,
+} from '../client/transactions';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { InitProducerIdResponse } from '../protocol/messages';
@@ -26,7 +33,27 @@ export interface Producer {
   sequences: Map<number, number>;
   /** Requests sent so far (paces the acks=0 barrier and --noop's yields). */
   sent: number;
+  /** --transactional-id (none with --noop, which has no coordinator). */
+  txn?: ProducerTransaction;
 }
+
+/** A transactional producer's coordinator and its current transaction. */
+export interface ProducerTransaction {
+  id: TransactionalProducer;
+  coordinator: KafkaConnection;
+  /** Partitions added to the open transaction; empty when none is open. */
+  partitions: Set<number>;
+  /** Produce requests sent in the open transaction (0: none open). */
+  batches: number;
+  /** A produce of the open transaction failed: it ends with an abort. */
+  failed: boolean;
+  committed: number;
+  aborted: number;
+}
+
+/** The transactional id of producer `index` of `count`: ID alone, else ID-0, ID-1, ... */
+export const transactionalIdOf = (id: string, index: number, count: number): string =>
+  count === 1 ? id : `${id}-${index}`;
 
 /** Polls for the topic's leaders this many times (100 ms apart) after creating it. */
 const LEADER_POLLS = 20;
@@ -53,8 +80,11 @@ export class ProducerFleet {
   }
 
   close(): void {
+    for (const c of this.coordinators) if (c.owned) c.conn.close();
     for (const c of this.clients) c.close();
   }
+
+  private readonly coordinators: Coordinator[] = [];
 
   private async openClient(index: number): Promise<void> {
     const { opts } = this;
@@ -77,9 +107,34 @@ export class ProducerFleet {
         sequences: new Map(),
         sent: 0,
       };
-      if (opts.idempotent) Object.assign(producer, await initProducerId(client));
+      if (opts.transactionalId !== undefined) {
+        const id = transactionalIdOf(opts.transactionalId, index * opts.producers + p, opts.clients * opts.producers);
+        await this.initTransactional(client, producer, id);
+      } else if (opts.idempotent) Object.assign(producer, await initProducerId(client));
       this.producers.push(producer);
     }
+  }
+
+  /** FindCoordinator (key type 1) and InitProducerId with the producer's transactional id. */
+  private async initTransactional(client: KafkaClient, producer: Producer, transactionalId: string): Promise<void> {
+    const coordinator = await findTransactionCoordinator(client, transactionalId, this.connectOptions);
+    this.coordinators.push(coordinator);
+    const id = await initTransactions(coordinator.conn, transactionalId, this.opts.transactionTimeoutMs);
+    producer.producerId = id.producerId;
+    producer.producerEpoch = id.producerEpoch;
+    producer.txn = {
+      id,
+      coordinator: coordinator.conn,
+      partitions: new Set(),
+      batches: 0,
+      failed: false,
+      committed: 0,
+      aborted: 0,
+    };
+  }
+
+  private get connectOptions() {
+    return { clientId: this.opts.clientId, requestTimeoutMs: this.opts.requestTimeoutMs };
   }
 }
 

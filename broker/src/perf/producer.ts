@@ -5,6 +5,7 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { ProduceResponse } from '../protocol/messages';
+import { addPartitionsToTxn, endTxn } from '../client/transactions';
 import type { LatencySummary } from './histogram';
 import { PerfIo, sleep } from './io';
 import type { ProduceOptions } from './options';
@@ -53,6 +54,15 @@ export interface ProduceSummary {
   latency: LatencySummary;
   serviceLatency: LatencySummary;
   finalLine: string;
+  /** --transactional-id runs: transactions ended, over all producers; null otherwise. */
+  transactions: TransactionCounts | null;
+}
+
+export interface TransactionCounts {
+  transactionalId: string;
+  batchesPerTransaction: number;
+  committed: number;
+  aborted: number;
 }
 
 /** Payloads from --payload-file or random ones of --record-size, keyed by --keys. */
@@ -146,6 +156,11 @@ export class ProducePerfRun {
     const latency = c.latency.summary();
     const finalLine = producerFinalLine(c.records, c.bytes, elapsedMs, latency);
     this.io.out(finalLine);
+    const txns = this.transactionCounts();
+    if (txns)
+      this.io.out(
+        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batch${txns.batchesPerTransaction === 1 ? '' : 'es'} each)`,
+      );
     if (c.errors > 0) this.io.err(`${c.errors} records failed; first error: ${c.firstError}`);
     if (c.abandoned > 0)
       this.io.err(
@@ -165,11 +180,18 @@ export class ProducePerfRun {
       if ('waitMs' in step) await sleep(step.waitMs);
       else await this.sendClaim(producer, step.claim);
     }
+    const txn = producer.txn;
+    if (!txn || txn.batches === 0) return;
+    // The last transaction is committed even if it has fewer batches than --transaction-batches;
+    // after a failure it is aborted (best effort: else the broker's timeout aborts it).
+    if (!this.failure) await this.endTransaction(producer);
+    else if (producer.conn) await endTxn(txn.coordinator, txn.id, false).catch(() => {});
   }
 
   private async sendClaim(producer: Producer, claim: Claim): Promise<void> {
     const batches = this.encoder.encode(producer, claim, BigInt(Math.round(this.io.wallNow())));
     for (const b of batches) this.counters.wireBytes += b.batch.length;
+    if (producer.txn) await this.addPartitions(producer, batches);
     const sendMs = this.io.now();
     const errorsOf = await this.send(producer, batches);
     const ackMs = this.io.now();
@@ -180,6 +202,31 @@ export class ProducePerfRun {
       else this.counters.failed(b.indexes.length, `produce to ${this.opts.topic}/${b.target.partition}: ${error}`);
     }
     this.rate.schedule.release(claim);
+    if (producer.txn) {
+      if (errorsOf.size > 0) producer.txn.failed = true;
+      if (++producer.txn.batches >= this.opts.transactionBatches) await this.endTransaction(producer);
+    }
+  }
+
+  /** AddPartitionsToTxn for the partitions the open transaction has not written to yet (KIP-98). */
+  private async addPartitions(producer: Producer, batches: PartitionBatch[]): Promise<void> {
+    const txn = producer.txn!;
+    const added = [...new Set(batches.map((b) => b.target.partition))].filter((p) => !txn.partitions.has(p));
+    if (added.length === 0 || !producer.conn) return;
+    await addPartitionsToTxn(txn.coordinator, txn.id, this.opts.topic, added);
+    for (const p of added) txn.partitions.add(p);
+  }
+
+  /** EndTxn: commit, or abort when a produce of the transaction failed; the next claim opens another. */
+  private async endTransaction(producer: Producer): Promise<void> {
+    const txn = producer.txn!;
+    const commit = !txn.failed;
+    if (producer.conn) await endTxn(txn.coordinator, txn.id, commit);
+    if (commit) txn.committed++;
+    else txn.aborted++;
+    txn.partitions.clear();
+    txn.batches = 0;
+    txn.failed = false;
   }
 
   /** Sends the batches, one Produce request per leader; returns the failed partitions' errors. */
@@ -209,7 +256,7 @@ export class ProducePerfRun {
     const conn = producer.connsByLeader.get(leader) ?? producer.conn!;
     const v = conn.version(ApiKey.Produce, 3, 9);
     const body = {
-      transactionalId: null,
+      transactionalId: producer.txn?.id.transactionalId ?? null,
       acks: this.opts.acks,
       timeoutMs: this.opts.requestTimeoutMs,
       topicData: [
@@ -256,6 +303,20 @@ export class ProducePerfRun {
       latency,
       serviceLatency: c.service.summary(),
       finalLine,
+      transactions: this.transactionCounts(),
+    };
+  }
+
+  private transactionCounts(): TransactionCounts | null {
+    const { transactionalId, transactionBatches, noop } = this.opts;
+    // --noop has no coordinator: the batches are encoded transactional, nothing is committed.
+    if (transactionalId === undefined || noop) return null;
+    const txns = this.fleet.producers.flatMap((p) => (p.txn ? [p.txn] : []));
+    return {
+      transactionalId,
+      batchesPerTransaction: transactionBatches,
+      committed: txns.reduce((n, t) => n + t.committed, 0),
+      aborted: txns.reduce((n, t) => n + t.aborted, 0),
     };
   }
 }

@@ -206,6 +206,8 @@ export function decodeRecords(batch: Buffer, opts: DecodeRecordsOptions = {}): R
   const size = checkBatch(batch);
   const count = batch.readInt32BE(RECORDS_COUNT);
   if (count < 0) throw new DecodeError(`record batch recordsCount ${count} is negative`);
+  // An empty batch (kept by compaction, Kafka's writeEmptyHeader) has no records section at all.
+  if (count === 0 && size === BATCH_HEADER_SIZE) return [];
   const codec = compression(batch.readInt16BE(ATTRIBUTES));
   const data = decompress(
     codec,

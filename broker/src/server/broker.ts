@@ -8,6 +8,7 @@ import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
 import type { Storage } from '../storage/storage';
 import { topicConfig } from '../storage/topic-config';
 import { brokerTopicDefaults } from './broker-configs';
+import { LogCleanerTask } from './log-cleaner';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
 import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
@@ -294,6 +295,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       const defaults = {
         retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)),
         retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)),
+        cleanupPolicy: topicConfig({}, 'cleanup.policy', brokerDefaults),
       };
       const r = retryIfDiskFull(context, () => storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP));
       if (r.deletedBatches > 0) {
@@ -305,6 +307,16 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     }
   }, config.retentionCheckIntervalMs);
   retention.unref();
+  // cleanup.policy=compact (issue 17): compaction steps between requests, every log.cleaner.backoff.ms when idle.
+  const cleaner = new LogCleanerTask(storage, {
+    backoffMs: config.logCleanerBackoffMs,
+    dedupeBytes: config.logCleanerDedupeBytes,
+    brokerDefaults: () => brokerTopicDefaults(storage, identity.nodeId),
+    now,
+    logger,
+    onFreed: () => diskSpace?.invalidate(),
+  });
+  cleaner.start();
 
   logger.info('minnow broker listening', {
     listener: `${listeners[0]!.host}:${port}`,
@@ -330,6 +342,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
       clearInterval(retention);
+      const cleanerStopped = cleaner.stop();
       certificates?.stop();
       const closed = servers.close();
       const metricsClosed = metricsServer?.close();
@@ -345,6 +358,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       await metricsClosed;
       registry.stop();
       warnings.flush();
+      await cleanerStopped;
       storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
       logger.info('stopped; database closed', {

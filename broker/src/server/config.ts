@@ -40,6 +40,10 @@ export interface BrokerConfig {
   maxRequestBytes: number;
   /** How often the retention task runs. */
   retentionCheckIntervalMs: number;
+  /** How long the compactor sleeps when it has nothing to clean (log.cleaner.backoff.ms). */
+  logCleanerBackoffMs: number;
+  /** Memory for one compaction pass's key -> offset map (log.cleaner.dedupe.buffer.size). */
+  logCleanerDedupeBytes: number;
   /** How long a new group waits for more members before its first rebalance (group.initial.rebalance.delay.ms). */
   groupInitialRebalanceDelayMs: number;
   /** Largest transaction.timeout.ms a producer may ask for (transaction.max.timeout.ms). */
@@ -247,6 +251,24 @@ export const SETTINGS = [
     default: '300000',
     expected: 'an integer 100..86400000',
     parse: int(100, 86_400_000),
+  },
+  {
+    key: 'logCleanerBackoffMs',
+    env: 'LOG_CLEANER_BACKOFF_MS',
+    flag: 'log-cleaner-backoff-ms',
+    doc: "how long the compactor sleeps when no cleanup.policy=compact partition needs cleaning (log.cleaner.backoff.ms; Kafka's default)",
+    default: '15000',
+    expected: 'an integer 10..86400000 (ms)',
+    parse: int(10, 86_400_000),
+  },
+  {
+    key: 'logCleanerDedupeBytes',
+    env: 'MINNOW_LOG_CLEANER_DEDUPE_BYTES',
+    flag: 'log-cleaner-dedupe-bytes',
+    doc: "memory for a compaction pass's key map (~80 bytes a key); a pass over more keys cleans a prefix of the dirty records and the next pass the rest (Kafka's log.cleaner.dedupe.buffer.size, 128 MiB)",
+    default: '16777216',
+    expected: 'an integer 65536..1073741824',
+    parse: int(65536, 2 ** 30),
   },
   {
     key: 'groupInitialRebalanceDelayMs',

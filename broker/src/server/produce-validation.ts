@@ -44,7 +44,7 @@ import {
   timestampType,
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
-import { topicConfig } from '../storage/topic-config';
+import { isCompacted, topicConfig } from '../storage/topic-config';
 
 /**
  * Output bound for decompressing one batch: the codecs' default (compression.ts), 64 MiB. Not tied to
@@ -68,6 +68,8 @@ export interface ProducePolicy {
   /** With CreateTime, how far a record's timestamp may be before / after now (ms, KIP-937). */
   timestampBeforeMaxMs: bigint;
   timestampAfterMaxMs: bigint;
+  /** cleanup.policy holds compact: every record needs a key (LogValidator.validateKey). */
+  compacted: boolean;
   nowMs: number;
   maxDecompressedBytes?: number;
 }
@@ -97,6 +99,7 @@ export function producePolicy(
     logAppendTime: parsed.logAppendTime,
     timestampBeforeMaxMs: parsed.timestampBeforeMaxMs,
     timestampAfterMaxMs: parsed.timestampAfterMaxMs,
+    compacted: parsed.compacted,
     nowMs,
   };
 }
@@ -129,6 +132,7 @@ function parsePolicy(
     logAppendTime: topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime',
     timestampBeforeMaxMs: limit('message.timestamp.before.max.ms'),
     timestampAfterMaxMs: limit('message.timestamp.after.max.ms'),
+    compacted: isCompacted(configs),
   };
 }
 
@@ -209,7 +213,11 @@ function nextBatch(buf: Buffer): NextBatch {
   return { kind: 'batch' };
 }
 
-export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy): BatchCheck {
+/**
+ * `topicPartition` ("topic-0") names the partition in the compacted-topic key error, as Kafka's
+ * TopicPartition.toString does.
+ */
+export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy, topicPartition = ''): BatchCheck {
   const v = policy.produceVersion;
   // ProduceRequest.validateRecords: exactly one whole magic-2 batch, as Kafka's iterator reads them;
   // its CorruptRecordException is an ApiException, answered CORRUPT_MESSAGE (KafkaApis.handleProduceRequest).
@@ -255,10 +263,15 @@ export function validateProduceRecords(records: Buffer | null, policy: ProducePo
     if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
     throw err;
   }
-  return validateBatch(data, header, policy);
+  return validateBatch(data, header, policy, topicPartition);
 }
 
-function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProducePolicy): BatchCheck {
+function validateBatch(
+  data: Buffer,
+  header: RecordBatchHeader,
+  policy: ProducePolicy,
+  topicPartition: string,
+): BatchCheck {
   const codec = compression(header.attributes);
   if (codec > CompressionType.Zstd)
     return fail(
@@ -325,6 +338,12 @@ function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProduceP
     throw err;
   }
 
+  // LogValidator.validateKey: a compacted topic keeps the latest record per key, so none may lack one.
+  if (policy.compacted) {
+    const keyless = checkKeys(records, start, count, topicPartition);
+    if (keyless) return keyless;
+  }
+
   // LogValidator.validateTimestamp. A batch flagged LogAppendTime gives every record its maxTimestamp.
   const flaggedLogAppendTime = timestampType(header.attributes) === TimestampType.LogAppendTime;
   const base = flaggedLogAppendTime ? header.maxTimestamp : header.baseTimestamp;
@@ -338,6 +357,34 @@ function validateBatch(data: Buffer, header: RecordBatchHeader, policy: ProduceP
   const maxTimestamp = base + BigInt(maxDelta);
   header.maxTimestamp = maxTimestamp > BigInt(NO_TIMESTAMP) ? maxTimestamp : BigInt(NO_TIMESTAMP);
   return { ok: true, batches: [{ header, data }] };
+}
+
+/**
+ * INVALID_RECORD with one record error per record without a key (LogValidator.validateKey and
+ * processRecordErrors' message), or null when every record has one. Kafka checks a record's key
+ * before its timestamp; a batch with both faults gets the key errors here.
+ */
+function checkKeys(records: Buffer, start: number, count: number, topicPartition: string): BatchCheck | null {
+  const errors: RecordError[] = [];
+  const r = new Reader(records, start);
+  for (let i = 0; i < count; i++) {
+    if (readRecord(r).key === null) {
+      errors.push({
+        batchIndex: i,
+        batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${topicPartition}`,
+      });
+    }
+  }
+  if (errors.length === 0) return null;
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`)
+    .join(', ');
+  return fail(
+    ErrorCode.INVALID_RECORD,
+    `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
+    errors,
+  );
 }
 
 /**

@@ -23,6 +23,8 @@ export interface BatchRow extends StoredBatch {
   baseSequence: number;
   /** data.length, kept so retention and fetch can sum sizes without reading blobs. */
   size: number;
+  /** When the compactor may drop this batch's tombstones or marker (-1 or absent: not set yet). */
+  deleteHorizonMs?: number;
 }
 
 export type AppendPlan =

@@ -1,7 +1,7 @@
 // COMMIT / ABORT markers (Kafka's EndTransactionMarker, KIP-98): a control batch the broker writes
 // into every partition of a transaction when it ends. Stored like any batch, so fetch returns the
 // stored bytes unchanged and clients skip control batches themselves.
-import { encodeRecordBatch } from '../protocol/record-batch';
+import { encodeRecordBatch, TimestampType } from '../protocol/record-batch';
 import type { BatchRow } from './append-plan';
 
 /** ControlRecordType: the key's type field. */
@@ -13,7 +13,8 @@ const COORDINATOR_EPOCH = 0;
 /**
  * The marker batch at `offset`: magic 2, attributes transactional | control, the producer's id and
  * (current) epoch, baseSequence -1, one record whose key is version 0 + type and whose value is
- * version 0 + coordinator epoch (EndTransactionMarker's schema v0), timestamp now, CRC-32C.
+ * version 0 + coordinator epoch (EndTransactionMarker's schema v0), timestamp now, CRC-32C. On a
+ * LogAppendTime topic the batch says so, as Kafka's LogValidator stamps the coordinator's markers.
  */
 export function controlBatch(
   producerId: number,
@@ -21,6 +22,7 @@ export function controlBatch(
   commit: boolean,
   offset: number,
   nowMs: number,
+  logAppendTime = false,
 ): BatchRow {
   const key = Buffer.alloc(4);
   key.writeInt16BE(0, 0);
@@ -37,6 +39,7 @@ export function controlBatch(
     baseSequence: -1,
     isTransactional: true,
     isControl: true,
+    timestampType: logAppendTime ? TimestampType.LogAppendTime : TimestampType.CreateTime,
   });
   return {
     baseOffset: offset,

@@ -73,6 +73,9 @@ export function retentionLimits(
   defaults: RetentionDefaults,
   nowMs: number,
 ): RetentionLimits {
+  // A compact-only topic keeps its data: retention applies with the delete policy only.
+  const policy = configs['cleanup.policy'] ?? defaults.cleanupPolicy ?? 'delete';
+  if (!policy.split(',').some((p) => p.trim() === 'delete')) return { minTimestamp: -Infinity, maxBytes: Infinity };
   const ms = 'retention.ms' in configs ? Number(topicConfig(configs, 'retention.ms')) : defaults.retentionMs;
   const bytes =
     'retention.bytes' in configs ? Number(topicConfig(configs, 'retention.bytes')) : defaults.retentionBytes;

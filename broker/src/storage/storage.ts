@@ -5,6 +5,9 @@
 import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
+
+export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
 
 export interface TopicInfo {
   name: string;
@@ -94,6 +97,8 @@ export interface CommittedOffset {
 export interface RetentionDefaults {
   retentionMs: number;
   retentionBytes: number;
+  /** log.cleanup.policy: topics without an override whose policy lacks delete keep their data. */
+  cleanupPolicy?: string;
 }
 
 export interface RetentionResult {
@@ -161,7 +166,10 @@ export interface TransactionInfo {
   state: TransactionState;
   /** transaction.timeout.ms the producer asked for (already checked against the broker's maximum). */
   timeoutMs: number;
-  /** When the ongoing transaction began (its first AddPartitionsToTxn or AddOffsetsToTxn); -1 outside one. */
+  /**
+   * When the last transaction began (its first AddPartitionsToTxn or AddOffsetsToTxn); kept through
+   * CompleteCommit / CompleteAbort as Kafka's txnStartTimestamp is; -1 after InitProducerId.
+   */
   startedMs: number;
   /** The last change of state. */
   updatedMs: number;
@@ -259,13 +267,45 @@ export interface Storage {
   /** Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call. */
   enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult;
 
+  // Compaction (issue 17, docs/compaction.md; the shared logic is compaction/cleaner.ts). Topics
+  // whose cleanup.policy holds compact are cleaned by the engine, one bounded step per call: the
+  // server calls compactStep every LOG_CLEANER_BACKOFF_MS, and again (after yielding to the event
+  // loop) while it answers working. Offsets never change: a cleaned batch keeps its base and last
+  // offset and producer fields; batches emptied go unless they are their producer's newest.
+  // Tombstones and markers are kept delete.retention.ms from the first pass that sees them.
+  /**
+   * One step: choose the dirtiest compacted partition (dirty ratio above min.cleanable.dirty.ratio,
+   * or past max.compaction.lag.ms), or map a slice of its dirty range, or filter a slice of its log
+   * (one short write transaction). `working: false`: nothing to clean now. `passDone` reports the
+   * pass that ended in this step (after its clean offset was checkpointed and pages reclaimed).
+   */
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult;
+  /**
+   * For reporting (`minnow topic describe`): the partition's clean offset, first uncleanable offset,
+   * dirty ratio now, and the last pass's time and bytes before/after. Undefined if unknown.
+   */
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined;
+
   // Idempotent producers
+  /**
+   * A new producer id at epoch 0; with a transactional id, initTransaction's id and epoch (its
+   * stored timeout kept, else the producers' default 60000).
+   */
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number };
 
   // Transactions (KIP-98; docs/transactions.md). The coordinator (src/transactions) checks each
   // request against the stored state, as Kafka's TransactionCoordinator does; the engine stores
   // each step in one transaction. Transactional batches are checked by append itself (the producer's
-  // epoch, and KIP-890 part 1: the partition must have been added), inside the write transaction.
+  // epoch, and KIP-890 part 1: the partition must have been added), inside the write transaction:
+  // the partition's result is INVALID_TXN_STATE (no ongoing transaction of that producer id, or the
+  // partition not added; also a plain batch of a producer whose transaction is open there) or
+  // INVALID_PRODUCER_EPOCH (any epoch other than the transaction's: the handler maps it to
+  // PRODUCER_FENCED where the request version wants that), then the usual sequence checks.
   /** Every transactional id's state, sorted by id (the coordinator's timers come back from it). */
   transactions(): TransactionInfo[];
   transaction(transactionalId: string): TransactionInfo | undefined;
@@ -273,13 +313,16 @@ export interface Storage {
    * InitProducerId with a transactional id: creates it (a new producer id, epoch 0) or bumps its
    * epoch (a new producer id, epoch 0, once the epoch would reach 32767), remembering the previous
    * id/epoch as last*. An ongoing transaction is aborted first, as endTransaction(abort) with the
-   * new epoch, in the same storage transaction. The state becomes Empty with `timeoutMs`.
+   * new epoch, in the same storage transaction (with a new producer id, the markers carry the old
+   * id and its epoch + 1). The state becomes Empty with `timeoutMs`. Producer ids come from the
+   * same allocator as idempotent producers'.
    */
   initTransaction(transactionalId: string, timeoutMs: number, nowMs: number): TransactionInfo;
   /**
    * AddPartitionsToTxn / AddOffsetsToTxn: the state becomes Ongoing (startedMs = nowMs if it was
    * not), the partitions and groups are added to those already there. Unknown partitions are the
-   * caller's to refuse.
+   * caller's to refuse (the engine throws StorageError for one). Every call below except
+   * initTransaction throws StorageError for an unknown transactional id: the coordinator checks first.
    */
   addToTransaction(
     transactionalId: string,
@@ -304,7 +347,9 @@ export interface Storage {
    * commit the pending offsets become the groups' committed offsets, on abort they are dropped and
    * each partition the transaction wrote to records its aborted range; the partitions' open
    * transaction ends (the last stable offset moves); the state becomes CompleteCommit or
-   * CompleteAbort with no partitions or groups.
+   * CompleteAbort with no partitions or groups. A partition added but never written gets its
+   * marker too (as Kafka's); a partition of a topic deleted meanwhile has left the transaction.
+   * With `bumpEpoch` the epoch goes up to 32767 at most (Kafka's prepareFenceProducerEpoch).
    */
   endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch?: boolean): EndTransactionResult;
   /** Partitions of `groupId` with a transactional offset pending (OffsetFetch require_stable, KIP-447). */

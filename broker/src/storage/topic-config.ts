@@ -1,8 +1,9 @@
 // Kafka 3.9's topic configs (LogConfig's ConfigDef): type, default, validator and broker-level
 // synonyms of each, plus whether minnow applies it. Everything DescribeConfigs reports is accepted
 // back by AlterConfigs/IncrementalAlterConfigs/CreateTopics. Applied: retention.ms,
-// retention.bytes, cleanup.policy (delete only: no compaction yet), max.message.bytes,
-// message.timestamp.type and the message.timestamp limits. The others are validated, stored and reported as Kafka does, and have no
+// retention.bytes, cleanup.policy (delete, compact or both: compaction/cleaner.ts),
+// delete.retention.ms, min.compaction.lag.ms, max.compaction.lag.ms, min.cleanable.dirty.ratio,
+// max.message.bytes, message.timestamp.type and the message.timestamp limits. The others are validated, stored and reported as Kafka does, and have no
 // effect (one node, no segment files, no tiered storage). Kafka 4.0 removed message.format.version,
 // message.timestamp.difference.max.ms and message.downconversion.enable (KIP-724, KIP-937);
 // minnow keeps accepting them as 3.9 does so older tools and saved configs still apply.
@@ -47,7 +48,7 @@ type Row = [
 const log = (name: string) => [`log.${name}`];
 const cleaner = (name: string) => [`log.cleaner.${name}`];
 
-// Same order as LogConfig defines them. The compact-refusal lives in validateTopicConfigs.
+// Same order as LogConfig defines them. The empty-policy refusal lives in validateTopicConfigs.
 const ROWS: Record<string, Row> = {
   'segment.bytes': [ConfigType.INT, '1073741824', atLeast(14), log('segment.bytes'), false],
   'segment.ms': [ConfigType.LONG, '604800000', atLeast(1), ['log.roll.ms', 'log.roll.hours'], false],
@@ -71,11 +72,11 @@ const ROWS: Record<string, Row> = {
   ],
   'max.message.bytes': [ConfigType.INT, '1048588', atLeast(0), ['message.max.bytes'], true],
   'index.interval.bytes': [ConfigType.INT, '4096', atLeast(0), log('index.interval.bytes'), false],
-  'delete.retention.ms': [ConfigType.LONG, '86400000', atLeast(0), cleaner('delete.retention.ms'), false],
-  'min.compaction.lag.ms': [ConfigType.LONG, '0', atLeast(0), cleaner('min.compaction.lag.ms'), false],
-  'max.compaction.lag.ms': [ConfigType.LONG, LONG_MAX, atLeast(1), cleaner('max.compaction.lag.ms'), false],
+  'delete.retention.ms': [ConfigType.LONG, '86400000', atLeast(0), cleaner('delete.retention.ms'), true],
+  'min.compaction.lag.ms': [ConfigType.LONG, '0', atLeast(0), cleaner('min.compaction.lag.ms'), true],
+  'max.compaction.lag.ms': [ConfigType.LONG, LONG_MAX, atLeast(1), cleaner('max.compaction.lag.ms'), true],
   'file.delete.delay.ms': [ConfigType.LONG, '60000', atLeast(0), log('segment.delete.delay.ms'), false],
-  'min.cleanable.dirty.ratio': [ConfigType.DOUBLE, '0.5', between(0, 1), cleaner('min.cleanable.ratio'), false],
+  'min.cleanable.dirty.ratio': [ConfigType.DOUBLE, '0.5', between(0, 1), cleaner('min.cleanable.ratio'), true],
   'cleanup.policy': [ConfigType.LIST, 'delete', validList('compact', 'delete'), log('cleanup.policy'), true],
   'unclean.leader.election.enable': [ConfigType.BOOLEAN, 'false', null, ['unclean.leader.election.enable'], false],
   'min.insync.replicas': [ConfigType.INT, '1', atLeast(1), ['min.insync.replicas'], false],
@@ -167,16 +168,28 @@ export const TOPIC_CONFIG_NAMES: readonly string[] = Object.keys(TOPIC_CONFIGS).
 export type TopicConfigCheck = { ok: true; configs: Record<string, string> } | { ok: false; message: string };
 
 /**
- * minnow's refusals of a (log.)cleanup.policy value Kafka's validator accepts: compaction is not
- * built yet, and an empty list would keep data forever. Null when the value (if any) is fine.
+ * minnow's refusal of a (log.)cleanup.policy value Kafka's validator accepts: an empty list would
+ * keep data forever. delete, compact and both are accepted (compaction: compaction/cleaner.ts).
+ * Null when the value (if any) is fine.
  */
 export function cleanupPolicyError(name: string, policy: string | undefined): string | null {
-  if (policy === undefined) return null;
   if (policy === '')
-    return invalidValue(name, '', 'minnow needs the delete policy (an empty list would keep data forever); use delete');
-  if (policy.split(',').some((p) => p !== 'delete'))
-    return invalidValue(name, policy, 'log compaction is not supported by minnow yet; only delete is accepted');
+    return invalidValue(
+      name,
+      '',
+      'minnow needs a policy (an empty list would keep data forever); use delete, compact or compact,delete',
+    );
   return null;
+}
+
+/** Whether a topic's effective cleanup.policy holds compact (records then need a key: LogValidator.validateKey). */
+export function isCompacted(
+  configs: Record<string, string>,
+  brokerDefaults?: Readonly<Record<string, string>>,
+): boolean {
+  return topicConfig(configs, 'cleanup.policy', brokerDefaults)
+    .split(',')
+    .some((p) => p.trim() === 'compact');
 }
 
 /**
@@ -222,4 +235,12 @@ export function topicConfig(
   brokerDefaults?: Readonly<Record<string, string>>,
 ): string {
   return configs[key] ?? brokerDefaults?.[key] ?? TOPIC_CONFIGS[key]?.default ?? '';
+}
+
+/**
+ * Whether a topic's override says message.timestamp.type=LogAppendTime (the broker-level default
+ * is the produce path's to apply; storage stamps its own markers from the topic's configs).
+ */
+export function isLogAppendTime(configs: Record<string, string>): boolean {
+  return topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime';
 }

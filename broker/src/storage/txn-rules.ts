@@ -5,6 +5,7 @@ import { ErrorCode } from '../protocol/error-codes';
 import { isTransactional } from '../protocol/record-batch';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import { bumpedEpoch, MAX_PRODUCER_EPOCH } from './log-rules';
+import type { ProducerPartitionState } from './producer-state';
 import type { AbortedTransaction, TransactionState, TxnPartition } from './storage';
 
 /** What the append check needs of the transaction a producer id belongs to. */
@@ -130,3 +131,17 @@ export function sortTxnPartitions(list: TxnPartition[]): TxnPartition[] {
 
 /** Default transaction.timeout.ms of the producers (for InitProducerId calls that give none). */
 export const DEFAULT_TXN_TIMEOUT_MS = 60000;
+
+/**
+ * A producer's state in a partition after its transaction's marker (ProducerAppendInfo's
+ * appendEndTxnMarker): a marker with a newer epoch (a fencing abort) moves the partition to it and
+ * forgets the old epoch's batches, so the fenced producer's plain batches are refused there too.
+ * Undefined: nothing to store.
+ */
+export function stateAfterMarker(
+  state: ProducerPartitionState | undefined,
+  markerEpoch: number,
+): ProducerPartitionState | undefined {
+  if (!state || state.producerEpoch >= markerEpoch) return undefined;
+  return { producerEpoch: markerEpoch, batches: [] };
+}

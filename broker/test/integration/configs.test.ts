@@ -189,12 +189,9 @@ describe('configs round-trip as in Kafka', () => {
       errorCode: ErrorCode.INVALID_CONFIG,
       errorMessage: 'Invalid value -5 for configuration retention.ms: Value must be at least -1',
     });
-    expect(
-      await incremental(TOPIC, 'bad', [{ name: 'cleanup.policy', configOperation: SET, value: 'compact' }]),
-    ).toEqual({
+    expect(await incremental(TOPIC, 'bad', [{ name: 'cleanup.policy', configOperation: SET, value: 'zap' }])).toEqual({
       errorCode: ErrorCode.INVALID_CONFIG,
-      errorMessage:
-        'Invalid value compact for configuration cleanup.policy: log compaction is not supported by minnow yet; only delete is accepted',
+      errorMessage: 'Invalid value zap for configuration cleanup.policy: String must be one of: compact, delete',
     });
     expect(await incremental(TOPIC, 'bad', [{ name: 'retention.ms', configOperation: APPEND, value: '1' }])).toEqual({
       errorCode: ErrorCode.INVALID_CONFIG,
@@ -288,10 +285,11 @@ describe('configs round-trip as in Kafka', () => {
       errorCode: 0,
     });
     expect(broker.context.storage.topic('lists')!.configs[name]).toBe('1:1,2:1');
-    // cleanup.policy starts from its default, delete; appending compact is refused (no compaction yet).
+    // cleanup.policy starts from its default, delete; appending compact makes it both (issue 17).
     expect(
       await incremental(TOPIC, 'lists', [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }]),
-    ).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG });
+    ).toMatchObject({ errorCode: 0 });
+    expect(broker.context.storage.topic('lists')!.configs['cleanup.policy']).toBe('delete,compact');
   });
 
   it('describes the broker with its settings read-only and the dynamic ones writable', async () => {

@@ -34,6 +34,7 @@ function policy(o: Partial<ProducePolicy> = {}): ProducePolicy {
     logAppendTime: false,
     timestampBeforeMaxMs: LONG_MAX,
     timestampAfterMaxMs: LONG_MAX,
+    compacted: false,
     nowMs: NOW,
     ...o,
   };
@@ -252,6 +253,14 @@ describe('batch-level checks', () => {
     expect(failure(validateProduceRecords(batch, policy())).errorCode).toBe(ErrorCode.INVALID_RECORD);
   });
 
+  it('a transactional batch passes (storage checks it against the transaction); a control batch is refused', () => {
+    const tx = { producerId: 7n, producerEpoch: 0, baseSequence: 0, isTransactional: true };
+    expect(accepted(validateProduceRecords(batchOf(2, tx), policy()))[0]!.header.attributes & 0x10).toBe(0x10);
+    const f = failure(validateProduceRecords(batchOf(1, { ...tx, isControl: true }), policy()));
+    expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(f.message).toMatch(/not allowed to write control records/);
+  });
+
   it('an idempotent batch without a base sequence: INVALID_RECORD', () => {
     const f = failure(
       validateProduceRecords(batchOf(1, { producerId: 7n, producerEpoch: 0, baseSequence: -1 }), policy()),
@@ -369,6 +378,37 @@ describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
         policy({ logAppendTime: true, timestampBeforeMaxMs: 1n, timestampAfterMaxMs: 1n }),
       ),
     );
+  });
+
+  it.each(codecs)('%s: a compacted topic refuses records without a key (LogValidator.validateKey)', (_name, type) => {
+    const keyless = encodeRecordBatch({
+      compression: type,
+      records: [0, 1, 2, 3].map((i) => ({
+        key: i % 2 === 0 ? Buffer.from(`k${i}`) : null,
+        value: Buffer.from(`v${i}`),
+        timestamp: BigInt(NOW),
+      })),
+    });
+    const f = failure(validateProduceRecords(keyless, policy({ compacted: true }), 'compacted-3'));
+    const message = 'Compacted topic cannot accept message without key in topic partition compacted-3';
+    expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(f.recordErrors).toEqual([
+      { batchIndex: 1, batchIndexErrorMessage: message },
+      { batchIndex: 3, batchIndexErrorMessage: message },
+    ]);
+    expect(f.message).toBe(
+      `One or more records have been rejected due to 2 record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=1, message='${message}'), RecordError(batchIndex=3, message='${message}')]`,
+    );
+    expect(f.withLogStartOffset).toBe(true);
+    // Keyed records pass; a topic without compact takes keyless ones.
+    accepted(validateProduceRecords(batchOf(3, { compression: type }), policy({ compacted: true }), 'compacted-3'));
+    accepted(validateProduceRecords(keyless, policy()));
+  });
+
+  it('producePolicy reads compaction from the topic, else the broker default', () => {
+    expect(producePolicy({ 'cleanup.policy': 'compact,delete' }, 9, NOW).compacted).toBe(true);
+    expect(producePolicy({}, 9, NOW, { 'cleanup.policy': 'compact' }).compacted).toBe(true);
+    expect(producePolicy({}, 9, NOW).compacted).toBe(false);
   });
 
   it('a producer may not flag its batch LogAppendTime on a LogAppendTime topic', () => {

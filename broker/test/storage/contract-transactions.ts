@@ -115,6 +115,20 @@ export function transactionsContract(ctx: ContractContext): void {
       });
     });
 
+    it('transactions() lists every id with its own partitions and groups, as transaction(id) shows it', () => {
+      begin('b', [1], ['g2', 'g1']);
+      begin('a', [0, 1], []);
+      s().initTransaction('c', 1000, NOW_MS);
+      const all = s().transactions();
+      expect(all.map((t) => t.transactionalId)).toEqual(['a', 'b', 'c']);
+      expect(all).toEqual(['a', 'b', 'c'].map((id) => s().transaction(id)));
+      expect(all.map((t) => [t.partitions.length, t.groups])).toEqual([
+        [2, []],
+        [1, ['g1', 'g2']],
+        [0, []],
+      ]);
+    });
+
     it('commits: markers at the next offsets, the high watermark one further, data stable', () => {
       begin('tx', [0, 1]);
       expect(plain()).toMatchObject({ errorCode: 0, baseOffset: 0 });
@@ -171,6 +185,16 @@ export function transactionsContract(ctx: ContractContext): void {
       const committed = readAll(0, 0, true);
       expect(baseOffsets(committed.batches)).toEqual([0, 1, 3, 4]);
       expect(committed.abortedTransactions).toEqual([]);
+    });
+
+    it("stamps the marker LogAppendTime on a LogAppendTime topic, as Kafka validates the coordinator's batches", () => {
+      s().createTopic('t', 2, { 'message.timestamp.type': 'LogAppendTime' });
+      begin();
+      s().endTransaction('tx', true, LATER);
+      const h = readBatchHeader(readAll(0).batches[0]!);
+      expect(h.attributes & Attribute.TimestampType).toBe(Attribute.TimestampType);
+      expect(Number(h.maxTimestamp)).toBe(LATER);
+      expect(verifyBatchCrc(readAll(0).batches[0]!)).toBe(true);
     });
 
     it('read_committed stops before the last stable offset, and at it returns nothing without an error', () => {
@@ -355,6 +379,15 @@ export function transactionsContract(ctx: ContractContext): void {
       expect(s().append([part('t', 0, [txBatch(info, 1)])], NOW_MS)[0]!.errorCode).toBe(
         ErrorCode.INVALID_PRODUCER_EPOCH,
       );
+      // The marker moved the partition's producer state to the new epoch (appendEndTxnMarker):
+      // the fenced instance's plain batches are refused too.
+      const plainZombie = batch({ producerId: info.producerId, producerEpoch: 0, baseSequence: 1 });
+      expect(s().append([part('t', 0, [plainZombie])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
+      // The next instance (epoch 2; its InitProducerId aborted the transaction begun above: marker at
+      // 2) starts at sequence 0 there.
+      const next = s().initTransaction('tx', 60000, LATER);
+      s().addToTransaction('tx', [{ topic: 't', partition: 0 }], [], LATER);
+      expect(s().append([part('t', 0, [txBatch(next, 0)])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 3 });
     });
 
     it('keeps transactional offsets pending until commit, and drops them on abort', () => {

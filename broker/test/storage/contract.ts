@@ -3,6 +3,7 @@
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import type { Storage } from '../../src/storage/storage';
+import { compactionContract } from './contract-compaction';
 import { producersContract } from './contract-producers';
 import { recordsContract } from './contract-records';
 import { retentionContract } from './contract-retention';
@@ -30,6 +31,7 @@ export function storageContract(name: string, makeStorage: () => Storage, reopen
     producersContract(ctx);
     retentionContract(ctx);
     transactionsContract(ctx);
+    compactionContract(ctx);
 
     if (reopen) {
       describe('after close and reopen', () => {

@@ -65,6 +65,31 @@ describe('sqlite transactions', () => {
     expect(count('open_txn')).toBe(0);
   });
 
+  it('a really full file (SQLITE_FULL) refuses endTransaction as diskFull, and leaves everything as it was', () => {
+    s.createTopic('wide', 300, {});
+    const partitions = Array.from({ length: 300 }, (_, partition) => ({ topic: 'wide', partition }));
+    s.initTransaction('tx', 60000, NOW_MS);
+    const info = s.addToTransaction('tx', partitions, [], NOW_MS);
+    const before = s.transaction('tx');
+    // The file may not grow by a page: 300 markers do not fit in its free space.
+    const pages = s.database.pragma('page_count', { simple: true }) as number;
+    s.database.pragma(`max_page_count = ${pages}`);
+    let err: unknown;
+    try {
+      s.endTransaction('tx', false, NOW_MS);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).diskFull).toBe(true);
+    expect(s.transaction('tx')).toEqual(before);
+    expect(s.offsets('wide', 299)!.highWatermark).toBe(0);
+    s.database.pragma('max_page_count = 1073741823');
+    expect(s.endTransaction('tx', false, NOW_MS).markedPartitions).toHaveLength(300);
+    expect(s.offsets('wide', 299)!.highWatermark).toBe(1);
+    expect(info.partitions).toHaveLength(300);
+  });
+
   it('a failed initTransaction during a transaction leaves it ongoing, its markers unwritten', () => {
     const info = begin();
     s.append([part('t', 0, [txBatch(info, 0)])], NOW_MS);

@@ -1,7 +1,13 @@
 // Topic config values checked with Kafka's ConfigDef rules and texts (issue 10: minnow refused its
 // own default of message.timestamp.difference.max.ms and called valid configs "unknown").
 import { javaDoubleToString, parseType, ConfigType } from '../../src/storage/config-def';
-import { TOPIC_CONFIG_NAMES, TOPIC_CONFIGS, topicConfig, validateTopicConfigs } from '../../src/storage/topic-config';
+import {
+  isCompacted,
+  TOPIC_CONFIG_NAMES,
+  TOPIC_CONFIGS,
+  topicConfig,
+  validateTopicConfigs,
+} from '../../src/storage/topic-config';
 
 const check = (configs: Record<string, string>) => validateTopicConfigs(configs);
 const error = (configs: Record<string, string>) => {
@@ -134,12 +140,14 @@ describe('topic configs', () => {
     );
   });
 
-  it('refuses compaction (not implemented yet) with a message that says so', () => {
-    for (const policy of ['compact', 'delete,compact']) {
-      expect(error({ 'cleanup.policy': policy })).toMatch(
-        /log compaction is not supported by minnow yet; only delete is accepted/,
-      );
+  it('accepts compact, delete and both (issue 17), and refuses an empty policy', () => {
+    for (const policy of ['compact', 'delete', 'delete,compact', 'compact,delete']) {
+      expect(error({ 'cleanup.policy': policy })).toBeNull();
     }
+    expect(error({ 'cleanup.policy': '' })).toMatch(/minnow needs a policy/);
+    expect(isCompacted({ 'cleanup.policy': 'delete,compact' })).toBe(true);
+    expect(isCompacted({})).toBe(false);
+    expect(isCompacted({}, { 'cleanup.policy': 'compact' })).toBe(true);
     expect(error({ 'cleanup.policy': 'remove' })).toBe(
       'Invalid value remove for configuration cleanup.policy: String must be one of: compact, delete',
     );

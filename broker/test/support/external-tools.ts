@@ -55,6 +55,8 @@ export const EXTERNAL_TOOLS = {
     install: 'apt-get install -y python3-kafka python3-confluent-kafka',
     probe: pythonImports('kafka, confluent_kafka'),
   },
+  // kafka-python's zstd codec (compaction-clients.test.ts produces with it).
+  'python3-zstandard': { install: 'apt-get install -y python3-zstandard', probe: pythonImports('zstandard') },
   // Debian's python3 without python3-venv has the venv module but not ensurepip, so `-m venv` fails.
   'python3-venv': { install: 'apt-get install -y python3-venv', probe: pythonImports('venv, ensurepip') },
   java: { install: 'apt-get install -y openjdk-17-jdk-headless' },

@@ -4,9 +4,13 @@
 // clients that send them without negotiating are sarama <= 1.27.0 with its default config.Version
 // and Java clients before 0.10.2 (old-message-formats.ts has the evidence).
 // acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
+// A transactional batch of a fenced (older) epoch gets storage's INVALID_PRODUCER_EPOCH in every
+// version, never PRODUCER_FENCED: Kafka's ProducerAppendInfo answers so since 2.7 (KIP-588), and
+// AddPartitionsToTxnManager maps its verification's PRODUCER_FENCED to it too.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
+import { isTransactional } from '../../protocol/record-batch';
 import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend, PartitionAppendResult } from '../../storage/storage';
 import { brokerTopicDefaults } from '../broker-configs';
@@ -106,7 +110,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           continue;
         }
         const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
-        const check = validateProduceRecords(records, policy);
+        const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
         if (!check.ok) {
           broker.logger.debug('produce rejected', {
             topic: name,
@@ -139,7 +143,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           errorCode: r.errorCode,
           baseOffset: BigInt(r.baseOffset),
           logAppendTimeMs: BigInt(r.logAppendTimeMs),
-          logStartOffset: BigInt(r.logStartOffset),
+          logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
           errorMessage: r.errorMessage,
         });
       });
@@ -177,6 +181,18 @@ const TRANSACTIONAL_FLAG = 0x10;
 const MAGIC_OFFSET = 16;
 
 /** Kafka's RequestUtils.hasTransactionalRecords: any v2 batch with the transactional bit. */
+/**
+ * A transactional batch refused for its transaction (not added, fenced epoch): Kafka refuses it in
+ * KIP-890's verification, before the log, so its answer carries no log start offset (-1; a log's
+ * own refusals, sequence errors, carry it).
+ */
+function refusedByVerification(append: PartitionAppend, r: PartitionAppendResult): boolean {
+  return (
+    (r.errorCode === ErrorCode.INVALID_TXN_STATE || r.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH) &&
+    append.batches.some((b) => isTransactional(b.header.attributes))
+  );
+}
+
 function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {
   for (const parts of requested.values()) {
     for (const records of parts.values()) {

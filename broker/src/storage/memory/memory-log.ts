@@ -4,9 +4,10 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { BatchRow } from '../append-plan';
 import { checkFetchOffset, fitsFetch, producerLastOffset, retentionDeletes } from '../log-rules';
 import type { RetentionLimits } from '../log-rules';
+import type { CleanerCheckpoint } from '../compaction/cleaner';
 import type { ProducerPartitionState } from '../producer-state';
 import type { AbortedTransaction, ReadResult, StoredBatch } from '../storage';
-import { lastStableOffset, overlappingAborted } from '../txn-rules';
+import { lastStableOffset, overlappingAborted, stateAfterMarker } from '../txn-rules';
 
 export class MemoryLog {
   logStartOffset = 0;
@@ -19,6 +20,8 @@ export class MemoryLog {
   readonly openTxns = new Map<number, number>();
   /** Aborted transactions, in marker (lastOffset) order (Kafka's .txnindex). */
   aborted: AbortedTransaction[] = [];
+  /** The compactor's last pass here (compaction/cleaner.ts), if any. */
+  cleaner: CleanerCheckpoint | undefined;
 
   lastStableOffset(): number {
     return lastStableOffset(this.openTxns.values(), this.highWatermark, this.logStartOffset);
@@ -30,6 +33,8 @@ export class MemoryLog {
     if (!commit && first !== undefined)
       this.aborted.push({ producerId: row.producerId, firstOffset: first, lastOffset: row.lastOffset });
     this.openTxns.delete(row.producerId);
+    const state = stateAfterMarker(this.producers.get(row.producerId), row.producerEpoch);
+    if (state) this.producers.set(row.producerId, state);
     this.append([row], row.lastOffset + 1);
   }
 

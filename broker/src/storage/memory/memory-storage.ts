@@ -30,9 +30,13 @@ import type {
   UserScramCredentialInfo,
 } from '../storage';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
+import { Cleaner } from '../compaction/cleaner';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
+import { MemoryCleanerLog } from './memory-cleaner';
 import { MemoryLog } from './memory-log';
 import { MemoryTransactions } from './memory-txns';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
+import { isLogAppendTime } from '../topic-config';
 
 interface MemoryTopic {
   info: TopicInfo;
@@ -48,6 +52,7 @@ export class MemoryStorage implements Storage {
   private nextProducerId = 1;
   private readonly txns = new MemoryTransactions({
     log: (topic, partition) => this.log(topic, partition),
+    logAppendTime: (topic) => isLogAppendTime(this.topics.get(topic)?.info.configs ?? {}),
     allocateProducerId: () => this.nextProducerId++,
     commitOffsets: (groupId, offsets, nowMs) => this.commitOffsets(groupId, offsets, nowMs),
   });
@@ -60,6 +65,13 @@ export class MemoryStorage implements Storage {
   private readonly clientQuotaValues = new Map<string, Record<string, number>>();
   /** By `user NUL mechanism`. */
   private readonly scram = new Map<string, UserScramCredential>();
+
+  private readonly cleaner = new Cleaner(
+    new MemoryCleanerLog(
+      () => this.topics.values(),
+      (name) => this.topics.get(name),
+    ),
+  );
 
   constructor(readonly url = 'memory://') {}
 
@@ -268,6 +280,18 @@ export class MemoryStorage implements Storage {
       }
     }
     return result;
+  }
+
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
+    return this.cleaner.step(nowMs, opts);
+  }
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined {
+    return this.cleaner.state(topic, partition, nowMs, brokerDefaults);
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {

@@ -24,6 +24,8 @@ const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export interface MemoryTxnHost {
   log(topic: string, partition: number): MemoryLog | undefined;
+  /** message.timestamp.type=LogAppendTime on the topic (its markers say so). */
+  logAppendTime(topic: string): boolean;
   allocateProducerId(): number;
   commitOffsets(groupId: string, offsets: readonly PendingOffset[], nowMs: number): void;
 }
@@ -155,7 +157,15 @@ export class MemoryTransactions {
     const marked = sortTxnPartitions([...t.partitions.values()]);
     for (const p of marked) {
       const log = this.host.log(p.topic, p.partition)!; // deleted topics leave t.partitions
-      log.appendMarker(controlBatch(t.info.producerId, epoch, commit, log.highWatermark, nowMs), commit);
+      const row = controlBatch(
+        t.info.producerId,
+        epoch,
+        commit,
+        log.highWatermark,
+        nowMs,
+        this.host.logAppendTime(p.topic),
+      );
+      log.appendMarker(row, commit);
     }
     if (commit) for (const [group, pending] of t.offsets) this.host.commitOffsets(group, [...pending.values()], nowMs);
     t.partitions.clear();

@@ -208,6 +208,24 @@ CREATE TABLE aborted_txn (
 ) WITHOUT ROWID;
 `;
 
+// Compaction (issue 17, docs/compaction.md): each compacted partition's last pass (its clean
+// offset: where the next pass's dirty range starts), and per batch the time from which its
+// tombstones or marker may go (KIP-534's delete horizon, kept in a column rather than in the batch
+// so the stored bytes stay as produced). The column lands after data: only the cleaner reads it,
+// together with data, so size-only queries still never touch overflow pages.
+const compaction = `
+ALTER TABLE record_batch ADD COLUMN delete_horizon_ms INTEGER NOT NULL DEFAULT -1;
+CREATE TABLE log_cleaner (
+  partition_id    INTEGER PRIMARY KEY REFERENCES partition (id),
+  clean_offset    INTEGER NOT NULL,
+  last_cleaned_ms INTEGER NOT NULL,
+  bytes_before    INTEGER NOT NULL,
+  bytes_after     INTEGER NOT NULL,
+  -- The earliest delete horizon the last pass left (-1: none): a pass is due then even without dirt.
+  next_horizon_ms INTEGER NOT NULL DEFAULT -1
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
@@ -215,4 +233,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'acl', sql: acl },
   { version: 5, name: 'client_quota', sql: clientQuota },
   { version: 6, name: 'transactions', sql: transactions },
+  { version: 7, name: 'compaction', sql: compaction },
 ];

@@ -2,7 +2,7 @@
 // and writes. States are cached per partition (every idempotent batch looks one up); the undo log
 // of the surrounding transaction restores the cache on rollback.
 import type Database from 'better-sqlite3';
-import { bumpedEpoch, producerLastOffset } from '../log-rules';
+import { producerLastOffset } from '../log-rules';
 import type { ProducerBatchEntry, ProducerPartitionState } from '../producer-state';
 import type { Transactor } from './transaction';
 
@@ -24,10 +24,7 @@ export class Producers {
          ON CONFLICT DO UPDATE SET epoch = excluded.epoch, last_offset = excluded.last_offset, batches = excluded.batches`,
       ),
       evict: db.prepare('DELETE FROM producer_partition WHERE partition_id = ? AND last_offset < ?'),
-      byTransactionalId: db.prepare('SELECT producer_id AS producerId, epoch FROM producer WHERE transactional_id = ?'),
       insert: db.prepare('INSERT INTO producer (transactional_id, epoch, updated_ms) VALUES (?, 0, ?)'),
-      bump: db.prepare('UPDATE producer SET epoch = ?, updated_ms = ? WHERE producer_id = ?'),
-      release: db.prepare('UPDATE producer SET transactional_id = NULL WHERE producer_id = ?'),
     };
   }
 
@@ -74,26 +71,14 @@ export class Producers {
   }
 
   /**
-   * InitProducerId without transactions: a new id at epoch 0, or for a transactional id the next
-   * epoch of its id (fencing the previous instance), moving to a new id when the epoch runs out.
+   * InitProducerId without a transactional id: a new id at epoch 0. (A transactional id's producer
+   * id and epoch are transactions.ts', which allocates from the same table.)
    */
-  initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
-    return this.tx.run(() => {
-      const existing =
-        transactionalId === null
-          ? undefined
-          : (this.q.byTransactionalId.get(transactionalId) as { producerId: number; epoch: number } | undefined);
-      if (existing) {
-        const epoch = bumpedEpoch(existing.epoch);
-        if (epoch !== null) {
-          this.q.bump.run(epoch, nowMs, existing.producerId);
-          return { producerId: existing.producerId, producerEpoch: epoch };
-        }
-        this.q.release.run(existing.producerId);
-      }
-      const producerId = Number(this.q.insert.run(transactionalId, nowMs).lastInsertRowid);
-      return { producerId, producerEpoch: 0 };
-    });
+  initProducerId(nowMs: number): { producerId: number; producerEpoch: number } {
+    return this.tx.run(() => ({
+      producerId: Number(this.q.insert.run(null, nowMs).lastInsertRowid),
+      producerEpoch: 0,
+    }));
   }
 }
 

@@ -1,14 +1,24 @@
 // The log: appending planned batches, fetching them back as stored blobs, timestamp lookups and
 // DeleteRecords. Partition offsets live in the partition table and in the cached PartitionEntry;
 // both change in one transaction, and the undo log puts the cache back if it rolls back.
+// Transactions' partition side lives here too: the append's check of a producer's transaction
+// (txn-rules.ts), open_txn (the last stable offset, cached per partition), the COMMIT/ABORT
+// markers and aborted_txn (the ranges a read_committed fetch returns).
 import type Database from 'better-sqlite3';
 import { ErrorCode } from '../../protocol/error-codes';
 import { planAppend } from '../append-plan';
 import { checkFetchOffset, deleteRecordsTarget, fitsFetch, unknownPartitionRead } from '../log-rules';
 import type { BatchRow } from '../append-plan';
-import type { DeleteRecordsResult, PartitionAppend, PartitionAppendResult, ReadResult, StoredBatch } from '../storage';
-import type { AbortedTransaction, TransactionState } from '../storage';
-import { checkTxnBatch, lastStableOffset } from '../txn-rules';
+import type {
+  AbortedTransaction,
+  DeleteRecordsResult,
+  PartitionAppend,
+  PartitionAppendResult,
+  ReadResult,
+  StoredBatch,
+  TransactionState,
+} from '../storage';
+import { checkTxnBatch, lastStableOffset, stateAfterMarker } from '../txn-rules';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -192,6 +202,8 @@ export class Records {
     this.insertRow(entry.id, row);
     this.setOffsets(entry, entry.logStartOffset, row.lastOffset + 1, row.size);
     this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
+    const state = stateAfterMarker(this.producers.state(entry.id, row.producerId), row.producerEpoch);
+    if (state) this.producers.save(entry.id, row.producerId, state);
     const first = entry.openTxns.get(row.producerId);
     if (first === undefined) return;
     if (!commit) this.q.insertAborted.run(entry.id, row.producerId, first, row.lastOffset);

@@ -40,6 +40,9 @@ import type { PragmaOptions } from './pragmas';
 import { Producers } from './producers';
 import { Records } from './records';
 import { Retention } from './retention';
+import { SqliteCleanerLog } from './cleaner';
+import { Cleaner } from '../compaction/cleaner';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
 import { migrate } from './schema';
 import { Topics } from './topics';
 import { Transactions } from './transactions';
@@ -66,6 +69,7 @@ export class SqliteStorage implements Storage {
   private readonly producers: Producers;
   private readonly records: Records;
   private readonly retention: Retention;
+  private readonly cleaner: Cleaner;
   private readonly groupOffsets: GroupOffsets;
   private readonly txns: Transactions;
   private readonly brokerConfigStore: BrokerConfigs;
@@ -126,6 +130,9 @@ export class SqliteStorage implements Storage {
       this.producers = new Producers(this.db, this.tx);
       this.records = new Records(this.db, this.tx, this.topics, this.producers);
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
+      this.cleaner = new Cleaner(
+        new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
+      );
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
@@ -252,6 +259,18 @@ export class SqliteStorage implements Storage {
     return result;
   }
 
+  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
+    return this.guard(() => this.cleaner.step(nowMs, opts));
+  }
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined {
+    return this.guard(() => this.cleaner.state(topic, partition, nowMs, brokerDefaults));
+  }
+
   /**
    * Gives freed pages back to the file system. The delete has committed by then: if this fails
    * (a full disk leaves no WAL room to move pages), the pages stay free inside the file, where
@@ -272,7 +291,7 @@ export class SqliteStorage implements Storage {
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {
-    if (transactionalId === null) return this.guard(() => this.producers.initProducerId(null, nowMs));
+    if (transactionalId === null) return this.guard(() => this.producers.initProducerId(nowMs));
     // A transactional id's producer id and epoch live in its txn row: one path for both calls.
     return this.guard(() => {
       const timeoutMs = this.txns.get(transactionalId)?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS;

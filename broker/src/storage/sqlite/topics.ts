@@ -64,6 +64,7 @@ export class Topics {
         'DELETE FROM open_txn WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
         'DELETE FROM aborted_txn WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
         'DELETE FROM producer_partition WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
+        'DELETE FROM log_cleaner WHERE partition_id IN (SELECT id FROM partition WHERE topic_id = ?)',
         'DELETE FROM partition WHERE topic_id = ?',
         'DELETE FROM topic_config WHERE topic_id = ?',
         'DELETE FROM topic WHERE id = ?',

@@ -13,6 +13,7 @@ import type {
   TransactionState,
   TxnPartition,
 } from '../storage';
+import { isLogAppendTime } from '../topic-config';
 import { fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Records } from './records';
 import type { Topics } from './topics';
@@ -50,6 +51,13 @@ export class Transactions {
          WHERE x.transactional_id = ? ORDER BY t.name, p.partition_index`,
       ),
       groups: db.prepare('SELECT group_id FROM txn_group WHERE transactional_id = ? ORDER BY group_id').pluck(),
+      // For list(): every id's partitions and groups in one query each, not two per id.
+      allPartitions: db.prepare(
+        `SELECT x.transactional_id AS id, t.name AS topic, p.partition_index AS partition FROM txn_partition x
+           JOIN partition p ON p.id = x.partition_id JOIN topic t ON t.id = p.topic_id
+         ORDER BY t.name, p.partition_index`,
+      ),
+      allGroups: db.prepare('SELECT transactional_id AS id, group_id AS groupId FROM txn_group ORDER BY group_id'),
       addPartition: db.prepare('INSERT OR IGNORE INTO txn_partition (transactional_id, partition_id) VALUES (?, ?)'),
       addGroup: db.prepare('INSERT OR IGNORE INTO txn_group (transactional_id, group_id) VALUES (?, ?)'),
       putOffset: db.prepare(
@@ -86,7 +94,23 @@ export class Transactions {
   }
 
   list(): TransactionInfo[] {
-    return (this.q.all.all() as TxnRow[]).map((row) => this.describe(row));
+    const partitions = new Map<string, TxnPartition[]>();
+    for (const r of this.q.allPartitions.all() as ({ id: string } & TxnPartition)[]) {
+      const list = partitions.get(r.id) ?? [];
+      list.push({ topic: r.topic, partition: r.partition });
+      partitions.set(r.id, list);
+    }
+    const groups = new Map<string, string[]>();
+    for (const r of this.q.allGroups.all() as { id: string; groupId: string }[]) {
+      const list = groups.get(r.id) ?? [];
+      list.push(r.groupId);
+      groups.set(r.id, list);
+    }
+    return (this.q.all.all() as TxnRow[]).map((row) => ({
+      ...row,
+      partitions: partitions.get(row.transactionalId) ?? [],
+      groups: groups.get(row.transactionalId) ?? [],
+    }));
   }
 
   get(transactionalId: string): TransactionInfo | undefined {
@@ -205,7 +229,9 @@ export class Transactions {
     const marked = this.q.partitions.all(t.transactionalId) as TxnPartition[];
     for (const p of marked) {
       const entry = this.topics.partition(p.topic, p.partition)!; // rows of deleted topics are gone
-      this.records.appendMarker(entry, controlBatch(t.producerId, epoch, commit, entry.highWatermark, nowMs), commit);
+      const logAppendTime = isLogAppendTime(this.topics.configs(p.topic) ?? {});
+      const row = controlBatch(t.producerId, epoch, commit, entry.highWatermark, nowMs, logAppendTime);
+      this.records.appendMarker(entry, row, commit);
     }
     if (commit) this.q.commitOffsets.run(nowMs, t.transactionalId);
     for (const stmt of this.q.clear) stmt.run(t.transactionalId);

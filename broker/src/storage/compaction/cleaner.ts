@@ -1,0 +1,344 @@
+// The compactor (Kafka's LogCleaner, docs/compaction.md), shared by every engine through the
+// CleanerLog an engine implements. Work comes in bounded steps: Storage.compactStep does one and
+// returns, so the server runs them between other requests (never a long stall). A pass over one
+// partition: (1) map key -> latest offset over the dirty range [firstDirty, firstUncleanable),
+// (2) filter every batch below the end of the mapped range, rewriting the ones that lose records
+// (same offsets, codec and producer fields: batch-filter.ts), (3) checkpoint the clean offset.
+import { ATTRIBUTES, isControl, MAX_TIMESTAMP } from '../../protocol/record-batch';
+import type { BatchRow } from '../append-plan';
+import { ControlType } from '../control-batch';
+import type { AbortedTransaction } from '../storage';
+import { readRawRecords, rewriteBatch } from './batch-filter';
+import {
+  cleanableRange,
+  compactionSettings,
+  DEFAULT_DEDUPE_BYTES,
+  keyId,
+  needsCleaning,
+  OFFSET_MAP_ENTRY_BYTES,
+} from './cleaner-rules';
+import type { CleanableRange, CompactionSettings, PartitionLogView, RangeQueries } from './cleaner-rules';
+import { TxnTracker } from './txn-tracker';
+
+/** A stored batch as the cleaner sees it: the row plus its tombstone/marker delete horizon (-1: none yet). */
+export interface CleanerBatch extends BatchRow {
+  deleteHorizonMs: number;
+}
+
+export type BatchChange =
+  | { kind: 'delete'; baseOffset: number }
+  | { kind: 'horizon'; baseOffset: number; deleteHorizonMs: number }
+  | {
+      kind: 'rewrite';
+      baseOffset: number;
+      data: Buffer;
+      recordCount: number;
+      maxTimestamp: number;
+      deleteHorizonMs: number;
+    };
+
+/** The last pass's outcome per partition (log_cleaner in SQLite). */
+export interface CleanerCheckpoint {
+  cleanOffset: number;
+  lastCleanedMs: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The earliest delete horizon left on a kept tombstone or marker (-1: none): the next pass is due then. */
+  nextHorizonMs: number;
+}
+
+export interface CleanerPartitionRef {
+  topic: string;
+  partition: number;
+}
+
+/** What an engine gives the cleaner: its compacted partitions' logs, read and changed in bounded calls. */
+export interface CleanerLog {
+  /** Every partition with its topic's overrides (the cleaner keeps those whose policy has compact). */
+  partitions(): Iterable<CleanerPartitionRef & { topicId: string; configs: Record<string, string> }>;
+  view(
+    topic: string,
+    partition: number,
+  ): (PartitionLogView & { topicId: string; configs: Record<string, string> }) | undefined;
+  rangeQueries(topic: string, partition: number): RangeQueries;
+  /** Batches whose base offset is in [from, to), in order, until their sizes reach maxBytes (at least one). */
+  batches(topic: string, partition: number, from: number, to: number, maxBytes: number): CleanerBatch[];
+  aborted(topic: string, partition: number): AbortedTransaction[];
+  /** Base offsets of each producer's newest batch here (kept even when emptied: RETAIN_EMPTY). */
+  producerNewestBatches(topic: string, partition: number): Set<number>;
+  /** Applies changes in one transaction; a batch no longer stored (retention, DeleteRecords) is skipped. Returns bytes freed. */
+  apply(topic: string, partition: number, changes: readonly BatchChange[]): number;
+  checkpoint(topic: string, partition: number, checkpoint: CleanerCheckpoint): void;
+  lastCheckpoint(topic: string, partition: number): CleanerCheckpoint | undefined;
+  /** Gives freed pages back to the file system (SQLite incremental_vacuum); a no-op in memory. */
+  reclaim(freedBytes: number): void;
+}
+
+export interface CleanerOptions {
+  /** Broker-level topic defaults (log.cleanup.policy ... as topic config names). */
+  brokerDefaults?: Readonly<Record<string, string>>;
+  /** Bytes of batches read per step (default 1 MiB). */
+  stepBytes?: number;
+  /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
+  dedupeBytes?: number;
+}
+
+export interface CleanerPassResult extends CleanerPartitionRef {
+  cleanOffset: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  batchesRewritten: number;
+  batchesDeleted: number;
+}
+
+/** One step's outcome: idle (nothing to clean now) or working, with the pass that finished, if one did. */
+export interface CompactionStepResult {
+  working: boolean;
+  passDone?: CleanerPassResult;
+}
+
+/** Per partition, for reporting (Storage.cleanerState, `minnow topic describe`). */
+export interface CleanerState {
+  compacted: boolean;
+  cleanOffset: number;
+  firstUncleanableOffset: number;
+  dirtyRatio: number;
+  /** -1 when never cleaned. */
+  lastCleanedMs: number;
+  lastBytesBefore: number;
+  lastBytesAfter: number;
+}
+
+interface Pass extends CleanerPartitionRef {
+  topicId: string;
+  settings: CompactionSettings;
+  phase: 'map' | 'filter';
+  /** Next offset to read. */
+  pos: number;
+  end: number;
+  mapEnd: number;
+  map: Map<string, number>;
+  mapLimit: number;
+  tracker: TxnTracker;
+  producerNewest: Set<number>;
+  bytesBefore: number;
+  bytesAfter: number;
+  freed: number;
+  nextHorizonMs: number;
+  rewritten: number;
+  deleted: number;
+}
+
+const DEFAULT_STEP_BYTES = 1024 * 1024;
+
+export class Cleaner {
+  private pass: Pass | undefined;
+
+  constructor(private readonly log: CleanerLog) {}
+
+  /** Does one bounded piece of work: choosing a partition, a slice of its map, or a slice of its filter. */
+  step(nowMs: number, opts: CleanerOptions = {}): CompactionStepResult {
+    if (!this.pass) {
+      this.pass = this.choose(nowMs, opts);
+      if (!this.pass) return { working: false };
+    }
+    const pass = this.pass;
+    const view = this.log.view(pass.topic, pass.partition);
+    if (!view || view.topicId !== pass.topicId) {
+      this.pass = undefined; // the topic went away meanwhile
+      return { working: true };
+    }
+    const stepBytes = opts.stepBytes ?? DEFAULT_STEP_BYTES;
+    if (pass.phase === 'map') this.mapStep(pass, stepBytes);
+    else {
+      const done = this.filterStep(pass, nowMs, stepBytes);
+      if (done) {
+        this.pass = undefined;
+        return { working: true, passDone: this.finish(pass, nowMs) };
+      }
+    }
+    return { working: true };
+  }
+
+  /** The partition's cleaner state; undefined for an unknown partition. */
+  state(topic: string, partition: number, nowMs: number, brokerDefaults?: Readonly<Record<string, string>>) {
+    const view = this.log.view(topic, partition);
+    if (!view) return undefined;
+    const settings = compactionSettings(view.configs, brokerDefaults);
+    const range = cleanableRange(view, settings, this.log.rangeQueries(topic, partition), nowMs);
+    const last = this.log.lastCheckpoint(topic, partition);
+    const state: CleanerState = {
+      compacted: settings.compact,
+      cleanOffset: view.cleanOffset,
+      firstUncleanableOffset: range.firstUncleanable,
+      dirtyRatio: range.dirtyRatio,
+      lastCleanedMs: last?.lastCleanedMs ?? -1,
+      lastBytesBefore: last?.bytesBefore ?? 0,
+      lastBytesAfter: last?.bytesAfter ?? 0,
+    };
+    return state;
+  }
+
+  private choose(nowMs: number, opts: CleanerOptions): Pass | undefined {
+    let best:
+      | { ref: CleanerPartitionRef & { topicId: string }; settings: CompactionSettings; range: CleanableRange }
+      | undefined;
+    for (const p of this.log.partitions()) {
+      const settings = compactionSettings(p.configs, opts.brokerDefaults);
+      if (!settings.compact) continue;
+      const view = this.log.view(p.topic, p.partition);
+      if (!view) continue;
+      const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
+      if (!needsCleaning(range, settings)) continue;
+      if (!best || range.dirtyRatio > best.range.dirtyRatio) best = { ref: p, settings, range };
+    }
+    if (!best) return undefined;
+    const { topic, partition, topicId } = best.ref;
+    return {
+      topic,
+      partition,
+      topicId,
+      settings: best.settings,
+      phase: 'map',
+      pos: best.range.firstDirty,
+      end: best.range.firstUncleanable,
+      mapEnd: best.range.firstDirty,
+      map: new Map(),
+      mapLimit: Math.max(1, Math.floor((opts.dedupeBytes ?? DEFAULT_DEDUPE_BYTES) / OFFSET_MAP_ENTRY_BYTES)),
+      tracker: new TxnTracker(this.log.aborted(topic, partition), best.range.firstDirty),
+      producerNewest: new Set(),
+      bytesBefore: 0,
+      bytesAfter: 0,
+      freed: 0,
+      nextHorizonMs: -1,
+      rewritten: 0,
+      deleted: 0,
+    };
+  }
+
+  /** Maps key -> latest offset (Kafka's buildOffsetMap), skipping markers and aborted batches. */
+  private mapStep(pass: Pass, stepBytes: number): void {
+    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes);
+    let full = false;
+    for (const row of rows) {
+      if (pass.map.size > 0 && pass.map.size + row.recordCount > pass.mapLimit) {
+        full = true; // the map covers a prefix of the dirty range; this pass cleans up to there
+        break;
+      }
+      const attributes = row.data.readInt16BE(ATTRIBUTES);
+      if (!isControl(attributes) && !pass.tracker.onBatch(row, attributes)) {
+        for (const { record } of readRawRecords(row.data)) {
+          if (record.key !== null) pass.map.set(keyId(record.key), row.baseOffset + record.offsetDelta);
+        }
+      }
+      pass.pos = row.lastOffset + 1;
+      pass.mapEnd = pass.pos;
+    }
+    if (full || rows.length === 0 || pass.pos >= pass.end) {
+      if (!full) pass.mapEnd = pass.end;
+      pass.phase = 'filter';
+      pass.pos = 0;
+      pass.tracker = new TxnTracker(this.log.aborted(pass.topic, pass.partition), 0);
+      pass.producerNewest = this.log.producerNewestBatches(pass.topic, pass.partition);
+    }
+  }
+
+  /** Filters a slice of [log start, mapEnd) and applies it in one transaction; true when the range is done. */
+  private filterStep(pass: Pass, nowMs: number, stepBytes: number): boolean {
+    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes);
+    const changes: BatchChange[] = [];
+    for (const row of rows) {
+      const change = this.filterBatch(pass, row, nowMs);
+      pass.bytesBefore += row.size;
+      if (!change) pass.bytesAfter += row.size;
+      else if (change.kind === 'rewrite') {
+        pass.bytesAfter += change.data.length;
+        pass.rewritten++;
+      } else if (change.kind === 'horizon') pass.bytesAfter += row.size;
+      else pass.deleted++;
+      if (change) changes.push(change);
+      const horizon = !change ? row.deleteHorizonMs : change.kind === 'delete' ? -1 : change.deleteHorizonMs;
+      // A horizon already passed that left its batch (a marker whose transaction still has data) does
+      // not make the next pass due: it would run every step.
+      if (horizon > nowMs && (pass.nextHorizonMs < 0 || horizon < pass.nextHorizonMs)) pass.nextHorizonMs = horizon;
+      pass.pos = row.lastOffset + 1;
+    }
+    if (changes.length > 0) pass.freed += this.log.apply(pass.topic, pass.partition, changes);
+    return rows.length === 0 || pass.pos >= pass.mapEnd;
+  }
+
+  /** Kafka's LogCleaner.cleanInto decisions for one batch: null leaves it as stored. */
+  private filterBatch(pass: Pass, row: CleanerBatch, nowMs: number): BatchChange | null {
+    const attributes = row.data.readInt16BE(ATTRIBUTES);
+    const horizonPassed = row.deleteHorizonMs >= 0 && nowMs >= row.deleteHorizonMs;
+    const newHorizon = nowMs + pass.settings.deleteRetentionMs;
+    if (isControl(attributes)) {
+      const type = markerType(row.data);
+      if (type === undefined) return null;
+      const canDiscard = pass.tracker.onMarker(row, type === ControlType.Abort);
+      // Markers piggy-back on the tombstone horizon (KIP-534): kept delete.retention.ms after their
+      // transaction's batches are gone, so a consumer reading from the start still sees them.
+      if (row.deleteHorizonMs < 0) return { kind: 'horizon', baseOffset: row.baseOffset, deleteHorizonMs: newHorizon };
+      return canDiscard && horizonPassed ? { kind: 'delete', baseOffset: row.baseOffset } : null;
+    }
+    const aborted = pass.tracker.onBatch(row, attributes);
+    const records = readRawRecords(row.data);
+    const kept = aborted
+      ? []
+      : records.filter(({ record }) => {
+          if (record.key === null) return false; // Kafka's cleaner drops keyless records
+          const latest = pass.map.get(keyId(record.key));
+          if (latest !== undefined && row.baseOffset + record.offsetDelta < latest) return false;
+          return record.value !== null || !horizonPassed;
+        });
+    const hasTombstone = kept.some((k) => k.record.value === null);
+    const horizon = hasTombstone && row.deleteHorizonMs < 0 ? newHorizon : row.deleteHorizonMs;
+    if (kept.length === records.length) {
+      return horizon === row.deleteHorizonMs
+        ? null
+        : { kind: 'horizon', baseOffset: row.baseOffset, deleteHorizonMs: horizon };
+    }
+    // An emptied batch goes, unless it is its producer's newest (its sequence numbers: RETAIN_EMPTY).
+    if (kept.length === 0 && !(row.producerId >= 0 && pass.producerNewest.has(row.baseOffset)))
+      return { kind: 'delete', baseOffset: row.baseOffset };
+    const data = rewriteBatch(row.data, kept);
+    return {
+      kind: 'rewrite',
+      baseOffset: row.baseOffset,
+      data,
+      recordCount: kept.length,
+      maxTimestamp: Number(data.readBigInt64BE(MAX_TIMESTAMP)),
+      deleteHorizonMs: horizon,
+    };
+  }
+
+  private finish(pass: Pass, nowMs: number): CleanerPassResult {
+    this.log.checkpoint(pass.topic, pass.partition, {
+      cleanOffset: pass.mapEnd,
+      lastCleanedMs: nowMs,
+      bytesBefore: pass.bytesBefore,
+      bytesAfter: pass.bytesAfter,
+      nextHorizonMs: pass.nextHorizonMs,
+    });
+    this.log.reclaim(pass.freed);
+    return {
+      topic: pass.topic,
+      partition: pass.partition,
+      cleanOffset: pass.mapEnd,
+      bytesBefore: pass.bytesBefore,
+      bytesAfter: pass.bytesAfter,
+      batchesRewritten: pass.rewritten,
+      batchesDeleted: pass.deleted,
+    };
+  }
+}
+
+/** COMMIT or ABORT from a marker's key (version int16, type int16); undefined if unreadable. */
+function markerType(data: Buffer): number | undefined {
+  try {
+    const key = readRawRecords(data)[0]?.record.key;
+    return key && key.length >= 4 ? key.readInt16BE(2) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,343 @@
+// Contract part: compaction (issue 17, docs/compaction.md): the latest value per key, offsets kept
+// (gaps), rewritten batches' headers, tombstone and marker lifetimes, min.compaction.lag.ms, the
+// last stable offset, idempotent producers' newest batches, and produce between steps.
+import { CompressionType } from '../../src/protocol/compression';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import {
+  decodeRecords,
+  encodeRecordBatch,
+  isControl,
+  readBatchHeader,
+  verifyBatchCrc,
+} from '../../src/protocol/record-batch';
+import type { CleanerOptions } from '../../src/storage/compaction/cleaner';
+import type { PartitionAppend, Storage } from '../../src/storage/storage';
+import { NOW_MS, part } from './fixtures';
+import type { ContractContext } from './fixtures';
+
+type Kv = [key: string | null, value: string | null];
+
+interface KeyedOptions {
+  codec?: CompressionType;
+  timestampMs?: number;
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
+  transactional?: boolean;
+}
+
+function keyed(records: Kv[], o: KeyedOptions = {}): PartitionAppend['batches'][number] {
+  const data = encodeRecordBatch({
+    records: records.map(([k, v]) => ({
+      key: k === null ? null : Buffer.from(k),
+      value: v === null ? null : Buffer.from(v),
+      timestamp: BigInt(o.timestampMs ?? NOW_MS - 60_000),
+    })),
+    compression: o.codec ?? CompressionType.None,
+    producerId: BigInt(o.producerId ?? -1),
+    producerEpoch: o.producerEpoch ?? -1,
+    baseSequence: o.baseSequence ?? -1,
+    isTransactional: o.transactional ?? false,
+  });
+  return { header: readBatchHeader(data), data };
+}
+
+/** Runs compaction steps until idle (bounded). */
+function compact(s: Storage, nowMs = NOW_MS, opts: CleanerOptions = {}): number {
+  let passes = 0;
+  for (let i = 0; i < 10_000; i++) {
+    const r = s.compactStep(nowMs, opts);
+    if (r.passDone) passes++;
+    if (!r.working) return passes;
+  }
+  throw new Error('compaction did not go idle');
+}
+
+/** Every record from the log start: [offset, key, value]; markers as [offset, 'MARKER', type]. */
+function view(s: Storage, topic = 't', partition = 0): [number, string | null, string | null][] {
+  const out: [number, string | null, string | null][] = [];
+  const { logStartOffset } = s.offsets(topic, partition)!;
+  for (const b of s.read(topic, partition, logStartOffset, 1e9).batches) {
+    expect(verifyBatchCrc(b)).toBe(true);
+    const h = readBatchHeader(b);
+    for (const r of decodeRecords(b)) {
+      const offset = Number(h.baseOffset) + r.offsetDelta;
+      if (isControl(h.attributes)) out.push([offset, 'MARKER', String(r.key!.readInt16BE(2))]);
+      else out.push([offset, r.key?.toString() ?? null, r.value?.toString() ?? null]);
+    }
+  }
+  return out;
+}
+
+function headers(s: Storage, topic = 't') {
+  return s.read(topic, 0, s.offsets(topic, 0)!.logStartOffset, 1e9).batches.map((b) => readBatchHeader(b));
+}
+
+export function compactionContract(ctx: ContractContext): void {
+  describe('compaction', () => {
+    const s = () => ctx.s;
+    const append = (...batches: PartitionAppend['batches']) => {
+      const r = s().append([part('t', 0, batches)], NOW_MS)[0]!;
+      expect(r.errorCode).toBe(ErrorCode.NONE);
+      return r;
+    };
+
+    it('keeps the latest value per key, with the offsets it had', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', '1']]), keyed([['b', '2']]), keyed([['a', '3']]), keyed([['c', '4']]), keyed([['b', '5']]));
+      append(keyed([['a', 'head']])); // the batch holding HW-1 is the "active segment": never cleaned
+      expect(compact(s())).toBe(1);
+      expect(view(s())).toEqual([
+        [2, 'a', '3'],
+        [3, 'c', '4'],
+        [4, 'b', '5'],
+        [5, 'a', 'head'],
+      ]);
+      expect(s().offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 6 });
+      // A fetch inside a gap gets the next batch; ListOffsets earliest is still the log start.
+      expect(readBatchHeader(s().read('t', 0, 1, 1e6).batches[0]!).baseOffset).toBe(2n);
+      expect(compact(s())).toBe(0); // clean now: nothing dirty enough
+    });
+
+    it('leaves topics without compact alone', () => {
+      s().createTopic('t', 1, {});
+      append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['a', '3']]));
+      expect(compact(s())).toBe(0);
+      expect(view(s())).toHaveLength(3);
+    });
+
+    it.each([
+      ['none', CompressionType.None],
+      ['gzip', CompressionType.Gzip],
+      ['zstd', CompressionType.Zstd],
+    ] as const)('rewrites a %s batch in its codec with its base and last offset', (_n, codec) => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(
+        keyed(
+          [
+            ['a', '1'],
+            ['b', '2'],
+            ['a', '3'],
+            ['c', '4'],
+          ],
+          { codec },
+        ),
+        keyed([['c', '5']], { codec }),
+        keyed([['z', 'head']]),
+      );
+      compact(s());
+      expect(view(s())).toEqual([
+        [1, 'b', '2'],
+        [2, 'a', '3'],
+        [4, 'c', '5'],
+        [5, 'z', 'head'],
+      ]);
+      const [first] = headers(s());
+      expect(first).toMatchObject({ baseOffset: 0n, lastOffsetDelta: 3, recordsCount: 2 });
+      expect(first!.attributes & 7).toBe(codec);
+    });
+
+    it('keeps tombstones for delete.retention.ms, then removes them', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'delete.retention.ms': '1000' });
+      append(keyed([['a', '1']]), keyed([['b', '2']]), keyed([['a', null]]), keyed([['z', 'head']]));
+      compact(s());
+      expect(view(s())).toEqual([
+        [1, 'b', '2'],
+        [2, 'a', null],
+        [3, 'z', 'head'],
+      ]);
+      compact(s(), NOW_MS + 500);
+      expect(view(s())).toContainEqual([2, 'a', null]); // a consumer within delete.retention.ms sees the delete
+      expect(compact(s(), NOW_MS + 1000)).toBe(1); // the horizon passed: a pass is due without new data
+      expect(view(s())).toEqual([
+        [1, 'b', '2'],
+        [3, 'z', 'head'],
+      ]);
+      expect(s().offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 4 });
+    });
+
+    it('never touches batches younger than min.compaction.lag.ms', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '10000' });
+      append(
+        keyed([['a', 'old1']], { timestampMs: NOW_MS - 20_000 }),
+        keyed([['a', 'old2']], { timestampMs: NOW_MS - 20_000 }),
+        keyed([['a', 'young']], { timestampMs: NOW_MS - 1000 }),
+        keyed([['b', 'young']], { timestampMs: NOW_MS - 1000 }),
+        keyed([['z', 'head']], { timestampMs: NOW_MS }),
+      );
+      compact(s());
+      expect(view(s())).toEqual([
+        [1, 'a', 'old2'],
+        [2, 'a', 'young'],
+        [3, 'b', 'young'],
+        [4, 'z', 'head'],
+      ]);
+      compact(s(), NOW_MS + 20_000, {});
+      expect(view(s()).map(([o]) => o)).toEqual([2, 3, 4]);
+    });
+
+    it('honours min.cleanable.dirty.ratio and max.compaction.lag.ms', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', '1']]), keyed([['b', '1']]), keyed([['c', '1']]), keyed([['d', '1']]), keyed([['z', 'h']]));
+      compact(s());
+      append(keyed([['a', '2']]), keyed([['z', 'h2']])); // dirty: z=h and a=2 (2 of 6 batches)
+      expect(s().cleanerState('t', 0, NOW_MS)!.dirtyRatio).toBeCloseTo(1 / 3, 2);
+      expect(compact(s())).toBe(0);
+      s().alterTopicConfigs('t', { 'max.compaction.lag.ms': '1000' }, []);
+      expect(compact(s())).toBe(1); // the dirty batch is older than max.compaction.lag.ms
+      expect(view(s()).filter(([, k]) => k === 'a')).toEqual([[5, 'a', '2']]);
+    });
+
+    it('drops aborted transactions, keeps committed ones, and stops at the last stable offset', () => {
+      s().createTopic('t', 1, {
+        'cleanup.policy': 'compact',
+        'delete.retention.ms': '0',
+        'min.cleanable.dirty.ratio': '0',
+      });
+      const txn = (id: string) => {
+        const info = s().initTransaction(id, 60000, NOW_MS);
+        s().addToTransaction(id, [{ topic: 't', partition: 0 }], [], NOW_MS);
+        return (kv: Kv[], seq: number) =>
+          keyed(kv, {
+            producerId: info.producerId,
+            producerEpoch: info.producerEpoch,
+            baseSequence: seq,
+            transactional: true,
+          });
+      };
+      const aborted = txn('A');
+      append(aborted([['a', 'aborted']], 0)); // 0
+      s().endTransaction('A', false, NOW_MS); // 1: ABORT
+      const committed = txn('B');
+      append(committed([['b', 'committed']], 0)); // 2
+      s().endTransaction('B', true, NOW_MS); // 3: COMMIT
+      append(keyed([['c', 'plain']])); // 4
+      const open = txn('C');
+      append(open([['c', 'open']], 0)); // 5: the LSO
+      append(keyed([['c', 'after']])); // 6
+      expect(s().lastStableOffset('t', 0)).toBe(5);
+      compact(s());
+      expect(view(s())).toEqual([
+        [1, 'MARKER', '0'],
+        [2, 'b', 'committed'],
+        [3, 'MARKER', '1'],
+        [4, 'c', 'plain'],
+        [5, 'c', 'open'],
+        [6, 'c', 'after'],
+      ]);
+      // The aborted batch was its producer's newest: kept empty (RETAIN_EMPTY), offsets intact.
+      expect(headers(s())[0]).toMatchObject({ baseOffset: 0n, recordsCount: 0, baseSequence: 0 });
+      s().endTransaction('C', true, NOW_MS); // 7: COMMIT; the LSO moves to the end
+      append(keyed([['z', 'head']])); // 8
+      compact(s(), NOW_MS + 1);
+      expect(view(s())).toEqual([
+        [1, 'MARKER', '0'], // its transaction's (empty) batch is still there
+        [2, 'b', 'committed'],
+        [3, 'MARKER', '1'],
+        [6, 'c', 'after'],
+        [7, 'MARKER', '1'], // C's data is gone but the marker waits one more pass
+        [8, 'z', 'head'],
+      ]);
+    });
+
+    it("keeps an idempotent producer's newest batch, empty, so its sequences still answer", () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      const { producerId } = s().initProducerId(null, NOW_MS);
+      const p = (kv: Kv[], seq: number) => keyed(kv, { producerId, producerEpoch: 0, baseSequence: seq });
+      const last = p([['a', '2']], 1);
+      append(p([['a', '1']], 0), last);
+      append(keyed([['a', '3']]), keyed([['z', 'head']]));
+      compact(s());
+      expect(view(s())).toEqual([
+        [2, 'a', '3'],
+        [3, 'z', 'head'],
+      ]);
+      expect(headers(s())[0]).toMatchObject({
+        baseOffset: 1n,
+        recordsCount: 0,
+        producerId: BigInt(producerId),
+        baseSequence: 1,
+      });
+      const retry = keyed([['a', '2']], { producerId, producerEpoch: 0, baseSequence: 1 });
+      expect(s().append([part('t', 0, [retry])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
+      const next = keyed([['a', '4']], { producerId, producerEpoch: 0, baseSequence: 2 });
+      expect(s().append([part('t', 0, [next])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 4 });
+    });
+
+    it('drops keyless records (written before the topic became compacted)', () => {
+      s().createTopic('t', 1, {});
+      append(keyed([[null, 'x']]), keyed([['a', '1']]), keyed([['z', 'head']]));
+      s().alterTopicConfigs('t', { 'cleanup.policy': 'compact' }, []);
+      compact(s());
+      expect(view(s()).map(([o]) => o)).toEqual([1, 2]);
+    });
+
+    it('lets produce run between steps', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      for (let i = 0; i < 50; i++) append(keyed([[`k${i % 5}`, `v${i}`]]));
+      let steps = 0;
+      for (let i = 0; i < 300; i++) {
+        const r = s().compactStep(NOW_MS, { stepBytes: 1 });
+        if (!r.working) break;
+        append(keyed([[`k${i % 5}`, `during${i}`]]));
+        steps++;
+      }
+      expect(steps).toBeGreaterThan(10);
+      compact(s());
+      const v = view(s());
+      const hw = s().offsets('t', 0)!.highWatermark;
+      // Each key's latest value is there, once (the head batch may hold one more).
+      for (let k = 0; k < 5; k++) {
+        const latest = v.filter(([, key]) => key === `k${k}`);
+        expect(latest.length).toBeGreaterThanOrEqual(1);
+        expect(latest.length).toBeLessThanOrEqual(2);
+      }
+      expect(v[v.length - 1]![0]).toBe(hw - 1);
+    });
+
+    it('keeps data on compact-only topics past retention; compact,delete does both', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'retention.ms': '1000' });
+      s().createTopic('u', 1, { 'cleanup.policy': 'compact,delete', 'retention.ms': '1000' });
+      s().append(
+        [part('t', 0, [keyed([['a', '1']])]), part('u', 0, [keyed([['a', '1']]), keyed([['b', '1']])])],
+        NOW_MS,
+      );
+      s().enforceRetention(NOW_MS, { retentionMs: -1, retentionBytes: -1 }, 100);
+      expect(s().offsets('t', 0)!.logStartOffset).toBe(0);
+      expect(s().offsets('u', 0)!.logStartOffset).toBe(2);
+    });
+
+    it('reports the dirty ratio, clean offset and last pass', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
+      expect(s().cleanerState('t', 0, NOW_MS)).toMatchObject({
+        compacted: true,
+        cleanOffset: 0,
+        firstUncleanableOffset: 2,
+        dirtyRatio: 1,
+        lastCleanedMs: -1,
+      });
+      compact(s());
+      const state = s().cleanerState('t', 0, NOW_MS)!;
+      expect(state).toMatchObject({ cleanOffset: 2, dirtyRatio: 0, lastCleanedMs: NOW_MS });
+      expect(state.lastBytesAfter).toBeLessThan(state.lastBytesBefore);
+      expect(s().cleanerState('t', 9, NOW_MS)).toBeUndefined();
+      if (ctx.reopen) {
+        ctx.reopen();
+        expect(s().cleanerState('t', 0, NOW_MS)).toMatchObject({ cleanOffset: 2, lastCleanedMs: NOW_MS });
+        expect(view(s()).map(([o]) => o)).toEqual([1, 2]);
+      }
+    });
+
+    it('forgets a pass whose topic was deleted', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      for (let i = 0; i < 20; i++) append(keyed([['a', `${i}`]]));
+      s().compactStep(NOW_MS, { stepBytes: 1 });
+      s().deleteTopic('t');
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', 'new']]));
+      compact(s());
+      expect(view(s())).toEqual([[0, 'a', 'new']]);
+    });
+  });
+}

@@ -1,0 +1,62 @@
+// A transaction coordinator over the memory engine with a fake clock: what the coordinator tests
+// drive. Batches are real v2 batches, so the engine's own append checks (epoch, KIP-890) apply.
+import { GroupCoordinator } from '../../src/groups/coordinator';
+import { silentLogger } from '../../src/logger';
+import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
+import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import type { PartitionAppendResult, Storage, TransactionInfo, TxnPartition } from '../../src/storage/storage';
+import { TransactionCoordinator, TransactionCoordinatorOptions } from '../../src/transactions/coordinator';
+import { FakeTimers } from '../groups/fake-timers';
+
+export const START_MS = 1_700_000_000_000;
+
+export function harness(opts: Partial<TransactionCoordinatorOptions> = {}) {
+  const storage: Storage = new MemoryStorage();
+  storage.createTopic('t', 2, {});
+  const timers = new FakeTimers();
+  timers.nowMs = START_MS;
+  const groups = new GroupCoordinator({
+    storage,
+    logger: silentLogger,
+    now: timers.now,
+    timers,
+    initialRebalanceDelayMs: 0,
+  });
+  const marked: TxnPartition[][] = [];
+  const coord = new TransactionCoordinator({
+    storage,
+    logger: silentLogger,
+    now: timers.now,
+    timers,
+    groups,
+    onMarked: (p) => marked.push([...p]),
+    ...opts,
+  });
+  const sequences = new Map<string, number>();
+  /** Appends one transactional record of `producer` to t-`partition`, as a produce would. */
+  const produce = (
+    producer: { producerId: number; producerEpoch: number },
+    partition = 0,
+    value = 'v',
+  ): PartitionAppendResult => {
+    const key = `${producer.producerId}/${producer.producerEpoch}/${partition}`;
+    const seq = sequences.get(key) ?? 0;
+    const data = encodeRecordBatch({
+      records: [{ value: Buffer.from(value), timestamp: BigInt(timers.nowMs) }],
+      producerId: BigInt(producer.producerId),
+      producerEpoch: producer.producerEpoch,
+      baseSequence: seq,
+      isTransactional: true,
+    });
+    const [r] = storage.append(
+      [{ topic: 't', partition, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false }],
+      timers.nowMs,
+    );
+    if (r!.errorCode === 0) sequences.set(key, seq + 1);
+    return r!;
+  };
+  const info = (id = 'tx'): TransactionInfo | undefined => storage.transaction(id);
+  return { storage, timers, groups, coord, marked, produce, info };
+}
+
+export const t = (partition: number): TxnPartition => ({ topic: 't', partition });
