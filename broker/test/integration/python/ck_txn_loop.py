@@ -33,6 +33,16 @@ def reason(what, e):
     print(f"ck_txn_loop: {time.monotonic() - t0:.1f}s {what}: {err}", file=sys.stderr, flush=True)
 
 
+RECONNECT = {"reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 500}
+
+
+def slow(what, started):
+    """Notes a call that blocked over a second (the failure story of a stalled run)."""
+    took = time.monotonic() - started
+    if took > 1:
+        print(f"ck_txn_loop: {time.monotonic() - t0:.1f}s {what} took {took:.1f}s", file=sys.stderr, flush=True)
+
+
 def start():
     p = Producer({
         "bootstrap.servers": bootstrap,
@@ -43,6 +53,9 @@ def start():
         # handles; send_offsets_to_transaction then waits forever on the cached, decommissioned
         # group coordinator, past its timeout (librdkafka issues #5511 and #5456, open; fix PR #5512).
         "metadata.recovery.strategy": "none",
+        # Reconnect within half a second of the broker's return (librdkafka's default backoff grows
+        # to 10 s over the refused connections while it is down: each kill would cost that).
+        **RECONNECT,
         "error_cb": lambda err: None,  # transport errors while the broker is down
         **({"debug": os.environ["CK_DEBUG"]} if os.environ.get("CK_DEBUG") else {}),
     })
@@ -54,7 +67,9 @@ def start():
         "auto.offset.reset": "earliest",
         "enable.auto.commit": False,
         "session.timeout.ms": 10000,
+        **RECONNECT,
         "error_cb": lambda err: None,
+        **({"debug": os.environ["CK_DEBUG_CONSUMER"]} if os.environ.get("CK_DEBUG_CONSUMER") else {}),
     })
     c.subscribe([src])
     return p, c
@@ -75,8 +90,12 @@ last_check = 0.0
 while time.monotonic() < deadline:
     try:
         if p is None:
+            at = time.monotonic()
             p, c = start()
+            slow("start", at)
+        at = time.monotonic()
         msgs = [m for m in c.consume(num_messages=chunk, timeout=0.5) if not m.error()]
+        slow("consume", at)
         if not msgs:
             if time.monotonic() - last_check > 1:
                 last_check = time.monotonic()
@@ -88,15 +107,23 @@ while time.monotonic() < deadline:
         try:
             for m in msgs:
                 p.produce(dst, value=m.value(), partition=m.partition())
+            at = time.monotonic()
             p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            slow("send_offsets_to_transaction", at)
+            at = time.monotonic()
             p.commit_transaction(30)
+            slow("commit_transaction", at)
         except KafkaException as e:
             if not e.args[0].txn_requires_abort():
                 raise
             reason("abortable", e)
+            at = time.monotonic()
             p.abort_transaction(30)
+            slow("abort_transaction", at)
             state["aborts"] += 1
+            at = time.monotonic()
             rewind(c)
+            slow("rewind", at)
             continue
         state["commits"] += 1
         state["committed"] += len(msgs)
