@@ -4,6 +4,7 @@
 // partition: (1) map key -> latest offset over the dirty range [firstDirty, firstUncleanable),
 // (2) filter every batch below the end of the mapped range, rewriting the ones that lose records
 // (same offsets, codec and producer fields: batch-filter.ts), (3) checkpoint the clean offset.
+import { DecodeError } from '../../protocol/errors';
 import { ATTRIBUTES, isControl, MAX_TIMESTAMP } from '../../protocol/record-batch';
 import type { BatchRow } from '../append-plan';
 import { ControlType } from '../control-batch';
@@ -133,6 +134,8 @@ const DEFAULT_STEP_BYTES = 1024 * 1024;
 
 export class Cleaner {
   private pass: Pass | undefined;
+  /** topicId:partition of partitions whose stored batches failed to decode: skipped until restart. */
+  private readonly uncleanable = new Set<string>();
 
   constructor(private readonly log: CleanerLog) {}
 
@@ -149,13 +152,18 @@ export class Cleaner {
       return { working: true };
     }
     const stepBytes = opts.stepBytes ?? DEFAULT_STEP_BYTES;
-    if (pass.phase === 'map') this.mapStep(pass, stepBytes);
-    else {
-      const done = this.filterStep(pass, nowMs, stepBytes);
-      if (done) {
+    try {
+      if (pass.phase === 'map') this.mapStep(pass, stepBytes);
+      else if (this.filterStep(pass, nowMs, stepBytes)) {
         this.pass = undefined;
         return { working: true, passDone: this.finish(pass, nowMs) };
       }
+    } catch (err) {
+      // The pass is dropped (what it applied stays: each slice is whole). A batch that does not
+      // decode makes the partition uncleanable until restart, as Kafka's markPartitionUncleanable.
+      this.pass = undefined;
+      if (err instanceof DecodeError) this.uncleanable.add(`${pass.topicId}:${pass.partition}`);
+      throw err;
     }
     return { working: true };
   }
@@ -185,7 +193,7 @@ export class Cleaner {
       | undefined;
     for (const p of this.log.partitions()) {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
-      if (!settings.compact) continue;
+      if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
       const view = this.log.view(p.topic, p.partition);
       if (!view) continue;
       const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
@@ -247,6 +255,7 @@ export class Cleaner {
   private filterStep(pass: Pass, nowMs: number, stepBytes: number): boolean {
     const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes);
     const changes: BatchChange[] = [];
+    let pos = pass.pos;
     for (const row of rows) {
       const change = this.filterBatch(pass, row, nowMs);
       pass.bytesBefore += row.size;
@@ -261,9 +270,10 @@ export class Cleaner {
       // A horizon already passed that left its batch (a marker whose transaction still has data) does
       // not make the next pass due: it would run every step.
       if (horizon > nowMs && (pass.nextHorizonMs < 0 || horizon < pass.nextHorizonMs)) pass.nextHorizonMs = horizon;
-      pass.pos = row.lastOffset + 1;
+      pos = row.lastOffset + 1;
     }
     if (changes.length > 0) pass.freed += this.log.apply(pass.topic, pass.partition, changes);
+    pass.pos = pos; // only once applied: a failed apply (disk full) leaves the pass to be dropped
     return rows.length === 0 || pass.pos >= pass.mapEnd;
   }
 
