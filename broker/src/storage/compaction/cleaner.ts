@@ -78,8 +78,10 @@ export interface CleanerLog {
 export interface CleanerOptions {
   /** Broker-level topic defaults (log.cleanup.policy ... as topic config names). */
   brokerDefaults?: Readonly<Record<string, string>>;
-  /** Bytes of batches read per step (default 1 MiB). */
+  /** Bytes of batches read per step (default 512 KiB). */
   stepBytes?: number;
+  /** A step stops after the batch that took it past this many ms (default 5): produce and fetch wait no longer. */
+  stepMs?: number;
   /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
   dedupeBytes?: number;
 }
@@ -130,7 +132,8 @@ interface Pass extends CleanerPartitionRef {
   deleted: number;
 }
 
-const DEFAULT_STEP_BYTES = 1024 * 1024;
+const DEFAULT_STEP_BYTES = 512 * 1024;
+const DEFAULT_STEP_MS = 5;
 
 export class Cleaner {
   private pass: Pass | undefined;
@@ -152,9 +155,10 @@ export class Cleaner {
       return { working: true };
     }
     const stepBytes = opts.stepBytes ?? DEFAULT_STEP_BYTES;
+    const deadline = performance.now() + (opts.stepMs ?? DEFAULT_STEP_MS);
     try {
-      if (pass.phase === 'map') this.mapStep(pass, stepBytes);
-      else if (this.filterStep(pass, nowMs, stepBytes)) {
+      if (pass.phase === 'map') this.mapStep(pass, stepBytes, deadline);
+      else if (this.filterStep(pass, nowMs, stepBytes, deadline)) {
         this.pass = undefined;
         return { working: true, passDone: this.finish(pass, nowMs) };
       }
@@ -225,10 +229,11 @@ export class Cleaner {
   }
 
   /** Maps key -> latest offset (Kafka's buildOffsetMap), skipping markers and aborted batches. */
-  private mapStep(pass: Pass, stepBytes: number): void {
+  private mapStep(pass: Pass, stepBytes: number, deadline: number): void {
     const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes);
     let full = false;
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && performance.now() > deadline) break;
       if (pass.map.size > 0 && pass.map.size + row.recordCount > pass.mapLimit) {
         full = true; // the map covers a prefix of the dirty range; this pass cleans up to there
         break;
@@ -252,11 +257,12 @@ export class Cleaner {
   }
 
   /** Filters a slice of [log start, mapEnd) and applies it in one transaction; true when the range is done. */
-  private filterStep(pass: Pass, nowMs: number, stepBytes: number): boolean {
+  private filterStep(pass: Pass, nowMs: number, stepBytes: number, deadline: number): boolean {
     const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes);
     const changes: BatchChange[] = [];
     let pos = pass.pos;
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && performance.now() > deadline) break;
       const change = this.filterBatch(pass, row, nowMs);
       pass.bytesBefore += row.size;
       if (!change) pass.bytesAfter += row.size;
