@@ -39,6 +39,10 @@ export interface TxnCrashReport {
   incarnationEnds: string[];
   /** The group's committed offsets reached A's end before the deadline. */
   finished: boolean;
+  /** Records a read_committed consumer of B delivered live, through the kills (by partition:offset). */
+  liveDelivered: number;
+  /** Live deliveries the final read_committed read does not hold at that offset (aborted data seen live). */
+  liveNotCommitted: string[];
   /** The broker's error log lines over the run. */
   brokerErrors: LogLine[];
 }
@@ -90,6 +94,8 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     abortedRecords: 0,
     incarnationEnds: [],
     finished: false,
+    liveDelivered: 0,
+    liveNotCommitted: [],
     brokerErrors: [],
   };
   const kafka = (clientId: string) =>
@@ -245,6 +251,28 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     }
   })();
 
+  // A read_committed consumer of B the whole time, through the kills (kafkajs restarts it after a
+  // crash; it is at-least-once, so a redelivery at the same offset is fine): what it delivers live
+  // must be what the final read_committed holds at that offset, never an aborted record.
+  const live = new Map<string, string>();
+  const liveConsumer = kafka('txn-crash-live').consumer({
+    groupId: 'txn-crash-live',
+    retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 50 },
+    readUncommitted: false,
+    maxWaitTimeInMs: 200,
+  });
+  const liveStarted = liveConsumer
+    .connect()
+    .then(() => liveConsumer.subscribe({ topic: B, fromBeginning: true }))
+    .then(() =>
+      liveConsumer.run({
+        eachMessage: async ({ partition, message }) => {
+          live.set(`${partition}:${message.offset}`, String(message.value));
+        },
+      }),
+    )
+    .catch((err: Error) => log(`txn-crash: the live reader did not start: ${err.message}`));
+
   try {
     while (!done && Date.now() < deadline) {
       report.incarnations++;
@@ -257,19 +285,19 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     report.finished = done;
 
     // The proof: B read with read_committed holds each value of A once.
-    const readB = async (readUncommitted: boolean, expect: number): Promise<string[]> => {
+    const readB = async (readUncommitted: boolean, expect: number): Promise<[string, string][]> => {
       const consumer = kafka(`txn-crash-verify-${readUncommitted}`).consumer({
         groupId: `txn-crash-verify-${readUncommitted ? 'uncommitted' : 'committed'}`,
         readUncommitted,
         maxWaitTimeInMs: 200,
       });
-      const seen: string[] = [];
+      const seen: [string, string][] = [];
       let last = Date.now();
       await consumer.connect();
       await consumer.subscribe({ topic: B, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.push(String(message.value));
+        eachMessage: async ({ partition, message }) => {
+          seen.push([`${partition}:${message.offset}`, String(message.value)]);
           last = Date.now();
         },
       });
@@ -279,21 +307,27 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
       await within(consumer.disconnect(), 5_000, undefined);
       return seen;
     };
-    const committed = await readB(false, values.length);
+    await liveStarted;
+    const committedAt = await readB(false, values.length);
+    const committed = committedAt.map(([, v]) => v);
     const counts = new Map<string, number>();
     for (const v of committed) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const byOffset = new Map(committedAt);
+    report.liveDelivered = live.size;
+    report.liveNotCommitted = [...live].filter(([at, v]) => byOffset.get(at) !== v).map(([at, v]) => `${v}@${at}`);
     const inA = new Set(values);
     report.missing = values.filter((v) => !counts.has(v));
     report.duplicated = Object.fromEntries([...counts].filter(([, c]) => c > 1));
     report.unexpected = [...counts.keys()].filter((v) => !inA.has(v));
-    const uncommitted = await readB(true, values.length);
+    const uncommitted = (await readB(true, values.length)).map(([, v]) => v);
     report.abortedRecords = uncommitted.length - committed.length;
     log(
-      `txn-crash: B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
+      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
     );
     return report;
   } finally {
     done = true;
+    await within(liveConsumer.disconnect(), 5_000, undefined);
     await killer.catch(() => {});
     report.brokerErrors = allBrokers.flatMap((b) => b.lines.filter((l) => l.level === 'error'));
     await broker.stop();
