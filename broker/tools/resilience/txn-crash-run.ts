@@ -43,6 +43,8 @@ export interface TxnCrashReport {
   liveDelivered: number;
   /** Live deliveries the final read_committed read does not hold at that offset (aborted data seen live). */
   liveNotCommitted: string[];
+  /** Times the live reader was replaced after kafkajs gave up on it. */
+  liveRestarts: number;
   /** The broker's error log lines over the run. */
   brokerErrors: LogLine[];
 }
@@ -96,6 +98,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     finished: false,
     liveDelivered: 0,
     liveNotCommitted: [],
+    liveRestarts: 0,
     brokerErrors: [],
   };
   const kafka = (clientId: string) =>
@@ -236,7 +239,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
   const killer = (async () => {
     let sinceRestart = 0;
     for (let k = 1; k <= opts.kills; k++) {
-      const spread = Math.floor((opts.records * k) / (opts.kills + 1) + (rand() - 0.5) * opts.chunk * 2);
+      const spread = Math.floor((opts.records * k) / (opts.kills + 2) + (rand() - 0.5) * opts.chunk * 2);
       const threshold = Math.max(spread, sinceRestart + opts.chunk);
       while (committedRecords < threshold && !done && Date.now() < deadline) await sleep(5);
       if (done || Date.now() >= deadline) return;
@@ -251,27 +254,45 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     }
   })();
 
-  // A read_committed consumer of B the whole time, through the kills (kafkajs restarts it after a
-  // crash; it is at-least-once, so a redelivery at the same offset is fine): what it delivers live
-  // must be what the final read_committed holds at that offset, never an aborted record.
+  // A read_committed consumer of B the whole time, through the kills: what it delivers live must be
+  // what the final read_committed holds at that offset, never an aborted record. It is
+  // at-least-once (a redelivery at the same offset is fine); when kafkajs gives up on it (a crash
+  // it does not restart from, such as "Failed to find group coordinator" while the broker is down),
+  // a new one takes over from the group's offsets.
   const live = new Map<string, string>();
-  const liveConsumer = kafka('txn-crash-live').consumer({
-    groupId: 'txn-crash-live',
-    retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 50 },
-    readUncommitted: false,
-    maxWaitTimeInMs: 200,
-  });
-  const liveStarted = liveConsumer
-    .connect()
-    .then(() => liveConsumer.subscribe({ topic: B, fromBeginning: true }))
-    .then(() =>
-      liveConsumer.run({
+  let liveConsumer: Consumer | undefined;
+  let liveStopped = false;
+  const startLive = async (): Promise<void> => {
+    const consumer = kafka('txn-crash-live').consumer({
+      groupId: 'txn-crash-live',
+      readUncommitted: false,
+      maxWaitTimeInMs: 200,
+    });
+    liveConsumer = consumer;
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (e.payload.restart || liveStopped) return;
+      report.liveRestarts++;
+      void within(consumer.disconnect(), 5_000, undefined)
+        .then(() => sleep(200))
+        .then(() => (liveStopped ? undefined : startLive()));
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: B, fromBeginning: true });
+      await consumer.run({
         eachMessage: async ({ partition, message }) => {
           live.set(`${partition}:${message.offset}`, String(message.value));
         },
-      }),
-    )
-    .catch((err: Error) => log(`txn-crash: the live reader did not start: ${err.message}`));
+      });
+    } catch {
+      if (liveStopped) return;
+      report.liveRestarts++;
+      await within(consumer.disconnect(), 5_000, undefined);
+      await sleep(200);
+      if (!liveStopped) await startLive();
+    }
+  };
+  const liveStarted = startLive();
 
   try {
     while (!done && Date.now() < deadline) {
@@ -322,12 +343,13 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     const uncommitted = (await readB(true, values.length)).map(([, v]) => v);
     report.abortedRecords = uncommitted.length - committed.length;
     log(
-      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
+      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed, ${report.liveRestarts} reader restarts); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
     );
     return report;
   } finally {
     done = true;
-    await within(liveConsumer.disconnect(), 5_000, undefined);
+    liveStopped = true;
+    if (liveConsumer) await within(liveConsumer.disconnect(), 5_000, undefined);
     await killer.catch(() => {});
     report.brokerErrors = allBrokers.flatMap((b) => b.lines.filter((l) => l.level === 'error'));
     await broker.stop();
