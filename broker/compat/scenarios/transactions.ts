@@ -113,6 +113,13 @@ const latestBody = (isolationLevel: number) => ({
   ],
 });
 
+/** Partition 0 by time: 0 (the first record from then on) or -3 (the largest timestamp, v7+). */
+const byTimeBody = (isolationLevel: number, timestamp: bigint) => ({
+  replicaId: -1,
+  isolationLevel,
+  topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }],
+});
+
 const endTxn = (p: Producer, committed: boolean) => ({ transactionalId: ID, ...p, committed });
 
 const offsetFetchStable = {
@@ -215,6 +222,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('fetch read_uncommitted (open)', ApiKey.Fetch, 11, fetchBody(0, 0));
       await ctx.send('list offsets read_committed (open)', ApiKey.ListOffsets, 5, latestBody(1));
       await ctx.send('list offsets read_uncommitted (open)', ApiKey.ListOffsets, 5, latestBody(0));
+      for (const [what, ts] of [
+        ['time 0', 0n],
+        ['max timestamp', -3n],
+      ] as const) {
+        await ctx.send(`list offsets ${what} read_committed (open)`, ApiKey.ListOffsets, 7, byTimeBody(1, ts));
+        await ctx.send(`list offsets ${what} read_uncommitted (open)`, ApiKey.ListOffsets, 7, byTimeBody(0, ts));
+      }
       await ctx.send('txn offset commit: group not added', ApiKey.TxnOffsetCommit, 3, {
         transactionalId: ID,
         groupId: GROUP,
@@ -290,6 +304,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('end txn: abort after the commit', ApiKey.EndTxn, 3, endTxn(p, false));
       await ctx.send('fetch read_committed (committed)', ApiKey.Fetch, 11, fetchBody(0, 1));
       await ctx.send('list offsets read_committed (committed)', ApiKey.ListOffsets, 5, latestBody(1));
+      await ctx.send('list offsets time 0 read_committed (committed)', ApiKey.ListOffsets, 7, byTimeBody(1, 0n));
+      await ctx.send(
+        'list offsets max timestamp read_committed (committed)',
+        ApiKey.ListOffsets,
+        7,
+        byTimeBody(1, -3n),
+      );
       await ctx.send('offset fetch require_stable (committed)', ApiKey.OffsetFetch, 7, offsetFetchStable);
       await ctx.send('describe (CompleteCommit)', ApiKey.DescribeTransactions, 0, { transactionalIds: [ID] });
 
@@ -438,6 +459,78 @@ export const transactionScenarios: Scenario[] = [
           producerEpoch: next.producerEpoch,
         }),
       );
+    },
+  },
+  {
+    name: 'txn-offset-commit-member',
+    about:
+      'TxnOffsetCommit v3 from a group member (KIP-447): its generation and member id checked, a rebalance not in the way',
+    async run(ctx) {
+      const id = 'cx-member-tx';
+      const group = 'cx-mg';
+      await ctx.quiet(ApiKey.CreateTopics, 7, {
+        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+        timeoutMs: 30_000,
+        validateOnly: false,
+      });
+      await ctx.waitForTopic(TOPIC);
+      await ctx.waitForCoordinator(group);
+      await waitForTxnCoordinator(ctx);
+      const init = await ctx.quiet(ApiKey.InitProducerId, 4, initBody(id));
+      const p: Producer = { producerId: init.producerId, producerEpoch: init.producerEpoch };
+      await ctx.quiet(ApiKey.AddOffsetsToTxn, 3, { transactionalId: id, ...p, groupId: group });
+      const join = (memberId: string) =>
+        ctx.quiet(ApiKey.JoinGroup, 9, {
+          groupId: group,
+          sessionTimeoutMs: 30_000,
+          rebalanceTimeoutMs: 30_000,
+          memberId,
+          groupInstanceId: null,
+          protocolType: 'consumer',
+          protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]) }],
+          reason: null,
+        });
+      const first = await join('');
+      // Completes after the initial rebalance delay (3 s on both by default): the group is then
+      // CompletingRebalance until the leader's SyncGroup.
+      const joined = await join(first.memberId);
+      const commit = (step: string, generationId: number, memberId: string, groupInstanceId: string | null = null) =>
+        ctx.send(step, ApiKey.TxnOffsetCommit, 3, {
+          transactionalId: id,
+          groupId: group,
+          ...p,
+          generationId,
+          memberId,
+          groupInstanceId,
+          topics: [
+            {
+              name: TOPIC,
+              partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }],
+            },
+          ],
+        });
+      await commit('the member, during the rebalance', joined.generationId, joined.memberId);
+      await ctx.quiet(ApiKey.SyncGroup, 5, {
+        groupId: group,
+        generationId: joined.generationId,
+        memberId: joined.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [],
+      });
+      await commit('the member', joined.generationId, joined.memberId);
+      await commit('a stale generation', joined.generationId - 1, joined.memberId);
+      await commit('a future generation', joined.generationId + 1, joined.memberId);
+      await commit('an unknown member', joined.generationId, 'no-such-member');
+      await commit('no member, generation -1 (older producers)', -1, '');
+      await commit('an unknown group instance id', joined.generationId, joined.memberId, 'no-such-instance');
+      await ctx.quiet(ApiKey.EndTxn, 3, { transactionalId: id, ...p, committed: false });
+      await ctx.quiet(ApiKey.LeaveGroup, 5, {
+        groupId: group,
+        members: [{ memberId: joined.memberId, groupInstanceId: null, reason: null }],
+      });
+      await ctx.quiet(ApiKey.DeleteGroups, 2, { groupsNames: [group] });
     },
   },
 ];
