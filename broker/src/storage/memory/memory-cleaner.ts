@@ -52,12 +52,19 @@ export class MemoryCleanerLog implements CleanerLog {
     };
   }
 
-  batches(topic: string, partition: number, from: number, to: number, maxBytes: number): CleanerBatch[] {
+  batches(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    maxBytes: number,
+    maxCount: number,
+  ): CleanerBatch[] {
     const out: CleanerBatch[] = [];
     let bytes = 0;
     for (const b of this.log(topic, partition)?.batches ?? []) {
       if (b.baseOffset < from) continue;
-      if (b.baseOffset >= to || (out.length > 0 && bytes >= maxBytes)) break;
+      if (b.baseOffset >= to || (out.length > 0 && (bytes >= maxBytes || out.length >= maxCount))) break;
       out.push({ ...b, deleteHorizonMs: b.deleteHorizonMs ?? -1 });
       bytes += b.size;
     }
