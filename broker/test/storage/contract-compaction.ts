@@ -329,6 +329,18 @@ export function compactionContract(ctx: ContractContext): void {
       }
     });
 
+    it('cleans in several passes when the key map is full (a prefix per pass)', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      for (let round = 0; round < 3; round++) for (let k = 0; k < 10; k++) append(keyed([[`k${k}`, `${round}`]]));
+      append(keyed([['z', 'head']]));
+      // Room for 3 keys per pass (80 bytes an entry).
+      expect(compact(s(), NOW_MS, { dedupeBytes: 240 })).toBeGreaterThan(3);
+      expect(view(s())).toEqual([
+        ...Array.from({ length: 10 }, (_, k): [number, string, string] => [20 + k, `k${k}`, '2']),
+        [30, 'z', 'head'],
+      ]);
+    });
+
     it('forgets a pass whose topic was deleted', () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       for (let i = 0; i < 20; i++) append(keyed([['a', `${i}`]]));
