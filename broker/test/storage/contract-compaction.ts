@@ -341,6 +341,15 @@ export function compactionContract(ctx: ContractContext): void {
       ]);
     });
 
+    it('waits minPassIntervalMs before cleaning a partition again', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
+      expect(compact(s(), NOW_MS, { minPassIntervalMs: 1000 })).toBe(1);
+      append(keyed([['a', '3']]), keyed([['z', 'head2']]));
+      expect(compact(s(), NOW_MS + 999, { minPassIntervalMs: 1000 })).toBe(0);
+      expect(compact(s(), NOW_MS + 1000, { minPassIntervalMs: 1000 })).toBe(1);
+    });
+
     it('forgets a pass whose topic was deleted', () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       for (let i = 0; i < 20; i++) append(keyed([['a', `${i}`]]));

@@ -91,6 +91,12 @@ export interface CleanerOptions {
   stepMs?: number;
   /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
   dedupeBytes?: number;
+  /**
+   * A partition is not cleaned again until this long after its last pass (the server passes
+   * log.cleaner.backoff.ms): with a low min.cleanable.dirty.ratio and steady produce, every new
+   * batch would otherwise start another pass over the whole log. Default 0.
+   */
+  minPassIntervalMs?: number;
 }
 
 export interface CleanerPassResult extends CleanerPartitionRef {
@@ -209,6 +215,10 @@ export class Cleaner {
       if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
       const view = this.log.view(p.topic, p.partition);
       if (!view) continue;
+      if (opts.minPassIntervalMs) {
+        const last = this.log.lastCheckpoint(p.topic, p.partition);
+        if (last && nowMs < last.lastCleanedMs + opts.minPassIntervalMs) continue;
+      }
       const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
       if (!needsCleaning(range, settings)) continue;
       if (!best || range.dirtyRatio > best.range.dirtyRatio) best = { ref: p, settings, range };
