@@ -2,11 +2,13 @@
 import { KafkaClient } from '../client/client';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
 import { connectOptionsOf } from './auth-options';
+import type { PartitionCleanerReport } from '../protocol/cleaner-state';
 
 const USAGE = `usage:
   minnow topic create NAME [--partitions N] [--config k=v ...]
   minnow topic list                  (JSON array; e.g. minnow topic list | jq '.[].name')
-  minnow topic describe NAME         (JSON: partitions with offsets, configs)
+  minnow topic describe NAME         (JSON: partitions with offsets, on compacted topics the dirty
+                                     ratio and last compaction; configs)
   minnow topic delete NAME
 options: --bootstrap-server HOST:PORT (default localhost:9092)`;
 
@@ -50,6 +52,7 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
       }
       case 'describe': {
         const t = await client.topic(needName());
+        const cleaner = new Map((await client.cleanerState(t.name)).map((c) => [c.partition, c]));
         const partitions = [];
         for (const p of t.partitions) {
           const earliest = await client.listOffset(t.name, p.partition, p.leader, -2n);
@@ -60,6 +63,7 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
             earliestOffset: Number(earliest),
             latestOffset: Number(latest),
             messages: Number(latest - earliest),
+            ...compaction(cleaner.get(p.partition)),
           });
         }
         const configs = Object.fromEntries((await client.describeTopicConfigs(t.name)).map((c) => [c.name, c.value]));
@@ -76,4 +80,22 @@ export async function topicCommand(argv: string[], out: (line: string) => void =
   } finally {
     client.close();
   }
+}
+
+/**
+ * A compacted partition's compactor state (issue 17): the dirty ratio now (the share of the log's
+ * bytes written since the last pass and eligible; min.cleanable.dirty.ratio triggers a pass), the
+ * offset the last pass cleaned up to, and when that pass ran with the partition's bytes before and
+ * after it (null when none ran yet). Nothing for a delete-only topic.
+ */
+function compaction(c: PartitionCleanerReport | undefined) {
+  if (!c?.compacted) return {};
+  return {
+    dirtyRatio: Math.round(c.dirtyRatio * 1000) / 1000,
+    cleanOffset: c.cleanOffset,
+    lastCompaction:
+      c.lastCleanedMs < 0
+        ? null
+        : { at: new Date(c.lastCleanedMs).toISOString(), bytesBefore: c.lastBytesBefore, bytesAfter: c.lastBytesAfter },
+  };
 }

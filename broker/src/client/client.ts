@@ -1,6 +1,7 @@
 // A small Kafka client on the generated codec, for the CLI and the load tool: metadata, admin,
 // produce and fetch against any Kafka broker (partition leaders found through Metadata).
 import { ApiKey } from '../protocol/api-keys';
+import { CLEANER_STATE_KEY, type PartitionCleanerReport } from '../protocol/cleaner-state';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type {
   CreateTopicsResponse,
@@ -159,6 +160,22 @@ export class KafkaClient {
     if (r.errorCode !== ErrorCode.NONE)
       throw new KafkaClientError(`describe configs of ${name}: ${errorName(r.errorCode)}`, r.errorCode);
     return r.configs.map((c) => ({ name: c.name, value: c.value, source: c.configSource ?? -1 }));
+  }
+
+  /**
+   * minnow's compactor state of each partition (server/cleaner-report.ts), asked by name in
+   * DescribeConfigs; [] from a broker that does not report it (Kafka).
+   */
+  async cleanerState(name: string): Promise<PartitionCleanerReport[]> {
+    const conn = await this.connect();
+    const v = conn.version(ApiKey.DescribeConfigs, 1, 4);
+    const res: DescribeConfigsResponse = await conn.send(ApiKey.DescribeConfigs, v, {
+      resources: [{ resourceType: 2, resourceName: name, configurationKeys: [CLEANER_STATE_KEY] }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    const entry = res.results[0]?.configs.find((c) => c.name === CLEANER_STATE_KEY);
+    return entry?.value ? (JSON.parse(entry.value) as PartitionCleanerReport[]) : [];
   }
 
   /** ListOffsets for one partition: timestamp -2 earliest, -1 latest. */

@@ -61,14 +61,16 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       tmp.cleanup();
     });
 
-    const createCompacted = (topic: string, extra: Record<string, string> = {}) =>
-      client.createTopic(topic, 1, {
+    const createCompacted = async (topic: string, extra: Record<string, string> = {}) => {
+      await client.createTopic(topic, 1, {
         'cleanup.policy': 'compact',
         'min.compaction.lag.ms': '0',
         'min.cleanable.dirty.ratio': '0.01',
         'delete.retention.ms': HOUR,
         ...extra,
       });
+      await client.topic(topic); // learns the leader's address
+    };
 
     /** What partition 0 stores now, record by record, and each batch's codec. */
     function stored(topic: string): { records: Rec[]; codecs: number[] } {
@@ -277,7 +279,8 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       await untilStored(topic, want);
       expect(stored(topic).codecs).toContain(CODECS[codec]);
       expect(await readKcat(topic)).toEqual(want);
-      expect(await readKafkajs(topic, end)).toEqual(want);
+      // kafkajs has no zstd codec without a plugin.
+      if (codec === 'gzip') expect(await readKafkajs(topic, end)).toEqual(want);
       expect(await readConfluent(topic, end)).toEqual(want);
     });
 
@@ -301,7 +304,11 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       expect(second.errors).toEqual([]);
       const again: Rec[] = Array.from({ length: 200 }, (_, n) => [end + n, `k${n % 20}`, `c${n % 20}:${n}`]);
       end = (await sentinel(topic, 'end2')) + 1;
-      const want = latestPerKey([...produced, ...again, [end - 1, 'sentinel', 'end2']]);
+      // The head batch (the second sentinel) is never cleaned, nor counted: the first sentinel stays.
+      const want = [
+        ...latestPerKey([...produced, [200, 'sentinel', 'end'], ...again]),
+        [end - 1, 'sentinel', 'end2'],
+      ] as Rec[];
       await untilStored(topic, want);
       expect(await readConfluent(topic, end)).toEqual(want);
       expect(await readKafkaPython(topic, end)).toEqual(want);
@@ -309,18 +316,18 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
 
     it('a tombstone is read within delete.retention.ms and removed after it', async () => {
       const topic = 'tombstones';
-      await createCompacted(topic, { 'delete.retention.ms': '1000' });
+      await createCompacted(topic, { 'delete.retention.ms': '8000' });
       const lines = ['a:1', 'b:1', 'c:1', 'a:2', 'b:', 'c:3'];
       const r = await kcat({ port: broker.port } as RunningBroker, ['-P', '-t', topic, '-p', '0', '-K', ':', '-Z'], {
         input: lines.join('\n') + '\n',
       });
       expect(r.code).toBe(0);
       const end = (await sentinel(topic)) + 1;
-      // First pass: b's tombstone stays (its delete horizon is set now + 1 s).
+      // First pass: b's tombstone stays (its delete horizon is set now + 8 s).
       await untilStored(topic, [
-        [3, 'a', 'a:2'],
+        [3, 'a', '2'],
         [4, 'b', null],
-        [5, 'c', 'c:3'],
+        [5, 'c', '3'],
         [end - 1, 'sentinel', 'end'],
       ]);
       expect((await readKcat(topic)).filter((x) => x[1] === 'b')).toEqual([[4, 'b', null]]);
@@ -331,13 +338,13 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       }
       const left = stored(topic).records;
       expect(left.filter((x) => x[1] !== 'sentinel')).toEqual([
-        [3, 'a', 'a:2'],
-        [5, 'c', 'c:3'],
+        [3, 'a', '2'],
+        [5, 'c', '3'],
       ]);
       const latest = Number(await client.listOffset(topic, 0, 1, -1n));
       expect((await readKcat(topic)).filter((x) => x[1] !== 'sentinel')).toEqual([
-        [3, 'a', 'a:2'],
-        [5, 'c', 'c:3'],
+        [3, 'a', '2'],
+        [5, 'c', '3'],
       ]);
       expect(await client.listOffset(topic, 0, 1, -2n)).toBe(0n);
       expect(latest).toBeGreaterThan(end - 1);
@@ -366,6 +373,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard').each<Engine>(['m
       expect(await client.listOffset(topic, 0, 1, -1n)).toBe(0n);
       // A delete-policy topic still takes keyless records.
       await client.createTopic('keyless-delete', 1, {});
+      await client.topic('keyless-delete');
       await expect(client.produce('keyless-delete', 0, 1, batch, -1)).resolves.toBe(0n);
     });
   },

@@ -14,6 +14,7 @@ import type {
   DescribeConfigsResponseDescribeConfigsResult,
 } from '../../protocol/messages';
 import { brokerConfigLayers, ConfigSource } from '../broker-configs';
+import { CLEANER_STATE_KEY, cleanerStateEntry } from '../cleaner-report';
 import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
 import type { ApiHandler, RequestContext } from '../context';
 import { may, mayOnCluster } from './authz';
@@ -74,6 +75,10 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
       const keys = res.configurationKeys;
       // Kafka: a null or empty key list means every config.
       if (keys && keys.length > 0) entries = entries.filter((e) => keys.includes(e.name));
+      // minnow's compactor state, only when named (cleaner-report.ts; `minnow topic describe`).
+      const topic = res.resourceType === ResourceType.TOPIC ? broker.storage.topic(res.resourceName) : undefined;
+      if (topic && keys?.includes(CLEANER_STATE_KEY))
+        entries.push(cleanerStateEntry(broker.storage, nodeId, topic.name, topic.partitionCount, broker.now()));
       return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,

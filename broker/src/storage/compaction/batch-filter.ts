@@ -10,6 +10,7 @@ import { Reader } from '../../protocol/reader';
 import { readRecord } from '../../protocol/record';
 import type { Record } from '../../protocol/record';
 import {
+  Attribute,
   ATTRIBUTES,
   BASE_TIMESTAMP,
   BATCH_HEADER_SIZE,
@@ -66,6 +67,9 @@ export function rewriteBatch(batch: Buffer, kept: readonly RawRecord[]): Buffer 
     for (const k of kept) if (k.record.timestampDelta > maxDelta) maxDelta = k.record.timestampDelta;
     out.writeBigInt64BE(batch.readBigInt64BE(BASE_TIMESTAMP) + BigInt(maxDelta), MAX_TIMESTAMP);
   }
+  // An empty batch has no codec (Kafka's DefaultRecordBatch.writeEmptyHeader): librdkafka and
+  // kafka-python fail to decompress a zstd/gzip batch of zero bytes and stop consuming there.
+  if (kept.length === 0) out.writeInt16BE(attributes & ~Attribute.CompressionMask, ATTRIBUTES);
   out.writeUInt32BE(crc32c(out, ATTRIBUTES), CRC);
   return out;
 }

@@ -87,6 +87,7 @@ describe('compaction batch filter', () => {
       batchLength: 49,
     });
     expect(decodeRecords(out)).toEqual([]);
+    expect(out.readInt16BE(21) & 7).toBe(0); // no codec: clients cannot decompress zero bytes
   });
 
   it('keeps maxTimestamp with LogAppendTime', () => {

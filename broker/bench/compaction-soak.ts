@@ -1,0 +1,264 @@
+// `npm run bench:compaction` (repo root): the compaction soak of issue 17 (docs/compaction.md).
+// 1,000 keys updated continuously at a fixed rate against a broker child process on a fresh SQLite
+// file; the database size (file + WAL, allocated blocks) is sampled every few seconds and should
+// level off near the live keys' size instead of growing with what was written. The same load runs
+// first against a delete-policy topic on another fresh file (no compactor work), so produce p50/p99
+// with and without compaction running come from the same run, on the same machine state; their
+// ratio is the figure. Rewrites the `<!-- compaction:begin -->` block of BENCHMARKS.md.
+//
+// The broker is `node bench/.build/cli/main.js serve` (a fresh tsc build, as the instance runs
+// dist/); this process only produces (one connection, acks=all, open loop at the given rate,
+// latency from send to response). Progress goes to stderr every 10 s.
+//
+// Flags: --minutes M (compacted phase, default 3), --baseline-s S (delete phase, default 60),
+// --rate N (produce requests/s, default 100), --records N (records per request, default 10),
+// --value-bytes N (default 512), --keys N (default 1000), --backoff-ms N (LOG_CLEANER_BACKOFF_MS,
+// default 2000), --no-write (print the block only), --wait-quiet (first wait up to 3 min for the
+// load average to drop below 1.5).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { KafkaClient } from '../src/client/client';
+import { encodeRecordBatch, RecordInput } from '../src/protocol/record-batch';
+import { LatencyHistogram, LatencySummary } from '../src/perf/histogram';
+import { diskUsage } from './disk-usage';
+import { BrokerProcess, buildSources, log, sleep, waitForQuietMachine } from './processes';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const BENCHMARKS_MD = path.join(REPO, 'BENCHMARKS.md');
+const LAST_RUN = path.join(__dirname, 'compaction-last-run.json');
+const BEGIN = '<!-- compaction:begin -->';
+const END = '<!-- compaction:end -->';
+const SAMPLE_EVERY_MS = 5_000;
+const PROGRESS_EVERY_MS = 10_000;
+const MAX_IN_FLIGHT = 32;
+const MiB = 1024 * 1024;
+
+interface Opts {
+  minutes: number;
+  baselineS: number;
+  rate: number;
+  records: number;
+  valueBytes: number;
+  keys: number;
+  backoffMs: number;
+  write: boolean;
+  waitQuiet: boolean;
+}
+
+interface Phase {
+  name: 'delete' | 'compact';
+  seconds: number;
+  requests: number;
+  records: number;
+  errors: number;
+  latency: LatencySummary;
+  /** [seconds since the phase began, database bytes (file + WAL, allocated)] */
+  sizes: [number, number][];
+  /** Bytes of record payload (keys + values) sent. */
+  payloadBytes: number;
+}
+
+function options(): Opts {
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string' },
+      'baseline-s': { type: 'string' },
+      rate: { type: 'string' },
+      records: { type: 'string' },
+      'value-bytes': { type: 'string' },
+      keys: { type: 'string' },
+      'backoff-ms': { type: 'string' },
+      'no-write': { type: 'boolean' },
+      'wait-quiet': { type: 'boolean' },
+    },
+  });
+  const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
+  return {
+    minutes: num(values.minutes, 3),
+    baselineS: num(values['baseline-s'], 60),
+    rate: num(values.rate, 100),
+    records: num(values.records, 10),
+    valueBytes: num(values['value-bytes'], 512),
+    keys: num(values.keys, 1000),
+    backoffMs: num(values['backoff-ms'], 2000),
+    write: !values['no-write'],
+    waitQuiet: !!values['wait-quiet'],
+  };
+}
+
+const dbBytes = (file: string) => diskUsage(file, `${file}-wal`, `${file}-shm`).allocatedBytes;
+
+/** One phase: a fresh broker and file, a topic with `configs`, the load for `seconds`. */
+async function runPhase(
+  name: Phase['name'],
+  seconds: number,
+  o: Opts,
+  configs: Record<string, string>,
+): Promise<Phase> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `minnow-soak-${name}-`));
+  const file = path.join(dir, 'soak.db');
+  const broker = await BrokerProcess.start(`sqlite://${file}`);
+  const client = new KafkaClient(`127.0.0.1:${broker.port}`);
+  const random = randomBytes(64 * 1024);
+  const hist = new LatencyHistogram();
+  const sizes: [number, number][] = [];
+  let [requests, records, errors, inFlight, payloadBytes, nextKey] = [0, 0, 0, 0, 0, 0];
+  let firstError = '';
+  try {
+    await client.createTopic('soak', 1, configs);
+    await client.topic('soak'); // learns the leader's address
+    const t0 = Date.now();
+    const elapsedS = () => (Date.now() - t0) / 1000;
+    sizes.push([0, dbBytes(file)]);
+    let lastSample = t0;
+    let lastProgress = t0;
+    const intervalMs = 1000 / o.rate;
+    let due = t0;
+    while (Date.now() - t0 < seconds * 1000) {
+      const now = Date.now();
+      if (now - lastSample >= SAMPLE_EVERY_MS) {
+        lastSample = now;
+        sizes.push([Math.round(elapsedS()), dbBytes(file)]);
+      }
+      if (now - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = now;
+        log(
+          `${name}: ${elapsedS().toFixed(0)}/${seconds} s, ${records} records, p99 ${hist.percentileMs(99).toFixed(2)} ms, ` +
+            `database ${(dbBytes(file) / MiB).toFixed(1)} MiB, ${errors} errors`,
+        );
+      }
+      if (now < due) {
+        await sleep(Math.min(due - now, 5));
+        continue;
+      }
+      due += intervalMs;
+      if (inFlight >= MAX_IN_FLIGHT) {
+        await sleep(1);
+        continue;
+      }
+      const batch: RecordInput[] = [];
+      for (let i = 0; i < o.records; i++) {
+        const key = Buffer.from(`key-${nextKey}`);
+        nextKey = (nextKey + 1) % o.keys;
+        const at = (requests * 131 + i * 17) % (random.length - o.valueBytes);
+        batch.push({ key, value: random.subarray(at, at + o.valueBytes) });
+        payloadBytes += key.length + o.valueBytes;
+      }
+      const sentAt = performance.now();
+      inFlight++;
+      requests++;
+      client
+        .produce('soak', 0, 1, encodeRecordBatch({ records: batch, baseTimestamp: BigInt(Date.now()) }), -1)
+        .then(
+          () => {
+            hist.record(performance.now() - sentAt);
+            records += o.records;
+          },
+          (err: Error) => {
+            errors++;
+            firstError ||= err.message;
+          },
+        )
+        .finally(() => inFlight--);
+    }
+    for (let i = 0; inFlight > 0 && i < 3000; i++) await sleep(10);
+    sizes.push([Math.round(elapsedS()), dbBytes(file)]);
+    if (firstError) log(`${name}: first produce error: ${firstError}`);
+    return { name, seconds, requests, records, errors, latency: hist.summary(), sizes, payloadBytes };
+  } finally {
+    client.close();
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const mib = (b: number) => (b / MiB).toFixed(1);
+const ms = (x: number) => x.toFixed(2);
+
+function render(o: Opts, del: Phase, cmp: Phase, when: string): string {
+  const live = o.keys * (o.valueBytes + `key-${o.keys - 1}`.length);
+  const ratio = cmp.latency.p99Ms / del.latency.p99Ms;
+  const rows = (p: Phase) =>
+    `| ${p.name === 'delete' ? 'delete policy (no compaction)' : 'compact (compactor running)'} | ${p.seconds} | ` +
+    `${p.records} | ${p.errors} | ${ms(p.latency.p50Ms)} | ${ms(p.latency.p99Ms)} | ${ms(p.latency.p999Ms)} | ` +
+    `${ms(p.latency.maxMs)} | ${mib(p.payloadBytes)} | ${mib(p.sizes[p.sizes.length - 1]![1])} |`;
+  // The size curve: every 30 s of the compacted phase, next to the delete phase where it ran that long.
+  const curve: string[] = [];
+  const at = (p: Phase, t: number) => p.sizes.filter(([s]) => s <= t).pop();
+  for (let t = 0; t <= cmp.seconds; t += 30) {
+    const c = at(cmp, t);
+    const d = t <= del.seconds ? at(del, t) : undefined;
+    if (c) curve.push(`| ${t} | ${mib(c[1])} | ${d ? mib(d[1]) : ''} |`);
+  }
+  const half = at(cmp, cmp.seconds / 2)![1];
+  const last = cmp.sizes[cmp.sizes.length - 1]![1];
+  return [
+    BEGIN,
+    `<!-- generated by \`npm run bench:compaction\` (broker/bench/compaction-soak.ts); edits here are overwritten -->`,
+    '',
+    `### Compaction soak (issue 17)`,
+    '',
+    `${when}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average at start ` +
+      `${os.loadavg()[0]!.toFixed(2)}. ${o.keys} keys updated round-robin, ${o.rate} produce requests/s of ` +
+      `${o.records} records (${o.valueBytes}-byte values, uncompressed, acks=all, one connection), so every ` +
+      `key is rewritten ${((o.rate * o.records) / o.keys).toFixed(1)} times a second. Each phase on a fresh ` +
+      `SQLite file with its own broker process; the compacted topic has min.compaction.lag.ms=0 and ` +
+      `Kafka's min.cleanable.dirty.ratio (0.5), LOG_CLEANER_BACKOFF_MS=${o.backoffMs}. Live data ` +
+      `(latest record per key, payload only) ≈ ${mib(live)} MiB.`,
+    '',
+    '| phase | seconds | records | errors | p50 ms | p99 ms | p99.9 ms | max ms | payload sent MiB | database at end MiB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    rows(del),
+    rows(cmp),
+    '',
+    `**p99 with compaction running / without: ${ratio.toFixed(2)}×** (same run). Database size, compacted ` +
+      `phase: ${mib(half)} MiB at half time, ${mib(last)} MiB at the end ` +
+      `(${last <= half * 1.1 ? 'levelled off' : 'still growing'}), for ${mib(cmp.payloadBytes)} MiB written.`,
+    '',
+    '| seconds | database MiB, compact | database MiB, delete |',
+    '| ---: | ---: | ---: |',
+    ...curve,
+    END,
+  ].join('\n');
+}
+
+function writeBlock(block: string): void {
+  const current = existsSync(BENCHMARKS_MD) ? readFileSync(BENCHMARKS_MD, 'utf8') : '# Benchmarks\n';
+  const a = current.indexOf(BEGIN);
+  const b = current.indexOf(END);
+  const next =
+    a >= 0 && b > a
+      ? current.slice(0, a) + block + current.slice(b + END.length)
+      : `${current.trimEnd()}\n\n${block}\n`;
+  writeFileSync(BENCHMARKS_MD, next);
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  buildSources();
+  if (o.waitQuiet) await waitForQuietMachine();
+  process.env.LOG_CLEANER_BACKOFF_MS = String(o.backoffMs); // inherited by the broker processes
+  const when = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  log(`delete phase: ${o.baselineS} s at ${o.rate} requests/s`);
+  const del = await runPhase('delete', o.baselineS, o, {});
+  log(`compact phase: ${o.minutes} min at ${o.rate} requests/s`);
+  const cmp = await runPhase('compact', Math.round(o.minutes * 60), o, {
+    'cleanup.policy': 'compact',
+    'min.compaction.lag.ms': '0',
+  });
+  const block = render(o, del, cmp, when);
+  process.stdout.write(block + '\n');
+  if (o.write) {
+    writeBlock(block);
+    writeFileSync(LAST_RUN, JSON.stringify({ when, options: o, phases: [del, cmp] }, null, 2) + '\n');
+    log(`wrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, LAST_RUN)}`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
