@@ -19,12 +19,14 @@ import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
 import { transactionScenarios } from './scenarios/transactions';
 
+// Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
+// after which its transaction coordinator never loads.
 export const SCENARIOS: Scenario[] = [
+  ...transactionScenarios,
   ...miscScenarios,
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
-  ...transactionScenarios,
 ];
 
 export interface StepReport {

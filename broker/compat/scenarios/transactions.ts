@@ -113,6 +113,13 @@ const latestBody = (isolationLevel: number) => ({
   ],
 });
 
+/** Partition 0 by time: 0 (the first record from then on) or -3 (the largest timestamp, v7+). */
+const byTimeBody = (isolationLevel: number, timestamp: bigint) => ({
+  replicaId: -1,
+  isolationLevel,
+  topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }],
+});
+
 const endTxn = (p: Producer, committed: boolean) => ({ transactionalId: ID, ...p, committed });
 
 const offsetFetchStable = {
@@ -120,6 +127,15 @@ const offsetFetchStable = {
   topics: [{ name: TOPIC, partitionIndexes: [0, 1] }],
   requireStable: true,
 };
+
+const TIMEOUT_ID = 'cx-timeout';
+
+/** Until the broker's timeout pass aborted TIMEOUT_ID (each checks every 10 s by default). */
+const waitForTimeoutAbort = (ctx: ScenarioContext) =>
+  waitUntil(`${TIMEOUT_ID} timing out`, async () => {
+    const d = await ctx.quiet(ApiKey.DescribeTransactions, 0, { transactionalIds: [TIMEOUT_ID] });
+    return d.transactionStates[0].transactionState === 'CompleteAbort';
+  });
 
 export const transactionScenarios: Scenario[] = [
   {
@@ -206,6 +222,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('fetch read_uncommitted (open)', ApiKey.Fetch, 11, fetchBody(0, 0));
       await ctx.send('list offsets read_committed (open)', ApiKey.ListOffsets, 5, latestBody(1));
       await ctx.send('list offsets read_uncommitted (open)', ApiKey.ListOffsets, 5, latestBody(0));
+      for (const [what, ts] of [
+        ['time 0', 0n],
+        ['max timestamp', -3n],
+      ] as const) {
+        await ctx.send(`list offsets ${what} read_committed (open)`, ApiKey.ListOffsets, 7, byTimeBody(1, ts));
+        await ctx.send(`list offsets ${what} read_uncommitted (open)`, ApiKey.ListOffsets, 7, byTimeBody(0, ts));
+      }
       await ctx.send('txn offset commit: group not added', ApiKey.TxnOffsetCommit, 3, {
         transactionalId: ID,
         groupId: GROUP,
@@ -281,6 +304,13 @@ export const transactionScenarios: Scenario[] = [
       await ctx.send('end txn: abort after the commit', ApiKey.EndTxn, 3, endTxn(p, false));
       await ctx.send('fetch read_committed (committed)', ApiKey.Fetch, 11, fetchBody(0, 1));
       await ctx.send('list offsets read_committed (committed)', ApiKey.ListOffsets, 5, latestBody(1));
+      await ctx.send('list offsets time 0 read_committed (committed)', ApiKey.ListOffsets, 7, byTimeBody(1, 0n));
+      await ctx.send(
+        'list offsets max timestamp read_committed (committed)',
+        ApiKey.ListOffsets,
+        7,
+        byTimeBody(1, -3n),
+      );
       await ctx.send('offset fetch require_stable (committed)', ApiKey.OffsetFetch, 7, offsetFetchStable);
       await ctx.send('describe (CompleteCommit)', ApiKey.DescribeTransactions, 0, { transactionalIds: [ID] });
 
@@ -361,6 +391,146 @@ export const transactionScenarios: Scenario[] = [
         producerIdFilters: [p.producerId],
         durationFilter: -1n,
       });
+      // Later scenarios list every group: leave none behind (Kafka does not list a group whose only
+      // offsets came from a transaction; minnow lists every group with offsets).
+      await ctx.quiet(ApiKey.DeleteGroups, 2, { groupsNames: [GROUP] });
+    },
+  },
+  {
+    name: 'transaction-timeout',
+    about:
+      'a transaction past its transaction.timeout.ms is aborted by the broker; what its producer then gets (EndTxn, AddPartitionsToTxn, InitProducerId naming its epoch)',
+    async run(ctx) {
+      const sequences = new Map<string, number>();
+      await ctx.quiet(ApiKey.CreateTopics, 7, {
+        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+        timeoutMs: 30_000,
+        validateOnly: false,
+      });
+      await ctx.waitForTopic(TOPIC);
+      await waitForTxnCoordinator(ctx);
+      const init = await ctx.send(
+        'init (timeout 1 s)',
+        ApiKey.InitProducerId,
+        4,
+        initBody(TIMEOUT_ID, { transactionTimeoutMs: 1000 }),
+      );
+      const p: Producer = { producerId: init.producerId, producerEpoch: init.producerEpoch };
+      const add = { ...addPartitions(p, [{ name: TOPIC, partitions: [1] }]), v3AndBelowTransactionalId: TIMEOUT_ID };
+      await ctx.send('add partitions', ApiKey.AddPartitionsToTxn, 3, add);
+      await ctx.send('produce', ApiKey.Produce, 9, {
+        ...produceBody(sequences, p, 1, 'late'),
+        transactionalId: TIMEOUT_ID,
+      });
+      await waitForTimeoutAbort(ctx);
+      await ctx.send('describe (timed out)', ApiKey.DescribeTransactions, 0, { transactionalIds: [TIMEOUT_ID] });
+      await ctx.send('fetch read_committed (timed out)', ApiKey.Fetch, 11, fetchBody(1, 1));
+      await ctx.send('end txn: abort with the timed-out epoch', ApiKey.EndTxn, 3, {
+        ...endTxn(p, false),
+        transactionalId: TIMEOUT_ID,
+      });
+      await ctx.send('end txn: abort with the timed-out epoch (v1)', ApiKey.EndTxn, 1, {
+        ...endTxn(p, false),
+        transactionalId: TIMEOUT_ID,
+      });
+      await ctx.send('add partitions with the timed-out epoch', ApiKey.AddPartitionsToTxn, 3, add);
+      await ctx.send(
+        'init naming the timed-out epoch (KIP-360)',
+        ApiKey.InitProducerId,
+        4,
+        initBody(TIMEOUT_ID, { ...p }),
+      );
+      await ctx.send('describe (recovered)', ApiKey.DescribeTransactions, 0, { transactionalIds: [TIMEOUT_ID] });
+      await ctx.send('init naming the timed-out epoch again', ApiKey.InitProducerId, 4, initBody(TIMEOUT_ID, { ...p }));
+      const next = await ctx.send('init (a new instance)', ApiKey.InitProducerId, 4, initBody(TIMEOUT_ID));
+      await ctx.send(
+        'init naming the timed-out epoch after a new instance',
+        ApiKey.InitProducerId,
+        4,
+        initBody(TIMEOUT_ID, { ...p }),
+      );
+      await ctx.send('init (another instance)', ApiKey.InitProducerId, 4, initBody(TIMEOUT_ID));
+      await ctx.send(
+        'init naming the epoch a plain init replaced',
+        ApiKey.InitProducerId,
+        4,
+        initBody(TIMEOUT_ID, {
+          producerId: next.producerId,
+          producerEpoch: next.producerEpoch,
+        }),
+      );
+    },
+  },
+  {
+    name: 'txn-offset-commit-member',
+    about:
+      'TxnOffsetCommit v3 from a group member (KIP-447): its generation and member id checked, a rebalance not in the way',
+    async run(ctx) {
+      const id = 'cx-member-tx';
+      const group = 'cx-mg';
+      await ctx.quiet(ApiKey.CreateTopics, 7, {
+        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+        timeoutMs: 30_000,
+        validateOnly: false,
+      });
+      await ctx.waitForTopic(TOPIC);
+      await ctx.waitForCoordinator(group);
+      await waitForTxnCoordinator(ctx);
+      const init = await ctx.quiet(ApiKey.InitProducerId, 4, initBody(id));
+      const p: Producer = { producerId: init.producerId, producerEpoch: init.producerEpoch };
+      await ctx.quiet(ApiKey.AddOffsetsToTxn, 3, { transactionalId: id, ...p, groupId: group });
+      const join = (memberId: string) =>
+        ctx.quiet(ApiKey.JoinGroup, 9, {
+          groupId: group,
+          sessionTimeoutMs: 30_000,
+          rebalanceTimeoutMs: 30_000,
+          memberId,
+          groupInstanceId: null,
+          protocolType: 'consumer',
+          protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]) }],
+          reason: null,
+        });
+      const first = await join('');
+      // Completes after the initial rebalance delay (3 s on both by default): the group is then
+      // CompletingRebalance until the leader's SyncGroup.
+      const joined = await join(first.memberId);
+      const commit = (step: string, generationId: number, memberId: string, groupInstanceId: string | null = null) =>
+        ctx.send(step, ApiKey.TxnOffsetCommit, 3, {
+          transactionalId: id,
+          groupId: group,
+          ...p,
+          generationId,
+          memberId,
+          groupInstanceId,
+          topics: [
+            {
+              name: TOPIC,
+              partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }],
+            },
+          ],
+        });
+      await commit('the member, during the rebalance', joined.generationId, joined.memberId);
+      await ctx.quiet(ApiKey.SyncGroup, 5, {
+        groupId: group,
+        generationId: joined.generationId,
+        memberId: joined.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [],
+      });
+      await commit('the member', joined.generationId, joined.memberId);
+      await commit('a stale generation', joined.generationId - 1, joined.memberId);
+      await commit('a future generation', joined.generationId + 1, joined.memberId);
+      await commit('an unknown member', joined.generationId, 'no-such-member');
+      await commit('no member, generation -1 (older producers)', -1, '');
+      await commit('an unknown group instance id', joined.generationId, joined.memberId, 'no-such-instance');
+      await ctx.quiet(ApiKey.EndTxn, 3, { transactionalId: id, ...p, committed: false });
+      await ctx.quiet(ApiKey.LeaveGroup, 5, {
+        groupId: group,
+        members: [{ memberId: joined.memberId, groupInstanceId: null, reason: null }],
+      });
+      await ctx.quiet(ApiKey.DeleteGroups, 2, { groupsNames: [group] });
     },
   },
 ];

@@ -32,13 +32,24 @@ const RETRIABLE: ReadonlySet<number> = new Set([
   ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
   ErrorCode.CONCURRENT_TRANSACTIONS,
 ]);
+/**
+ * FindCoordinator also retries COORDINATOR_NOT_AVAILABLE, as the Java client does: Kafka answers it
+ * while it creates __transaction_state on the first transactional request (a few seconds).
+ */
+const FIND_RETRIABLE: ReadonlySet<number> = new Set([...RETRIABLE, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
+const FIND_BACKOFF_MS = 100;
 
 /** Sends until the answer's error is not retriable (at most RETRIES times). */
-async function retrying<R>(send: () => Promise<R>, errorOf: (r: R) => number): Promise<R> {
+async function retrying<R>(
+  send: () => Promise<R>,
+  errorOf: (r: R) => number,
+  retriable = RETRIABLE,
+  backoffMs = RETRY_BACKOFF_MS,
+): Promise<R> {
   for (let attempt = 0; ; attempt++) {
     const res = await send();
-    if (!RETRIABLE.has(errorOf(res)) || attempt >= RETRIES) return res;
-    await sleep(RETRY_BACKOFF_MS);
+    if (!retriable.has(errorOf(res)) || attempt >= RETRIES) return res;
+    await sleep(backoffMs);
   }
 }
 
@@ -215,6 +226,8 @@ export async function findTransactionCoordinator(
           : { key: transactionalId, keyType: TRANSACTION_KEY_TYPE },
       ),
     (r) => (v >= 4 ? r.coordinators![0]!.errorCode! : r.errorCode!),
+    FIND_RETRIABLE,
+    FIND_BACKOFF_MS,
   );
   const r =
     v >= 4

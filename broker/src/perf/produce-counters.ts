@@ -24,6 +24,8 @@ export class ProduceCounters {
   acked = 0;
   readonly latency = new LatencyHistogram();
   readonly service = new LatencyHistogram();
+  /** --transactional-id: from each record's intended time to its transaction's commit (EndTxn answered). */
+  readonly commit = new LatencyHistogram();
   readonly window: Window;
   /** Intended time of the first record after warm-up. */
   private steadyStartMs = Infinity;
@@ -61,6 +63,23 @@ export class ProduceCounters {
     if (steady > 0) this.service.record(serviceMs, steady);
     this.records += steady;
     this.bytes += perRecordBytes * steady;
+  }
+
+  /**
+   * The intended times of a batch's records after warm-up, as [ms, count] (one pair for an
+   * unlimited claim, whose records share one take time), kept until their transaction commits.
+   * Call before the schedule releases the claim.
+   */
+  intendedTimes(indexes: number[], claim: Claim, schedule: Schedule): [number, number][] {
+    const steady = indexes.filter((i) => i >= this.warmupRecords);
+    if (steady.length === 0) return [];
+    if (schedule.unlimited) return [[schedule.intendedOf(claim, steady[0]!), steady.length]];
+    return steady.map((i) => [schedule.intendedMs(i), 1]);
+  }
+
+  /** A transaction committed at commitMs: its records' latency to commit. */
+  committed(times: readonly [number, number][], commitMs: number): void {
+    for (const [intended, count] of times) this.commit.record(commitMs - intended, count);
   }
 
   /**

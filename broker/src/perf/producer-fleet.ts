@@ -47,6 +47,8 @@ export interface ProducerTransaction {
   batches: number;
   /** A produce of the open transaction failed: it ends with an abort. */
   failed: boolean;
+  /** Its acknowledged records' intended times, [ms, count], for the latency to commit. */
+  pending: [number, number][];
   committed: number;
   aborted: number;
 }
@@ -128,6 +130,7 @@ export class ProducerFleet {
       partitions: new Set(),
       batches: 0,
       failed: false,
+      pending: [],
       committed: 0,
       aborted: 0,
     };

@@ -53,6 +53,11 @@ export interface ProduceSummary {
   mbPerSec: number;
   latency: LatencySummary;
   serviceLatency: LatencySummary;
+  /**
+   * --transactional-id: from each record's intended send time to its transaction's commit, when a
+   * read_committed consumer can have it; null otherwise.
+   */
+  commitLatency: LatencySummary | null;
   finalLine: string;
   /** --transactional-id runs: transactions ended, over all producers; null otherwise. */
   transactions: TransactionCounts | null;
@@ -64,6 +69,9 @@ export interface TransactionCounts {
   committed: number;
   aborted: number;
 }
+
+const commitLine = (l: LatencySummary) =>
+  `${l.avgMs.toFixed(2)} ms avg, ${l.p50Ms.toFixed(2)} ms 50th, ${l.p99Ms.toFixed(2)} ms 99th, ${l.maxMs.toFixed(2)} ms max`;
 
 /** Payloads from --payload-file or random ones of --record-size, keyed by --keys. */
 function loadPayloads(opts: ProduceOptions): Payloads {
@@ -159,7 +167,7 @@ export class ProducePerfRun {
     const txns = this.transactionCounts();
     if (txns)
       this.io.out(
-        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batches each)`,
+        `${txns.committed} transactions committed, ${txns.aborted} aborted (${txns.batchesPerTransaction} batch${txns.batchesPerTransaction === 1 ? '' : 'es'} each); latency to commit ${commitLine(this.counters.commit.summary())}`,
       );
     if (c.errors > 0) this.io.err(`${c.errors} records failed; first error: ${c.firstError}`);
     if (c.abandoned > 0)
@@ -198,8 +206,11 @@ export class ProducePerfRun {
     this.counters.answeredAt(ackMs);
     for (const b of batches) {
       const error = errorsOf.get(b.target.partition);
-      if (error === undefined) this.counters.acknowledged(b, claim, this.rate.schedule, ackMs, ackMs - sendMs);
-      else this.counters.failed(b.indexes.length, `produce to ${this.opts.topic}/${b.target.partition}: ${error}`);
+      if (error === undefined) {
+        this.counters.acknowledged(b, claim, this.rate.schedule, ackMs, ackMs - sendMs);
+        if (producer.txn)
+          producer.txn.pending.push(...this.counters.intendedTimes(b.indexes, claim, this.rate.schedule));
+      } else this.counters.failed(b.indexes.length, `produce to ${this.opts.topic}/${b.target.partition}: ${error}`);
     }
     this.rate.schedule.release(claim);
     if (producer.txn) {
@@ -222,8 +233,11 @@ export class ProducePerfRun {
     const txn = producer.txn!;
     const commit = !txn.failed;
     if (producer.conn) await endTxn(txn.coordinator, txn.id, commit);
-    if (commit) txn.committed++;
-    else txn.aborted++;
+    if (commit) {
+      txn.committed++;
+      this.counters.committed(txn.pending, this.io.now());
+    } else txn.aborted++;
+    txn.pending = [];
     txn.partitions.clear();
     txn.batches = 0;
     txn.failed = false;
@@ -302,14 +316,16 @@ export class ProducePerfRun {
       mbPerSec: (c.bytes * 1000) / elapsedMs / MiB,
       latency,
       serviceLatency: c.service.summary(),
+      commitLatency: this.transactionCounts() ? c.commit.summary() : null,
       finalLine,
       transactions: this.transactionCounts(),
     };
   }
 
   private transactionCounts(): TransactionCounts | null {
-    const { transactionalId, transactionBatches } = this.opts;
-    if (transactionalId === undefined) return null;
+    const { transactionalId, transactionBatches, noop } = this.opts;
+    // --noop has no coordinator: the batches are encoded transactional, nothing is committed.
+    if (transactionalId === undefined || noop) return null;
     const txns = this.fleet.producers.flatMap((p) => (p.txn ? [p.txn] : []));
     return {
       transactionalId,

@@ -72,10 +72,11 @@ export class TransactionCoordinator {
   private readonly cleanup: CleanupTimer;
   private closed = false;
   /**
-   * KIP-360 epoch bumps asked for with the producer's current id/epoch, by transactional id: what
-   * was asked and what was answered. A retry of such a request (its answer lost) gets the same
-   * answer instead of PRODUCER_FENCED, as Kafka's lastProducerEpoch allows. Kept in memory only:
-   * after a restart the retry is fenced, which is safe (never a second owner of an epoch).
+   * The epoch bumps a producer may still recover from, by transactional id: a KIP-360 bump asked
+   * for with the producer's current id/epoch (a retry whose answer was lost gets the same answer),
+   * and a timeout abort's fencing bump (the timed-out producer's InitProducerId gets the new epoch),
+   * as Kafka's lastProducerEpoch allows; any other InitProducerId ends it. Kept in memory only: after
+   * a restart such a request is fenced, which is safe (never a second owner of an epoch).
    */
   private readonly recoveries = new Map<string, { from: ProducerIdAndEpoch; to: ProducerIdAndEpoch }>();
 
@@ -118,7 +119,8 @@ export class TransactionCoordinator {
    * gets a producer id at epoch 0, a known one its epoch bumped, which fences the previous producer
    * and aborts its open transaction (Kafka answers CONCURRENT_TRANSACTIONS first and bumps again on
    * the retry; here the abort and the bump are one storage transaction). With `expected` (v3+,
-   * KIP-360) only the current producer may bump, or retry a bump it asked for.
+   * KIP-360) only the current producer may bump; a retry of that bump, and a producer whose
+   * transaction timed out, get the epoch already bumped for them (`recoveries`).
    */
   initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): InitResult {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
@@ -280,7 +282,12 @@ export class TransactionCoordinator {
       try {
         if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
           const { info, markedPartitions } = this.storage.endTransaction(t.transactionalId, false, now, true);
-          this.recoveries.delete(t.transactionalId);
+          // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
+          // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
+          this.recoveries.set(t.transactionalId, {
+            from: { producerId: t.producerId, producerEpoch: t.producerEpoch },
+            to: { producerId: info.producerId, producerEpoch: info.producerEpoch },
+          });
           aborted.push(t.transactionalId);
           this.logger.info('transaction timed out: aborted, its producer fenced', {
             transactionalId: t.transactionalId,

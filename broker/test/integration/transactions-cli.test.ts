@@ -85,7 +85,11 @@ describe('transactional perf produce and minnow transactions', () => {
     expect(summary.transactions).toMatchObject({ transactionalId: 'x', batchesPerTransaction: 10, aborted: 0 });
     committed = summary.transactions!.committed;
     expect(committed).toBeGreaterThan(1);
-    expect(lines.join('\n')).toContain(`${committed} transactions committed, 0 aborted (10 batches each)`);
+    expect(lines.join('\n')).toContain(
+      `${committed} transactions committed, 0 aborted (10 batches each); latency to commit`,
+    );
+    // Every record's latency to its transaction's commit is counted (a count, not a timing).
+    expect(summary.commitLatency?.count).toBe(RECORDS);
 
     // The log, read_uncommitted and raw: data batches, a COMMIT marker after each transaction.
     const client = new KafkaClient(bootstrap);
@@ -134,6 +138,30 @@ describe('transactional perf produce and minnow transactions', () => {
     expect(await consumeValues(consumer, TOPIC, RECORDS)).toHaveLength(RECORDS);
   });
 
+  it('gives several producers their own transactional ids, over keyed partitions', async () => {
+    const opts = parseProduceArgs(
+      [
+        ...['--bootstrap-server', bootstrap, '--topic', 'txn-perf-keyed', '--partitions', '3', '--keys', '50'],
+        ...['--num-records', '600', '--record-size', '20', '--batch-size', '400', '--producers', '2'],
+        ...['--transactional-id', 'multi', '--transaction-batches', '3', '--report-interval', '1h'],
+      ],
+      {},
+    ) as ProduceOptions;
+    const io = { out: () => {}, err: () => {}, isTTY: false, now: () => performance.now(), wallNow: () => Date.now() };
+    const summary = await runProducePerf(opts, io);
+    expect(summary).toMatchObject({ records: 600, errors: 0, transactions: { aborted: 0 } });
+    const ids = ((await cli('list', '--json')).json() as { transactionalId: string; state: string }[])
+      .filter((t) => t.transactionalId.startsWith('multi'))
+      .map((t) => [t.transactionalId, t.state]);
+    expect(ids).toEqual([
+      ['multi-0', 'CompleteCommit'],
+      ['multi-1', 'CompleteCommit'],
+    ]);
+    const consumer = kafka.consumer({ groupId: 'txn-cli-rc-keyed', readUncommitted: false, maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    expect(await consumeValues(consumer, 'txn-perf-keyed', 600)).toHaveLength(600);
+  });
+
   it('lists the transactional id as kafka-transactions.sh does, and as JSON', async () => {
     const table = await cli('list');
     expect(table.code).toBe(0);
@@ -147,19 +175,21 @@ describe('transactional perf produce and minnow transactions', () => {
       '',
     ]);
 
-    const listed = (await cli('list', '--json')).json();
+    const listed = ((await cli('list', '--json')).json() as { transactionalId: string; producerId: number }[]).filter(
+      (t) => t.transactionalId === 'x',
+    );
     expect(listed).toEqual([
       { transactionalId: 'x', coordinatorId: 1, producerId: expect.any(Number), state: 'CompleteCommit' },
     ]);
-    const pid = String(listed[0].producerId);
+    const pid = String(listed[0]!.producerId);
 
-    expect((await cli('list', '--json', '--state', 'CompleteCommit')).json()).toHaveLength(1);
+    expect((await cli('list', '--json', '--state', 'CompleteCommit')).json()).toHaveLength(3);
     expect((await cli('list', '--json', '--state', 'Ongoing')).json()).toEqual([]);
     expect((await cli('list', '--json', '--producer-id', pid)).json()).toHaveLength(1);
     expect((await cli('list', '--json', '--producer-id', String(Number(pid) + 1000))).json()).toEqual([]);
     // Nothing has been open for an hour; a negative filter is no filter (kafka-transactions.sh).
     expect((await cli('list', '--json', '--duration-filter', '3600000')).json()).toEqual([]);
-    expect((await cli('list', '--json', '--duration-filter', '-1')).json()).toHaveLength(1);
+    expect((await cli('list', '--json', '--duration-filter', '-1')).json()).toHaveLength(3);
 
     const unknown = await cli('list', '--json', '--state', 'Sleeping');
     expect(unknown.code).toBe(0);

@@ -10,7 +10,7 @@ import { runTxnCrash } from '../../tools/resilience/txn-crash-run';
 import { tempDir } from '../integration/helpers';
 
 const KILLS = Number(process.env.MINNOW_TXN_CRASH_KILLS ?? 5);
-const RECORDS = Number(process.env.MINNOW_TXN_CRASH_RECORDS ?? 2000);
+const RECORDS = Number(process.env.MINNOW_TXN_CRASH_RECORDS ?? Math.max(2000, KILLS * 250));
 const SEED = Number(process.env.MINNOW_TXN_CRASH_SEED ?? Date.now() % 2 ** 31);
 
 function freePort(): Promise<number> {

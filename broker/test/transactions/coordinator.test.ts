@@ -2,6 +2,7 @@
 // 1) over the memory engine, with a fake clock for the timeout and the id expiration.
 import { ErrorCode as E } from '../../src/protocol/error-codes';
 import { silentLogger } from '../../src/logger';
+import { StorageError } from '../../src/storage/storage';
 import { fencedFor, TransactionCoordinator } from '../../src/transactions/coordinator';
 import { harness, START_MS, t } from './harness';
 
@@ -87,12 +88,27 @@ describe('InitProducerId with a transactional id', () => {
       expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
-    it('after a timeout abort the timed-out producer is fenced, as Kafka (prepareFenceProducerEpoch)', () => {
+    it('after a timeout abort the timed-out producer recovers with the fenced epoch (Kafka 4.1, npm run compat)', () => {
       const h = harness({ cleanupIntervalMs: 1000 });
       const a = begin(h, 'tx', 5000);
       expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
       h.timers.advance(7000);
-      expect(h.info()).toMatchObject({ state: 'CompleteAbort', producerEpoch: a.producerEpoch + 1 });
+      const fenced = { producerId: a.producerId, producerEpoch: a.producerEpoch + 1 };
+      expect(h.info()).toMatchObject({ state: 'CompleteAbort', ...fenced });
+      // Its writes are refused, its EndTxn fenced; InitProducerId naming its epoch gets the new one.
+      expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.PRODUCER_FENCED);
+      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(h.coord.addPartitions('tx', fenced, [t(0)])).toBe(E.NONE);
+    });
+
+    it('after a timeout abort, a new instance ends the timed-out producer for good', () => {
+      const h = harness({ cleanupIntervalMs: 1000 });
+      const a = begin(h, 'tx', 5000);
+      h.coord.addPartitions('tx', a, [t(0)]);
+      h.timers.advance(7000);
+      const b = begin(h);
+      expect(b.producerEpoch).toBe(a.producerEpoch + 2);
       expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
@@ -363,5 +379,65 @@ describe('the cleanup pass', () => {
     h.timers.advance(6000);
     expect(h.info()!.state).toBe('CompleteAbort');
     again.close();
+  });
+});
+
+describe('storage failures', () => {
+  it('answer COORDINATOR_NOT_AVAILABLE (retriable), tell onStorageError, and leave the state as it was', () => {
+    const failing = new Set<string>();
+    const errors: StorageError[] = [];
+    const h = harness({ onStorageError: (e) => errors.push(e) });
+    // The coordinator sees the storage through a proxy that fails the calls named in `failing`.
+    const storage = new Proxy(h.storage, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (failing.has(String(prop))) throw new StorageError('database or disk is full', { code: 'SQLITE_FULL' });
+          return v.apply(target, args);
+        };
+      },
+    });
+    const coord = new TransactionCoordinator({
+      storage,
+      logger: silentLogger,
+      now: h.timers.now,
+      timers: h.timers,
+      onStorageError: (e) => errors.push(e),
+    });
+    const a = coord.initProducerId('tx', 60_000, null);
+    expect(coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    failing.add('endTransaction');
+    expect(coord.endTransaction('tx', a, true)).toEqual({
+      errorCode: E.COORDINATOR_NOT_AVAILABLE,
+      producerId: -1,
+      producerEpoch: -1,
+    });
+    expect(errors.map((e) => e.diskFull)).toEqual([true]);
+    expect(h.info()!.state).toBe('Ongoing');
+    failing.add('initTransaction');
+    expect(coord.initProducerId('tx', 60_000, null).errorCode).toBe(E.COORDINATOR_NOT_AVAILABLE);
+    failing.add('addToTransaction');
+    expect(coord.addOffsets('tx', a, 'g')).toBe(E.COORDINATOR_NOT_AVAILABLE);
+    failing.clear();
+    expect(coord.endTransaction('tx', a, true).errorCode).toBe(E.NONE);
+    coord.close();
+  });
+
+  it('a failing cleanup pass is logged and retried at the next one', () => {
+    const h = harness({ cleanupIntervalMs: 1000 });
+    const a = begin(h, 'tx', 1000);
+    h.coord.addPartitions('tx', a, [t(0)]);
+    const real = h.storage.endTransaction.bind(h.storage);
+    let fail = true;
+    h.storage.endTransaction = (...args) => {
+      if (fail) throw new StorageError('disk I/O error', { code: 'SQLITE_IOERR_WRITE' });
+      return real(...args);
+    };
+    h.timers.advance(2000);
+    expect(h.info()!.state).toBe('Ongoing');
+    fail = false;
+    h.timers.advance(1000);
+    expect(h.info()!.state).toBe('CompleteAbort');
   });
 });

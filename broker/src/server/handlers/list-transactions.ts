@@ -47,7 +47,7 @@ export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTr
         (t) =>
           (producerIds.size === 0 || producerIds.has(t.producerId)) &&
           (states.size === 0 || states.has(t.state)) &&
-          // Kafka compares with the start time even outside a transaction (-1 there: always older).
+          // As Kafka: the start of the last transaction, also once it ended (-1 before the first).
           (duration < 0 || now - t.startedMs > duration) &&
           may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId),
       )

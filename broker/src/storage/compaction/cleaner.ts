@@ -4,6 +4,7 @@
 // partition: (1) map key -> latest offset over the dirty range [firstDirty, firstUncleanable),
 // (2) filter every batch below the end of the mapped range, rewriting the ones that lose records
 // (same offsets, codec and producer fields: batch-filter.ts), (3) checkpoint the clean offset.
+import { DecodeError } from '../../protocol/errors';
 import { ATTRIBUTES, isControl, MAX_TIMESTAMP } from '../../protocol/record-batch';
 import type { BatchRow } from '../append-plan';
 import { ControlType } from '../control-batch';
@@ -77,8 +78,10 @@ export interface CleanerLog {
 export interface CleanerOptions {
   /** Broker-level topic defaults (log.cleanup.policy ... as topic config names). */
   brokerDefaults?: Readonly<Record<string, string>>;
-  /** Bytes of batches read per step (default 1 MiB). */
+  /** Bytes of batches read per step (default 512 KiB). */
   stepBytes?: number;
+  /** A step stops after the batch that took it past this many ms (default 5): produce and fetch wait no longer. */
+  stepMs?: number;
   /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
   dedupeBytes?: number;
 }
@@ -129,10 +132,13 @@ interface Pass extends CleanerPartitionRef {
   deleted: number;
 }
 
-const DEFAULT_STEP_BYTES = 1024 * 1024;
+const DEFAULT_STEP_BYTES = 512 * 1024;
+const DEFAULT_STEP_MS = 5;
 
 export class Cleaner {
   private pass: Pass | undefined;
+  /** topicId:partition of partitions whose stored batches failed to decode: skipped until restart. */
+  private readonly uncleanable = new Set<string>();
 
   constructor(private readonly log: CleanerLog) {}
 
@@ -149,13 +155,19 @@ export class Cleaner {
       return { working: true };
     }
     const stepBytes = opts.stepBytes ?? DEFAULT_STEP_BYTES;
-    if (pass.phase === 'map') this.mapStep(pass, stepBytes);
-    else {
-      const done = this.filterStep(pass, nowMs, stepBytes);
-      if (done) {
+    const deadline = performance.now() + (opts.stepMs ?? DEFAULT_STEP_MS);
+    try {
+      if (pass.phase === 'map') this.mapStep(pass, stepBytes, deadline);
+      else if (this.filterStep(pass, nowMs, stepBytes, deadline)) {
         this.pass = undefined;
         return { working: true, passDone: this.finish(pass, nowMs) };
       }
+    } catch (err) {
+      // The pass is dropped (what it applied stays: each slice is whole). A batch that does not
+      // decode makes the partition uncleanable until restart, as Kafka's markPartitionUncleanable.
+      this.pass = undefined;
+      if (err instanceof DecodeError) this.uncleanable.add(`${pass.topicId}:${pass.partition}`);
+      throw err;
     }
     return { working: true };
   }
@@ -185,7 +197,7 @@ export class Cleaner {
       | undefined;
     for (const p of this.log.partitions()) {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
-      if (!settings.compact) continue;
+      if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
       const view = this.log.view(p.topic, p.partition);
       if (!view) continue;
       const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
@@ -217,10 +229,11 @@ export class Cleaner {
   }
 
   /** Maps key -> latest offset (Kafka's buildOffsetMap), skipping markers and aborted batches. */
-  private mapStep(pass: Pass, stepBytes: number): void {
+  private mapStep(pass: Pass, stepBytes: number, deadline: number): void {
     const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes);
     let full = false;
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && performance.now() > deadline) break;
       if (pass.map.size > 0 && pass.map.size + row.recordCount > pass.mapLimit) {
         full = true; // the map covers a prefix of the dirty range; this pass cleans up to there
         break;
@@ -244,10 +257,12 @@ export class Cleaner {
   }
 
   /** Filters a slice of [log start, mapEnd) and applies it in one transaction; true when the range is done. */
-  private filterStep(pass: Pass, nowMs: number, stepBytes: number): boolean {
+  private filterStep(pass: Pass, nowMs: number, stepBytes: number, deadline: number): boolean {
     const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes);
     const changes: BatchChange[] = [];
-    for (const row of rows) {
+    let pos = pass.pos;
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && performance.now() > deadline) break;
       const change = this.filterBatch(pass, row, nowMs);
       pass.bytesBefore += row.size;
       if (!change) pass.bytesAfter += row.size;
@@ -261,9 +276,10 @@ export class Cleaner {
       // A horizon already passed that left its batch (a marker whose transaction still has data) does
       // not make the next pass due: it would run every step.
       if (horizon > nowMs && (pass.nextHorizonMs < 0 || horizon < pass.nextHorizonMs)) pass.nextHorizonMs = horizon;
-      pass.pos = row.lastOffset + 1;
+      pos = row.lastOffset + 1;
     }
     if (changes.length > 0) pass.freed += this.log.apply(pass.topic, pass.partition, changes);
+    pass.pos = pos; // only once applied: a failed apply (disk full) leaves the pass to be dropped
     return rows.length === 0 || pass.pos >= pass.mapEnd;
   }
 

@@ -27,11 +27,11 @@ export class SqliteCleanerLog implements CleanerLog {
           'SELECT coalesce(sum(size), 0) FROM record_batch WHERE partition_id = ? AND base_offset >= ? AND base_offset < ?',
         )
         .pluck(),
-      holding: db
-        .prepare(
-          'SELECT base_offset FROM record_batch WHERE partition_id = ? AND base_offset <= ? AND last_offset >= ? ORDER BY base_offset DESC LIMIT 1',
-        )
-        .pluck(),
+      // The floor batch only (checked in JS): with last_offset in the WHERE, an offset in a gap
+      // would scan every older row.
+      floor: db.prepare(
+        'SELECT base_offset AS baseOffset, last_offset AS lastOffset FROM record_batch WHERE partition_id = ? AND base_offset <= ? ORDER BY base_offset DESC LIMIT 1',
+      ),
       firstNewerThan: db
         .prepare(
           'SELECT base_offset FROM record_batch WHERE partition_id = ? AND base_offset >= ? AND max_timestamp > ? ORDER BY base_offset LIMIT 1',
@@ -99,7 +99,10 @@ export class SqliteCleanerLog implements CleanerLog {
     const id = this.id(topic, partition);
     return {
       bytesBetween: (from, to) => this.q.bytesBetween.get(id, from, to) as number,
-      holding: (offset) => this.q.holding.get(id, offset, offset) as number | undefined,
+      holding: (offset) => {
+        const b = this.q.floor.get(id, offset) as { baseOffset: number; lastOffset: number } | undefined;
+        return b && b.lastOffset >= offset ? b.baseOffset : undefined;
+      },
       firstNewerThan: (from, ts) => this.q.firstNewerThan.get(id, from, ts) as number | undefined,
       firstFrom: (from) => this.q.firstFrom.get(id, from) as { baseOffset: number; maxTimestamp: number } | undefined,
     };
