@@ -329,6 +329,27 @@ export function compactionContract(ctx: ContractContext): void {
       }
     });
 
+    it('cleans in several passes when the key map is full (a prefix per pass)', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      for (let round = 0; round < 3; round++) for (let k = 0; k < 10; k++) append(keyed([[`k${k}`, `${round}`]]));
+      append(keyed([['z', 'head']]));
+      // Room for 3 keys per pass (80 bytes an entry).
+      expect(compact(s(), NOW_MS, { dedupeBytes: 240 })).toBeGreaterThan(3);
+      expect(view(s())).toEqual([
+        ...Array.from({ length: 10 }, (_, k): [number, string, string] => [20 + k, `k${k}`, '2']),
+        [30, 'z', 'head'],
+      ]);
+    });
+
+    it('waits minPassIntervalMs before cleaning a partition again', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
+      expect(compact(s(), NOW_MS, { minPassIntervalMs: 1000 })).toBe(1);
+      append(keyed([['a', '3']]), keyed([['z', 'head2']]));
+      expect(compact(s(), NOW_MS + 999, { minPassIntervalMs: 1000 })).toBe(0);
+      expect(compact(s(), NOW_MS + 1000, { minPassIntervalMs: 1000 })).toBe(1);
+    });
+
     it('forgets a pass whose topic was deleted', () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       for (let i = 0; i < 20; i++) append(keyed([['a', `${i}`]]));
