@@ -2,15 +2,17 @@
 // 1,000 keys updated continuously at a fixed rate against a broker child process on a fresh SQLite
 // file; the database size (file + WAL, allocated blocks) is sampled every few seconds and should
 // level off near the live keys' size instead of growing with what was written. The same load runs
-// first against a delete-policy topic on another fresh file (no compactor work), so produce p50/p99
-// with and without compaction running come from the same run, on the same machine state; their
-// ratio is the figure. Rewrites the `<!-- compaction:begin -->` block of BENCHMARKS.md.
+// against a delete-policy topic on another fresh file (no compactor work) before and after the
+// compacted phase (half the baseline each, so a machine whose load drifts weighs on both sides), so
+// produce p50/p99 with and without compaction running come from the same run; their ratio is the
+// figure. p99 is also given per 30 s window of the compacted phase, next to the size curve.
+// Rewrites the `<!-- compaction:begin -->` block of BENCHMARKS.md.
 //
 // The broker is `node bench/.build/cli/main.js serve` (a fresh tsc build, as the instance runs
 // dist/); this process only produces (one connection, acks=all, open loop at the given rate,
 // latency from send to response). Progress goes to stderr every 10 s.
 //
-// Flags: --minutes M (compacted phase, default 3), --baseline-s S (delete phase, default 60),
+// Flags: --minutes M (compacted phase, default 3), --baseline-s S (delete phases together, default 60),
 // --rate N (produce requests/s, default 100), --records N (records per request, default 10),
 // --value-bytes N (default 512), --keys N (default 1000), --backoff-ms N (LOG_CLEANER_BACKOFF_MS,
 // default 2000), --no-write (print the block only), --wait-quiet (first wait up to 3 min for the
@@ -35,6 +37,7 @@ const SAMPLE_EVERY_MS = 5_000;
 const PROGRESS_EVERY_MS = 10_000;
 const MAX_IN_FLIGHT = 32;
 const MiB = 1024 * 1024;
+const WINDOW_S = 30;
 
 interface Opts {
   minutes: number;
@@ -49,14 +52,16 @@ interface Opts {
 }
 
 interface Phase {
-  name: 'delete' | 'compact';
+  name: string;
   seconds: number;
   requests: number;
   records: number;
   errors: number;
   latency: LatencySummary;
-  /** [seconds since the phase began, database bytes (file + WAL, allocated)] */
-  sizes: [number, number][];
+  /** [seconds since the phase began, database bytes (file + WAL, allocated), of which the WAL] */
+  sizes: [number, number, number][];
+  /** p99 (ms) of each WINDOW_S window, in order. */
+  windowP99: number[];
   /** Bytes of record payload (keys + values) sent. */
   payloadBytes: number;
 }
@@ -90,21 +95,30 @@ function options(): Opts {
 }
 
 const dbBytes = (file: string) => diskUsage(file, `${file}-wal`, `${file}-shm`).allocatedBytes;
+const sizeNow = (t: number, file: string): [number, number, number] => [
+  t,
+  dbBytes(file),
+  diskUsage(`${file}-wal`).allocatedBytes,
+];
 
 /** One phase: a fresh broker and file, a topic with `configs`, the load for `seconds`. */
 async function runPhase(
-  name: Phase['name'],
+  name: string,
   seconds: number,
   o: Opts,
   configs: Record<string, string>,
+  /** Also records every latency here (the baseline's two halves share one). */
+  also?: LatencyHistogram,
 ): Promise<Phase> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `minnow-soak-${name}-`));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'minnow-soak-'));
   const file = path.join(dir, 'soak.db');
   const broker = await BrokerProcess.start(`sqlite://${file}`);
   const client = new KafkaClient(`127.0.0.1:${broker.port}`);
   const random = randomBytes(64 * 1024);
   const hist = new LatencyHistogram();
-  const sizes: [number, number][] = [];
+  const window = new LatencyHistogram();
+  const windowP99: number[] = [];
+  const sizes: [number, number, number][] = [];
   let [requests, records, errors, inFlight, payloadBytes, nextKey] = [0, 0, 0, 0, 0, 0];
   let firstError = '';
   try {
@@ -112,7 +126,8 @@ async function runPhase(
     await client.topic('soak'); // learns the leader's address
     const t0 = Date.now();
     const elapsedS = () => (Date.now() - t0) / 1000;
-    sizes.push([0, dbBytes(file)]);
+    sizes.push(sizeNow(0, file));
+    let windowEnd = t0 + WINDOW_S * 1000;
     let lastSample = t0;
     let lastProgress = t0;
     const intervalMs = 1000 / o.rate;
@@ -121,7 +136,12 @@ async function runPhase(
       const now = Date.now();
       if (now - lastSample >= SAMPLE_EVERY_MS) {
         lastSample = now;
-        sizes.push([Math.round(elapsedS()), dbBytes(file)]);
+        sizes.push(sizeNow(Math.round(elapsedS()), file));
+      }
+      if (now >= windowEnd) {
+        windowEnd += WINDOW_S * 1000;
+        windowP99.push(window.percentileMs(99));
+        window.reset();
       }
       if (now - lastProgress >= PROGRESS_EVERY_MS) {
         lastProgress = now;
@@ -154,7 +174,10 @@ async function runPhase(
         .produce('soak', 0, 1, encodeRecordBatch({ records: batch, baseTimestamp: BigInt(Date.now()) }), -1)
         .then(
           () => {
-            hist.record(performance.now() - sentAt);
+            const took = performance.now() - sentAt;
+            hist.record(took);
+            window.record(took);
+            also?.record(took);
             records += o.records;
           },
           (err: Error) => {
@@ -165,9 +188,10 @@ async function runPhase(
         .finally(() => inFlight--);
     }
     for (let i = 0; inFlight > 0 && i < 3000; i++) await sleep(10);
-    sizes.push([Math.round(elapsedS()), dbBytes(file)]);
+    sizes.push(sizeNow(Math.round(elapsedS()), file));
+    if (window.count > 0) windowP99.push(window.percentileMs(99));
     if (firstError) log(`${name}: first produce error: ${firstError}`);
-    return { name, seconds, requests, records, errors, latency: hist.summary(), sizes, payloadBytes };
+    return { name, seconds, requests, records, errors, latency: hist.summary(), sizes, windowP99, payloadBytes };
   } finally {
     client.close();
     await broker.stop();
@@ -178,23 +202,27 @@ async function runPhase(
 const mib = (b: number) => (b / MiB).toFixed(1);
 const ms = (x: number) => x.toFixed(2);
 
-function render(o: Opts, del: Phase, cmp: Phase, when: string): string {
+function render(o: Opts, before: Phase, cmp: Phase, after: Phase, baseline: LatencySummary, when: string): string {
   const live = o.keys * (o.valueBytes + `key-${o.keys - 1}`.length);
-  const ratio = cmp.latency.p99Ms / del.latency.p99Ms;
-  const rows = (p: Phase) =>
-    `| ${p.name === 'delete' ? 'delete policy (no compaction)' : 'compact (compactor running)'} | ${p.seconds} | ` +
-    `${p.records} | ${p.errors} | ${ms(p.latency.p50Ms)} | ${ms(p.latency.p99Ms)} | ${ms(p.latency.p999Ms)} | ` +
-    `${ms(p.latency.maxMs)} | ${mib(p.payloadBytes)} | ${mib(p.sizes[p.sizes.length - 1]![1])} |`;
-  // The size curve: every 30 s of the compacted phase, next to the delete phase where it ran that long.
+  const ratio = cmp.latency.p99Ms / baseline.p99Ms;
+  const end = (p: Phase) => p.sizes[p.sizes.length - 1]!;
+  const row = (label: string, p: Phase) =>
+    `| ${label} | ${p.seconds} | ${p.records} | ${p.errors} | ${ms(p.latency.p50Ms)} | ${ms(p.latency.p99Ms)} | ` +
+    `${ms(p.latency.p999Ms)} | ${ms(p.latency.maxMs)} | ${mib(p.payloadBytes)} | ${mib(end(p)[1])} (${mib(end(p)[2])}) |`;
+  // The size curve and p99 per window of the compacted phase, the delete phase beside it while it ran.
   const curve: string[] = [];
   const at = (p: Phase, t: number) => p.sizes.filter(([s]) => s <= t).pop();
-  for (let t = 0; t <= cmp.seconds; t += 30) {
+  for (let t = 0; t <= cmp.seconds; t += WINDOW_S) {
     const c = at(cmp, t);
-    const d = t <= del.seconds ? at(del, t) : undefined;
-    if (c) curve.push(`| ${t} | ${mib(c[1])} | ${d ? mib(d[1]) : ''} |`);
+    const d = t <= before.seconds ? at(before, t) : undefined;
+    const p99 = t > 0 ? cmp.windowP99[t / WINDOW_S - 1] : undefined;
+    if (c)
+      curve.push(
+        `| ${t} | ${mib(c[1])} | ${mib(c[2])} | ${p99 === undefined ? '' : ms(p99)} | ${d ? mib(d[1]) : ''} |`,
+      );
   }
   const half = at(cmp, cmp.seconds / 2)![1];
-  const last = cmp.sizes[cmp.sizes.length - 1]![1];
+  const last = end(cmp)[1];
   return [
     BEGIN,
     `<!-- generated by \`npm run bench:compaction\` (broker/bench/compaction-soak.ts); edits here are overwritten -->`,
@@ -202,24 +230,28 @@ function render(o: Opts, del: Phase, cmp: Phase, when: string): string {
     `### Compaction soak (issue 17)`,
     '',
     `${when}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average at start ` +
-      `${os.loadavg()[0]!.toFixed(2)}. ${o.keys} keys updated round-robin, ${o.rate} produce requests/s of ` +
-      `${o.records} records (${o.valueBytes}-byte values, uncompressed, acks=all, one connection), so every ` +
-      `key is rewritten ${((o.rate * o.records) / o.keys).toFixed(1)} times a second. Each phase on a fresh ` +
-      `SQLite file with its own broker process; the compacted topic has min.compaction.lag.ms=0 and ` +
-      `Kafka's min.cleanable.dirty.ratio (0.5), LOG_CLEANER_BACKOFF_MS=${o.backoffMs}. Live data ` +
-      `(latest record per key, payload only) ≈ ${mib(live)} MiB.`,
+      `${os.loadavg()[0]!.toFixed(2)} (other work on the machine moves every figure). ${o.keys} keys updated ` +
+      `round-robin, ${o.rate} produce requests/s of ${o.records} records (${o.valueBytes}-byte values, ` +
+      `uncompressed, acks=all, one connection, open loop), so every key is rewritten ` +
+      `${((o.rate * o.records) / o.keys).toFixed(1)} times a second. Each phase on a fresh SQLite file with its ` +
+      `own broker process; the compacted topic has min.compaction.lag.ms=0 and Kafka's ` +
+      `min.cleanable.dirty.ratio (0.5), LOG_CLEANER_BACKOFF_MS=${o.backoffMs}. The delete-policy baseline runs ` +
+      `before and after the compacted phase. Live data (latest record per key, payload only) ≈ ${mib(live)} MiB.`,
     '',
-    '| phase | seconds | records | errors | p50 ms | p99 ms | p99.9 ms | max ms | payload sent MiB | database at end MiB |',
+    '| phase | seconds | records | errors | p50 ms | p99 ms | p99.9 ms | max ms | payload sent MiB | database at end MiB (of which WAL) |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    rows(del),
-    rows(cmp),
+    row('delete policy, before', before),
+    row('compact (compactor running)', cmp),
+    row('delete policy, after', after),
     '',
-    `**p99 with compaction running / without: ${ratio.toFixed(2)}×** (same run). Database size, compacted ` +
-      `phase: ${mib(half)} MiB at half time, ${mib(last)} MiB at the end ` +
-      `(${last <= half * 1.1 ? 'levelled off' : 'still growing'}), for ${mib(cmp.payloadBytes)} MiB written.`,
+    `**p99 with compaction running / without: ${ratio.toFixed(2)}×** (${ms(cmp.latency.p99Ms)} ms against ` +
+      `${ms(baseline.p99Ms)} ms over both baseline phases, same run). Database size, compacted phase: ` +
+      `${mib(half)} MiB at half time, ${mib(last)} MiB at the end ` +
+      `(${last <= half * 1.1 ? 'levelled off' : 'still growing'}), for ${mib(cmp.payloadBytes)} MiB written; ` +
+      `the delete-policy file grows with what is written.`,
     '',
-    '| seconds | database MiB, compact | database MiB, delete |',
-    '| ---: | ---: | ---: |',
+    `| seconds | database MiB, compact | of which WAL | p99 ms of the ${WINDOW_S} s before | database MiB, delete (before) |`,
+    '| ---: | ---: | ---: | ---: | ---: |',
     ...curve,
     END,
   ].join('\n');
@@ -242,18 +274,25 @@ async function main(): Promise<void> {
   if (o.waitQuiet) await waitForQuietMachine();
   process.env.LOG_CLEANER_BACKOFF_MS = String(o.backoffMs); // inherited by the broker processes
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-  log(`delete phase: ${o.baselineS} s at ${o.rate} requests/s`);
-  const del = await runPhase('delete', o.baselineS, o, {});
+  const baseline = new LatencyHistogram();
+  const half = Math.round(o.baselineS / 2);
+  log(`delete phase (before): ${half} s at ${o.rate} requests/s`);
+  const before = await runPhase('delete, before', half, o, {}, baseline);
   log(`compact phase: ${o.minutes} min at ${o.rate} requests/s`);
   const cmp = await runPhase('compact', Math.round(o.minutes * 60), o, {
     'cleanup.policy': 'compact',
     'min.compaction.lag.ms': '0',
   });
-  const block = render(o, del, cmp, when);
+  log(`delete phase (after): ${half} s at ${o.rate} requests/s`);
+  const after = await runPhase('delete, after', half, o, {}, baseline);
+  const block = render(o, before, cmp, after, baseline.summary(), when);
   process.stdout.write(block + '\n');
   if (o.write) {
     writeBlock(block);
-    writeFileSync(LAST_RUN, JSON.stringify({ when, options: o, phases: [del, cmp] }, null, 2) + '\n');
+    writeFileSync(
+      LAST_RUN,
+      JSON.stringify({ when, options: o, phases: [before, cmp, after], baseline: baseline.summary() }, null, 2) + '\n',
+    );
     log(`wrote ${path.relative(REPO, BENCHMARKS_MD)} and ${path.relative(REPO, LAST_RUN)}`);
   }
 }
