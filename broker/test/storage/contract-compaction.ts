@@ -240,6 +240,28 @@ export function compactionContract(ctx: ContractContext): void {
       ]);
     });
 
+    it('an aborted update does not supersede the value before it', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', 'kept']])); // 0
+      const info = s().initTransaction('A', 60000, NOW_MS);
+      s().addToTransaction('A', [{ topic: 't', partition: 0 }], [], NOW_MS);
+      append(
+        keyed([['a', 'aborted']], {
+          producerId: info.producerId,
+          producerEpoch: info.producerEpoch,
+          baseSequence: 0,
+          transactional: true,
+        }),
+      ); // 1
+      s().endTransaction('A', false, NOW_MS); // 2: ABORT
+      append(keyed([['z', 'head']])); // 3
+      compact(s());
+      expect(view(s()).filter(([, k]) => k !== 'MARKER')).toEqual([
+        [0, 'a', 'kept'],
+        [3, 'z', 'head'],
+      ]);
+    });
+
     it("keeps an idempotent producer's newest batch, empty, so its sequences still answer", () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       const { producerId } = s().initProducerId(null, NOW_MS);
