@@ -10,7 +10,8 @@
 // <!-- transactions:begin --> and <!-- transactions:end --> of BENCHMARKS.md and
 // bench/transactions-last-run.json.
 //
-// Flags: --quick (3 s runs, for trying it), --no-write (print only), --render-only (from the JSON),
+// Flags: --quick (3 s runs, one round, for trying it), --rounds=N (default 3; each row is the median
+// run), --no-write (print only), --render-only (from the JSON),
 // --profile (the broker under `node --cpu-prof`; each run's hottest functions printed, not written).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -85,6 +86,8 @@ export function produceArgs(
 
 export interface Run {
   shape: string;
+  /** records/s of every round of this run's scenario (the run shown is their median). */
+  rounds?: number[];
   producers: number;
   scenario: Scenario;
   args: string[];
@@ -110,7 +113,15 @@ export interface Results {
   loadAfter: string;
   durationS: number;
   totalS: number;
+  /** Rounds: every scenario ran this many times, interleaved; each row is the median run. */
+  rounds?: number;
   runs: Run[];
+}
+
+/** The median run by records/s (the lower middle of an even count), with every round's figure. */
+export function medianRun(runs: readonly Run[]): Run {
+  const sorted = [...runs].sort((a, b) => a.summary.recordsPerSec - b.summary.recordsPerSec);
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: runs.map((r) => r.summary.recordsPerSec) };
 }
 
 const loadavg = () =>
@@ -150,6 +161,7 @@ export function render(r: Results): string {
     '',
     `The load: ${RECORD_SIZE} B records to one partition, batch.size ${BATCH_SIZE} B (about ${Math.floor(BATCH_SIZE / (RECORD_SIZE + 8))} records a batch),`,
     `acks=all, unlimited rate, ${r.durationS} s per run after ${WARMUP_RECORDS} warm-up records; each run on a fresh broker and a fresh SQLite file.`,
+    `${(r.rounds ?? 1) > 1 ? `Every scenario ran ${r.rounds} times, the rounds interleaved so that other work on the machine falls on all of them; each row is the median run (records/s of the rounds in brackets).` : 'One run per scenario.'}`,
     'Each producer has one request in flight; a transactional producer adds the partition (AddPartitionsToTxn) before',
     'its first batch of a transaction and ends it with EndTxn commit (the COMMIT marker and the new state in one SQLite',
     'transaction) after N batches, so both round trips are on its critical path. With 5 producers each has its own',
@@ -170,7 +182,7 @@ export function render(r: Results): string {
       const toCommit = s.commitLatency ?? s.latency;
       const ratio = ceiling ? `${((100 * s.recordsPerSec) / ceiling.summary.recordsPerSec).toFixed(0)} %` : '?';
       lines.push(
-        `| ${shape.label} | ${x.scenario.label} | ${int(s.recordsPerSec)} | ${f1(s.mbPerSec)} | ${f2(s.latency.p50Ms)} / ${f2(s.latency.p99Ms)} | ${f2(toCommit.p50Ms)} / ${f2(toCommit.p99Ms)} | ${txns} | ${ratio} |`,
+        `| ${shape.label} | ${x.scenario.label} | ${int(s.recordsPerSec)}${x.rounds && x.rounds.length > 1 ? ` (${x.rounds.map(int).join(', ')})` : ''} | ${f1(s.mbPerSec)} | ${f2(s.latency.p50Ms)} / ${f2(s.latency.p99Ms)} | ${f2(toCommit.p50Ms)} / ${f2(toCommit.p99Ms)} | ${txns} | ${ratio} |`,
       );
     }
   }
@@ -180,7 +192,25 @@ export function render(r: Results): string {
     '',
   );
   for (const x of r.runs) lines.push(`    minnow perf produce ${shown(x.args)} --json FILE`);
+  lines.push('', `Reading it: ${reading(r)}`);
   return lines.join('\n');
+}
+
+/** One sentence from the figures: what a transaction of 1, 10 and 100 batches costs, per shape. */
+function reading(r: Results): string {
+  const parts: string[] = [];
+  for (const shape of SHAPES) {
+    const runs = r.runs.filter((x) => x.shape === shape.label);
+    const base = runs.find((x) => x.scenario.batchesPerTransaction === null)?.summary.recordsPerSec;
+    if (!base) continue;
+    const pcts = runs
+      .filter((x) => x.scenario.batchesPerTransaction !== null)
+      .map((x) => `${((100 * x.summary.recordsPerSec) / base).toFixed(0)} %`);
+    parts.push(
+      `with ${shape.label}, transactions of 1, 10 and 100 batches keep ${pcts.join(', ')} of the idempotent throughput`,
+    );
+  }
+  return `${parts.join('; ')}. A transaction adds two round trips (AddPartitionsToTxn, EndTxn) and two SQLite transactions to its batches, so its cost shrinks as it grows, while the latency to commit grows with it (a read_committed consumer waits for the whole transaction).`;
 }
 
 /** Replaces the block between the markers (appends it with its markers if they are missing). */
@@ -279,13 +309,22 @@ async function main(argv: string[]): Promise<void> {
   } else {
     const t0 = Date.now();
     const durationS = quick ? 3 : 10;
+    const roundsArg = argv.find((a) => a.startsWith('--rounds='));
+    const rounds = roundsArg ? Math.max(1, Number(roundsArg.slice('--rounds='.length)) || 1) : quick ? 1 : 3;
     buildSources();
     mkdirSync(OUT, { recursive: true });
     await waitForQuieter();
     const loadBefore = loadavg();
-    const runs: Run[] = [];
+    // Interleaved rounds: a busy spell on the shared machine lands on every scenario alike.
+    const all: Run[][] = SHAPES.flatMap(() => SCENARIOS.map(() => []));
     let n = 0;
-    for (const shape of SHAPES) for (const s of SCENARIOS) runs.push(await runOne(shape, s, durationS, n++, profile));
+    for (let round = 0; round < rounds; round++) {
+      if (rounds > 1) log(`round ${round + 1} of ${rounds}`);
+      for (const [i, shape] of SHAPES.entries())
+        for (const [j, s] of SCENARIOS.entries())
+          all[i * SCENARIOS.length + j]!.push(await runOne(shape, s, durationS, n++, profile));
+    }
+    const runs = all.map(medianRun);
     results = {
       date: new Date().toISOString().slice(0, 10),
       commit: gitCommit(),
@@ -294,6 +333,7 @@ async function main(argv: string[]): Promise<void> {
       loadAfter: loadavg(),
       durationS,
       totalS: (Date.now() - t0) / 1000,
+      rounds,
       runs,
     };
     // Profiled runs are slower: their figures are not kept.

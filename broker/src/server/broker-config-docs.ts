@@ -16,6 +16,8 @@ export const BROKER_CONFIG_DOCS: Readonly<Record<string, string>> = {
     'The replication factor for automatically created topics, and for topics created with -1 as the replication factor',
   'log.retention.check.interval.ms':
     'The frequency in milliseconds that the log cleaner checks whether any log is eligible for deletion',
+  'log.cleaner.backoff.ms': 'The amount of time to sleep when there are no logs to clean',
+  'log.cleaner.dedupe.buffer.size': 'The total memory used for log deduplication across all cleaner threads',
   'socket.request.max.bytes': 'The maximum number of bytes in a socket request',
   'ssl.client.auth':
     'Configures kafka broker to request client authentication. The following settings are common:  <ul> <li><code>ssl.client.auth=required</code> If set to required client authentication is required. <li><code>ssl.client.auth=requested</code> This means client authentication is optional. unlike required, if this option is set client can choose not to provide authentication information about itself <li><code>ssl.client.auth=none</code> This means client authentication is not needed.</ul>',

@@ -85,6 +85,18 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.retentionCheckIntervalMs),
       'retentionCheckIntervalMs',
     ),
+    'log.cleaner.backoff.ms': startup(
+      ConfigType.LONG,
+      '15000',
+      (c) => String(c.logCleanerBackoffMs),
+      'logCleanerBackoffMs',
+    ),
+    'log.cleaner.dedupe.buffer.size': startup(
+      ConfigType.LONG,
+      '134217728',
+      (c) => String(c.logCleanerDedupeBytes),
+      'logCleanerDedupeBytes',
+    ),
     'socket.request.max.bytes': startup(
       ConfigType.INT,
       '104857600',

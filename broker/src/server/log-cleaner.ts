@@ -48,7 +48,11 @@ export class LogCleanerTask {
       const brokerDefaults = this.opts.brokerDefaults();
       for (;;) {
         if (this.stopped) return;
-        const r = this.storage.compactStep(this.opts.now(), { brokerDefaults, dedupeBytes: this.opts.dedupeBytes });
+        const r = this.storage.compactStep(this.opts.now(), {
+          brokerDefaults,
+          dedupeBytes: this.opts.dedupeBytes,
+          minPassIntervalMs: this.opts.backoffMs,
+        });
         if (r.passDone) {
           logger.info('compacted partition', { ...r.passDone });
           if (r.passDone.bytesAfter < r.passDone.bytesBefore) this.opts.onFreed?.();

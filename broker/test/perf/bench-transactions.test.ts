@@ -3,6 +3,7 @@
 import {
   BEGIN_MARK,
   END_MARK,
+  medianRun,
   produceArgs,
   render,
   replaceBlock,
@@ -93,6 +94,19 @@ describe('bench:transactions', () => {
       'minnow perf produce --bootstrap-server 127.0.0.1:PORT --topic TOPIC --record-size 1024 --batch-size 16384 --producers 1',
     );
     expect(md).not.toContain('4242');
+  });
+
+  it('keeps the median round of a scenario, with the figure of every round', () => {
+    const rounds = [900, 300, 600].map((rps) => run(SHAPES[0]!, 1, rps));
+    const m = medianRun(rounds);
+    expect(m.summary.recordsPerSec).toBe(600);
+    expect(m.rounds).toEqual([900, 300, 600]);
+    const md = render({ ...results, rounds: 3, runs: [run(SHAPES[0]!, 0, 1000), m] });
+    expect(md).toContain('| 1 producer | transactional, 1 batch per transaction | 600 (900, 300, 600) |');
+    expect(md).toContain('Every scenario ran 3 times');
+    expect(md).toContain(
+      'with 1 producer, transactions of 1, 10 and 100 batches keep 60 % of the idempotent throughput',
+    );
   });
 
   it('replaces the block between the markers, or appends it', () => {

@@ -131,7 +131,7 @@ describeWithTools('python3-venv')('librdkafka transactions through kill -9', () 
         let sinceRestart = 0;
         for (let k = 1; k <= KILLS && running; k++) {
           const threshold = Math.max(
-            Math.floor((RECORDS * k) / (KILLS + 1) + (rand() - 0.5) * CHUNK * 2),
+            Math.floor((RECORDS * k) / (KILLS + 2) + (rand() - 0.5) * CHUNK * 2),
             sinceRestart + CHUNK,
           );
           while (running && committed < threshold) await sleep(5);

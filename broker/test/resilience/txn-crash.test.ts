@@ -1,7 +1,9 @@
 // Exactly-once through kill -9 (issue 16): a kafkajs consume-transform-produce loop (read A with
 // read_committed, write B and the consumed offsets in one transaction) while the broker is
 // SIGKILLed at seeded random points mid-stream and restarted on the same SQLite file and port.
-// B read with read_committed must hold every value of A exactly once (tools/resilience/txn-crash-run.ts).
+// B read with read_committed must hold every value of A exactly once, and a read_committed consumer
+// of B running through the kills must deliver every committed record and never an aborted one
+// (tools/resilience/txn-crash-run.ts).
 // MINNOW_TXN_CRASH_SEED replays a run's kill points (timing aside); MINNOW_TXN_CRASH_KILLS and
 // MINNOW_TXN_CRASH_RECORDS make longer runs.
 import * as net from 'node:net';
@@ -41,7 +43,7 @@ describe('transactions through kill -9', () => {
         deadlineMs: 100_000 + KILLS * 3_000,
         log: process.env.MINNOW_TEST_LOG ? console.log : undefined,
       });
-      const summary = `seed ${SEED}; ${report.kills} kills, ${report.commits} commits, ${report.abortedRecords} aborted records in B; incarnations ended: ${report.incarnationEnds.join(' | ')}`;
+      const summary = `seed ${SEED}; ${report.kills} kills, ${report.commits} commits, ${report.abortedRecords} aborted records in B, ${report.liveDelivered} delivered live; incarnations ended: ${report.incarnationEnds.join(' | ')}`;
       // One object, so a failure shows every finding at once with the run's story.
       expect({
         finished: report.finished,
@@ -49,6 +51,9 @@ describe('transactions through kill -9', () => {
         missing: `${report.missing.length} missing${report.missing.length ? `: ${report.missing.slice(0, 20).join(', ')}` : ''}`,
         duplicated: report.duplicated,
         unexpected: report.unexpected,
+        liveNotCommitted: report.liveNotCommitted,
+        // The live reader got every committed record: it never stalled behind a committed one.
+        liveDelivered: report.liveDelivered,
         brokerErrors: report.brokerErrors.map((l) => `${l.msg} ${JSON.stringify(l)}`),
         summary,
       }).toEqual({
@@ -57,6 +62,8 @@ describe('transactions through kill -9', () => {
         missing: '0 missing',
         duplicated: {},
         unexpected: [],
+        liveNotCommitted: [],
+        liveDelivered: RECORDS,
         brokerErrors: [],
         summary,
       });

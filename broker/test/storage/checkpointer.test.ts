@@ -9,8 +9,11 @@ import { batch, part, NOW_MS } from './fixtures';
 
 const MiB = 1024 * 1024;
 
-/** Polls `done` every 20 ms, at most `maxMs`; the assertions after it say what was expected. */
-async function waitUntil(done: () => boolean, maxMs = 5000): Promise<void> {
+/**
+ * Polls `done` every 20 ms, at most `maxMs` (generous: a worker thread can take seconds to start on a
+ * loaded 2-core CI machine); the assertions after it say what was expected.
+ */
+async function waitUntil(done: () => boolean, maxMs = 20_000): Promise<void> {
   for (let waited = 0; waited < maxMs && !done(); waited += 20) await new Promise((r) => setTimeout(r, 20));
 }
 

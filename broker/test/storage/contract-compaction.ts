@@ -240,6 +240,28 @@ export function compactionContract(ctx: ContractContext): void {
       ]);
     });
 
+    it('an aborted update does not supersede the value before it', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      append(keyed([['a', 'kept']])); // 0
+      const info = s().initTransaction('A', 60000, NOW_MS);
+      s().addToTransaction('A', [{ topic: 't', partition: 0 }], [], NOW_MS);
+      append(
+        keyed([['a', 'aborted']], {
+          producerId: info.producerId,
+          producerEpoch: info.producerEpoch,
+          baseSequence: 0,
+          transactional: true,
+        }),
+      ); // 1
+      s().endTransaction('A', false, NOW_MS); // 2: ABORT
+      append(keyed([['z', 'head']])); // 3
+      compact(s());
+      expect(view(s()).filter(([, k]) => k !== 'MARKER')).toEqual([
+        [0, 'a', 'kept'],
+        [3, 'z', 'head'],
+      ]);
+    });
+
     it("keeps an idempotent producer's newest batch, empty, so its sequences still answer", () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       const { producerId } = s().initProducerId(null, NOW_MS);
@@ -327,6 +349,27 @@ export function compactionContract(ctx: ContractContext): void {
         expect(s().cleanerState('t', 0, NOW_MS)).toMatchObject({ cleanOffset: 2, lastCleanedMs: NOW_MS });
         expect(view(s()).map(([o]) => o)).toEqual([1, 2]);
       }
+    });
+
+    it('cleans in several passes when the key map is full (a prefix per pass)', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      for (let round = 0; round < 3; round++) for (let k = 0; k < 10; k++) append(keyed([[`k${k}`, `${round}`]]));
+      append(keyed([['z', 'head']]));
+      // Room for 3 keys per pass (80 bytes an entry).
+      expect(compact(s(), NOW_MS, { dedupeBytes: 240 })).toBeGreaterThan(3);
+      expect(view(s())).toEqual([
+        ...Array.from({ length: 10 }, (_, k): [number, string, string] => [20 + k, `k${k}`, '2']),
+        [30, 'z', 'head'],
+      ]);
+    });
+
+    it('waits minPassIntervalMs before cleaning a partition again', () => {
+      s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
+      append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
+      expect(compact(s(), NOW_MS, { minPassIntervalMs: 1000 })).toBe(1);
+      append(keyed([['a', '3']]), keyed([['z', 'head2']]));
+      expect(compact(s(), NOW_MS + 999, { minPassIntervalMs: 1000 })).toBe(0);
+      expect(compact(s(), NOW_MS + 1000, { minPassIntervalMs: 1000 })).toBe(1);
     });
 
     it('forgets a pass whose topic was deleted', () => {

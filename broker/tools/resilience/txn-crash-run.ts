@@ -39,6 +39,12 @@ export interface TxnCrashReport {
   incarnationEnds: string[];
   /** The group's committed offsets reached A's end before the deadline. */
   finished: boolean;
+  /** Records a read_committed consumer of B delivered live, through the kills (by partition:offset). */
+  liveDelivered: number;
+  /** Live deliveries the final read_committed read does not hold at that offset (aborted data seen live). */
+  liveNotCommitted: string[];
+  /** Times the live reader was replaced after kafkajs gave up on it. */
+  liveRestarts: number;
   /** The broker's error log lines over the run. */
   brokerErrors: LogLine[];
 }
@@ -90,6 +96,9 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     abortedRecords: 0,
     incarnationEnds: [],
     finished: false,
+    liveDelivered: 0,
+    liveNotCommitted: [],
+    liveRestarts: 0,
     brokerErrors: [],
   };
   const kafka = (clientId: string) =>
@@ -230,7 +239,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
   const killer = (async () => {
     let sinceRestart = 0;
     for (let k = 1; k <= opts.kills; k++) {
-      const spread = Math.floor((opts.records * k) / (opts.kills + 1) + (rand() - 0.5) * opts.chunk * 2);
+      const spread = Math.floor((opts.records * k) / (opts.kills + 2) + (rand() - 0.5) * opts.chunk * 2);
       const threshold = Math.max(spread, sinceRestart + opts.chunk);
       while (committedRecords < threshold && !done && Date.now() < deadline) await sleep(5);
       if (done || Date.now() >= deadline) return;
@@ -245,6 +254,46 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     }
   })();
 
+  // A read_committed consumer of B the whole time, through the kills: what it delivers live must be
+  // what the final read_committed holds at that offset, never an aborted record. It is
+  // at-least-once (a redelivery at the same offset is fine); when kafkajs gives up on it (a crash
+  // it does not restart from, such as "Failed to find group coordinator" while the broker is down),
+  // a new one takes over from the group's offsets.
+  const live = new Map<string, string>();
+  let liveConsumer: Consumer | undefined;
+  let liveStopped = false;
+  const startLive = async (): Promise<void> => {
+    const consumer = kafka('txn-crash-live').consumer({
+      groupId: 'txn-crash-live',
+      readUncommitted: false,
+      maxWaitTimeInMs: 200,
+    });
+    liveConsumer = consumer;
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (e.payload.restart || liveStopped) return;
+      report.liveRestarts++;
+      void within(consumer.disconnect(), 5_000, undefined)
+        .then(() => sleep(200))
+        .then(() => (liveStopped ? undefined : startLive()));
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: B, fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          live.set(`${partition}:${message.offset}`, String(message.value));
+        },
+      });
+    } catch {
+      if (liveStopped) return;
+      report.liveRestarts++;
+      await within(consumer.disconnect(), 5_000, undefined);
+      await sleep(200);
+      if (!liveStopped) await startLive();
+    }
+  };
+  const liveStarted = startLive();
+
   try {
     while (!done && Date.now() < deadline) {
       report.incarnations++;
@@ -257,19 +306,19 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     report.finished = done;
 
     // The proof: B read with read_committed holds each value of A once.
-    const readB = async (readUncommitted: boolean, expect: number): Promise<string[]> => {
+    const readB = async (readUncommitted: boolean, expect: number): Promise<[string, string][]> => {
       const consumer = kafka(`txn-crash-verify-${readUncommitted}`).consumer({
         groupId: `txn-crash-verify-${readUncommitted ? 'uncommitted' : 'committed'}`,
         readUncommitted,
         maxWaitTimeInMs: 200,
       });
-      const seen: string[] = [];
+      const seen: [string, string][] = [];
       let last = Date.now();
       await consumer.connect();
       await consumer.subscribe({ topic: B, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.push(String(message.value));
+        eachMessage: async ({ partition, message }) => {
+          seen.push([`${partition}:${message.offset}`, String(message.value)]);
           last = Date.now();
         },
       });
@@ -279,21 +328,28 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
       await within(consumer.disconnect(), 5_000, undefined);
       return seen;
     };
-    const committed = await readB(false, values.length);
+    await liveStarted;
+    const committedAt = await readB(false, values.length);
+    const committed = committedAt.map(([, v]) => v);
     const counts = new Map<string, number>();
     for (const v of committed) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const byOffset = new Map(committedAt);
+    report.liveDelivered = live.size;
+    report.liveNotCommitted = [...live].filter(([at, v]) => byOffset.get(at) !== v).map(([at, v]) => `${v}@${at}`);
     const inA = new Set(values);
     report.missing = values.filter((v) => !counts.has(v));
     report.duplicated = Object.fromEntries([...counts].filter(([, c]) => c > 1));
     report.unexpected = [...counts.keys()].filter((v) => !inA.has(v));
-    const uncommitted = await readB(true, values.length);
+    const uncommitted = (await readB(true, values.length)).map(([, v]) => v);
     report.abortedRecords = uncommitted.length - committed.length;
     log(
-      `txn-crash: B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
+      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed, ${report.liveRestarts} reader restarts); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
     );
     return report;
   } finally {
     done = true;
+    liveStopped = true;
+    if (liveConsumer) await within(liveConsumer.disconnect(), 5_000, undefined);
     await killer.catch(() => {});
     report.brokerErrors = allBrokers.flatMap((b) => b.lines.filter((l) => l.level === 'error'));
     await broker.stop();

@@ -42,11 +42,23 @@ export interface PartitionLogView {
   cleanOffset: number;
   /** The earliest delete horizon the last pass left on a tombstone or marker; -1 when none. */
   nextHorizonMs: number;
+  /**
+   * Bytes below the clean offset as the last pass left them (undefined: never cleaned). Kept rather
+   * than summed per look, which would read every row of a large log; retention and DeleteRecords
+   * since then make it an overestimate, so the ratio errs on the low side (a pass comes later).
+   */
+  cleanBytes: number | undefined;
 }
 
 /** The view's checkpoint part from the last pass (none yet: clean offset 0, no horizon). */
-export function cleanerView(last: { cleanOffset: number; nextHorizonMs: number } | undefined) {
-  return { cleanOffset: last?.cleanOffset ?? 0, nextHorizonMs: last?.nextHorizonMs ?? -1 };
+export function cleanerView(
+  last: { cleanOffset: number; nextHorizonMs: number; bytesAfter: number } | undefined,
+): Pick<PartitionLogView, 'cleanOffset' | 'nextHorizonMs' | 'cleanBytes'> {
+  return {
+    cleanOffset: last?.cleanOffset ?? 0,
+    nextHorizonMs: last?.nextHorizonMs ?? -1,
+    cleanBytes: last?.bytesAfter,
+  };
 }
 
 export interface CleanableRange {
@@ -95,7 +107,8 @@ export function cleanableRange(
     if (young !== undefined) firstUncleanable = Math.min(firstUncleanable, young);
   }
   firstUncleanable = Math.max(firstUncleanable, firstDirty);
-  const cleanBytes = q.bytesBetween(0, firstDirty);
+  const cleanBytes =
+    view.cleanBytes !== undefined && firstDirty === view.cleanOffset ? view.cleanBytes : q.bytesBetween(0, firstDirty);
   const dirtyBytes = firstUncleanable > firstDirty ? q.bytesBetween(firstDirty, firstUncleanable) : 0;
   const total = cleanBytes + dirtyBytes;
   let forced = false;

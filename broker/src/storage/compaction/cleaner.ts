@@ -62,8 +62,15 @@ export interface CleanerLog {
     partition: number,
   ): (PartitionLogView & { topicId: string; configs: Record<string, string> }) | undefined;
   rangeQueries(topic: string, partition: number): RangeQueries;
-  /** Batches whose base offset is in [from, to), in order, until their sizes reach maxBytes (at least one). */
-  batches(topic: string, partition: number, from: number, to: number, maxBytes: number): CleanerBatch[];
+  /** Batches whose base offset is in [from, to), in order, until their sizes reach maxBytes or maxCount are read (at least one). */
+  batches(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    maxBytes: number,
+    maxCount: number,
+  ): CleanerBatch[];
   aborted(topic: string, partition: number): AbortedTransaction[];
   /** Base offsets of each producer's newest batch here (kept even when emptied: RETAIN_EMPTY). */
   producerNewestBatches(topic: string, partition: number): Set<number>;
@@ -84,6 +91,12 @@ export interface CleanerOptions {
   stepMs?: number;
   /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
   dedupeBytes?: number;
+  /**
+   * A partition is not cleaned again until this long after its last pass (the server passes
+   * log.cleaner.backoff.ms): with a low min.cleanable.dirty.ratio and steady produce, every new
+   * batch would otherwise start another pass over the whole log. Default 0.
+   */
+  minPassIntervalMs?: number;
 }
 
 export interface CleanerPassResult extends CleanerPartitionRef {
@@ -134,6 +147,8 @@ interface Pass extends CleanerPartitionRef {
 
 const DEFAULT_STEP_BYTES = 512 * 1024;
 const DEFAULT_STEP_MS = 5;
+/** Batches read per step at most: small batches must not make one step read the whole partition. */
+const STEP_BATCHES = 128;
 
 export class Cleaner {
   private pass: Pass | undefined;
@@ -200,6 +215,10 @@ export class Cleaner {
       if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
       const view = this.log.view(p.topic, p.partition);
       if (!view) continue;
+      if (opts.minPassIntervalMs) {
+        const last = this.log.lastCheckpoint(p.topic, p.partition);
+        if (last && nowMs < last.lastCleanedMs + opts.minPassIntervalMs) continue;
+      }
       const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
       if (!needsCleaning(range, settings)) continue;
       if (!best || range.dirtyRatio > best.range.dirtyRatio) best = { ref: p, settings, range };
@@ -230,7 +249,7 @@ export class Cleaner {
 
   /** Maps key -> latest offset (Kafka's buildOffsetMap), skipping markers and aborted batches. */
   private mapStep(pass: Pass, stepBytes: number, deadline: number): void {
-    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes);
+    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes, STEP_BATCHES);
     let full = false;
     for (const [i, row] of rows.entries()) {
       if (i > 0 && performance.now() > deadline) break;
@@ -258,7 +277,7 @@ export class Cleaner {
 
   /** Filters a slice of [log start, mapEnd) and applies it in one transaction; true when the range is done. */
   private filterStep(pass: Pass, nowMs: number, stepBytes: number, deadline: number): boolean {
-    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes);
+    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes, STEP_BATCHES);
     const changes: BatchChange[] = [];
     let pos = pass.pos;
     for (const [i, row] of rows.entries()) {

@@ -52,12 +52,20 @@ export class MemoryCleanerLog implements CleanerLog {
     };
   }
 
-  batches(topic: string, partition: number, from: number, to: number, maxBytes: number): CleanerBatch[] {
+  batches(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    maxBytes: number,
+    maxCount: number,
+  ): CleanerBatch[] {
     const out: CleanerBatch[] = [];
     let bytes = 0;
-    for (const b of this.log(topic, partition)?.batches ?? []) {
-      if (b.baseOffset < from) continue;
-      if (b.baseOffset >= to || (out.length > 0 && bytes >= maxBytes)) break;
+    const batches = this.log(topic, partition)?.batches ?? [];
+    for (let i = firstFrom(batches, from); i < batches.length; i++) {
+      const b = batches[i]!;
+      if (b.baseOffset >= to || (out.length > 0 && (bytes >= maxBytes || out.length >= maxCount))) break;
       out.push({ ...b, deleteHorizonMs: b.deleteHorizonMs ?? -1 });
       bytes += b.size;
     }
@@ -82,8 +90,8 @@ export class MemoryCleanerLog implements CleanerLog {
     if (!log) return 0;
     let freed = 0;
     for (const c of changes) {
-      const i = log.batches.findIndex((b) => b.baseOffset === c.baseOffset);
-      if (i < 0) continue;
+      const i = firstFrom(log.batches, c.baseOffset);
+      if (log.batches[i]?.baseOffset !== c.baseOffset) continue;
       const b = log.batches[i]!;
       if (c.kind === 'delete') {
         log.batches.splice(i, 1);
@@ -118,4 +126,16 @@ export class MemoryCleanerLog implements CleanerLog {
   }
 
   reclaim(): void {}
+}
+
+/** Index of the first batch whose base offset is at least `offset` (binary search; batches are in offset order). */
+function firstFrom(batches: readonly { baseOffset: number }[], offset: number): number {
+  let lo = 0;
+  let hi = batches.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (batches[mid]!.baseOffset < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -108,11 +108,18 @@ export class SqliteCleanerLog implements CleanerLog {
     };
   }
 
-  batches(topic: string, partition: number, from: number, to: number, maxBytes: number): CleanerBatch[] {
+  batches(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    maxBytes: number,
+    maxCount: number,
+  ): CleanerBatch[] {
     const out: CleanerBatch[] = [];
     let bytes = 0;
     for (const row of this.q.batches.iterate(this.id(topic, partition), from, to) as IterableIterator<CleanerBatch>) {
-      if (out.length > 0 && bytes >= maxBytes) break; // leaving the loop resets the statement
+      if (out.length > 0 && (bytes >= maxBytes || out.length >= maxCount)) break; // leaving the loop resets the statement
       out.push(row);
       bytes += row.size;
     }
