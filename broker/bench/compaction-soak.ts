@@ -236,7 +236,8 @@ function render(o: Opts, del: Phase, cmp: Phase, when: string, load: number): st
     row('compact (compactor running)', cmp),
     '',
     `**p99 with compaction running / without: ${ratio.toFixed(2)}×** (same minutes, same machine). ` +
-      `Over the second half of the run the compacted database grew ${mib(last - half)} MiB ` +
+      `Over the second half of the run the compacted database ` +
+      `${last - half < 0.05 * MiB ? 'did not grow' : `grew ${mib(last - half)} MiB`} ` +
       `(${mib(half)} → ${mib(last)} MiB, most of it the WAL, which checkpoints bound) while ` +
       `${mib(cmp.payloadBytes / 2)} MiB were written; the delete-policy file grew ` +
       `${mib(end(del)[1] - at(del, del.seconds / 2)![1])} MiB.`,
