@@ -36,8 +36,10 @@ public final class Driver {
         return TransactionsScenario::run;
       case "consumer-protocol":
         return ConsumerProtocolScenario::run;
+      case "compaction":
+        return CompactionScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions or consumer-protocol");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol or compaction");
     }
   }
 
