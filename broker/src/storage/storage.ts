@@ -5,9 +5,9 @@
 import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
-import type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
+import type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
 
-export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner';
+export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
 
 export interface TopicInfo {
   name: string;

@@ -20,6 +20,21 @@ import {
 } from './cleaner-rules';
 import type { CleanableRange, CompactionSettings, PartitionLogView, RangeQueries } from './cleaner-rules';
 import { TxnTracker } from './txn-tracker';
+import type {
+  CleanerOptions,
+  CleanerPartitionRef,
+  CleanerPassResult,
+  CleanerState,
+  CompactionStepResult,
+} from './cleaner-types';
+
+export type {
+  CleanerOptions,
+  CleanerPartitionRef,
+  CleanerPassResult,
+  CleanerState,
+  CompactionStepResult,
+} from './cleaner-types';
 
 /** A stored batch as the cleaner sees it: the row plus its tombstone/marker delete horizon (-1: none yet). */
 export interface CleanerBatch extends BatchRow {
@@ -46,11 +61,6 @@ export interface CleanerCheckpoint {
   bytesAfter: number;
   /** The earliest delete horizon left on a kept tombstone or marker (-1: none): the next pass is due then. */
   nextHorizonMs: number;
-}
-
-export interface CleanerPartitionRef {
-  topic: string;
-  partition: number;
 }
 
 /** What an engine gives the cleaner: its compacted partitions' logs, read and changed in bounded calls. */
@@ -80,49 +90,6 @@ export interface CleanerLog {
   lastCheckpoint(topic: string, partition: number): CleanerCheckpoint | undefined;
   /** Gives freed pages back to the file system (SQLite incremental_vacuum); a no-op in memory. */
   reclaim(freedBytes: number): void;
-}
-
-export interface CleanerOptions {
-  /** Broker-level topic defaults (log.cleanup.policy ... as topic config names). */
-  brokerDefaults?: Readonly<Record<string, string>>;
-  /** Bytes of batches read per step (default 512 KiB). */
-  stepBytes?: number;
-  /** A step stops after the batch that took it past this many ms (default 5): produce and fetch wait no longer. */
-  stepMs?: number;
-  /** Offset map budget (MINNOW_LOG_CLEANER_DEDUPE_BYTES). */
-  dedupeBytes?: number;
-  /**
-   * A partition is not cleaned again until this long after its last pass (the server passes
-   * log.cleaner.backoff.ms): with a low min.cleanable.dirty.ratio and steady produce, every new
-   * batch would otherwise start another pass over the whole log. Default 0.
-   */
-  minPassIntervalMs?: number;
-}
-
-export interface CleanerPassResult extends CleanerPartitionRef {
-  cleanOffset: number;
-  bytesBefore: number;
-  bytesAfter: number;
-  batchesRewritten: number;
-  batchesDeleted: number;
-}
-
-/** One step's outcome: idle (nothing to clean now) or working, with the pass that finished, if one did. */
-export interface CompactionStepResult {
-  working: boolean;
-  passDone?: CleanerPassResult;
-}
-
-/** Per partition, for reporting (Storage.cleanerState, `minnow topic describe`). */
-export interface CleanerState {
-  compacted: boolean;
-  cleanOffset: number;
-  firstUncleanableOffset: number;
-  dirtyRatio: number;
-  /** -1 when never cleaned. */
-  lastCleanedMs: number;
-  lastBytesBefore: number;
-  lastBytesAfter: number;
 }
 
 interface Pass extends CleanerPartitionRef {
