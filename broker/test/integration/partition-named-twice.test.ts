@@ -1,7 +1,8 @@
 // What Kafka 4.1 answers (seen by `npm run compat`) when a request names one partition twice, and
 // the offsets and codes of refused produces: Kafka keys Produce and Fetch by partition, so the
-// partition is produced once (its last records) and answered once; a refused batch carries the
-// log start offset when Kafka's log found the fault, -1 when the request itself was malformed.
+// partition is produced once (its last records) and answered once; ListOffsets answers each mention
+// INVALID_REQUEST (KafkaApis' duplicatePartitions); a refused batch carries the log start offset
+// when Kafka's log found the fault, -1 when the request itself was malformed.
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
@@ -79,6 +80,24 @@ describe('a partition named twice, and refused produces', () => {
     });
     const answered = res.responses.flatMap((t) => t.partitions.map((p) => `${t.topic}-${p.partitionIndex}`));
     expect(answered).toEqual([`${TOPIC}-0`, `${TOPIC}-1`]);
+  });
+
+  it('ListOffsets: a partition named twice is INVALID_REQUEST at each mention, the others are answered', async () => {
+    const latest = (partitionIndex: number) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n });
+    const res: m.ListOffsetsResponse = await conn.send(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        { name: TOPIC, partitions: [latest(0), latest(1)] },
+        { name: TOPIC, partitions: [latest(0)] },
+      ],
+    });
+    const hw1 = BigInt(broker.context.storage.offsets(TOPIC, 1)!.highWatermark);
+    expect(res.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.offset]))).toEqual([
+      [0, ErrorCode.INVALID_REQUEST, -1n],
+      [1, ErrorCode.NONE, hw1],
+      [0, ErrorCode.INVALID_REQUEST, -1n],
+    ]);
   });
 
   it('Produce: a few stray bytes are "no record batch" (INVALID_RECORD), not a corrupt one', async () => {

@@ -15,6 +15,7 @@ import type {
 import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
 import type { StoredBatch } from '../../storage/storage';
 import type { ApiHandler } from '../context';
+import { partitionKey } from '../fetch-waiters';
 import { authorizedNames } from './authz';
 import { listOffsetsV0 } from './list-offsets-v0';
 
@@ -50,6 +51,19 @@ export function offsetOfMaxTimestamp(batch: StoredBatch | undefined): Found | un
   let best: Found | undefined;
   for (const r of recordTimes(batch)) if (!best || r.timestamp > best.timestamp) best = r;
   return best;
+}
+
+/** The partitions named more than once in the request, as partitionKey(topic, partition). */
+function duplicatePartitions(req: ListOffsetsRequest): Set<string> {
+  const seen = new Set<string>();
+  const duplicated = new Set<string>();
+  for (const t of req.topics)
+    for (const p of t.partitions) {
+      const key = partitionKey(t.name, p.partitionIndex);
+      if (seen.has(key)) duplicated.add(key);
+      else seen.add(key);
+    }
+  return duplicated;
 }
 
 export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsResponse> = {
@@ -90,12 +104,23 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
       );
       return { throttleTimeMs: 0, topics };
     }
+    // KafkaApis (v1+): a partition the request names more than once is answered INVALID_REQUEST
+    // at each mention (ListOffsetsRequest.duplicatePartitions), after the topic's authorization.
+    const duplicated = duplicatePartitions(req);
     const topics = req.topics.map((t) =>
       !describable.has(t.name)
         ? refused(t)
         : {
             name: t.name,
             partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
+              if (duplicated.has(partitionKey(t.name, p.partitionIndex)))
+                return {
+                  partitionIndex: p.partitionIndex,
+                  errorCode: ErrorCode.INVALID_REQUEST,
+                  timestamp: -1n,
+                  offset: -1n,
+                  leaderEpoch: -1,
+                };
               const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
                 partitionIndex: p.partitionIndex,
                 errorCode: ErrorCode.NONE,
