@@ -48,12 +48,14 @@ export class Records {
         'SELECT base_offset AS baseOffset, last_offset AS lastOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset',
       ),
       // Transactions: the producer's transaction (append's KIP-890 check), open and aborted ones.
+      // A transactional batch's check (txn-rules.ts) in one statement: the producer's transaction
+      // and whether this partition was added to it.
       txnOfProducer: db.prepare(
-        'SELECT transactional_id AS id, producer_epoch AS epoch, state FROM txn WHERE producer_id = ?',
+        `SELECT t.producer_epoch AS epoch, t.state,
+                EXISTS (SELECT 1 FROM txn_partition p
+                        WHERE p.transactional_id = t.transactional_id AND p.partition_id = ?) AS added
+         FROM txn t WHERE t.producer_id = ?`,
       ),
-      txnHasPartition: db
-        .prepare('SELECT 1 FROM txn_partition WHERE transactional_id = ? AND partition_id = ?')
-        .pluck(),
       insertOpen: db.prepare('INSERT INTO open_txn (partition_id, producer_id, first_offset) VALUES (?, ?, ?)'),
       deleteOpen: db.prepare('DELETE FROM open_txn WHERE partition_id = ? AND producer_id = ?'),
       insertAborted: db.prepare(
@@ -222,15 +224,9 @@ export class Records {
 
   /** What the append check needs of a producer's transaction (none: not a transactional producer). */
   private producerTxn(producerId: number, partitionId: number) {
-    const t = this.q.txnOfProducer.get(producerId) as
-      { id: string; epoch: number; state: TransactionState } | undefined;
-    return (
-      t && {
-        producerEpoch: t.epoch,
-        state: t.state,
-        partitionAdded: this.q.txnHasPartition.get(t.id, partitionId) !== undefined,
-      }
-    );
+    const t = this.q.txnOfProducer.get(partitionId, producerId) as
+      { epoch: number; state: TransactionState; added: number } | undefined;
+    return t && { producerEpoch: t.epoch, state: t.state, partitionAdded: t.added === 1 };
   }
 
   offsets(topic: string, partition: number) {
