@@ -137,6 +137,16 @@ const waitForTimeoutAbort = (ctx: ScenarioContext) =>
     return d.transactionStates[0].transactionState === 'CompleteAbort';
   });
 
+/** The scenarios' 2-partition topic, created and visible. */
+async function createTopic(ctx: ScenarioContext): Promise<void> {
+  await ctx.quiet(ApiKey.CreateTopics, 7, {
+    topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 30_000,
+    validateOnly: false,
+  });
+  await ctx.waitForTopic(TOPIC);
+}
+
 export const transactionScenarios: Scenario[] = [
   {
     name: 'transactions',
@@ -144,12 +154,7 @@ export const transactionScenarios: Scenario[] = [
       'InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn in each state; read_committed Fetch/ListOffsets; require_stable; fencing; Describe/ListTransactions',
     async run(ctx) {
       const sequences = new Map<string, number>();
-      await ctx.quiet(ApiKey.CreateTopics, 7, {
-        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
-        timeoutMs: 30_000,
-        validateOnly: false,
-      });
-      await ctx.waitForTopic(TOPIC);
+      await createTopic(ctx);
       await ctx.waitForCoordinator(GROUP);
       await waitForTxnCoordinator(ctx);
 
@@ -402,12 +407,7 @@ export const transactionScenarios: Scenario[] = [
       'a transaction past its transaction.timeout.ms is aborted by the broker; what its producer then gets (EndTxn, AddPartitionsToTxn, InitProducerId naming its epoch)',
     async run(ctx) {
       const sequences = new Map<string, number>();
-      await ctx.quiet(ApiKey.CreateTopics, 7, {
-        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
-        timeoutMs: 30_000,
-        validateOnly: false,
-      });
-      await ctx.waitForTopic(TOPIC);
+      await createTopic(ctx);
       await waitForTxnCoordinator(ctx);
       const init = await ctx.send(
         'init (timeout 1 s)',
@@ -468,12 +468,7 @@ export const transactionScenarios: Scenario[] = [
     async run(ctx) {
       const id = 'cx-member-tx';
       const group = 'cx-mg';
-      await ctx.quiet(ApiKey.CreateTopics, 7, {
-        topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
-        timeoutMs: 30_000,
-        validateOnly: false,
-      });
-      await ctx.waitForTopic(TOPIC);
+      await createTopic(ctx);
       await ctx.waitForCoordinator(group);
       await waitForTxnCoordinator(ctx);
       const init = await ctx.quiet(ApiKey.InitProducerId, 4, initBody(id));
