@@ -4,24 +4,13 @@
 // in the log exactly once, at the offset it was given. (The commit-then-kill window, where a retry
 // must be answered as a duplicate, is rarely hit with kafkajs's one request in flight: crash.test.ts
 // pins it with five in flight per partition.)
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ChildBroker } from '../../tools/resilience/child-broker';
 import { tempDir } from '../integration/helpers';
+import { freePort } from '../../tools/kafka-oracle/kafka';
 
 const KILLS = 5;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('kafkajs idempotent producer across kill -9', () => {
   const tmp = tempDir('minnow-crash-kafkajs-');

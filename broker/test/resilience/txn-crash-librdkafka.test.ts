@@ -7,13 +7,14 @@
 // generation is refused (ILLEGAL_GENERATION, KIP-447) and the loop aborts and rewinds, as with Kafka.
 // The loop sets metadata.recovery.strategy=none: see ck_txn_loop.py for the librdkafka bug it avoids.
 import { spawn } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ChildBroker } from '../../tools/resilience/child-broker';
 import { describeWithTools } from '../support/external-tools';
 import { run, tempDir } from '../integration/helpers';
 import { venvPython } from '../integration/python-venv';
+import { freePort } from '../../tools/kafka-oracle/kafka';
+import { prng } from '../../src/perf/payload';
 
 const PY = path.join(__dirname, '..', 'integration', 'python');
 const KILLS = Number(process.env.MINNOW_TXN_CRASH_KILLS ?? 4);
@@ -23,29 +24,6 @@ const CHUNK = 25;
 const LOOP_DEADLINE_S = 60 + KILLS * 5;
 const SEED = Number(process.env.MINNOW_TXN_CRASH_SEED ?? Date.now() % 2 ** 31);
 const ENV = { LOG_LEVEL: 'info', GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** mulberry32: the kill points of a seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -57,7 +35,7 @@ describeWithTools('python3-venv')('librdkafka transactions through kill -9', () 
     `a confluent-kafka consume-transform-produce loop writes every record exactly once across ${KILLS} kills (seed ${SEED})`,
     async () => {
       const python = await venvPython(path.join(PY, 'requirements-pypi.txt'));
-      const rand = random(SEED);
+      const rand = prng(SEED);
       const port = await freePort();
       const storageUrl = `sqlite://${path.join(tmp.dir, 'txn-crash-rdk.db')}`;
       const bootstrap = `127.0.0.1:${port}`;

@@ -6,25 +6,14 @@
 // (tools/resilience/txn-crash-run.ts).
 // MINNOW_TXN_CRASH_SEED replays a run's kill points (timing aside); MINNOW_TXN_CRASH_KILLS and
 // MINNOW_TXN_CRASH_RECORDS make longer runs.
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { runTxnCrash } from '../../tools/resilience/txn-crash-run';
 import { tempDir } from '../integration/helpers';
+import { freePort } from '../../tools/kafka-oracle/kafka';
 
 const KILLS = Number(process.env.MINNOW_TXN_CRASH_KILLS ?? 5);
 const RECORDS = Number(process.env.MINNOW_TXN_CRASH_RECORDS ?? Math.max(2000, KILLS * 250));
 const SEED = Number(process.env.MINNOW_TXN_CRASH_SEED ?? Date.now() % 2 ** 31);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('transactions through kill -9', () => {
   const tmp = tempDir('minnow-txn-crash-');

@@ -5,28 +5,17 @@
 // file and port. The producer then either goes on and commits the same transaction, or leaves it,
 // and the restarted broker must abort it after transaction.timeout.ms (its timer rebuilt from the file).
 import { spawn } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { ChildBroker } from '../../tools/resilience/child-broker';
 import { describeWithTools } from '../support/external-tools';
 import { run, tempDir } from '../integration/helpers';
 import { venvPython } from '../integration/python-venv';
+import { freePort } from '../../tools/kafka-oracle/kafka';
 
 const PY = path.join(__dirname, '..', 'integration', 'python');
 const ENV = { LOG_LEVEL: 'info', TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS: '500' };
 /** What librdkafka reports while its broker is down; anything else is a finding. */
 const DOWN_ERRORS = ['_TRANSPORT', '_ALL_BROKERS_DOWN'];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const lastJson = (what: string, code: number | null, stdout: string, stderr: string) => {
   if (code !== 0) throw new Error(`${what} exited ${code}: ${stderr.slice(-3000)}`);

@@ -8,6 +8,7 @@
 // read_committed read of B must hold every value of A exactly once.
 import { Consumer, Kafka, logLevel, Producer, Transaction } from 'kafkajs';
 import { ChildBroker, LogLine } from './child-broker';
+import { prng } from '../../src/perf/payload';
 
 export interface TxnCrashOptions {
   storageUrl: string;
@@ -56,18 +57,6 @@ const TXN_ID = 'txn-crash-processor';
 const PARTITIONS = 2;
 const BROKER_ENV = { LOG_LEVEL: 'info', GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
 
-/** A small seeded generator (mulberry32), so a failing run's kill points can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves with `p`, or with `fallback` after `ms` (a teardown must never hang the run). */
@@ -83,7 +72,7 @@ async function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
 
 export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport> {
   const log = opts.log ?? (() => {});
-  const rand = random(opts.seed);
+  const rand = prng(opts.seed);
   const deadline = Date.now() + opts.deadlineMs;
   const brokers = [`127.0.0.1:${opts.port}`];
   const report: TxnCrashReport = {
