@@ -25,6 +25,8 @@ export interface RecordsScan {
   /** Smallest and largest timestampDelta of the records (the batch's timestamps are baseTimestamp + these). */
   minTimestampDelta: number;
   maxTimestampDelta: number;
+  /** Records with a null key (a compacted topic refuses them: LogValidator.validateKey). */
+  nullKeys: number;
 }
 
 /** A field that runs past its record, or a malformed varint; the caller adds the record index. */
@@ -85,9 +87,13 @@ function varlong(buf: Buffer, at: number, end: number): number {
   throw new FieldError('a varlong is longer than 10 bytes');
 }
 
+// The length skipBytes last read (-1: null), beside `next` for the same reason.
+let lastLength = 0;
+
 /** Skips a length-prefixed byte field (null = -1), returning the position after it. */
 function skipBytes(buf: Buffer, at: number, end: number, what: string, nullable: boolean): number {
   const len = varint(buf, at, end);
+  lastLength = len;
   at = next;
   if (len < (nullable ? -1 : 0)) throw new FieldError(`${what} length ${len} is negative`);
   if (len > end - at) throw new FieldError(`${what} length ${len} exceeds the ${end - at} bytes left of the record`);
@@ -103,6 +109,7 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
   let at = start;
   let minDelta = Number.POSITIVE_INFINITY;
   let maxDelta = Number.NEGATIVE_INFINITY;
+  let nullKeys = 0;
   for (let i = 0; i < count; i++) {
     if (at >= end) {
       throw new RecordScanError(
@@ -131,6 +138,7 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
           `offsetDelta is ${offsetDelta}, expected ${i} (records must be numbered 0..${count - 1} in order)`,
         );
       at = skipBytes(buf, next, recordEnd, 'key', true);
+      if (lastLength < 0) nullKeys++;
       at = skipBytes(buf, at, recordEnd, 'value', true);
       const headerCount = varint(buf, at, recordEnd);
       at = next;
@@ -160,5 +168,5 @@ export function scanRecords(buf: Buffer, start: number, end: number, count: numb
       count,
     );
   }
-  return { minTimestampDelta: minDelta, maxTimestampDelta: maxDelta };
+  return { minTimestampDelta: minDelta, maxTimestampDelta: maxDelta, nullKeys };
 }

@@ -339,7 +339,8 @@ function validateBatch(
   }
 
   // LogValidator.validateKey: a compacted topic keeps the latest record per key, so none may lack one.
-  if (policy.compacted) {
+  // The scan counted null keys; only a batch that has some is walked again to name them.
+  if (policy.compacted && scan.nullKeys > 0) {
     const keyless = checkKeys(records, start, count, topicPartition);
     if (keyless) return keyless;
   }

@@ -24,12 +24,16 @@ function scan(batch: Buffer) {
 }
 
 describe('scanRecords', () => {
-  it('reports the timestamp-delta range of valid batches', () => {
+  it('reports the timestamp-delta range and the null keys of valid batches', () => {
     fc.assert(
       fc.property(recordsArb, (records) => {
         const batch = encodeRecordBatch({ records, baseTimestamp: 1_700_000_000_000n });
         const deltas = records.map((r) => r.timestampDelta);
-        expect(scan(batch)).toEqual({ minTimestampDelta: Math.min(...deltas), maxTimestampDelta: Math.max(...deltas) });
+        expect(scan(batch)).toEqual({
+          minTimestampDelta: Math.min(...deltas),
+          maxTimestampDelta: Math.max(...deltas),
+          nullKeys: records.filter((r) => r.key === null).length,
+        });
       }),
     );
   });
@@ -60,7 +64,11 @@ describe('scanRecords', () => {
           expect(scanned !== undefined).toBe(decoded !== undefined && sequential);
           if (scanned && decoded) {
             const deltas = decoded.map((r) => r.timestampDelta);
-            expect(scanned).toEqual({ minTimestampDelta: Math.min(...deltas), maxTimestampDelta: Math.max(...deltas) });
+            expect(scanned).toEqual({
+              minTimestampDelta: Math.min(...deltas),
+              maxTimestampDelta: Math.max(...deltas),
+              nullKeys: decoded.filter((r) => r.key === null).length,
+            });
           }
         },
       ),
