@@ -13,7 +13,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { Engine, kcat, run, RunResult, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson } from './helpers';
 import { venvPython } from './python-venv';
 
 const PYTHON = '/usr/bin/python3';
@@ -27,16 +27,6 @@ const HOUR = '3600000';
 
 /** [offset, key, value or null for a tombstone] */
 type Rec = [number, string | null, string | null];
-
-function lastJson(what: string, r: RunResult): any {
-  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-3000)}`);
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last);
-  } catch {
-    throw new Error(`${what} printed no JSON; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`);
-  }
-}
 
 /** The latest record of each key, in offset order: what a compacted log holds below its head. */
 function latestPerKey(records: readonly Rec[]): Rec[] {

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, RunResult, startTestBroker, tempDir } from './helpers';
+import { run, RunResult, startTestBroker, tempDir, lastJson } from './helpers';
 import { venvPython } from './python-venv';
 
 const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
@@ -26,19 +26,6 @@ interface KafkaErr {
   name: string;
   message: string;
   fatal?: boolean;
-}
-
-/** The JSON a script prints last; a failed script fails the test with its stderr. */
-function lastJson(what: string, r: RunResult): any {
-  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-3000)}`);
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last);
-  } catch {
-    throw new Error(
-      `${what} printed no JSON result; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`,
-    );
-  }
 }
 
 /** A running script whose stdout lines can be awaited; killed after timeoutMs. */

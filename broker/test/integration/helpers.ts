@@ -37,6 +37,19 @@ export interface RunResult {
   stderr: string;
 }
 
+/** The JSON a script (the python drivers) prints last; a failed script fails the test with its stderr. */
+export function lastJson(what: string, r: RunResult): any {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-3000)}`);
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(last);
+  } catch {
+    throw new Error(
+      `${what} printed no JSON result; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`,
+    );
+  }
+}
+
 /** Runs a command with optional stdin, killed after timeoutMs. */
 export function run(
   cmd: string,

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { decodeRecords } from '../../src/protocol/record-batch';
 import { DEBIAN_PYTHON, describeWithTools, itWithTools } from '../support/external-tools';
-import { kcat, run, RunResult, startTestBroker, tempDir } from './helpers';
+import { kcat, run, startTestBroker, tempDir, lastJson } from './helpers';
 import { venvPython } from './python-venv';
 
 const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
@@ -20,18 +20,6 @@ const SCRIPT = path.join(__dirname, 'python', 'ck_transactions.py');
 const TXN_CLEANUP_INTERVAL_MS = 500;
 
 type Rec = [partition: number, offset: number, value: string | null];
-
-function lastJson(what: string, r: RunResult): any {
-  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-3000)}`);
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last);
-  } catch {
-    throw new Error(
-      `${what} printed no JSON result; stdout: ${r.stdout.slice(-2000)} stderr: ${r.stderr.slice(-2000)}`,
-    );
-  }
-}
 
 const byPartitionOffset = (records: Rec[]) => [...records].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 
