@@ -5,8 +5,8 @@ import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode as E } from '../../src/protocol/error-codes';
 import * as m from '../../src/protocol/messages';
-import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
+import { txnProduceRequest } from './harness';
 import { startTestBroker } from '../integration/helpers';
 
 describe('transaction API handlers', () => {
@@ -41,28 +41,7 @@ describe('transaction API handlers', () => {
       v3AndBelowTopics: topics,
     });
   const produce = (id: string, p: { producerId: bigint; producerEpoch: number }, partition: number, value: string) =>
-    conn.send(ApiKey.Produce, 9, {
-      transactionalId: id,
-      acks: -1,
-      timeoutMs: 5000,
-      topicData: [
-        {
-          name: 't',
-          partitionData: [
-            {
-              index: partition,
-              records: encodeRecordBatch({
-                records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
-                producerId: p.producerId,
-                producerEpoch: p.producerEpoch,
-                baseSequence: seq++,
-                isTransactional: true,
-              }),
-            },
-          ],
-        },
-      ],
-    });
+    conn.send(ApiKey.Produce, 9, txnProduceRequest(id, 't', partition, p, value, seq++));
   const endTxn = (id: string, p: { producerId: bigint; producerEpoch: number }, committed: boolean, v = 3) =>
     conn.send(ApiKey.EndTxn, v, { transactionalId: id, ...p, committed });
   const fetch = (

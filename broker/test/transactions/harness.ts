@@ -10,6 +10,39 @@ import { FakeTimers } from '../groups/fake-timers';
 
 export const START_MS = 1_700_000_000_000;
 
+/** A Produce v9 body with one transactional record of producer `p` for `topic`-`partition`. */
+export function txnProduceRequest(
+  transactionalId: string,
+  topic: string,
+  partition: number,
+  p: { producerId: bigint; producerEpoch: number },
+  value: string,
+  baseSequence: number,
+) {
+  return {
+    transactionalId,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: [
+      {
+        name: topic,
+        partitionData: [
+          {
+            index: partition,
+            records: encodeRecordBatch({
+              records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
+              producerId: p.producerId,
+              producerEpoch: p.producerEpoch,
+              baseSequence,
+              isTransactional: true,
+            }),
+          },
+        ],
+      },
+    ],
+  };
+}
+
 export function harness(opts: Partial<TransactionCoordinatorOptions> = {}) {
   const storage: Storage = new MemoryStorage();
   storage.createTopic('t', 2, {});

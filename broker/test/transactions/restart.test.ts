@@ -6,8 +6,8 @@ import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode as E } from '../../src/protocol/error-codes';
 import * as m from '../../src/protocol/messages';
-import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
+import { txnProduceRequest } from './harness';
 import { startTestBroker, tempDir } from '../integration/helpers';
 
 describe('transactions across a restart (sqlite)', () => {
@@ -36,28 +36,7 @@ describe('transactions across a restart (sqlite)', () => {
       v3AndBelowTopics: [{ name: 't', partitions: [partition] }],
     });
     expect(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
-    const produced = await conn.send(ApiKey.Produce, 9, {
-      transactionalId: id,
-      acks: -1,
-      timeoutMs: 5000,
-      topicData: [
-        {
-          name: 't',
-          partitionData: [
-            {
-              index: partition,
-              records: encodeRecordBatch({
-                records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
-                producerId: p.producerId,
-                producerEpoch: p.producerEpoch,
-                baseSequence: 0,
-                isTransactional: true,
-              }),
-            },
-          ],
-        },
-      ],
-    });
+    const produced = await conn.send(ApiKey.Produce, 9, txnProduceRequest(id, 't', partition, p, value, 0));
     expect(produced.responses[0].partitionResponses[0].errorCode).toBe(E.NONE);
     return p;
   }
