@@ -1,6 +1,10 @@
-// The one storage interface every engine implements (sqlite://, memory://; postgres later).
-// Engines are synchronous and in-process: waiting (fetch max_wait, group commit) belongs to the
-// server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
+// The one storage interface every engine implements (sqlite://, memory://, postgres://).
+// The server uses `AsyncStorage` (every call returns a Promise: a network database cannot answer
+// synchronously, issue 18 / docs/postgres.md). The in-process engines implement `SyncStorage`, the
+// same calls answered synchronously, and are handed to the server through `promised()`
+// (sync-adapter.ts): their promise is already settled when returned, so the SQLite path keeps its
+// group commit and pays a microtask per call. Waiting (fetch max_wait, group commit) belongs to
+// the server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
 // Offsets and timestamps are JS numbers here (exact up to 2^53); the protocol layer uses bigint.
 import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
@@ -190,7 +194,7 @@ export interface ClusterIdentity {
   nodeId: number;
 }
 
-export interface Storage {
+export interface SyncStorage {
   readonly url: string;
 
   /** Stored on first open so clients keep working after restarts and moves; `wanted` applies only then. */
@@ -378,6 +382,17 @@ export interface Storage {
   backup(destPath: string): Promise<void>;
   close(): void;
 }
+
+/** `T`'s methods, each returning a Promise of what it returned (a Promise stays one Promise). */
+export type Promised<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
+};
+
+/** The interface the server, coordinators and tools use; postgres:// implements it directly. */
+export type AsyncStorage = Promised<SyncStorage>;
+
+/** Transitional name (issue 18): becomes AsyncStorage once every caller awaits. */
+export type Storage = SyncStorage;
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';

@@ -23,7 +23,7 @@ import type {
   ReadResult,
   RetentionDefaults,
   RetentionResult,
-  Storage,
+  SyncStorage,
   StoredBatch,
   TopicInfo,
   UserScramCredential,
@@ -45,7 +45,7 @@ interface MemoryTopic {
 
 const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-export class MemoryStorage implements Storage {
+export class MemoryStorage implements SyncStorage {
   private readonly topics = new Map<string, MemoryTopic>();
   private readonly topicsById = new Map<string, MemoryTopic>();
   private partitionTotal = 0;

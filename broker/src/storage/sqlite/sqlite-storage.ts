@@ -22,7 +22,7 @@ import type {
   ReadResult,
   RetentionDefaults,
   RetentionResult,
-  Storage,
+  SyncStorage,
   StoredBatch,
   TopicInfo,
   UserScramCredential,
@@ -61,7 +61,7 @@ export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   warn?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
-export class SqliteStorage implements Storage {
+export class SqliteStorage implements SyncStorage {
   readonly url: string;
   private readonly db: Database.Database;
   private readonly tx: Transactor;
