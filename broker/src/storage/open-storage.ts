@@ -1,10 +1,13 @@
 // Opens the storage engine a parsed storage URL names (storage-url.ts): sqlite:// or memory://.
+// The broker and tools hold it as AsyncStorage (issue 18); the in-process engines are handed over
+// through promised(), so they still answer synchronously inside (group commit unchanged).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MemoryStorage } from './memory/memory-storage';
 import { SqliteStorage } from './sqlite/sqlite-storage';
-import type { Storage } from './storage';
+import type { AsyncStorage, SyncStorage } from './storage';
 import { parseStorageUrl, StorageUrl } from './storage-url';
+import { promised } from './sync-adapter';
 
 export interface OpenStorageOptions {
   /** SQLite only; see PragmaOptions.synchronous. The URL's ?synchronous= wins over this. */
@@ -16,7 +19,12 @@ export interface OpenStorageOptions {
 }
 
 /** `url` as parsed by config, or as text (tests, scripts): parsed here with the same parser. */
-export function openStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): Storage {
+export async function openStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): Promise<AsyncStorage> {
+  return promised(openSyncStorage(url, opts));
+}
+
+/** The in-process engines themselves (sqlite://, memory://), for tools and tests that need them synchronous. */
+export function openSyncStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): SyncStorage {
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'memory') return new MemoryStorage(target.url);
   mkdirSync(dirname(target.path), { recursive: true });
