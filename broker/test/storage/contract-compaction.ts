@@ -43,10 +43,10 @@ function keyed(records: Kv[], o: KeyedOptions = {}): PartitionAppend['batches'][
 }
 
 /** Runs compaction steps until idle (bounded). */
-function compact(s: Storage, nowMs = NOW_MS, opts: CleanerOptions = {}): number {
+async function compact(s: Storage, nowMs = NOW_MS, opts: CleanerOptions = {}): Promise<number> {
   let passes = 0;
   for (let i = 0; i < 10_000; i++) {
-    const r = s.compactStep(nowMs, opts);
+    const r = await s.compactStep(nowMs, opts);
     if (r.passDone) passes++;
     if (!r.working) return passes;
   }
@@ -82,11 +82,11 @@ export function compactionContract(ctx: ContractContext): void {
       return r;
     };
 
-    it('keeps the latest value per key, with the offsets it had', () => {
+    it('keeps the latest value per key, with the offsets it had', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(keyed([['a', '1']]), keyed([['b', '2']]), keyed([['a', '3']]), keyed([['c', '4']]), keyed([['b', '5']]));
       append(keyed([['a', 'head']])); // the batch holding HW-1 is the "active segment": never cleaned
-      expect(compact(s())).toBe(1);
+      expect(await compact(s())).toBe(1);
       expect(view(s())).toEqual([
         [2, 'a', '3'],
         [3, 'c', '4'],
@@ -96,13 +96,13 @@ export function compactionContract(ctx: ContractContext): void {
       expect(s().offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 6 });
       // A fetch inside a gap gets the next batch; ListOffsets earliest is still the log start.
       expect(readBatchHeader(s().read('t', 0, 1, 1e6).batches[0]!).baseOffset).toBe(2n);
-      expect(compact(s())).toBe(0); // clean now: nothing dirty enough
+      expect(await compact(s())).toBe(0); // clean now: nothing dirty enough
     });
 
-    it('leaves topics without compact alone', () => {
+    it('leaves topics without compact alone', async () => {
       s().createTopic('t', 1, {});
       append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['a', '3']]));
-      expect(compact(s())).toBe(0);
+      expect(await compact(s())).toBe(0);
       expect(view(s())).toHaveLength(3);
     });
 
@@ -110,7 +110,7 @@ export function compactionContract(ctx: ContractContext): void {
       ['none', CompressionType.None],
       ['gzip', CompressionType.Gzip],
       ['zstd', CompressionType.Zstd],
-    ] as const)('rewrites a %s batch in its codec with its base and last offset', (_n, codec) => {
+    ] as const)('rewrites a %s batch in its codec with its base and last offset', async (_n, codec) => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(
         keyed(
@@ -125,7 +125,7 @@ export function compactionContract(ctx: ContractContext): void {
         keyed([['c', '5']], { codec }),
         keyed([['z', 'head']]),
       );
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([
         [1, 'b', '2'],
         [2, 'a', '3'],
@@ -137,18 +137,18 @@ export function compactionContract(ctx: ContractContext): void {
       expect(first!.attributes & 7).toBe(codec);
     });
 
-    it('keeps tombstones for delete.retention.ms, then removes them', () => {
+    it('keeps tombstones for delete.retention.ms, then removes them', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'delete.retention.ms': '1000' });
       append(keyed([['a', '1']]), keyed([['b', '2']]), keyed([['a', null]]), keyed([['z', 'head']]));
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([
         [1, 'b', '2'],
         [2, 'a', null],
         [3, 'z', 'head'],
       ]);
-      compact(s(), NOW_MS + 500);
+      await compact(s(), NOW_MS + 500);
       expect(view(s())).toContainEqual([2, 'a', null]); // a consumer within delete.retention.ms sees the delete
-      expect(compact(s(), NOW_MS + 1000)).toBe(1); // the horizon passed: a pass is due without new data
+      expect(await compact(s(), NOW_MS + 1000)).toBe(1); // the horizon passed: a pass is due without new data
       expect(view(s())).toEqual([
         [1, 'b', '2'],
         [3, 'z', 'head'],
@@ -156,7 +156,7 @@ export function compactionContract(ctx: ContractContext): void {
       expect(s().offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 4 });
     });
 
-    it('never touches batches younger than min.compaction.lag.ms', () => {
+    it('never touches batches younger than min.compaction.lag.ms', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '10000' });
       append(
         keyed([['a', 'old1']], { timestampMs: NOW_MS - 20_000 }),
@@ -165,30 +165,30 @@ export function compactionContract(ctx: ContractContext): void {
         keyed([['b', 'young']], { timestampMs: NOW_MS - 1000 }),
         keyed([['z', 'head']], { timestampMs: NOW_MS }),
       );
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([
         [1, 'a', 'old2'],
         [2, 'a', 'young'],
         [3, 'b', 'young'],
         [4, 'z', 'head'],
       ]);
-      compact(s(), NOW_MS + 20_000, {});
+      await compact(s(), NOW_MS + 20_000, {});
       expect(view(s()).map(([o]) => o)).toEqual([2, 3, 4]);
     });
 
-    it('honours min.cleanable.dirty.ratio and max.compaction.lag.ms', () => {
+    it('honours min.cleanable.dirty.ratio and max.compaction.lag.ms', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(keyed([['a', '1']]), keyed([['b', '1']]), keyed([['c', '1']]), keyed([['d', '1']]), keyed([['z', 'h']]));
-      compact(s());
+      await compact(s());
       append(keyed([['a', '2']]), keyed([['z', 'h2']])); // dirty: z=h and a=2 (2 of 6 batches)
       expect(s().cleanerState('t', 0, NOW_MS)!.dirtyRatio).toBeCloseTo(1 / 3, 2);
-      expect(compact(s())).toBe(0);
+      expect(await compact(s())).toBe(0);
       s().alterTopicConfigs('t', { 'max.compaction.lag.ms': '1000' }, []);
-      expect(compact(s())).toBe(1); // the dirty batch is older than max.compaction.lag.ms
+      expect(await compact(s())).toBe(1); // the dirty batch is older than max.compaction.lag.ms
       expect(view(s()).filter(([, k]) => k === 'a')).toEqual([[5, 'a', '2']]);
     });
 
-    it('drops aborted transactions, keeps committed ones, and stops at the last stable offset', () => {
+    it('drops aborted transactions, keeps committed ones, and stops at the last stable offset', async () => {
       s().createTopic('t', 1, {
         'cleanup.policy': 'compact',
         'delete.retention.ms': '0',
@@ -216,7 +216,7 @@ export function compactionContract(ctx: ContractContext): void {
       append(open([['c', 'open']], 0)); // 5: the LSO
       append(keyed([['c', 'after']])); // 6
       expect(s().lastStableOffset('t', 0)).toBe(5);
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([
         [1, 'MARKER', '0'],
         [2, 'b', 'committed'],
@@ -229,7 +229,7 @@ export function compactionContract(ctx: ContractContext): void {
       expect(headers(s())[0]).toMatchObject({ baseOffset: 0n, recordsCount: 0, baseSequence: 0 });
       s().endTransaction('C', true, NOW_MS); // 7: COMMIT; the LSO moves to the end
       append(keyed([['z', 'head']])); // 8
-      compact(s(), NOW_MS + 1);
+      await compact(s(), NOW_MS + 1);
       expect(view(s())).toEqual([
         [1, 'MARKER', '0'], // its transaction's (empty) batch is still there
         [2, 'b', 'committed'],
@@ -240,7 +240,7 @@ export function compactionContract(ctx: ContractContext): void {
       ]);
     });
 
-    it('an aborted update does not supersede the value before it', () => {
+    it('an aborted update does not supersede the value before it', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(keyed([['a', 'kept']])); // 0
       const info = s().initTransaction('A', 60000, NOW_MS);
@@ -255,21 +255,21 @@ export function compactionContract(ctx: ContractContext): void {
       ); // 1
       s().endTransaction('A', false, NOW_MS); // 2: ABORT
       append(keyed([['z', 'head']])); // 3
-      compact(s());
+      await compact(s());
       expect(view(s()).filter(([, k]) => k !== 'MARKER')).toEqual([
         [0, 'a', 'kept'],
         [3, 'z', 'head'],
       ]);
     });
 
-    it("keeps an idempotent producer's newest batch, empty, so its sequences still answer", () => {
+    it("keeps an idempotent producer's newest batch, empty, so its sequences still answer", async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       const { producerId } = s().initProducerId(null, NOW_MS);
       const p = (kv: Kv[], seq: number) => keyed(kv, { producerId, producerEpoch: 0, baseSequence: seq });
       const last = p([['a', '2']], 1);
       append(p([['a', '1']], 0), last);
       append(keyed([['a', '3']]), keyed([['z', 'head']]));
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([
         [2, 'a', '3'],
         [3, 'z', 'head'],
@@ -286,26 +286,26 @@ export function compactionContract(ctx: ContractContext): void {
       expect(s().append([part('t', 0, [next])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 4 });
     });
 
-    it('drops keyless records (written before the topic became compacted)', () => {
+    it('drops keyless records (written before the topic became compacted)', async () => {
       s().createTopic('t', 1, {});
       append(keyed([[null, 'x']]), keyed([['a', '1']]), keyed([['z', 'head']]));
       s().alterTopicConfigs('t', { 'cleanup.policy': 'compact' }, []);
-      compact(s());
+      await compact(s());
       expect(view(s()).map(([o]) => o)).toEqual([1, 2]);
     });
 
-    it('lets produce run between steps', () => {
+    it('lets produce run between steps', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       for (let i = 0; i < 50; i++) append(keyed([[`k${i % 5}`, `v${i}`]]));
       let steps = 0;
       for (let i = 0; i < 300; i++) {
-        const r = s().compactStep(NOW_MS, { stepBytes: 1 });
+        const r = await s().compactStep(NOW_MS, { stepBytes: 1 });
         if (!r.working) break;
         append(keyed([[`k${i % 5}`, `during${i}`]]));
         steps++;
       }
       expect(steps).toBeGreaterThan(10);
-      compact(s());
+      await compact(s());
       const v = view(s());
       const hw = s().offsets('t', 0)!.highWatermark;
       // Each key's latest value is there, once (the head batch may hold one more).
@@ -317,7 +317,7 @@ export function compactionContract(ctx: ContractContext): void {
       expect(v[v.length - 1]![0]).toBe(hw - 1);
     });
 
-    it('keeps data on compact-only topics past retention; compact,delete does both', () => {
+    it('keeps data on compact-only topics past retention; compact,delete does both', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'retention.ms': '1000' });
       s().createTopic('u', 1, { 'cleanup.policy': 'compact,delete', 'retention.ms': '1000' });
       s().append(
@@ -329,7 +329,7 @@ export function compactionContract(ctx: ContractContext): void {
       expect(s().offsets('u', 0)!.logStartOffset).toBe(2);
     });
 
-    it('reports the dirty ratio, clean offset and last pass', () => {
+    it('reports the dirty ratio, clean offset and last pass', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
       expect(s().cleanerState('t', 0, NOW_MS)).toMatchObject({
@@ -339,7 +339,7 @@ export function compactionContract(ctx: ContractContext): void {
         dirtyRatio: 1,
         lastCleanedMs: -1,
       });
-      compact(s());
+      await compact(s());
       const state = s().cleanerState('t', 0, NOW_MS)!;
       expect(state).toMatchObject({ cleanOffset: 2, dirtyRatio: 0, lastCleanedMs: NOW_MS });
       expect(state.lastBytesAfter).toBeLessThan(state.lastBytesBefore);
@@ -351,35 +351,35 @@ export function compactionContract(ctx: ContractContext): void {
       }
     });
 
-    it('cleans in several passes when the key map is full (a prefix per pass)', () => {
+    it('cleans in several passes when the key map is full (a prefix per pass)', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
       for (let round = 0; round < 3; round++) for (let k = 0; k < 10; k++) append(keyed([[`k${k}`, `${round}`]]));
       append(keyed([['z', 'head']]));
       // Room for 3 keys per pass (80 bytes an entry).
-      expect(compact(s(), NOW_MS, { dedupeBytes: 240 })).toBeGreaterThan(3);
+      expect(await compact(s(), NOW_MS, { dedupeBytes: 240 })).toBeGreaterThan(3);
       expect(view(s())).toEqual([
         ...Array.from({ length: 10 }, (_, k): [number, string, string] => [20 + k, `k${k}`, '2']),
         [30, 'z', 'head'],
       ]);
     });
 
-    it('waits minPassIntervalMs before cleaning a partition again', () => {
+    it('waits minPassIntervalMs before cleaning a partition again', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0' });
       append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['z', 'head']]));
-      expect(compact(s(), NOW_MS, { minPassIntervalMs: 1000 })).toBe(1);
+      expect(await compact(s(), NOW_MS, { minPassIntervalMs: 1000 })).toBe(1);
       append(keyed([['a', '3']]), keyed([['z', 'head2']]));
-      expect(compact(s(), NOW_MS + 999, { minPassIntervalMs: 1000 })).toBe(0);
-      expect(compact(s(), NOW_MS + 1000, { minPassIntervalMs: 1000 })).toBe(1);
+      expect(await compact(s(), NOW_MS + 999, { minPassIntervalMs: 1000 })).toBe(0);
+      expect(await compact(s(), NOW_MS + 1000, { minPassIntervalMs: 1000 })).toBe(1);
     });
 
-    it('forgets a pass whose topic was deleted', () => {
+    it('forgets a pass whose topic was deleted', async () => {
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       for (let i = 0; i < 20; i++) append(keyed([['a', `${i}`]]));
-      s().compactStep(NOW_MS, { stepBytes: 1 });
+      await s().compactStep(NOW_MS, { stepBytes: 1 });
       s().deleteTopic('t');
       s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
       append(keyed([['a', 'new']]));
-      compact(s());
+      await compact(s());
       expect(view(s())).toEqual([[0, 'a', 'new']]);
     });
   });
