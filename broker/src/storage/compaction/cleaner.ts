@@ -57,6 +57,14 @@ export type BatchChange =
       deleteHorizonMs: number;
     };
 
+/**
+ * Thrown by CleanerLog.apply when another cleaner (another broker on the same database) is writing
+ * the partition now: the pass is dropped without error; the partition is chosen again later.
+ */
+export class PartitionBusy extends Error {
+  override readonly name = 'PartitionBusy';
+}
+
 /** The last pass's outcome per partition (log_cleaner in SQLite). */
 export interface CleanerCheckpoint {
   cleanOffset: number;
@@ -123,11 +131,15 @@ const DEFAULT_STEP_BYTES = 512 * 1024;
 const DEFAULT_STEP_MS = 5;
 /** Batches read per step at most: small batches must not make one step read the whole partition. */
 const STEP_BATCHES = 128;
+/** How long a partition another cleaner is writing is left alone. */
+const BUSY_BACKOFF_MS = 1000;
 
 export class Cleaner {
   private pass: Pass | undefined;
   /** topicId:partition of partitions whose stored batches failed to decode: skipped until restart. */
   private readonly uncleanable = new Set<string>();
+  /** topicId:partition -> until when (nowMs) another cleaner has it: not chosen before then. */
+  private readonly busyUntil = new Map<string, number>();
 
   constructor(private readonly log: CleanerLog) {}
 
@@ -164,6 +176,10 @@ export class Cleaner {
       // The pass is dropped (what it applied stays: each slice is whole). A batch that does not
       // decode makes the partition uncleanable until restart, as Kafka's markPartitionUncleanable.
       this.pass = undefined;
+      if (err instanceof PartitionBusy) {
+        this.busyUntil.set(`${pass.topicId}:${pass.partition}`, nowMs + BUSY_BACKOFF_MS);
+        return { working: true };
+      }
       if (err instanceof DecodeError) this.uncleanable.add(`${pass.topicId}:${pass.partition}`);
       throw err;
     }
@@ -220,7 +236,10 @@ export class Cleaner {
       | undefined;
     for (const p of await this.log.partitions()) {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
-      if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
+      const key = `${p.topicId}:${p.partition}`;
+      if (!settings.compact || this.uncleanable.has(key)) continue;
+      if (nowMs < (this.busyUntil.get(key) ?? -Infinity)) continue;
+      this.busyUntil.delete(key);
       const view = await this.log.view(p.topic, p.partition);
       if (!view) continue;
       if (opts.minPassIntervalMs) {
