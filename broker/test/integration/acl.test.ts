@@ -438,8 +438,8 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
   let admin: KafkaConnection;
   beforeAll(async () => {
     broker = await start();
-    broker.context.storage.createTopic('t', 2, {});
-    broker.context.storage.commitOffsets(
+    await broker.context.storage.createTopic('t', 2, {});
+    await broker.context.storage.commitOffsets(
       G,
       [{ topic: 't', partition: 0, offset: 1, leaderEpoch: 0, metadata: null }],
       Date.now(),
@@ -458,7 +458,7 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
     expect(r.codes(res)).toEqual(r.want);
   });
 
-  it('changed nothing: the topic, its records, configs, partitions, the group offsets and the ACLs are as they were', () => {
+  it('changed nothing: the topic, its records, configs, partitions, the group offsets and the ACLs are as they were', async () => {
     const { storage } = broker.context;
     expect(storage.topic('t')).toMatchObject({ partitionCount: 2, configs: {} });
     expect(storage.topic('fresh')).toBeUndefined();
@@ -576,7 +576,7 @@ describeWithTools('kcat')('kcat against ACLs', () => {
   let broker: RunningBroker;
   beforeAll(async () => {
     broker = await start();
-    broker.context.storage.createTopic('k', 1, {});
+    await broker.context.storage.createTopic('k', 1, {});
   });
   afterAll(async () => {
     await broker?.stop();

@@ -12,7 +12,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { Attribute, decodeRecords, readBatchHeader } from '../../src/protocol/record-batch';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
-import type { Storage, TransactionInfo } from '../../src/storage/storage';
+import type { SyncStorage as Storage, TransactionInfo } from '../../src/storage/storage';
 import { batch, NOW_MS, part } from './fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'minnow-txn-model-'));
