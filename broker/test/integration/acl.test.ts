@@ -19,7 +19,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { kcat, startTestBroker } from './helpers';
+import { engineOf, kcat, startTestBroker } from './helpers';
 
 const PRINCIPALS: Record<string, string> = { admin: 'admin', mallory: 'mallory' };
 
@@ -459,7 +459,7 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
   });
 
   it('changed nothing: the topic, its records, configs, partitions, the group offsets and the ACLs are as they were', async () => {
-    const { storage } = broker.context;
+    const storage = engineOf(broker);
     expect(storage.topic('t')).toMatchObject({ partitionCount: 2, configs: {} });
     expect(storage.topic('fresh')).toBeUndefined();
     expect(storage.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });

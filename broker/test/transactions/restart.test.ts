@@ -43,13 +43,13 @@ describe('transactions across a restart (sqlite)', () => {
 
   it('goes on with an open transaction, and times out one left open', async () => {
     await start();
-    broker!.context.storage.createTopic('t', 2, {});
+    await broker!.context.storage.createTopic('t', 2, {});
     let conn = await KafkaConnection.connect('127.0.0.1', broker!.port);
     const live = await open(conn, 'goes-on', 600_000, 'kept');
     // Long enough not to time out before the restart below, short enough to after it.
     const left = await open(conn, 'left-open', 3000, 'dropped');
     conn.close();
-    expect(broker!.context.storage.lastStableOffset('t', 1)).toBe(0);
+    expect(await broker!.context.storage.lastStableOffset('t', 1)).toBe(0);
     await broker!.stop();
 
     await start();
