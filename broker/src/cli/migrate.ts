@@ -3,8 +3,8 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../args';
 import { migrateSqliteToPostgres, verifyMigration } from '../storage/migrate/migrate';
-import { isPostgresUrl } from '../storage/migrate/target';
 import { formatReport } from '../storage/migrate/verify';
+import { isPostgresUrl, redactPostgresUrl } from '../storage/postgres/url';
 import { parseStorageUrl, StorageUrlError } from '../storage/storage-url';
 
 const USAGE = `usage: minnow migrate sqlite://PATH postgres://USER@HOST[:PORT]/DB [--verify-only] [--chunk-mb N]
@@ -41,7 +41,7 @@ export async function migrateCommand(
     throw err;
   }
   if (source.kind !== 'sqlite') throw new UsageError(`${from}: the source must be a sqlite:// database\n\n${USAGE}`);
-  if (!isPostgresUrl(to)) throw new UsageError(`${to}: the target must be a postgres:// URL\n\n${USAGE}`);
+  if (!isPostgresUrl(to)) throw new UsageError(`${redactPostgresUrl(to)}: the target must be a postgres:// URL\n\n${USAGE}`);
   const chunkMb = values['chunk-mb'] === undefined ? 8 : Number(values['chunk-mb']);
   if (!(chunkMb > 0)) throw new UsageError(`--chunk-mb ${values['chunk-mb']}: expected a positive number`);
 

@@ -1,5 +1,6 @@
 // `minnow migrate sqlite://... postgres://...` (issue 18 "Moving up", docs/postgres.md): a
 // single-node state copied into an empty PostgreSQL database, then verified (verify.ts).
+import { redactPostgresUrl } from '../postgres/url';
 import { copyAll } from './copy';
 import type { CopyOptions } from './copy';
 import { openSource } from './source';
@@ -22,7 +23,7 @@ export async function migrateSqliteToPostgres(
     const db = await openTarget(targetUrl, opts.nowMs ?? Date.now());
     try {
       await checkEmpty(db);
-      opts.progress?.(`migrate: copying ${sourcePath} into ${redact(targetUrl)}`);
+      opts.progress?.(`migrate: copying ${sourcePath} into ${redactPostgresUrl(targetUrl)}`);
       await copyAll(source.db, db, opts);
       opts.progress?.('migrate: copied; verifying');
       return await verify(source.db, db);
@@ -47,9 +48,4 @@ export async function verifyMigration(sourcePath: string, targetUrl: string): Pr
   } finally {
     source.close();
   }
-}
-
-/** The URL without its password, for progress lines. */
-export function redact(url: string): string {
-  return url.replace(/(\/\/[^:/@]+):[^@]*@/, '$1:***@');
 }

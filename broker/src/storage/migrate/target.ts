@@ -4,6 +4,7 @@
 import { Db } from '../postgres/db';
 import type { Queryable } from '../postgres/db';
 import { migrate as migrateSchema } from '../postgres/schema';
+import { postgresPoolConfig } from '../postgres/url';
 import { StorageError } from '../storage';
 import { COPIED_TABLES } from './tables';
 
@@ -13,14 +14,10 @@ export interface TargetColumn {
   identity: boolean;
 }
 
-/** Whether `url` names a PostgreSQL database (the forms node-postgres accepts). */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//.test(url);
-}
-
 /** Opens the target (no statement timeout: the checksums scan whole tables) and migrates its schema. */
 export async function openTarget(url: string, nowMs: number): Promise<Db> {
-  const db = new Db({ connectionString: url, application_name: 'minnow migrate' }, { max: 2, statementTimeoutMs: 0 });
+  const { config } = postgresPoolConfig(url);
+  const db = new Db({ ...config, application_name: 'minnow migrate' }, { max: 2, statementTimeoutMs: 0 });
   try {
     await migrateSchema(db, nowMs);
     return db;
