@@ -30,15 +30,19 @@ import type {
   UserScramCredential,
   UserScramCredentialInfo,
 } from '../storage';
+import { Cleaner } from '../compaction/cleaner';
 import { append } from './append';
+import { PgCleanerLog } from './cleaner';
 import { Db } from './db';
 import type { DbOptions } from './db';
 import { GroupOffsets } from './offsets';
 import { newProducerId } from './producers';
 import { Records } from './records';
+import { PgSecurity } from './security';
 import { deleteRecords, enforceRetention } from './retention';
 import { migrate } from './schema';
 import { Topics } from './topics';
+import { PgTransactions } from './transactions';
 import { postgresPoolConfig } from './url';
 
 export type PostgresStorageOptions = DbOptions;
@@ -47,6 +51,10 @@ export class PostgresStorage implements AsyncStorage {
   private readonly topics: Topics;
   private readonly records: Records;
   private readonly groupOffsets: GroupOffsets;
+  private readonly txns: PgTransactions;
+  private readonly cleaner: Cleaner;
+  /** ACLs, client quotas, SCRAM users, broker configs; invalidate() when another broker announces a change. */
+  readonly security: PgSecurity;
   private identityCache: ClusterIdentity | undefined;
 
   private constructor(
@@ -58,6 +66,9 @@ export class PostgresStorage implements AsyncStorage {
     this.topics = new Topics(db);
     this.records = new Records(db);
     this.groupOffsets = new GroupOffsets(db);
+    this.txns = new PgTransactions(db);
+    this.cleaner = new Cleaner(new PgCleanerLog(db));
+    this.security = new PgSecurity(db);
   }
 
   /** Connects, applies pending migrations (refusing a newer schema) and returns the engine. */
@@ -190,102 +201,101 @@ export class PostgresStorage implements AsyncStorage {
   }
 
   // Transactions (pg-rest: transactions.ts)
-  async transactions(): Promise<TransactionInfo[]> {
-    throw notBuilt('transactions');
+  transactions(): Promise<TransactionInfo[]> {
+    return this.txns.list();
   }
-  async transaction(_transactionalId: string): Promise<TransactionInfo | undefined> {
-    throw notBuilt('transaction');
+  transaction(transactionalId: string): Promise<TransactionInfo | undefined> {
+    return this.txns.get(transactionalId);
   }
-  async initTransaction(_transactionalId: string, _timeoutMs: number, _nowMs: number): Promise<TransactionInfo> {
-    throw notBuilt('initTransaction');
+  initTransaction(transactionalId: string, timeoutMs: number, nowMs: number): Promise<TransactionInfo> {
+    return this.txns.init(transactionalId, timeoutMs, nowMs);
   }
-  async addToTransaction(
-    _transactionalId: string,
-    _partitions: readonly TxnPartition[],
-    _groups: readonly string[],
-    _nowMs: number,
+  addToTransaction(
+    transactionalId: string,
+    partitions: readonly TxnPartition[],
+    groups: readonly string[],
+    nowMs: number,
   ): Promise<TransactionInfo> {
-    throw notBuilt('addToTransaction');
+    return this.txns.add(transactionalId, partitions, groups, nowMs);
   }
-  async commitTransactionalOffsets(
-    _transactionalId: string,
-    _groupId: string,
-    _offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
-    _nowMs: number,
+  commitTransactionalOffsets(
+    transactionalId: string,
+    groupId: string,
+    offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[],
+    nowMs: number,
   ): Promise<void> {
-    throw notBuilt('commitTransactionalOffsets');
+    return this.txns.commitOffsets(transactionalId, groupId, offsets, nowMs);
   }
-  async endTransaction(
-    _transactionalId: string,
-    _commit: boolean,
-    _nowMs: number,
-    _bumpEpoch?: boolean,
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bumpEpoch?: boolean,
   ): Promise<EndTransactionResult> {
-    throw notBuilt('endTransaction');
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
   }
-  async pendingTransactionalOffsets(_groupId: string): Promise<TxnPartition[]> {
-    throw notBuilt('pendingTransactionalOffsets');
+  pendingTransactionalOffsets(groupId: string): Promise<TxnPartition[]> {
+    return this.txns.pendingOffsets(groupId);
   }
-  async deleteTransaction(_transactionalId: string): Promise<boolean> {
-    throw notBuilt('deleteTransaction');
+  deleteTransaction(transactionalId: string): Promise<boolean> {
+    return this.txns.delete(transactionalId);
   }
 
   // Compaction (pg-rest: cleaner.ts)
-  async compactStep(_nowMs: number, _opts?: CleanerOptions): Promise<CompactionStepResult> {
-    throw notBuilt('compactStep');
+  compactStep(nowMs: number, opts?: CleanerOptions): Promise<CompactionStepResult> {
+    return this.cleaner.step(nowMs, opts);
   }
-  async cleanerState(
-    _topic: string,
-    _partition: number,
-    _nowMs: number,
-    _brokerDefaults?: Readonly<Record<string, string>>,
+  cleanerState(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
   ): Promise<CleanerState | undefined> {
-    throw notBuilt('cleanerState');
+    return this.cleaner.state(topic, partition, nowMs, brokerDefaults);
   }
 
   // Broker configs, quotas, SCRAM, ACLs (pg-rest: security.ts)
-  async brokerConfigs(_resource: string): Promise<Record<string, string>> {
-    throw notBuilt('brokerConfigs');
+  brokerConfigs(resource: string): Promise<Record<string, string>> {
+    return this.security.brokerConfigs(resource);
   }
-  async alterBrokerConfigs(_resource: string, _set: Record<string, string>, _remove: readonly string[]): Promise<void> {
-    throw notBuilt('alterBrokerConfigs');
+  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): Promise<void> {
+    return this.security.alterBrokerConfigs(resource, set, remove);
   }
-  async clientQuotas(): Promise<ClientQuotaEntry[]> {
-    throw notBuilt('clientQuotas');
+  clientQuotas(): Promise<ClientQuotaEntry[]> {
+    return this.security.clientQuotas();
   }
-  async alterClientQuotas(_changes: readonly ClientQuotaChange[]): Promise<void> {
-    throw notBuilt('alterClientQuotas');
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): Promise<void> {
+    return this.security.alterClientQuotas(changes);
   }
-  async scramCredential(_user: string, _mechanism: ScramMechanismName): Promise<ScramCredential | undefined> {
-    throw notBuilt('scramCredential');
+  scramCredential(user: string, mechanism: ScramMechanismName): Promise<ScramCredential | undefined> {
+    return this.security.scramCredential(user, mechanism);
   }
-  async scramCredentials(): Promise<UserScramCredentialInfo[]> {
-    throw notBuilt('scramCredentials');
+  scramCredentials(): Promise<UserScramCredentialInfo[]> {
+    return this.security.scramCredentials();
   }
-  async alterScramCredentials(
-    _upserts: readonly UserScramCredential[],
-    _deletions: readonly { user: string; mechanism: ScramMechanismName }[],
+  alterScramCredentials(
+    upserts: readonly UserScramCredential[],
+    deletions: readonly { user: string; mechanism: ScramMechanismName }[],
   ): Promise<void> {
-    throw notBuilt('alterScramCredentials');
+    return this.security.alterScramCredentials(upserts, deletions);
   }
-  async listAcls(): Promise<AclBinding[]> {
-    throw notBuilt('listAcls');
+  listAcls(): Promise<AclBinding[]> {
+    return this.security.listAcls();
   }
-  async createAcls(_bindings: readonly AclBinding[]): Promise<void> {
-    throw notBuilt('createAcls');
+  createAcls(bindings: readonly AclBinding[]): Promise<void> {
+    return this.security.createAcls(bindings);
   }
-  async deleteAcls(_bindings: readonly AclBinding[]): Promise<number> {
-    throw notBuilt('deleteAcls');
+  deleteAcls(bindings: readonly AclBinding[]): Promise<number> {
+    return this.security.deleteAcls(bindings);
   }
+  /** A file copy of a shared database is PostgreSQL's job, not a broker's. */
   async backup(_destPath: string): Promise<void> {
-    throw notBuilt('backup');
+    throw new StorageError(
+      `${this.url}: minnow backup copies SQLite files only; back a PostgreSQL database up with pg_dump (or RDS automated backups / snapshots)`,
+    );
   }
 
   async close(): Promise<void> {
     await this.db.close();
   }
-}
-
-function notBuilt(call: string): StorageError {
-  return new StorageError(`postgres://: ${call} not built yet`);
 }
