@@ -5,16 +5,11 @@ import type { Cluster, NamedEndpoint } from '../cluster/cluster';
 import { PostgresCluster } from '../cluster/postgres-cluster';
 import { SingleNode } from '../cluster/single-node';
 import type { Logger } from '../logger';
+import { APPEND_CHANNEL, parseAppendNotice } from '../storage/postgres/log-writes';
+import { postgresPoolConfig } from '../storage/postgres/url';
 import type { BrokerConfig } from './config';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import type { ResolvedListener } from './listeners';
-
-/** The channel the postgres:// engine NOTIFYs each committed append on (storage/postgres). */
-export const APPEND_CHANNEL = 'minnow_append';
-
-export function isSharedStorage(config: BrokerConfig): boolean {
-  return /^postgres(ql)?:\/\//.test(config.storageUrl.url);
-}
 
 export interface ClusterSetup {
   /** cluster.nodeId is this broker's node id (postgres://: its own, not the database's stored one). */
@@ -30,12 +25,13 @@ export async function openCluster(
   fetchWaiters: FetchWaiters,
   storedNodeId: number,
 ): Promise<ClusterSetup> {
-  if (!isSharedStorage(config)) {
+  const target = config.storageUrl;
+  if (target.kind !== 'postgres') {
     // Its own address is always answered from the request's listener (cluster-answers.ts).
     return { cluster: new SingleNode(storedNodeId, []), join: () => Promise.resolve() };
   }
   const cluster = await PostgresCluster.open({
-    connection: { connectionString: config.storageUrl.url },
+    connection: postgresPoolConfig(target.connectionString).config,
     nodeId: config.nodeId,
     nodeIdFile: config.nodeIdFile,
     heartbeatMs: config.brokerHeartbeatMs,
@@ -53,16 +49,4 @@ export async function openCluster(
 
 function endpoints(listeners: readonly ResolvedListener[]): NamedEndpoint[] {
   return listeners.map((l) => ({ name: l.name, host: l.advertised.host, port: l.advertised.port }));
-}
-
-/** {"topic", "partition", ...} as storage/postgres writes it; undefined for anything else. */
-export function parseAppendNotice(payload: string): { topic: string; partition: number } | undefined {
-  try {
-    const n = JSON.parse(payload) as { topic?: unknown; partition?: unknown };
-    return typeof n.topic === 'string' && typeof n.partition === 'number'
-      ? { topic: n.topic, partition: n.partition }
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
