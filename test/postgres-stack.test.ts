@@ -220,6 +220,17 @@ test('-c brokers=3 -c multiAz=true -c dbInstanceType=db.t4g.small: three brokers
   expect(Object.values(userData(template)).map((t) => /MINNOW_NODE_ID='(\d+)'/.exec(t)?.[1])).toEqual(['1', '2', '3']);
 });
 
+test("-c migrationSnapshotId: broker 1's /data is the single instance's volume, at the snapshot's size", () => {
+  const { template } = synthCluster({ migrationSnapshotId: 'snap-0123456789abcdef0' });
+  const volumes = resources(template, 'AWS::EC2::Volume').map(([id, v]) => [id, v.Properties]);
+  expect(volumes).toEqual([
+    [expect.stringMatching(/^Broker1Data/), expect.objectContaining({ SnapshotId: 'snap-0123456789abcdef0' })],
+    [expect.stringMatching(/^Broker2Data/), expect.objectContaining({ Size: 1 })],
+  ]);
+  expect(volumes[0]![1]).not.toHaveProperty('Size');
+  expect(volumes[1]![1]).not.toHaveProperty('SnapshotId');
+});
+
 test('-c dbDeletionProtection=false turns it off (the documented way to delete the stack)', () => {
   const { template } = synthCluster({ dbDeletionProtection: 'false' });
   template.hasResourceProperties('AWS::RDS::DBInstance', { DeletionProtection: false });
@@ -276,6 +287,7 @@ describe('context values', () => {
     [{ dbInstanceType: 't4g.micro' }, /not an RDS instance class/],
     [{ dbStorageGiB: '10' }, /from 20/],
     [{ multiAz: 'yes' }, /not a boolean/],
+    [{ migrationSnapshotId: 'vol-0123456789abcdef0' }, /not a snapshot id/],
     [{ storage: 'mysql' }, /must be sqlite .* or postgres/],
     [{ availabilityZone: 'eu-west-2a' }, /no data volume/],
     [{ dataVolumeGiB: '50' }, /no data volume/],
