@@ -48,7 +48,7 @@ export class LogCleanerTask {
       const brokerDefaults = this.opts.brokerDefaults();
       for (;;) {
         if (this.stopped) return;
-        const r = this.storage.compactStep(this.opts.now(), {
+        const r = await this.storage.compactStep(this.opts.now(), {
           brokerDefaults,
           dedupeBytes: this.opts.dedupeBytes,
           minPassIntervalMs: this.opts.backoffMs,

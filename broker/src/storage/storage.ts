@@ -282,8 +282,9 @@ export interface SyncStorage {
    * or past max.compaction.lag.ms), or map a slice of its dirty range, or filter a slice of its log
    * (one short write transaction). `working: false`: nothing to clean now. `passDone` reports the
    * pass that ended in this step (after its clean offset was checkpointed and pages reclaimed).
+   * A Promise in every engine (the shared Cleaner awaits its log, which may be a network database).
    */
-  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult;
+  compactStep(nowMs: number, opts?: CleanerOptions): Promise<CompactionStepResult>;
   /**
    * For reporting (`minnow topic describe`): the partition's clean offset, first uncleanable offset,
    * dirty ratio now, and the last pass's time and bytes before/after. Undefined if unknown.

@@ -39,7 +39,7 @@ describe('LogCleanerTask', () => {
   it('logs a failing step and tries again at the next run', async () => {
     const storage = new MemoryStorage();
     let calls = 0;
-    storage.compactStep = () => {
+    storage.compactStep = async () => {
       calls++;
       throw new Error('boom');
     };

@@ -8,9 +8,9 @@ const KEEP_FOREVER = { retentionMs: -1, retentionBytes: -1 };
 export function retentionContract(ctx: ContractContext): void {
   describe('enforceRetention', () => {
     /** Batches of 2 records with maxTimestamp = NOW_MS - age + 1, oldest first. */
-    const fill = (topic: string, agesMs: number[], configs: Record<string, string> = {}) => {
-      ctx.s.createTopic(topic, 1, configs);
-      ctx.s.append(
+    const fill = async (topic: string, agesMs: number[], configs: Record<string, string> = {}) => {
+      await ctx.s.createTopic(topic, 1, configs);
+      await ctx.s.append(
         [
           part(
             topic,
@@ -20,47 +20,47 @@ export function retentionContract(ctx: ContractContext): void {
         ],
         NOW_MS,
       );
-      return ctx.s.read(topic, 0, 0, 1).batches[0]!.length;
+      return (await ctx.s.read(topic, 0, 0, 1)).batches[0]!.length;
     };
 
-    it('deletes expired batches from the low end and advances the log start offset', () => {
-      fill('a', [5000, 4000, 3000, 500, 4500], { 'retention.ms': '2000' });
-      const r = ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
+    it('deletes expired batches from the low end and advances the log start offset', async () => {
+      await fill('a', [5000, 4000, 3000, 500, 4500], { 'retention.ms': '2000' });
+      const r = await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
       expect(r.deletedBatches).toBe(3); // stops at the first live batch even though a later one expired
       expect(r.deletedBytes).toBeGreaterThan(0);
-      expect(ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 6, highWatermark: 10 });
-      expect(baseOffsets(ctx.s.read('a', 0, 6, 1e6).batches)).toEqual([6, 8]);
-      expect(ctx.s.read('a', 0, 5, 1e6).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100).deletedBatches).toBe(0);
+      expect(await ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 6, highWatermark: 10 });
+      expect(baseOffsets((await ctx.s.read('a', 0, 6, 1e6)).batches)).toEqual([6, 8]);
+      expect((await ctx.s.read('a', 0, 5, 1e6)).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
+      expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).deletedBatches).toBe(0);
     });
-    it('deletes every batch once all expired, leaving the log start at the high watermark', () => {
-      fill('a', [5000, 4000], { 'retention.ms': '1000' });
-      ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
-      expect(ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 4, highWatermark: 4 });
-      expect(ctx.s.read('a', 0, 4, 1e6)).toMatchObject({ errorCode: 0, batches: [] });
-      expect(ctx.s.append([part('a', 0, [batch()])], NOW_MS)[0]!.baseOffset).toBe(4);
+    it('deletes every batch once all expired, leaving the log start at the high watermark', async () => {
+      await fill('a', [5000, 4000], { 'retention.ms': '1000' });
+      await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
+      expect(await ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 4, highWatermark: 4 });
+      expect(await ctx.s.read('a', 0, 4, 1e6)).toMatchObject({ errorCode: 0, batches: [] });
+      expect((await ctx.s.append([part('a', 0, [batch()])], NOW_MS))[0]!.baseOffset).toBe(4);
     });
-    it('uses the broker defaults unless the topic overrides them; -1 keeps forever', () => {
-      fill('defaulted', [5000, 100]);
-      fill('forever', [5000, 100], { 'retention.ms': '-1' });
-      ctx.s.enforceRetention(NOW_MS, { retentionMs: 1000, retentionBytes: -1 }, 100);
-      expect(ctx.s.offsets('defaulted', 0)!.logStartOffset).toBe(2);
-      expect(ctx.s.offsets('forever', 0)!.logStartOffset).toBe(0);
+    it('uses the broker defaults unless the topic overrides them; -1 keeps forever', async () => {
+      await fill('defaulted', [5000, 100]);
+      await fill('forever', [5000, 100], { 'retention.ms': '-1' });
+      await ctx.s.enforceRetention(NOW_MS, { retentionMs: 1000, retentionBytes: -1 }, 100);
+      expect((await ctx.s.offsets('defaulted', 0))!.logStartOffset).toBe(2);
+      expect((await ctx.s.offsets('forever', 0))!.logStartOffset).toBe(0);
     });
-    it('shrinks a partition to retention.bytes but keeps the batch ending at the high watermark', () => {
-      const size = fill('a', [10, 10, 10, 10, 10], { 'retention.bytes': '0' });
-      ctx.s.createTopic('b', 1, { 'retention.bytes': '0' });
-      ctx.s.append([part('b', 0, [batch({ records: 2, valueBytes: 100 })])], NOW_MS);
-      const r = ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
+    it('shrinks a partition to retention.bytes but keeps the batch ending at the high watermark', async () => {
+      const size = await fill('a', [10, 10, 10, 10, 10], { 'retention.bytes': '0' });
+      await ctx.s.createTopic('b', 1, { 'retention.bytes': '0' });
+      await ctx.s.append([part('b', 0, [batch({ records: 2, valueBytes: 100 })])], NOW_MS);
+      const r = await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
       expect(r).toEqual({ deletedBatches: 4, deletedBytes: 4 * size });
-      expect(ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 8, highWatermark: 10 });
-      expect(ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 2 });
+      expect(await ctx.s.offsets('a', 0)).toEqual({ logStartOffset: 8, highWatermark: 10 });
+      expect(await ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 2 });
     });
-    it('deletes down to the byte limit, counting appends made since the last call', () => {
-      const size = fill('a', [10, 10]);
-      ctx.s.alterTopicConfigs('a', { 'retention.bytes': String(3 * size) }, []);
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100).deletedBatches).toBe(0);
-      ctx.s.append(
+    it('deletes down to the byte limit, counting appends made since the last call', async () => {
+      const size = await fill('a', [10, 10]);
+      await ctx.s.alterTopicConfigs('a', { 'retention.bytes': String(3 * size) }, []);
+      expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).deletedBatches).toBe(0);
+      await ctx.s.append(
         [
           part(
             'a',
@@ -70,25 +70,31 @@ export function retentionContract(ctx: ContractContext): void {
         ],
         NOW_MS,
       );
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).toEqual({ deletedBatches: 2, deletedBytes: 2 * size });
-      expect(ctx.s.offsets('a', 0)!.logStartOffset).toBe(4);
+      expect(await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).toEqual({
+        deletedBatches: 2,
+        deletedBytes: 2 * size,
+      });
+      expect((await ctx.s.offsets('a', 0))!.logStartOffset).toBe(4);
     });
-    it('deletes at most maxBatches per call across partitions', () => {
-      fill('a', [9000, 9000, 9000], { 'retention.ms': '1' });
-      fill('b', [9000, 9000, 9000], { 'retention.ms': '1' });
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2).deletedBatches).toBe(2);
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2).deletedBatches).toBe(2);
-      expect(ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100).deletedBatches).toBe(2);
-      expect(ctx.s.offsets('a', 0)!.logStartOffset + ctx.s.offsets('b', 0)!.logStartOffset).toBe(12);
+    it('deletes at most maxBatches per call across partitions', async () => {
+      await fill('a', [9000, 9000, 9000], { 'retention.ms': '1' });
+      await fill('b', [9000, 9000, 9000], { 'retention.ms': '1' });
+      expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2)).deletedBatches).toBe(2);
+      expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2)).deletedBatches).toBe(2);
+      expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).deletedBatches).toBe(2);
+      expect((await ctx.s.offsets('a', 0))!.logStartOffset + (await ctx.s.offsets('b', 0))!.logStartOffset).toBe(12);
     });
-    it('forgets producers whose batches are all gone', () => {
-      ctx.s.createTopic('a', 1, { 'retention.ms': '1000' });
-      const producerId = ctx.s.initProducerId(null, NOW_MS).producerId;
+    it('forgets producers whose batches are all gone', async () => {
+      await ctx.s.createTopic('a', 1, { 'retention.ms': '1000' });
+      const producerId = (await ctx.s.initProducerId(null, NOW_MS)).producerId;
       const old = { producerId, producerEpoch: 0, timestampMs: NOW_MS - 5000 };
-      ctx.s.append([part('a', 0, [batch({ ...old, baseSequence: 0 }), batch({ ...old, baseSequence: 1 })])], NOW_MS);
-      ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
+      await ctx.s.append(
+        [part('a', 0, [batch({ ...old, baseSequence: 0 }), batch({ ...old, baseSequence: 1 })])],
+        NOW_MS,
+      );
+      await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100);
       // Unknown again, so a restart at sequence 7 is accepted (KIP-360) instead of being out of order.
-      const r = ctx.s.append([part('a', 0, [batch({ producerId, producerEpoch: 0, baseSequence: 7 })])], NOW_MS);
+      const r = await ctx.s.append([part('a', 0, [batch({ producerId, producerEpoch: 0, baseSequence: 7 })])], NOW_MS);
       expect(r[0]).toMatchObject({ errorCode: 0, baseOffset: 2 });
     });
   });

@@ -6,14 +6,14 @@ import type { ContractContext } from './fixtures';
 
 export function topicsContract(ctx: ContractContext): void {
   describe('identity', () => {
-    it('is created on first call and stable afterwards', () => {
-      const first = ctx.s.identity({ nodeId: 7 });
+    it('is created on first call and stable afterwards', async () => {
+      const first = await ctx.s.identity({ nodeId: 7 });
       expect(first.nodeId).toBe(7);
       expect(first.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      expect(ctx.s.identity({ clusterId: 'ignored-now', nodeId: 9 })).toEqual(first);
+      expect(await ctx.s.identity({ clusterId: 'ignored-now', nodeId: 9 })).toEqual(first);
     });
-    it('defaults the node id to 1 and keeps a given cluster id', () => {
-      expect(ctx.s.identity({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' })).toEqual({
+    it('defaults the node id to 1 and keeps a given cluster id', async () => {
+      expect(await ctx.s.identity({ clusterId: 'MkU3OEVBNTcwNTJENDM2Qg' })).toEqual({
         clusterId: 'MkU3OEVBNTcwNTJENDM2Qg',
         nodeId: 1,
       });
@@ -21,9 +21,9 @@ export function topicsContract(ctx: ContractContext): void {
   });
 
   describe('topics', () => {
-    it('creates, lists, finds by name and id', () => {
-      const a = ctx.s.createTopic('a', 3, { 'retention.ms': '1000' });
-      const b = ctx.s.createTopic('b', 1, {}, 'AAAAAAAAAAAAAAAAAAAAAQ');
+    it('creates, lists, finds by name and id', async () => {
+      const a = await ctx.s.createTopic('a', 3, { 'retention.ms': '1000' });
+      const b = await ctx.s.createTopic('b', 1, {}, 'AAAAAAAAAAAAAAAAAAAAAQ');
       expect(a).toEqual({
         name: 'a',
         topicId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
@@ -31,105 +31,108 @@ export function topicsContract(ctx: ContractContext): void {
         configs: { 'retention.ms': '1000' },
       });
       expect(b.topicId).toBe('AAAAAAAAAAAAAAAAAAAAAQ');
-      expect(ctx.s.listTopics().map((t) => t.name)).toEqual(['a', 'b']);
-      expect(ctx.s.topic('a')).toEqual(a);
-      expect(ctx.s.topicById(b.topicId)).toEqual(b);
-      expect(ctx.s.topic('nope')).toBeUndefined();
-      expect(ctx.s.topicById('AAAAAAAAAAAAAAAAAAAAAg')).toBeUndefined();
-      expect(ctx.s.offsets('a', 2)).toEqual({ logStartOffset: 0, highWatermark: 0 });
-      expect(ctx.s.offsets('a', 3)).toBeUndefined();
+      expect((await ctx.s.listTopics()).map((t) => t.name)).toEqual(['a', 'b']);
+      expect(await ctx.s.topic('a')).toEqual(a);
+      expect(await ctx.s.topicById(b.topicId)).toEqual(b);
+      expect(await ctx.s.topic('nope')).toBeUndefined();
+      expect(await ctx.s.topicById('AAAAAAAAAAAAAAAAAAAAAg')).toBeUndefined();
+      expect(await ctx.s.offsets('a', 2)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(await ctx.s.offsets('a', 3)).toBeUndefined();
     });
-    it('rejects a duplicate name or id and a bad partition count', () => {
-      const a = ctx.s.createTopic('a', 1, {});
-      expect(() => ctx.s.createTopic('a', 1, {})).toThrow(StorageError);
-      expect(() => ctx.s.createTopic('b', 1, {}, a.topicId)).toThrow(/already used/);
-      expect(() => ctx.s.createTopic('c', 0, {})).toThrow(/partition count 0/);
-      expect(ctx.s.listTopics()).toHaveLength(1);
+    it('rejects a duplicate name or id and a bad partition count', async () => {
+      const a = await ctx.s.createTopic('a', 1, {});
+      await expect(ctx.s.createTopic('a', 1, {})).rejects.toThrow(StorageError);
+      await expect(ctx.s.createTopic('b', 1, {}, a.topicId)).rejects.toThrow(/already used/);
+      await expect(ctx.s.createTopic('c', 0, {})).rejects.toThrow(/partition count 0/);
+      expect(await ctx.s.listTopics()).toHaveLength(1);
     });
-    it('returns copies: changing a returned TopicInfo changes nothing', () => {
-      ctx.s.createTopic('a', 1, { 'retention.ms': '5' });
-      ctx.s.topic('a')!.configs['retention.ms'] = '6';
-      expect(ctx.s.topic('a')!.configs).toEqual({ 'retention.ms': '5' });
+    it('returns copies: changing a returned TopicInfo changes nothing', async () => {
+      await ctx.s.createTopic('a', 1, { 'retention.ms': '5' });
+      (await ctx.s.topic('a'))!.configs['retention.ms'] = '6';
+      expect((await ctx.s.topic('a'))!.configs).toEqual({ 'retention.ms': '5' });
     });
-    it('sets and removes config overrides', () => {
-      ctx.s.createTopic('a', 1, { 'retention.ms': '1000', 'cleanup.policy': 'delete' });
-      ctx.s.alterTopicConfigs('a', { 'retention.ms': '2000', 'retention.bytes': '10' }, ['cleanup.policy']);
-      expect(ctx.s.topic('a')!.configs).toEqual({ 'retention.ms': '2000', 'retention.bytes': '10' });
-      expect(() => ctx.s.alterTopicConfigs('nope', {}, [])).toThrow(/does not exist/);
+    it('sets and removes config overrides', async () => {
+      await ctx.s.createTopic('a', 1, { 'retention.ms': '1000', 'cleanup.policy': 'delete' });
+      await ctx.s.alterTopicConfigs('a', { 'retention.ms': '2000', 'retention.bytes': '10' }, ['cleanup.policy']);
+      expect((await ctx.s.topic('a'))!.configs).toEqual({ 'retention.ms': '2000', 'retention.bytes': '10' });
+      await expect(ctx.s.alterTopicConfigs('nope', {}, [])).rejects.toThrow(/does not exist/);
     });
-    it('keeps dynamic broker configs per resource (node id, or "" for the cluster default)', () => {
-      expect(ctx.s.brokerConfigs('1')).toEqual({});
-      ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '1000', 'message.max.bytes': '2000' }, []);
-      ctx.s.alterBrokerConfigs('', { 'log.retention.ms': '5' }, []);
-      ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '3000' }, ['message.max.bytes', 'not.set']);
-      expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
-      expect(ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
-      ctx.s.brokerConfigs('1')['log.retention.ms'] = 'changed';
-      expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+    it('keeps dynamic broker configs per resource (node id, or "" for the cluster default)', async () => {
+      expect(await ctx.s.brokerConfigs('1')).toEqual({});
+      await ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '1000', 'message.max.bytes': '2000' }, []);
+      await ctx.s.alterBrokerConfigs('', { 'log.retention.ms': '5' }, []);
+      await ctx.s.alterBrokerConfigs('1', { 'log.retention.ms': '3000' }, ['message.max.bytes', 'not.set']);
+      expect(await ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+      expect(await ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
+      (await ctx.s.brokerConfigs('1'))['log.retention.ms'] = 'changed';
+      expect(await ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
       if (ctx.reopen) {
-        ctx.reopen();
-        expect(ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
-        expect(ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
+        await ctx.reopen();
+        expect(await ctx.s.brokerConfigs('1')).toEqual({ 'log.retention.ms': '3000' });
+        expect(await ctx.s.brokerConfigs('')).toEqual({ 'log.retention.ms': '5' });
       }
     });
-    it('adds partitions that take appends, and never shrinks', () => {
-      ctx.s.createTopic('a', 1, {});
-      ctx.s.createPartitions('a', 3);
-      expect(ctx.s.topic('a')!.partitionCount).toBe(3);
-      expect(ctx.s.append([part('a', 2, [batch()])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.NONE);
-      expect(ctx.s.offsets('a', 2)!.highWatermark).toBe(1);
-      expect(() => ctx.s.createPartitions('a', 2)).toThrow(/cannot shrink/);
+    it('adds partitions that take appends, and never shrinks', async () => {
+      await ctx.s.createTopic('a', 1, {});
+      await ctx.s.createPartitions('a', 3);
+      expect((await ctx.s.topic('a'))!.partitionCount).toBe(3);
+      expect((await ctx.s.append([part('a', 2, [batch()])], NOW_MS))[0]!.errorCode).toBe(ErrorCode.NONE);
+      expect((await ctx.s.offsets('a', 2))!.highWatermark).toBe(1);
+      await expect(ctx.s.createPartitions('a', 2)).rejects.toThrow(/cannot shrink/);
     });
     // Issue 11: the catalog is updated per topic, not reloaded; every view of it must still agree.
-    it('keeps the catalog consistent through creates, growth and deletes: sorted list, ids, offsets, total partitions', () => {
-      expect(ctx.s.totalPartitions()).toBe(0);
-      const c = ctx.s.createTopic('c', 2, {});
-      const a = ctx.s.createTopic('a', 1, { 'retention.ms': '7' });
-      const b = ctx.s.createTopic('b', 3, {});
-      expect(ctx.s.listTopics().map((t) => t.name)).toEqual(['a', 'b', 'c']);
-      expect(ctx.s.totalPartitions()).toBe(6);
-      ctx.s.createPartitions('a', 4);
-      expect(ctx.s.totalPartitions()).toBe(9);
-      expect(ctx.s.topicById(a.topicId)).toEqual({ ...a, partitionCount: 4 });
-      expect(ctx.s.append([part('a', 3, [batch()]), part('b', 2, [batch()])], NOW_MS).map((r) => r.errorCode)).toEqual([
-        0, 0,
-      ]);
-      ctx.s.alterTopicConfigs('a', { 'retention.bytes': '9' }, []);
+    it('keeps the catalog consistent through creates, growth and deletes: sorted list, ids, offsets, total partitions', async () => {
+      expect(await ctx.s.totalPartitions()).toBe(0);
+      const c = await ctx.s.createTopic('c', 2, {});
+      const a = await ctx.s.createTopic('a', 1, { 'retention.ms': '7' });
+      const b = await ctx.s.createTopic('b', 3, {});
+      expect((await ctx.s.listTopics()).map((t) => t.name)).toEqual(['a', 'b', 'c']);
+      expect(await ctx.s.totalPartitions()).toBe(6);
+      await ctx.s.createPartitions('a', 4);
+      expect(await ctx.s.totalPartitions()).toBe(9);
+      expect(await ctx.s.topicById(a.topicId)).toEqual({ ...a, partitionCount: 4 });
+      expect(
+        (await ctx.s.append([part('a', 3, [batch()]), part('b', 2, [batch()])], NOW_MS)).map((r) => r.errorCode),
+      ).toEqual([0, 0]);
+      await ctx.s.alterTopicConfigs('a', { 'retention.bytes': '9' }, []);
 
-      expect(ctx.s.deleteTopic('b')).toBe(true);
-      expect(ctx.s.deleteTopic('b')).toBe(false);
-      expect(ctx.s.totalPartitions()).toBe(6);
-      expect(ctx.s.topic('b')).toBeUndefined();
-      expect(ctx.s.topicById(b.topicId)).toBeUndefined();
-      expect(ctx.s.offsets('b', 0)).toBeUndefined();
-      expect(ctx.s.append([part('b', 0, [batch()])], NOW_MS)[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      expect(await ctx.s.deleteTopic('b')).toBe(true);
+      expect(await ctx.s.deleteTopic('b')).toBe(false);
+      expect(await ctx.s.totalPartitions()).toBe(6);
+      expect(await ctx.s.topic('b')).toBeUndefined();
+      expect(await ctx.s.topicById(b.topicId)).toBeUndefined();
+      expect(await ctx.s.offsets('b', 0)).toBeUndefined();
+      expect((await ctx.s.append([part('b', 0, [batch()])], NOW_MS))[0]!.errorCode).toBe(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      );
       // The same name again is a new, empty topic with a new id.
-      const b2 = ctx.s.createTopic('b', 1, {});
+      const b2 = await ctx.s.createTopic('b', 1, {});
       expect(b2.topicId).not.toBe(b.topicId);
-      expect(ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
-      expect(ctx.s.topicById(b.topicId)).toBeUndefined();
+      expect(await ctx.s.offsets('b', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(await ctx.s.topicById(b.topicId)).toBeUndefined();
 
       const expected = [{ ...a, partitionCount: 4, configs: { 'retention.ms': '7', 'retention.bytes': '9' } }, b2, c];
-      expect(ctx.s.listTopics()).toEqual(expected);
-      expect(ctx.s.totalPartitions()).toBe(7);
-      expect(ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
+      expect(await ctx.s.listTopics()).toEqual(expected);
+      expect(await ctx.s.totalPartitions()).toBe(7);
+      expect(await ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
       if (ctx.reopen) {
-        ctx.reopen(); // what was kept in the database is what the cache said
-        expect(ctx.s.listTopics()).toEqual(expected);
-        expect(ctx.s.totalPartitions()).toBe(7);
-        expect(ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
-        expect(ctx.s.topicById(b2.topicId)).toEqual(b2);
+        await ctx.reopen(); // what was kept in the database is what the cache said
+        expect(await ctx.s.listTopics()).toEqual(expected);
+        expect(await ctx.s.totalPartitions()).toBe(7);
+        expect(await ctx.s.offsets('a', 3)).toEqual({ logStartOffset: 0, highWatermark: 1 });
+        expect(await ctx.s.topicById(b2.topicId)).toEqual(b2);
       }
     });
-    it('keeps many topics apart: each found by name and id, counted once', () => {
+    it('keeps many topics apart: each found by name and id, counted once', async () => {
       const created = [];
-      for (let i = 0; i < 500; i++) created.push(ctx.s.createTopic(`t${String(i).padStart(3, '0')}`, 1 + (i % 3), {}));
-      for (let i = 0; i < 500; i += 2) expect(ctx.s.deleteTopic(created[i]!.name)).toBe(true);
+      for (let i = 0; i < 500; i++)
+        created.push(await ctx.s.createTopic(`t${String(i).padStart(3, '0')}`, 1 + (i % 3), {}));
+      for (let i = 0; i < 500; i += 2) expect(await ctx.s.deleteTopic(created[i]!.name)).toBe(true);
       const kept = created.filter((_, i) => i % 2 === 1);
-      expect(ctx.s.listTopics()).toEqual(kept);
-      expect(ctx.s.totalPartitions()).toBe(kept.reduce((n, t) => n + t.partitionCount, 0));
-      for (const t of kept) expect(ctx.s.topicById(t.topicId)).toEqual(t);
-      for (let i = 0; i < 500; i += 2) expect(ctx.s.topicById(created[i]!.topicId)).toBeUndefined();
+      expect(await ctx.s.listTopics()).toEqual(kept);
+      expect(await ctx.s.totalPartitions()).toBe(kept.reduce((n, t) => n + t.partitionCount, 0));
+      for (const t of kept) expect(await ctx.s.topicById(t.topicId)).toEqual(t);
+      for (let i = 0; i < 500; i += 2) expect(await ctx.s.topicById(created[i]!.topicId)).toBeUndefined();
     });
   });
 
@@ -141,57 +144,63 @@ export function topicsContract(ctx: ContractContext): void {
       leaderEpoch: -1,
       metadata,
     });
-    it('commits, overwrites, fetches and lists groups', () => {
-      ctx.s.commitOffsets('g1', [o('a', 0, 5, 'm'), o('a', 1, 7)], NOW_MS);
-      ctx.s.commitOffsets('g1', [o('a', 0, 6)], NOW_MS + 1);
-      ctx.s.commitOffsets('g2', [o('b', 0, 1)], NOW_MS);
-      const sorted = ctx.s.fetchOffsets('g1').sort((x, y) => x.partition - y.partition);
+    it('commits, overwrites, fetches and lists groups', async () => {
+      await ctx.s.commitOffsets('g1', [o('a', 0, 5, 'm'), o('a', 1, 7)], NOW_MS);
+      await ctx.s.commitOffsets('g1', [o('a', 0, 6)], NOW_MS + 1);
+      await ctx.s.commitOffsets('g2', [o('b', 0, 1)], NOW_MS);
+      const sorted = (await ctx.s.fetchOffsets('g1')).sort((x, y) => x.partition - y.partition);
       expect(sorted).toEqual([
         { ...o('a', 0, 6), commitTimestampMs: NOW_MS + 1 },
         { ...o('a', 1, 7), commitTimestampMs: NOW_MS },
       ]);
-      expect(ctx.s.offsetGroups().sort()).toEqual(['g1', 'g2']);
-      expect(ctx.s.fetchOffsets('nope')).toEqual([]);
+      expect((await ctx.s.offsetGroups()).sort()).toEqual(['g1', 'g2']);
+      expect(await ctx.s.fetchOffsets('nope')).toEqual([]);
     });
-    it('deletes some partitions or the whole group', () => {
-      ctx.s.commitOffsets('g', [o('a', 0, 1), o('a', 1, 2), o('b', 0, 3)], NOW_MS);
-      ctx.s.deleteOffsets('g', [{ topic: 'a', partition: 1 }]);
-      expect(
-        ctx.s
-          .fetchOffsets('g')
-          .map((x) => `${x.topic}-${x.partition}`)
-          .sort(),
-      ).toEqual(['a-0', 'b-0']);
-      ctx.s.deleteOffsets('g');
-      expect(ctx.s.fetchOffsets('g')).toEqual([]);
-      expect(ctx.s.offsetGroups()).toEqual([]);
+    it('deletes some partitions or the whole group', async () => {
+      await ctx.s.commitOffsets('g', [o('a', 0, 1), o('a', 1, 2), o('b', 0, 3)], NOW_MS);
+      await ctx.s.deleteOffsets('g', [{ topic: 'a', partition: 1 }]);
+      expect((await ctx.s.fetchOffsets('g')).map((x) => `${x.topic}-${x.partition}`).sort()).toEqual(['a-0', 'b-0']);
+      await ctx.s.deleteOffsets('g');
+      expect(await ctx.s.fetchOffsets('g')).toEqual([]);
+      expect(await ctx.s.offsetGroups()).toEqual([]);
     });
   });
 
   describe('deleteTopic', () => {
-    it('removes exactly that topic: batches, configs, producer state, offsets', () => {
-      ctx.s.createTopic('gone', 2, { 'retention.ms': '1' });
-      ctx.s.createTopic('kept', 1, {});
-      const { producerId } = ctx.s.initProducerId(null, NOW_MS);
+    it('removes exactly that topic: batches, configs, producer state, offsets', async () => {
+      await ctx.s.createTopic('gone', 2, { 'retention.ms': '1' });
+      await ctx.s.createTopic('kept', 1, {});
+      const { producerId } = await ctx.s.initProducerId(null, NOW_MS);
       const idem = batch({ producerId, producerEpoch: 0, baseSequence: 0 });
-      ctx.s.append([part('gone', 0, [idem]), part('gone', 1, [batch()]), part('kept', 0, [batch(), batch()])], NOW_MS);
-      ctx.s.commitOffsets('g', [{ topic: 'gone', partition: 0, offset: 1, leaderEpoch: 0, metadata: null }], NOW_MS);
-      ctx.s.commitOffsets('g', [{ topic: 'kept', partition: 0, offset: 2, leaderEpoch: 0, metadata: null }], NOW_MS);
+      await ctx.s.append(
+        [part('gone', 0, [idem]), part('gone', 1, [batch()]), part('kept', 0, [batch(), batch()])],
+        NOW_MS,
+      );
+      await ctx.s.commitOffsets(
+        'g',
+        [{ topic: 'gone', partition: 0, offset: 1, leaderEpoch: 0, metadata: null }],
+        NOW_MS,
+      );
+      await ctx.s.commitOffsets(
+        'g',
+        [{ topic: 'kept', partition: 0, offset: 2, leaderEpoch: 0, metadata: null }],
+        NOW_MS,
+      );
 
-      expect(ctx.s.deleteTopic('gone')).toBe(true);
-      expect(ctx.s.deleteTopic('gone')).toBe(false);
-      expect(ctx.s.topic('gone')).toBeUndefined();
-      expect(ctx.s.read('gone', 0, 0, 1e6).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-      expect(ctx.s.fetchOffsets('g').map((x) => x.topic)).toEqual(['kept']);
-      expect(ctx.s.read('kept', 0, 0, 1e6).batches).toHaveLength(2);
+      expect(await ctx.s.deleteTopic('gone')).toBe(true);
+      expect(await ctx.s.deleteTopic('gone')).toBe(false);
+      expect(await ctx.s.topic('gone')).toBeUndefined();
+      expect((await ctx.s.read('gone', 0, 0, 1e6)).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      expect((await ctx.s.fetchOffsets('g')).map((x) => x.topic)).toEqual(['kept']);
+      expect((await ctx.s.read('kept', 0, 0, 1e6)).batches).toHaveLength(2);
 
       // Recreated: empty, new id, no configs, and the old producer state is gone (seq 0 again).
-      const again = ctx.s.createTopic('gone', 1, {});
+      const again = await ctx.s.createTopic('gone', 1, {});
       expect(again.configs).toEqual({});
-      expect(ctx.s.offsets('gone', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(await ctx.s.offsets('gone', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
       const dup = batch({ producerId, producerEpoch: 0, baseSequence: 0 });
-      expect(ctx.s.append([part('gone', 0, [dup])], NOW_MS)[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
-      expect(ctx.s.offsets('gone', 0)!.highWatermark).toBe(1);
+      expect((await ctx.s.append([part('gone', 0, [dup])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      expect((await ctx.s.offsets('gone', 0))!.highWatermark).toBe(1);
     });
   });
 }

@@ -1,13 +1,13 @@
 // Helpers for the storage contract: real v2 batches from the protocol codec, and the context
 // every contract part runs against.
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
-import type { PartitionAppend, Storage } from '../../src/storage/storage';
+import type { AsyncStorage, PartitionAppend } from '../../src/storage/storage';
 
 export interface ContractContext {
   /** The storage under test (a fresh one per test). */
-  readonly s: Storage;
+  readonly s: AsyncStorage;
   /** Closes and reopens the same storage, when the engine persists (replaces `s`). */
-  readonly reopen: (() => Storage) | undefined;
+  readonly reopen: (() => Promise<AsyncStorage>) | undefined;
 }
 
 export interface BatchOptions {

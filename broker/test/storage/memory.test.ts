@@ -1,8 +1,9 @@
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { StorageError } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
 import { storageContract } from './contract';
 
-storageContract('memory', () => new MemoryStorage());
+storageContract('memory', () => Promise.resolve(promised(new MemoryStorage())));
 
 describe('memory storage', () => {
   it('has nothing to back up', async () => {

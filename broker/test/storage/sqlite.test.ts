@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../../src/protocol/error-codes';
+import { credentialFromPassword } from '../../src/sasl/scram-crypto';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { MIGRATIONS } from '../../src/storage/sqlite/migrations';
 import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/schema';
 import { StorageError } from '../../src/storage/storage';
+import { promised, syncEngine } from '../../src/storage/sync-adapter';
 import { storageContract } from './contract';
 import { batch, NOW_MS, part } from './fixtures';
 
@@ -17,10 +19,11 @@ const newPath = () => join(dir, `t${++n}.db`);
 
 storageContract(
   'sqlite',
-  () => new SqliteStorage(newPath()),
-  (s) => {
-    s.close();
-    return new SqliteStorage((s as SqliteStorage).path);
+  () => Promise.resolve(promised(new SqliteStorage(newPath()))),
+  async (s) => {
+    const path = (syncEngine(s) as SqliteStorage).path;
+    await s.close();
+    return promised(new SqliteStorage(path));
   },
 );
 
@@ -221,7 +224,7 @@ describe('sqlite storage', () => {
     expect(s.read('a', 0, 400, 1e6)).toMatchObject({ errorCode: ErrorCode.NONE, logStartOffset: 400, batches: [] });
   });
 
-  it('gives space back to the file system after compaction (incremental vacuum)', () => {
+  it('gives space back to the file system after compaction (incremental vacuum)', async () => {
     s.createTopic('a', 1, { 'cleanup.policy': 'compact' });
     // Every batch holds keys k0..k7: compaction keeps the last two batches (the newest values and the head).
     for (let i = 0; i < 50; i++) s.append([part('a', 0, [batch({ records: 8, valueBytes: 8000 })])], NOW_MS);
@@ -229,7 +232,7 @@ describe('sqlite storage', () => {
     const before = statSync(s.path).size;
     let passes = 0;
     for (let i = 0; i < 1000; i++) {
-      const r = s.compactStep(NOW_MS);
+      const r = await s.compactStep(NOW_MS);
       if (r.passDone) passes++;
       if (!r.working) break;
     }
@@ -239,6 +242,17 @@ describe('sqlite storage', () => {
     db().pragma('wal_checkpoint(TRUNCATE)');
     expect(statSync(s.path).size).toBeLessThan(before / 5); // 2 of 50 batches left, plus the schema's pages
     expect(db().prepare('SELECT clean_offset FROM log_cleaner').pluck().get()).toBe(49 * 8);
+  });
+
+  it('stores a SCRAM credential without its password anywhere in the file', async () => {
+    const password = 'a-very-distinct-password';
+    const c = await credentialFromPassword('SCRAM-SHA-512', password, 4096);
+    s.alterScramCredentials([{ user: 'alice', mechanism: 'SCRAM-SHA-512', ...c }], []);
+    const path = s.path;
+    s.close();
+    expect(readFileSync(path).includes(password)).toBe(false);
+    s = new SqliteStorage(path);
+    expect(s.scramCredential('alice', 'SCRAM-SHA-512')).toEqual(c);
   });
 
   it('checkpoints the WAL on close, so the .db file alone holds everything', () => {

@@ -46,6 +46,20 @@ function canMountTmpfs(): boolean {
   return mounted;
 }
 
+/**
+ * The folder holding PostgreSQL's initdb, pg_ctl and postgres: `pg_config --bindir`, else the
+ * newest /usr/lib/postgresql/N/bin (Debian keeps them off PATH).
+ */
+export function postgresBinDir(): string | undefined {
+  const has = (dir: string) => ['initdb', 'pg_ctl', 'postgres'].every((b) => fs.existsSync(path.join(dir, b)));
+  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  if (fromConfig.status === 0 && has(fromConfig.stdout.trim())) return fromConfig.stdout.trim();
+  const base = '/usr/lib/postgresql';
+  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)) : [];
+  const dirs = versions.sort((a, b) => Number(b) - Number(a)).map((v) => path.join(base, v, 'bin'));
+  return dirs.find(has);
+}
+
 /** Every tool a test may ask for; the name is what the summary line shows. */
 export const EXTERNAL_TOOLS = {
   kcat: { install: 'apt-get install -y kcat' },
@@ -68,6 +82,12 @@ export const EXTERNAL_TOOLS = {
   unzip: { install: 'apt-get install -y unzip' },
   // Makes the test certificates of the TLS tests (test/support/tls-certs.ts).
   openssl: { install: 'apt-get install -y openssl' },
+  // The postgres:// engine's tests (test/support/postgres-server.ts): a server of our own, or the
+  // one MINNOW_TEST_PG_URL names.
+  postgresql: {
+    install: 'apt-get install -y postgresql',
+    probe: () => !!process.env.MINNOW_TEST_PG_URL || postgresBinDir() !== undefined,
+  },
   // Not a program: a small tmpfs is a disk that really fills up, or really is read-only.
   'tmpfs mount': {
     install: 'run as root on Linux where mount is allowed, not in an unprivileged container',

@@ -4,6 +4,8 @@
 // per batch (its maxTimestamp) rather than per segment.
 import { createHash } from 'node:crypto';
 import { topicConfig } from '../topic-config';
+import { runSync } from './maybe';
+import type { MaybePromise, Steps } from './maybe';
 
 export interface CompactionSettings {
   compact: boolean;
@@ -80,40 +82,44 @@ export interface CleanableRange {
 /** The engine's cheap queries (sizes and timestamps, never blobs) the range is computed from. */
 export interface RangeQueries {
   /** Sum of sizes of the batches whose base offset is in [from, to). */
-  bytesBetween(from: number, to: number): number;
+  bytesBetween(from: number, to: number): MaybePromise<number>;
   /** Base offset of the batch holding `offset`, if any. */
-  holding(offset: number): number | undefined;
+  holding(offset: number): MaybePromise<number | undefined>;
   /** Base offset of the first batch with base >= from whose maxTimestamp > timestamp. */
-  firstNewerThan(from: number, timestamp: number): number | undefined;
+  firstNewerThan(from: number, timestamp: number): MaybePromise<number | undefined>;
   /** The first batch with base >= from. */
-  firstFrom(from: number): { baseOffset: number; maxTimestamp: number } | undefined;
+  firstFrom(from: number): MaybePromise<{ baseOffset: number; maxTimestamp: number } | undefined>;
 }
 
-export function cleanableRange(
+/** The range to clean (Kafka's cleanableOffsets), as engine queries: run by runSync or runAsync (maybe.ts). */
+export function* rangeSteps(
   view: PartitionLogView,
   settings: CompactionSettings,
   q: RangeQueries,
   nowMs: number,
-): CleanableRange {
+): Steps<CleanableRange> {
   let firstDirty = Math.max(view.cleanOffset, view.logStartOffset);
   if (firstDirty > view.highWatermark) firstDirty = view.logStartOffset; // a stale checkpoint
   let firstUncleanable = Math.min(view.lastStableOffset, view.highWatermark);
   if (view.highWatermark > 0) {
-    const active = q.holding(view.highWatermark - 1);
+    const active = (yield q.holding(view.highWatermark - 1)) as number | undefined;
     if (active !== undefined) firstUncleanable = Math.min(firstUncleanable, active);
   }
   if (settings.minCompactionLagMs > 0) {
-    const young = q.firstNewerThan(firstDirty, nowMs - settings.minCompactionLagMs);
+    const young = (yield q.firstNewerThan(firstDirty, nowMs - settings.minCompactionLagMs)) as number | undefined;
     if (young !== undefined) firstUncleanable = Math.min(firstUncleanable, young);
   }
   firstUncleanable = Math.max(firstUncleanable, firstDirty);
   const cleanBytes =
-    view.cleanBytes !== undefined && firstDirty === view.cleanOffset ? view.cleanBytes : q.bytesBetween(0, firstDirty);
-  const dirtyBytes = firstUncleanable > firstDirty ? q.bytesBetween(firstDirty, firstUncleanable) : 0;
+    view.cleanBytes !== undefined && firstDirty === view.cleanOffset
+      ? view.cleanBytes
+      : ((yield q.bytesBetween(0, firstDirty)) as number);
+  const dirtyBytes =
+    firstUncleanable > firstDirty ? ((yield q.bytesBetween(firstDirty, firstUncleanable)) as number) : 0;
   const total = cleanBytes + dirtyBytes;
   let forced = false;
   if (dirtyBytes > 0 && settings.maxCompactionLagMs < Number.MAX_SAFE_INTEGER) {
-    const first = q.firstFrom(firstDirty);
+    const first = (yield q.firstFrom(firstDirty)) as { maxTimestamp: number } | undefined;
     forced = first !== undefined && first.maxTimestamp <= nowMs - settings.maxCompactionLagMs;
   }
   if (view.nextHorizonMs >= 0 && nowMs >= view.nextHorizonMs && firstDirty > 0) forced = true;
@@ -125,6 +131,16 @@ export function cleanableRange(
     dirtyRatio: total > 0 ? dirtyBytes / total : 0,
     forced,
   };
+}
+
+/** rangeSteps over an engine that answers synchronously. */
+export function cleanableRange(
+  view: PartitionLogView,
+  settings: CompactionSettings,
+  q: RangeQueries,
+  nowMs: number,
+): CleanableRange {
+  return runSync(rangeSteps(view, settings, q, nowMs));
 }
 
 /** Whether a pass should run now (Kafka: ratio above min.cleanable.dirty.ratio, or past the max lag). */

@@ -4,6 +4,7 @@
 // partition: (1) map key -> latest offset over the dirty range [firstDirty, firstUncleanable),
 // (2) filter every batch below the end of the mapped range, rewriting the ones that lose records
 // (same offsets, codec and producer fields: batch-filter.ts), (3) checkpoint the clean offset.
+// The log may answer synchronously or with Promises (postgres://): a step awaits each call.
 import { DecodeError } from '../../protocol/errors';
 import { ATTRIBUTES, isControl, MAX_TIMESTAMP } from '../../protocol/record-batch';
 import type { BatchRow } from '../append-plan';
@@ -11,14 +12,16 @@ import { ControlType } from '../control-batch';
 import type { AbortedTransaction } from '../storage';
 import { readRawRecords, rewriteBatch } from './batch-filter';
 import {
-  cleanableRange,
   compactionSettings,
   DEFAULT_DEDUPE_BYTES,
   keyId,
   needsCleaning,
   OFFSET_MAP_ENTRY_BYTES,
+  rangeSteps,
 } from './cleaner-rules';
 import type { CleanableRange, CompactionSettings, PartitionLogView, RangeQueries } from './cleaner-rules';
+import { runAsync, runSync } from './maybe';
+import type { MaybePromise, Steps } from './maybe';
 import { TxnTracker } from './txn-tracker';
 import type {
   CleanerOptions,
@@ -28,6 +31,7 @@ import type {
   CompactionStepResult,
 } from './cleaner-types';
 
+export type { MaybePromise } from './maybe';
 export type {
   CleanerOptions,
   CleanerPartitionRef,
@@ -53,6 +57,14 @@ export type BatchChange =
       deleteHorizonMs: number;
     };
 
+/**
+ * Thrown by CleanerLog.apply when another cleaner (another broker on the same database) is writing
+ * the partition now: the pass is dropped without error; the partition is chosen again later.
+ */
+export class PartitionBusy extends Error {
+  override readonly name = 'PartitionBusy';
+}
+
 /** The last pass's outcome per partition (log_cleaner in SQLite). */
 export interface CleanerCheckpoint {
   cleanOffset: number;
@@ -63,15 +75,18 @@ export interface CleanerCheckpoint {
   nextHorizonMs: number;
 }
 
-/** What an engine gives the cleaner: its compacted partitions' logs, read and changed in bounded calls. */
+type PartitionEntry = CleanerPartitionRef & { topicId: string; configs: Record<string, string> };
+type View = PartitionLogView & { topicId: string; configs: Record<string, string> };
+
+/**
+ * What an engine gives the cleaner: its compacted partitions' logs, read and changed in bounded
+ * calls, each answered as a value (in-process engines) or a Promise (a network database).
+ */
 export interface CleanerLog {
   /** Every partition with its topic's overrides (the cleaner keeps those whose policy has compact). */
-  partitions(): Iterable<CleanerPartitionRef & { topicId: string; configs: Record<string, string> }>;
-  view(
-    topic: string,
-    partition: number,
-  ): (PartitionLogView & { topicId: string; configs: Record<string, string> }) | undefined;
-  rangeQueries(topic: string, partition: number): RangeQueries;
+  partitions(): MaybePromise<Iterable<PartitionEntry>>;
+  view(topic: string, partition: number): MaybePromise<View | undefined>;
+  rangeQueries(topic: string, partition: number): MaybePromise<RangeQueries>;
   /** Batches whose base offset is in [from, to), in order, until their sizes reach maxBytes or maxCount are read (at least one). */
   batches(
     topic: string,
@@ -80,16 +95,16 @@ export interface CleanerLog {
     to: number,
     maxBytes: number,
     maxCount: number,
-  ): CleanerBatch[];
-  aborted(topic: string, partition: number): AbortedTransaction[];
+  ): MaybePromise<CleanerBatch[]>;
+  aborted(topic: string, partition: number): MaybePromise<AbortedTransaction[]>;
   /** Base offsets of each producer's newest batch here (kept even when emptied: RETAIN_EMPTY). */
-  producerNewestBatches(topic: string, partition: number): Set<number>;
+  producerNewestBatches(topic: string, partition: number): MaybePromise<Set<number>>;
   /** Applies changes in one transaction; a batch no longer stored (retention, DeleteRecords) is skipped. Returns bytes freed. */
-  apply(topic: string, partition: number, changes: readonly BatchChange[]): number;
-  checkpoint(topic: string, partition: number, checkpoint: CleanerCheckpoint): void;
-  lastCheckpoint(topic: string, partition: number): CleanerCheckpoint | undefined;
+  apply(topic: string, partition: number, changes: readonly BatchChange[]): MaybePromise<number>;
+  checkpoint(topic: string, partition: number, checkpoint: CleanerCheckpoint): MaybePromise<void>;
+  lastCheckpoint(topic: string, partition: number): MaybePromise<CleanerCheckpoint | undefined>;
   /** Gives freed pages back to the file system (SQLite incremental_vacuum); a no-op in memory. */
-  reclaim(freedBytes: number): void;
+  reclaim(freedBytes: number): MaybePromise<void>;
 }
 
 interface Pass extends CleanerPartitionRef {
@@ -116,22 +131,35 @@ const DEFAULT_STEP_BYTES = 512 * 1024;
 const DEFAULT_STEP_MS = 5;
 /** Batches read per step at most: small batches must not make one step read the whole partition. */
 const STEP_BATCHES = 128;
+/** How long a partition another cleaner is writing is left alone. */
+const BUSY_BACKOFF_MS = 1000;
 
 export class Cleaner {
   private pass: Pass | undefined;
   /** topicId:partition of partitions whose stored batches failed to decode: skipped until restart. */
   private readonly uncleanable = new Set<string>();
+  /** topicId:partition -> until when (nowMs) another cleaner has it: not chosen before then. */
+  private readonly busyUntil = new Map<string, number>();
 
   constructor(private readonly log: CleanerLog) {}
 
+  /** The step running now: steps run one after another, whoever calls. */
+  private running: Promise<unknown> = Promise.resolve();
+
   /** Does one bounded piece of work: choosing a partition, a slice of its map, or a slice of its filter. */
-  step(nowMs: number, opts: CleanerOptions = {}): CompactionStepResult {
+  step(nowMs: number, opts: CleanerOptions = {}): Promise<CompactionStepResult> {
+    const next = this.running.then(() => this.doStep(nowMs, opts));
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doStep(nowMs: number, opts: CleanerOptions): Promise<CompactionStepResult> {
     if (!this.pass) {
-      this.pass = this.choose(nowMs, opts);
+      this.pass = await this.choose(nowMs, opts);
       if (!this.pass) return { working: false };
     }
     const pass = this.pass;
-    const view = this.log.view(pass.topic, pass.partition);
+    const view = await this.log.view(pass.topic, pass.partition);
     if (!view || view.topicId !== pass.topicId) {
       this.pass = undefined; // the topic went away meanwhile
       return { working: true };
@@ -139,15 +167,19 @@ export class Cleaner {
     const stepBytes = opts.stepBytes ?? DEFAULT_STEP_BYTES;
     const deadline = performance.now() + (opts.stepMs ?? DEFAULT_STEP_MS);
     try {
-      if (pass.phase === 'map') this.mapStep(pass, stepBytes, deadline);
-      else if (this.filterStep(pass, nowMs, stepBytes, deadline)) {
+      if (pass.phase === 'map') await this.mapStep(pass, stepBytes, deadline);
+      else if (await this.filterStep(pass, nowMs, stepBytes, deadline)) {
         this.pass = undefined;
-        return { working: true, passDone: this.finish(pass, nowMs) };
+        return { working: true, passDone: await this.finish(pass, nowMs) };
       }
     } catch (err) {
       // The pass is dropped (what it applied stays: each slice is whole). A batch that does not
       // decode makes the partition uncleanable until restart, as Kafka's markPartitionUncleanable.
       this.pass = undefined;
+      if (err instanceof PartitionBusy) {
+        this.busyUntil.set(`${pass.topicId}:${pass.partition}`, nowMs + BUSY_BACKOFF_MS);
+        return { working: true };
+      }
       if (err instanceof DecodeError) this.uncleanable.add(`${pass.topicId}:${pass.partition}`);
       throw err;
     }
@@ -155,12 +187,37 @@ export class Cleaner {
   }
 
   /** The partition's cleaner state; undefined for an unknown partition. */
-  state(topic: string, partition: number, nowMs: number, brokerDefaults?: Readonly<Record<string, string>>) {
-    const view = this.log.view(topic, partition);
+  state(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): Promise<CleanerState | undefined> {
+    return runAsync(this.stateSteps(topic, partition, nowMs, brokerDefaults));
+  }
+
+  /** state() over a log that answers synchronously (memory, SQLite: Storage.cleanerState is synchronous there). */
+  stateSync(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): CleanerState | undefined {
+    return runSync(this.stateSteps(topic, partition, nowMs, brokerDefaults));
+  }
+
+  private *stateSteps(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    brokerDefaults?: Readonly<Record<string, string>>,
+  ): Steps<CleanerState | undefined> {
+    const view = (yield this.log.view(topic, partition)) as View | undefined;
     if (!view) return undefined;
     const settings = compactionSettings(view.configs, brokerDefaults);
-    const range = cleanableRange(view, settings, this.log.rangeQueries(topic, partition), nowMs);
-    const last = this.log.lastCheckpoint(topic, partition);
+    const q = (yield this.log.rangeQueries(topic, partition)) as RangeQueries;
+    const range = yield* rangeSteps(view, settings, q, nowMs);
+    const last = (yield this.log.lastCheckpoint(topic, partition)) as CleanerCheckpoint | undefined;
     const state: CleanerState = {
       compacted: settings.compact,
       cleanOffset: view.cleanOffset,
@@ -173,20 +230,24 @@ export class Cleaner {
     return state;
   }
 
-  private choose(nowMs: number, opts: CleanerOptions): Pass | undefined {
+  private async choose(nowMs: number, opts: CleanerOptions): Promise<Pass | undefined> {
     let best:
       | { ref: CleanerPartitionRef & { topicId: string }; settings: CompactionSettings; range: CleanableRange }
       | undefined;
-    for (const p of this.log.partitions()) {
+    for (const p of await this.log.partitions()) {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
-      if (!settings.compact || this.uncleanable.has(`${p.topicId}:${p.partition}`)) continue;
-      const view = this.log.view(p.topic, p.partition);
+      const key = `${p.topicId}:${p.partition}`;
+      if (!settings.compact || this.uncleanable.has(key)) continue;
+      if (nowMs < (this.busyUntil.get(key) ?? -Infinity)) continue;
+      this.busyUntil.delete(key);
+      const view = await this.log.view(p.topic, p.partition);
       if (!view) continue;
       if (opts.minPassIntervalMs) {
-        const last = this.log.lastCheckpoint(p.topic, p.partition);
+        const last = await this.log.lastCheckpoint(p.topic, p.partition);
         if (last && nowMs < last.lastCleanedMs + opts.minPassIntervalMs) continue;
       }
-      const range = cleanableRange(view, settings, this.log.rangeQueries(p.topic, p.partition), nowMs);
+      const q = await this.log.rangeQueries(p.topic, p.partition);
+      const range = await runAsync(rangeSteps(view, settings, q, nowMs));
       if (!needsCleaning(range, settings)) continue;
       if (!best || range.dirtyRatio > best.range.dirtyRatio) best = { ref: p, settings, range };
     }
@@ -203,7 +264,7 @@ export class Cleaner {
       mapEnd: best.range.firstDirty,
       map: new Map(),
       mapLimit: Math.max(1, Math.floor((opts.dedupeBytes ?? DEFAULT_DEDUPE_BYTES) / OFFSET_MAP_ENTRY_BYTES)),
-      tracker: new TxnTracker(this.log.aborted(topic, partition), best.range.firstDirty),
+      tracker: new TxnTracker(await this.log.aborted(topic, partition), best.range.firstDirty),
       producerNewest: new Set(),
       bytesBefore: 0,
       bytesAfter: 0,
@@ -215,8 +276,8 @@ export class Cleaner {
   }
 
   /** Maps key -> latest offset (Kafka's buildOffsetMap), skipping markers and aborted batches. */
-  private mapStep(pass: Pass, stepBytes: number, deadline: number): void {
-    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes, STEP_BATCHES);
+  private async mapStep(pass: Pass, stepBytes: number, deadline: number): Promise<void> {
+    const rows = await this.log.batches(pass.topic, pass.partition, pass.pos, pass.end, stepBytes, STEP_BATCHES);
     let full = false;
     for (const [i, row] of rows.entries()) {
       if (i > 0 && performance.now() > deadline) break;
@@ -237,14 +298,14 @@ export class Cleaner {
       if (!full) pass.mapEnd = pass.end;
       pass.phase = 'filter';
       pass.pos = 0;
-      pass.tracker = new TxnTracker(this.log.aborted(pass.topic, pass.partition), 0);
-      pass.producerNewest = this.log.producerNewestBatches(pass.topic, pass.partition);
+      pass.tracker = new TxnTracker(await this.log.aborted(pass.topic, pass.partition), 0);
+      pass.producerNewest = await this.log.producerNewestBatches(pass.topic, pass.partition);
     }
   }
 
   /** Filters a slice of [log start, mapEnd) and applies it in one transaction; true when the range is done. */
-  private filterStep(pass: Pass, nowMs: number, stepBytes: number, deadline: number): boolean {
-    const rows = this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes, STEP_BATCHES);
+  private async filterStep(pass: Pass, nowMs: number, stepBytes: number, deadline: number): Promise<boolean> {
+    const rows = await this.log.batches(pass.topic, pass.partition, pass.pos, pass.mapEnd, stepBytes, STEP_BATCHES);
     const changes: BatchChange[] = [];
     let pos = pass.pos;
     for (const [i, row] of rows.entries()) {
@@ -264,7 +325,7 @@ export class Cleaner {
       if (horizon > nowMs && (pass.nextHorizonMs < 0 || horizon < pass.nextHorizonMs)) pass.nextHorizonMs = horizon;
       pos = row.lastOffset + 1;
     }
-    if (changes.length > 0) pass.freed += this.log.apply(pass.topic, pass.partition, changes);
+    if (changes.length > 0) pass.freed += await this.log.apply(pass.topic, pass.partition, changes);
     pass.pos = pos; // only once applied: a failed apply (disk full) leaves the pass to be dropped
     return rows.length === 0 || pass.pos >= pass.mapEnd;
   }
@@ -314,15 +375,15 @@ export class Cleaner {
     };
   }
 
-  private finish(pass: Pass, nowMs: number): CleanerPassResult {
-    this.log.checkpoint(pass.topic, pass.partition, {
+  private async finish(pass: Pass, nowMs: number): Promise<CleanerPassResult> {
+    await this.log.checkpoint(pass.topic, pass.partition, {
       cleanOffset: pass.mapEnd,
       lastCleanedMs: nowMs,
       bytesBefore: pass.bytesBefore,
       bytesAfter: pass.bytesAfter,
       nextHorizonMs: pass.nextHorizonMs,
     });
-    this.log.reclaim(pass.freed);
+    await this.log.reclaim(pass.freed);
     return {
       topic: pass.topic,
       partition: pass.partition,

@@ -282,7 +282,7 @@ export class MemoryStorage implements SyncStorage {
     return result;
   }
 
-  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
+  compactStep(nowMs: number, opts?: CleanerOptions): Promise<CompactionStepResult> {
     return this.cleaner.step(nowMs, opts);
   }
   cleanerState(
@@ -291,7 +291,7 @@ export class MemoryStorage implements SyncStorage {
     nowMs: number,
     brokerDefaults?: Readonly<Record<string, string>>,
   ): CleanerState | undefined {
-    return this.cleaner.state(topic, partition, nowMs, brokerDefaults);
+    return this.cleaner.stateSync(topic, partition, nowMs, brokerDefaults);
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {

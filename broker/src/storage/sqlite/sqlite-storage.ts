@@ -259,8 +259,10 @@ export class SqliteStorage implements SyncStorage {
     return result;
   }
 
-  compactStep(nowMs: number, opts?: CleanerOptions): CompactionStepResult {
-    return this.guard(() => this.cleaner.step(nowMs, opts));
+  compactStep(nowMs: number, opts?: CleanerOptions): Promise<CompactionStepResult> {
+    return this.cleaner.step(nowMs, opts).catch((err: unknown) => {
+      throw asStorageError(err);
+    });
   }
   cleanerState(
     topic: string,
@@ -268,7 +270,7 @@ export class SqliteStorage implements SyncStorage {
     nowMs: number,
     brokerDefaults?: Readonly<Record<string, string>>,
   ): CleanerState | undefined {
-    return this.guard(() => this.cleaner.state(topic, partition, nowMs, brokerDefaults));
+    return this.guard(() => this.cleaner.stateSync(topic, partition, nowMs, brokerDefaults));
   }
 
   /**

@@ -1,0 +1,134 @@
+// The postgres:// engine's connection pool and transactions (docs/postgres.md). Every query goes
+// through `Db`: failures become StorageError with the SQLSTATE or socket code, so the server
+// answers a retriable KAFKA_STORAGE_ERROR rather than crashing, and the pool reconnects after a
+// PostgreSQL restart (broken clients are discarded, not returned to the pool).
+import { Pool } from 'pg';
+import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import { types } from 'pg';
+import { StorageError } from '../storage';
+
+/** One query runner: the pool (autocommit) or a transaction's client. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+}
+
+export interface DbOptions {
+  /** Connections per broker (docs/postgres.md: RDS db.t4g.micro allows ~80 in all). */
+  max?: number;
+  /** statement_timeout: a stuck query fails its request instead of holding a connection. */
+  statementTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  /** Where pool errors (an idle connection lost) are reported; default: nowhere, the next query retries. */
+  onError?: (err: Error) => void;
+}
+
+// int8 (and numeric: sum() of bigint) as JS numbers: offsets and timestamps are numbers in the
+// Storage interface (exact up to 2^53). Per pool, not pg.types globally: other pg users unaffected.
+const NUMBER_OIDS = new Set([20, 1700]);
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: string) =>
+    NUMBER_OIDS.has(oid) && format !== 'binary'
+      ? (v: string) => Number(v)
+      : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
+};
+
+export class Db implements Queryable {
+  readonly pool: Pool;
+
+  constructor(config: PoolConfig, opts: DbOptions = {}) {
+    this.pool = new Pool({
+      ...config,
+      max: opts.max ?? 10,
+      statement_timeout: opts.statementTimeoutMs ?? 30_000,
+      connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: config.application_name ?? 'minnow',
+      types: typeParsers,
+    });
+    // Without a listener an idle client's error (PostgreSQL restarted) would crash the process.
+    this.pool.on('error', (err) => opts.onError?.(err));
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(text, values)).rows;
+    } catch (err) {
+      throw asStorageError(err);
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (BEGIN ... COMMIT; ROLLBACK on any error) on one pooled client.
+   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot.
+   */
+  async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw asStorageError(err);
+    }
+    const q: Queryable = {
+      query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+        (await client.query<R>(text, values)).rows,
+    };
+    let broken: Error | undefined;
+    try {
+      await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
+      const result = await fn(q);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackErr) {
+        broken = rollbackErr as Error; // the connection is gone: drop it from the pool
+      }
+      throw asStorageError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** SQLSTATE classes that mean "try again": connection (08), resources (53), operator (57), 40 (rollback). */
+const RETRIABLE_CLASSES = new Set(['08', '40', '53', '57', '58']);
+
+/**
+ * PostgreSQL and socket failures become StorageError (KAFKA_STORAGE_ERROR) with `code` set:
+ * the SQLSTATE (57014: statement timeout, 40P01 ...) or the socket's (ECONNREFUSED ...).
+ * Errors thrown by the engine's own code pass through.
+ */
+export function asStorageError(err: unknown): Error {
+  if (err instanceof StorageError) return err;
+  const e = err as { message?: unknown; code?: unknown; severity?: unknown } | null;
+  if (!e || typeof e !== 'object') return new StorageError(`postgres failed: ${String(err)}`);
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const message = String(e.message);
+  const fromServer = typeof e.severity === 'string';
+  const socket = code !== undefined && /^E[A-Z]+$/.test(code);
+  // node-postgres reports a lost connection without a code ("Connection terminated unexpectedly").
+  const lost =
+    /connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    );
+  if (fromServer || socket || lost) {
+    return new StorageError(`postgres failed: ${message} (${code ?? 'connection lost'})`, {
+      cause: err,
+      code: code ?? 'ECONNRESET',
+    });
+  }
+  return err instanceof Error ? err : new Error(message);
+}
+
+/** Whether a StorageError is worth retrying as is (connection loss, timeout, serialization). */
+export function retriable(err: unknown): boolean {
+  const code = err instanceof StorageError ? err.code : undefined;
+  if (code === undefined) return false;
+  return /^E[A-Z]+$/.test(code) || RETRIABLE_CLASSES.has(code.slice(0, 2));
+}
