@@ -202,8 +202,8 @@ export class PgTransactions {
 
   async pendingOffsets(groupId: string): Promise<TxnPartition[]> {
     return this.db.query<TxnPartition>(
-      `SELECT DISTINCT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
-       ORDER BY topic COLLATE "C", partition_index`,
+      `SELECT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
+       GROUP BY topic, partition_index ORDER BY topic COLLATE "C", partition_index`,
       [groupId],
     );
   }
