@@ -243,12 +243,19 @@ export class PgTransactions {
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
       );
-    for (const table of ['txn_partition', 'txn_group', 'txn_offset'])
-      await q.query(`DELETE FROM ${table} WHERE transactional_id = $1`, [t.transactionalId]);
+    await q.query(
+      `WITH p AS (DELETE FROM txn_partition WHERE transactional_id = $1), g AS (DELETE FROM txn_group WHERE transactional_id = $1)
+       DELETE FROM txn_offset WHERE transactional_id = $1`,
+      [t.transactionalId],
+    );
     t.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     t.updatedMs = nowMs;
     await upsert(q, t);
-    return marked.map(({ topic, partition }) => ({ topic, partition }));
+    // A partition whose topic was deleted since the read above has left the transaction: no marker.
+    const lockedKeys = new Set(locked.map((p) => `${p.topic}\0${p.partition}`));
+    return marked
+      .filter((m) => lockedKeys.has(`${m.topic}\0${m.partition}`))
+      .map(({ topic, partition }) => ({ topic, partition }));
   }
 
   /** One marker per locked partition at its high watermark, with the producer's and open txns' rows. */
