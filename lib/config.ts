@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { type PostgresConfig, StorageMode, readPostgresConfig, readStorageMode } from './postgres-config';
 
 /** CPU credit mode for burstable (T-family) instance types. */
 export const CpuCreditMode = { Standard: 'standard', Unlimited: 'unlimited' } as const;
@@ -51,6 +52,12 @@ export interface MinnowConfig {
   readonly snapshotRetentionDays: number;
   /** Days CloudWatch Logs keeps the broker's log and the agent's metric events. @default 30 */
   readonly logRetentionDays: number;
+  /**
+   * -c storage=postgres: several brokers on one RDS PostgreSQL (lib/postgres-stack.ts). Then
+   * availabilityZone is the first of postgres.availabilityZones and the data volume values are unused.
+   * @default - one broker on one SQLite file (lib/minnow-stack.ts)
+   */
+  readonly postgres?: PostgresConfig;
 }
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
@@ -186,7 +193,6 @@ export function readConfig(node: Node): MinnowConfig {
     throw new Error(`context logLevel="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
-  const volume = readVolumeValues(node, sizeText === undefined ? undefined : dataVolumeGiB, dataSnapshotId);
   const retentionText = str(node, 'logRetentionDays');
   const logRetentionDays = retentionText === undefined ? DEFAULT_LOG_RETENTION_DAYS : Number(retentionText);
   if (!(LOG_RETENTION_DAYS as readonly number[]).includes(logRetentionDays)) {
@@ -195,6 +201,28 @@ export function readConfig(node: Node): MinnowConfig {
     );
   }
 
+  if (readStorageMode(node) === StorageMode.Postgres) {
+    // Several brokers on one RDS PostgreSQL: no data volume, so none of its remembered values.
+    const stackName = str(node, 'stackName') ?? DEFAULT_STACK_NAME;
+    const volumeKeys = Object.values(Remembered).map((name) => rememberedKey(stackName, name));
+    const postgres = readPostgresConfig(node, stackName, volumeKeys);
+    return {
+      allowedCidr,
+      allowPublic,
+      instanceType,
+      dataVolumeGiB: DEFAULT_DATA_VOLUME_GIB,
+      ...(alarmEmail !== undefined && { alarmEmail }),
+      cpuCredits,
+      ...(amiId !== undefined && { amiId }),
+      logLevel,
+      security,
+      availabilityZone: postgres.availabilityZones[0]!,
+      snapshotRetentionDays: 0,
+      logRetentionDays,
+      postgres,
+    };
+  }
+  const volume = readVolumeValues(node, sizeText === undefined ? undefined : dataVolumeGiB, dataSnapshotId);
   return {
     allowedCidr,
     allowPublic,

@@ -27,7 +27,16 @@ export interface BrokerUserDataProps {
     readonly caParameterName: string;
     /** The Secrets Manager secret (ARN) holding the admin password. */
     readonly adminSecretArn: string;
+    /** Several brokers: the secret (ARN) holding their shared CA (deploy/security.sh). @default - a CA per instance */
+    readonly caSecretArn?: string;
   };
+  /** NODE_ID of this broker (storage=postgres: 1..N). @default - the broker's own */
+  readonly nodeId?: number;
+  /**
+   * storage=postgres: the RDS secret (ARN) the boot reads into STORAGE_ENGINE (deploy/postgres.sh),
+   * so no password is ever in the user data. @default - SQLite on the data volume
+   */
+  readonly databaseSecretArn?: string;
   /** @default 'info' */
   readonly logLevel?: string;
   /**
@@ -79,6 +88,9 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
       : []),
     ...(props.cpuCredits !== undefined ? [`MINNOW_CPU_CREDITS='${props.cpuCredits}'`] : []),
     ...(props.signalUrl !== undefined ? [`MINNOW_SIGNAL_URL='${props.signalUrl}'`] : []),
+    ...(security?.caSecretArn !== undefined ? [`MINNOW_CA_SECRET_ID='${security.caSecretArn}'`] : []),
+    ...(props.nodeId !== undefined ? [`MINNOW_NODE_ID='${props.nodeId}'`] : []),
+    ...(props.databaseSecretArn !== undefined ? [`MINNOW_DATABASE_SECRET_ID='${props.databaseSecretArn}'`] : []),
   ];
   const shell = [
     '#!/bin/bash',

@@ -53,6 +53,13 @@ subjectAltName = ${sans}
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 EOF
+  # Several brokers (storage=postgres) share one CA, so clients trust one ca.pem: the others take
+  # broker 1's from the secret, replacing their own.
+  shared_ca=""
+  if [ -n "${MINNOW_CA_SECRET_ID:-}" ]; then
+    # shellcheck source=/dev/null # checked on its own
+    . "${release_dir}/deploy/shared-ca.sh"
+  fi
   if [ ! -s "${ca_dir}/ca.key" ] || [ ! -s "${tls_dir}/ca.crt" ]; then
     log "generating the CA: ${ca_dir}/ca.key, ${tls_dir}/ca.crt"
     (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${ca_dir}/ca.key.new")
@@ -64,6 +71,14 @@ EOF
   fi
   chmod 0600 "${ca_dir}/ca.key"
   chmod 0644 "${tls_dir}/ca.crt"
+  if [ "$shared_ca" = pending ]; then
+    # Broker 1, first boot: share the CA it has just made (key first, then the certificate).
+    log "sharing the CA with the other brokers: secret ${MINNOW_CA_SECRET_ID}"
+    (umask 077 && cat "${ca_dir}/ca.key" "${tls_dir}/ca.crt" >"${ca_dir}/shared.pem")
+    aws --region "$region" secretsmanager put-secret-value --secret-id "$MINNOW_CA_SECRET_ID" \
+      --secret-string "file://${ca_dir}/shared.pem" >/dev/null
+    rm -f "${ca_dir}/shared.pem"
+  fi
 
   if [ ! -s "${tls_dir}/server.key" ] || [ ! -s "${tls_dir}/server.crt" ] ||
     [ "$(cat "${tls_dir}/server.sans" 2>/dev/null)" != "$sans" ] ||

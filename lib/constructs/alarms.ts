@@ -17,6 +17,13 @@ export interface AlarmsProps {
   readonly cpuCredits?: CpuCreditMode;
   /** @default - no subscription; subscribe to the topic yourself */
   readonly alarmEmail?: string;
+  /**
+   * Several brokers: the stack's one topic (alarmEmail is then the topic's business, and the stack
+   * lets these alarms publish to it: allowAlarmsToPublish). @default - a topic of its own
+   */
+  readonly topic?: sns.Topic;
+  /** Alarm names start with it. @default - the stack name */
+  readonly namePrefix?: string;
 }
 
 /** One EC2 metric of this instance. */
@@ -63,11 +70,8 @@ export class Alarms extends Construct {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
-    const prefix = Stack.of(this).stackName;
-    this.topic = new sns.Topic(this, 'Topic', { displayName: 'minnow alarms', enforceSSL: true });
-    // No SSE: alarm notifications carry no data, CloudWatch cannot publish to a topic encrypted with
-    // the aws/sns key, and a customer-managed KMS key would cost $1/month.
-    if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    const prefix = props.namePrefix ?? Stack.of(this).stackName;
+    this.topic = props.topic ?? alarmTopic(this, 'Topic', props.alarmEmail);
     const notify = new actions.SnsAction(this.topic);
     const unlimited = props.cpuCredits === 'unlimited';
 
@@ -173,7 +177,7 @@ export class Alarms extends Construct {
     systemCheck.addAlarmAction(new actions.Ec2Action(actions.Ec2InstanceAction.RECOVER));
     this.add(systemCheck, notify, true);
 
-    this.allowAlarmsToPublish();
+    if (!props.topic) allowAlarmsToPublish(this.topic, this.alarms);
   }
 
   /** Memory, both disks and the broker's liveness, from the CloudWatch agent's metrics. */
@@ -234,29 +238,39 @@ export class Alarms extends Construct {
     );
   }
 
-  /**
-   * enforceSSL replaces SNS's default topic policy with one Deny, which left nobody allowed to
-   * publish: every notification failed (alarm history: "Failed to execute action"). CloudWatch
-   * may publish for this stack's alarms only, in this account (confused-deputy guard).
-   */
-  private allowAlarmsToPublish(): void {
-    this.topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'AllowThisStacksAlarmsToPublish',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-          ArnLike: { 'aws:SourceArn': this.alarms.map((a) => a.alarmArn) },
-        },
-      }),
-    );
-  }
-
   private add(alarm: cloudwatch.Alarm, notify: actions.SnsAction, notifyOk: boolean): void {
     alarm.addAlarmAction(notify);
     if (notifyOk) alarm.addOkAction(notify);
     this.alarms.push(alarm);
   }
+}
+
+/**
+ * The topic every alarm notifies. No SSE: alarm notifications carry no data, CloudWatch cannot
+ * publish to a topic encrypted with the aws/sns key, and a customer-managed KMS key would cost $1/month.
+ */
+export function alarmTopic(scope: Construct, id: string, alarmEmail?: string): sns.Topic {
+  const topic = new sns.Topic(scope, id, { displayName: 'minnow alarms', enforceSSL: true });
+  if (alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(alarmEmail));
+  return topic;
+}
+
+/**
+ * enforceSSL replaces SNS's default topic policy with one Deny, which left nobody allowed to
+ * publish: every notification failed (alarm history: "Failed to execute action"). CloudWatch
+ * may publish for this stack's alarms only, in this account (confused-deputy guard).
+ */
+export function allowAlarmsToPublish(topic: sns.Topic, alarms: readonly cloudwatch.Alarm[]): void {
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowThisStacksAlarmsToPublish',
+      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': Stack.of(topic).account },
+        ArnLike: { 'aws:SourceArn': alarms.map((a) => a.alarmArn) },
+      },
+    }),
+  );
 }

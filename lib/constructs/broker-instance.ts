@@ -2,6 +2,7 @@ import { Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
@@ -55,6 +56,20 @@ export interface BrokerInstanceProps {
   readonly logLevel?: string;
   /** The CloudWatch agent's log groups; the role may write to them and put metrics. @default - no agent */
   readonly monitoring?: Monitoring;
+  /**
+   * Several brokers (storage=postgres): the group they share, whose rules the stack sets (clients,
+   * HTTPS, the database). @default - a group of its own admitting allowedCidr
+   */
+  readonly securityGroup?: ec2.SecurityGroup;
+  /** The broker's NODE_ID (storage=postgres: 1..N). @default - the broker's own (stored in its database) */
+  readonly nodeId?: number;
+  /**
+   * The RDS secret (username, password, host, port, dbname) the boot turns into STORAGE_ENGINE
+   * (deploy/postgres.sh); the role may read it. @default - SQLite on the data volume
+   */
+  readonly databaseSecret?: secretsmanager.ISecret;
+  /** The Name tag of the instance and its Elastic IP. @default 'minnow' */
+  readonly nameTag?: string;
 }
 
 /**
@@ -80,27 +95,7 @@ export class BrokerInstance extends Construct {
     const { security } = props;
     this.publicPort = security ? KAFKA_SASL_SSL_PORT : KAFKA_PORT;
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: security
-        ? `minnow broker: Kafka SASL_SSL ${KAFKA_SASL_SSL_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`
-        : `minnow broker: Kafka ${KAFKA_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`,
-      // Everything the host fetches (dnf repos, npm registry, S3, SSM) is HTTPS.
-      allowAllOutbound: false,
-    });
-    const peer = ec2.Peer.ipv4(props.allowedCidr); // IPv4 only: config.ts refuses IPv6 blocks
-    this.securityGroup.addIngressRule(
-      peer,
-      ec2.Port.tcp(this.publicPort),
-      security ? 'Kafka clients (SASL_SSL)' : 'Kafka clients',
-    );
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, broker asset, SSM');
-    if (/\/0$/.test(props.allowedCidr)) {
-      Validations.of(this.securityGroup).acknowledge({
-        id: 'AwsSolutions-EC23',
-        reason: `The deployer opened port ${this.publicPort} to everyone on purpose with -c allowPublic=true.`,
-      });
-    }
+    this.securityGroup = props.securityGroup ?? this.ownSecurityGroup(props);
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
@@ -120,6 +115,7 @@ export class BrokerInstance extends Construct {
       }),
     );
     security?.grantInstance(this.role);
+    props.databaseSecret?.grantRead(this.role);
     // The instance attaches the data volume itself (see install.sh), so a replacement instance can
     // take it over once the old one is gone. Limited to this volume, and to instances tagged with it.
     const stack = Stack.of(this);
@@ -148,7 +144,8 @@ export class BrokerInstance extends Construct {
     if (burstable) this.allowCreditModeSwitch(props.dataVolume.volumeId);
     props.monitoring?.grantAgent(this.role);
 
-    this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: 'minnow' }] });
+    const name = props.nameTag ?? 'minnow';
+    this.elasticIp = new ec2.CfnEIP(this, 'Eip', { domain: 'vpc', tags: [{ key: 'Name', value: name }] });
     // An EIP in a VPC of the same template needs the internet gateway attached first.
     this.elasticIp.node.addDependency(props.internetGatewayAttachment);
 
@@ -190,8 +187,11 @@ export class BrokerInstance extends Construct {
           security: {
             caParameterName: security.caParameter.parameterName,
             adminSecretArn: security.adminSecret.secretArn,
+            ...(security.caSecret && { caSecretArn: security.caSecret.secretArn }),
           },
         }),
+        ...(props.nodeId !== undefined && { nodeId: props.nodeId }),
+        ...(props.databaseSecret && { databaseSecretArn: props.databaseSecret.secretArn }),
       }),
       httpTokens: ec2.HttpTokens.REQUIRED,
       // Always launched unlimited: a new T3 has no launch credits, and a standard-mode first boot
@@ -208,7 +208,7 @@ export class BrokerInstance extends Construct {
     });
     // The first boot installs packages: start it only once the subnet's default route exists.
     this.instance.node.addDependency(props.subnet.internetConnectivityEstablished);
-    Tags.of(this.instance).add('Name', 'minnow');
+    Tags.of(this.instance).add('Name', name);
     Tags.of(this.instance).add('minnow:data-volume', props.dataVolume.volumeId);
 
     new ec2.CfnEIPAssociation(this, 'EipAssociation', {
@@ -223,6 +223,29 @@ export class BrokerInstance extends Construct {
       });
     }
     this.acknowledgeNagFindings();
+  }
+
+  /** One CIDR in on the public port, HTTPS out; nothing else (no SSH: Session Manager instead). */
+  private ownSecurityGroup(props: BrokerInstanceProps): ec2.SecurityGroup {
+    const { security } = props;
+    const group = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: security
+        ? `minnow broker: Kafka SASL_SSL ${KAFKA_SASL_SSL_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`
+        : `minnow broker: Kafka ${KAFKA_PORT}/tcp from the allowed CIDR only; no SSH (use SSM)`,
+      // Everything the host fetches (dnf repos, npm registry, S3, SSM) is HTTPS.
+      allowAllOutbound: false,
+    });
+    const peer = ec2.Peer.ipv4(props.allowedCidr); // IPv4 only: config.ts refuses IPv6 blocks
+    group.addIngressRule(peer, ec2.Port.tcp(this.publicPort), security ? 'Kafka clients (SASL_SSL)' : 'Kafka clients');
+    group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: packages, broker asset, SSM');
+    if (/\/0$/.test(props.allowedCidr)) {
+      Validations.of(group).acknowledge({
+        id: 'AwsSolutions-EC23',
+        reason: `The deployer opened port ${this.publicPort} to everyone on purpose with -c allowPublic=true.`,
+      });
+    }
+    return group;
   }
 
   /**

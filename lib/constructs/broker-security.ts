@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { SecretValue, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
@@ -17,11 +17,23 @@ export const ADMIN_USER = 'admin';
  * `npm run ops -- password` and `npm run ops -- ca` can hand both to clients. The instance role may
  * read that one secret and read/write that one parameter, nothing else (grantInstance).
  */
+export interface BrokerSecurityProps {
+  /**
+   * Several brokers (storage=postgres): one CA for all, so clients trust one ca.pem. Broker 1 puts
+   * the CA's key and certificate into this secret on its first boot; the others wait for it and
+   * issue their own server certificates from it (deploy/security.sh).
+   * @default false: each instance keeps its own CA on its data volume
+   */
+  readonly sharedCa?: boolean;
+}
+
 export class BrokerSecurity extends Construct {
   readonly adminSecret: secretsmanager.Secret;
   readonly caParameter: ssm.StringParameter;
+  /** With sharedCa: the CA's key and certificate (PEM), written by broker 1. */
+  readonly caSecret?: secretsmanager.Secret;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: BrokerSecurityProps = {}) {
     super(scope, id);
     this.adminSecret = new secretsmanager.Secret(this, 'AdminPassword', {
       description: `minnow: password of the Kafka user "${ADMIN_USER}" (SCRAM/PLAIN over SASL_SSL); npm run ops -- password`,
@@ -48,6 +60,21 @@ export class BrokerSecurity extends Construct {
       stringValue: CA_PENDING,
       tier: ssm.ParameterTier.STANDARD,
     });
+
+    if (props.sharedCa) {
+      // Not a secret value: a placeholder the first broker replaces (PutSecretValue). CloudFormation
+      // never writes it again unless this resource's properties change.
+      this.caSecret = new secretsmanager.Secret(this, 'SharedCa', {
+        description: "minnow: the brokers' shared CA key and certificate (PEM), created by broker 1 on first boot",
+        secretStringValue: SecretValue.unsafePlainText(CA_PENDING),
+      });
+      Validations.of(this.caSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The CA key is generated on an instance, not by a rotation Lambda; rotating it would invalidate the ca.pem ' +
+          'every client trusts. Replace it by deleting the secret value and rebooting broker 1 (docs/postgres.md).',
+      });
+    }
   }
 
   /** Read the admin secret; read and write the CA parameter. Exact ARNs, no wildcards. */
@@ -64,5 +91,13 @@ export class BrokerSecurity extends Construct {
         resources: [this.caParameter.parameterArn],
       }),
     );
+    if (this.caSecret) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+          resources: [this.caSecret.secretArn],
+        }),
+      );
+    }
   }
 }

@@ -22,6 +22,10 @@ export interface DataVolumeProps {
    * @default - the account's default EBS encryption key
    */
   readonly kmsKeyArn?: string;
+  /**
+   * @default SNAPSHOT: a final snapshot when the stack is deleted or the volume replaced
+   */
+  readonly removalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -73,7 +77,7 @@ export class DataVolume extends Construct {
       volumeType: ec2.EbsDeviceVolumeType.GP3,
       encrypted: true,
       ...(props.kmsKeyArn !== undefined && { encryptionKey: kms.Key.fromKeyArn(this, 'Key', props.kmsKeyArn) }),
-      removalPolicy: RemovalPolicy.SNAPSHOT,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.SNAPSHOT,
     });
     Tags.of(this.volume).add('Name', 'minnow-data');
     Tags.of(this.volume).add(STACK_TAG, Stack.of(this).stackName);

@@ -15,6 +15,20 @@ export const ADMIN_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:s
 export const ADMIN_PASSWORD = 'Zr8kq2mW7xYbStubPassword0123456';
 /** The public DNS name AWS gives the stub's Elastic IP 203.0.113.99. */
 export const PUBLIC_DNS = 'ec2-203-0-113-99.eu-west-2.compute.amazonaws.com';
+/** storage=postgres: the RDS secret (lib/constructs/database.ts) and the brokers' shared CA secret. */
+export const DATABASE_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:DatabaseInstanceSecret-AbCdEf';
+export const CA_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:SecuritySharedCa-AbCdEf';
+/** A generated RDS password with characters a URL gives meaning to (RDS itself excludes " @ / \\ '). */
+export const DATABASE_PASSWORD = 'Pq9:x%?#&=+Zr8kq2mW7';
+/** What the RDS secret stub returns unless state/database-secret says otherwise. */
+export const DATABASE_SECRET_JSON = JSON.stringify({
+  engine: 'postgres',
+  username: 'minnow',
+  password: DATABASE_PASSWORD,
+  host: 'minnow-db.abcdefghijkl.eu-west-2.rds.amazonaws.com',
+  port: 5432,
+  dbname: 'minnow',
+});
 /** The minnow user's fixed uid and gid (broker/deploy/owner.sh). */
 export const MINNOW_ID = 61092;
 /** The release's wait condition handle (a presigned S3 URL in a real stack). */
@@ -60,6 +74,9 @@ for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; 
   *meta-data/placement/region) echo ${REGION} ;;
   *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
   *meta-data/public-hostname) cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
+  *truststore.pki.rds.amazonaws.com*)
+    [ ! -e "$STUB_STATE/rds-ca-down" ] || exit 22
+    prev=""; for a in "$@"; do if [ "$prev" = -o ]; then printf -- '-----BEGIN CERTIFICATE-----\nRDS\n-----END CERTIFICATE-----\n' >"$a"; fi; prev=$a; done ;;
   *"${SIGNAL_URL}"*)
     prev=""; for a in "$@"; do if [ "$prev" = --data-binary ]; then printf '%s\\n' "$a" >>"$STUB_STATE/signals"; fi; prev=$a; done ;;
   *) echo "curl stub: unexpected $*" >&2; exit 22 ;;
@@ -83,6 +100,12 @@ esac`,
     prev=""; for a in "$@"; do if [ "$prev" = --value ]; then cp "\${a#file://}" "$STUB_STATE/ssm-ca"; fi; prev=$a; done ;;
   *"secretsmanager get-secret-value --secret-id ${ADMIN_SECRET_ARN} "*)
     cat "$STUB_STATE/admin-secret" 2>/dev/null || echo ${ADMIN_PASSWORD} ;;
+  *"secretsmanager get-secret-value --secret-id ${DATABASE_SECRET_ARN} "*)
+    cat "$STUB_STATE/database-secret" 2>/dev/null || echo '${DATABASE_SECRET_JSON}' ;;
+  *"secretsmanager get-secret-value --secret-id ${CA_SECRET_ARN} "*)
+    cat "$STUB_STATE/shared-ca" 2>/dev/null || echo "pending: the instance publishes its CA certificate here" ;;
+  *"secretsmanager put-secret-value --secret-id ${CA_SECRET_ARN} "*)
+    prev=""; for a in "$@"; do if [ "$prev" = --secret-string ]; then cp "\${a#file://}" "$STUB_STATE/shared-ca"; fi; prev=$a; done ;;
   *"ec2 modify-instance-credit-specification "*)
     [ ! -e "$STUB_STATE/credit-denied" ] || { echo "An error occurred (UnauthorizedOperation)" >&2; exit 254; }
     cat "$STUB_STATE/credit-unsuccessful" 2>/dev/null || echo None ;;

@@ -31,6 +31,12 @@ export interface BrokerConfig {
   storageUrl: StorageUrl;
   clusterId: string | undefined;
   nodeId: number | undefined;
+  /** postgres:// with NODE_ID unset: where the node id taken from the database is kept (src/cluster). */
+  nodeIdFile: string;
+  /** postgres://: how often a broker renews its lease in the database (src/cluster). */
+  brokerHeartbeatMs: number;
+  /** postgres://: a broker not renewed this long is taken out of Metadata and its groups move. */
+  brokerLeaseMs: number;
   logLevel: LogLevel;
   /** SQLite `synchronous`: normal (default) survives process crashes, full also power loss. */
   sqliteSynchronous: 'normal' | 'full';
@@ -195,6 +201,33 @@ export const SETTINGS = [
     default: undefined,
     expected: 'an integer 0..2147483647',
     parse: int(0, 2 ** 31 - 1),
+  },
+  {
+    key: 'nodeIdFile',
+    env: 'MINNOW_NODE_ID_FILE',
+    flag: 'node-id-file',
+    doc: 'postgres:// without NODE_ID: the file keeping the node id the database gave this broker',
+    default: './data/minnow-node-id',
+    expected: 'a file path',
+    parse: (v: string) => (v.trim() ? v.trim() : undefined),
+  },
+  {
+    key: 'brokerHeartbeatMs',
+    env: 'MINNOW_BROKER_HEARTBEAT_MS',
+    flag: 'broker-heartbeat-ms',
+    doc: 'postgres://: how often each broker renews its lease in the database',
+    default: '2000',
+    expected: 'an integer 10..600000 (ms)',
+    parse: int(10, 600_000),
+  },
+  {
+    key: 'brokerLeaseMs',
+    env: 'MINNOW_BROKER_LEASE_MS',
+    flag: 'broker-lease-ms',
+    doc: 'postgres://: a broker that did not renew its lease for this long leaves Metadata and its groups move to the others',
+    default: '10000',
+    expected: 'an integer 100..3600000 (ms)',
+    parse: int(100, 3_600_000),
   },
   {
     key: 'logLevel',
@@ -673,6 +706,12 @@ export function checkConfig(cfg: BrokerConfig): void {
   if (metrics && taken) {
     throw new ConfigError(
       `MINNOW_METRICS_LISTENER=${metrics.host}:${metrics.port} uses the port of the Kafka listener ${taken.host}:${taken.port} (LISTENER_URL): give the metrics endpoint a port of its own, e.g. 9464`,
+    );
+  }
+  // A lease shorter than two heartbeats lapses on one late renewal: brokers would flap in Metadata.
+  if (cfg.brokerLeaseMs !== undefined && cfg.brokerLeaseMs < 2 * cfg.brokerHeartbeatMs) {
+    throw new ConfigError(
+      `MINNOW_BROKER_LEASE_MS=${cfg.brokerLeaseMs} is under twice MINNOW_BROKER_HEARTBEAT_MS=${cfg.brokerHeartbeatMs}: one late renewal would take the broker out; raise the lease or lower the heartbeat`,
     );
   }
   // Auto-created topics get NUM_PARTITIONS partitions: more than a topic may have could never be used.

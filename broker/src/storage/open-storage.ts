@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MemoryStorage } from './memory/memory-storage';
 import { SqliteStorage } from './sqlite/sqlite-storage';
+import { StorageError } from './storage';
 import type { Storage } from './storage';
 import { parseStorageUrl, StorageUrl } from './storage-url';
 
@@ -19,6 +20,8 @@ export interface OpenStorageOptions {
 export function openStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): Storage {
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'memory') return new MemoryStorage(target.url);
+  if (target.kind === 'postgres')
+    throw new StorageError(`${target.url}: open it with PostgresStorage.open (asynchronous)`);
   mkdirSync(dirname(target.path), { recursive: true });
   return new SqliteStorage(target.path, {
     url: target.url,

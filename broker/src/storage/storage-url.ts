@@ -1,7 +1,9 @@
 // The storage URL (STORAGE_ENGINE / --storage), parsed once into a typed value that config,
 // openStorage, DescribeLogDirs and `minnow backup` all take. Forms as Tansu writes them:
-// sqlite://relative/path.db, sqlite:///absolute/path.db, sqlite:path.db, memory:// (or memory:).
+// sqlite://relative/path.db, sqlite:///absolute/path.db, sqlite:path.db, memory:// (or memory:),
+// postgres://user[:password]@host[:port]/db (docs/postgres.md; the password may come from PGPASSWORD).
 // A query string passes engine options, e.g. sqlite://data/minnow.db?synchronous=full.
+import { isPostgresUrl, postgresPoolConfig, redactPostgresUrl } from './postgres/url';
 
 /** The one default, for `minnow serve` and `minnow backup` alike. */
 export const DEFAULT_STORAGE_URL = 'sqlite://./data/minnow.db';
@@ -10,10 +12,17 @@ export const DEFAULT_STORAGE_URL = 'sqlite://./data/minnow.db';
 export const STORAGE_URL_ENV = 'STORAGE_ENGINE';
 
 const STORAGE_URL_EXPECTED =
-  'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH or memory://, optionally ?synchronous=normal|full for sqlite';
+  'sqlite://PATH (relative), sqlite:///PATH (absolute), sqlite:PATH, postgres://USER@HOST[:PORT]/DB or memory://, optionally ?synchronous=normal|full for sqlite';
 
 export type StorageUrl =
   | { kind: 'memory'; /** As given, for logs and Storage.url. */ url: string }
+  | {
+      kind: 'postgres';
+      /** Without its password (as postgres://user:***@host/db), for logs and Storage.url. */
+      url: string;
+      /** As given, password included: only for connecting, never for logs. */
+      connectionString: string;
+    }
   | {
       kind: 'sqlite';
       url: string;
@@ -31,6 +40,18 @@ export function parseStorageUrl(url: string): StorageUrl {
   if (base === 'memory:' || base === 'memory://') {
     if (query !== undefined) throw new StorageUrlError(`storage url "${url}": memory:// takes no options`);
     return { kind: 'memory', url };
+  }
+  if (isPostgresUrl(url)) {
+    const redacted = redactPostgresUrl(url);
+    try {
+      postgresPoolConfig(url);
+    } catch (err) {
+      throw new StorageUrlError((err as Error).message);
+    }
+    // Non-enumerable: a config dump or JSON log of the parsed URL never shows the password.
+    const target = { kind: 'postgres', url: redacted } as Extract<StorageUrl, { kind: 'postgres' }>;
+    Object.defineProperty(target, 'connectionString', { value: url, enumerable: false });
+    return target;
   }
   if (!base.startsWith('sqlite:'))
     throw new StorageUrlError(`unknown storage url "${url}", expected ${STORAGE_URL_EXPECTED}`);

@@ -22,10 +22,24 @@ const ALLOWED: Record<string, readonly string[]> = {
   groups: ['protocol', 'storage', 'logger'],
   // The transaction coordinator checks TxnOffsetCommit's member against the group coordinator.
   transactions: ['protocol', 'storage', 'groups', 'logger'],
-  server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl'],
+  // Several brokers on one database (issue 18): who leads, who coordinates.
+  cluster: ['protocol', 'logger'],
+  server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl', 'cluster'],
   client: ['protocol', 'logger', 'sasl'],
   perf: ['client', 'protocol', 'logger', 'args'],
-  cli: ['protocol', 'logger', 'args', 'storage', 'groups', 'transactions', 'server', 'client', 'perf', 'sasl'],
+  cli: [
+    'protocol',
+    'logger',
+    'args',
+    'storage',
+    'groups',
+    'transactions',
+    'server',
+    'client',
+    'perf',
+    'sasl',
+    'cluster',
+  ],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -21,10 +21,21 @@ describe('parseStorageUrl', () => {
   ])('%s', (url, expected) => {
     expect(parseStorageUrl(url)).toEqual(expected);
   });
+  it('postgres://: the password only in connectionString, which logs and JSON never show', () => {
+    const target = parseStorageUrl('postgres://minnow:s3cret@db.example:5432/minnow');
+    expect(target).toEqual({ kind: 'postgres', url: 'postgres://minnow:***@db.example:5432/minnow' });
+    expect(target.kind === 'postgres' && target.connectionString).toBe(
+      'postgres://minnow:s3cret@db.example:5432/minnow',
+    );
+    expect(JSON.stringify(target)).not.toContain('s3cret');
+    expect(parseStorageUrl('postgresql://minnow@db/m')).toEqual({ kind: 'postgres', url: 'postgresql://minnow@db/m' });
+  });
   it.each([
     ['foo:', /unknown storage url "foo:", expected sqlite:\/\/PATH .* or memory:\/\//],
     ['', /unknown storage url ""/],
-    ['postgres://db/minnow', /unknown storage url "postgres:\/\/db\/minnow"/],
+    ['mysql://db/minnow', /unknown storage url "mysql:\/\/db\/minnow"/],
+    ['postgres://:pw@/minnow', /is not a valid URL/],
+    ['postgres://u:pw@db', /needs a host and a database/],
     ['sqlite://', /has no database file name/],
     ['sqlite:data/', /has no database file name/],
     ['sqlite://x.db?sync=full', /unknown option sync=full/],

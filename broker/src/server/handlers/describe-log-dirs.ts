@@ -27,6 +27,7 @@ interface LogDir {
 
 function logDirOf(target: StorageUrl): LogDir {
   if (target.kind === 'memory') return { logDir: 'memory://', totalBytes: UNKNOWN_BYTES, usableBytes: UNKNOWN_BYTES };
+  if (target.kind === 'postgres') return { logDir: target.url, totalBytes: UNKNOWN_BYTES, usableBytes: UNKNOWN_BYTES };
   const file = path.resolve(target.path);
   try {
     const fsStats = fs.statfsSync(path.dirname(file), { bigint: true });

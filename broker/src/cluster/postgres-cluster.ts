@@ -1,0 +1,362 @@
+// Several brokers on one PostgreSQL database (docs/postgres.md "Several brokers"): each holds a
+// lease row renewed every heartbeat; the live set and its epoch come from the database; leaders
+// and coordinators are placed by hash over the live set (placement.ts); a coordinator acts only
+// while it holds the key's lease row, and stops acting (self-fences) when its own renewal is late
+// by its monotonic clock, before the database would let another broker take the key over.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Pool, type PoolConfig } from 'pg';
+import { ErrorCode } from '../protocol/error-codes';
+import type { Logger } from '../logger';
+import type { BrokerNode, Cluster, ClusterView, CoordinatorCheck, CoordinatorKind, NamedEndpoint } from './cluster';
+import { claim, CLUSTER_CHANNEL, heldKey, join, KIND_OF_CODE, leave, Registration, release, renew } from './membership';
+import { NotificationListener } from './notification-listener';
+import { resolveNodeId } from './node-id';
+import { coordinatorOf, leaderOf } from './placement';
+import { ensureClusterSchema } from './schema';
+
+export const DEFAULT_HEARTBEAT_MS = 2_000;
+export const DEFAULT_LEASE_MS = 10_000;
+/** A clean stop's goodbye must not hold the stop for long when the database is gone. */
+const LEAVE_TIMEOUT_MS = 2_000;
+
+export interface PostgresClusterOptions {
+  /** pg's connection settings (connectionString for a postgres:// URL). */
+  connection: PoolConfig;
+  /** NODE_ID; else the id in nodeIdFile, else a new one from the database's sequence. */
+  nodeId?: number;
+  nodeIdFile: string;
+  rack?: string | null;
+  heartbeatMs?: number;
+  leaseMs?: number;
+  logger: Logger;
+  /** Tests: a monotonic clock in ms. */
+  monotonicNow?: () => number;
+}
+
+export class PostgresCluster implements Cluster {
+  readonly shared = true;
+  private current: ClusterView = { epoch: -1, brokers: [] };
+  private reg!: Registration;
+  private readonly heartbeatMs: number;
+  private readonly leaseMs: number;
+  private readonly mono: () => number;
+  /** Monotonic ms after which this broker no longer trusts its lease (start of last renewal + lease). */
+  private deadline = -Infinity;
+  /** Coordinator leases held, "kind/key"; and those being claimed (kept by renewals meanwhile). */
+  private readonly held = new Set<string>();
+  private readonly claiming = new Map<string, Promise<boolean>>();
+  private readonly changeListeners = new Set<(view: ClusterView) => void>();
+  private readonly lostListeners = new Set<(kind: CoordinatorKind, key: string) => void>();
+  private readonly channels: Record<string, (payload: string) => void> = {};
+  private readonly reconnectListeners: (() => void)[] = [];
+  private listener: NotificationListener | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private fenceTimer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  private stopped = false;
+  /** Another process registered this node id: this one never acts again. */
+  private replaced = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly opts: PostgresClusterOptions,
+    readonly nodeId: number,
+  ) {
+    this.heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.mono = opts.monotonicNow ?? (() => performance.now());
+  }
+
+  /** Creates the tables if needed and settles the node id; join() registers the broker. */
+  static async open(opts: PostgresClusterOptions): Promise<PostgresCluster> {
+    // Bounded waits: a renewal stuck longer than this is useless anyway (the lease is running out).
+    const waitMs = 2 * (opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    const pool = new Pool({ connectionTimeoutMillis: waitMs, query_timeout: waitMs, ...opts.connection, max: 2 });
+    pool.on('error', (err) => opts.logger.warn('cluster database connection failed', { err: err.message }));
+    try {
+      const client = await pool.connect();
+      try {
+        await ensureClusterSchema(client);
+      } finally {
+        client.release();
+      }
+      const nodeId = await resolveNodeId(pool, opts.nodeId, opts.nodeIdFile);
+      return new PostgresCluster(pool, opts, nodeId);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Listens on a channel from join() on (minnow_append: other brokers' appends). */
+  listen(channel: string, handler: (payload: string) => void): void {
+    this.channels[channel] = handler;
+  }
+
+  /** Called when the LISTEN connection came back: notifications may have been missed. */
+  onListenReconnect(handler: () => void): void {
+    this.reconnectListeners.push(handler);
+  }
+
+  /** Registers this broker with its advertised addresses (known once its listeners are bound). */
+  async join(endpoints: readonly NamedEndpoint[]): Promise<void> {
+    this.reg = {
+      nodeId: this.nodeId,
+      incarnation: randomUUID(),
+      rack: this.opts.rack ?? null,
+      endpoints,
+      leaseMs: this.leaseMs,
+    };
+    this.channels[CLUSTER_CHANNEL] = () => this.refresh();
+    this.listener = new NotificationListener(
+      this.opts.connection,
+      { channels: this.channels, onReconnect: () => this.onReconnect() },
+      this.opts.logger,
+    );
+    await this.listener.start();
+    const started = this.mono();
+    const client = await this.pool.connect();
+    try {
+      this.applyView(await join(client, this.reg));
+    } finally {
+      client.release();
+    }
+    this.trusted(started);
+    this.opts.logger.info('joined the cluster', {
+      nodeId: this.nodeId,
+      epoch: this.current.epoch,
+      brokers: this.current.brokers.map((b) => b.nodeId),
+    });
+    this.schedule();
+  }
+
+  view(): ClusterView {
+    return this.current;
+  }
+
+  leaderOf(topic: string, partition: number): number {
+    const brokers = this.current.brokers;
+    return brokers.length === 0 ? this.nodeId : leaderOf(brokers, topic, partition).nodeId;
+  }
+
+  coordinatorOf(_kind: CoordinatorKind, key: string): BrokerNode {
+    const brokers = this.current.brokers;
+    return brokers.length === 0 ? { nodeId: this.nodeId, rack: null, endpoints: [] } : coordinatorOf(brokers, key);
+  }
+
+  get fenced(): boolean {
+    return this.replaced || this.stopped || this.mono() >= this.deadline;
+  }
+
+  async checkCoordinator(kind: CoordinatorKind, key: string): Promise<CoordinatorCheck> {
+    if (this.fenced) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (this.coordinatorOf(kind, key).nodeId !== this.nodeId) return ErrorCode.NOT_COORDINATOR;
+    const k = heldKey(kind, key);
+    if (this.held.has(k)) return ErrorCode.NONE;
+    let pending = this.claiming.get(k);
+    if (!pending) {
+      pending = this.claimNow(kind, key);
+      this.claiming.set(k, pending);
+      void pending.finally(() => this.claiming.delete(k)).catch(() => {});
+    }
+    let got: boolean;
+    try {
+      got = await pending;
+    } catch (err) {
+      this.opts.logger.warn('taking a coordinator lease failed', { kind, key, err: (err as Error).message });
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    }
+    if (!got) return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS; // the previous owner's lease runs out first
+    // The view may have moved on while the claim ran.
+    if (this.fenced) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (this.coordinatorOf(kind, key).nodeId !== this.nodeId) return ErrorCode.NOT_COORDINATOR;
+    return this.held.has(k) ? ErrorCode.NONE : ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+  }
+
+  private async claimNow(kind: CoordinatorKind, key: string): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      const got = await claim(client, this.reg, kind, key);
+      if (got && !this.fenced) {
+        this.held.add(heldKey(kind, key));
+        this.opts.logger.info('coordinating', { kind, key, nodeId: this.nodeId });
+      }
+      return got;
+    } finally {
+      client.release();
+    }
+  }
+
+  onChange(listener: (view: ClusterView) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  onCoordinatorLost(listener: (kind: CoordinatorKind, key: string) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
+  /**
+   * Renews now (an epoch change was announced). Callers during a renewal share the one after it,
+   * which starts after they asked, so what they wait for reflects the database as of then.
+   */
+  refresh(): Promise<void> {
+    if (this.stopped || this.replaced || !this.reg) return Promise.resolve();
+    this.next ??= (this.ticking ?? Promise.resolve()).then(() => {
+      this.next = undefined;
+      if (this.stopped || this.replaced) return;
+      clearTimeout(this.timer);
+      this.ticking = this.tick().finally(() => {
+        this.ticking = undefined;
+        this.schedule();
+      });
+      return this.ticking;
+    });
+    return this.next;
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.replaced) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const started = this.mono();
+    const keep = [...this.held, ...this.claiming.keys()];
+    let result;
+    try {
+      const client = await this.pool.connect();
+      try {
+        result = await renew(client, this.reg, keep);
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      this.opts.logger.warn('renewing the broker lease failed', {
+        err: (err as Error).message,
+        fenced: this.fenced,
+      });
+      if (this.fenced) this.dropAll();
+      return;
+    }
+    if (result.replaced) {
+      this.replaced = true;
+      this.opts.logger.error('another broker process registered this node id; this one stops coordinating', {
+        nodeId: this.nodeId,
+      });
+      this.dropAll();
+      this.applyView(result.view);
+      return;
+    }
+    // A lease the database no longer has for us (it ran out while we could not renew) is lost.
+    for (const k of [...this.held]) if (!result.held.has(k)) this.drop(k);
+    this.trusted(started);
+    this.applyView(result.view);
+  }
+
+  /** A renewal that started at `started` succeeded: trusted until started + lease. */
+  private trusted(started: number): void {
+    this.deadline = started + this.leaseMs;
+    clearTimeout(this.fenceTimer);
+    this.fenceTimer = setTimeout(
+      () => {
+        if (this.fenced && this.held.size > 0) {
+          this.opts.logger.warn('broker lease not renewed in time: no longer coordinating', { nodeId: this.nodeId });
+          this.dropAll();
+        }
+      },
+      Math.max(0, this.deadline - this.mono()),
+    );
+    this.fenceTimer.unref();
+  }
+
+  private applyView(view: ClusterView): void {
+    if (view.epoch === this.current.epoch) return;
+    this.current = view;
+    // Keys that moved to another broker: unloaded here first, then their rows given back.
+    for (const k of [...this.held]) {
+      const [kind, key] = splitHeld(k);
+      if (this.coordinatorOf(kind, key).nodeId === this.nodeId) continue;
+      this.drop(k);
+      void this.giveBack(kind, key);
+    }
+    this.opts.logger.info('cluster membership changed', {
+      epoch: view.epoch,
+      brokers: view.brokers.map((b) => b.nodeId),
+    });
+    for (const l of this.changeListeners) l(view);
+  }
+
+  private async giveBack(kind: CoordinatorKind, key: string): Promise<void> {
+    try {
+      const client = await this.pool.connect();
+      try {
+        await release(client, this.reg, kind, key);
+      } finally {
+        client.release();
+      }
+    } catch {
+      // The next renewal drops it (not in `keep`), or it runs out.
+    }
+  }
+
+  private drop(k: string): void {
+    if (!this.held.delete(k)) return;
+    const [kind, key] = splitHeld(k);
+    this.opts.logger.info('no longer coordinating', { kind, key, nodeId: this.nodeId });
+    for (const l of this.lostListeners) l(kind, key);
+  }
+
+  private dropAll(): void {
+    for (const k of [...this.held]) this.drop(k);
+  }
+
+  private onReconnect(): void {
+    void this.refresh();
+    for (const l of this.reconnectListeners) l();
+  }
+
+  /** Stops renewing without leaving, as a killed process would (tests: the others' takeover). */
+  async abandon(): Promise<void> {
+    this.replaced = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.fenceTimer);
+    await this.ticking?.catch(() => {});
+    await this.listener?.stop();
+    await this.pool.end().catch(() => {});
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.fenceTimer);
+    this.dropAll();
+    await this.ticking?.catch(() => {});
+    if (this.reg && !this.replaced) {
+      let timer: NodeJS.Timeout | undefined;
+      const goodbye = (async () => {
+        const client = await this.pool.connect();
+        try {
+          await leave(client, this.reg);
+        } finally {
+          client.release();
+        }
+      })().catch((err: Error) => this.opts.logger.warn('leaving the cluster failed', { err: err.message }));
+      await Promise.race([goodbye, new Promise((r) => (timer = setTimeout(r, LEAVE_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+    }
+    await this.listener?.stop();
+    await this.pool.end().catch(() => {});
+  }
+}
+
+function splitHeld(k: string): [CoordinatorKind, string] {
+  const slash = k.indexOf('/');
+  return [KIND_OF_CODE[Number(k.slice(0, slash))]!, k.slice(slash + 1)];
+}

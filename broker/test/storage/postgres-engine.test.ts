@@ -1,0 +1,145 @@
+// The postgres:// engine's own tests (the shared contract runs in postgres.test.ts): several
+// PostgresStorage instances on ONE database, as several brokers are, plus opening and failures.
+// Needs a PostgreSQL server: MINNOW_TEST_PG_URL (postgres://user@host:port), else skipped.
+import { Client } from 'pg';
+import { readBatchHeader } from '../../src/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { APPEND_CHANNEL, parseAppendNotice } from '../../src/storage/postgres/log-writes';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
+import { redactPostgresUrl } from '../../src/storage/postgres/url';
+import { StorageError } from '../../src/storage/storage';
+import { batch, NOW_MS, part } from './fixtures';
+
+const base = process.env.MINNOW_TEST_PG_URL;
+const describePg = base ? describe : describe.skip;
+
+describePg('postgres engine: brokers sharing one database', () => {
+  const admin = () => new Client({ connectionString: `${base}/postgres` });
+  let dbUrl: string;
+  let n = 0;
+  const open: PostgresStorage[] = [];
+  const storage = async () => {
+    const s = await PostgresStorage.open(dbUrl);
+    open.push(s);
+    return s;
+  };
+
+  beforeEach(async () => {
+    const name = `pgcore_engine_${process.pid}_${++n}`;
+    const c = admin();
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name}`);
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    dbUrl = `${base}/${name}`;
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+    const c = admin();
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbUrl.slice(dbUrl.lastIndexOf('/') + 1)} WITH (FORCE)`);
+    await c.end();
+  });
+
+  it('two brokers appending to one partition at once hand out every offset exactly once', async () => {
+    const [a, b] = await Promise.all([storage(), storage()]);
+    await a.createTopic('t', 1, {});
+    const appends = (s: PostgresStorage, k: number) =>
+      Array.from({ length: 40 }, (_, i) => s.append([part('t', 0, [batch({ records: 1 + ((i + k) % 3) })])], NOW_MS));
+    const results = (await Promise.all([...appends(a, 0), ...appends(b, 1)])).map((r) => r[0]!);
+    expect(results.every((r) => r.errorCode === ErrorCode.NONE)).toBe(true);
+
+    const read = await b.read('t', 0, 0, 1e9);
+    const headers = read.batches.map((x) => readBatchHeader(x));
+    expect(headers).toHaveLength(80);
+    let next = 0;
+    for (const h of headers) {
+      expect(Number(h.baseOffset)).toBe(next); // contiguous, no gap, no overlap
+      next += h.lastOffsetDelta + 1;
+    }
+    expect(read.highWatermark).toBe(next);
+    const bases = results.map((r) => r.baseOffset).sort((x, y) => x - y);
+    expect(new Set(bases).size).toBe(80);
+    expect(bases).toEqual(headers.map((h) => Number(h.baseOffset)));
+    expect(await a.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: next });
+  });
+
+  it('appends naming partitions in opposite orders do not deadlock', async () => {
+    const [a, b] = await Promise.all([storage(), storage()]);
+    await a.createTopic('t', 2, {});
+    const forward = () => a.append([part('t', 0, [batch()]), part('t', 1, [batch()])], NOW_MS);
+    const backward = () => b.append([part('t', 1, [batch()]), part('t', 0, [batch()])], NOW_MS);
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? forward() : backward())));
+    expect(all.flat().every((r) => r.errorCode === ErrorCode.NONE)).toBe(true);
+    expect(await a.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 20 });
+    expect(await b.offsets('t', 1)).toEqual({ logStartOffset: 0, highWatermark: 20 });
+  });
+
+  it('an idempotent producer retrying through another broker gets its original offset', async () => {
+    const [a, b] = await Promise.all([storage(), storage()]);
+    await a.createTopic('t', 1, {});
+    const { producerId } = await a.initProducerId(null, NOW_MS);
+    expect((await b.initProducerId(null, NOW_MS)).producerId).not.toBe(producerId);
+    const sent = batch({ producerId, producerEpoch: 0, baseSequence: 0, records: 2 });
+    const copy = { header: sent.header, data: Buffer.from(sent.data) };
+    expect((await a.append([part('t', 0, [sent])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect((await b.append([part('t', 0, [copy])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect((await b.offsets('t', 0))!.highWatermark).toBe(2);
+  });
+
+  it("sees the other broker's topics, deletions and open transactions without a restart", async () => {
+    const [a, b] = await Promise.all([storage(), storage()]);
+    await a.createTopic('t', 1, { 'retention.ms': '5' });
+    expect(await b.topic('t')).toEqual(await a.topic('t'));
+    await expect(b.createTopic('t', 1, {})).rejects.toThrow(/already exists/);
+    await b.append([part('t', 0, [batch(), batch()])], NOW_MS);
+    expect(await a.lastStableOffset('t', 0)).toBe(2);
+    // An open transaction from offset 1 (as pg-rest's transactions write it): the LSO moves for both.
+    const c = new Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query('INSERT INTO open_txn (partition_id, producer_id, first_offset) SELECT id, 7, 1 FROM partition');
+    await c.end();
+    expect(await a.lastStableOffset('t', 0)).toBe(1);
+    expect((await b.read('t', 0, 0, 1e6, true, true)).lastStableOffset).toBe(1);
+    expect(await b.deleteTopic('t')).toBe(true);
+    expect(await a.topic('t')).toBeUndefined();
+    expect((await a.append([part('t', 0, [batch()])], NOW_MS))[0]!.errorCode).toBe(
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
+  });
+
+  it('NOTIFYs each committed append with the new high watermark', async () => {
+    const s = await storage();
+    await s.createTopic('t', 2, {});
+    const listener = new Client({ connectionString: dbUrl });
+    await listener.connect();
+    const notices: unknown[] = [];
+    listener.on('notification', (m) => notices.push(parseAppendNotice(m.payload ?? '')));
+    await listener.query(`LISTEN ${APPEND_CHANNEL}`);
+    await s.append([part('t', 1, [batch({ records: 3 })])], NOW_MS);
+    for (let i = 0; i < 100 && notices.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await listener.end();
+    const topicId = (await s.topic('t'))!.topicId;
+    expect(notices).toEqual([{ topic: 't', topicId, partition: 1, highWatermark: 3 }]);
+  });
+
+  it('refuses a database whose schema is newer than this minnow', async () => {
+    await (await storage()).close();
+    open.length = 0;
+    const c = new Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query("INSERT INTO schema_version (version, name, applied_ms) VALUES (999, 'future', 0)");
+    await c.end();
+    await expect(PostgresStorage.open(dbUrl)).rejects.toThrow(/schema version 999 is newer/);
+  });
+
+  it('fails with a StorageError carrying a code when PostgreSQL cannot be reached, and hides passwords', async () => {
+    const err = await PostgresStorage.open('postgres://minnow:secret@127.0.0.1:1/x', {
+      connectionTimeoutMs: 2000,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).code).toBe('ECONNREFUSED');
+    expect(String((err as Error).message)).not.toContain('secret');
+    expect(redactPostgresUrl('postgres://minnow:secret@db:5432/m')).toBe('postgres://minnow:***@db:5432/m');
+  });
+});

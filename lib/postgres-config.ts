@@ -1,0 +1,138 @@
+import type { Node } from 'constructs';
+
+/** The engine the brokers keep their state in: one SQLite file (default) or a shared PostgreSQL. */
+export const StorageMode = { Sqlite: 'sqlite', Postgres: 'postgres' } as const;
+export type StorageMode = (typeof StorageMode)[keyof typeof StorageMode];
+
+/**
+ * `-c storage=postgres`: several brokers on one RDS PostgreSQL (docs/postgres.md, "The kit"), for
+ * availability, not throughput. Parsed once, like MinnowConfig.
+ */
+export interface PostgresConfig {
+  /** Two or more zones of one region; brokers go round-robin over them, the database's subnets span them. */
+  readonly availabilityZones: readonly string[];
+  /** Brokers, node ids 1..brokers. @default 2 */
+  readonly brokers: number;
+  /** RDS instance class. @default 'db.t4g.micro' */
+  readonly dbInstanceType: string;
+  /** A synchronous standby in a second zone (RDS Multi-AZ): about twice the instance cost. @default false */
+  readonly multiAz: boolean;
+  /** @default true: `cdk destroy` cannot delete the database; -c dbDeletionProtection=false first */
+  readonly dbDeletionProtection: boolean;
+  /** gp3 storage of the database in GiB. @default 20 */
+  readonly dbStorageGiB: number;
+}
+
+export const DEFAULT_BROKERS = 2;
+/** Each broker holds an Elastic IP: the default quota is 5 per region. */
+export const MAX_BROKERS = 9;
+export const DEFAULT_DB_INSTANCE_TYPE = 'db.t4g.micro';
+export const DEFAULT_DB_STORAGE_GIB = 20;
+
+const AZ = /^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$/;
+
+function str(node: Node, name: string): string | undefined {
+  const value: unknown = node.tryGetContext(name);
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value).trim();
+}
+
+function bool(node: Node, name: string, fallback: boolean): boolean {
+  const value = str(node, name);
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`context ${name}="${value}" is not a boolean: pass -c ${name}=true or -c ${name}=false`);
+}
+
+/** The storage mode; anything but sqlite or postgres is refused. */
+export function readStorageMode(node: Node): StorageMode {
+  const storage = str(node, 'storage') ?? StorageMode.Sqlite;
+  if (storage !== StorageMode.Sqlite && storage !== StorageMode.Postgres) {
+    throw new Error(`context storage="${storage}" must be sqlite (the default: one instance) or postgres`);
+  }
+  return storage;
+}
+
+/** The context values only a single SQLite instance has (its data volume); refused with storage=postgres. */
+const SQLITE_ONLY = ['availabilityZone', 'dataVolumeGiB', 'dataSnapshotId', 'dataVolumeKmsKeyArn'] as const;
+
+/**
+ * Reads the postgres values. `rememberedVolumeKeys` are the cdk.context.json keys that pin a SQLite
+ * stack's data volume under this stack name: if any is set, that stack exists (or existed), and
+ * turning it into a cluster would delete its volume, so it is refused.
+ */
+export function readPostgresConfig(
+  node: Node,
+  stackName: string,
+  rememberedVolumeKeys: readonly string[],
+): PostgresConfig {
+  const given = SQLITE_ONLY.filter((name) => str(node, name) !== undefined);
+  if (given.length > 0) {
+    throw new Error(
+      `context ${given.join(', ')}: storage=postgres has no data volume (the state is in the database); ` +
+        'pass the zones as -c availabilityZones=<zone>,<zone> instead',
+    );
+  }
+  const remembered = rememberedVolumeKeys.filter((key) => str(node, key) !== undefined);
+  if (remembered.length > 0) {
+    throw new Error(
+      `stack ${stackName} is a single-instance SQLite stack (cdk.context.json: ${remembered.join(', ')}); ` +
+        'storage=postgres would delete its data volume. Deploy the cluster as a new stack ' +
+        `(-c stackName=${stackName}Cluster) and move the data with minnow migrate (README, "Outgrowing one box"); ` +
+        `if it was never deployed, npx cdk context --reset <key> for each key.`,
+    );
+  }
+
+  const zonesText = str(node, 'availabilityZones');
+  if (zonesText === undefined) {
+    throw new Error(
+      'missing context value availabilityZones: storage=postgres spreads brokers and the database over two or ' +
+        'more zones of one region, e.g. -c availabilityZones=eu-west-2a,eu-west-2b',
+    );
+  }
+  const availabilityZones = zonesText.split(',').map((z) => z.trim());
+  const regions = new Set(availabilityZones.map((z) => AZ.exec(z)?.[1]));
+  if (availabilityZones.some((z) => !AZ.test(z))) {
+    throw new Error(`context availabilityZones="${zonesText}" must be zone names like eu-west-2a,eu-west-2b`);
+  }
+  if (new Set(availabilityZones).size !== availabilityZones.length || availabilityZones.length < 2) {
+    throw new Error(`context availabilityZones="${zonesText}" must name two or more different zones`);
+  }
+  if (regions.size !== 1) {
+    throw new Error(`context availabilityZones="${zonesText}" must all be zones of one region`);
+  }
+  if (availabilityZones.length > 4) {
+    throw new Error(`context availabilityZones="${zonesText}": at most 4 zones (the VPC has room for 8 subnets)`);
+  }
+
+  const brokersText = str(node, 'brokers');
+  const brokers = brokersText === undefined ? DEFAULT_BROKERS : Number(brokersText);
+  if (!Number.isInteger(brokers) || brokers < 2 || brokers > MAX_BROKERS) {
+    throw new Error(
+      `context brokers="${brokersText}" must be a whole number from 2 to ${MAX_BROKERS} ` +
+        '(one broker is the SQLite stack: leave out storage=postgres)',
+    );
+  }
+
+  const dbInstanceType = str(node, 'dbInstanceType') ?? DEFAULT_DB_INSTANCE_TYPE;
+  if (!/^db\.[a-z]+\d[a-z0-9-]*\.[a-z0-9]+$/.test(dbInstanceType)) {
+    throw new Error(`context dbInstanceType="${dbInstanceType}" is not an RDS instance class, e.g. db.t4g.micro`);
+  }
+
+  const storageText = str(node, 'dbStorageGiB');
+  const dbStorageGiB = storageText === undefined ? DEFAULT_DB_STORAGE_GIB : Number(storageText);
+  if (!Number.isInteger(dbStorageGiB) || dbStorageGiB < 20 || dbStorageGiB > 65536) {
+    throw new Error(
+      `context dbStorageGiB="${storageText}" must be a whole number of GiB from 20 (gp3's minimum) to 65536`,
+    );
+  }
+
+  return {
+    availabilityZones,
+    brokers,
+    dbInstanceType,
+    multiAz: bool(node, 'multiAz', false),
+    dbDeletionProtection: bool(node, 'dbDeletionProtection', true),
+    dbStorageGiB,
+  };
+}
