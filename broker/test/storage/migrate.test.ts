@@ -33,7 +33,7 @@ async function buildSource(path: string): Promise<void> {
     const { producerId } = s.initProducerId(null, NOW_MS);
     s.append([part('orders', 1, [batch({ producerId, producerEpoch: 0, baseSequence: 0, records: 2 })])], NOW_MS);
     for (let i = 0; i < 4; i++) s.append([part('state', 0, [batch({ records: 3 })])], NOW_MS);
-    for (let i = 0; i < 20 && s.compactStep(NOW_MS + 86_400_000).working; i++);
+    for (let i = 0; i < 20 && (await s.compactStep(NOW_MS + 86_400_000)).working; i++);
     // A committed, an aborted and an ongoing transaction.
     for (const [id, commit] of [
       ['tx-commit', true],
