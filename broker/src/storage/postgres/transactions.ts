@@ -10,8 +10,9 @@ import { controlBatch } from '../control-batch';
 import type { BatchRow } from '../append-plan';
 import { StorageError } from '../storage';
 import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
+import { MAX_PRODUCER_EPOCH } from '../log-rules';
 import { isLogAppendTime } from '../topic-config';
-import { fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
+import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
 import type { Db, Queryable } from './db';
 import {
   insertBatchRows,
@@ -74,7 +75,10 @@ export class PgTransactions {
     return row && this.describe(this.db, row);
   }
 
-  async init(transactionalId: string, timeoutMs: number, nowMs: number): Promise<TransactionInfo> {
+  /** `timeoutMs` undefined: the stored one kept (InitProducerId without a timeout), else the default. */
+  async init(transactionalId: string, timeoutMs: number | undefined, nowMs: number): Promise<TransactionInfo> {
+    const bumped = await this.bumpEpoch(transactionalId, timeoutMs, nowMs);
+    if (bumped) return { ...bumped, partitions: [], groups: [] }; // not Ongoing: none added
     return this.db.tx(async (q) => {
       await lockId(q, transactionalId);
       const t = await this.row(q, transactionalId);
@@ -107,7 +111,7 @@ export class PgTransactions {
         lastProducerId: change.lastProducerId,
         lastProducerEpoch: change.lastProducerEpoch,
         state: 'Empty',
-        timeoutMs,
+        timeoutMs: timeoutMs ?? t?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS,
         startedMs: -1,
         updatedMs: nowMs,
       };
@@ -309,10 +313,31 @@ export class PgTransactions {
     await setHighWatermarks(q, locked); // and NOTIFY: readers elsewhere see the new LSO at commit
   }
 
+  /** The id's row; inside a transaction also row-locked, so bumpEpoch waits for the transaction. */
   private async row(q: Queryable, transactionalId: string): Promise<TxnRow | undefined> {
-    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1`, [
+    const lock = q === this.db ? '' : ' FOR UPDATE';
+    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1${lock}`, [
       transactionalId,
     ]);
+    return row;
+  }
+
+  /**
+   * InitProducerId's common case in one statement (no BEGIN/COMMIT): an id not in a transaction
+   * whose epoch can go up by one. The UPDATE's row lock orders it with the other calls on the id
+   * (which read the row FOR UPDATE). Undefined: the general case applies.
+   */
+  private async bumpEpoch(transactionalId: string, timeoutMs: number | undefined, nowMs: number) {
+    const [row] = await this.db.query<TxnRow>(
+      `WITH t AS (
+         UPDATE txn SET last_producer_id = producer_id, last_epoch = producer_epoch, producer_epoch = producer_epoch + 1,
+           state = 'Empty', timeout_ms = coalesce($2, timeout_ms), started_ms = -1, updated_ms = $3
+         WHERE transactional_id = $1 AND state <> 'Ongoing' AND producer_epoch + 1 < $4
+         RETURNING *
+       ), p AS (UPDATE producer SET epoch = t.producer_epoch, updated_ms = $3 FROM t WHERE producer.producer_id = t.producer_id)
+       SELECT ${TXN_COLUMNS} FROM t`,
+      [transactionalId, timeoutMs ?? null, nowMs, MAX_PRODUCER_EPOCH],
+    );
     return row;
   }
 
