@@ -9,7 +9,7 @@ export interface ContractContext {
   /** Closes and reopens the same storage, when the engine persists (replaces `s`). */
   readonly reopen: (() => Promise<AsyncStorage>) | undefined;
   /** Engine hooks for tests that would otherwise take tens of thousands of round trips. */
-  readonly hooks: ContractHooks;
+  readonly hooks?: ContractHooks;
 }
 
 export interface ContractHooks {
