@@ -99,9 +99,13 @@ export class MinnowPostgresStack extends Stack {
 
     for (let nodeId = 1; nodeId <= pg.brokers; nodeId++) {
       const subnet = network.brokerSubnet(nodeId);
+      // Moving up: broker 1's volume is a copy of the single instance's, for `minnow migrate`.
+      const migration = nodeId === 1 ? pg.migrationSnapshotId : undefined;
       const volume = new DataVolume(this, `Broker${nodeId}Data`, {
         availabilityZone: subnet.availabilityZone,
-        sizeGiB: BROKER_VOLUME_GIB,
+        ...(migration !== undefined
+          ? { snapshotId: migration, sizeGiB: 'snapshot' as const }
+          : { sizeGiB: BROKER_VOLUME_GIB }),
         // Certificates only, reissued from the shared CA: nothing a final snapshot should keep.
         removalPolicy: RemovalPolicy.DESTROY,
       });
