@@ -45,6 +45,7 @@ describeWithTools('postgresql')('postgres engine: brokers sharing one database',
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
+    await server.dropDatabase(dbUrl);
   });
 
   it('two brokers appending to one partition at once hand out every offset exactly once', async () => {
