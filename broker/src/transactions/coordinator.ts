@@ -40,6 +40,11 @@ export interface TransactionCoordinatorOptions {
   onMarked?: (partitions: readonly TxnPartition[]) => void;
   /** Told of a storage failure before the request is answered COORDINATOR_NOT_AVAILABLE (disk full ...). */
   onStorageError?: (err: StorageError) => void;
+  /**
+   * Whether this broker coordinates a transactional id (several brokers on one database,
+   * src/cluster): the timeout and expiry pass handles only those. Default: every id.
+   */
+  owns?: (transactionalId: string) => boolean;
 }
 
 export interface InitResult extends ProducerIdAndEpoch {
@@ -70,6 +75,7 @@ export class TransactionCoordinator {
   private readonly onMarked: (partitions: readonly TxnPartition[]) => void;
   private readonly onStorageError: (err: StorageError) => void;
   private readonly cleanup: CleanupTimer;
+  private readonly owns: (transactionalId: string) => boolean;
   private closed = false;
   /**
    * The epoch bumps a producer may still recover from, by transactional id: a KIP-360 bump asked
@@ -89,6 +95,7 @@ export class TransactionCoordinator {
     this.groups = opts.groups;
     this.onMarked = opts.onMarked ?? (() => {});
     this.onStorageError = opts.onStorageError ?? (() => {});
+    this.owns = opts.owns ?? (() => true);
     this.cleanup = new CleanupTimer(
       opts.timers ?? realTimers,
       opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
@@ -279,6 +286,7 @@ export class TransactionCoordinator {
     }
     const now = this.now();
     for (const t of all) {
+      if (!this.owns(t.transactionalId)) continue; // another broker's to time out
       try {
         if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
           const { info, markedPartitions } = this.storage.endTransaction(t.transactionalId, false, now, true);

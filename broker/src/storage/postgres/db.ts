@@ -74,6 +74,10 @@ export class Db implements Queryable {
         (await client.query<R>(text, values)).rows,
     };
     let broken: Error | undefined;
+    // A checked-out client has no pool listener: without this, a connection lost between two
+    // statements would be an uncaught 'error' event (a crash). The next statement fails instead.
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
     try {
       await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
       const result = await fn(q);
@@ -87,6 +91,7 @@ export class Db implements Queryable {
       }
       throw asStorageError(err);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

@@ -177,8 +177,8 @@ export class PostgresStorage implements AsyncStorage {
   ): Promise<{ producerId: number; producerEpoch: number }> {
     if (transactionalId === null) return { producerId: await newProducerId(this.db, null, nowMs), producerEpoch: 0 };
     // A transactional id's producer id and epoch live in its txn row (transactions.ts).
-    const existing = await this.transaction(transactionalId);
-    const info = await this.initTransaction(transactionalId, existing?.timeoutMs ?? 60000, nowMs);
+    // Its stored timeout kept, else the default (one statement in the common case).
+    const info = await this.txns.init(transactionalId, undefined, nowMs);
     return { producerId: info.producerId, producerEpoch: info.producerEpoch };
   }
 

@@ -10,8 +10,9 @@ import { controlBatch } from '../control-batch';
 import type { BatchRow } from '../append-plan';
 import { StorageError } from '../storage';
 import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
+import { MAX_PRODUCER_EPOCH } from '../log-rules';
 import { isLogAppendTime } from '../topic-config';
-import { fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
+import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
 import type { Db, Queryable } from './db';
 import {
   insertBatchRows,
@@ -74,7 +75,10 @@ export class PgTransactions {
     return row && this.describe(this.db, row);
   }
 
-  async init(transactionalId: string, timeoutMs: number, nowMs: number): Promise<TransactionInfo> {
+  /** `timeoutMs` undefined: the stored one kept (InitProducerId without a timeout), else the default. */
+  async init(transactionalId: string, timeoutMs: number | undefined, nowMs: number): Promise<TransactionInfo> {
+    const bumped = await this.bumpEpoch(transactionalId, timeoutMs, nowMs);
+    if (bumped) return { ...bumped, partitions: [], groups: [] }; // not Ongoing: none added
     return this.db.tx(async (q) => {
       await lockId(q, transactionalId);
       const t = await this.row(q, transactionalId);
@@ -107,7 +111,7 @@ export class PgTransactions {
         lastProducerId: change.lastProducerId,
         lastProducerEpoch: change.lastProducerEpoch,
         state: 'Empty',
-        timeoutMs,
+        timeoutMs: timeoutMs ?? t?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS,
         startedMs: -1,
         updatedMs: nowMs,
       };
@@ -202,8 +206,8 @@ export class PgTransactions {
 
   async pendingOffsets(groupId: string): Promise<TxnPartition[]> {
     return this.db.query<TxnPartition>(
-      `SELECT DISTINCT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
-       ORDER BY topic COLLATE "C", partition_index`,
+      `SELECT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
+       GROUP BY topic, partition_index ORDER BY topic COLLATE "C", partition_index`,
       [groupId],
     );
   }
@@ -243,12 +247,19 @@ export class PgTransactions {
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
       );
-    for (const table of ['txn_partition', 'txn_group', 'txn_offset'])
-      await q.query(`DELETE FROM ${table} WHERE transactional_id = $1`, [t.transactionalId]);
+    await q.query(
+      `WITH p AS (DELETE FROM txn_partition WHERE transactional_id = $1), g AS (DELETE FROM txn_group WHERE transactional_id = $1)
+       DELETE FROM txn_offset WHERE transactional_id = $1`,
+      [t.transactionalId],
+    );
     t.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     t.updatedMs = nowMs;
     await upsert(q, t);
-    return marked.map(({ topic, partition }) => ({ topic, partition }));
+    // A partition whose topic was deleted since the read above has left the transaction: no marker.
+    const lockedKeys = new Set(locked.map((p) => `${p.topic}\0${p.partition}`));
+    return marked
+      .filter((m) => lockedKeys.has(`${m.topic}\0${m.partition}`))
+      .map(({ topic, partition }) => ({ topic, partition }));
   }
 
   /** One marker per locked partition at its high watermark, with the producer's and open txns' rows. */
@@ -302,10 +313,31 @@ export class PgTransactions {
     await setHighWatermarks(q, locked); // and NOTIFY: readers elsewhere see the new LSO at commit
   }
 
+  /** The id's row; inside a transaction also row-locked, so bumpEpoch waits for the transaction. */
   private async row(q: Queryable, transactionalId: string): Promise<TxnRow | undefined> {
-    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1`, [
+    const lock = q === this.db ? '' : ' FOR UPDATE';
+    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1${lock}`, [
       transactionalId,
     ]);
+    return row;
+  }
+
+  /**
+   * InitProducerId's common case in one statement (no BEGIN/COMMIT): an id not in a transaction
+   * whose epoch can go up by one. The UPDATE's row lock orders it with the other calls on the id
+   * (which read the row FOR UPDATE). Undefined: the general case applies.
+   */
+  private async bumpEpoch(transactionalId: string, timeoutMs: number | undefined, nowMs: number) {
+    const [row] = await this.db.query<TxnRow>(
+      `WITH t AS (
+         UPDATE txn SET last_producer_id = producer_id, last_epoch = producer_epoch, producer_epoch = producer_epoch + 1,
+           state = 'Empty', timeout_ms = coalesce($2, timeout_ms), started_ms = -1, updated_ms = $3
+         WHERE transactional_id = $1 AND state <> 'Ongoing' AND producer_epoch + 1 < $4
+         RETURNING *
+       ), p AS (UPDATE producer SET epoch = t.producer_epoch, updated_ms = $3 FROM t WHERE producer.producer_id = t.producer_id)
+       SELECT ${TXN_COLUMNS} FROM t`,
+      [transactionalId, timeoutMs ?? null, nowMs, MAX_PRODUCER_EPOCH],
+    );
     return row;
   }
 
