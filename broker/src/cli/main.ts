@@ -1,4 +1,4 @@
-// The `minnow` command: serve, topic, produce, consume, group, transactions, acl, backup, restore, perf, quota.
+// The `minnow` command: serve, topic, produce, consume, group, transactions, acl, backup, restore, migrate, perf, quota.
 import { UsageError } from '../args';
 import { CommandLine, splitCommandLine } from './global-flags';
 
@@ -16,6 +16,7 @@ commands:
   acl add|list|delete           ACLs, with kafka-acls' flags
   backup DEST.db                consistent copy of a broker's database
   restore BACKUP.db             put a backup in place of the (stopped) broker's database
+  migrate sqlite://.. postgres://..  copy a (stopped) broker's database into an empty PostgreSQL, verified
   perf produce|consume|e2e      load tool
 
 Client commands take --bootstrap-server HOST:PORT (default localhost:9092; env MINNOW_BOOTSTRAP_SERVER),
@@ -33,6 +34,7 @@ const commands: Record<string, () => Promise<Command>> = {
   consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,
   backup: async () => (require('./backup') as typeof import('./backup')).backupCommand,
   restore: async () => (require('./restore') as typeof import('./restore')).restoreCommand,
+  migrate: async () => (require('./migrate') as typeof import('./migrate')).migrateCommand,
   group: async () => (require('./group') as typeof import('./group')).groupCommand,
   transactions: async () => (require('./transactions') as typeof import('./transactions')).transactionsCommand,
   user: async () => (require('./user') as typeof import('./user')).userCommand,

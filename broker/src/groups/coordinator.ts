@@ -734,14 +734,23 @@ export class GroupCoordinator implements GroupRegistry {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const group of this.groups.values()) {
-      this.clearTimer(group, 'joinTimer');
-      this.clearTimer(group, 'syncTimer');
-      for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
-      group.pendingMembers.clear();
-      for (const m of group.members.values()) this.fence(m, ErrorCode.NOT_COORDINATOR);
-    }
-    this.groups.clear();
+    for (const groupId of [...this.groups.keys()]) this.unload(groupId);
+  }
+
+  /**
+   * Forgets a group's membership (its coordination moved to another broker sharing the database,
+   * src/cluster): held JoinGroup/SyncGroup are answered NOT_COORDINATOR and its timers stop, so the
+   * members find the new coordinator and rejoin there. Committed offsets are in storage, untouched.
+   */
+  unload(groupId: string): void {
+    const group = this.groups.get(groupId);
+    if (!group) return;
+    this.clearTimer(group, 'joinTimer');
+    this.clearTimer(group, 'syncTimer');
+    for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
+    group.pendingMembers.clear();
+    for (const m of group.members.values()) this.fence(m, ErrorCode.NOT_COORDINATOR);
+    this.groups.delete(groupId);
   }
 
   // ---------------------------------------------------------------- helpers

@@ -21,6 +21,7 @@ import type { SaslServices } from './sasl/sasl-authenticator';
 import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
+import { openCluster } from './cluster-setup';
 import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
 import { BrokerQuotas } from './quotas/broker-quotas';
@@ -139,6 +140,16 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     throw err;
   }
   const fetchWaiters = new FetchWaiters();
+  // Several brokers on one postgres:// database (src/cluster): this broker's own node id, leases.
+  let clusterSetup;
+  try {
+    clusterSetup = await openCluster(config, logger, fetchWaiters, identity.nodeId);
+  } catch (err) {
+    storage.close();
+    throw err;
+  }
+  const { cluster } = clusterSetup;
+  identity = { ...identity, nodeId: cluster.nodeId };
   const appendQueue = new AppendQueue(
     storage,
     logger,
@@ -169,6 +180,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     onStorageError: (err) => {
       if (err.diskFull) diskSpace?.full();
     },
+    owns: (transactionalId) => cluster.coordinatorOf('transaction', transactionalId).nodeId === cluster.nodeId,
+  });
+  // A group whose coordination moved to another broker: its members rejoin there.
+  cluster.onCoordinatorLost((kind, key) => {
+    if (kind === 'group') groups.unload(key);
   });
   const authorizer = await Authorizer.open(storage, {
     superUsers: config.superUsers,
@@ -192,6 +208,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     diskSpace,
     authorizer,
     quotas,
+    cluster,
     now,
   };
   const handlers = createHandlers();
@@ -245,6 +262,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     registry.stop();
     groups.close();
     transactions.close();
+    await cluster.stop();
     await storage.close();
     throw err;
   }
@@ -271,6 +289,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     registry.stop();
     groups.close();
     transactions.close();
+    await cluster.stop();
     await storage.close();
     throw err;
   });
@@ -284,9 +303,24 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       registry.stop();
       groups.close();
       transactions.close();
+      await cluster.stop();
       await storage.close();
       throw err;
     }
+  }
+  try {
+    // Registered once its addresses are known (port 0 bound): Metadata lists it from now on.
+    await clusterSetup.join(listeners);
+  } catch (err) {
+    await metricsServer?.close();
+    await servers.close();
+    certificates?.stop();
+    registry.stop();
+    groups.close();
+    transactions.close();
+    await cluster.stop();
+    storage.close();
+    throw err;
   }
   certificates?.watch(config.tlsReloadIntervalMs);
   const port = listeners[0]!.port;
@@ -360,6 +394,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       fetchWaiters.close();
       groups.close();
       transactions.close();
+      // Leaving at once hands this broker's groups and partitions to the others (src/cluster).
+      const left = cluster.stop();
       const drained = Promise.all([...connections].map((c) => c.drained()));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
@@ -370,6 +406,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       registry.stop();
       warnings.flush();
       await cleanerStopped;
+      await left;
       await retentionStopped;
       await storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).

@@ -1,4 +1,5 @@
 // What a handler sees: the broker's services, and the request it is answering.
+import type { Cluster } from '../cluster/cluster';
 import type { ClusterIdentity, Storage } from '../storage/storage';
 import type { AppendQueue } from './append-queue';
 import type { BrokerConfig, Endpoint } from './config';
@@ -36,6 +37,8 @@ export interface BrokerContext {
   quotas: BrokerQuotas;
   /** Counters for GET /metrics (server/metrics); undefined while MINNOW_METRICS_LISTENER is unset. */
   metrics?: BrokerMetrics;
+  /** The brokers sharing the storage (src/cluster); undefined: this one alone (a hand-built context). */
+  cluster?: Cluster;
   now(): number;
 }
 

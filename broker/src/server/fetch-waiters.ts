@@ -48,6 +48,11 @@ export class FetchWaiters {
     for (const w of [...set]) w.wake();
   }
 
+  /** Wakes every waiter (they look again and wait again): appends may have been missed (a lost NOTIFY). */
+  wakeAll(): void {
+    for (const w of [...this.all]) w.wake();
+  }
+
   /** Wakes every waiter (shutdown) and makes later waits return at once. */
   close(): void {
     this.closed = true;

@@ -43,6 +43,11 @@ export interface TransactionCoordinatorOptions {
   onMarked?: (partitions: readonly TxnPartition[]) => void;
   /** Told of a storage failure before the request is answered COORDINATOR_NOT_AVAILABLE (disk full ...). */
   onStorageError?: (err: StorageError) => void;
+  /**
+   * Whether this broker coordinates a transactional id (several brokers on one database,
+   * src/cluster): the timeout and expiry pass handles only those. Default: every id.
+   */
+  owns?: (transactionalId: string) => boolean;
 }
 
 export interface InitResult extends ProducerIdAndEpoch {
@@ -73,6 +78,7 @@ export class TransactionCoordinator {
   private readonly onMarked: (partitions: readonly TxnPartition[]) => void;
   private readonly onStorageError: (err: StorageError) => void;
   private readonly cleanup: CleanupTimer;
+  private readonly owns: (transactionalId: string) => boolean;
   private closed = false;
   /** One request (or cleanup step) per transactional id at a time. */
   private readonly serial = new KeyedSerial<string>();
@@ -94,6 +100,7 @@ export class TransactionCoordinator {
     this.groups = opts.groups;
     this.onMarked = opts.onMarked ?? (() => {});
     this.onStorageError = opts.onStorageError ?? (() => {});
+    this.owns = opts.owns ?? (() => true);
     this.cleanup = new CleanupTimer(
       opts.timers ?? realTimers,
       opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
@@ -297,6 +304,7 @@ export class TransactionCoordinator {
     }
     const now = this.now();
     for (const listed of all) {
+      if (!this.owns(listed.transactionalId)) continue; // another broker's to time out
       try {
         // Each id's step runs in its turn (keyed-serial.ts) on its state as stored now: a request
         // may have ended or restarted the transaction since the list was read.

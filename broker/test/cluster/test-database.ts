@@ -1,11 +1,9 @@
-// A fresh database per test file on the PostgreSQL the tests are given. Until the test server
-// support (broker/test/support/postgres-server.ts) lands: MINNOW_TEST_PG_URL, e.g.
-// postgres://postgres@127.0.0.1:5433; the suite is skipped without it.
-import { Client } from 'pg';
+// A fresh database per test file on the tests' PostgreSQL (support/postgres-server.ts: the server
+// MINNOW_TEST_PG_URL names, else a private one per jest worker); skipped without PostgreSQL.
+import { describeWithTools } from '../support/external-tools';
+import { postgresServer } from '../support/postgres-server';
 
-export const TEST_PG_URL = process.env.MINNOW_TEST_PG_URL;
-
-export const describeWithPostgres = TEST_PG_URL ? describe : describe.skip;
+export const describeWithPostgres = describeWithTools('postgresql');
 
 export interface TestDatabase {
   url: string;
@@ -13,27 +11,7 @@ export interface TestDatabase {
 }
 
 export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
-  const name = `${prefix}_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new Client({ connectionString: TEST_PG_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const u = new URL(TEST_PG_URL!);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  return {
-    url,
-    async drop() {
-      const c = new Client({ connectionString: TEST_PG_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  const server = await postgresServer();
+  const url = await server.createDatabase(prefix);
+  return { url, drop: () => server.stop() };
 }

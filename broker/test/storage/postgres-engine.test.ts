@@ -1,22 +1,39 @@
 // The postgres:// engine's own tests (the shared contract runs in postgres.test.ts): several
 // PostgresStorage instances on ONE database, as several brokers are, plus opening and failures.
-// Needs a PostgreSQL server: MINNOW_TEST_PG_URL (postgres://user@host:port), else skipped.
+// A real PostgreSQL from test/support/postgres-server.ts (MINNOW_TEST_PG_URL, else a private one).
 import { Client } from 'pg';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
+import { Db, retriable } from '../../src/storage/postgres/db';
 import { APPEND_CHANNEL, parseAppendNotice } from '../../src/storage/postgres/log-writes';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { redactPostgresUrl } from '../../src/storage/postgres/url';
 import { StorageError } from '../../src/storage/storage';
+import { describeWithTools } from '../support/external-tools';
+import { postgresServer } from '../support/postgres-server';
+import type { PostgresServer } from '../support/postgres-server';
 import { batch, NOW_MS, part } from './fixtures';
 
-const base = process.env.MINNOW_TEST_PG_URL;
-const describePg = base ? describe : describe.skip;
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await postgresServer();
+});
+afterAll(async () => {
+  await server.stop();
+}, 120_000);
 
-describePg('postgres engine: brokers sharing one database', () => {
-  const admin = () => new Client({ connectionString: `${base}/postgres` });
+async function sql(url: string, text: string): Promise<void> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+describeWithTools('postgresql')('postgres engine: brokers sharing one database', () => {
   let dbUrl: string;
-  let n = 0;
   const open: PostgresStorage[] = [];
   const storage = async () => {
     const s = await PostgresStorage.open(dbUrl);
@@ -25,20 +42,11 @@ describePg('postgres engine: brokers sharing one database', () => {
   };
 
   beforeEach(async () => {
-    const name = `pgcore_engine_${process.pid}_${++n}`;
-    const c = admin();
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name}`);
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    dbUrl = `${base}/${name}`;
+    dbUrl = await server.createDatabase('pgcore_engine');
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
-    const c = admin();
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbUrl.slice(dbUrl.lastIndexOf('/') + 1)} WITH (FORCE)`);
-    await c.end();
+    await server.dropDatabase(dbUrl);
   });
 
   it('two brokers appending to one partition at once hand out every offset exactly once', async () => {
@@ -95,10 +103,7 @@ describePg('postgres engine: brokers sharing one database', () => {
     await b.append([part('t', 0, [batch(), batch()])], NOW_MS);
     expect(await a.lastStableOffset('t', 0)).toBe(2);
     // An open transaction from offset 1 (as pg-rest's transactions write it): the LSO moves for both.
-    const c = new Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query('INSERT INTO open_txn (partition_id, producer_id, first_offset) SELECT id, 7, 1 FROM partition');
-    await c.end();
+    await sql(dbUrl, 'INSERT INTO open_txn (partition_id, producer_id, first_offset) SELECT id, 7, 1 FROM partition');
     expect(await a.lastStableOffset('t', 0)).toBe(1);
     expect((await b.read('t', 0, 0, 1e6, true, true)).lastStableOffset).toBe(1);
     expect(await b.deleteTopic('t')).toBe(true);
@@ -126,10 +131,7 @@ describePg('postgres engine: brokers sharing one database', () => {
   it('refuses a database whose schema is newer than this minnow', async () => {
     await (await storage()).close();
     open.length = 0;
-    const c = new Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query("INSERT INTO schema_version (version, name, applied_ms) VALUES (999, 'future', 0)");
-    await c.end();
+    await sql(dbUrl, "INSERT INTO schema_version (version, name, applied_ms) VALUES (999, 'future', 0)");
     await expect(PostgresStorage.open(dbUrl)).rejects.toThrow(/schema version 999 is newer/);
   });
 
@@ -141,5 +143,55 @@ describePg('postgres engine: brokers sharing one database', () => {
     expect((err as StorageError).code).toBe('ECONNREFUSED');
     expect(String((err as Error).message)).not.toContain('secret');
     expect(redactPostgresUrl('postgres://minnow:secret@db:5432/m')).toBe('postgres://minnow:***@db:5432/m');
+  });
+});
+
+describeWithTools('postgresql')('postgres engine: losing connections', () => {
+  it('fails a statement past statement_timeout with a retriable StorageError (57014), the pool still usable', async () => {
+    const db = new Db({ connectionString: server.url('postgres') }, { statementTimeoutMs: 100 });
+    try {
+      const err = await db.query('SELECT pg_sleep(5)').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).code).toBe('57014');
+      expect(retriable(err)).toBe(true);
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      // An engine error (not PostgreSQL's, not the network's) is not retriable.
+      expect(retriable(new StorageError('topic "x" already exists'))).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('answers StorageErrors with a code while connections are cut, then reconnects by itself', async () => {
+    const dbUrl = await server.createDatabase('pgcore_conn');
+    const name = dbUrl.slice(dbUrl.lastIndexOf('/') + 1);
+    const s = await PostgresStorage.open(dbUrl, { max: 4 });
+    try {
+      await s.createTopic('t', 1, {});
+      // Several connections in the pool, then every one of them is killed (as a restart does).
+      await Promise.all(Array.from({ length: 4 }, () => s.append([part('t', 0, [batch()])], NOW_MS)));
+      await sql(
+        server.url('postgres'),
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+      );
+      const errors: unknown[] = [];
+      let appended = false;
+      for (let i = 0; i < 10 && !appended; i++) {
+        try {
+          const [r] = await s.append([part('t', 0, [batch()])], NOW_MS);
+          appended = r!.errorCode === ErrorCode.NONE;
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      expect(appended).toBe(true);
+      for (const err of errors) {
+        expect(err).toBeInstanceOf(StorageError);
+        expect((err as StorageError).code).toEqual(expect.any(String));
+      }
+      expect((await s.offsets('t', 0))!.highWatermark).toBe(5);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
 // (CompletedFetch: an aborted producer's batches are skipped from its range's first offset to its
 // ABORT marker) delivers exactly the committed and plain records below the last stable offset, in
 // offset order, whatever the fetch sizes; read_committed never returns a batch at or past the LSO;
-// SQLite answers the same after a reopen in the middle.
+// SQLite and PostgreSQL answer the same after a reopen in the middle.
 import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +11,13 @@ import { join } from 'node:path';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { Attribute, decodeRecords, readBatchHeader } from '../../src/protocol/record-batch';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
-import type { SyncStorage as Storage, TransactionInfo } from '../../src/storage/storage';
+import type { AsyncStorage, TransactionInfo } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
+import { describeWithTools } from '../support/external-tools';
+import { postgresServer } from '../support/postgres-server';
+import type { PostgresServer } from '../support/postgres-server';
 import { batch, NOW_MS, part } from './fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'minnow-txn-model-'));
@@ -63,12 +68,16 @@ interface Entry {
 }
 
 /** Offsets of the records a read_committed consumer delivers, fetching from `from` with `maxBytes` per fetch. */
-function consumeCommitted(s: Storage, from: number, maxBytes: number): { offsets: number[]; lso: number } {
+async function consumeCommitted(
+  s: AsyncStorage,
+  from: number,
+  maxBytes: number,
+): Promise<{ offsets: number[]; lso: number }> {
   const offsets: number[] = [];
   let offset = from;
   let lso = -1;
   for (let i = 0; i < 1000; i++) {
-    const r = s.read('t', 0, offset, maxBytes, true, true);
+    const r = await s.read('t', 0, offset, maxBytes, true, true);
     expect(r.errorCode).toBe(ErrorCode.NONE);
     lso = r.lastStableOffset;
     if (r.batches.length === 0) break;
@@ -94,9 +103,9 @@ function consumeCommitted(s: Storage, from: number, maxBytes: number): { offsets
   return { offsets, lso };
 }
 
-function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
+async function run(s0: AsyncStorage, ops: readonly Op[], reopen: (s: AsyncStorage) => Promise<AsyncStorage>) {
   let s = s0;
-  s.createTopic('t', 2, {});
+  await s.createTopic('t', 2, {});
   const entries: Entry[] = [];
   const info: (TransactionInfo | undefined)[] = [];
   const seq: number[] = [];
@@ -111,14 +120,14 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
     hw = [hw[0]! + 1, hw[1]! + (info[p]!.partitions.length > 1 ? 1 : 0)];
   };
   for (let p = 0; p < PRODUCERS; p++) {
-    info[p] = s.initTransaction(`tx${p}`, 60000, NOW_MS);
+    info[p] = await s.initTransaction(`tx${p}`, 60000, NOW_MS);
     seq[p] = 0;
     ongoing[p] = false;
   }
   for (const o of ops) {
     switch (o.kind) {
       case 'plain': {
-        expect(s.append([part('t', 0, [batch({ records: 1 })])], NOW_MS)[0]).toMatchObject({
+        expect((await s.append([part('t', 0, [batch({ records: 1 })])], NOW_MS))[0]).toMatchObject({
           errorCode: 0,
           baseOffset: hw[0],
         });
@@ -128,7 +137,7 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
       }
       case 'begin': {
         const partitions = o.both ? [0, 1] : [0];
-        info[o.p] = s.addToTransaction(
+        info[o.p] = await s.addToTransaction(
           `tx${o.p}`,
           partitions.map((partition) => ({ topic: 't', partition })),
           [],
@@ -146,7 +155,7 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
           records: o.records,
           transactional: true,
         });
-        const r = s.append([part('t', 0, [b])], NOW_MS)[0]!;
+        const r = (await s.append([part('t', 0, [b])], NOW_MS))[0]!;
         if (!ongoing[o.p]) {
           expect(r.errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
           break;
@@ -160,7 +169,7 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
       case 'end': {
         if (!ongoing[o.p]) break;
         markers(o.p);
-        const ended = s.endTransaction(`tx${o.p}`, o.commit, NOW_MS, o.bump);
+        const ended = await s.endTransaction(`tx${o.p}`, o.commit, NOW_MS, o.bump);
         settle(o.p, o.commit);
         ongoing[o.p] = false;
         if (o.bump) seq[o.p] = 0; // a new epoch starts its sequences at 0
@@ -172,13 +181,13 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
           markers(o.p);
           settle(o.p, false);
         }
-        info[o.p] = s.initTransaction(`tx${o.p}`, 60000, NOW_MS);
+        info[o.p] = await s.initTransaction(`tx${o.p}`, 60000, NOW_MS);
         ongoing[o.p] = false;
         seq[o.p] = 0;
         break;
       }
       case 'read': {
-        const r = s.read('t', 0, o.from, o.maxBytes, true, true);
+        const r = await s.read('t', 0, o.from, o.maxBytes, true, true);
         trace.push(r.errorCode, r.lastStableOffset, r.batches.length, r.abortedTransactions);
         for (const b of r.batches) {
           const h = readBatchHeader(b);
@@ -187,49 +196,88 @@ function run(s0: Storage, ops: readonly Op[], reopen: (s: Storage) => Storage) {
         break;
       }
       case 'deleteRecords': {
-        const r = s.deleteRecords('t', 0, o.upTo);
+        const r = await s.deleteRecords('t', 0, o.upTo);
         if (r.errorCode === ErrorCode.NONE) logStart = r.logStartOffset;
         break;
       }
       case 'reopen':
-        s = reopen(s);
+        s = await reopen(s);
         break;
     }
-    expect(s.offsets('t', 0)).toEqual({ logStartOffset: logStart, highWatermark: hw[0] });
-    expect(s.offsets('t', 1)!.highWatermark).toBe(hw[1]);
+    expect(await s.offsets('t', 0)).toEqual({ logStartOffset: logStart, highWatermark: hw[0] });
+    expect((await s.offsets('t', 1))!.highWatermark).toBe(hw[1]);
     const open = entries.filter((e) => e.status === 'open').map((e) => e.offset);
-    expect(s.lastStableOffset('t', 0)).toBe(Math.max(logStart, Math.min(hw[0]!, ...open)));
+    expect(await s.lastStableOffset('t', 0)).toBe(Math.max(logStart, Math.min(hw[0]!, ...open)));
   }
-  const lso = s.lastStableOffset('t', 0)!;
+  const lso = (await s.lastStableOffset('t', 0))!;
   const expected = entries
     .filter((e) => e.offset >= logStart && e.offset < lso && (e.status === 'plain' || e.status === 'committed'))
     .map((e) => e.offset);
-  const chunked = consumeCommitted(s, logStart, 150);
+  const chunked = await consumeCommitted(s, logStart, 150);
   expect(chunked.offsets).toEqual(expected);
-  expect(consumeCommitted(s, logStart, 1 << 30).offsets).toEqual(expected);
-  return { s, trace, delivered: chunked.offsets, lso, transactions: s.transactions() };
+  expect((await consumeCommitted(s, logStart, 1 << 30)).offsets).toEqual(expected);
+  return { s, trace, delivered: chunked.offsets, lso, transactions: await s.transactions() };
 }
 
-describe('transactions against a model, on both engines', () => {
-  it('deliver exactly the committed and plain records below the LSO, the same on memory and sqlite', () => {
-    fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
-        const mem = run(new MemoryStorage(), ops, (s) => s);
+type Run = Awaited<ReturnType<typeof run>>;
+
+/** Both runs answered alike: the same reads, deliveries, last stable offset and stored transactions. */
+function expectSame(got: Run, model: Run): void {
+  expect(got.trace).toEqual(model.trace);
+  expect(got.delivered).toEqual(model.delivered);
+  expect(got.lso).toBe(model.lso);
+  expect(got.transactions).toEqual(model.transactions);
+}
+
+const ops = fc.array(op, { minLength: 1, maxLength: 40 });
+
+describe('transactions against a model, on every engine', () => {
+  it('deliver exactly the committed and plain records below the LSO, the same on memory and sqlite', async () => {
+    await fc.assert(
+      fc.asyncProperty(ops, async (o) => {
+        const mem = await run(promised(new MemoryStorage()), o, async (s) => s);
         const path = join(dir, `m${++n}.db`);
-        const lite = run(new SqliteStorage(path), ops, (s) => {
-          s.close();
-          return new SqliteStorage(path);
+        const lite = await run(promised(new SqliteStorage(path)), o, async (s) => {
+          await s.close();
+          return promised(new SqliteStorage(path));
         });
         try {
-          expect(lite.trace).toEqual(mem.trace);
-          expect(lite.delivered).toEqual(mem.delivered);
-          expect(lite.lso).toBe(mem.lso);
-          expect(lite.transactions).toEqual(mem.transactions);
+          expectSame(lite, mem);
         } finally {
-          lite.s.close();
+          await lite.s.close();
         }
       }),
       { numRuns: 50 },
     );
+  });
+
+  describeWithTools('postgresql')('postgres', () => {
+    let server: PostgresServer;
+    beforeAll(async () => {
+      server = await postgresServer();
+    });
+    afterAll(() => server?.stop());
+
+    // Fewer runs: each one is a fresh database.
+    it('deliver exactly the committed and plain records below the LSO, the same on memory and postgres', async () => {
+      await fc.assert(
+        fc.asyncProperty(ops, async (o) => {
+          const mem = await run(promised(new MemoryStorage()), o, async (s) => s);
+          const url = await server.createDatabase('txn_model');
+          let pg: AsyncStorage = await PostgresStorage.open(url);
+          try {
+            const got = await run(pg, o, async (s) => {
+              await s.close();
+              return (pg = await PostgresStorage.open(url));
+            });
+            expectSame(got, mem);
+          } finally {
+            await pg.close();
+            await server.dropDatabase(url);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    });
   });
 });

@@ -28,6 +28,8 @@ export interface PostgresServer {
    * process's id and a counter so parallel workers and files never share one; returns its URL.
    */
   createDatabase(name: string): Promise<string>;
+  /** Drops one database this handle created (by its URL), closing its connections first. */
+  dropDatabase(url: string): Promise<void>;
   /** Drops the databases this handle created (the private server itself stops at process exit). */
   stop(): Promise<void>;
 }
@@ -215,6 +217,13 @@ export async function postgresServer(): Promise<PostgresServer> {
       });
       created.push(db);
       return `${baseUrl}/${db}`;
+    },
+    async dropDatabase(url) {
+      const db = url.slice(url.lastIndexOf('/') + 1);
+      const at = created.indexOf(db);
+      if (at < 0) throw new Error(`${db} was not created by this handle`);
+      created.splice(at, 1);
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
     },
     async stop() {
       const dbs = created.splice(0);

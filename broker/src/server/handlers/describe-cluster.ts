@@ -3,7 +3,8 @@
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages';
-import { advertisedEndpoint, type ApiHandler } from '../context';
+import { type ApiHandler } from '../context';
+import { controllerId, liveBrokers } from '../cluster-answers';
 import { clusterAuthorizedOperations, mayOnCluster } from './authz';
 
 const BROKERS_ENDPOINT_TYPE = 1;
@@ -14,7 +15,7 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
   maxVersion: 1,
   handle(ctx, req) {
     const { broker } = ctx;
-    const { nodeId, clusterId } = broker.identity;
+    const { clusterId } = broker.identity;
     if ((req.endpointType ?? BROKERS_ENDPOINT_TYPE) !== BROKERS_ENDPOINT_TYPE) {
       return {
         throttleTimeMs: 0,
@@ -32,8 +33,8 @@ export const describeClusterHandler: ApiHandler<DescribeClusterRequest, Describe
       errorMessage: null,
       endpointType: BROKERS_ENDPOINT_TYPE,
       clusterId,
-      controllerId: nodeId,
-      brokers: [{ brokerId: nodeId, ...advertisedEndpoint(ctx), rack: null }],
+      controllerId: controllerId(broker),
+      brokers: liveBrokers(ctx).map(({ nodeId, host, port, rack }) => ({ brokerId: nodeId, host, port, rack })),
       // KIP-430: the operations allowed on the cluster when asked for (0 without DESCRIBE), as
       // AuthHelper.computeDescribeClusterResponse; DescribeCluster itself needs no ACL.
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations

@@ -1,4 +1,5 @@
-// Metadata (key 3): v0-12. One broker, leader of every partition. Topic ids from v10; v0 asks for
+// Metadata (key 3): v0-12. The live brokers and each partition's leader (cluster-answers.ts; one
+// broker alone leads every partition). Topic ids from v10; v0 asks for
 // every topic with an empty list, v1+ with null. Unknown topics are created when
 // auto.create.topics.enable is on and the request allows it (v4+); internal names never are (see
 // topic-names.ts): Kafka's answer for a missing topic without auto-creation, flagged internal.
@@ -11,7 +12,8 @@ import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '.
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import { StorageError } from '../../storage/storage';
-import { advertisedEndpoint, type ApiHandler, type BrokerContext } from '../context';
+import { type ApiHandler, type BrokerContext } from '../context';
+import { controllerId, liveBrokers, partitionEntry } from '../cluster-answers';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
 import { catalogChanges } from '../keyed-serial';
 import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } from './authz';
@@ -21,19 +23,8 @@ import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 export function topicMetadata(broker: BrokerContext, t: TopicInfo): MetadataResponseTopic {
-  const nodeId = broker.identity.nodeId;
   const partitions = [];
-  for (let p = 0; p < t.partitionCount; p++) {
-    partitions.push({
-      errorCode: ErrorCode.NONE,
-      partitionIndex: p,
-      leaderId: nodeId,
-      leaderEpoch: 0,
-      replicaNodes: [nodeId],
-      isrNodes: [nodeId],
-      offlineReplicas: [],
-    });
-  }
+  for (let p = 0; p < t.partitionCount; p++) partitions.push(partitionEntry(broker, t.name, p));
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,
@@ -181,12 +172,11 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     let clusterOperations = AUTHORIZED_OPERATIONS_OMITTED;
     if (apiVersion >= 8 && apiVersion <= 10 && req.includeClusterAuthorizedOperations)
       clusterOperations = mayOnCluster(ctx, 'DESCRIBE') ? clusterAuthorizedOperations(ctx) : 0;
-    const { nodeId, clusterId } = broker.identity;
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId, ...advertisedEndpoint(ctx), rack: null }],
-      clusterId,
-      controllerId: nodeId,
+      brokers: liveBrokers(ctx),
+      clusterId: broker.identity.clusterId,
+      controllerId: controllerId(broker),
       topics,
       clusterAuthorizedOperations: clusterOperations,
     };

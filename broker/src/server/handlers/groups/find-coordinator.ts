@@ -1,5 +1,6 @@
-// FindCoordinator (key 10): v0-6. v4+ batches keys (KIP-699). This broker coordinates every group
-// (key type 0) and every transactional id (key type 1, src/transactions).
+// FindCoordinator (key 10): v0-6. v4+ batches keys (KIP-699). The broker placement names for the
+// group (key type 0) or transactional id (key type 1): this one alone, or one of several sharing a
+// postgres:// database (src/cluster), which takes the key's lease when the client comes.
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type {
@@ -7,7 +8,8 @@ import type {
   FindCoordinatorResponse,
   FindCoordinatorResponseCoordinator,
 } from '../../../protocol/messages';
-import { advertisedEndpoint, ApiHandler, RequestContext } from '../../context';
+import { ApiHandler, RequestContext } from '../../context';
+import { coordinatorEndpoint } from '../../cluster-answers';
 import { may } from '../authz';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
@@ -33,8 +35,7 @@ function lookup(ctx: RequestContext, key: string, keyType: number): Required<Fin
   if (closed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the broker is shutting down');
   return {
     key,
-    nodeId: broker.identity.nodeId,
-    ...advertisedEndpoint(ctx),
+    ...coordinatorEndpoint(ctx, keyType === CoordinatorType.GROUP ? 'group' : 'transaction')(key),
     errorCode: ErrorCode.NONE,
     errorMessage: null,
   };

@@ -1,0 +1,52 @@
+// Which Cluster a broker is part of (src/cluster): a postgres:// database is shared by every broker
+// pointed at it (PostgresCluster: leases, placement, LISTEN); sqlite:// and memory:// have one
+// broker (SingleNode). Appends by other brokers reach this broker's fetch waiters by NOTIFY.
+import type { Cluster, NamedEndpoint } from '../cluster/cluster';
+import { PostgresCluster } from '../cluster/postgres-cluster';
+import { SingleNode } from '../cluster/single-node';
+import type { Logger } from '../logger';
+import { APPEND_CHANNEL, parseAppendNotice } from '../storage/postgres/log-writes';
+import { postgresPoolConfig } from '../storage/postgres/url';
+import type { BrokerConfig } from './config';
+import { FetchWaiters, partitionKey } from './fetch-waiters';
+import type { ResolvedListener } from './listeners';
+
+export interface ClusterSetup {
+  /** cluster.nodeId is this broker's node id (postgres://: its own, not the database's stored one). */
+  cluster: Cluster;
+  /** Registers the broker with its advertised addresses, once its listeners are bound. */
+  join(listeners: readonly ResolvedListener[]): Promise<void>;
+}
+
+/** `storedNodeId`: the storage's identity, the one broker's id on sqlite:// and memory://. */
+export async function openCluster(
+  config: BrokerConfig,
+  logger: Logger,
+  fetchWaiters: FetchWaiters,
+  storedNodeId: number,
+): Promise<ClusterSetup> {
+  const target = config.storageUrl;
+  if (target.kind !== 'postgres') {
+    // Its own address is always answered from the request's listener (cluster-answers.ts).
+    return { cluster: new SingleNode(storedNodeId, []), join: () => Promise.resolve() };
+  }
+  const cluster = await PostgresCluster.open({
+    connection: postgresPoolConfig(target.connectionString).config,
+    nodeId: config.nodeId,
+    nodeIdFile: config.nodeIdFile,
+    heartbeatMs: config.brokerHeartbeatMs,
+    leaseMs: config.brokerLeaseMs,
+    logger,
+  });
+  cluster.listen(APPEND_CHANNEL, (payload) => {
+    const notice = parseAppendNotice(payload);
+    if (notice) fetchWaiters.notify(partitionKey(notice.topic, notice.partition));
+  });
+  // Appends announced while the LISTEN connection was away are lost: every waiter looks again.
+  cluster.onListenReconnect(() => fetchWaiters.wakeAll());
+  return { cluster, join: (listeners) => cluster.join(endpoints(listeners)) };
+}
+
+function endpoints(listeners: readonly ResolvedListener[]): NamedEndpoint[] {
+  return listeners.map((l) => ({ name: l.name, host: l.advertised.host, port: l.advertised.port }));
+}

@@ -1,0 +1,160 @@
+// Three brokers on one PostgreSQL database (issue 18): clients bootstrap from any of them and
+// produce through one, consume through another; a consumer group whose members reach different
+// brokers rebalances and commits. Each broker is a `minnow serve` child process.
+import * as path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { describeWithTools } from '../support/external-tools';
+import { consumeValues, lastJson, run, tempDir } from '../integration/helpers';
+import { ChildCluster, startChildCluster } from './child-cluster';
+import { createTestDatabase, describeWithPostgres, TestDatabase } from './test-database';
+
+const PYTHON = '/usr/bin/python3'; // Debian's, with python3-confluent-kafka
+const kafka = (brokers: string[], clientId: string) =>
+  new Kafka({
+    clientId,
+    brokers,
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 100, retries: 20, maxRetryTime: 1000 },
+  });
+
+describeWithPostgres('three brokers on one database', () => {
+  const tmp = tempDir('minnow-cluster-');
+  let db: TestDatabase;
+  let cluster: ChildCluster;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cluster_three');
+    cluster = await startChildCluster(db.url, tmp.dir);
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await db?.drop();
+    tmp.cleanup();
+  }, 60_000);
+
+  async function createTopic(name: string, numPartitions: number): Promise<void> {
+    const admin = kafka([cluster.address(0)], 'admin').admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: name, numPartitions }], waitForLeaders: true });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  it('every broker answers Metadata with the three brokers and the same leaders', async () => {
+    await createTopic('spread', 6);
+    const views = [];
+    for (let i = 0; i < 3; i++) {
+      const admin = kafka([cluster.address(i)], `meta-${i}`).admin();
+      await admin.connect();
+      const [meta] = (await admin.fetchTopicMetadata({ topics: ['spread'] })).topics;
+      const { brokers } = await admin.describeCluster();
+      await admin.disconnect();
+      views.push({
+        brokers: brokers.map((b) => `${b.nodeId}@${b.host}:${b.port}`).sort(),
+        leaders: meta!.partitions.sort((a, b) => a.partitionId - b.partitionId).map((p) => p.leader),
+      });
+    }
+    expect(views[0]!.brokers).toEqual([1, 2, 3].map((id) => `${id}@${cluster.address(id - 1)}`).sort());
+    expect(views[1]).toEqual(views[0]);
+    expect(views[2]).toEqual(views[0]);
+    // Six partitions spread over the three brokers.
+    expect(new Set(views[0]!.leaders)).toEqual(new Set([1, 2, 3]));
+  }, 60_000);
+
+  describeWithTools('kcat')('kcat', () => {
+    it('produces through broker 1 and consumes through broker 3', async () => {
+      await createTopic('kc', 3);
+      const lines = Array.from({ length: 30 }, (_, i) => `kcat ${i}`);
+      for (let p = 0; p < 3; p++) {
+        const r = await run('kcat', ['-b', cluster.address(0), '-P', '-t', 'kc', '-p', String(p)], {
+          input: lines.filter((_, i) => i % 3 === p).join('\n') + '\n',
+        });
+        expect(r.code).toBe(0);
+      }
+      const r = await run('kcat', ['-b', cluster.address(2), '-C', '-t', 'kc', '-o', 'beginning', '-c', '30', '-e'], {
+        timeoutMs: 30_000,
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim().split('\n').sort()).toEqual([...lines].sort());
+    }, 60_000);
+  });
+
+  it('kafkajs produces through broker 2 and consumes through broker 3', async () => {
+    await createTopic('kjs', 6);
+    const producer = kafka([cluster.address(1)], 'kjs-producer').producer({ idempotent: true });
+    await producer.connect();
+    const values = Array.from({ length: 60 }, (_, i) => `kafkajs ${i}`);
+    await producer.send({ topic: 'kjs', acks: -1, messages: values.map((value) => ({ value })) });
+    await producer.disconnect();
+    const consumer = kafka([cluster.address(2)], 'kjs-consumer').consumer({ groupId: 'kjs-reader' });
+    await consumer.connect();
+    expect((await consumeValues(consumer, 'kjs', 60, 30_000)).sort()).toEqual([...values].sort());
+  }, 60_000);
+
+  describeWithTools('python3-kafka')('confluent-kafka', () => {
+    it('produces through broker 3 and consumes through broker 1', async () => {
+      await createTopic('ck', 3);
+      const r = await run(
+        PYTHON,
+        [path.join(__dirname, 'python', 'ck_two_brokers.py'), cluster.address(2), cluster.address(0), 'ck', '3', '30'],
+        { timeoutMs: 90_000 },
+      );
+      const out = lastJson('ck_two_brokers.py', r);
+      expect(out.errors).toEqual([]);
+      expect(out.unflushed).toBe(0);
+      expect([...out.values].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `ck ${i}`).sort());
+    }, 120_000);
+  });
+
+  it('a group with members on different brokers rebalances and commits', async () => {
+    await createTopic('grp', 6);
+    const producer = kafka([cluster.address(0)], 'grp-producer').producer();
+    await producer.connect();
+    await producer.send({
+      topic: 'grp',
+      messages: Array.from({ length: 60 }, (_, i) => ({ value: `g${i}`, partition: i % 6 })),
+    });
+    await producer.disconnect();
+    const seen = new Set<string>();
+    const assigned = new Map<string, number>();
+    const members = [0, 1].map((i) =>
+      kafka([cluster.address(i)], `member-${i}`).consumer({
+        groupId: 'spread-group',
+        sessionTimeout: 10_000,
+        heartbeatInterval: 500,
+      }),
+    );
+    for (const [i, m] of members.entries()) {
+      m.on(m.events.GROUP_JOIN, (e) => {
+        assigned.set(`m${i}`, Object.values(e.payload.memberAssignment).flat().length);
+      });
+      await m.connect();
+      await m.subscribe({ topic: 'grp', fromBeginning: true });
+      void m.run({
+        autoCommitInterval: 100,
+        eachMessage: async ({ message }) => {
+          seen.add(String(message.value));
+        },
+      });
+    }
+    try {
+      // Both members hold partitions (the second join rebalanced the first) and all were read.
+      for (let i = 0; i < 300 && !(seen.size === 60 && assigned.get('m0') && assigned.get('m1')); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(seen.size).toBe(60);
+      expect(assigned.get('m0')! + assigned.get('m1')!).toBe(6);
+      expect(assigned.get('m0')).toBeGreaterThan(0);
+      expect(assigned.get('m1')).toBeGreaterThan(0);
+    } finally {
+      for (const m of members) await m.disconnect();
+    }
+    // The commits are in the database: any broker reports them.
+    const admin = kafka([cluster.address(2)], 'grp-admin').admin();
+    await admin.connect();
+    const [offsets] = await admin.fetchOffsets({ groupId: 'spread-group', topics: ['grp'] });
+    await admin.disconnect();
+    expect(offsets!.partitions.map((p) => Number(p.offset)).reduce((a, b) => a + b, 0)).toBe(60);
+  }, 90_000);
+});
