@@ -30,7 +30,7 @@ export interface PostgresConfig {
 }
 
 export const DEFAULT_BROKERS = 2;
-/** Each broker holds an Elastic IP: the default quota is 5 per region. */
+/** Each broker holds an Elastic IP: beyond the default quota of 5 per region, ask AWS for more. */
 export const MAX_BROKERS = 9;
 export const DEFAULT_DB_INSTANCE_TYPE = 'db.t4g.micro';
 export const DEFAULT_DB_STORAGE_GIB = 20;

@@ -69,3 +69,13 @@ export function coordinatorEndpoint(
 export function placedHere(broker: BrokerContext, kind: CoordinatorKind, key: string): boolean {
   return clusterOf(broker).coordinatorOf(kind, key).nodeId === broker.identity.nodeId;
 }
+
+/**
+ * NONE when this broker may act now as the coordinator of the group or transactional id (it holds
+ * the key's lease, src/cluster); else the error to answer: NOT_COORDINATOR (FindCoordinator names
+ * another broker), COORDINATOR_LOAD_IN_PROGRESS (the previous owner's lease runs out first) or
+ * COORDINATOR_NOT_AVAILABLE (the database is out of reach). One broker alone: always NONE.
+ */
+export function coordinatorGate(ctx: RequestContext, kind: CoordinatorKind, key: string): Promise<number> {
+  return clusterOf(ctx.broker).checkCoordinator(kind, key);
+}

@@ -103,4 +103,33 @@ describe('cluster answers', () => {
     const v0 = await conn.send(ApiKey.FindCoordinator, 0, { key: 'there-txn' });
     expect(v0).toMatchObject({ errorCode: 0, nodeId: self + 1, host: 'b2.example' });
   });
+
+  it('group requests for a group placed elsewhere get NOT_COORDINATOR; ours are served', async () => {
+    const member = { generationId: 1, memberId: 'm', groupInstanceId: null };
+    const join = (groupId: string) =>
+      conn.send(ApiKey.JoinGroup, 5, {
+        groupId,
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        memberId: '',
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      });
+    expect((await join('there-g')).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await join('here-g')).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+    const sync = await conn.send(ApiKey.SyncGroup, 3, { groupId: 'there-g', ...member, assignments: [] });
+    expect(sync.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect((await conn.send(ApiKey.Heartbeat, 3, { groupId: 'there-g', ...member })).errorCode).toBe(
+      ErrorCode.NOT_COORDINATOR,
+    );
+    expect((await conn.send(ApiKey.Heartbeat, 3, { groupId: 'here-g', ...member })).errorCode).toBe(
+      ErrorCode.UNKNOWN_MEMBER_ID,
+    );
+    const leave = await conn.send(ApiKey.LeaveGroup, 3, {
+      groupId: 'there-g',
+      members: [{ memberId: 'm', groupInstanceId: null }],
+    });
+    expect(leave.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+  });
 });

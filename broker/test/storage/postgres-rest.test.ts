@@ -1,7 +1,9 @@
-// postgres:// against a real PostgreSQL (support/postgres-server.ts): the transactions, compaction,
-// ACL, client quota and SCRAM parts of the storage contract, and what several brokers on one
-// database add to them: markers and the last stable offset seen by another broker, two cleaners
-// on one partition, a security change seen by another broker, backup refused.
+// postgres:// against a real PostgreSQL (support/postgres-server.ts): what several brokers on one
+// database add to the transactions, compaction and security parts of the storage contract
+// (postgres.test.ts runs the contract itself): markers and the last stable offset seen by another
+// broker, two brokers ending one transaction, two cleaners on one partition, a broker config
+// change seen by another broker; and backup refused.
+import { Client } from 'pg';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { PartitionAppend } from '../../src/storage/storage';
@@ -10,13 +12,7 @@ import { StorageError } from '../../src/storage/storage';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
-import { aclsContract } from './contract-acls';
-import { compactionContract } from './contract-compaction';
-import { clientQuotasContract } from './contract-quotas';
-import { scramContract } from './contract-scram';
-import { transactionsContract } from './contract-transactions';
 import { batch, NOW_MS, part } from './fixtures';
-import type { ContractContext } from './fixtures';
 
 jest.setTimeout(60_000);
 
@@ -55,20 +51,6 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
   });
   afterEach(async () => {
     for (const x of open.splice(0)) await x.close();
-  });
-
-  describe('storage contract', () => {
-    const ctx: ContractContext = {
-      get s() {
-        return s;
-      },
-      reopen: undefined,
-    };
-    transactionsContract(ctx);
-    compactionContract(ctx);
-    aclsContract(ctx);
-    clientQuotasContract(ctx);
-    scramContract(ctx);
   });
 
   describe('several brokers on one database', () => {
@@ -142,6 +124,36 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
       });
       const keys = batches.flatMap((d) => decodeKeyed(d).map((r) => r.key));
       expect(keys.length).toBe(7);
+    });
+
+    it('leaves a partition alone while another broker holds its cleaner lock, and cleans it after', async () => {
+      await s.createTopic('c', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01' });
+      for (let i = 0; i < 10; i++) await s.append([part('c', 0, [keyed('k', `v${i}`)])], NOW_MS);
+      await s.append([part('c', 0, [keyed('head', 'h')])], NOW_MS);
+      const id = (await s.db.query<{ id: number }>('SELECT id FROM partition'))[0]!.id;
+      const steps = async (nowMs: number) => {
+        let passes = 0;
+        for (let i = 0; i < 100; i++) {
+          const r = await s.compactStep(nowMs);
+          if (r.passDone) passes++;
+          if (!r.working) return passes;
+        }
+        throw new Error('compaction did not go idle');
+      };
+      const holder = new Client({ connectionString: url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock($1, $2)', [0x636c6e, id]); // postgres/cleaner.ts' key
+        expect(await steps(NOW_MS)).toBe(0);
+        expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(11);
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      expect(await steps(NOW_MS + 999)).toBe(0); // left alone for a second
+      expect(await steps(NOW_MS + 1000)).toBe(1);
+      expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(2);
     });
 
     it('another broker sees a broker config change within a second', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { openStorage } from '../../src/storage/open-storage';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
+import { postgresPoolConfig } from '../../src/storage/postgres/url';
 import { parseStorageUrl, storageUrlFrom } from '../../src/storage/storage-url';
 
 describe('parseStorageUrl', () => {
@@ -29,6 +30,12 @@ describe('parseStorageUrl', () => {
     );
     expect(JSON.stringify(target)).not.toContain('s3cret');
     expect(parseStorageUrl('postgresql://minnow@db/m')).toEqual({ kind: 'postgres', url: 'postgresql://minnow@db/m' });
+    expect(postgresPoolConfig('postgres://u:p@db/m?pool_max=3&statement_timeout_ms=500&sslmode=require')).toEqual({
+      config: { connectionString: 'postgres://u:p@db/m?sslmode=require' },
+      redacted: 'postgres://u:***@db/m?pool_max=3&statement_timeout_ms=500&sslmode=require',
+      options: { max: 3, statementTimeoutMs: 500 },
+    });
+    expect(() => parseStorageUrl('postgres://u@db/m?pool_max=0')).toThrow(/pool_max=0 must be a positive integer/);
   });
   it.each([
     ['foo:', /unknown storage url "foo:", expected sqlite:\/\/PATH .* or memory:\/\//],

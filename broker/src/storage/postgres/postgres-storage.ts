@@ -73,8 +73,8 @@ export class PostgresStorage implements AsyncStorage {
 
   /** Connects, applies pending migrations (refusing a newer schema) and returns the engine. */
   static async open(url: string, opts: PostgresStorageOptions = {}): Promise<PostgresStorage> {
-    const { config, redacted } = postgresPoolConfig(url);
-    const db = new Db(config, opts);
+    const { config, redacted, options } = postgresPoolConfig(url);
+    const db = new Db(config, { ...opts, ...options }); // the URL's options win, as sqlite's ?synchronous=
     try {
       await migrate(db, Date.now());
     } catch (err) {

@@ -1,28 +1,19 @@
 // Transactions on PostgreSQL (KIP-98, docs/transactions.md): the coordinator's state per
 // transactional id (txn, txn_partition, txn_group, txn_offset), each call one PostgreSQL
 // transaction, as sqlite's transactions.ts. Every call on an id first takes a transaction-level
-// advisory lock on it: two brokers acting on one id (a coordinator moving) take turns, and a new
-// id is inserted once. endTransaction writes every marker, the state and the group offsets in one
+// advisory lock on it and reads its row FOR UPDATE: two brokers acting on one id (a coordinator
+// moving) take turns, and a new id is inserted once; InitProducerId's common case is a single
+// UPDATE (bumpEpoch), ordered with the others by the row lock. endTransaction writes every marker, the state and the group offsets in one
 // transaction, locking the partitions in id order as appends do (log-writes.ts), so markers and
 // appends cannot deadlock and the markers' NOTIFY reaches the other brokers at commit. The
 // transactional checks of append are append.ts' (one statement per append for every producer).
-import { controlBatch } from '../control-batch';
-import type { BatchRow } from '../append-plan';
 import { StorageError } from '../storage';
 import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
 import { MAX_PRODUCER_EPOCH } from '../log-rules';
-import { isLogAppendTime } from '../topic-config';
-import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
+import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Db, Queryable } from './db';
-import {
-  insertBatchRows,
-  loadProducerStates,
-  lockPartitions,
-  saveProducerStates,
-  setHighWatermarks,
-  stateKey,
-} from './log-writes';
-import type { LockedPartition } from './log-writes';
+import { lockPartitions } from './log-writes';
+import { writeMarkers } from './txn-markers';
 
 type TxnRow = Omit<TransactionInfo, 'partitions' | 'groups'>;
 
@@ -237,7 +228,7 @@ export class PgTransactions {
       [t.transactionalId],
     );
     const locked = [...(await lockPartitions(q, marked)).values()];
-    if (locked.length > 0) await this.writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
+    if (locked.length > 0) await writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
     if (commit)
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
@@ -260,57 +251,6 @@ export class PgTransactions {
     return marked
       .filter((m) => lockedKeys.has(`${m.topic}\0${m.partition}`))
       .map(({ topic, partition }) => ({ topic, partition }));
-  }
-
-  /** One marker per locked partition at its high watermark, with the producer's and open txns' rows. */
-  private async writeMarkers(
-    q: Queryable,
-    locked: LockedPartition[],
-    marked: readonly (TxnPartition & { logAppendTime: string | null })[],
-    producerId: number,
-    epoch: number,
-    commit: boolean,
-    nowMs: number,
-  ): Promise<void> {
-    const appendTime = new Map(marked.map((m) => [`${m.topic}\0${m.partition}`, m.logAppendTime]));
-    const rows: { partitionId: number; row: BatchRow }[] = [];
-    for (const p of locked) {
-      const type = appendTime.get(`${p.topic}\0${p.partition}`);
-      const logAppendTime = isLogAppendTime(type ? { 'message.timestamp.type': type } : {});
-      rows.push({
-        partitionId: p.id,
-        row: controlBatch(producerId, epoch, commit, p.highWatermark, nowMs, logAppendTime),
-      });
-      p.highWatermark += 1;
-    }
-    await insertBatchRows(q, rows);
-    // A marker with a newer epoch (a fencing abort) moves the producer there (txn-rules.ts).
-    const pairs = locked.map((p) => ({ partitionId: p.id, producerId }));
-    const states = await loadProducerStates(q, pairs);
-    const changed = [];
-    for (const { partitionId } of pairs) {
-      const state = stateAfterMarker(states.get(stateKey(partitionId, producerId)), epoch);
-      if (state) changed.push({ partitionId, producerId, state });
-    }
-    await saveProducerStates(q, changed);
-    const ended = await q.query<{ partition_id: number; first_offset: number }>(
-      'DELETE FROM open_txn WHERE partition_id = ANY($1::bigint[]) AND producer_id = $2 RETURNING partition_id, first_offset',
-      [locked.map((p) => p.id), producerId],
-    );
-    if (!commit && ended.length > 0) {
-      const markerOffset = new Map(locked.map((p) => [p.id, p.highWatermark - 1]));
-      await q.query(
-        `INSERT INTO aborted_txn (partition_id, producer_id, first_offset, last_offset)
-         SELECT pa, $2, f, l FROM unnest($1::bigint[], $3::bigint[], $4::bigint[]) AS u(pa, f, l)`,
-        [
-          ended.map((e) => e.partition_id),
-          producerId,
-          ended.map((e) => e.first_offset),
-          ended.map((e) => markerOffset.get(e.partition_id)!),
-        ],
-      );
-    }
-    await setHighWatermarks(q, locked); // and NOTIFY: readers elsewhere see the new LSO at commit
   }
 
   /** The id's row; inside a transaction also row-locked, so bumpEpoch waits for the transaction. */

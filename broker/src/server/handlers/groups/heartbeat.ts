@@ -5,15 +5,18 @@ import type { HeartbeatRequest, HeartbeatResponse } from '../../../protocol/mess
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 export const heartbeatHandler: ApiHandler<HeartbeatRequest, HeartbeatResponse> = {
   apiKey: ApiKey.Heartbeat,
   minVersion: 0,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     // KafkaApis: READ on the group.
     if (!may(ctx, 'READ', 'GROUP', req.groupId))
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    if (notHere !== ErrorCode.NONE) return { throttleTimeMs: 0, errorCode: notHere };
     const errorCode = ctx.broker.groups.heartbeat({
       groupId: req.groupId,
       generationId: req.generationId,

@@ -8,6 +8,8 @@ import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { may } from '../authz';
 import { clientHostOf } from './client-host';
+import { coordinatorGate } from '../../cluster-answers';
+import { joinError } from '../../../groups/group';
 
 export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> = {
   apiKey: ApiKey.JoinGroup,
@@ -29,19 +31,23 @@ export const joinGroupHandler: ApiHandler<JoinGroupRequest, JoinGroupResponse> =
         members: [],
       };
     }
-    const r = await ctx.broker.groups.joinGroup({
-      groupId: req.groupId,
-      memberId: req.memberId,
-      groupInstanceId: v >= 5 ? (req.groupInstanceId ?? null) : null,
-      requireKnownMemberId: v >= 4,
-      clientId: ctx.clientId ?? '',
-      clientHost: clientHostOf(ctx),
-      sessionTimeoutMs: req.sessionTimeoutMs,
-      rebalanceTimeoutMs: v >= 1 ? (req.rebalanceTimeoutMs ?? req.sessionTimeoutMs) : req.sessionTimeoutMs,
-      protocolType: req.protocolType,
-      protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
-      reason: v >= 8 ? (req.reason ?? null) : null,
-    });
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    const r =
+      notHere !== ErrorCode.NONE
+        ? joinError(notHere, req.memberId)
+        : await ctx.broker.groups.joinGroup({
+            groupId: req.groupId,
+            memberId: req.memberId,
+            groupInstanceId: v >= 5 ? (req.groupInstanceId ?? null) : null,
+            requireKnownMemberId: v >= 4,
+            clientId: ctx.clientId ?? '',
+            clientHost: clientHostOf(ctx),
+            sessionTimeoutMs: req.sessionTimeoutMs,
+            rebalanceTimeoutMs: v >= 1 ? (req.rebalanceTimeoutMs ?? req.sessionTimeoutMs) : req.sessionTimeoutMs,
+            protocolType: req.protocolType,
+            protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+            reason: v >= 8 ? (req.reason ?? null) : null,
+          });
     return {
       throttleTimeMs: 0,
       errorCode: r.errorCode,

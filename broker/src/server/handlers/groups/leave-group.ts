@@ -5,16 +5,19 @@ import { ErrorCode } from '../../../protocol/error-codes';
 import type { LeaveGroupRequest, LeaveGroupResponse } from '../../../protocol/messages';
 import type { ApiHandler } from '../../context';
 import { may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 export const leaveGroupHandler: ApiHandler<LeaveGroupRequest, LeaveGroupResponse> = {
   apiKey: ApiKey.LeaveGroup,
   minVersion: 0,
   maxVersion: 5,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const v = ctx.apiVersion;
     // KafkaApis.handleLeaveGroupRequest: READ on the group.
     if (!may(ctx, 'READ', 'GROUP', req.groupId))
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    if (notHere !== ErrorCode.NONE) return { throttleTimeMs: 0, errorCode: notHere, members: [] };
     const leaving =
       v >= 3
         ? (req.members ?? []).map((m) => ({

@@ -5,6 +5,8 @@ import type { SyncGroupRequest, SyncGroupResponse } from '../../../protocol/mess
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
+import { syncError } from '../../../groups/group';
 
 export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> = {
   apiKey: ApiKey.SyncGroup,
@@ -22,15 +24,19 @@ export const syncGroupHandler: ApiHandler<SyncGroupRequest, SyncGroupResponse> =
         assignment: Buffer.alloc(0),
       };
     }
-    const r = await ctx.broker.groups.syncGroup({
-      groupId: req.groupId,
-      generationId: req.generationId,
-      memberId: req.memberId,
-      groupInstanceId: v >= 3 ? (req.groupInstanceId ?? null) : null,
-      protocolType: v >= 5 ? (req.protocolType ?? null) : null,
-      protocolName: v >= 5 ? (req.protocolName ?? null) : null,
-      assignments: req.assignments,
-    });
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    const r =
+      notHere !== ErrorCode.NONE
+        ? syncError(notHere)
+        : await ctx.broker.groups.syncGroup({
+            groupId: req.groupId,
+            generationId: req.generationId,
+            memberId: req.memberId,
+            groupInstanceId: v >= 3 ? (req.groupInstanceId ?? null) : null,
+            protocolType: v >= 5 ? (req.protocolType ?? null) : null,
+            protocolName: v >= 5 ? (req.protocolName ?? null) : null,
+            assignments: req.assignments,
+          });
     return {
       throttleTimeMs: 0,
       errorCode: r.errorCode,
