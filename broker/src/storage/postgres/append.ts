@@ -2,8 +2,8 @@
 // The partitions appended to are locked in id order (lockPartitions), so two brokers appending to
 // one partition serialize on its row and never hand out an offset twice; the shared planAppend
 // decides from the locked high watermarks and producer states; then one multi-row INSERT, the
-// producer states, the open transactions and the high watermarks (with their NOTIFY), and COMMIT
-// before anyone is answered.
+// producer states, the open transactions and the high watermarks, and COMMIT before anyone is
+// answered; the NOTIFY to the other brokers goes after the commit (log-writes.ts says why).
 import { ErrorCode } from '../../protocol/error-codes';
 import { isTransactional } from '../../protocol/record-batch';
 import { planAppend } from '../append-plan';

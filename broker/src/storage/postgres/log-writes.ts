@@ -178,35 +178,53 @@ function insertRowsSql(values: unknown[], rows: readonly RowInsert[]): string {
 }
 
 /**
- * Stores the partitions' new high watermarks and NOTIFYs them in one statement; the notices are
- * delivered when (and only if) the transaction commits.
+ * Stores the partitions' new high watermarks; NOTIFYs them once the transaction has committed
+ * (notifyAppended).
  */
 export async function setHighWatermarks(q: Queryable, parts: readonly LockedPartition[]): Promise<void> {
   if (parts.length === 0) return;
   const values: unknown[] = [];
-  await q.query(`WITH ${highWatermarkCtes(values, parts)} SELECT 1`, values);
+  await q.query(`WITH ${highWatermarkCte(values, parts)} SELECT 1`, values);
+  await notifyAppended(q, parts);
 }
 
-/** Two CTEs (hw_update, hw_notify): the UPDATE of the partitions and their NOTIFYs. */
-function highWatermarkCtes(values: unknown[], parts: readonly LockedPartition[]): string {
+/** A CTE (hw_update): the UPDATE of the partitions' high watermarks. */
+function highWatermarkCte(values: unknown[], parts: readonly LockedPartition[]): string {
   const at = values.length;
   values.push(
     parts.map((p) => p.id),
     parts.map((p) => p.highWatermark),
-    parts.map((p) =>
-      JSON.stringify({ topic: p.topic, topicId: p.topicId, partition: p.partition, highWatermark: p.highWatermark }),
-    ),
   );
   return `hw_update AS (
        UPDATE partition p SET high_watermark = v.hw FROM unnest($${at + 1}::bigint[], $${at + 2}::bigint[]) AS v(id, hw)
        WHERE p.id = v.id
-     ), hw_notify AS (SELECT pg_notify('${APPEND_CHANNEL}', x) FROM unnest($${at + 3}::text[]) AS x)`;
+     )`;
+}
+
+/**
+ * Tells the other brokers (LISTEN minnow_append) about the partitions' new high watermarks: after
+ * the commit, in a statement of its own, when `q` is a transaction. Not inside it: a transaction
+ * that NOTIFYs takes a database-wide lock held until its commit is flushed, so every appending
+ * transaction of every broker would commit one after the other (measured: half the appends per
+ * second with 8 sessions). A notice lost to a crash right after the commit costs the waiting
+ * fetches at most their max wait (docs/postgres.md).
+ */
+export async function notifyAppended(q: Queryable, parts: readonly LockedPartition[]): Promise<void> {
+  if (parts.length === 0) return;
+  const notices = parts.map((p) =>
+    JSON.stringify({ topic: p.topic, topicId: p.topicId, partition: p.partition, highWatermark: p.highWatermark }),
+  );
+  const send = (db: Queryable) =>
+    db.query(`SELECT pg_notify('${APPEND_CHANNEL}', x) FROM unnest($1::text[]) AS x`, [notices]);
+  if (q.afterCommit) q.afterCommit(send);
+  else await send(q);
 }
 
 /**
  * Everything an append writes after planning, in ONE statement (data-modifying CTEs; a round trip
  * each would double an append's latency): the batch rows (beyond INSERT_CHUNK rows, the rest go
- * first in their own INSERTs), producer states, open transactions, high watermarks and NOTIFYs.
+ * first in their own INSERTs), producer states, open transactions and high watermarks; the NOTIFYs
+ * after the commit.
  */
 export async function writeAppend(
   q: Queryable,
@@ -233,11 +251,9 @@ export async function writeAppend(
     ctes.push(`open_insert AS (INSERT INTO open_txn (partition_id, producer_id, first_offset)
        SELECT * FROM unnest($${at + 1}::bigint[], $${at + 2}::bigint[], $${at + 3}::bigint[]) ON CONFLICT DO NOTHING)`);
   }
-  if (w.partitions.length > 0) ctes.push(highWatermarkCtes(values, w.partitions));
-  if (ctes.length === 0) return;
-  // hw_notify is a plain SELECT: it runs only if referenced.
-  const tail = w.partitions.length > 0 ? 'SELECT count(*) FROM hw_notify' : 'SELECT 1';
-  await q.query(`WITH ${ctes.join(', ')} ${tail}`, values);
+  if (w.partitions.length > 0) ctes.push(highWatermarkCte(values, w.partitions));
+  if (ctes.length > 0) await q.query(`WITH ${ctes.join(', ')} SELECT 1`, values);
+  await notifyAppended(q, w.partitions);
 }
 
 /** "$k+1, $k+2, ..., $k+n" */
