@@ -195,3 +195,31 @@ describeWithTools('postgresql')('postgres engine: losing connections', () => {
     }
   });
 });
+
+describeWithTools('postgresql')('postgres engine: a broker that vanishes mid-transaction', () => {
+  it('loses its row locks after idle_in_transaction_session_timeout, so the other brokers append again', async () => {
+    const dbUrl = await server.createDatabase('pgcore_idle');
+    const a = await PostgresStorage.open(dbUrl);
+    const stuck = new Db({ connectionString: dbUrl }, { idleInTransactionTimeoutMs: 300 });
+    try {
+      await a.createTopic('t', 1, {});
+      // A "broker" that locked the partition as an append does, then never said another word.
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      const gone = stuck
+        .tx(async (q) => {
+          await q.query('SELECT id FROM partition FOR UPDATE');
+          locked();
+          await new Promise((r) => setTimeout(r, 3000));
+        })
+        .catch((e: unknown) => e);
+      await lockTaken;
+      expect((await a.append([part('t', 0, [batch()])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      expect(await gone).toBeInstanceOf(StorageError); // its session was ended: nothing of it commits
+    } finally {
+      await a.close();
+      await stuck.close();
+      await server.dropDatabase(dbUrl);
+    }
+  });
+});

@@ -23,6 +23,8 @@ export interface DbOptions {
   /** statement_timeout: a stuck query fails its request instead of holding a connection. */
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /** idle_in_transaction_session_timeout (default 10 s, the brokers' lease). */
+  idleInTransactionTimeoutMs?: number;
   /** Where pool errors (an idle connection lost) are reported; default: nowhere, the next query retries. */
   onError?: (err: Error) => void;
 }
@@ -49,6 +51,11 @@ export class Db implements Queryable {
       connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // A broker that vanishes mid-transaction (host lost, not a clean socket close) would keep its
+      // partitions' row locks, stalling every other broker's appends to them: PostgreSQL ends such a
+      // session after this long idle inside a transaction (ours never wait between statements).
+      idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 10_000,
       application_name: config.application_name ?? 'minnow',
       types: typeParsers,
     });
