@@ -3,13 +3,26 @@
 // answers a retriable KAFKA_STORAGE_ERROR rather than crashing, and the pool reconnects after a
 // PostgreSQL restart (broken clients are discarded, not returned to the pool).
 import { Pool } from 'pg';
-import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import type { PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import { StorageError } from '../storage';
 
+/**
+ * A statement prepared once per connection under its name (then executed with a cached plan):
+ * for the hot, fixed-text queries (fetch, lookups, append's lock). Never for text built per call.
+ */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+export function prepared(name: string, text: string): Prepared {
+  return { name: `minnow_${name}`, text };
+}
+
 /** One query runner: the pool (autocommit) or a transaction's client. */
 export interface Queryable {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]>;
   /**
    * Inside Db.tx only: `fn` runs (on the pool, not awaited) once the transaction has committed;
    * never if it rolls back. For work that must not hold the transaction open, e.g. NOTIFY.
@@ -64,9 +77,9 @@ export class Db implements Queryable {
     this.pool.on('error', (err) => this.onError?.(err));
   }
 
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+  async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(text, values)).rows;
+      return (await this.pool.query<R>(config(text, values))).rows;
     } catch (err) {
       throw asStorageError(err);
     }
@@ -85,8 +98,8 @@ export class Db implements Queryable {
     }
     const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
-      query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-        (await client.query<R>(text, values)).rows,
+      query: async <R extends QueryResultRow>(text: string | Prepared, values?: unknown[]) =>
+        (await client.query<R>(config(text, values))).rows,
       afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
@@ -116,6 +129,10 @@ export class Db implements Queryable {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+function config(text: string | Prepared, values: unknown[] | undefined): QueryConfig {
+  return typeof text === 'string' ? { text, values } : { name: text.name, text: text.text, values };
 }
 
 /** SQLSTATE classes that mean "try again": connection (08), resources (53), operator (57), 40 (rollback). */
