@@ -7,14 +7,14 @@
 // The database: MINNOW_BENCH_PG_URL (postgres://user@host:port, a server of your own), else the
 // tests' private server (test/support/postgres-server.ts: initdb on a temp dir, fsync on).
 // Flags: --quick (short runs), --no-write (print only).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Pool } from 'pg';
 import type { ConsumeSummary } from '../src/perf/consumer';
 import type { ProduceSummary } from '../src/perf/producer';
 import { postgresServer } from '../test/support/postgres-server';
-import { BrokerProcess, buildSources, log, perf } from './processes';
+import { BrokerProcess, buildSources, log, OUT, perf } from './processes';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
@@ -148,6 +148,7 @@ function writeSection(section: string): void {
 
 async function main(): Promise<void> {
   buildSources();
+  mkdirSync(OUT, { recursive: true });
   const external = process.env.MINNOW_BENCH_PG_URL;
   const server = external ? undefined : await postgresServer();
   const dbUrl = async (name: string) => {
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   const ceilingUrl = await dbUrl('bench_ceiling');
   const c = new Client({ connectionString: ceilingUrl });
   await c.connect();
-  const serverVersion = `PostgreSQL ${(await c.query<{ v: string }>('SHOW server_version')).rows[0]!.v.split(' ')[0]}`;
+  const serverVersion = `PostgreSQL ${(await c.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v.split(' ')[0]}`;
   await c.end();
   const ceilings: Ceiling[] = [];
   for (const perInsert of [1, 8]) {
