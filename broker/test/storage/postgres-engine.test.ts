@@ -6,6 +6,7 @@ import { readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { Db, retriable } from '../../src/storage/postgres/db';
 import { APPEND_CHANNEL, parseAppendNotice } from '../../src/storage/postgres/log-writes';
+import { openStorage } from '../../src/storage/open-storage';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { redactPostgresUrl } from '../../src/storage/postgres/url';
 import { StorageError } from '../../src/storage/storage';
@@ -126,6 +127,20 @@ describeWithTools('postgresql')('postgres engine: brokers sharing one database',
     await listener.end();
     const topicId = (await s.topic('t'))!.topicId;
     expect(notices).toEqual([{ topic: 't', topicId, partition: 1, highWatermark: 3 }]);
+  });
+
+  it('is what openStorage opens for a postgres:// URL, reporting it without the password', async () => {
+    const withPassword = new URL(dbUrl);
+    withPassword.password = 'not-needed'; // trust authentication: ignored by the server
+    const s = await openStorage(withPassword.toString());
+    try {
+      expect(s).toBeInstanceOf(PostgresStorage);
+      expect(s.url).toBe(withPassword.toString().replace(':not-needed@', ':***@'));
+      await s.createTopic('t', 1, {});
+      expect((await s.append([part('t', 0, [batch()])], NOW_MS))[0]!.errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      await s.close();
+    }
   });
 
   it('refuses a database whose schema is newer than this minnow', async () => {
