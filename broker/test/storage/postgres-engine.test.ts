@@ -1,6 +1,9 @@
 // The postgres:// engine's own tests (the shared contract runs in postgres.test.ts): several
 // PostgresStorage instances on ONE database, as several brokers are, plus opening and failures.
 // A real PostgreSQL from test/support/postgres-server.ts (MINNOW_TEST_PG_URL, else a private one).
+import { spawnSync } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
@@ -10,9 +13,9 @@ import { openStorage } from '../../src/storage/open-storage';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { redactPostgresUrl } from '../../src/storage/postgres/url';
 import { StorageError } from '../../src/storage/storage';
-import { describeWithTools } from '../support/external-tools';
-import { postgresServer } from '../support/postgres-server';
-import type { PostgresServer } from '../support/postgres-server';
+import { describeWithTools, postgresBinDir } from '../support/external-tools';
+import { postgresServer, startPrivatePostgres } from '../support/postgres-server';
+import type { PostgresServer, PrivateServer } from '../support/postgres-server';
 import { batch, NOW_MS, part } from './fixtures';
 
 let server: PostgresServer;
@@ -237,4 +240,45 @@ describeWithTools('postgresql')('postgres engine: a broker that vanishes mid-tra
       await server.dropDatabase(dbUrl);
     }
   });
+});
+
+// A real restart needs the server binaries (not just MINNOW_TEST_PG_URL): a private server of its own.
+const binDir = postgresBinDir();
+(binDir ? describe : describe.skip)('postgres engine: PostgreSQL restarts under a running broker', () => {
+  let own: PrivateServer;
+  beforeAll(async () => {
+    own = await startPrivatePostgres(binDir);
+  }, 180_000);
+  afterAll(() => own?.stop());
+
+  const pgCtl = (...args: string[]) => {
+    const bin = path.join(binDir!, 'pg_ctl');
+    const [cmd, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+    const r = spawnSync(cmd, argv, { cwd: os.tmpdir(), timeout: 120_000, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`pg_ctl ${args.join(' ')}: ${r.stderr}`);
+  };
+
+  it('answers retriable StorageErrors while PostgreSQL is down and carries on when it is back', async () => {
+    const s = await PostgresStorage.open(`${own.baseUrl}/postgres`, { connectionTimeoutMs: 2000 });
+    try {
+      await s.createTopic('t', 1, {});
+      await Promise.all([1, 2, 3].map(() => s.append([part('t', 0, [batch()])], NOW_MS)));
+      pgCtl('-D', path.join(own.dir, 'data'), '-m', 'fast', '-w', 'stop');
+      const down = await s.append([part('t', 0, [batch()])], NOW_MS).catch((e: unknown) => e);
+      expect(down).toBeInstanceOf(StorageError);
+      expect(retriable(down)).toBe(true);
+      pgCtl('-D', path.join(own.dir, 'data'), '-l', path.join(own.dir, 'server.log'), '-w', 'start');
+      let result;
+      for (let i = 0; i < 5 && !result; i++) {
+        result = await s.append([part('t', 0, [batch()])], NOW_MS).catch((e: unknown) => {
+          expect(retriable(e)).toBe(true); // a connection the pool had not yet dropped
+          return undefined;
+        });
+      }
+      expect(result?.[0]).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 3 });
+      expect(await s.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 4 });
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });
