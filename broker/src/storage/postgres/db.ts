@@ -16,8 +16,15 @@ export interface Prepared {
   text: string;
 }
 
+const preparedTexts = new Map<string, string>();
+
+/** Names are per connection, so one name must always mean one text: checked when modules load. */
 export function prepared(name: string, text: string): Prepared {
-  return { name: `minnow_${name}`, text };
+  const full = `minnow_${name}`;
+  const known = preparedTexts.get(full);
+  if (known !== undefined && known !== text) throw new Error(`prepared statement ${full} defined twice`);
+  preparedTexts.set(full, text);
+  return { name: full, text };
 }
 
 /** One query runner: the pool (autocommit) or a transaction's client. */
