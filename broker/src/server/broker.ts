@@ -364,6 +364,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     brokerDefaults: () => brokerTopicDefaults(storage, identity.nodeId),
     now,
     logger,
+    // On a shared database each broker compacts the partitions it leads (the others' are theirs).
+    cleans: cluster.shared ? (topic, partition) => cluster.leaderOf(topic, partition) === cluster.nodeId : undefined,
     onFreed: () => diskSpace?.invalidate(),
   });
   cleaner.start();
