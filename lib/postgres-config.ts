@@ -21,10 +21,16 @@ export interface PostgresConfig {
   readonly dbDeletionProtection: boolean;
   /** gp3 storage of the database in GiB. @default 20 */
   readonly dbStorageGiB: number;
+  /**
+   * Moving up (README, "Outgrowing one box"): broker 1's /data volume is created from this snapshot
+   * of a single instance's data volume, so `minnow migrate sqlite:///data/minnow.db ...` can run on
+   * broker 1, which reaches the database. @default - a blank 1 GiB volume
+   */
+  readonly migrationSnapshotId?: string;
 }
 
 export const DEFAULT_BROKERS = 2;
-/** Each broker holds an Elastic IP: the default quota is 5 per region. */
+/** Each broker holds an Elastic IP: beyond the default quota of 5 per region, ask AWS for more. */
 export const MAX_BROKERS = 9;
 export const DEFAULT_DB_INSTANCE_TYPE = 'db.t4g.micro';
 export const DEFAULT_DB_STORAGE_GIB = 20;
@@ -127,6 +133,13 @@ export function readPostgresConfig(
     );
   }
 
+  const migrationSnapshotId = str(node, 'migrationSnapshotId');
+  if (migrationSnapshotId !== undefined && !/^snap-[0-9a-f]{8,17}$/.test(migrationSnapshotId)) {
+    throw new Error(
+      `context migrationSnapshotId="${migrationSnapshotId}" is not a snapshot id like snap-0123456789abcdef0`,
+    );
+  }
+
   return {
     availabilityZones,
     brokers,
@@ -134,5 +147,6 @@ export function readPostgresConfig(
     multiAz: bool(node, 'multiAz', false),
     dbDeletionProtection: bool(node, 'dbDeletionProtection', true),
     dbStorageGiB,
+    ...(migrationSnapshotId !== undefined && { migrationSnapshotId }),
   };
 }

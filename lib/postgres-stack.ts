@@ -99,9 +99,13 @@ export class MinnowPostgresStack extends Stack {
 
     for (let nodeId = 1; nodeId <= pg.brokers; nodeId++) {
       const subnet = network.brokerSubnet(nodeId);
+      // Moving up: broker 1's volume is a copy of the single instance's, for `minnow migrate`.
+      const migration = nodeId === 1 ? pg.migrationSnapshotId : undefined;
       const volume = new DataVolume(this, `Broker${nodeId}Data`, {
         availabilityZone: subnet.availabilityZone,
-        sizeGiB: BROKER_VOLUME_GIB,
+        ...(migration !== undefined
+          ? { snapshotId: migration, sizeGiB: 'snapshot' as const }
+          : { sizeGiB: BROKER_VOLUME_GIB }),
         // Certificates only, reissued from the shared CA: nothing a final snapshot should keep.
         removalPolicy: RemovalPolicy.DESTROY,
       });
@@ -125,6 +129,15 @@ export class MinnowPostgresStack extends Stack {
       });
       // The first boot starts the broker, which migrates the schema: the database must be up.
       broker.instance.node.addDependency(this.database.instance);
+      const previous = this.brokers[this.brokers.length - 1];
+      if (previous) {
+        // One broker at a time: a new release (or type) reaches broker N only once broker N-1 has
+        // booted it and answered, so the others serve meanwhile (a rolling update), and the first
+        // deploy starts broker 2 after broker 1 has shared the CA. Each wait condition is created
+        // when its broker's turn comes, so its 60 minutes count from there, not from the deploy's start.
+        broker.instance.node.addDependency(previous.instance, previous.releaseSignal.condition);
+        broker.releaseSignal.condition.node.addDependency(previous.releaseSignal.condition);
+      }
       this.brokers.push(broker);
       const brokerAlarms = new Alarms(this, `Broker${nodeId}Alarms`, {
         instanceId: broker.instance.instanceId,

@@ -187,6 +187,21 @@ describeWithTools(
     expect(kept.stderr).toContain('keeping');
   });
 
+  test('security=off: plaintext, but the same database URL and node id', () => {
+    const sb = createSandbox();
+    const run = runInstall(sb, {
+      MINNOW_SECURITY: 'off',
+      MINNOW_DATABASE_SECRET_ID: DATABASE_SECRET_ARN,
+      MINNOW_NODE_ID: '3',
+    });
+    expectSuccess(run);
+    const env = read(envFile(sb));
+    expect(env).toMatch(/^STORAGE_ENGINE=postgres:\/\/minnow:/m);
+    expect(env).toMatch(/^NODE_ID=3$/m);
+    expect(mode(envFile(sb))).toBe('600');
+    expect(named(run, 'aws').filter((c) => c.includes(CA_SECRET_ARN))).toEqual([]);
+  });
+
   test('without MINNOW_NODE_ID a cluster broker refuses to start', () => {
     const sb = createSandbox();
     const run = runInstall(sb, { MINNOW_DATABASE_SECRET_ID: DATABASE_SECRET_ARN });

@@ -8,6 +8,7 @@ import type { AclBinding } from '../src/protocol/acl';
 import { Authorizer } from '../src/server/authorizer';
 import { newSession, PLAINTEXT_LISTENER } from '../src/server/session';
 import { MemoryStorage } from '../src/storage/memory/memory-storage';
+import { promised } from '../src/storage/sync-adapter';
 
 const session = { ...newSession(PLAINTEXT_LISTENER, '10.0.0.5'), principal: { principalType: 'User', name: 'app-7' } };
 
@@ -36,14 +37,24 @@ function measure(name: string, iterations: number, fn: (i: number) => boolean): 
   console.log(`| ${name} | ${ns.toFixed(0)} ns | ${allowed} of ${iterations} allowed |`);
 }
 
-const empty = new Authorizer(new MemoryStorage(), { superUsers: [], allowEveryoneIfNoAclFound: true });
-const storage = new MemoryStorage();
-storage.createAcls(bindings(1000));
-const full = new Authorizer(storage, { superUsers: ['User:admin'], allowEveryoneIfNoAclFound: false });
+async function main(): Promise<void> {
+  const empty = await Authorizer.open(promised(new MemoryStorage()), {
+    superUsers: [],
+    allowEveryoneIfNoAclFound: true,
+  });
+  const storage = new MemoryStorage();
+  storage.createAcls(bindings(1000));
+  const full = await Authorizer.open(promised(storage), {
+    superUsers: ['User:admin'],
+    allowEveryoneIfNoAclFound: false,
+  });
 
-console.log('| check | per call | decisions |\n|---|---|---|');
-measure('no ACLs (ALLOW_EVERYONE)', 2_000_000, () => empty.authorize(session, 'WRITE', 'TOPIC', 'topic-7'));
-measure('1,000 ACLs, cached decision', 2_000_000, () => full.authorize(session, 'WRITE', 'TOPIC', 'topic-7'));
-measure('1,000 ACLs, uncached (new name each call)', 200_000, (i) =>
-  full.authorize(session, 'WRITE', 'TOPIC', `team-${(i % 100) * 10}-x${i}`),
-);
+  console.log('| check | per call | decisions |\n|---|---|---|');
+  measure('no ACLs (ALLOW_EVERYONE)', 2_000_000, () => empty.authorize(session, 'WRITE', 'TOPIC', 'topic-7'));
+  measure('1,000 ACLs, cached decision', 2_000_000, () => full.authorize(session, 'WRITE', 'TOPIC', 'topic-7'));
+  measure('1,000 ACLs, uncached (new name each call)', 200_000, (i) =>
+    full.authorize(session, 'WRITE', 'TOPIC', `team-${(i % 100) * 10}-x${i}`),
+  );
+}
+
+void main();

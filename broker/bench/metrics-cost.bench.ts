@@ -18,7 +18,8 @@ import * as path from 'node:path';
 import { ApiKey } from '../src/protocol/api-keys';
 import { encodeRecordBatch, readBatchHeader } from '../src/protocol/record-batch';
 import { BrokerMetrics } from '../src/server/metrics/broker-metrics';
-import { openStorage } from '../src/storage/open-storage';
+import { openSyncStorage } from '../src/storage/open-storage';
+import { promised } from '../src/storage/sync-adapter';
 import type { ProduceSummary } from '../src/perf/producer';
 import { pacedArgs, SEED_RATE } from './load-args';
 import { BrokerProcess, BROKER_DIR, BUILD, freePort, log, MAIN, OUT, perf, sleep } from './processes';
@@ -36,7 +37,7 @@ function bench(what: string, fn: (i: number) => unknown): number {
 }
 
 function perRequest(): void {
-  const storage = openStorage('memory://');
+  const storage = promised(openSyncStorage('memory://'));
   const m = new BrokerMetrics({ storage, dbPath: undefined, connections: () => 0 }, { defaultMetrics: false });
   // What one seed-load Produce answers (one topic, one partition) and what a consumer's Fetch does.
   const produced = {
@@ -91,13 +92,13 @@ function perRequest(): void {
     m.requested(ApiKey.Fetch);
     m.answered(ApiKey.Fetch, fetched);
   });
-  storage.close();
+  void storage.close();
 }
 
 async function perScrape(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'minnow-metrics-bench-'));
   const dbPath = path.join(dir, 'm.db');
-  const storage = openStorage(`sqlite://${dbPath}`);
+  const storage = openSyncStorage(`sqlite://${dbPath}`);
   try {
     const groups = 1000;
     const partitions = 4;
@@ -118,7 +119,7 @@ async function perScrape(): Promise<void> {
       }));
       storage.commitOffsets(`group-${g}`, offsets, 0);
     }
-    const m = new BrokerMetrics({ storage, dbPath, connections: () => 0 });
+    const m = new BrokerMetrics({ storage: promised(storage), dbPath, connections: () => 0 });
     await m.render(); // warm-up
     const n = QUICK ? 5 : 20;
     const t0 = performance.now();

@@ -18,7 +18,7 @@ function bench(what: string, fn: (i: number) => unknown): void {
 
 const quotas = (entries: ClientQuotaEntry[]) => {
   const q = new BrokerQuotas({ samples: 11, windowMs: 1000 });
-  q.reload({ clientQuotas: () => entries });
+  q.apply(entries);
   return q;
 };
 const produce: RequestCost = {

@@ -8,10 +8,10 @@ export interface DataVolumeProps {
   /** Must be the broker instance's AZ: EBS volumes attach only within their AZ. */
   readonly availabilityZone: string;
   /**
-   * Size in GiB. With a snapshot it must be at least the snapshot's size.
+   * Size in GiB. With a snapshot it must be at least the snapshot's size; 'snapshot': the snapshot's.
    * @default 20
    */
-  readonly sizeGiB?: number;
+  readonly sizeGiB?: number | 'snapshot';
   /**
    * Create the volume from this EBS snapshot (restore or move a database).
    * @default - a blank volume, formatted on first boot
@@ -71,7 +71,7 @@ export class DataVolume extends Construct {
     super(scope, id);
     this.volume = new ec2.Volume(this, 'Volume', {
       availabilityZone: props.availabilityZone,
-      size: Size.gibibytes(props.sizeGiB ?? 20),
+      ...(props.sizeGiB !== 'snapshot' && { size: Size.gibibytes(props.sizeGiB ?? 20) }),
       // Only set when given: an empty SnapshotId makes CloudFormation replace the volume on every update.
       ...(props.snapshotId !== undefined && { snapshotId: props.snapshotId }),
       volumeType: ec2.EbsDeviceVolumeType.GP3,

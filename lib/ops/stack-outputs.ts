@@ -41,6 +41,13 @@ export async function readStackOutputs(clients: OpsClients, stackName: string): 
   const { stack, outputs } = await describeOutputs(clients, stackName);
   const get = (key: string): string => {
     const value = outputs.get(key);
+    if (!value && outputs.has('InstanceIds')) {
+      throw new OpsError(
+        `stack "${stackName}" is a storage=postgres cluster (several brokers, no data volume): this command works on ` +
+          'single-instance stacks; ca and password work on both. Operate the brokers with the AWS CLI (README, ' +
+          '"Outgrowing one box").',
+      );
+    }
     if (!value) {
       throw new OpsError(
         `stack "${stackName}" has no ${key} output (status ${stack.StackStatus ?? 'unknown'}): ` +

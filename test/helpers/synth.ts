@@ -70,7 +70,7 @@ export function userDataText(template: Template, placeholders: Record<string, st
   return flatten(b64, placeholders);
 }
 
-function flatten(value: unknown, placeholders: Record<string, string>): string {
+export function flatten(value: unknown, placeholders: Record<string, string>): string {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;

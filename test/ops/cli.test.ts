@@ -56,6 +56,26 @@ test('a stack without minnow outputs', async () => {
   expect(err).toContain('stack "Other" has no InstanceId output (status CREATE_COMPLETE): is it a minnow stack');
 });
 
+test('a storage=postgres cluster: single-instance commands say so', async () => {
+  const { cfn } = mocks();
+  cfn.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: 'MinnowCluster',
+        StackStatus: 'CREATE_COMPLETE',
+        CreationTime: new Date(),
+        Outputs: [
+          { OutputKey: 'InstanceIds', OutputValue: 'i-1,i-2' },
+          { OutputKey: 'BootstrapServers', OutputValue: `${EIP}:9093,198.51.100.8:9093` },
+        ],
+      },
+    ],
+  });
+  const { code, err } = await run(['snapshot', '--stack', 'MinnowCluster']);
+  expect(code).toBe(1);
+  expect(err).toContain('stack "MinnowCluster" is a storage=postgres cluster');
+});
+
 test('scale without --apply prints the cdk command and touches nothing', async () => {
   const { ec2 } = mocks();
   const { code, out } = await run(['scale', '--to', 't3.small']);

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { Logger } from '../logger';
 import { StorageError } from '../storage/storage';
+import { KeyedSerial } from '../server/keyed-serial';
 import type { Storage } from '../storage/storage';
 import {
   Group,
@@ -95,6 +96,7 @@ export class GroupCoordinator implements GroupRegistry {
   private readonly newMemberJoinTimeoutMs: number;
   private readonly groups = new Map<string, Group>();
   private closed = false;
+  readonly offsetWrites = new KeyedSerial<string>();
 
   constructor(opts: GroupCoordinatorOptions) {
     this.storage = opts.storage;
@@ -645,32 +647,39 @@ export class GroupCoordinator implements GroupRegistry {
 
   // ---------------------------------------------------------------- offsets and admin
 
-  commitOffsets(req: offsets.CommitInput): number[] {
+  commitOffsets(req: offsets.CommitInput): Promise<number[]> {
     return offsets.commitOffsets(this, req);
   }
 
-  fetchOffsets(groupId: string, topics: offsets.FetchTopic[] | null): offsets.FetchResult {
+  fetchOffsets(groupId: string, topics: offsets.FetchTopic[] | null): Promise<offsets.FetchResult> {
     return offsets.fetchOffsets(this, groupId, topics);
   }
 
-  deleteOffsets(groupId: string, topics: offsets.FetchTopic[]): offsets.DeleteOffsetsResult {
+  deleteOffsets(groupId: string, topics: offsets.FetchTopic[]): Promise<offsets.DeleteOffsetsResult> {
     return offsets.deleteOffsets(this, groupId, topics);
   }
 
-  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): admin.ListedGroup[] {
+  listGroups(statesFilter: readonly string[] = [], typesFilter: readonly string[] = []): Promise<admin.ListedGroup[]> {
     return admin.listGroups(this, statesFilter, typesFilter);
   }
 
-  describeGroup(groupId: string): admin.DescribedGroup {
+  describeGroup(groupId: string): Promise<admin.DescribedGroup> {
     return admin.describeGroup(this, groupId);
   }
 
   /** DeleteGroups: only Empty groups (else NON_EMPTY_GROUP); deletes their committed offsets. */
-  deleteGroups(groupIds: readonly string[]): { groupId: string; errorCode: number }[] {
-    return groupIds.map((groupId) => ({ groupId, errorCode: this.deleteGroup(groupId) }));
+  async deleteGroups(groupIds: readonly string[]): Promise<{ groupId: string; errorCode: number }[]> {
+    const out = [];
+    for (const groupId of groupIds)
+      out.push({ groupId, errorCode: await this.offsetWrites.run(groupId, () => this.deleteGroup(groupId)) });
+    return out;
   }
 
-  private deleteGroup(groupId: string): number {
+  /**
+   * As Kafka's handleDeleteGroups: an Empty group turns Dead (in memory, at once, so no member
+   * joins it meanwhile), then its offsets go. A group known only by its offsets is looked up first.
+   */
+  private async deleteGroup(groupId: string): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     const group = this.groups.get(groupId);
     if (group) {
@@ -680,22 +689,33 @@ export class GroupCoordinator implements GroupRegistry {
       group.pendingMembers.clear();
       this.clearTimer(group, 'joinTimer');
       this.clearTimer(group, 'syncTimer');
-      if (!this.deleteStoredOffsets(groupId)) return ErrorCode.NOT_COORDINATOR;
       group.transitionTo(GroupState.Dead);
       this.groups.delete(groupId);
+      // A failed delete leaves the offsets: the group is then an Empty one known by its offsets.
+      if (!(await this.deleteStoredOffsets(groupId))) return ErrorCode.NOT_COORDINATOR;
       this.logger.info('group deleted', { groupId });
       return ErrorCode.NONE;
     }
-    if (this.storage.fetchOffsets(groupId).length === 0) return ErrorCode.GROUP_ID_NOT_FOUND;
-    if (!this.deleteStoredOffsets(groupId)) return ErrorCode.NOT_COORDINATOR;
+    let stored;
+    try {
+      stored = await this.storage.fetchOffsets(groupId);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      this.logger.error("reading a group's offsets failed", { groupId, err });
+      return ErrorCode.NOT_COORDINATOR;
+    }
+    if (stored.length === 0) return ErrorCode.GROUP_ID_NOT_FOUND;
+    // A member may have joined while the offsets were read: the group is not empty any more.
+    if (this.groups.get(groupId) && !this.groups.get(groupId)!.is(GroupState.Empty)) return ErrorCode.NON_EMPTY_GROUP;
+    if (!(await this.deleteStoredOffsets(groupId))) return ErrorCode.NOT_COORDINATOR;
     this.logger.info('group deleted', { groupId });
     return ErrorCode.NONE;
   }
 
-  /** False when the storage failed (a full disk): the group is answered NOT_COORDINATOR and kept. */
-  private deleteStoredOffsets(groupId: string): boolean {
+  /** False when the storage failed (a full disk): the group is answered NOT_COORDINATOR. */
+  private async deleteStoredOffsets(groupId: string): Promise<boolean> {
     try {
-      this.storage.deleteOffsets(groupId);
+      await this.storage.deleteOffsets(groupId);
       return true;
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;

@@ -35,11 +35,11 @@ export interface DescribedGroup {
 }
 
 /** ListGroups: filters (v4+ states, v5+ types) compare case-insensitively; empty means all. */
-export function listGroups(
+export async function listGroups(
   coord: GroupRegistry,
   statesFilter: readonly string[],
   typesFilter: readonly string[],
-): ListedGroup[] {
+): Promise<ListedGroup[]> {
   if (coord.isClosed) return [];
   const out = new Map<string, ListedGroup>();
   for (const g of coord.allGroups()) {
@@ -51,7 +51,7 @@ export function listGroups(
         groupType: GROUP_TYPE,
       });
   }
-  for (const groupId of coord.storage.offsetGroups()) {
+  for (const groupId of await coord.storage.offsetGroups()) {
     if (!out.has(groupId))
       out.set(groupId, { groupId, protocolType: '', groupState: GroupState.Empty, groupType: GROUP_TYPE });
   }
@@ -64,7 +64,7 @@ export function listGroups(
 }
 
 /** DescribeGroups for one id. An unknown group is described as Dead with no error (v0-5 behaviour). */
-export function describeGroup(coord: GroupRegistry, groupId: string): DescribedGroup {
+export async function describeGroup(coord: GroupRegistry, groupId: string): Promise<DescribedGroup> {
   const none = (groupState: string): DescribedGroup => ({
     errorCode: ErrorCode.NONE,
     groupId,
@@ -75,7 +75,7 @@ export function describeGroup(coord: GroupRegistry, groupId: string): DescribedG
   });
   if (coord.isClosed) return { ...none(''), errorCode: ErrorCode.NOT_COORDINATOR };
   const g = coord.group(groupId);
-  if (!g) return none(coord.storage.fetchOffsets(groupId).length > 0 ? GroupState.Empty : GroupState.Dead);
+  if (!g) return none((await coord.storage.fetchOffsets(groupId)).length > 0 ? GroupState.Empty : GroupState.Dead);
   const stable = g.is(GroupState.Stable);
   const protocol = stable ? (g.protocolName ?? '') : '';
   return {

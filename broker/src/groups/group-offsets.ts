@@ -2,6 +2,7 @@
 // and OffsetDelete, over Storage (the SQLite file), so offsets survive restarts.
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
+import type { TopicInfo } from '../storage/storage';
 import { consumerSubscription } from '../protocol/consumer-protocol';
 import { Group, validateCurrentMember } from './group';
 import type { GroupRegistry } from './group-registry';
@@ -51,8 +52,20 @@ export interface DeleteOffsetsResult {
   topics: { name: string; partitions: { partition: number; errorCode: number }[] }[];
 }
 
-/** One error code per offset, in the order given. */
-export function commitOffsets(coord: GroupRegistry, req: CommitInput): number[] {
+/**
+ * One error code per offset, in the order given. The group's commits run one at a time, and the
+ * topics are looked up first: the membership check (in memory) and the write it allows follow
+ * with no await between them, as Kafka appends under the group's lock.
+ */
+export function commitOffsets(coord: GroupRegistry, req: CommitInput): Promise<number[]> {
+  return coord.offsetWrites.run(req.groupId, () => commitNow(coord, req));
+}
+
+async function commitNow(coord: GroupRegistry, req: CommitInput): Promise<number[]> {
+  const topics = await topicsOf(
+    coord,
+    req.offsets.map((o) => o.topic),
+  );
   const groupError = coord.isClosed ? ErrorCode.NOT_COORDINATOR : validateCommit(coord.group(req.groupId), req);
   if (groupError !== ErrorCode.NONE) {
     coord.logger.debug('offset commit refused', {
@@ -64,7 +77,7 @@ export function commitOffsets(coord: GroupRegistry, req: CommitInput): number[] 
     return req.offsets.map(() => groupError);
   }
   const errors = req.offsets.map((o) => {
-    const topic = coord.storage.topic(o.topic);
+    const topic = topics.get(o.topic);
     if (!topic || o.partition < 0 || o.partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     if (o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES)
       return ErrorCode.OFFSET_METADATA_TOO_LARGE;
@@ -75,7 +88,7 @@ export function commitOffsets(coord: GroupRegistry, req: CommitInput): number[] 
     .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
   if (valid.length === 0) return errors;
   try {
-    coord.storage.commitOffsets(req.groupId, valid, coord.now());
+    await coord.storage.commitOffsets(req.groupId, valid, coord.now());
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
     // As Kafka does for a failed append to __consumer_offsets: the client retries elsewhere/later.
@@ -109,11 +122,15 @@ function validateCommit(group: Group | undefined, req: CommitInput): number {
 }
 
 /** Committed offsets of the given partitions (offset -1 where none), or of all when `topics` is null. */
-export function fetchOffsets(coord: GroupRegistry, groupId: string, topics: FetchTopic[] | null): FetchResult {
+export async function fetchOffsets(
+  coord: GroupRegistry,
+  groupId: string,
+  topics: FetchTopic[] | null,
+): Promise<FetchResult> {
   if (coord.isClosed) return { errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
   let stored;
   try {
-    stored = coord.storage.fetchOffsets(groupId);
+    stored = await coord.storage.fetchOffsets(groupId);
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
     coord.logger.error('reading committed offsets failed', { groupId, err });
@@ -162,23 +179,37 @@ export function fetchOffsets(coord: GroupRegistry, groupId: string, topics: Fetc
  * OffsetDelete (KIP-496): any partition of an Empty group; for a consumer group with members only
  * topics it is not subscribed to (else GROUP_SUBSCRIBED_TO_TOPIC).
  */
-export function deleteOffsets(coord: GroupRegistry, groupId: string, topics: FetchTopic[]): DeleteOffsetsResult {
+export function deleteOffsets(
+  coord: GroupRegistry,
+  groupId: string,
+  topics: FetchTopic[],
+): Promise<DeleteOffsetsResult> {
+  return coord.offsetWrites.run(groupId, () => deleteNow(coord, groupId, topics));
+}
+
+/** Reads first, then the group's state (in memory) and the write with no await between them. */
+async function deleteNow(coord: GroupRegistry, groupId: string, topics: FetchTopic[]): Promise<DeleteOffsetsResult> {
   const fail = (errorCode: number): DeleteOffsetsResult => ({ errorCode, topics: [] });
   if (coord.isClosed) return fail(ErrorCode.NOT_COORDINATOR);
+  const infos = await topicsOf(
+    coord,
+    topics.map((t) => t.name),
+  );
+  const hasStored = coord.group(groupId) ? true : (await coord.storage.fetchOffsets(groupId)).length > 0;
   const group = coord.group(groupId);
   let subscribed: Set<string> | null = null; // null: the group has no members, everything may go
   if (group && !group.is(GroupState.Empty)) {
     if (group.is(GroupState.Dead)) return fail(ErrorCode.GROUP_ID_NOT_FOUND);
     if (group.protocolType !== 'consumer') return fail(ErrorCode.NON_EMPTY_GROUP);
     subscribed = subscribedTopics(group);
-  } else if (!group && coord.storage.fetchOffsets(groupId).length === 0) {
+  } else if (!group && !hasStored) {
     return fail(ErrorCode.GROUP_ID_NOT_FOUND);
   }
   const deletable: { topic: string; partition: number }[] = [];
   const result = topics.map((t) => ({
     name: t.name,
     partitions: t.partitions.map((partition) => {
-      const info = coord.storage.topic(t.name);
+      const info = infos.get(t.name);
       if (!info || partition < 0 || partition >= info.partitionCount)
         return { partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       // Unknown subscriptions (undecodable metadata) count as subscribed to everything.
@@ -190,7 +221,7 @@ export function deleteOffsets(coord: GroupRegistry, groupId: string, topics: Fet
   }));
   if (deletable.length > 0) {
     try {
-      coord.storage.deleteOffsets(groupId, deletable);
+      await coord.storage.deleteOffsets(groupId, deletable);
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       coord.logger.error('deleting offsets failed', { groupId, err });
@@ -198,6 +229,16 @@ export function deleteOffsets(coord: GroupRegistry, groupId: string, topics: Fet
     }
   }
   return { errorCode: ErrorCode.NONE, topics: result };
+}
+
+/** The named topics as stored now (absent: no such topic), each looked up once. */
+async function topicsOf(coord: GroupRegistry, names: readonly string[]): Promise<Map<string, TopicInfo>> {
+  const out = new Map<string, TopicInfo>();
+  for (const name of new Set(names)) {
+    const t = await coord.storage.topic(name);
+    if (t) out.set(name, t);
+  }
+  return out;
 }
 
 /** Topics the members subscribe to (selected protocol's metadata); empty set if any is undecodable. */

@@ -3,12 +3,15 @@
 // import coordinator.ts, which imports them (the import graph stays a DAG).
 import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
+import type { KeyedSerial } from '../server/keyed-serial';
 import type { Group } from './group';
 
 export interface GroupRegistry {
   readonly storage: Storage;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Offset writes of one group run one at a time (commit, OffsetDelete, DeleteGroups): keyed-serial.ts. */
+  readonly offsetWrites: KeyedSerial<string>;
   /** True once the coordinator is closed: every request gets NOT_COORDINATOR. */
   readonly isClosed: boolean;
   /** The in-memory group, if any (groups known only by stored offsets are not in memory). */

@@ -12,6 +12,10 @@
 // - a closed loop (one producer, one request in flight) sends nothing while it waits for us, so
 //   after 5 waits in a row that gathered no second request, pacing pauses for 500 commits (an open
 //   stream at the seed rate has ~1 in 4 waits gather nothing: 5 in a row is ~1 in 1,000).
+//
+// One append is in flight at a time (issue 18: storage answers with a Promise): requests arriving
+// while it is join the next one, which starts when it ends. A synchronous engine behind promised()
+// settles before any I/O is read, so for SQLite nothing changes.
 import { performance } from 'node:perf_hooks';
 import { ErrorCode } from '../protocol/error-codes';
 import type { DiskSpace } from '../storage/disk-space';
@@ -40,6 +44,8 @@ export class AppendQueue {
   private pending: Pending[] = [];
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** An append is in flight: its end schedules the next one. */
+  private flushing = false;
   private immediate: NodeJS.Immediate | undefined;
   private lastCommitStart = -Infinity;
   /** Paced commits in a row that carried a single request: the wait gathered nothing. */
@@ -76,20 +82,20 @@ export class AppendQueue {
   }
 
   private schedule(): void {
-    if (this.immediate) return;
+    if (this.immediate || this.flushing) return;
     const paced = this.stats.transactions >= this.pacedAgainAt;
     const wait = paced ? this.lastCommitStart + this.commitIntervalMs - this.clock() : 0;
     if (wait <= 0 || this.pendingBytes >= this.maxPendingBytes) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
-      this.immediate = setImmediate(() => this.flush(false));
+      this.immediate = setImmediate(() => void this.flush(false));
     } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(true), wait);
+      this.timer = setTimeout(() => void this.flush(true), wait);
     }
   }
 
   /** `waited`: the commit waited out the interval (the pacing's bet), rather than running at once. */
-  private flush(waited: boolean): void {
+  private async flush(waited: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     if (this.immediate) clearImmediate(this.immediate);
     this.timer = undefined;
@@ -102,8 +108,9 @@ export class AppendQueue {
     this.lastCommitStart = this.clock();
     const all = batch.length === 1 ? batch[0]!.parts : batch.flatMap((p) => p.parts);
     let results: PartitionAppendResult[];
+    this.flushing = true;
     try {
-      results = this.storage.append(all, this.now());
+      results = await this.storage.append(all, this.now());
       this.stats.transactions++;
       this.stats.requests += batch.length;
       if (this.diskSpace) for (const p of all) for (const b of p.batches) this.diskSpace.appended(b.data.length);
@@ -118,6 +125,8 @@ export class AppendQueue {
         ? this.diskSpace!.refresh().message || `disk full: ${(err as Error).message}`
         : `storage error: ${(err as Error).message}`;
       results = all.map(() => ({ errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage }));
+    } finally {
+      this.flushing = false;
     }
     let at = 0;
     for (const p of batch) {
@@ -125,6 +134,7 @@ export class AppendQueue {
       at += p.parts.length;
     }
     this.onAppended(all);
+    if (this.pending.length > 0) this.schedule();
   }
 
   private learnFromWait(requests: number): void {

@@ -70,6 +70,9 @@ export class Authorizer {
   private readonly sessions = new WeakMap<Session, SessionCache>();
   /** Bumped by reload(): caches of an older generation are stale. */
   private generation = 0;
+  /** reload() calls started, and the latest whose read was applied (an older read never overwrites a newer one). */
+  private reloadsStarted = 0;
+  private reloadApplied = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -77,7 +80,13 @@ export class Authorizer {
   ) {
     this.superUsers = new Set(options.superUsers);
     this.allowIfNoAcl = options.allowEveryoneIfNoAclFound;
-    this.reload();
+  }
+
+  /** An authorizer with the stored bindings loaded. */
+  static async open(storage: Storage, options: AuthorizerOptions): Promise<Authorizer> {
+    const a = new Authorizer(storage, options);
+    await a.reload();
+    return a;
   }
 
   get allowEveryoneIfNoAclFound(): boolean {
@@ -85,8 +94,12 @@ export class Authorizer {
   }
 
   /** Re-reads the bindings from storage; call after every change to them. */
-  reload(): void {
-    this.bindings = this.storage.listAcls();
+  async reload(): Promise<void> {
+    const seq = ++this.reloadsStarted;
+    const bindings = await this.storage.listAcls();
+    if (seq < this.reloadApplied) return;
+    this.reloadApplied = seq;
+    this.bindings = bindings;
     const index = new Map<ResourceTypeName, TypeIndex>();
     for (const b of this.bindings) {
       let t = index.get(b.resourceType);

@@ -218,7 +218,11 @@ export interface BrokerConfigLayers {
   startup: Record<string, string>;
 }
 
-export function brokerConfigLayers(storage: Storage, cfg: BrokerConfig, nodeId: number): BrokerConfigLayers {
+export async function brokerConfigLayers(
+  storage: Storage,
+  cfg: BrokerConfig,
+  nodeId: number,
+): Promise<BrokerConfigLayers> {
   const startup: Record<string, string> = {};
   for (const [name, def] of Object.entries(BROKER_CONFIGS)) {
     if (!def.startup) continue;
@@ -227,7 +231,11 @@ export function brokerConfigLayers(storage: Storage, cfg: BrokerConfig, nodeId: 
     // for one no env var or flag gave, unless minnow's own default differs from Kafka's.
     if ((def.setting && cfg.explicit?.has(def.setting)) || value !== def.kafkaDefault) startup[name] = value;
   }
-  return { perBroker: storage.brokerConfigs(String(nodeId)), clusterDefault: storage.brokerConfigs(''), startup };
+  const [perBroker, clusterDefault] = await Promise.all([
+    storage.brokerConfigs(String(nodeId)),
+    storage.brokerConfigs(''),
+  ]);
+  return { perBroker, clusterDefault, startup };
 }
 
 /**
@@ -255,9 +263,8 @@ export function configSynonyms(name: string, layers: BrokerConfigLayers): Synony
  * The broker-level default of each topic config set dynamically (per node over cluster-wide),
  * keyed by topic config name: the third argument of topicConfig().
  */
-export function brokerTopicDefaults(storage: Storage, nodeId: number): Record<string, string> {
-  const perBroker = storage.brokerConfigs(String(nodeId));
-  const cluster = storage.brokerConfigs('');
+export async function brokerTopicDefaults(storage: Storage, nodeId: number): Promise<Record<string, string>> {
+  const [perBroker, cluster] = await Promise.all([storage.brokerConfigs(String(nodeId)), storage.brokerConfigs('')]);
   const out: Record<string, string> = {};
   for (const source of [cluster, perBroker]) {
     for (const [name, value] of Object.entries(source)) {

@@ -3,6 +3,7 @@ import { GroupCoordinator } from '../groups/coordinator';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { DiskSpace } from '../storage/disk-space';
 import { openStorage } from '../storage/open-storage';
+import { syncEngine } from '../storage/sync-adapter';
 import { parseStorageUrl, StorageUrl } from '../storage/storage-url';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
 import type { Storage } from '../storage/storage';
@@ -94,26 +95,28 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
-  const storage: Storage = openStorage(config.storageUrl, {
+  const storage: Storage = await openStorage(config.storageUrl, {
     synchronous: config.sqliteSynchronous,
     walMaxBytes: config.walMaxBytes,
     warn: (msg, fields) => logger.error(msg, fields),
   });
-  const diskSpace =
-    storage instanceof SqliteStorage
-      ? new DiskSpace({
-          dbPath: storage.path,
-          floorBytes: config.minFreeBytes,
-          reusableBytes: () => storage.reusableBytes(),
-          log: (msg, fields) => logger.error(msg, fields),
-        })
-      : undefined;
+  // The free-space floor watches the SQLite file (a network engine's disk is not this host's).
+  const sqlite = syncEngine(storage);
+  const sqliteFile = sqlite instanceof SqliteStorage ? sqlite : undefined;
+  const diskSpace = sqliteFile
+    ? new DiskSpace({
+        dbPath: sqliteFile.path,
+        floorBytes: config.minFreeBytes,
+        reusableBytes: () => sqliteFile.reusableBytes(),
+        log: (msg, fields) => logger.error(msg, fields),
+      })
+    : undefined;
   diskSpace?.refresh(); // writes the reserve file if there is room for it
   let identity;
   try {
-    identity = storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
+    identity = await storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
   } catch (err) {
-    storage.close(); // and its lock: a retry in this process must not find it held
+    await storage.close(); // and its lock: a retry in this process must not find it held
     throw err;
   }
   if (config.clusterId && config.clusterId !== identity.clusterId) {
@@ -122,7 +125,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       stored: identity.clusterId,
     });
   }
-  for (const t of storage.listTopics().filter((t) => isReservedTopic(t.name))) {
+  for (const t of (await storage.listTopics()).filter((t) => isReservedTopic(t.name))) {
     // An older minnow auto-created internal names as ordinary topics (a lag monitor asking for
     // __consumer_offsets did); offsets were never kept there.
     logger.warn(
@@ -133,7 +136,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   try {
     await ensureBootstrapAdmin(storage, config.adminUser, config.adminPasswordFile, logger);
   } catch (err) {
-    storage.close();
+    await storage.close();
     throw err;
   }
   const fetchWaiters = new FetchWaiters();
@@ -183,14 +186,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   cluster.onCoordinatorLost((kind, key) => {
     if (kind === 'group') groups.unload(key);
   });
-  const authorizer = new Authorizer(storage, {
+  const authorizer = await Authorizer.open(storage, {
     superUsers: config.superUsers,
     allowEveryoneIfNoAclFound: allowEveryoneIfNoAclFound(config),
   });
   const listeners = resolveListeners(config.listeners, config.advertisedListeners);
   const advertised = listeners[0]!.advertised;
   const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
-  quotas.reload(storage);
+  await quotas.reload(storage);
   const context: BrokerContext = {
     config,
     storage,
@@ -233,7 +236,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     context.metrics = new BrokerMetrics(
       {
         storage,
-        dbPath: storage instanceof SqliteStorage ? storage.path : undefined,
+        dbPath: sqliteFile?.path,
         connections: () => connections.size,
       },
       { apiKeys: [...handlers.keys()] },
@@ -259,8 +262,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     registry.stop();
     groups.close();
     transactions.close();
-    void cluster.stop();
-    storage.close();
+    await cluster.stop();
+    await storage.close();
     throw err;
   }
   const servers = await openListenerServers(
@@ -280,14 +283,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       clientAuth: config.tlsClientAuth,
       handshakeTimeoutMs: Math.min(TLS_HANDSHAKE_TIMEOUT_MS, config.connectionsMaxIdleMs),
     },
-  ).catch((err) => {
+  ).catch(async (err) => {
     // Port taken, say: let go of the database (and its lock) before reporting it.
     certificates?.stop();
     registry.stop();
     groups.close();
     transactions.close();
-    void cluster.stop();
-    storage.close();
+    await cluster.stop();
+    await storage.close();
     throw err;
   });
   let metricsServer: MetricsServer | undefined;
@@ -300,8 +303,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       registry.stop();
       groups.close();
       transactions.close();
-      void cluster.stop();
-      storage.close();
+      await cluster.stop();
+      await storage.close();
       throw err;
     }
   }
@@ -322,16 +325,20 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   certificates?.watch(config.tlsReloadIntervalMs);
   const port = listeners[0]!.port;
 
-  const retention = setInterval(() => {
+  // One retention step at a time: a step still awaiting storage when the next tick comes skips it.
+  let retentionStep: Promise<void> | undefined;
+  const retainOnce = async () => {
     try {
       // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
-      const brokerDefaults = brokerTopicDefaults(storage, identity.nodeId);
+      const brokerDefaults = await brokerTopicDefaults(storage, identity.nodeId);
       const defaults = {
         retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)),
         retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)),
         cleanupPolicy: topicConfig({}, 'cleanup.policy', brokerDefaults),
       };
-      const r = retryIfDiskFull(context, () => storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP));
+      const r = await retryIfDiskFull(context, () =>
+        storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP),
+      );
       if (r.deletedBatches > 0) {
         logger.info('retention deleted batches', { ...r });
         diskSpace?.invalidate();
@@ -339,6 +346,9 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     } catch (err) {
       logger.error('retention step failed', { err });
     }
+  };
+  const retention = setInterval(() => {
+    retentionStep ??= retainOnce().finally(() => (retentionStep = undefined));
   }, config.retentionCheckIntervalMs);
   retention.unref();
   // cleanup.policy=compact (issue 17): compaction steps between requests, every log.cleaner.backoff.ms when idle.
@@ -376,6 +386,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
       clearInterval(retention);
+      const retentionStopped = retentionStep;
       const cleanerStopped = cleaner.stop();
       certificates?.stop();
       const closed = servers.close();
@@ -396,7 +407,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       warnings.flush();
       await cleanerStopped;
       await left;
-      storage.close();
+      await retentionStopped;
+      await storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
       logger.info('stopped; database closed', {
         produceCommits: appendQueue.stats.transactions,

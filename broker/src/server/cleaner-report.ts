@@ -11,17 +11,17 @@ import { CLEANER_STATE_KEY, type PartitionCleanerReport } from '../protocol/clea
 export { CLEANER_STATE_KEY };
 
 /** The entry for `topic`: a JSON array of PartitionCleanerReport (partitions without state left out). */
-export function cleanerStateEntry(
+export async function cleanerStateEntry(
   storage: Storage,
   nodeId: number,
   topic: string,
   partitions: number,
   nowMs: number,
-): ConfigEntry {
-  const defaults = brokerTopicDefaults(storage, nodeId);
+): Promise<ConfigEntry> {
+  const defaults = await brokerTopicDefaults(storage, nodeId);
   const report: PartitionCleanerReport[] = [];
   for (let p = 0; p < partitions; p++) {
-    const s = storage.cleanerState(topic, p, nowMs, defaults);
+    const s = await storage.cleanerState(topic, p, nowMs, defaults);
     if (s) report.push({ partition: p, ...s });
   }
   return {

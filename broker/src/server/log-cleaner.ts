@@ -9,7 +9,7 @@ export interface LogCleanerOptions {
   backoffMs: number;
   dedupeBytes: number;
   /** The broker-level topic defaults (log.cleanup.policy ...), read at each run. */
-  brokerDefaults: () => Record<string, string>;
+  brokerDefaults: () => Record<string, string> | Promise<Record<string, string>>;
   now: () => number;
   logger: Logger;
   /** Called after a pass removed bytes (the disk-space cache is stale). */
@@ -45,7 +45,7 @@ export class LogCleanerTask {
   async runOnce(): Promise<void> {
     const { logger } = this.opts;
     try {
-      const brokerDefaults = this.opts.brokerDefaults();
+      const brokerDefaults = await this.opts.brokerDefaults();
       for (;;) {
         if (this.stopped) return;
         const r = await this.storage.compactStep(this.opts.now(), {

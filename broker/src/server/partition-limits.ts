@@ -53,11 +53,11 @@ export class PartitionBudget {
   ) {}
 
   /** Claims `added` new partitions for `name`; a refusal leaves the budget as it was. */
-  claim(name: string, added: number): Refusal | undefined {
+  async claim(name: string, added: number): Promise<Refusal | undefined> {
     const { config, storage } = this.broker;
     const perRequest = requestPartitionsRefusal(config, this.claimed + added);
     if (perRequest) return perRequest;
-    const total = storage.totalPartitions() + this.pending;
+    const total = (await storage.totalPartitions()) + this.pending;
     if (total + added > config.maxPartitions) {
       return {
         errorCode: ErrorCode.POLICY_VIOLATION,

@@ -4,11 +4,14 @@
 import { StorageError } from '../storage/storage';
 import type { BrokerContext } from './context';
 
-export function retryIfDiskFull<T>(broker: Pick<BrokerContext, 'diskSpace'>, write: () => T): T {
+export async function retryIfDiskFull<T>(
+  broker: Pick<BrokerContext, 'diskSpace'>,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (err) {
     if (!(err instanceof StorageError && err.diskFull && broker.diskSpace && broker.diskSpace.full() > 0)) throw err;
-    return write();
+    return await write();
   }
 }

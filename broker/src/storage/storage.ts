@@ -392,8 +392,8 @@ export type Promised<T> = {
 /** The interface the server, coordinators and tools use; postgres:// implements it directly. */
 export type AsyncStorage = Promised<SyncStorage>;
 
-/** Transitional name (issue 18): becomes AsyncStorage once every caller awaits. */
-export type Storage = SyncStorage;
+/** What the broker, coordinators and tools hold (issue 18): every call awaited. */
+export type Storage = AsyncStorage;
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';

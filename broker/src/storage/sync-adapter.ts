@@ -17,10 +17,11 @@ export function promised(engine: SyncStorage): AsyncStorage {
       const desc = Object.getOwnPropertyDescriptor(proto, name);
       if (!desc || typeof desc.value !== 'function') continue;
       seen.add(name);
-      const fn = desc.value as (...args: unknown[]) => unknown;
+      // Looked up at each call, so a test that replaces an engine's method is heard.
+      const methods = engine as unknown as Record<string, (...args: unknown[]) => unknown>;
       out[name] = (...args: unknown[]) => {
         try {
-          return Promise.resolve(fn.apply(engine, args));
+          return Promise.resolve(methods[name]!(...args));
         } catch (err) {
           return Promise.reject(err);
         }

@@ -2,13 +2,16 @@
 // state, as Kafka's TransactionCoordinator.scala makes them (transaction version 1), then one
 // Storage call that writes the step in one storage transaction. No Prepare* state is ever seen:
 // EndTxn writes its markers and decision at once (docs/transactions.md), so CONCURRENT_TRANSACTIONS
-// is never answered with a synchronous engine.
+// is never answered with a synchronous engine. The requests of one transactional id run one at a
+// time (keyed-serial.ts: each check reads the stored state, awaits, then writes), as Kafka holds
+// the transaction metadata's lock; several brokers on one database rely on the engine instead.
 //
 // Errors come back as Kafka error codes. PRODUCER_FENCED is returned as such; the handlers turn it
 // into INVALID_PRODUCER_EPOCH for the request versions that predate it (fencedFor, KafkaApis).
 import type { Logger } from '../logger';
 import { ErrorCode } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
+import { KeyedSerial } from '../server/keyed-serial';
 import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage';
 import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import type { GroupRegistry } from '../groups/group-registry';
@@ -77,6 +80,8 @@ export class TransactionCoordinator {
   private readonly cleanup: CleanupTimer;
   private readonly owns: (transactionalId: string) => boolean;
   private closed = false;
+  /** One request (or cleanup step) per transactional id at a time. */
+  private readonly serial = new KeyedSerial<string>();
   /**
    * The epoch bumps a producer may still recover from, by transactional id: a KIP-360 bump asked
    * for with the producer's current id/epoch (a retry whose answer was lost gets the same answer),
@@ -99,10 +104,10 @@ export class TransactionCoordinator {
     this.cleanup = new CleanupTimer(
       opts.timers ?? realTimers,
       opts.cleanupIntervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
-      () => {
+      async () => {
         // A timer's exception would end the process: log it, the next pass tries again.
         try {
-          this.runCleanup();
+          await this.runCleanup();
         } catch (err) {
           this.logger.error('transaction cleanup pass failed', { err });
         }
@@ -129,12 +134,16 @@ export class TransactionCoordinator {
    * KIP-360) only the current producer may bump; a retry of that bump, and a producer whose
    * transaction timed out, get the epoch already bumped for them (`recoveries`).
    */
-  initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): InitResult {
+  async initProducerId(
+    transactionalId: string,
+    timeoutMs: number,
+    expected: ProducerIdAndEpoch | null,
+  ): Promise<InitResult> {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
     if (timeoutMs <= 0 || timeoutMs > this.maxTimeoutMs) return noProducer(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
-    return this.guard(noProducer, () => {
-      const info = this.storage.transaction(transactionalId);
+    return this.guard(transactionalId, noProducer, async () => {
+      const info = await this.storage.transaction(transactionalId);
       if (info && expected) {
         const retry = this.recoveries.get(transactionalId);
         if (
@@ -150,7 +159,7 @@ export class TransactionCoordinator {
           return noProducer(ErrorCode.PRODUCER_FENCED);
       }
       const marked = info?.state === 'Ongoing' ? info.partitions : [];
-      const next = this.storage.initTransaction(transactionalId, timeoutMs, this.now());
+      const next = await this.storage.initTransaction(transactionalId, timeoutMs, this.now());
       const answer = { producerId: next.producerId, producerEpoch: next.producerEpoch };
       if (info && expected) this.recoveries.set(transactionalId, { from: expected, to: answer });
       else this.recoveries.delete(transactionalId);
@@ -170,32 +179,37 @@ export class TransactionCoordinator {
    * AddPartitionsToTxn (handleAddPartitionsToTransaction): the producer must be the transactional
    * id's current one; Empty and Complete* start a transaction, Ongoing extends it.
    */
-  addPartitions(transactionalId: string, producer: ProducerIdAndEpoch, partitions: readonly TxnPartition[]): number {
+  addPartitions(
+    transactionalId: string,
+    producer: ProducerIdAndEpoch,
+    partitions: readonly TxnPartition[],
+  ): Promise<number> {
     return this.add(transactionalId, producer, partitions, []);
   }
 
   /** AddOffsetsToTxn: as AddPartitionsToTxn, for the group's offsets (Kafka adds its __consumer_offsets partition). */
-  addOffsets(transactionalId: string, producer: ProducerIdAndEpoch, groupId: string): number {
+  addOffsets(transactionalId: string, producer: ProducerIdAndEpoch, groupId: string): Promise<number> {
     return this.add(transactionalId, producer, [], [groupId]);
   }
 
-  private add(
+  private async add(
     transactionalId: string,
     producer: ProducerIdAndEpoch,
     partitions: readonly TxnPartition[],
     groups: readonly string[],
-  ): number {
+  ): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
     return this.guard(
+      transactionalId,
       (e) => e,
-      () => {
-        const info = this.storage.transaction(transactionalId);
+      async () => {
+        const info = await this.storage.transaction(transactionalId);
         const error = producerError(info, producer);
         if (error !== ErrorCode.NONE) return error;
         // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
         if (info!.state === 'Ongoing' && contains(info!, partitions, groups)) return ErrorCode.NONE;
-        this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
         return ErrorCode.NONE;
       },
     );
@@ -206,12 +220,12 @@ export class TransactionCoordinator {
    * the group was added to the transaction): one error code per offset, in the order given.
    * `offsets` are those of known partitions (the handler answers unknown ones).
    */
-  commitOffsets(input: TxnOffsetCommitInput, offsets: readonly OffsetToCommitInTxn[]): number[] {
+  async commitOffsets(input: TxnOffsetCommitInput, offsets: readonly OffsetToCommitInTxn[]): Promise<number[]> {
     const all = (e: number) => offsets.map(() => e);
     if (this.closed) return all(ErrorCode.NOT_COORDINATOR);
     if (input.groupId === '') return all(ErrorCode.INVALID_GROUP_ID);
-    return this.guard(all, () => {
-      const info = this.storage.transaction(input.transactionalId);
+    return this.guard(input.transactionalId, all, async () => {
+      const info = await this.storage.transaction(input.transactionalId);
       // AddPartitionsToTxnManager maps the verification's PRODUCER_FENCED to INVALID_PRODUCER_EPOCH,
       // and a group not in the transaction to INVALID_TXN_STATE (for clients before KIP-890 part 2).
       const error = producerError(info, input);
@@ -222,7 +236,7 @@ export class TransactionCoordinator {
       if (groupError !== ErrorCode.NONE) return all(groupError);
       const { errors, valid } = validateTxnOffsets(offsets);
       if (valid.length > 0)
-        this.storage.commitTransactionalOffsets(input.transactionalId, input.groupId, valid, this.now());
+        await this.storage.commitTransactionalOffsets(input.transactionalId, input.groupId, valid, this.now());
       return errors;
     });
   }
@@ -232,17 +246,21 @@ export class TransactionCoordinator {
    * aborts its ongoing transaction; a retry of the decision already taken is answered NONE, the
    * opposite one and an Empty id INVALID_TXN_STATE.
    */
-  endTransaction(transactionalId: string, producer: ProducerIdAndEpoch, commit: boolean): InitResult {
+  async endTransaction(transactionalId: string, producer: ProducerIdAndEpoch, commit: boolean): Promise<InitResult> {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
-    return this.guard(noProducer, () => {
-      const info = this.storage.transaction(transactionalId);
+    return this.guard(transactionalId, noProducer, async () => {
+      const info = await this.storage.transaction(transactionalId);
       const error = producerError(info, producer);
       if (error !== ErrorCode.NONE) return noProducer(error);
       const current = { producerId: info!.producerId, producerEpoch: info!.producerEpoch };
       switch (info!.state) {
         case 'Ongoing': {
-          const { info: done, markedPartitions } = this.storage.endTransaction(transactionalId, commit, this.now());
+          const { info: done, markedPartitions } = await this.storage.endTransaction(
+            transactionalId,
+            commit,
+            this.now(),
+          );
           this.onMarked(markedPartitions);
           return { errorCode: ErrorCode.NONE, producerId: done.producerId, producerEpoch: done.producerEpoch };
         }
@@ -257,12 +275,12 @@ export class TransactionCoordinator {
   }
 
   /** DescribeTransactions: the stored state, undefined for an unknown id (TRANSACTIONAL_ID_NOT_FOUND). */
-  describe(transactionalId: string): TransactionInfo | undefined {
+  describe(transactionalId: string): Promise<TransactionInfo | undefined> {
     return this.storage.transaction(transactionalId);
   }
 
   /** Every transactional id (ListTransactions filters them). */
-  list(): TransactionInfo[] {
+  list(): Promise<TransactionInfo[]> {
     return this.storage.transactions();
   }
 
@@ -272,50 +290,32 @@ export class TransactionCoordinator {
    * next request is fenced; an id neither Ongoing nor touched for transactional.id.expiration.ms
    * is deleted. A failure is logged and retried at the next pass.
    */
-  runCleanup(): { aborted: string[]; expired: string[] } {
+  async runCleanup(): Promise<{ aborted: string[]; expired: string[] }> {
     const aborted: string[] = [];
     const expired: string[] = [];
     if (this.closed) return { aborted, expired };
     let all: TransactionInfo[];
     try {
-      all = this.storage.transactions();
+      all = await this.storage.transactions();
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       this.logger.error('reading transactions for the timeout check failed', { err });
       return { aborted, expired };
     }
     const now = this.now();
-    for (const t of all) {
-      if (!this.owns(t.transactionalId)) continue; // another broker's to time out
+    for (const listed of all) {
+      if (!this.owns(listed.transactionalId)) continue; // another broker's to time out
       try {
-        if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
-          const { info, markedPartitions } = this.storage.endTransaction(t.transactionalId, false, now, true);
-          // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
-          // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
-          this.recoveries.set(t.transactionalId, {
-            from: { producerId: t.producerId, producerEpoch: t.producerEpoch },
-            to: { producerId: info.producerId, producerEpoch: info.producerEpoch },
-          });
-          aborted.push(t.transactionalId);
-          this.logger.info('transaction timed out: aborted, its producer fenced', {
-            transactionalId: t.transactionalId,
-            producerId: info.producerId,
-            producerEpoch: info.producerEpoch,
-            timeoutMs: t.timeoutMs,
-            partitions: markedPartitions.length,
-          });
-          this.onMarked(markedPartitions);
-        } else if (t.state !== 'Ongoing' && t.updatedMs <= now - this.idExpirationMs) {
-          if (this.storage.deleteTransaction(t.transactionalId)) {
-            this.recoveries.delete(t.transactionalId);
-            expired.push(t.transactionalId);
-          }
-        }
+        // Each id's step runs in its turn (keyed-serial.ts) on its state as stored now: a request
+        // may have ended or restarted the transaction since the list was read.
+        await this.serial.run(listed.transactionalId, () =>
+          this.cleanupOne(listed.transactionalId, now, aborted, expired),
+        );
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;
         this.onStorageError(err);
         this.logger.error('transaction cleanup failed; retried at the next pass', {
-          transactionalId: t.transactionalId,
+          transactionalId: listed.transactionalId,
           err,
         });
       }
@@ -324,16 +324,49 @@ export class TransactionCoordinator {
     return { aborted, expired };
   }
 
-  /** Runs a step; a storage failure is COORDINATOR_NOT_AVAILABLE (retriable: the step was rolled back). */
-  private guard<T>(fail: (errorCode: number) => T, step: () => T): T {
-    try {
-      return step();
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
-      this.onStorageError(err);
-      if (!err.diskFull) this.logger.error('transaction step failed', { err });
-      return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  private async cleanupOne(transactionalId: string, now: number, aborted: string[], expired: string[]): Promise<void> {
+    if (this.closed) return;
+    const t = await this.storage.transaction(transactionalId);
+    if (!t) return;
+    if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
+      const { info, markedPartitions } = await this.storage.endTransaction(t.transactionalId, false, now, true);
+      // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
+      // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
+      this.recoveries.set(t.transactionalId, {
+        from: { producerId: t.producerId, producerEpoch: t.producerEpoch },
+        to: { producerId: info.producerId, producerEpoch: info.producerEpoch },
+      });
+      aborted.push(t.transactionalId);
+      this.logger.info('transaction timed out: aborted, its producer fenced', {
+        transactionalId: t.transactionalId,
+        producerId: info.producerId,
+        producerEpoch: info.producerEpoch,
+        timeoutMs: t.timeoutMs,
+        partitions: markedPartitions.length,
+      });
+      this.onMarked(markedPartitions);
+    } else if (t.state !== 'Ongoing' && t.updatedMs <= now - this.idExpirationMs) {
+      if (await this.storage.deleteTransaction(t.transactionalId)) {
+        this.recoveries.delete(t.transactionalId);
+        expired.push(t.transactionalId);
+      }
     }
+  }
+
+  /** Runs a step; a storage failure is COORDINATOR_NOT_AVAILABLE (retriable: the step was rolled back). */
+  private guard<T>(transactionalId: string, fail: (errorCode: number) => T, step: () => Promise<T>): Promise<T> {
+    return this.serial.run(transactionalId, async () => {
+      // Closed while this request waited for its turn (broker stop).
+      if (this.closed) return fail(ErrorCode.NOT_COORDINATOR);
+      try {
+        return await step();
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        this.onStorageError(err);
+        if (!err.diskFull) this.logger.error('transaction step failed', { err });
+        return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+    });
   }
 }
 

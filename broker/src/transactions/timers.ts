@@ -11,7 +11,7 @@ export class CleanupTimer {
   constructor(
     private readonly timers: TimerLike,
     private readonly intervalMs: number,
-    private readonly pass: () => void,
+    private readonly pass: () => void | Promise<void>,
   ) {}
 
   /** Schedules the passes (realTimers' timers are unref'd: they never keep the process alive). */
@@ -31,11 +31,12 @@ export class CleanupTimer {
     this.handle = this.timers.setTimeout(() => {
       this.handle = undefined;
       if (!this.running) return;
-      try {
-        this.pass();
-      } finally {
-        if (this.running) this.schedule();
-      }
+      // The next pass is scheduled when this one has ended (a pass awaits storage).
+      void Promise.resolve()
+        .then(this.pass)
+        .finally(() => {
+          if (this.running && this.handle === undefined) this.schedule();
+        });
     }, this.intervalMs);
   }
 }

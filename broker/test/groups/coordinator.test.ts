@@ -1,5 +1,6 @@
 // The classic group state machine with a fake clock: join/sync/heartbeat/leave sequences, held
 // responses, session and rebalance timeouts, generation fencing, protocol selection, KIP-394/KIP-345.
+import { promised } from '../../src/storage/sync-adapter';
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { GroupState } from '../../src/groups/group-state';
 import { silentLogger } from '../../src/logger';
@@ -296,7 +297,12 @@ describe('timeouts', () => {
 
   it("waits Kafka's 3000 ms by default, so a consumer starting a moment after the first shares its rebalance", async () => {
     const timers = new FakeTimers();
-    const coord = new GroupCoordinator({ storage: new MemoryStorage(), logger: silentLogger, now: timers.now, timers });
+    const coord = new GroupCoordinator({
+      storage: promised(new MemoryStorage()),
+      logger: silentLogger,
+      now: timers.now,
+      timers,
+    });
     const a = join(coord, { clientId: 'a' });
     await flush();
     timers.advance(1000);
@@ -498,7 +504,7 @@ describe('static membership (KIP-345)', () => {
     const s = sync(coord, newId, 1, [], { groupInstanceId: 'instance-a' });
     await flush();
     expect(s.value!.assignment).toEqual(assignmentOf('t', [0])); // the assignment carried over
-    const fencedCommit = coord.commitOffsets({
+    const fencedCommit = await coord.commitOffsets({
       groupId: GROUP,
       generationId: 1,
       memberId: oldId,

@@ -41,6 +41,28 @@ export class FakeTimers implements TimerLike {
     this.nowMs = target;
   }
 
+  /**
+   * advance() for timers whose work awaits storage (the transaction cleanup pass): after each timer
+   * the promises it started settle before the next one is looked for.
+   */
+  async advanceAsync(ms: number): Promise<void> {
+    const target = this.nowMs + ms;
+    const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await settle();
+    for (let guard = 0; guard < 100_000; guard++) {
+      let next: Task | undefined;
+      for (const t of this.tasks.values())
+        if (t.dueMs <= target && (!next || t.dueMs < next.dueMs || (t.dueMs === next.dueMs && t.id < next.id)))
+          next = t;
+      if (!next) break;
+      this.tasks.delete(next.id);
+      this.nowMs = next.dueMs;
+      next.fn();
+      await settle();
+    }
+    this.nowMs = target;
+  }
+
   get pending(): number {
     return this.tasks.size;
   }

@@ -1,5 +1,6 @@
 // The group API handlers: version-specific request shapes (FindCoordinator v4+ batches, OffsetFetch
 // v8+ groups, LeaveGroup v3+ members) and that every response encodes in every advertised version.
+import { promised } from '../../src/storage/sync-adapter';
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { TransactionCoordinator } from '../../src/transactions/coordinator';
 import { ErrorCode } from '../../src/protocol/error-codes';
@@ -16,8 +17,9 @@ import { FakeTimers } from './fake-timers';
 import { subscription } from './harness';
 
 function setup() {
-  const storage = new MemoryStorage();
-  storage.createTopic('t', 2, {});
+  const engine = new MemoryStorage();
+  engine.createTopic('t', 2, {});
+  const storage = promised(engine);
   const timers = new FakeTimers();
   // 0: these tests drive one rebalance at a time and do not advance the fake clock for Kafka's 3 s delay.
   const groups = new GroupCoordinator({
@@ -61,7 +63,7 @@ function setup() {
     spec.encodeResponse(w, apiVersion, body);
     return spec.decodeResponse(new Reader(w.toBuffer()), apiVersion);
   };
-  return { storage, groups, call, timers };
+  return { storage, engine, groups, call, timers };
 }
 
 const K = {
@@ -332,7 +334,7 @@ describe('offsets', () => {
   });
 
   it('OffsetCommit v0: UNSUPPORTED_VERSION for every partition, as a KRaft Kafka 3.9 answers (v0 commits went to ZooKeeper); nothing stored', async () => {
-    const { call, storage } = setup();
+    const { call, engine } = setup();
     const c = await call(K.OffsetCommit, 0, {
       groupId: 'g',
       topics: [
@@ -349,7 +351,7 @@ describe('offsets', () => {
       topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: '' }] }],
     });
     expect(unknownOnly.topics[0].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    expect(storage.fetchOffsets('g')).toEqual([]);
+    expect(engine.fetchOffsets('g')).toEqual([]);
   });
 
   it('OffsetFetch v0: UNSUPPORTED_VERSION and offset -1 for every partition asked, as a KRaft Kafka 3.9 answers', async () => {

@@ -5,18 +5,20 @@ import { encodeAssignment, encodeSubscription } from '../../src/protocol/consume
 import type { JoinResult, SyncResult } from '../../src/groups/group';
 import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
-import type { Storage } from '../../src/storage/storage';
+import type { SyncStorage } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
 import { FakeTimers } from './fake-timers';
 
 export const GROUP = 'g1';
 export const SESSION_MS = 10_000;
 export const REBALANCE_MS = 30_000;
 
-export function harness(opts: { initialRebalanceDelayMs?: number; storage?: Storage } = {}) {
+/** `storage`: the engine itself (tests inspect it synchronously); the coordinator gets it as AsyncStorage. */
+export function harness(opts: { initialRebalanceDelayMs?: number; storage?: SyncStorage } = {}) {
   const timers = new FakeTimers();
   const storage = opts.storage ?? new MemoryStorage();
   const coord = new GroupCoordinator({
-    storage,
+    storage: promised(storage),
     logger: silentLogger,
     now: timers.now,
     timers,

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { aclCommand } from '../../src/cli/acl';
 import type { RunningBroker } from '../../src/server/broker';
-import { run, startTestBroker } from './helpers';
+import { run, startTestBroker, engineOf } from './helpers';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
@@ -28,7 +28,7 @@ describe('minnow acl', () => {
     return { code, json: lines.length > 0 ? JSON.parse(lines.join('\n')) : undefined };
   };
   const stored = () =>
-    broker.context.storage
+    engineOf(broker)
       .listAcls()
       .map(
         (b) =>
@@ -150,7 +150,7 @@ describe('minnow acl', () => {
       );
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/CLUSTER_AUTHORIZATION_FAILED/);
-      expect(other.context.storage.listAcls()).toEqual([]);
+      expect(await other.context.storage.listAcls()).toEqual([]);
     } finally {
       await other.stop();
     }

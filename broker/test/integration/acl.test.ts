@@ -19,7 +19,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { kcat, startTestBroker } from './helpers';
+import { engineOf, kcat, startTestBroker } from './helpers';
 
 const PRINCIPALS: Record<string, string> = { admin: 'admin', mallory: 'mallory' };
 
@@ -438,8 +438,8 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
   let admin: KafkaConnection;
   beforeAll(async () => {
     broker = await start();
-    broker.context.storage.createTopic('t', 2, {});
-    broker.context.storage.commitOffsets(
+    await broker.context.storage.createTopic('t', 2, {});
+    await broker.context.storage.commitOffsets(
       G,
       [{ topic: 't', partition: 0, offset: 1, leaderEpoch: 0, metadata: null }],
       Date.now(),
@@ -458,8 +458,8 @@ describe('a principal without ACLs (ALLOW_EVERYONE_IF_NO_ACL_FOUND=false)', () =
     expect(r.codes(res)).toEqual(r.want);
   });
 
-  it('changed nothing: the topic, its records, configs, partitions, the group offsets and the ACLs are as they were', () => {
-    const { storage } = broker.context;
+  it('changed nothing: the topic, its records, configs, partitions, the group offsets and the ACLs are as they were', async () => {
+    const storage = engineOf(broker);
     expect(storage.topic('t')).toMatchObject({ partitionCount: 2, configs: {} });
     expect(storage.topic('fresh')).toBeUndefined();
     expect(storage.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
@@ -576,7 +576,7 @@ describeWithTools('kcat')('kcat against ACLs', () => {
   let broker: RunningBroker;
   beforeAll(async () => {
     broker = await start();
-    broker.context.storage.createTopic('k', 1, {});
+    await broker.context.storage.createTopic('k', 1, {});
   });
   afterAll(async () => {
     await broker?.stop();

@@ -39,7 +39,7 @@ describe('admin APIs answered with Kafka errors', () => {
   let conn: KafkaConnection;
   beforeAll(async () => {
     broker = await startTestBroker('memory://');
-    broker.context.storage.createTopic('t', 2, {});
+    await broker.context.storage.createTopic('t', 2, {});
     admin = new Kafka({
       brokers: [`127.0.0.1:${broker.port}`],
       logLevel: logLevel.NOTHING,
@@ -186,7 +186,9 @@ describe('admin APIs answered with Kafka errors', () => {
       topicData: [{ name: 't', partitionData: [{ index: 1, records: batchOf('x') }] }],
     });
     expect(produced.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.NONE);
-    const size = BigInt(broker.context.storage.read('t', 1, 0, 1 << 30).batches.reduce((n, b) => n + b.length, 0));
+    const size = BigInt(
+      (await broker.context.storage.read('t', 1, 0, 1 << 30)).batches.reduce((n, b) => n + b.length, 0),
+    );
     const res = await conn.send(ApiKey.DescribeLogDirs, v, {
       topics: [
         { topic: 't', partitions: [0, 1, 7] },

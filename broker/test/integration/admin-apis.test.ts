@@ -71,7 +71,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('answers ListOffsets MAX_TIMESTAMP (-3) with the record holding the largest timestamp', async () => {
-    broker.context.storage.createTopic('maxts', 1, {});
+    await broker.context.storage.createTopic('maxts', 1, {});
     const base = BigInt(Date.now() - 60_000);
     await produce('maxts', 0, ['a', 'b', 'c'], [base + 5000n, base + 9000n, base + 7000n]);
     const res = await conn.send(ApiKey.ListOffsets, 7, {
@@ -85,7 +85,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('answers a ListOffsets time past every record, or -3 on an empty log, with -1 offset, time and leader epoch (as Kafka 4.1)', async () => {
-    broker.context.storage.createTopic('lo-none', 2, {});
+    await broker.context.storage.createTopic('lo-none', 2, {});
     const base = BigInt(Date.now() - 60_000);
     await produce('lo-none', 0, ['a'], [base]);
     const res = await conn.send(ApiKey.ListOffsets, 7, {
@@ -106,7 +106,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('answers ListOffsets with a negative time that is no sentinel UNSUPPORTED_VERSION (as Kafka 4.1)', async () => {
-    broker.context.storage.createTopic('lo-neg', 1, {});
+    await broker.context.storage.createTopic('lo-neg', 1, {});
     const res = await conn.send(ApiKey.ListOffsets, 7, {
       replicaId: -1,
       isolationLevel: 0,
@@ -118,7 +118,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('answers DeleteRecords past the end or below -1 OFFSET_OUT_OF_RANGE with low watermark -1 (as Kafka 4.1)', async () => {
-    broker.context.storage.createTopic('dr-oor', 1, {});
+    await broker.context.storage.createTopic('dr-oor', 1, {});
     await produce('dr-oor', 0, ['a', 'b']);
     const del = (offset: bigint) =>
       conn.send(ApiKey.DeleteRecords, 2, {
@@ -140,7 +140,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('answers CreateTopics like Kafka 4.1: a name given twice gets one INVALID_REQUEST and no topic, failures carry empty configs, a null config value is INVALID_CONFIG', async () => {
-    broker.context.storage.createTopic('ct-exists', 1, {});
+    await broker.context.storage.createTopic('ct-exists', 1, {});
     const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
     const res = await conn.send(ApiKey.CreateTopics, 7, {
       topics: [topic('ct-twice'), topic('ct-exists'), topic('ct-twice')],
@@ -153,7 +153,7 @@ describe('admin and offset APIs', () => {
       ['ct-twice', ErrorCode.INVALID_REQUEST, []],
       ['ct-exists', ErrorCode.TOPIC_ALREADY_EXISTS, []],
     ]);
-    expect(broker.context.storage.topic('ct-twice')).toBeUndefined();
+    expect(await broker.context.storage.topic('ct-twice')).toBeUndefined();
     const nullConfig = await conn.send(ApiKey.CreateTopics, 7, {
       topics: [{ ...topic('ct-null-config'), configs: [{ name: 'retention.ms', value: null }] }],
       timeoutMs: 5000,
@@ -165,11 +165,11 @@ describe('admin and offset APIs', () => {
         errorMessage: expect.stringContaining('retention.ms'),
       }),
     );
-    expect(broker.context.storage.topic('ct-null-config')).toBeUndefined();
+    expect(await broker.context.storage.topic('ct-null-config')).toBeUndefined();
   });
 
   it('applies IncrementalAlterConfigs and rejects unknown or unsupported configs', async () => {
-    broker.context.storage.createTopic('inc', 1, {});
+    await broker.context.storage.createTopic('inc', 1, {});
     const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
       conn.send(ApiKey.IncrementalAlterConfigs, 1, {
         resources: [{ resourceType: 2, resourceName: 'inc', configs }],
@@ -178,14 +178,14 @@ describe('admin and offset APIs', () => {
     expect((await alter([{ name: 'retention.ms', configOperation: 0, value: '1000' }])).responses[0].errorCode).toBe(
       ErrorCode.NONE,
     );
-    expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBe('1000');
+    expect((await broker.context.storage.topic('inc'))!.configs['retention.ms']).toBe('1000');
     expect((await alter([{ name: 'retention.ms', configOperation: 1, value: null }])).responses[0].errorCode).toBe(
       ErrorCode.NONE,
     );
-    expect(broker.context.storage.topic('inc')!.configs['retention.ms']).toBeUndefined();
+    expect((await broker.context.storage.topic('inc'))!.configs['retention.ms']).toBeUndefined();
     const compact = await alter([{ name: 'cleanup.policy', configOperation: 0, value: 'compact' }]);
     expect(compact.responses[0].errorCode).toBe(ErrorCode.NONE); // issue 17
-    expect(broker.context.storage.topic('inc')!.configs['cleanup.policy']).toBe('compact');
+    expect((await broker.context.storage.topic('inc'))!.configs['cleanup.policy']).toBe('compact');
     expect((await alter([{ name: 'no.such.config', configOperation: 0, value: '1' }])).responses[0].errorCode).toBe(
       ErrorCode.INVALID_CONFIG,
     );
@@ -203,28 +203,28 @@ describe('admin and offset APIs', () => {
   });
 
   it('stamps LogAppendTime topics with the broker time', async () => {
-    broker.context.storage.createTopic('lat', 1, { 'message.timestamp.type': 'LogAppendTime' });
+    await broker.context.storage.createTopic('lat', 1, { 'message.timestamp.type': 'LogAppendTime' });
     const before = Date.now();
     const r = await produce('lat', 0, ['x'], [42n]);
     expect(Number(r.logAppendTimeMs)).toBeGreaterThanOrEqual(before);
-    const stored = broker.context.storage.read('lat', 0, 0, 1 << 20).batches[0]!;
+    const stored = (await broker.context.storage.read('lat', 0, 0, 1 << 20)).batches[0]!;
     const h = readBatchHeader(stored);
     expect(timestampType(h.attributes)).toBe(TimestampType.LogAppendTime);
     expect(h.maxTimestamp).toBe(r.logAppendTimeMs);
   });
 
   it('deletes expired batches in the background (retention.ms) and moves the log start', async () => {
-    broker.context.storage.createTopic('short', 1, { 'retention.ms': '1' });
+    await broker.context.storage.createTopic('short', 1, { 'retention.ms': '1' });
     await produce('short', 0, ['old1'], [1000n]);
     await produce('short', 0, ['old2'], [2000n]);
     await produce('short', 0, ['new'], [BigInt(Date.now() + 3_600_000)]);
-    for (let i = 0; i < 100 && broker.context.storage.offsets('short', 0)!.logStartOffset < 2; i++)
+    for (let i = 0; i < 100 && (await broker.context.storage.offsets('short', 0))!.logStartOffset < 2; i++)
       await new Promise((r) => setTimeout(r, 50));
-    expect(broker.context.storage.offsets('short', 0)).toEqual({ logStartOffset: 2, highWatermark: 3 });
+    expect(await broker.context.storage.offsets('short', 0)).toEqual({ logStartOffset: 2, highWatermark: 3 });
   });
 
   it('holds a fetch until an append arrives (long poll), then answers with it', async () => {
-    broker.context.storage.createTopic('poll', 1, {});
+    await broker.context.storage.createTopic('poll', 1, {});
     const fetching = conn.send(ApiKey.Fetch, 11, {
       replicaId: -1,
       maxWaitMs: 60_000, // a missed wake-up would hold this past the test's timeout
@@ -264,7 +264,7 @@ describe('admin and offset APIs', () => {
   }, 15_000);
 
   it('serves Fetch v13+ by topic id (KIP-516) and v12 by name', async () => {
-    const t = broker.context.storage.createTopic('byid', 1, {});
+    const t = await broker.context.storage.createTopic('byid', 1, {});
     await produce('byid', 0, ['first', 'second']);
     const fetch = (version: number, topic: { topic?: string; topicId?: string }) =>
       conn.send(ApiKey.Fetch, version, {
@@ -304,7 +304,7 @@ describe('admin and offset APIs', () => {
   });
 
   it('stores acks=0 produce without answering it, and keeps the connection in step', async () => {
-    broker.context.storage.createTopic('fire', 1, {});
+    await broker.context.storage.createTopic('fire', 1, {});
     const batch = encodeRecordBatch({ records: [{ value: Buffer.from('no answer') }] });
     await conn.send(
       ApiKey.Produce,

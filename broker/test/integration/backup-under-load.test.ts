@@ -104,9 +104,9 @@ describeWithTools('kcat')('minnow backup under produce', () => {
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
     check.close();
     copy = await startTestBroker(`sqlite://${dest}`);
-    const during = copy.context.storage.offsets('during', 0)!.highWatermark;
+    const during = (await copy.context.storage.offsets('during', 0))!.highWatermark;
     expect(during).toBeGreaterThan(0); // taken while the producer wrote
-    expect(copy.context.storage.offsets('bulk', 0)!.highWatermark).toBe(12000);
+    expect((await copy.context.storage.offsets('bulk', 0))!.highWatermark).toBe(12000);
     const got = await kcat(copy, ['-C', '-t', 'before', '-o', 'beginning', '-e', '-f', '%s\n'], { timeoutMs: 30_000 });
     expect(got.code).toBe(0);
     expect(got.stdout.trimEnd().split('\n')).toEqual(lines);

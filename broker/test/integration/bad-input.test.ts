@@ -43,7 +43,7 @@ describe('bad input', () => {
   let broker: RunningBroker;
   beforeAll(async () => {
     broker = await startTestBroker('memory://', { config: { maxRequestBytes: 1024 * 1024 } });
-    broker.context.storage.createTopic('victim', 1, {});
+    await broker.context.storage.createTopic('victim', 1, {});
   });
   afterAll(() => broker.stop());
 
@@ -76,7 +76,7 @@ describe('bad input', () => {
         topicData: [{ name: 'victim', partitionData: [{ index: 0, records: batch }] }],
       });
       expect(res.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
-      expect(broker.context.storage.offsets('victim', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+      expect(await broker.context.storage.offsets('victim', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
     } finally {
       conn.close();
     }

@@ -81,19 +81,19 @@ describe('2,000 topics in one request', () => {
       big.send<CreateTopicsResponse>(ApiKey.CreateTopics, 7, { topics, timeoutMs: 120_000, validateOnly: false }),
     );
     expect(res.topics.filter((t) => t.errorCode !== 0)).toEqual([]);
-    expect(broker.context.storage.listTopics()).toHaveLength(TOPICS);
+    expect(await broker.context.storage.listTopics()).toHaveLength(TOPICS);
     expect(storageCalls).toBe(TOPICS);
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
   it('DeleteTopics deletes them all while another client keeps being answered', async () => {
-    const topicNames = broker.context.storage.listTopics().map((t) => t.name);
+    const topicNames = (await broker.context.storage.listTopics()).map((t) => t.name);
     expect(topicNames).toHaveLength(TOPICS);
     const { res, storageCalls, answeredMeanwhile } = await whileOtherClientAsks('deleteTopic', () =>
       big.send<DeleteTopicsResponse>(ApiKey.DeleteTopics, 4, { topicNames, timeoutMs: 120_000 }),
     );
     expect(res.responses.filter((t) => t.errorCode !== 0)).toEqual([]);
-    expect(broker.context.storage.listTopics()).toEqual([]);
+    expect(await broker.context.storage.listTopics()).toEqual([]);
     expect(storageCalls).toBe(TOPICS);
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
   }, 120_000);

@@ -13,7 +13,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson } from './helpers';
+import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson, engineOf } from './helpers';
 import { venvPython } from './python-venv';
 
 const PYTHON = '/usr/bin/python3';
@@ -69,7 +69,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
     function stored(topic: string): { records: Rec[]; codecs: number[] } {
       const records: Rec[] = [];
       const codecs: number[] = [];
-      for (const b of broker.context.storage.read(topic, 0, 0, 1 << 30).batches) {
+      for (const b of engineOf(broker).read(topic, 0, 0, 1 << 30).batches) {
         const base = Number(readBatchHeader(b).baseOffset);
         codecs.push(b.readInt16BE(21) & 7);
         for (const r of decodeRecords(b)) {
@@ -305,7 +305,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
       await untilStored(topic, want);
       // The first producer's last batch lost all its records and stays, empty, for its sequences:
       // the readers step over it.
-      const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+      const batches = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
       expect(batches.filter((b) => b.readInt32BE(57) === 0).length).toBeGreaterThan(0);
       expect(await readConfluent(topic, end)).toEqual(want);
       expect(await readConfluent(topic, end, await venvPython(PYPI_REQUIREMENTS))).toEqual(want);

@@ -57,7 +57,7 @@ describeWithTools('java', 'mvn')('compaction with the Java client', () => {
       expect(out).toMatchObject({ position: 223, beginningOffset: 0, endOffset: 223 });
       // The first producer's last batch kept, emptied: the consumer stepped over it.
       const topic = `c${line.prefix}-compaction`;
-      const counts = broker.context.storage.read(topic, 0, 0, 1 << 30).batches.map((b) => b.readInt32BE(57));
+      const counts = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches.map((b) => b.readInt32BE(57));
       expect(counts).toContain(0);
     },
     150_000,

@@ -71,11 +71,11 @@ describe.each<Engine>(['memory', 'sqlite'])('compaction against %s storage', (en
 
     // Wait (bounded) for the cleaner's pass to cover everything below the tail.
     for (let i = 0; i < 200; i++) {
-      const state = broker.context.storage.cleanerState(topic, 0, Date.now());
+      const state = await broker.context.storage.cleanerState(topic, 0, Date.now());
       if (state && state.cleanOffset >= latest.get('tail')!.offset) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const state = broker.context.storage.cleanerState(topic, 0, Date.now())!;
+    const state = (await broker.context.storage.cleanerState(topic, 0, Date.now()))!;
     expect(state.cleanOffset).toBe(latest.get('tail')!.offset);
     expect(state.lastBytesAfter).toBeLessThan(state.lastBytesBefore);
 

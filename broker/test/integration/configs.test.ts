@@ -95,7 +95,7 @@ describe('configs round-trip as in Kafka', () => {
   const values = (entries: Entry[]) => Object.fromEntries(entries.map((e) => [e.name, e.value]));
 
   it('accepts back every value DescribeConfigs returns, with AlterConfigs and with IncrementalAlterConfigs', async () => {
-    broker.context.storage.createTopic('rt', 1, {});
+    await broker.context.storage.createTopic('rt', 1, {});
     const first = await describeConfigs(TOPIC, 'rt');
     expect(first.errorCode).toBe(ErrorCode.NONE);
     // Kafka 4's list: the 36 configs of 3.9 less the three 4.0 removed (still accepted, below).
@@ -146,7 +146,7 @@ describe('configs round-trip as in Kafka', () => {
   });
 
   it('fills synonyms, configType and documentation as Kafka does', async () => {
-    broker.context.storage.createTopic('syn', 1, {});
+    await broker.context.storage.createTopic('syn', 1, {});
     expect(
       await incremental(TOPIC, 'syn', [{ name: 'segment.bytes', configOperation: SET, value: '1048576' }]),
     ).toMatchObject({ errorCode: 0 });
@@ -180,7 +180,7 @@ describe('configs round-trip as in Kafka', () => {
   });
 
   it('answers bad topic configs with INVALID_CONFIG and Kafka texts, and stores nothing', async () => {
-    broker.context.storage.createTopic('bad', 1, { 'retention.ms': '1000' });
+    await broker.context.storage.createTopic('bad', 1, { 'retention.ms': '1000' });
     expect(await alter(TOPIC, 'bad', [{ name: 'no.such.config', value: '1' }])).toEqual({
       errorCode: ErrorCode.INVALID_CONFIG,
       errorMessage: 'Unknown topic config name: no.such.config',
@@ -211,7 +211,7 @@ describe('configs round-trip as in Kafka', () => {
       errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
       errorMessage: "The topic 'missing' does not exist.",
     });
-    expect(broker.context.storage.topic('bad')!.configs).toEqual({ 'retention.ms': '1000' });
+    expect((await broker.context.storage.topic('bad'))!.configs).toEqual({ 'retention.ms': '1000' });
   });
 
   it('checks CreateTopics configs the same way, and stores them as DescribeConfigs reports them', async () => {
@@ -232,7 +232,7 @@ describe('configs round-trip as in Kafka', () => {
     expect(made.configs.find((c: { name: string }) => c.name === 'flush.ms')).toEqual(
       expect.objectContaining({ value: '1000', configSource: Source.TOPIC_CONFIG }),
     );
-    expect(broker.context.storage.topic('ct')!.configs).toEqual({
+    expect((await broker.context.storage.topic('ct'))!.configs).toEqual({
       'message.format.version': '2.8',
       'flush.ms': '1000',
       'message.timestamp.difference.max.ms': '9223372036854775807',
@@ -245,17 +245,17 @@ describe('configs round-trip as in Kafka', () => {
       errorCode: ErrorCode.INVALID_CONFIG,
       errorMessage: 'Null value not supported for topic configs: retention.ms',
     });
-    expect(broker.context.storage.topic('ct-bad')).toBeUndefined();
-    expect(broker.context.storage.topic('ct-null')).toBeUndefined();
+    expect(await broker.context.storage.topic('ct-bad')).toBeUndefined();
+    expect(await broker.context.storage.topic('ct-null')).toBeUndefined();
   });
 
   it('honours validateOnly, and refuses a resource named twice', async () => {
-    broker.context.storage.createTopic('vo', 1, {});
+    await broker.context.storage.createTopic('vo', 1, {});
     expect(
       await incremental(TOPIC, 'vo', [{ name: 'retention.ms', configOperation: SET, value: '5' }], true),
     ).toMatchObject({ errorCode: 0 });
     expect(await alter(TOPIC, 'vo', [{ name: 'retention.ms', value: '5' }], true)).toMatchObject({ errorCode: 0 });
-    expect(broker.context.storage.topic('vo')!.configs).toEqual({});
+    expect((await broker.context.storage.topic('vo'))!.configs).toEqual({});
     const twice = await conn.send(ApiKey.AlterConfigs, 2, {
       resources: [
         { resourceType: TOPIC, resourceName: 'vo', configs: [] },
@@ -272,7 +272,7 @@ describe('configs round-trip as in Kafka', () => {
   });
 
   it('APPENDs to and SUBTRACTs from list configs (KIP-339)', async () => {
-    broker.context.storage.createTopic('lists', 1, {});
+    await broker.context.storage.createTopic('lists', 1, {});
     const name = 'leader.replication.throttled.replicas';
     expect(await incremental(TOPIC, 'lists', [{ name, configOperation: APPEND, value: '0:1,1:1' }])).toMatchObject({
       errorCode: 0,
@@ -280,16 +280,16 @@ describe('configs round-trip as in Kafka', () => {
     expect(await incremental(TOPIC, 'lists', [{ name, configOperation: APPEND, value: '1:1,2:1' }])).toMatchObject({
       errorCode: 0,
     });
-    expect(broker.context.storage.topic('lists')!.configs[name]).toBe('0:1,1:1,2:1');
+    expect((await broker.context.storage.topic('lists'))!.configs[name]).toBe('0:1,1:1,2:1');
     expect(await incremental(TOPIC, 'lists', [{ name, configOperation: SUBTRACT, value: '0:1' }])).toMatchObject({
       errorCode: 0,
     });
-    expect(broker.context.storage.topic('lists')!.configs[name]).toBe('1:1,2:1');
+    expect((await broker.context.storage.topic('lists'))!.configs[name]).toBe('1:1,2:1');
     // cleanup.policy starts from its default, delete; appending compact makes it both (issue 17).
     expect(
       await incremental(TOPIC, 'lists', [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }]),
     ).toMatchObject({ errorCode: 0 });
-    expect(broker.context.storage.topic('lists')!.configs['cleanup.policy']).toBe('delete,compact');
+    expect((await broker.context.storage.topic('lists'))!.configs['cleanup.policy']).toBe('delete,compact');
   });
 
   it('describes the broker with its settings read-only and the dynamic ones writable', async () => {
@@ -384,11 +384,11 @@ describe('configs round-trip as in Kafka', () => {
       errorCode: ErrorCode.INVALID_REQUEST,
       errorMessage: 'Unexpected broker id, expected 1, but received 2',
     });
-    expect(broker.context.storage.brokerConfigs('1')).toEqual({});
+    expect(await broker.context.storage.brokerConfigs('1')).toEqual({});
   });
 
   it("a topic's max.message.bytes applies to the next produce once altered, and its default once deleted", async () => {
-    broker.context.storage.createTopic('limit-change', 1, {});
+    await broker.context.storage.createTopic('limit-change', 1, {});
     const batch = encodeRecordBatch({ records: [{ value: Buffer.alloc(500), timestamp: BigInt(Date.now()) }] });
     const produce = async () =>
       (
@@ -411,7 +411,7 @@ describe('configs round-trip as in Kafka', () => {
   });
 
   it('applies dynamic broker configs as topic defaults: message.max.bytes limits produce, topics report the source', async () => {
-    broker.context.storage.createTopic('dyn', 1, {});
+    await broker.context.storage.createTopic('dyn', 1, {});
     expect(
       await incremental(BROKER, '', [{ name: 'message.max.bytes', configOperation: SET, value: '200' }]),
     ).toMatchObject({ errorCode: 0 });
@@ -469,13 +469,13 @@ describe('configs round-trip as in Kafka', () => {
       await incremental(BROKER, '', [{ name: 'message.max.bytes', configOperation: DELETE, value: null }]),
     ).toMatchObject({ errorCode: 0 });
     expect(await alter(BROKER, '1', [])).toMatchObject({ errorCode: 0 });
-    expect(broker.context.storage.brokerConfigs('1')).toEqual({});
-    expect(broker.context.storage.brokerConfigs('')).toEqual({});
+    expect(await broker.context.storage.brokerConfigs('1')).toEqual({});
+    expect(await broker.context.storage.brokerConfigs('')).toEqual({});
   });
 
   it('applies a cluster-wide log.retention.ms to topics without their own retention.ms', async () => {
-    broker.context.storage.createTopic('dynret', 1, {});
-    broker.context.storage.createTopic('dynret-own', 1, { 'retention.ms': '-1' });
+    await broker.context.storage.createTopic('dynret', 1, {});
+    await broker.context.storage.createTopic('dynret-own', 1, { 'retention.ms': '-1' });
     const old = encodeRecordBatch({
       records: [{ value: Buffer.from('old'), timestamp: BigInt(Date.now() - 600_000) }],
     });
@@ -492,10 +492,10 @@ describe('configs round-trip as in Kafka', () => {
       await incremental(BROKER, '', [{ name: 'log.retention.ms', configOperation: SET, value: '60000' }]),
     ).toMatchObject({ errorCode: 0 });
     // The retention task runs every 100 ms here; wait for it, at most 10 s.
-    for (let i = 0; i < 100 && broker.context.storage.offsets('dynret', 0)!.logStartOffset === 0; i++)
+    for (let i = 0; i < 100 && (await broker.context.storage.offsets('dynret', 0))!.logStartOffset === 0; i++)
       await new Promise((r) => setTimeout(r, 100));
-    expect(broker.context.storage.offsets('dynret', 0)!.logStartOffset).toBe(1);
-    expect(broker.context.storage.offsets('dynret-own', 0)!.logStartOffset).toBe(0);
+    expect((await broker.context.storage.offsets('dynret', 0))!.logStartOffset).toBe(1);
+    expect((await broker.context.storage.offsets('dynret-own', 0))!.logStartOffset).toBe(0);
     expect(
       await incremental(BROKER, '', [{ name: 'log.retention.ms', configOperation: DELETE, value: null }]),
     ).toMatchObject({ errorCode: 0 });

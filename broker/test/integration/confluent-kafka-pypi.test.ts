@@ -101,7 +101,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
       const sent = await produce(topic, codec, 40, codec);
       expect(sent.errors).toEqual([]);
       expect(sent.delivered).toEqual(Array.from({ length: 40 }, (_, i) => [0, i]));
-      const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+      const batches = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
       expect(new Set(batches.map((b) => b.readInt16BE(21) & 7))).toEqual(new Set([CODECS[codec]]));
       // An idempotent producer's batches carry its producer id (offset 43) and consecutive sequences.
       expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);

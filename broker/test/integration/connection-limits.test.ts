@@ -10,7 +10,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
 import { createLogger } from '../../src/logger';
-import { startTestBroker } from './helpers';
+import { startTestBroker, engineOf } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,7 +53,7 @@ describe('CONNECTIONS_MAX_IDLE_MS', () => {
   const IDLE_MS = 500;
   beforeAll(async () => {
     broker = await startTestBroker('memory://', { config: { connectionsMaxIdleMs: IDLE_MS } });
-    broker.context.storage.createTopic('quiet', 1, {});
+    await broker.context.storage.createTopic('quiet', 1, {});
   });
   afterAll(() => broker.stop());
 
@@ -176,7 +176,7 @@ describe('QUEUED_MAX_REQUEST_BYTES', () => {
     const broker = await startTestBroker('memory://', {
       config: { maxRequestBytes: 1024 * 1024, queuedMaxRequestBytes: 1024 * 1024 },
     });
-    broker.context.storage.createTopic('pooled', 1, {});
+    await broker.context.storage.createTopic('pooled', 1, {});
     const conns = await Promise.all(
       Array.from({ length: 6 }, () => KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 20_000 })),
     );
@@ -198,7 +198,7 @@ describe('QUEUED_MAX_REQUEST_BYTES', () => {
       expect(results.map((r) => r.responses[0].partitionResponses[0].errorCode)).toEqual(
         Array(18).fill(ErrorCode.NONE),
       );
-      expect(broker.context.storage.offsets('pooled', 0)?.highWatermark).toBe(18);
+      expect(engineOf(broker).offsets('pooled', 0)?.highWatermark).toBe(18);
     } finally {
       for (const c of conns) c.close();
       await broker.stop();

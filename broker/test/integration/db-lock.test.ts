@@ -30,7 +30,7 @@ describe('one broker per database file', () => {
     const url = `sqlite://${path.join(tmp.dir, 'same-process.db')}`;
     const first = await startTestBroker(url);
     try {
-      first.context.storage.createTopic('kept', 1, {});
+      await first.context.storage.createTopic('kept', 1, {});
       await expect(startTestBroker(url)).rejects.toThrow(
         new RegExp(
           `database .*same-process\\.db is in use by pid ${process.pid} \\(.*\\), another broker in this same process; stop it or use another STORAGE_ENGINE path`,
@@ -41,7 +41,7 @@ describe('one broker per database file', () => {
       await first.stop();
     }
     const again = await startTestBroker(url); // the lock went with the stop
-    expect(again.context.storage.listTopics().map((t) => t.name)).toEqual(['kept']);
+    expect((await again.context.storage.listTopics()).map((t) => t.name)).toEqual(['kept']);
     await again.stop();
   });
 

@@ -18,7 +18,7 @@ import type { RunningBroker } from '../../src/server/broker';
 import { createLogger } from '../../src/logger';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
 import { describeWithTools, itWithTools } from '../support/external-tools';
-import { kcat, run, startTestBroker, tempDir } from './helpers';
+import { kcat, run, startTestBroker, tempDir, engineOf } from './helpers';
 import { ChildBroker, MINNOW, startChildBroker } from './serve-child';
 
 const MiB = 1024 * 1024;
@@ -78,7 +78,7 @@ describe('a free-space floor (any file system)', () => {
 
   it('refuses produce below MINNOW_MIN_FREE_BYTES with POLICY_VIOLATION and "disk full: ..." (kafkajs fails at once, not after its retries)', async () => {
     broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'floor.db')}`, { config: { minFreeBytes: 2 ** 40 } });
-    broker.context.storage.createTopic('floor', 1, {});
+    engineOf(broker).createTopic('floor', 1, {});
     const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const res = await conn.send(ApiKey.Produce, 9, {
       transactionalId: null,
@@ -92,7 +92,7 @@ describe('a free-space floor (any file system)', () => {
     expect(p.errorMessage).toMatch(
       new RegExp(`^disk full: \\d+ bytes free on ${tmp.dir}, floor 1099511627776 \\(MINNOW_MIN_FREE_BYTES\\)`),
     );
-    expect(broker.context.storage.offsets('floor', 0)!.highWatermark).toBe(0);
+    expect(engineOf(broker).offsets('floor', 0)!.highWatermark).toBe(0);
 
     const kafka = new Kafka({
       brokers: [`127.0.0.1:${broker.port}`],
@@ -129,10 +129,10 @@ describe('SQLITE_FULL simulated with max_page_count (any file system: runs where
         topicData: [{ name: 'capped', partitionData: [{ index: 0, records }] }],
       });
     try {
-      broker.context.storage.createTopic('capped', 1, {});
+      engineOf(broker).createTopic('capped', 1, {});
       for (let i = 0; i < 8; i++)
         expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
-      const db = (broker.context.storage as SqliteStorage).database;
+      const db = (engineOf(broker) as SqliteStorage).database;
       db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`); // no page more
       const refused = (await produce(batch(64 * 1024))).responses[0].partitionResponses[0];
       expect(refused.errorCode).toBe(ErrorCode.POLICY_VIOLATION);
@@ -184,11 +184,11 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
       });
     try {
       expect(fs.existsSync(path.join(dir, 'minnow.db.reserve'))).toBe(true);
-      broker.context.storage.createTopic('full', 1, {});
+      engineOf(broker).createTopic('full', 1, {});
       for (let i = 0; i < 96; i++)
         expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
       // An empty WAL: the next commit must grow it, and finds no room.
-      (broker.context.storage as SqliteStorage).database.pragma('wal_checkpoint(TRUNCATE)');
+      (engineOf(broker) as SqliteStorage).database.pragma('wal_checkpoint(TRUNCATE)');
       filler = fillDisk(fsMount.dir);
       broker.context.diskSpace?.refresh(); // no waiting out its 1 s cache
 
@@ -210,7 +210,7 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
       });
       expect(init.errorCode).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
 
-      const hw = broker.context.storage.offsets('full', 0)!.highWatermark;
+      const hw = engineOf(broker).offsets('full', 0)!.highWatermark;
       const del = await conn.send(ApiKey.DeleteRecords, 2, {
         topics: [{ name: 'full', partitions: [{ partitionIndex: 0, offset: -1n }] }],
         timeoutMs: 5000,

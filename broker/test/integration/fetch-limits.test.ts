@@ -278,7 +278,7 @@ describe('fetch response limits', () => {
     );
 
     it('answers at once when the cap is what keeps the response below min_bytes (min_bytes > FETCH_MAX_BYTES)', async () => {
-      broker.context.storage.createTopic('filled', 1, {});
+      await broker.context.storage.createTopic('filled', 1, {});
       const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 10_000 });
       try {
         // 8 batches of 64 KiB: 3 whole batches fit the 256 KiB cap and the 4th does not, so the
@@ -316,7 +316,7 @@ describe('fetch response limits', () => {
     });
 
     it('still returns one stored batch bigger than the cap whole, and nothing more in that response (KIP-74)', async () => {
-      broker.context.storage.createTopic('huge', 2, { 'max.message.bytes': String(4 * MiB) });
+      await broker.context.storage.createTopic('huge', 2, { 'max.message.bytes': String(4 * MiB) });
       const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 10_000 });
       try {
         const big = encodeRecordBatch({ records: [{ value: randomBytes(2 * MiB) }] });

@@ -18,7 +18,7 @@ describe('fetches answered at once', () => {
 
   beforeAll(async () => {
     broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir));
-    broker.context.storage.createTopic('w', 1, {});
+    await broker.context.storage.createTopic('w', 1, {});
   });
   // A connection per test: a request still waiting fails only its own test, after 10 s.
   beforeEach(async () => {

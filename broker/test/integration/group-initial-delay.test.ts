@@ -22,7 +22,7 @@ describe("consumer group with Kafka's initial rebalance delay", () => {
   const consumers: Consumer[] = [];
   beforeAll(async () => {
     broker = await startTestBroker('memory://'); // the default delay: nothing set
-    broker.context.storage.createTopic(TOPIC, 2, {});
+    await broker.context.storage.createTopic(TOPIC, 2, {});
   });
   afterAll(async () => {
     await Promise.all(consumers.map((c) => c.disconnect()));

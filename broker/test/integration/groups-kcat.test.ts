@@ -38,7 +38,7 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
     const topic = `kcat-group-${engine}`;
     const first = Array.from({ length: 30 }, (_, i) => `k${i}:first-${i}`);
     expect((await kcat(broker, ['-P', '-t', topic, '-K', ':'], { input: first.join('\n') + '\n' })).code).toBe(0);
-    expect(broker.context.storage.topic(topic)!.partitionCount).toBe(3);
+    expect((await broker.context.storage.topic(topic))!.partitionCount).toBe(3);
 
     const run1 = await consumeGroup(broker, 'kcat-g', topic);
     expect(run1.code).toBe(0);
@@ -46,11 +46,11 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
     expect(got1.map((l) => l.split(':')[2]).sort()).toEqual(first.map((l) => l.split(':')[1]).sort());
 
     // The group's commits reach the end of every partition.
-    const fetched = broker.context.groups.fetchOffsets('kcat-g', [{ name: topic, partitions: [0, 1, 2] }]);
+    const fetched = await broker.context.groups.fetchOffsets('kcat-g', [{ name: topic, partitions: [0, 1, 2] }]);
     expect(fetched.errorCode).toBe(ErrorCode.NONE);
     for (const p of fetched.topics[0]!.partitions)
-      expect(p.offset).toBe(broker.context.storage.offsets(topic, p.partition)!.highWatermark);
-    expect(broker.context.groups.describeGroup('kcat-g')).toMatchObject({
+      expect(p.offset).toBe((await broker.context.storage.offsets(topic, p.partition))!.highWatermark);
+    expect(await broker.context.groups.describeGroup('kcat-g')).toMatchObject({
       groupState: 'Empty',
       protocolType: 'consumer',
       members: [],
@@ -73,11 +73,6 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat balanced cons
     // Another group is independent and starts from the beginning.
     const other = await consumeGroup(broker, 'kcat-other', topic);
     expect(lines(other.stdout)).toHaveLength(first.length + second.length);
-    expect(
-      broker.context.groups
-        .listGroups()
-        .map((g) => g.groupId)
-        .sort(),
-    ).toEqual(['kcat-g', 'kcat-other']);
+    expect((await broker.context.groups.listGroups()).map((g) => g.groupId).sort()).toEqual(['kcat-g', 'kcat-other']);
   }, 120_000);
 });

@@ -6,9 +6,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningBroker, startBroker } from '../../src/server/broker';
 import { createLogger, silentLogger } from '../../src/logger';
+import type { SyncStorage } from '../../src/storage/storage';
+import { syncEngine } from '../../src/storage/sync-adapter';
 import type { Consumer } from 'kafkajs';
 
 export type Engine = 'memory' | 'sqlite';
+
+/** The broker's in-process engine (sqlite://, memory://), for tests that inspect it synchronously. */
+export function engineOf(broker: RunningBroker): SyncStorage {
+  const engine = syncEngine(broker.context.storage);
+  if (!engine) throw new Error(`${broker.context.storage.url} has no in-process engine`);
+  return engine;
+}
 
 export function tempDir(prefix = 'minnow-test-'): { dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -7,8 +7,8 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import type { RunningBroker } from '../../src/server/broker';
 import { createLogger } from '../../src/logger';
-import { openStorage } from '../../src/storage/open-storage';
-import { startTestBroker, tempDir } from './helpers';
+import { openSyncStorage } from '../../src/storage/open-storage';
+import { startTestBroker, tempDir, engineOf } from './helpers';
 
 const INTERNAL = ['__consumer_offsets', '__transaction_state'];
 
@@ -23,7 +23,10 @@ describe('internal topic names', () => {
     conn.close();
     await broker.stop();
   });
-  const stored = () => broker.context.storage.listTopics().map((t) => t.name);
+  const stored = () =>
+    engineOf(broker)
+      .listTopics()
+      .map((t) => t.name);
 
   it.each([1, 4, 9, 12])(
     'Metadata v%i answers UNKNOWN_TOPIC_OR_PARTITION, flagged internal, and creates nothing',
@@ -49,7 +52,7 @@ describe('internal topic names', () => {
     expect(res.topics[0]).toEqual(
       expect.objectContaining({ name: 'ordinary', errorCode: ErrorCode.NONE, isInternal: false }),
     );
-    broker.context.storage.deleteTopic('ordinary');
+    engineOf(broker).deleteTopic('ordinary');
   });
 
   it('refuses CreateTopics for internal names as Kafka refuses __cluster_metadata (INVALID_REQUEST)', async () => {
@@ -117,7 +120,7 @@ describe('internal topic names', () => {
   });
 
   it('flags a leftover internal-named topic (made by an older minnow) as internal and lets it be deleted', async () => {
-    broker.context.storage.createTopic('__consumer_offsets', 1, {});
+    engineOf(broker).createTopic('__consumer_offsets', 1, {});
     const res = await conn.send(ApiKey.Metadata, 9, { topics: null, allowAutoTopicCreation: false });
     expect(res.topics).toEqual([
       expect.objectContaining({ name: '__consumer_offsets', errorCode: ErrorCode.NONE, isInternal: true }),
@@ -130,7 +133,7 @@ describe('internal topic names', () => {
   it('warns at start-up about a leftover internal-named topic, telling how to remove it', async () => {
     const tmp = tempDir();
     const url = `sqlite://${tmp.dir}/leftover.db`;
-    const old = openStorage(url);
+    const old = openSyncStorage(url);
     old.createTopic('__consumer_offsets', 1, {});
     old.close();
     const lines: string[] = [];

@@ -78,7 +78,7 @@ describeWithTools(
   }
 
   describe.each(LINES)('$module ($version)', (line) => {
-    it('runs the expected client release', () => {
+    it('runs the expected client release', async () => {
       expect(scenario(line, 'version').kafkaClients).toBe(line.version);
     });
 
@@ -110,7 +110,7 @@ describeWithTools(
 
         // What was stored: the codec asked for, and idempotent batches (producer id >= 0) since
         // the default producer first sends InitProducerId.
-        const batches = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+        const batches = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
         expect(batches.length).toBeGreaterThan(0);
         expect(batches.map((b) => b.readInt16BE(21) & 7).every((c) => c === CODEC_IDS[codec])).toBe(true);
         expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true);
@@ -124,7 +124,7 @@ describeWithTools(
       },
     );
 
-    it('shares a group between two consumers, commits, and a new member resumes from the commits', () => {
+    it('shares a group between two consumers, commits, and a new member resumes from the commits', async () => {
       const g = scenario(line, 'group');
       expect(g.error).toBeUndefined();
       const p0 = `${line.prefix}-group-0`;
@@ -142,7 +142,7 @@ describeWithTools(
       expect(g.resumedExtra).toEqual([]);
     });
 
-    it('fetches a record larger than its fetch limits whole (KIP-74), is refused one over max.message.bytes, and finds offsets', () => {
+    it('fetches a record larger than its fetch limits whole (KIP-74), is refused one over max.message.bytes, and finds offsets', async () => {
       const f = scenario(line, 'fetch');
       expect(f.error).toBeUndefined();
       expect(f.consumed).toEqual([
@@ -163,7 +163,7 @@ describeWithTools(
       });
     });
 
-    it('rebalances cooperatively (KIP-429) and keeps static members (KIP-345) across a restart', () => {
+    it('rebalances cooperatively (KIP-429) and keeps static members (KIP-345) across a restart', async () => {
       const r = scenario(line, 'rebalance');
       expect(r.error).toBeUndefined();
       const tps = (...ps: number[]) => ps.map((p) => `${line.prefix}-rebalance-${p}`);
@@ -197,12 +197,12 @@ describeWithTools(
           isr: [broker.context.identity.nodeId],
         }));
 
-      it('creates a topic, and reports an existing one as TopicExistsException', () => {
+      it('creates a topic, and reports an existing one as TopicExistsException', async () => {
         expect(step('createTopics')).toBe('created');
         expect(step('createTopicsExisting')).toMatchObject({ error: 'TopicExistsException' });
       });
 
-      it('lists and describes topics', () => {
+      it('lists and describes topics', async () => {
         expect(step('listTopics')).toContain(topic);
         expect(step('describeTopics')).toMatchObject({ name: topic, internal: false, partitions: partitions(1) });
         expect(step('describeTopics').topicId).not.toBe('AAAAAAAAAAAAAAAAAAAAAA');
@@ -210,12 +210,12 @@ describeWithTools(
         expect(step('describeTopicsById')).toEqual({ name: topic, partitions: 1 });
       });
 
-      it('adds partitions, and refuses fewer with InvalidPartitionsException', () => {
+      it('adds partitions, and refuses fewer with InvalidPartitionsException', async () => {
         expect(step('createPartitions')).toMatchObject({ name: topic, partitions: partitions(3) });
         expect(step('createPartitionsFewer')).toMatchObject({ error: 'InvalidPartitionsException' });
       });
 
-      it('alters and describes client quotas (AlterClientQuotas, DescribeClientQuotas), a bad key refused', () => {
+      it('alters and describes client quotas (AlterClientQuotas, DescribeClientQuotas), a bad key refused', async () => {
         const client = `client-id=${topic}-quota-client`;
         expect(step('clientQuotas')).toEqual({
           client: { [client]: { consumer_byte_rate: 2097152, producer_byte_rate: 1048576 } },
@@ -225,7 +225,7 @@ describeWithTools(
         });
       });
 
-      it('describes and alters retention.ms (AlterConfigs where the client has it, IncrementalAlterConfigs SET and DELETE)', () => {
+      it('describes and alters retention.ms (AlterConfigs where the client has it, IncrementalAlterConfigs SET and DELETE)', async () => {
         expect(step('describeConfigs')).toMatchObject({ value: '3600000', source: 'DYNAMIC_TOPIC_CONFIG' });
         if (line.module === 'kafka-3')
           expect(step('alterConfigs')).toMatchObject({ value: '7200000', source: 'DYNAMIC_TOPIC_CONFIG' });
@@ -234,7 +234,7 @@ describeWithTools(
         expect(step('incrementalAlterConfigsDelete')).toMatchObject({ value: '604800000', source: 'DEFAULT_CONFIG' });
       });
 
-      it('deletes records: the low watermark and the earliest offset move, a consumer below it resets', () => {
+      it('deletes records: the low watermark and the earliest offset move, a consumer below it resets', async () => {
         expect(step('deleteRecords')).toEqual({
           lowWatermark: 4,
           earliest: 4,
@@ -244,7 +244,7 @@ describeWithTools(
         });
       });
 
-      it('lists, describes, reads the offsets of and deletes consumer groups', () => {
+      it('lists, describes, reads the offsets of and deletes consumer groups', async () => {
         expect(step('describeConsumerGroupsActive')).toMatchObject({
           groupId: group,
           state: 'Stable',
@@ -273,11 +273,11 @@ describeWithTools(
         expect(step('deleteConsumerGroupsMissing')).toMatchObject({ error: 'GroupIdNotFoundException' });
       });
 
-      it('describes broker configs', () => {
+      it('describes broker configs', async () => {
         expect(step('describeBrokerConfigs')).toMatchObject({ 'message.max.bytes': '1048588', 'num.partitions': '1' });
       });
 
-      it('describes the cluster as this one broker', () => {
+      it('describes the cluster as this one broker', async () => {
         const node = { id: broker.context.identity.nodeId, host: '127.0.0.1', port: broker.port };
         expect(step('describeCluster')).toEqual({
           clusterId: broker.context.identity.clusterId,
@@ -286,7 +286,7 @@ describeWithTools(
         });
       });
 
-      it('deletes topics, and reports a missing one as UnknownTopicOrPartitionException', () => {
+      it('deletes topics, and reports a missing one as UnknownTopicOrPartitionException', async () => {
         expect(step('deleteTopics').topicsAfter).not.toContain(topic);
         expect(step('deleteTopics').topicsAfter).toContain(`${line.prefix}-group`);
         expect(step('deleteTopicsMissing')).toMatchObject({ error: 'UnknownTopicOrPartitionException' });
@@ -297,7 +297,7 @@ describeWithTools(
     // aborted and the fenced zombie's records only by read_uncommitted, no control record ever
     // surfaces as a record, both isolation levels reach the same end (every transaction closed),
     // and the offsets sent in the committed transaction reach the group.
-    it('commits, aborts, sends offsets and fences a zombie transactional producer', () => {
+    it('commits, aborts, sends offsets and fences a zombie transactional producer', async () => {
       const t = scenario(line, 'transactions');
       const committed = [0, 1].flatMap((p) => [0, 1, 2].map((i) => `committed-${p}-${i}`));
       expect(t.zombieCommit).toBe('ProducerFencedException');
@@ -317,19 +317,19 @@ describeWithTools(
     // KIP-848: the broker serves only the classic protocol. It answers ConsumerGroupHeartbeat (68)
     // with UNSUPPORTED_VERSION as Kafka does with the protocol off (consumer-group-heartbeat.ts), so
     // a consumer configured with group.protocol=consumer fails at poll(), not silently.
-    it('fails a group.protocol=consumer consumer loudly with UnsupportedVersionException', () => {
+    it('fails a group.protocol=consumer consumer loudly with UnsupportedVersionException', async () => {
       const c = scenario(line, 'consumer-protocol');
       expect(c).toMatchObject({ outcome: 'error', error: 'UnsupportedVersionException' });
       expect(c.message).toMatch(/CONSUMER_GROUP_HEARTBEAT|CONSUMER group protocol|set group.protocol=classic/);
     });
 
-    it('exits 0 with every scenario ok', () => {
+    it('exits 0 with every scenario ok', async () => {
       const all = results.get(line.module)!;
       expect([...all.values()].filter((s) => !s.ok).map((s) => `${s.scenario}: ${s.error}`)).toEqual([]);
     });
   });
 
-  it('advertises exactly the APIs that have a handler', () => {
+  it('advertises exactly the APIs that have a handler', async () => {
     const handlers = createHandlers();
     const advertised = apiVersionsBody(handlers).apiKeys.map((k) => k.apiKey);
     expect(advertised).toEqual([...handlers.keys()].sort((a, b) => a - b));

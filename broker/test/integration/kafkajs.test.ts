@@ -1,7 +1,7 @@
 // kafkajs 2.2.4 against the broker: admin, gzip produce/consume, an idempotent producer.
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import type { RunningBroker } from '../../src/server/broker';
-import { Engine, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { Engine, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
 const NO_DELAY = 0;
@@ -72,7 +72,7 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
     }));
     await producer.send({ topic: 'gzip-topic', compression: CompressionTypes.GZIP, messages });
     await producer.disconnect();
-    const stored = [0, 1].flatMap((p) => broker.context.storage.read('gzip-topic', p, 0, 1 << 30).batches);
+    const stored = [0, 1].flatMap((p) => engineOf(broker).read('gzip-topic', p, 0, 1 << 30).batches);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.every((b) => (b.readInt16BE(21) & 7) === 1)).toBe(true);
 
@@ -88,7 +88,7 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
       await producer.send({ topic: 'idem-topic', messages: [{ value: `idem-${i}` }], acks: -1 });
     }
     await producer.disconnect();
-    const batches = broker.context.storage.read('idem-topic', 0, 0, 1 << 30).batches;
+    const batches = engineOf(broker).read('idem-topic', 0, 0, 1 << 30).batches;
     expect(batches.length).toBe(5);
     expect(batches.map((b) => b.readBigInt64BE(43) >= 0n)).toEqual([true, true, true, true, true]);
     expect(batches.map((b) => b.readInt32BE(53))).toEqual([0, 1, 2, 3, 4]);

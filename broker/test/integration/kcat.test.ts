@@ -39,7 +39,7 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat against %s st
     expect(c.stdout.trimEnd().split('\n')).toEqual(lines);
     // librdkafka silently sends uncompressed when it thinks the broker can't take the codec
     // (docs/clients.md), and for a batch compression would not shrink: check what was stored.
-    const stored = broker.context.storage.read(topic, 0, 0, 1 << 30).batches;
+    const stored = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
     const id = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 }[codec]!;
     const codecs = stored.map((b) => b.readInt16BE(21) & 7);
     expect(codecs).toContain(id);

@@ -12,7 +12,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { ScrapedMetrics } from '../support/prometheus-text';
 import { describeWithTools } from '../support/external-tools';
-import { kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { kcat, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
 import { startChildBroker } from './serve-child';
 
 function get(port: number, path: string, agent?: http.Agent): Promise<{ status: number; type?: string; body: string }> {
@@ -39,7 +39,7 @@ function stored(broker: RunningBroker, topic: string, partitions: number): { byt
   let bytes = 0;
   let records = 0;
   for (let p = 0; p < partitions; p++) {
-    for (const b of broker.context.storage.read(topic, p, 0, 1 << 30).batches) {
+    for (const b of engineOf(broker).read(topic, p, 0, 1 << 30).batches) {
       bytes += b.length;
       records += b.readInt32BE(57); // recordsCount, the last field of the v2 batch header
     }

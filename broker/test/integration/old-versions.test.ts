@@ -51,7 +51,7 @@ describe('old request versions (Kafka 3.9)', () => {
   });
 
   it.each([0, 1, 2, 3])('Fetch v%i (message format 0/1) gets UNSUPPORTED_VERSION on every partition', async (v) => {
-    broker.context.storage.createTopic(`old-fetch-${v}`, 1, {});
+    await broker.context.storage.createTopic(`old-fetch-${v}`, 1, {});
     await produce(`old-fetch-${v}`, [Date.now()]);
     const res = await conn.send(ApiKey.Fetch, v, {
       replicaId: -1,
@@ -74,7 +74,7 @@ describe('old request versions (Kafka 3.9)', () => {
       timeoutMs: 1000,
     });
     expect(v0.topics).toEqual([expect.objectContaining({ name: 'old-created', errorCode: ErrorCode.NONE })]);
-    expect(broker.context.storage.topic('old-created')!.partitionCount).toBe(2);
+    expect((await broker.context.storage.topic('old-created'))!.partitionCount).toBe(2);
 
     const dry = await conn.send(ApiKey.CreateTopics, 1, {
       topics: [{ name: 'old-dry', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
@@ -82,7 +82,7 @@ describe('old request versions (Kafka 3.9)', () => {
       validateOnly: true,
     });
     expect(dry.topics[0]).toEqual(expect.objectContaining({ name: 'old-dry', errorCode: ErrorCode.NONE }));
-    expect(broker.context.storage.topic('old-dry')).toBeUndefined();
+    expect(await broker.context.storage.topic('old-dry')).toBeUndefined();
     const twice = await conn.send(ApiKey.CreateTopics, 1, {
       topics: [{ name: 'old-created', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
       timeoutMs: 1000,
@@ -100,11 +100,11 @@ describe('old request versions (Kafka 3.9)', () => {
       ['old-created', ErrorCode.NONE],
       ['never-was', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
     ]);
-    expect(broker.context.storage.topic('old-created')).toBeUndefined();
+    expect(await broker.context.storage.topic('old-created')).toBeUndefined();
   });
 
   it('DescribeConfigs v0: isDefault for values from the defaults, no synonyms', async () => {
-    broker.context.storage.createTopic('old-configs', 1, { 'retention.ms': '60000' });
+    await broker.context.storage.createTopic('old-configs', 1, { 'retention.ms': '60000' });
     const res = await conn.send(ApiKey.DescribeConfigs, 0, {
       resources: [
         { resourceType: 2, resourceName: 'old-configs', configurationKeys: ['retention.ms', 'cleanup.policy'] },
@@ -121,11 +121,11 @@ describe('old request versions (Kafka 3.9)', () => {
   });
 
   it('ListOffsets v0 answers oldStyleOffsets as a one-segment Kafka log does', async () => {
-    broker.context.storage.createTopic('old-offsets', 1, {});
+    await broker.context.storage.createTopic('old-offsets', 1, {});
     const lastRecordMs = Date.now() - 60_000;
     await produce('old-offsets', [lastRecordMs - 2000, lastRecordMs - 1000]);
     await produce('old-offsets', [lastRecordMs]);
-    broker.context.storage.createTopic('old-empty', 1, {});
+    await broker.context.storage.createTopic('old-empty', 1, {});
     const ask = async (topic: string, timestamp: bigint, maxNumOffsets: number) => {
       const res = await conn.send(ApiKey.ListOffsets, 0, {
         replicaId: -1,
@@ -147,12 +147,12 @@ describe('old request versions (Kafka 3.9)', () => {
   });
 
   it('OffsetCommit v0 (ZooKeeper-stored in Kafka 3.x): UNSUPPORTED_VERSION per partition, as from a KRaft Kafka 3.9', async () => {
-    broker.context.storage.createTopic('old-commit', 1, {});
+    await broker.context.storage.createTopic('old-commit', 1, {});
     const res = await conn.send(ApiKey.OffsetCommit, 0, {
       groupId: 'zk-group',
       topics: [{ name: 'old-commit', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: '' }] }],
     });
     expect(res.topics[0].partitions[0].errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
-    expect(broker.context.storage.fetchOffsets('zk-group')).toEqual([]);
+    expect(await broker.context.storage.fetchOffsets('zk-group')).toEqual([]);
   });
 });

@@ -44,7 +44,7 @@ describeWithTools('kcat')('kcat at an out-of-range offset', () => {
     'resets an offset below the log start (after DeleteRecords) to the earliest kept record',
     async () => {
       await produce('oor-start', ['a', 'b', 'c']);
-      broker.context.storage.deleteRecords('oor-start', 0, 2);
+      await broker.context.storage.deleteRecords('oor-start', 0, 2);
       const c = await consume('oor-start', '0', 'earliest');
       expect(c.code).toBe(0);
       expect(c.stdout.trim().split('\n')).toEqual(['2:c']);

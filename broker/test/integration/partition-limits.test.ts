@@ -10,7 +10,7 @@ import type { CreatePartitionsResponse, CreateTopicsResponse, MetadataResponse }
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { StorageError } from '../../src/storage/storage';
-import { run, startTestBroker } from './helpers';
+import { run, startTestBroker, engineOf } from './helpers';
 
 const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 
@@ -48,7 +48,10 @@ describe('partition limits', () => {
       validateOnly,
     });
   const outcome = (r: { name: string; errorCode: number }) => [r.name, r.errorCode];
-  const stored = () => broker.context.storage.listTopics().map((t) => [t.name, t.partitionCount]);
+  const stored = () =>
+    engineOf(broker)
+      .listTopics()
+      .map((t) => [t.name, t.partitionCount]);
 
   it('refuses a CreateTopics asking for more partitions in all than the request bound, for every topic (Kafka 4.0)', async () => {
     for (const validateOnly of [true, false]) {
@@ -128,7 +131,7 @@ describe('partition limits', () => {
       'topic d: 1 more partitions would bring the broker to 13, over its limit of 12 (MINNOW_MAX_PARTITIONS); delete topics or raise the limit',
     );
     expect(res.topics[2]!.topicId).toBe(ZERO_UUID);
-    expect(broker.context.storage.totalPartitions()).toBe(12);
+    expect(engineOf(broker).totalPartitions()).toBe(12);
     // CreatePartitions too, validateOnly included.
     for (const validateOnly of [true, false]) {
       expect((await createPartitions([['a', 5]], validateOnly)).results.map(outcome)).toEqual([
@@ -235,7 +238,7 @@ describe('partition limits', () => {
       ['auto-1', 4],
     ]);
     // Room again after a delete.
-    broker.context.storage.deleteTopic('a');
+    engineOf(broker).deleteTopic('a');
     expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.NONE);
   });
 

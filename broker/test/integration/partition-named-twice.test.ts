@@ -22,7 +22,7 @@ describe('a partition named twice, and refused produces', () => {
 
   beforeAll(async () => {
     broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir));
-    broker.context.storage.createTopic(TOPIC, 2, {});
+    await broker.context.storage.createTopic(TOPIC, 2, {});
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
   });
   afterAll(async () => {
@@ -37,7 +37,7 @@ describe('a partition named twice, and refused produces', () => {
     conn.send(ApiKey.Produce, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData });
 
   it('Produce: stores only the last records of a partition named twice, and answers it once', async () => {
-    const before = broker.context.storage.offsets(TOPIC, 0)!.highWatermark;
+    const before = (await broker.context.storage.offsets(TOPIC, 0))!.highWatermark;
     const res = await produce([
       {
         name: TOPIC,
@@ -53,8 +53,8 @@ describe('a partition named twice, and refused produces', () => {
       [0, 0],
       [1, 0],
     ]);
-    expect(broker.context.storage.offsets(TOPIC, 0)!.highWatermark).toBe(before + 1);
-    const read = broker.context.storage.read(TOPIC, 0, before, 1 << 20);
+    expect((await broker.context.storage.offsets(TOPIC, 0))!.highWatermark).toBe(before + 1);
+    const read = await broker.context.storage.read(TOPIC, 0, before, 1 << 20);
     expect(read.batches).toHaveLength(1);
     expect(read.batches[0]!.includes(Buffer.from('last'))).toBe(true);
   });
@@ -92,7 +92,7 @@ describe('a partition named twice, and refused produces', () => {
         { name: TOPIC, partitions: [latest(0)] },
       ],
     });
-    const hw1 = BigInt(broker.context.storage.offsets(TOPIC, 1)!.highWatermark);
+    const hw1 = BigInt((await broker.context.storage.offsets(TOPIC, 1))!.highWatermark);
     expect(res.topics.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.offset]))).toEqual([
       [0, ErrorCode.INVALID_REQUEST, -1n],
       [1, ErrorCode.NONE, hw1],
@@ -124,7 +124,7 @@ describe('a partition named twice, and refused produces', () => {
       topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 1n }] }],
       timeoutMs: 5000,
     });
-    const logStart = BigInt(broker.context.storage.offsets(TOPIC, 0)!.logStartOffset);
+    const logStart = BigInt((await broker.context.storage.offsets(TOPIC, 0))!.logStartOffset);
     expect(logStart).toBe(1n);
     const miscounted = batch('x');
     miscounted.writeInt32BE(5, RECORDS_COUNT);

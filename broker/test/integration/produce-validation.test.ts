@@ -22,7 +22,7 @@ import {
 } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers';
+import { Engine, kcat, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
 
 const TOPIC = 'checked';
 const HOUR = 3_600_000;
@@ -95,11 +95,11 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
     });
     return res.responses[0]!.partitionResponses[0]!;
   };
-  const offsets = () => broker.context.storage.offsets(TOPIC, 0);
+  const offsets = () => engineOf(broker).offsets(TOPIC, 0);
 
   beforeAll(async () => {
     broker = await startTestBroker(storageUrlFor(engine, tmp.dir));
-    broker.context.storage.createTopic(TOPIC, 1, {
+    engineOf(broker).createTopic(TOPIC, 1, {
       'retention.ms': String(HOUR),
       'message.timestamp.before.max.ms': String(HOUR),
     });
@@ -128,7 +128,7 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
     expected.push('sarama-0', 'sarama-1', 'sarama-2');
     const offset = Number(r.baseOffset);
 
-    const stored = broker.context.storage.read(TOPIC, 0, offset, 1 << 20).batches[0]!;
+    const stored = engineOf(broker).read(TOPIC, 0, offset, 1 << 20).batches[0]!;
     expect(stored.readBigInt64BE(MAX_TIMESTAMP)).toBe(BigInt(at + 2));
     expect(verifyBatchCrc(stored)).toBe(true);
 
@@ -143,7 +143,7 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
 
     // retention.ms = 1 hour: fresh records stay (with maxTimestamp -1 they all went at the first sweep).
     const before = offsets();
-    const swept = broker.context.storage.enforceRetention(
+    const swept = engineOf(broker).enforceRetention(
       broker.context.now(),
       { retentionMs: 7 * 24 * HOUR, retentionBytes: -1 },
       1000,

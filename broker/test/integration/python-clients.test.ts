@@ -33,7 +33,7 @@ describeWithTools('python3-kafka')('python clients', () => {
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(out.values).toEqual(Array.from({ length: 50 }, (_, i) => `kafka-python ${i}`));
     const codecs = new Set(
-      broker.context.storage.read('py-kafka', 0, 0, 1 << 30).batches.map((b) => b.readInt16BE(21) & 7),
+      (await broker.context.storage.read('py-kafka', 0, 0, 1 << 30)).batches.map((b) => b.readInt16BE(21) & 7),
     );
     expect([...codecs]).toEqual([1]);
   });
@@ -68,7 +68,7 @@ describeWithTools('python3-kafka')('python clients', () => {
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(out.errors).toEqual([]);
     expect(out.values).toEqual(Array.from({ length: 50 }, (_, i) => `confluent ${i}`));
-    const batches = broker.context.storage.read('py-confluent', 0, 0, 1 << 30).batches;
+    const batches = (await broker.context.storage.read('py-confluent', 0, 0, 1 << 30)).batches;
     expect(batches.every((b) => (b.readInt16BE(21) & 7) === 4 && b.readBigInt64BE(43) >= 0n)).toBe(true);
   });
 });

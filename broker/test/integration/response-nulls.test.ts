@@ -66,8 +66,8 @@ describe('responses never carry null where Kafka sends empty', () => {
 
   beforeAll(async () => {
     broker = await startTestBroker('memory://', { config: { groupInitialRebalanceDelayMs: 0 } });
-    topicId = broker.context.storage.createTopic('t', 1, {}).topicId;
-    emptyId = broker.context.storage.createTopic('empty', 1, {}).topicId;
+    topicId = (await broker.context.storage.createTopic('t', 1, {})).topicId;
+    emptyId = (await broker.context.storage.createTopic('empty', 1, {})).topicId;
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
     const batch = encodeRecordBatch({ records: [{ value: Buffer.from('x'), timestamp: BigInt(Date.now()) }] });
     await conn.send(ApiKey.Produce, 9, {
@@ -574,7 +574,7 @@ describe('responses never carry null where Kafka sends empty', () => {
     ],
   };
 
-  it('has a scenario for every API the broker serves', () => {
+  it('has a scenario for every API the broker serves', async () => {
     const served = [...createHandlers().keys()].sort((a, b) => a - b);
     const missing = served.filter((k) => !SCENARIOS[k]?.length).map((k) => m.API_SPEC_BY_KEY.get(k)!.name);
     expect(missing).toEqual([]);

@@ -21,7 +21,7 @@ describeWithTools('kcat')('restart and backup (sqlite)', () => {
     expect((await kcat(broker, ['-P', '-t', 'durable', '-z', 'lz4'], { input: lines.join('\n') + '\n' })).code).toBe(0);
     const before = JSON.parse((await kcat(broker, ['-L', '-J', '-t', 'durable'])).stdout);
     const identity = broker.context.identity;
-    const topicId = broker.context.storage.topic('durable')!.topicId;
+    const topicId = (await broker.context.storage.topic('durable'))!.topicId;
 
     // Backup while the broker is up and another producer is writing.
     const dest = path.join(tmp.dir, 'backup.db');
@@ -36,13 +36,13 @@ describeWithTools('kcat')('restart and backup (sqlite)', () => {
 
     broker = await startTestBroker(url);
     expect(broker.context.identity).toEqual(identity);
-    expect(broker.context.storage.topic('durable')!.topicId).toBe(topicId);
+    expect((await broker.context.storage.topic('durable'))!.topicId).toBe(topicId);
     const after = JSON.parse((await kcat(broker, ['-L', '-J', '-t', 'durable'])).stdout);
     expect(after.topics).toEqual(before.topics);
     const c = await kcat(broker, ['-C', '-t', 'durable', '-o', 'beginning', '-e', '-f', '%s\n']);
     expect(c.stdout.trimEnd().split('\n')).toEqual(lines);
     expect((await kcat(broker, ['-P', '-t', 'durable'], { input: 'after-restart\n' })).code).toBe(0);
-    expect(broker.context.storage.offsets('durable', 0)!.highWatermark).toBe(301);
+    expect((await broker.context.storage.offsets('durable', 0))!.highWatermark).toBe(301);
     await broker.stop();
 
     broker = await startTestBroker(`sqlite://${dest}`);

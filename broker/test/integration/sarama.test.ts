@@ -77,7 +77,7 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
   const sarama = f.sarama;
 
   it('produces, consumes in a group, commits, and resumes from the commit after a broker restart', async () => {
-    f.broker.context.storage.createTopic('go-orders', 1, {});
+    await f.broker.context.storage.createTopic('go-orders', 1, {});
     const produced = await sarama(['produce', '-topic', 'go-orders', '-count', '10', '-prefix', 'order']);
     expect(produced.kafkaVersion).toBe(client.defaultVersion);
     expect(produced.offsets).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -104,7 +104,7 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
   // sarama before 1.45.1 writes MaxTimestamp -1: this needs the broker to compute a batch's
   // maxTimestamp from its records, as Kafka's LogValidator does.
   it('finds its records by timestamp (ListOffsets)', async () => {
-    f.broker.context.storage.createTopic('go-times', 1, {});
+    await f.broker.context.storage.createTopic('go-times', 1, {});
     const before = Date.now() - 1000;
     await sarama(['produce', '-topic', 'go-times', '-count', '3']);
     expect(await sarama(['offset-for-time', '-topic', 'go-times', '-time', String(before)])).toEqual({ offset: 0 });
@@ -114,7 +114,7 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
   });
 
   it('describes a topic config, telling overrides from defaults', async () => {
-    f.broker.context.storage.createTopic('go-configs', 1, { 'retention.ms': '3600000' });
+    await f.broker.context.storage.createTopic('go-configs', 1, { 'retention.ms': '3600000' });
     const described = await sarama(['describe-config', '-topic', 'go-configs']);
     const entry = (name: string) => described.configs.find((c: { name: string }) => c.name === name);
     expect(entry('retention.ms')).toEqual({ name: 'retention.ms', value: '3600000', default: false });
@@ -126,11 +126,11 @@ describeWithGo(`${ANCIENT.name} (default version ${ANCIENT.defaultVersion}: mess
   const f = saramaFixture(ANCIENT);
 
   it('gets UNSUPPORTED_VERSION from Produce v0 and Fetch v0 as errors it shows, and nothing is stored', async () => {
-    f.broker.context.storage.createTopic('go-old', 1, {});
+    await f.broker.context.storage.createTopic('go-old', 1, {});
     const produced = await f.run(['produce', '-topic', 'go-old', '-count', '3']);
     expect(produced.code).toBe(1);
     expect(produced.stderr).toContain('kafka server: The version of API is not supported');
-    expect(f.broker.context.storage.offsets('go-old', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+    expect(await f.broker.context.storage.offsets('go-old', 0)).toEqual({ logStartOffset: 0, highWatermark: 0 });
 
     // ListOffsets v0 finds where to start; the Fetch v0 that follows is refused.
     const read = await f.run(['read', '-topic', 'go-old', '-count', '1']);

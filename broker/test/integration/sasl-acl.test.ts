@@ -95,7 +95,7 @@ describe('SASL users and ACLs together (closed by default)', () => {
     } finally {
       await a.disconnect();
     }
-    expect(b.broker.context.storage.topic('orders')).toBeDefined();
+    expect(await b.broker.context.storage.topic('orders')).toBeDefined();
   }, 30_000);
 });
 
@@ -107,7 +107,7 @@ describeWithTools('kcat')('kcat as a logged-in user without ACLs', () => {
       { realClock: true },
     );
     await addUser(b.broker.context.storage, 'bob', 'bob-pw');
-    b.broker.context.storage.createTopic('private', 1, {});
+    await b.broker.context.storage.createTopic('private', 1, {});
   });
   afterAll(() => b?.broker.stop());
 
@@ -132,6 +132,6 @@ describeWithTools('kcat')('kcat as a logged-in user without ACLs', () => {
       { input: 'nope\n', timeoutMs: 20_000 },
     );
     expect(`${r.stdout}${r.stderr}`).toMatch(/authorization failed/i);
-    expect(b.broker.context.storage.offsets('private', 0)!.highWatermark).toBe(0);
+    expect((await b.broker.context.storage.offsets('private', 0))!.highWatermark).toBe(0);
   }, 30_000);
 });

@@ -26,7 +26,7 @@ describe('Describe/AlterUserScramCredentials', () => {
       sasl: { mechanism: 'SCRAM-SHA-256', username: 'admin', password: 'admin-secret' },
     });
   });
-  afterAll(() => {
+  afterAll(async () => {
     admin.close();
     return b.broker.stop();
   });
@@ -81,7 +81,7 @@ describe('Describe/AlterUserScramCredentials', () => {
         errorMessage: 'A user credential cannot be altered twice in the same request',
       },
     });
-    expect(b.broker.context.storage.scramCredentials().map((c) => c.user)).toEqual(['admin', 'admin', 'carol']);
+    expect((await b.broker.context.storage.scramCredentials()).map((c) => c.user)).toEqual(['admin', 'admin', 'carol']);
     // carol logs in with the password her salted password came from.
     const c = await KafkaConnection.connect('127.0.0.1', b.saslPort, {
       sasl: { mechanism: 'SCRAM-SHA-512', username: 'carol', password: 'carol-pw' },
@@ -269,7 +269,7 @@ describe('minnow user add|list|delete', () => {
     const noStdin = await minnow(['add', 'gina']);
     expect(noStdin.code).toBe(2);
     expect(noStdin.stderr).toMatch(/pass --password-stdin/);
-    expect(b.broker.context.storage.scramCredentials().map((c) => c.user)).not.toContain('gina');
+    expect((await b.broker.context.storage.scramCredentials()).map((c) => c.user)).not.toContain('gina');
   }, 60_000);
 
   it("a wrong admin password is refused with the broker's message", async () => {

@@ -90,7 +90,7 @@ describe('SASL on a sasl+tcp:// listener', () => {
       raw.request(apiKey, version, 2, body);
       expect(await raw.next()).toBe('closed');
     }
-    expect(b.broker.context.storage.topic('x')).toBeUndefined();
+    expect(await b.broker.context.storage.topic('x')).toBeUndefined();
   });
 
   it('an unknown mechanism gets UNSUPPORTED_SASL_MECHANISM with the offered list, then the connection closes', async () => {

@@ -16,7 +16,7 @@ const serve = (db: string) =>
 /** A minnow database with one topic, closed cleanly (its WAL folded into the file). */
 async function makeDatabase(db: string): Promise<void> {
   const broker = await startTestBroker(`sqlite://${db}`);
-  broker.context.storage.createTopic('t', 3, {});
+  await broker.context.storage.createTopic('t', 3, {});
   await broker.stop();
 }
 

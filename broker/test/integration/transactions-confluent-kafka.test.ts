@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { decodeRecords } from '../../src/protocol/record-batch';
 import { DEBIAN_PYTHON, describeWithTools, itWithTools } from '../support/external-tools';
-import { kcat, run, startTestBroker, tempDir, lastJson } from './helpers';
+import { kcat, run, startTestBroker, tempDir, lastJson, engineOf } from './helpers';
 import { venvPython } from './python-venv';
 
 const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
@@ -89,7 +89,7 @@ function suite(getPython: () => Promise<string>) {
     // In the log: one control batch per transaction and partition, after its records (KIP-98's
     // marker: key = version 0 + type, 0 ABORT / 1 COMMIT).
     for (const partition of [0, 1]) {
-      const markers = broker.context.storage
+      const markers = engineOf(broker)
         .read(topic, partition, 0, 1 << 30)
         .batches.filter((b) => (b.readInt16BE(21) & 0x20) !== 0)
         .map((b) => {
@@ -239,7 +239,7 @@ function suite(getPython: () => Promise<string>) {
     expect(out.read_committed).toEqual(['after']);
     // The broker's abort bumped the epoch: the producer that left it open is fenced.
     expect(out.left_commit_error).toMatchObject({ name: '_FENCED', fatal: true });
-    const markers = broker.context.storage
+    const markers = engineOf(broker)
       .read(topic, 0, 0, 1 << 30)
       .batches.filter((b) => (b.readInt16BE(21) & 0x20) !== 0)
       .map((b) => [Number(b.readBigInt64BE(0)), decodeRecords(b)[0]!.key!.readInt16BE(2)]);

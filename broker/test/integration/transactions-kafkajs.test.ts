@@ -120,8 +120,8 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs transactions against %s sto
     expect(await readAll(topic, false)).toEqual(['c-0', 'c-1', 'c-2']);
     expect(await readAll(topic, true)).toEqual(['a-0', 'a-1', 'c-0', 'c-1', 'c-2']);
     // One record and one marker per transaction in partition 0 (three), in 1 (two).
-    expect(broker.context.storage.offsets(topic, 0)!.highWatermark).toBe(6);
-    expect(broker.context.storage.offsets(topic, 1)!.highWatermark).toBe(4);
+    expect((await broker.context.storage.offsets(topic, 0))!.highWatermark).toBe(6);
+    expect((await broker.context.storage.offsets(topic, 1))!.highWatermark).toBe(4);
   });
 
   it('holds read_committed consumers at the last stable offset while a transaction is open', async () => {
@@ -131,10 +131,10 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs transactions against %s sto
     const txn = await p.transaction();
     await txn.send({ topic, messages: [{ value: 'pending', partition: 0 }] });
     const { storage } = broker.context;
-    expect(storage.offsets(topic, 0)!.highWatermark).toBe(1);
-    expect(storage.lastStableOffset(topic, 0)).toBe(0);
+    expect((await storage.offsets(topic, 0))!.highWatermark).toBe(1);
+    expect(await storage.lastStableOffset(topic, 0)).toBe(0);
     await txn.commit();
-    expect(storage.lastStableOffset(topic, 0)).toBe(2);
+    expect(await storage.lastStableOffset(topic, 0)).toBe(2);
     expect(await readAll(topic, false)).toEqual(['pending']);
   });
 
@@ -199,10 +199,13 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs transactions against %s sto
     await txn.send({ topic, messages: [{ value: 'late', partition: 0 }] });
     // The broker's cleanup pass aborts it once 500 ms have passed: wait for the state, bounded.
     const deadline = Date.now() + 10_000;
-    while (broker.context.storage.transaction(`timeout-${engine}`)!.state === 'Ongoing' && Date.now() < deadline)
+    while (
+      (await broker.context.storage.transaction(`timeout-${engine}`))!.state === 'Ongoing' &&
+      Date.now() < deadline
+    )
       await new Promise((r) => setTimeout(r, CLEANUP_INTERVAL_MS));
-    expect(broker.context.storage.transaction(`timeout-${engine}`)!.state).toBe('CompleteAbort');
-    expect(broker.context.storage.lastStableOffset(topic, 0)).toBe(2);
+    expect((await broker.context.storage.transaction(`timeout-${engine}`))!.state).toBe('CompleteAbort');
+    expect(await broker.context.storage.lastStableOffset(topic, 0)).toBe(2);
     await expect(txn.commit()).rejects.toMatchObject({
       type: expect.stringMatching(/^(INVALID_PRODUCER_EPOCH|PRODUCER_FENCED)$/),
     });

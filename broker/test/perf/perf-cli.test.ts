@@ -81,7 +81,7 @@ describe('minnow perf against an in-process broker', () => {
       /^2000 records sent, [\d.]+ records\/sec \([\d.]+ MB\/sec\), [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$/,
     );
     expect(final).toBe(p.finalLine);
-    expect(broker.context.storage.offsets('perf', 0)).toEqual({ logStartOffset: 0, highWatermark: 2000 });
+    expect(await broker.context.storage.offsets('perf', 0)).toEqual({ logStartOffset: 0, highWatermark: 2000 });
 
     const cio = captureIo();
     const cjson = join(dir, 'consume.json');
@@ -228,7 +228,7 @@ describe('minnow perf against an in-process broker', () => {
       bytes: 500_000,
       errors: 0,
     });
-    expect(broker.context.storage.topic('none')).toBeUndefined();
+    expect(await broker.context.storage.topic('none')).toBeUndefined();
   });
 
   it('reports usage errors as UsageError (exit 2 in main)', async () => {

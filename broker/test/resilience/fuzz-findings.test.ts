@@ -43,7 +43,7 @@ describe('socket fuzz findings', () => {
           { name: '', errorCode: ErrorCode.INVALID_REQUEST, partitions: 0 },
           { name: 'named', errorCode: ErrorCode.INVALID_REQUEST, partitions: 0 },
         ]);
-        expect(broker.context.storage.topic('named')).toBeUndefined(); // refused: nothing auto-created
+        expect(await broker.context.storage.topic('named')).toBeUndefined(); // refused: nothing auto-created
         // The connection still serves.
         const next: MetadataResponse = await conn.send(ApiKey.Metadata, v, {
           topics: null,

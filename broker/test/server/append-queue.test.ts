@@ -2,8 +2,9 @@ import { AppendQueue } from '../../src/server/append-queue';
 import { silentLogger } from '../../src/logger';
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { openStorage } from '../../src/storage/open-storage';
-import type { PartitionAppend, Storage } from '../../src/storage/storage';
+import { openSyncStorage } from '../../src/storage/open-storage';
+import type { PartitionAppend, PartitionAppendResult, Storage, SyncStorage } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
 
 const part = (topic: string, value: string): PartitionAppend => {
   const data = encodeRecordBatch({ records: [{ value: Buffer.from(value) }] });
@@ -12,14 +13,16 @@ const part = (topic: string, value: string): PartitionAppend => {
 
 describe('AppendQueue (group commit)', () => {
   it('appends requests that arrive in the same turn in one transaction, each getting its own results', async () => {
-    const storage = openStorage('memory://');
+    const storage = openSyncStorage('memory://');
     storage.createTopic('a', 1, {});
     storage.createTopic('b', 1, {});
     const calls: number[] = [];
-    const spy: Storage = Object.create(storage);
-    spy.append = (parts, now) => {
-      calls.push(parts.length);
-      return storage.append(parts, now);
+    const spy: Storage = {
+      ...promised(storage),
+      append: async (parts, now) => {
+        calls.push(parts.length);
+        return storage.append(parts, now);
+      },
     };
     const woken: string[] = [];
     const q = new AppendQueue(spy, silentLogger, (parts) => woken.push(...parts.map((p) => p.topic)));
@@ -39,11 +42,41 @@ describe('AppendQueue (group commit)', () => {
     expect(woken.sort()).toEqual(['a', 'a', 'b', 'nope']);
   });
 
+  it('keeps one append in flight: requests arriving meanwhile share the next one (an engine answering later)', async () => {
+    const storage = openSyncStorage('memory://');
+    storage.createTopic('a', 1, {});
+    const calls: number[] = [];
+    const gates: (() => void)[] = [];
+    const slow: Storage = {
+      ...promised(storage),
+      append: (parts, now) => {
+        calls.push(parts.length);
+        return new Promise<PartitionAppendResult[]>((resolve) => gates.push(() => resolve(storage.append(parts, now))));
+      },
+    };
+    const q = new AppendQueue(slow, silentLogger, () => {});
+    const first = q.append([part('a', '1')]);
+    await new Promise<void>((r) => setImmediate(r));
+    expect(calls).toEqual([1]); // in flight, not answered yet
+    const later = [q.append([part('a', '2')]), q.append([part('a', '3')]), q.append([part('a', '4')])];
+    for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(calls).toEqual([1]); // the others wait for it
+    gates.shift()!();
+    expect((await first)[0]!.baseOffset).toBe(0);
+    for (let i = 0; i < 3 && gates.length === 0; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(calls).toEqual([1, 3]); // one append for the three that came meanwhile
+    gates.shift()!();
+    expect((await Promise.all(later)).map((r) => r[0]!.baseOffset)).toEqual([1, 2, 3]);
+    expect(q.stats).toEqual({ transactions: 2, requests: 4 });
+  });
+
   it('answers KAFKA_STORAGE_ERROR to every request when the transaction fails', async () => {
-    const storage = openStorage('memory://');
-    const failing: Storage = Object.create(storage);
-    failing.append = () => {
-      throw new Error('disk I/O error');
+    const storage = openSyncStorage('memory://');
+    const failing: Storage = {
+      ...promised(storage),
+      append: async () => {
+        throw new Error('disk I/O error');
+      },
     };
     const q = new AppendQueue(failing, silentLogger, () => {});
     const [r] = await Promise.all([q.append([part('a', 'x')])]);
@@ -51,19 +84,21 @@ describe('AppendQueue (group commit)', () => {
   });
 
   describe('commit pacing (commitIntervalMs)', () => {
-    function counted(storage: Storage) {
+    function counted(storage: SyncStorage) {
       const calls: number[] = [];
-      const spy: Storage = Object.create(storage);
-      spy.append = (parts, now) => {
-        calls.push(parts.length);
-        return storage.append(parts, now);
+      const spy: Storage = {
+        ...promised(storage),
+        append: async (parts, now) => {
+          calls.push(parts.length);
+          return storage.append(parts, now);
+        },
       };
       return { spy, calls };
     }
     const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
     it('commits a request after a quiet spell at once, and makes the requests of the next interval share one commit', async () => {
-      const storage = openStorage('memory://');
+      const storage = openSyncStorage('memory://');
       storage.createTopic('a', 1, {});
       const { spy, calls } = counted(storage);
       let clock = 1000;
@@ -83,7 +118,7 @@ describe('AppendQueue (group commit)', () => {
     });
 
     it('stops pacing a closed loop: after 5 waits that gathered no second request, commits at once', async () => {
-      const storage = openStorage('memory://');
+      const storage = openSyncStorage('memory://');
       storage.createTopic('a', 1, {});
       const { spy, calls } = counted(storage);
       const clock = 1000; // frozen: every request lands within the interval of the previous commit
@@ -104,7 +139,7 @@ describe('AppendQueue (group commit)', () => {
     });
 
     it('does not hold back a request once the pending bytes reach maxPendingBytes', async () => {
-      const storage = openStorage('memory://');
+      const storage = openSyncStorage('memory://');
       storage.createTopic('a', 1, {});
       const { spy, calls } = counted(storage);
       const clock = 1000;

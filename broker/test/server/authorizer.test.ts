@@ -6,6 +6,7 @@ import { defaultAllowEveryoneIfNoAclFound, allowEveryoneIfNoAclFound } from '../
 import { loadConfig } from '../../src/server/config';
 import { newSession, PLAINTEXT_LISTENER, Session } from '../../src/server/session';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { promised } from '../../src/storage/sync-adapter';
 
 const session = (user: string, ip = '10.0.0.5'): Session => ({
   ...newSession(PLAINTEXT_LISTENER, ip),
@@ -23,10 +24,13 @@ const acl = (o: Partial<AclBinding>): AclBinding => ({
   ...o,
 });
 
-function authorizer(acls: AclBinding[], opts: { superUsers?: string[]; allowEveryone?: boolean } = {}): Authorizer {
+function authorizer(
+  acls: AclBinding[],
+  opts: { superUsers?: string[]; allowEveryone?: boolean } = {},
+): Promise<Authorizer> {
   const storage = new MemoryStorage();
   storage.createAcls(acls);
-  return new Authorizer(storage, {
+  return Authorizer.open(promised(storage), {
     superUsers: opts.superUsers ?? [],
     allowEveryoneIfNoAclFound: opts.allowEveryone ?? false,
   });
@@ -158,26 +162,26 @@ const rows: Row[] = [
 
 describe('authorize', () => {
   // Every row gets its options argument: a shorter row would make jest pass `done` there and wait.
-  it.each(rows.map((r): Row => [r[0], r[1], r[2], r[3], r[4] ?? {}]))('%s', (_name, acls, q, expected, opts) => {
-    const a = authorizer(acls, opts);
+  it.each(rows.map((r): Row => [r[0], r[1], r[2], r[3], r[4] ?? {}]))('%s', async (_name, acls, q, expected, opts) => {
+    const a = await authorizer(acls, opts);
     const s = session(q.user ?? 'alice', q.ip);
     expect(a.authorize(s, q.op, q.type ?? 'TOPIC', q.name ?? 'orders')).toBe(expected);
     // Asked again, the cached decision is the same.
     expect(a.authorize(s, q.op, q.type ?? 'TOPIC', q.name ?? 'orders')).toBe(expected);
   });
 
-  it('decides anew after the ACLs change (reload), and when the connection gets another principal', () => {
+  it('decides anew after the ACLs change (reload), and when the connection gets another principal', async () => {
     const storage = new MemoryStorage();
-    const a = new Authorizer(storage, { superUsers: ['User:root'], allowEveryoneIfNoAclFound: false });
+    const a = new Authorizer(promised(storage), { superUsers: ['User:root'], allowEveryoneIfNoAclFound: false });
     storage.createAcls([acl({ resourceName: 'other' })]); // some ACL, so decisions are cached
-    a.reload();
+    await a.reload();
     const s = session('alice');
     expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(false);
     storage.createAcls([acl({})]);
-    a.reload();
+    await a.reload();
     expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(true);
     storage.deleteAcls([acl({})]);
-    a.reload();
+    await a.reload();
     expect(a.authorize(s, 'READ', 'TOPIC', 'orders')).toBe(false);
     // SASL (re-)authentication replaces the session's principal: the cached decisions go.
     s.principal = { principalType: 'User', name: 'root' };
@@ -186,8 +190,11 @@ describe('authorize', () => {
 });
 
 describe('authorizeByResourceType (InitProducerId: WRITE on any topic)', () => {
-  const byType = (acls: AclBinding[], opts?: { allowEveryone?: boolean; superUsers?: string[] }, user = 'alice') =>
-    authorizer(acls, opts).authorizeByResourceType(session(user), 'WRITE', 'TOPIC');
+  const byType = async (
+    acls: AclBinding[],
+    opts?: { allowEveryone?: boolean; superUsers?: string[] },
+    user = 'alice',
+  ) => (await authorizer(acls, opts)).authorizeByResourceType(session(user), 'WRITE', 'TOPIC');
   it.each([
     ['no ACLs, ALLOW_EVERYONE true', [], { allowEveryone: true }, true],
     ['no ACLs, ALLOW_EVERYONE false', [], {}, false],
@@ -228,12 +235,12 @@ describe('authorizeByResourceType (InitProducerId: WRITE on any topic)', () => {
       false,
     ],
     ["another user's ALLOW", [acl({ operation: 'WRITE', principal: 'User:bob' })], {}, false],
-  ] as [string, AclBinding[], { allowEveryone?: boolean }, boolean][])('%s', (_name, acls, opts, expected) => {
-    expect(byType(acls, opts)).toBe(expected);
+  ] as [string, AclBinding[], { allowEveryone?: boolean }, boolean][])('%s', async (_name, acls, opts, expected) => {
+    expect(await byType(acls, opts)).toBe(expected);
   });
-  it('a super user, whatever the DENYs', () => {
+  it('a super user, whatever the DENYs', async () => {
     expect(
-      byType(
+      await byType(
         [acl({ operation: 'ALL', principal: 'User:*', resourceName: '*', permissionType: 'DENY' })],
         { superUsers: ['User:root'] },
         'root',
@@ -244,10 +251,10 @@ describe('authorizeByResourceType (InitProducerId: WRITE on any topic)', () => {
 
 describe('ALLOW_EVERYONE_IF_NO_ACL_FOUND default', () => {
   const cfg = (env: Record<string, string> = {}) => loadConfig(env);
-  it('is true for a broker nobody authenticates to (npm start)', () => {
+  it('is true for a broker nobody authenticates to (npm start)', async () => {
     expect(allowEveryoneIfNoAclFound(cfg())).toBe(true);
   });
-  it('is false once a listener authenticates (sasl+ listener, or TLS client certificates required)', () => {
+  it('is false once a listener authenticates (sasl+ listener, or TLS client certificates required)', async () => {
     const base = cfg();
     expect(defaultAllowEveryoneIfNoAclFound({ ...base, listeners: [{ securityProtocol: 'SASL_SSL' }] } as never)).toBe(
       false,
@@ -267,7 +274,7 @@ describe('ALLOW_EVERYONE_IF_NO_ACL_FOUND default', () => {
       } as never),
     ).toBe(true);
   });
-  it('an explicit setting always wins', () => {
+  it('an explicit setting always wins', async () => {
     expect(allowEveryoneIfNoAclFound(cfg({ ALLOW_EVERYONE_IF_NO_ACL_FOUND: 'false' }))).toBe(false);
     expect(
       allowEveryoneIfNoAclFound({
@@ -276,7 +283,7 @@ describe('ALLOW_EVERYONE_IF_NO_ACL_FOUND default', () => {
       } as never),
     ).toBe(true);
   });
-  it('SUPER_USERS is split on ; and refuses entries without a type', () => {
+  it('SUPER_USERS is split on ; and refuses entries without a type', async () => {
     expect(cfg({ SUPER_USERS: 'User:admin; User:ops;' }).superUsers).toEqual(['User:admin', 'User:ops']);
     expect(() => cfg({ SUPER_USERS: 'admin' })).toThrow(/SUPER_USERS="admin" is not valid/);
   });

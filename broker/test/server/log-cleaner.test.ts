@@ -1,5 +1,6 @@
 // The compactor's scheduler: it runs storage steps every backoff until nothing needs cleaning,
 // logs each pass, and stop() waits for a run in progress before the storage may close.
+import { promised } from '../../src/storage/sync-adapter';
 import { createLogger } from '../../src/logger';
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import { LogCleanerTask } from '../../src/server/log-cleaner';
@@ -13,13 +14,19 @@ function keyed(key: string, value: string) {
 describe('LogCleanerTask', () => {
   it('compacts every backoff until idle, and stops', async () => {
     const storage = new MemoryStorage();
-    storage.createTopic('t', 1, { 'cleanup.policy': 'compact' });
+    await storage.createTopic('t', 1, { 'cleanup.policy': 'compact' });
     for (let i = 0; i < 20; i++)
-      storage.append([{ topic: 't', partition: 0, batches: [keyed('a', `${i}`)], logAppendTime: false }], Date.now());
-    storage.append([{ topic: 't', partition: 0, batches: [keyed('z', 'head')], logAppendTime: false }], Date.now());
+      await storage.append(
+        [{ topic: 't', partition: 0, batches: [keyed('a', `${i}`)], logAppendTime: false }],
+        Date.now(),
+      );
+    await storage.append(
+      [{ topic: 't', partition: 0, batches: [keyed('z', 'head')], logAppendTime: false }],
+      Date.now(),
+    );
     const lines: string[] = [];
     const freed = jest.fn();
-    const task = new LogCleanerTask(storage, {
+    const task = new LogCleanerTask(promised(storage), {
       backoffMs: 10,
       dedupeBytes: 1 << 20,
       brokerDefaults: () => ({}),
@@ -28,10 +35,10 @@ describe('LogCleanerTask', () => {
       onFreed: freed,
     });
     task.start();
-    for (let i = 0; i < 200 && storage.cleanerState('t', 0, Date.now())!.lastCleanedMs < 0; i++)
+    for (let i = 0; i < 200 && (await storage.cleanerState('t', 0, Date.now()))!.lastCleanedMs < 0; i++)
       await new Promise((r) => setTimeout(r, 10));
     await task.stop();
-    expect(storage.read('t', 0, 0, 1e6).batches).toHaveLength(2);
+    expect((await storage.read('t', 0, 0, 1e6)).batches).toHaveLength(2);
     expect(lines.some((l) => l.includes('compacted partition'))).toBe(true);
     expect(freed).toHaveBeenCalled();
   });
@@ -44,7 +51,7 @@ describe('LogCleanerTask', () => {
       throw new Error('boom');
     };
     const lines: string[] = [];
-    const task = new LogCleanerTask(storage, {
+    const task = new LogCleanerTask(promised(storage), {
       backoffMs: 10,
       dedupeBytes: 1 << 20,
       brokerDefaults: () => ({}),

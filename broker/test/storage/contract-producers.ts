@@ -18,6 +18,8 @@ export function producersContract(ctx: ContractContext): void {
       expect(first.producerEpoch).toBe(0);
       expect(await ctx.s.initProducerId('tx', NOW_MS)).toEqual({ producerId: first.producerId, producerEpoch: 1 });
       expect((await ctx.s.initProducerId('other', NOW_MS)).producerId).not.toBe(first.producerId);
+      // Where the engine offers it, skip to near the end (see ContractHooks); else walk every epoch.
+      if (ctx.hooks?.fastForwardEpoch) await ctx.hooks.fastForwardEpoch(ctx.s, 'tx', 32764);
       let last = { producerId: first.producerId, producerEpoch: 1 };
       while (last.producerId === first.producerId) last = await ctx.s.initProducerId('tx', NOW_MS);
       expect(last.producerEpoch).toBe(0); // after epoch 32766: Short.MAX_VALUE is never handed out

@@ -14,12 +14,13 @@ import { scramContract } from './contract-scram';
 import { topicsContract } from './contract-topics';
 import { transactionsContract } from './contract-transactions';
 import { batch, NOW_MS, part, resend } from './fixtures';
-import type { ContractContext } from './fixtures';
+import type { ContractContext, ContractHooks } from './fixtures';
 
 export function storageContract(
   name: string,
   makeStorage: () => Promise<AsyncStorage>,
   reopen?: (s: AsyncStorage) => Promise<AsyncStorage>,
+  hooks: ContractHooks = {},
 ): void {
   describe(`${name} storage contract`, () => {
     let s: AsyncStorage;
@@ -34,6 +35,7 @@ export function storageContract(
         return s;
       },
       reopen: reopen && (async () => (s = await reopen(s))),
+      hooks,
     };
 
     topicsContract(ctx);

@@ -8,6 +8,17 @@ export interface ContractContext {
   readonly s: AsyncStorage;
   /** Closes and reopens the same storage, when the engine persists (replaces `s`). */
   readonly reopen: (() => Promise<AsyncStorage>) | undefined;
+  /** Engine hooks for tests that would otherwise take tens of thousands of round trips. */
+  readonly hooks?: ContractHooks;
+}
+
+export interface ContractHooks {
+  /**
+   * Sets a transactional id's stored epoch (the id must exist). A network engine supplies it so
+   * the epoch-exhaustion test jumps near 32767 instead of making ~32k calls; without it the test
+   * walks every epoch.
+   */
+  fastForwardEpoch?: (s: AsyncStorage, transactionalId: string, epoch: number) => Promise<void>;
 }
 
 export interface BatchOptions {

@@ -4,6 +4,7 @@
 import { Client } from 'pg';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
+import { Db, retriable } from '../../src/storage/postgres/db';
 import { APPEND_CHANNEL, parseAppendNotice } from '../../src/storage/postgres/log-writes';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { redactPostgresUrl } from '../../src/storage/postgres/url';
@@ -45,6 +46,7 @@ describeWithTools('postgresql')('postgres engine: brokers sharing one database',
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
+    await server.dropDatabase(dbUrl);
   });
 
   it('two brokers appending to one partition at once hand out every offset exactly once', async () => {
@@ -145,6 +147,21 @@ describeWithTools('postgresql')('postgres engine: brokers sharing one database',
 });
 
 describeWithTools('postgresql')('postgres engine: losing connections', () => {
+  it('fails a statement past statement_timeout with a retriable StorageError (57014), the pool still usable', async () => {
+    const db = new Db({ connectionString: server.url('postgres') }, { statementTimeoutMs: 100 });
+    try {
+      const err = await db.query('SELECT pg_sleep(5)').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).code).toBe('57014');
+      expect(retriable(err)).toBe(true);
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      // An engine error (not PostgreSQL's, not the network's) is not retriable.
+      expect(retriable(new StorageError('topic "x" already exists'))).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('answers StorageErrors with a code while connections are cut, then reconnects by itself', async () => {
     const dbUrl = await server.createDatabase('pgcore_conn');
     const name = dbUrl.slice(dbUrl.lastIndexOf('/') + 1);

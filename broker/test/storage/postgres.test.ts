@@ -39,5 +39,16 @@ describeWithTools('postgresql')('postgres', () => {
       await s.close();
       return open(url);
     },
+    {
+      // ~32k initProducerId round trips would take minutes: jump to near the epoch limit instead.
+      fastForwardEpoch: async (s, transactionalId, epoch) => {
+        const { db } = s as PostgresStorage;
+        await db.query('UPDATE txn SET producer_epoch = $2 WHERE transactional_id = $1', [transactionalId, epoch]);
+        await db.query(
+          'UPDATE producer SET epoch = $2 WHERE producer_id = (SELECT producer_id FROM txn WHERE transactional_id = $1)',
+          [transactionalId, epoch],
+        );
+      },
+    },
   );
 });

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
-import { openStorage } from '../../src/storage/open-storage';
+import { openSyncStorage } from '../../src/storage/open-storage';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage';
+import { postgresPoolConfig } from '../../src/storage/postgres/url';
 import { parseStorageUrl, storageUrlFrom } from '../../src/storage/storage-url';
 
 describe('parseStorageUrl', () => {
@@ -29,6 +30,12 @@ describe('parseStorageUrl', () => {
     );
     expect(JSON.stringify(target)).not.toContain('s3cret');
     expect(parseStorageUrl('postgresql://minnow@db/m')).toEqual({ kind: 'postgres', url: 'postgresql://minnow@db/m' });
+    expect(postgresPoolConfig('postgres://u:p@db/m?pool_max=3&statement_timeout_ms=500&sslmode=require')).toEqual({
+      config: { connectionString: 'postgres://u:p@db/m?sslmode=require' },
+      redacted: 'postgres://u:***@db/m?pool_max=3&statement_timeout_ms=500&sslmode=require',
+      options: { max: 3, statementTimeoutMs: 500 },
+    });
+    expect(() => parseStorageUrl('postgres://u@db/m?pool_max=0')).toThrow(/pool_max=0 must be a positive integer/);
   });
   it.each([
     ['foo:', /unknown storage url "foo:", expected sqlite:\/\/PATH .* or memory:\/\//],
@@ -69,16 +76,16 @@ describe('storageUrlFrom: the one default, for serve and backup alike', () => {
   });
 });
 
-describe('openStorage', () => {
+describe('openSyncStorage (what openStorage hands over through promised())', () => {
   const dir = mkdtempSync(join(tmpdir(), 'minnow-open-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('opens memory:// and sqlite:// with missing parent directories created', () => {
-    const m = openStorage('memory://');
+    const m = openSyncStorage('memory://');
     expect(m).toBeInstanceOf(MemoryStorage);
     expect(m.url).toBe('memory://');
     const url = `sqlite://${join(dir, 'a/b/c.db')}`;
-    const s = openStorage(url, { synchronous: 'full' });
+    const s = openSyncStorage(url, { synchronous: 'full' });
     expect(s).toBeInstanceOf(SqliteStorage);
     expect(s.url).toBe(url);
     expect((s as SqliteStorage).database.pragma('synchronous', { simple: true })).toBe(2);
@@ -88,7 +95,7 @@ describe('openStorage', () => {
 
   it('opens a parsed URL, its ?synchronous= winning over the option', () => {
     const url = `sqlite://${join(dir, 'd.db')}?synchronous=full`;
-    const s = openStorage(parseStorageUrl(url), { synchronous: 'normal' });
+    const s = openSyncStorage(parseStorageUrl(url), { synchronous: 'normal' });
     expect(s.url).toBe(url);
     expect((s as SqliteStorage).database.pragma('synchronous', { simple: true })).toBe(2);
     s.close();

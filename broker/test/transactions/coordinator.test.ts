@@ -3,174 +3,177 @@
 import { ErrorCode as E } from '../../src/protocol/error-codes';
 import { silentLogger } from '../../src/logger';
 import { StorageError } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
 import { fencedFor, TransactionCoordinator } from '../../src/transactions/coordinator';
 import { harness, START_MS, t } from './harness';
 
-const begin = (h: ReturnType<typeof harness>, id = 'tx', timeoutMs = 60_000) => {
-  const p = h.coord.initProducerId(id, timeoutMs, null);
+const begin = async (h: ReturnType<typeof harness>, id = 'tx', timeoutMs = 60_000) => {
+  const p = await h.coord.initProducerId(id, timeoutMs, null);
   expect(p.errorCode).toBe(E.NONE);
   return { producerId: p.producerId, producerEpoch: p.producerEpoch };
 };
 
 describe('InitProducerId with a transactional id', () => {
-  it('creates the id at epoch 0, then bumps the epoch on each call (fencing the previous producer)', () => {
+  it('creates the id at epoch 0, then bumps the epoch on each call (fencing the previous producer)', async () => {
     const h = harness();
-    const a = h.coord.initProducerId('tx', 60_000, null);
+    const a = await h.coord.initProducerId('tx', 60_000, null);
     expect(a).toEqual({ errorCode: E.NONE, producerId: a.producerId, producerEpoch: 0 });
-    const b = h.coord.initProducerId('tx', 60_000, null);
+    const b = await h.coord.initProducerId('tx', 60_000, null);
     expect(b).toEqual({ errorCode: E.NONE, producerId: a.producerId, producerEpoch: 1 });
     // The first producer is fenced from then on.
-    expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.PRODUCER_FENCED);
-    expect(h.coord.addPartitions('tx', b, [t(0)])).toBe(E.NONE);
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.PRODUCER_FENCED);
+    expect(await h.coord.addPartitions('tx', b, [t(0)])).toBe(E.NONE);
   });
 
-  it('refuses timeouts above transaction.max.timeout.ms or not positive, and an empty id', () => {
+  it('refuses timeouts above transaction.max.timeout.ms or not positive, and an empty id', async () => {
     const h = harness({ maxTimeoutMs: 1000 });
-    expect(h.coord.initProducerId('tx', 1001, null).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
-    expect(h.coord.initProducerId('tx', 0, null).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
-    expect(h.coord.initProducerId('tx', -5, null).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
-    expect(h.coord.initProducerId('', 1000, null)).toEqual({
+    expect((await h.coord.initProducerId('tx', 1001, null)).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
+    expect((await h.coord.initProducerId('tx', 0, null)).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
+    expect((await h.coord.initProducerId('tx', -5, null)).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
+    expect(await h.coord.initProducerId('', 1000, null)).toEqual({
       errorCode: E.INVALID_REQUEST,
       producerId: -1,
       producerEpoch: -1,
     });
-    expect(h.coord.initProducerId('tx', 1000, null).errorCode).toBe(E.NONE);
+    expect((await h.coord.initProducerId('tx', 1000, null)).errorCode).toBe(E.NONE);
   });
 
-  it('aborts the ongoing transaction of the previous producer (markers written, fetches woken)', () => {
+  it('aborts the ongoing transaction of the previous producer (markers written, fetches woken)', async () => {
     const h = harness();
-    const a = begin(h);
-    expect(h.coord.addPartitions('tx', a, [t(0), t(1)])).toBe(E.NONE);
+    const a = await begin(h);
+    expect(await h.coord.addPartitions('tx', a, [t(0), t(1)])).toBe(E.NONE);
     expect(h.produce(a, 0).errorCode).toBe(E.NONE);
     expect(h.storage.lastStableOffset('t', 0)).toBe(0);
-    const b = h.coord.initProducerId('tx', 60_000, null);
+    const b = await h.coord.initProducerId('tx', 60_000, null);
     expect(b.producerEpoch).toBeGreaterThan(a.producerEpoch);
     expect(h.info()).toMatchObject({ state: 'Empty', partitions: [] });
     expect(h.storage.lastStableOffset('t', 0)).toBe(h.storage.offsets('t', 0)!.highWatermark);
     expect(h.marked).toEqual([[t(0), t(1)]]);
     // The zombie's next write and its commit are refused.
     expect(h.produce(a, 0).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
-    expect(h.coord.endTransaction('tx', a, true).errorCode).toBe(E.PRODUCER_FENCED);
+    expect((await h.coord.endTransaction('tx', a, true)).errorCode).toBe(E.PRODUCER_FENCED);
   });
 
   describe('KIP-360: with the producer id and epoch (v3+)', () => {
-    it('bumps the epoch of the current producer, and answers its retry the same way', () => {
+    it('bumps the epoch of the current producer, and answers its retry the same way', async () => {
       const h = harness();
-      const a = begin(h);
-      const bumped = h.coord.initProducerId('tx', 60_000, a);
+      const a = await begin(h);
+      const bumped = await h.coord.initProducerId('tx', 60_000, a);
       expect(bumped).toEqual({ errorCode: E.NONE, producerId: a.producerId, producerEpoch: a.producerEpoch + 1 });
       // The answer was lost: the retry names the same (old) epoch and gets the same answer.
-      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual(bumped);
+      expect(await h.coord.initProducerId('tx', 60_000, a)).toEqual(bumped);
       expect(h.info()!.producerEpoch).toBe(a.producerEpoch + 1);
     });
 
-    it('fences an older epoch or another producer id', () => {
+    it('fences an older epoch or another producer id', async () => {
       const h = harness();
-      const a = begin(h);
-      const b = begin(h); // a second instance fences a
-      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({
+      const a = await begin(h);
+      const b = await begin(h); // a second instance fences a
+      expect(await h.coord.initProducerId('tx', 60_000, a)).toEqual({
         errorCode: E.PRODUCER_FENCED,
         producerId: -1,
         producerEpoch: -1,
       });
-      expect(h.coord.initProducerId('tx', 60_000, { producerId: b.producerId + 99, producerEpoch: 0 }).errorCode).toBe(
-        E.PRODUCER_FENCED,
-      );
-      expect(h.coord.initProducerId('tx', 60_000, b).errorCode).toBe(E.NONE);
+      expect(
+        (await h.coord.initProducerId('tx', 60_000, { producerId: b.producerId + 99, producerEpoch: 0 })).errorCode,
+      ).toBe(E.PRODUCER_FENCED);
+      expect((await h.coord.initProducerId('tx', 60_000, b)).errorCode).toBe(E.NONE);
     });
 
-    it('never hands a fenced producer the epoch of the one that fenced it', () => {
+    it('never hands a fenced producer the epoch of the one that fenced it', async () => {
       const h = harness();
-      const a = begin(h);
-      const b = begin(h);
+      const a = await begin(h);
+      const b = await begin(h);
       // a's epoch is the "last" one stored, but b's bump did not name it: a stays fenced.
       expect(h.info()).toMatchObject({ lastProducerEpoch: a.producerEpoch, producerEpoch: b.producerEpoch });
-      expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
+      expect((await h.coord.initProducerId('tx', 60_000, a)).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
-    it('after a timeout abort the timed-out producer recovers with the fenced epoch (Kafka 4.1, npm run compat)', () => {
+    it('after a timeout abort the timed-out producer recovers with the fenced epoch (Kafka 4.1, npm run compat)', async () => {
       const h = harness({ cleanupIntervalMs: 1000 });
-      const a = begin(h, 'tx', 5000);
-      expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
-      h.timers.advance(7000);
+      const a = await begin(h, 'tx', 5000);
+      expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+      await h.timers.advanceAsync(7000);
       const fenced = { producerId: a.producerId, producerEpoch: a.producerEpoch + 1 };
       expect(h.info()).toMatchObject({ state: 'CompleteAbort', ...fenced });
       // Its writes are refused, its EndTxn fenced; InitProducerId naming its epoch gets the new one.
-      expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.PRODUCER_FENCED);
-      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
-      expect(h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
-      expect(h.coord.addPartitions('tx', fenced, [t(0)])).toBe(E.NONE);
+      expect((await h.coord.endTransaction('tx', a, false)).errorCode).toBe(E.PRODUCER_FENCED);
+      expect(await h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(await h.coord.initProducerId('tx', 60_000, a)).toEqual({ errorCode: E.NONE, ...fenced });
+      expect(await h.coord.addPartitions('tx', fenced, [t(0)])).toBe(E.NONE);
     });
 
-    it('after a timeout abort, a new instance ends the timed-out producer for good', () => {
+    it('after a timeout abort, a new instance ends the timed-out producer for good', async () => {
       const h = harness({ cleanupIntervalMs: 1000 });
-      const a = begin(h, 'tx', 5000);
-      h.coord.addPartitions('tx', a, [t(0)]);
-      h.timers.advance(7000);
-      const b = begin(h);
+      const a = await begin(h, 'tx', 5000);
+      await h.coord.addPartitions('tx', a, [t(0)]);
+      await h.timers.advanceAsync(7000);
+      const b = await begin(h);
       expect(b.producerEpoch).toBe(a.producerEpoch + 2);
-      expect(h.coord.initProducerId('tx', 60_000, a).errorCode).toBe(E.PRODUCER_FENCED);
+      expect((await h.coord.initProducerId('tx', 60_000, a)).errorCode).toBe(E.PRODUCER_FENCED);
     });
 
-    it('creates an id that does not exist (expired), whatever ids the producer names', () => {
+    it('creates an id that does not exist (expired), whatever ids the producer names', async () => {
       const h = harness();
-      const r = h.coord.initProducerId('new', 60_000, { producerId: 1234, producerEpoch: 7 });
+      const r = await h.coord.initProducerId('new', 60_000, { producerId: 1234, producerEpoch: 7 });
       expect(r).toMatchObject({ errorCode: E.NONE, producerEpoch: 0 });
     });
   });
 });
 
 describe('AddPartitionsToTxn / AddOffsetsToTxn', () => {
-  it('checks the producer id mapping and the epoch', () => {
+  it('checks the producer id mapping and the epoch', async () => {
     const h = harness();
-    expect(h.coord.addPartitions('nope', { producerId: 1, producerEpoch: 0 }, [t(0)])).toBe(
+    expect(await h.coord.addPartitions('nope', { producerId: 1, producerEpoch: 0 }, [t(0)])).toBe(
       E.INVALID_PRODUCER_ID_MAPPING,
     );
-    const a = begin(h);
-    expect(h.coord.addPartitions('tx', { ...a, producerId: a.producerId + 1 }, [t(0)])).toBe(
+    const a = await begin(h);
+    expect(await h.coord.addPartitions('tx', { ...a, producerId: a.producerId + 1 }, [t(0)])).toBe(
       E.INVALID_PRODUCER_ID_MAPPING,
     );
-    expect(h.coord.addPartitions('tx', { ...a, producerEpoch: a.producerEpoch + 1 }, [t(0)])).toBe(E.PRODUCER_FENCED);
-    expect(h.coord.addOffsets('tx', { ...a, producerEpoch: 5 }, 'g')).toBe(E.PRODUCER_FENCED);
-    expect(h.coord.addPartitions('', a, [t(0)])).toBe(E.INVALID_REQUEST);
+    expect(await h.coord.addPartitions('tx', { ...a, producerEpoch: a.producerEpoch + 1 }, [t(0)])).toBe(
+      E.PRODUCER_FENCED,
+    );
+    expect(await h.coord.addOffsets('tx', { ...a, producerEpoch: 5 }, 'g')).toBe(E.PRODUCER_FENCED);
+    expect(await h.coord.addPartitions('', a, [t(0)])).toBe(E.INVALID_REQUEST);
   });
 
-  it('starts a transaction (Ongoing, start time) and extends it', () => {
+  it('starts a transaction (Ongoing, start time) and extends it', async () => {
     const h = harness();
-    const a = begin(h);
-    h.timers.advance(10);
-    expect(h.coord.addPartitions('tx', a, [t(1)])).toBe(E.NONE);
+    const a = await begin(h);
+    await h.timers.advanceAsync(10);
+    expect(await h.coord.addPartitions('tx', a, [t(1)])).toBe(E.NONE);
     expect(h.info()).toMatchObject({ state: 'Ongoing', startedMs: START_MS + 10, partitions: [t(1)] });
-    h.timers.advance(10);
-    expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
-    expect(h.coord.addOffsets('tx', a, 'g')).toBe(E.NONE);
+    await h.timers.advanceAsync(10);
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    expect(await h.coord.addOffsets('tx', a, 'g')).toBe(E.NONE);
     expect(h.info()).toMatchObject({ startedMs: START_MS + 10, partitions: [t(0), t(1)], groups: ['g'] });
     // Already there: nothing is written.
     const before = h.info()!.updatedMs;
-    h.timers.advance(10);
-    expect(h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    await h.timers.advanceAsync(10);
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
     expect(h.info()!.updatedMs).toBe(before);
   });
 
-  it('starts a new transaction after a completed one', () => {
+  it('starts a new transaction after a completed one', async () => {
     const h = harness();
-    const a = begin(h);
-    h.coord.addPartitions('tx', a, [t(0)]);
-    expect(h.coord.endTransaction('tx', a, true).errorCode).toBe(E.NONE);
-    expect(h.coord.addPartitions('tx', a, [t(1)])).toBe(E.NONE);
+    const a = await begin(h);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    expect((await h.coord.endTransaction('tx', a, true)).errorCode).toBe(E.NONE);
+    expect(await h.coord.addPartitions('tx', a, [t(1)])).toBe(E.NONE);
     expect(h.info()).toMatchObject({ state: 'Ongoing', partitions: [t(1)] });
   });
 });
 
 describe('EndTxn', () => {
-  it('commits: markers in every partition, the LSO moves to the end, the fetch waiters are told', () => {
+  it('commits: markers in every partition, the LSO moves to the end, the fetch waiters are told', async () => {
     const h = harness();
-    const a = begin(h);
-    h.coord.addPartitions('tx', a, [t(0), t(1)]);
+    const a = await begin(h);
+    await h.coord.addPartitions('tx', a, [t(0), t(1)]);
     h.produce(a, 0, 'x');
     h.produce(a, 1, 'y');
     expect(h.storage.lastStableOffset('t', 0)).toBe(0);
-    expect(h.coord.endTransaction('tx', a, true)).toEqual({ errorCode: E.NONE, ...a });
+    expect(await h.coord.endTransaction('tx', a, true)).toEqual({ errorCode: E.NONE, ...a });
     expect(h.info()).toMatchObject({ state: 'CompleteCommit', partitions: [], groups: [] });
     for (const p of [0, 1]) {
       expect(h.storage.offsets('t', p)!.highWatermark).toBe(2); // the record and its marker
@@ -180,54 +183,54 @@ describe('EndTxn', () => {
     expect(h.marked).toEqual([[t(0), t(1)]]);
   });
 
-  it('aborts: read_committed gets the aborted range', () => {
+  it('aborts: read_committed gets the aborted range', async () => {
     const h = harness();
-    const a = begin(h);
-    h.coord.addPartitions('tx', a, [t(0)]);
+    const a = await begin(h);
+    await h.coord.addPartitions('tx', a, [t(0)]);
     h.produce(a, 0);
-    expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.NONE);
+    expect((await h.coord.endTransaction('tx', a, false)).errorCode).toBe(E.NONE);
     expect(h.info()!.state).toBe('CompleteAbort');
     expect(h.storage.read('t', 0, 0, 1e6, true, true).abortedTransactions).toEqual([
       { producerId: a.producerId, firstOffset: 0, lastOffset: 1 },
     ]);
   });
 
-  it('answers a retried decision NONE, the opposite one and an Empty id INVALID_TXN_STATE', () => {
+  it('answers a retried decision NONE, the opposite one and an Empty id INVALID_TXN_STATE', async () => {
     const h = harness();
-    const a = begin(h);
-    expect(h.coord.endTransaction('tx', a, true)).toEqual({
+    const a = await begin(h);
+    expect(await h.coord.endTransaction('tx', a, true)).toEqual({
       errorCode: E.INVALID_TXN_STATE,
       producerId: -1,
       producerEpoch: -1,
     });
-    h.coord.addPartitions('tx', a, [t(0)]);
-    h.coord.endTransaction('tx', a, true);
-    expect(h.coord.endTransaction('tx', a, true)).toEqual({ errorCode: E.NONE, ...a });
-    expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.INVALID_TXN_STATE);
-    h.coord.addPartitions('tx', a, [t(0)]);
-    h.coord.endTransaction('tx', a, false);
-    expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.NONE);
-    expect(h.coord.endTransaction('tx', a, true).errorCode).toBe(E.INVALID_TXN_STATE);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    await h.coord.endTransaction('tx', a, true);
+    expect(await h.coord.endTransaction('tx', a, true)).toEqual({ errorCode: E.NONE, ...a });
+    expect((await h.coord.endTransaction('tx', a, false)).errorCode).toBe(E.INVALID_TXN_STATE);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    await h.coord.endTransaction('tx', a, false);
+    expect((await h.coord.endTransaction('tx', a, false)).errorCode).toBe(E.NONE);
+    expect((await h.coord.endTransaction('tx', a, true)).errorCode).toBe(E.INVALID_TXN_STATE);
     expect(h.marked).toHaveLength(2); // retries write nothing
   });
 
-  it('checks the producer id mapping and the epoch', () => {
+  it('checks the producer id mapping and the epoch', async () => {
     const h = harness();
-    expect(h.coord.endTransaction('nope', { producerId: 1, producerEpoch: 0 }, true).errorCode).toBe(
+    expect((await h.coord.endTransaction('nope', { producerId: 1, producerEpoch: 0 }, true)).errorCode).toBe(
       E.INVALID_PRODUCER_ID_MAPPING,
     );
-    const a = begin(h);
-    h.coord.addPartitions('tx', a, [t(0)]);
-    expect(h.coord.endTransaction('tx', { ...a, producerId: a.producerId + 1 }, true).errorCode).toBe(
+    const a = await begin(h);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    expect((await h.coord.endTransaction('tx', { ...a, producerId: a.producerId + 1 }, true)).errorCode).toBe(
       E.INVALID_PRODUCER_ID_MAPPING,
     );
-    expect(h.coord.endTransaction('tx', { ...a, producerEpoch: a.producerEpoch - 1 }, true).errorCode).toBe(
+    expect((await h.coord.endTransaction('tx', { ...a, producerEpoch: a.producerEpoch - 1 }, true)).errorCode).toBe(
       E.PRODUCER_FENCED,
     );
     expect(h.info()!.state).toBe('Ongoing');
   });
 
-  it('maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for the versions before it (KafkaApis)', () => {
+  it('maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for the versions before it (KafkaApis)', async () => {
     expect(fencedFor(E.PRODUCER_FENCED, 1, 2)).toBe(E.INVALID_PRODUCER_EPOCH);
     expect(fencedFor(E.PRODUCER_FENCED, 2, 2)).toBe(E.PRODUCER_FENCED);
     expect(fencedFor(E.PRODUCER_FENCED, 3, 4)).toBe(E.INVALID_PRODUCER_EPOCH);
@@ -253,14 +256,14 @@ describe('TxnOffsetCommit', () => {
     metadata,
   });
 
-  it('stages offsets that the group sees only once the transaction commits', () => {
+  it('stages offsets that the group sees only once the transaction commits', async () => {
     const h = harness();
-    const a = begin(h);
-    expect(h.coord.addOffsets('tx', a, 'g')).toBe(E.NONE);
-    expect(h.coord.commitOffsets(input(a), [offset(0, 5), offset(1, 7, null)])).toEqual([E.NONE, E.NONE]);
+    const a = await begin(h);
+    expect(await h.coord.addOffsets('tx', a, 'g')).toBe(E.NONE);
+    expect(await h.coord.commitOffsets(input(a), [offset(0, 5), offset(1, 7, null)])).toEqual([E.NONE, E.NONE]);
     expect(h.storage.fetchOffsets('g')).toEqual([]);
     expect(h.storage.pendingTransactionalOffsets('g')).toEqual([t(0), t(1)]);
-    h.coord.endTransaction('tx', a, true);
+    await h.coord.endTransaction('tx', a, true);
     expect(h.storage.pendingTransactionalOffsets('g')).toEqual([]);
     expect(h.storage.fetchOffsets('g').map((o) => [o.partition, o.offset, o.metadata])).toEqual([
       [0, 5, 'm'],
@@ -268,42 +271,42 @@ describe('TxnOffsetCommit', () => {
     ]);
   });
 
-  it('drops them when the transaction aborts', () => {
+  it('drops them when the transaction aborts', async () => {
     const h = harness();
-    const a = begin(h);
-    h.coord.addOffsets('tx', a, 'g');
-    h.coord.commitOffsets(input(a), [offset(0, 5)]);
-    h.coord.endTransaction('tx', a, false);
+    const a = await begin(h);
+    await h.coord.addOffsets('tx', a, 'g');
+    await h.coord.commitOffsets(input(a), [offset(0, 5)]);
+    await h.coord.endTransaction('tx', a, false);
     expect(h.storage.fetchOffsets('g')).toEqual([]);
     expect(h.storage.pendingTransactionalOffsets('g')).toEqual([]);
   });
 
-  it('needs the group added to the ongoing transaction (INVALID_TXN_STATE) and the current producer', () => {
+  it('needs the group added to the ongoing transaction (INVALID_TXN_STATE) and the current producer', async () => {
     const h = harness();
-    const a = begin(h);
-    expect(h.coord.commitOffsets(input(a), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
-    h.coord.addPartitions('tx', a, [t(0)]);
-    expect(h.coord.commitOffsets(input(a), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
-    h.coord.addOffsets('tx', a, 'g');
-    expect(h.coord.commitOffsets(input(a, { groupId: 'other' }), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
-    expect(h.coord.commitOffsets(input({ ...a, producerEpoch: 9 }), [offset(0, 5)])).toEqual([
+    const a = await begin(h);
+    expect(await h.coord.commitOffsets(input(a), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    expect(await h.coord.commitOffsets(input(a), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
+    await h.coord.addOffsets('tx', a, 'g');
+    expect(await h.coord.commitOffsets(input(a, { groupId: 'other' }), [offset(0, 5)])).toEqual([E.INVALID_TXN_STATE]);
+    expect(await h.coord.commitOffsets(input({ ...a, producerEpoch: 9 }), [offset(0, 5)])).toEqual([
       E.INVALID_PRODUCER_EPOCH,
     ]);
-    expect(h.coord.commitOffsets(input({ ...a, producerId: a.producerId + 100 }), [offset(0, 5)])).toEqual([
+    expect(await h.coord.commitOffsets(input({ ...a, producerId: a.producerId + 100 }), [offset(0, 5)])).toEqual([
       E.INVALID_PRODUCER_ID_MAPPING,
     ]);
-    expect(h.coord.commitOffsets(input(a, { groupId: '' }), [offset(0, 5)])).toEqual([E.INVALID_GROUP_ID]);
+    expect(await h.coord.commitOffsets(input(a, { groupId: '' }), [offset(0, 5)])).toEqual([E.INVALID_GROUP_ID]);
   });
 
-  it('checks generation and member when given (KIP-447), and metadata size per offset', () => {
+  it('checks generation and member when given (KIP-447), and metadata size per offset', async () => {
     const h = harness();
-    const a = begin(h);
-    h.coord.addOffsets('tx', a, 'g');
+    const a = await begin(h);
+    await h.coord.addOffsets('tx', a, 'g');
     // A group the coordinator does not hold: a generation names a stale member.
-    expect(h.coord.commitOffsets(input(a, { generationId: 3, memberId: 'm-1' }), [offset(0, 1)])).toEqual([
+    expect(await h.coord.commitOffsets(input(a, { generationId: 3, memberId: 'm-1' }), [offset(0, 1)])).toEqual([
       E.ILLEGAL_GENERATION,
     ]);
-    expect(h.coord.commitOffsets(input(a), [offset(0, 1, 'x'.repeat(5000)), offset(1, 2)])).toEqual([
+    expect(await h.coord.commitOffsets(input(a), [offset(0, 1, 'x'.repeat(5000)), offset(1, 2)])).toEqual([
       E.OFFSET_METADATA_TOO_LARGE,
       E.NONE,
     ]);
@@ -311,84 +314,84 @@ describe('TxnOffsetCommit', () => {
 });
 
 describe('the cleanup pass', () => {
-  it('aborts a transaction past its timeout with an epoch bump, once, and tells the fetch waiters', () => {
+  it('aborts a transaction past its timeout with an epoch bump, once, and tells the fetch waiters', async () => {
     const h = harness({ cleanupIntervalMs: 1000 });
-    const a = begin(h, 'tx', 5000);
-    h.coord.addPartitions('tx', a, [t(0)]);
+    const a = await begin(h, 'tx', 5000);
+    await h.coord.addPartitions('tx', a, [t(0)]);
     h.produce(a, 0);
-    h.timers.advance(5000);
+    await h.timers.advanceAsync(5000);
     expect(h.info()!.state).toBe('Ongoing'); // started + timeout is not yet < now
-    h.timers.advance(1000);
+    await h.timers.advanceAsync(1000);
     expect(h.info()).toMatchObject({ state: 'CompleteAbort', producerEpoch: a.producerEpoch + 1 });
     expect(h.marked).toEqual([[t(0)]]);
     expect(h.storage.read('t', 0, 0, 1e6, true, true).abortedTransactions).toHaveLength(1);
     // The zombie is fenced: its writes, its EndTxn.
     expect(h.produce(a, 0).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
-    expect(h.coord.endTransaction('tx', a, false).errorCode).toBe(E.PRODUCER_FENCED);
-    h.timers.advance(10_000);
+    expect((await h.coord.endTransaction('tx', a, false)).errorCode).toBe(E.PRODUCER_FENCED);
+    await h.timers.advanceAsync(10_000);
     expect(h.marked).toHaveLength(1);
   });
 
-  it('leaves a transaction within its timeout alone', () => {
+  it('leaves a transaction within its timeout alone', async () => {
     const h = harness({ cleanupIntervalMs: 1000 });
-    const a = begin(h, 'tx', 60_000);
-    h.coord.addPartitions('tx', a, [t(0)]);
-    h.timers.advance(30_000);
+    const a = await begin(h, 'tx', 60_000);
+    await h.coord.addPartitions('tx', a, [t(0)]);
+    await h.timers.advanceAsync(30_000);
     expect(h.info()!.state).toBe('Ongoing');
-    expect(h.coord.endTransaction('tx', a, true).errorCode).toBe(E.NONE);
+    expect((await h.coord.endTransaction('tx', a, true)).errorCode).toBe(E.NONE);
   });
 
-  it('expires ids idle for transactional.id.expiration.ms, never an ongoing one', () => {
+  it('expires ids idle for transactional.id.expiration.ms, never an ongoing one', async () => {
     const h = harness({ cleanupIntervalMs: 1000, idExpirationMs: 10_000 });
-    begin(h, 'idle');
-    const a = begin(h, 'busy', 900_000);
-    h.coord.addPartitions('busy', a, [t(0)]);
-    h.timers.advance(9000);
+    await begin(h, 'idle');
+    const a = await begin(h, 'busy', 900_000);
+    await h.coord.addPartitions('busy', a, [t(0)]);
+    await h.timers.advanceAsync(9000);
     expect(h.info('idle')).toBeDefined();
-    h.timers.advance(2000);
+    await h.timers.advanceAsync(2000);
     expect(h.info('idle')).toBeUndefined();
     expect(h.info('busy')!.state).toBe('Ongoing');
     // An expired id starts over.
-    expect(h.coord.initProducerId('idle', 60_000, null)).toMatchObject({ errorCode: E.NONE, producerEpoch: 0 });
+    expect(await h.coord.initProducerId('idle', 60_000, null)).toMatchObject({ errorCode: E.NONE, producerEpoch: 0 });
   });
 
-  it('stops with close(), and requests then get NOT_COORDINATOR', () => {
+  it('stops with close(), and requests then get NOT_COORDINATOR', async () => {
     const h = harness({ cleanupIntervalMs: 1000 });
-    const a = begin(h, 'tx', 1000);
-    h.coord.addPartitions('tx', a, [t(0)]);
+    const a = await begin(h, 'tx', 1000);
+    await h.coord.addPartitions('tx', a, [t(0)]);
     h.coord.close();
-    h.timers.advance(10_000);
+    await h.timers.advanceAsync(10_000);
     expect(h.info()!.state).toBe('Ongoing');
     expect(h.timers.pending).toBe(0);
-    expect(h.coord.endTransaction('tx', a, true).errorCode).toBe(E.NOT_COORDINATOR);
-    expect(h.coord.initProducerId('tx', 1000, null).errorCode).toBe(E.NOT_COORDINATOR);
+    expect((await h.coord.endTransaction('tx', a, true)).errorCode).toBe(E.NOT_COORDINATOR);
+    expect((await h.coord.initProducerId('tx', 1000, null)).errorCode).toBe(E.NOT_COORDINATOR);
   });
 
-  it('finds transactions opened before a restart (a new coordinator on the same storage)', () => {
+  it('finds transactions opened before a restart (a new coordinator on the same storage)', async () => {
     const h = harness({ cleanupIntervalMs: 1000 });
-    const a = begin(h, 'tx', 5000);
-    h.coord.addPartitions('tx', a, [t(0)]);
+    const a = await begin(h, 'tx', 5000);
+    await h.coord.addPartitions('tx', a, [t(0)]);
     h.coord.close();
     const again = new TransactionCoordinator({
-      storage: h.storage,
+      storage: promised(h.storage),
       logger: silentLogger,
       now: h.timers.now,
       timers: h.timers,
       cleanupIntervalMs: 1000,
     });
-    h.timers.advance(6000);
+    await h.timers.advanceAsync(6000);
     expect(h.info()!.state).toBe('CompleteAbort');
     again.close();
   });
 });
 
 describe('storage failures', () => {
-  it('answer COORDINATOR_NOT_AVAILABLE (retriable), tell onStorageError, and leave the state as it was', () => {
+  it('answer COORDINATOR_NOT_AVAILABLE (retriable), tell onStorageError, and leave the state as it was', async () => {
     const failing = new Set<string>();
     const errors: StorageError[] = [];
     const h = harness({ onStorageError: (e) => errors.push(e) });
     // The coordinator sees the storage through a proxy that fails the calls named in `failing`.
-    const storage = new Proxy(h.storage, {
+    const storage = new Proxy(promised(h.storage), {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver);
         if (typeof v !== 'function') return v;
@@ -405,10 +408,10 @@ describe('storage failures', () => {
       timers: h.timers,
       onStorageError: (e) => errors.push(e),
     });
-    const a = coord.initProducerId('tx', 60_000, null);
-    expect(coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    const a = await coord.initProducerId('tx', 60_000, null);
+    expect(await coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
     failing.add('endTransaction');
-    expect(coord.endTransaction('tx', a, true)).toEqual({
+    expect(await coord.endTransaction('tx', a, true)).toEqual({
       errorCode: E.COORDINATOR_NOT_AVAILABLE,
       producerId: -1,
       producerEpoch: -1,
@@ -416,28 +419,28 @@ describe('storage failures', () => {
     expect(errors.map((e) => e.diskFull)).toEqual([true]);
     expect(h.info()!.state).toBe('Ongoing');
     failing.add('initTransaction');
-    expect(coord.initProducerId('tx', 60_000, null).errorCode).toBe(E.COORDINATOR_NOT_AVAILABLE);
+    expect((await coord.initProducerId('tx', 60_000, null)).errorCode).toBe(E.COORDINATOR_NOT_AVAILABLE);
     failing.add('addToTransaction');
-    expect(coord.addOffsets('tx', a, 'g')).toBe(E.COORDINATOR_NOT_AVAILABLE);
+    expect(await coord.addOffsets('tx', a, 'g')).toBe(E.COORDINATOR_NOT_AVAILABLE);
     failing.clear();
-    expect(coord.endTransaction('tx', a, true).errorCode).toBe(E.NONE);
+    expect((await coord.endTransaction('tx', a, true)).errorCode).toBe(E.NONE);
     coord.close();
   });
 
-  it('a failing cleanup pass is logged and retried at the next one', () => {
+  it('a failing cleanup pass is logged and retried at the next one', async () => {
     const h = harness({ cleanupIntervalMs: 1000 });
-    const a = begin(h, 'tx', 1000);
-    h.coord.addPartitions('tx', a, [t(0)]);
+    const a = await begin(h, 'tx', 1000);
+    await h.coord.addPartitions('tx', a, [t(0)]);
     const real = h.storage.endTransaction.bind(h.storage);
     let fail = true;
     h.storage.endTransaction = (...args) => {
       if (fail) throw new StorageError('disk I/O error', { code: 'SQLITE_IOERR_WRITE' });
       return real(...args);
     };
-    h.timers.advance(2000);
+    await h.timers.advanceAsync(2000);
     expect(h.info()!.state).toBe('Ongoing');
     fail = false;
-    h.timers.advance(1000);
+    await h.timers.advanceAsync(1000);
     expect(h.info()!.state).toBe('CompleteAbort');
   });
 });

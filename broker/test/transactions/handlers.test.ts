@@ -16,7 +16,7 @@ describe('transaction API handlers', () => {
 
   beforeAll(async () => {
     broker = await startTestBroker('memory://', { config: { transactionMaxTimeoutMs: 100_000 } });
-    broker.context.storage.createTopic('t', 2, {});
+    await broker.context.storage.createTopic('t', 2, {});
     conn = await KafkaConnection.connect('127.0.0.1', broker.port);
   });
   afterAll(async () => {
@@ -100,7 +100,7 @@ describe('transaction API handlers', () => {
       },
       { name: 'nope', resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: E.UNKNOWN_TOPIC_OR_PARTITION }] },
     ]);
-    expect(broker.context.storage.transaction('h-add')!.state).toBe('Empty');
+    expect((await broker.context.storage.transaction('h-add'))!.state).toBe('Empty');
     const ok = await addPartitions('h-add', p, [{ name: 't', partitions: [0, 0, 1] }]);
     expect(ok.resultsByTopicV3AndBelow[0].resultsByPartition).toEqual([
       { partitionIndex: 0, partitionErrorCode: E.NONE },
@@ -120,7 +120,7 @@ describe('transaction API handlers', () => {
   it('read_committed: nothing past the LSO, LATEST is the LSO, a waiting fetch wakes on the marker', async () => {
     const p = await init('h-read');
     await addPartitions('h-read', p, [{ name: 't', partitions: [1] }]);
-    const before = broker.context.storage.offsets('t', 1)!.highWatermark;
+    const before = (await broker.context.storage.offsets('t', 1))!.highWatermark;
     expect((await produce('h-read', p, 1, 'txn-1')).responses[0].partitionResponses[0].errorCode).toBe(E.NONE);
     const open = (await fetch(1, BigInt(before), 1)).responses[0].partitions[0];
     expect(open).toMatchObject({
@@ -152,7 +152,7 @@ describe('transaction API handlers', () => {
   it('read_committed gets the aborted ranges of what it reads', async () => {
     const p = await init('h-abort');
     await addPartitions('h-abort', p, [{ name: 't', partitions: [0] }]);
-    const before = broker.context.storage.offsets('t', 0)!.highWatermark;
+    const before = (await broker.context.storage.offsets('t', 0))!.highWatermark;
     await produce('h-abort', p, 0, 'gone');
     expect((await endTxn('h-abort', p, false)).errorCode).toBe(E.NONE);
     const read = (await fetch(0, BigInt(before), 1)).responses[0].partitions[0];
@@ -276,7 +276,7 @@ describe('transaction API authorization', () => {
       testOnlyPrincipalForClientId: (clientId) =>
         clientId === 'admin' || clientId === 'mallory' ? { principalType: 'User', name: clientId } : undefined,
     });
-    broker.context.storage.createTopic('t', 1, {});
+    await broker.context.storage.createTopic('t', 1, {});
     mallory = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'mallory' });
     admin = await KafkaConnection.connect('127.0.0.1', broker.port, { clientId: 'admin' });
     const init = await admin.send(ApiKey.InitProducerId, 4, {
@@ -374,7 +374,7 @@ describe('transaction API authorization', () => {
   });
 
   it('changed nothing, and a super user is served', async () => {
-    expect(broker.context.storage.transaction('a-tx')).toMatchObject({
+    expect(await broker.context.storage.transaction('a-tx')).toMatchObject({
       state: 'Empty',
       producerEpoch: p.producerEpoch,
     });

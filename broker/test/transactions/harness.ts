@@ -4,7 +4,8 @@ import { GroupCoordinator } from '../../src/groups/coordinator';
 import { silentLogger } from '../../src/logger';
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
-import type { PartitionAppendResult, Storage, TransactionInfo, TxnPartition } from '../../src/storage/storage';
+import type { PartitionAppendResult, SyncStorage, TransactionInfo, TxnPartition } from '../../src/storage/storage';
+import { promised } from '../../src/storage/sync-adapter';
 import { TransactionCoordinator, TransactionCoordinatorOptions } from '../../src/transactions/coordinator';
 import { FakeTimers } from '../groups/fake-timers';
 
@@ -44,12 +45,14 @@ export function txnProduceRequest(
 }
 
 export function harness(opts: Partial<TransactionCoordinatorOptions> = {}) {
-  const storage: Storage = new MemoryStorage();
+  // The coordinators get the engine as AsyncStorage; the tests inspect it synchronously.
+  const storage: SyncStorage = new MemoryStorage();
   storage.createTopic('t', 2, {});
+  const asyncStorage = promised(storage);
   const timers = new FakeTimers();
   timers.nowMs = START_MS;
   const groups = new GroupCoordinator({
-    storage,
+    storage: asyncStorage,
     logger: silentLogger,
     now: timers.now,
     timers,
@@ -57,7 +60,7 @@ export function harness(opts: Partial<TransactionCoordinatorOptions> = {}) {
   });
   const marked: TxnPartition[][] = [];
   const coord = new TransactionCoordinator({
-    storage,
+    storage: asyncStorage,
     logger: silentLogger,
     now: timers.now,
     timers,

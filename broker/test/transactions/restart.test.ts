@@ -43,37 +43,37 @@ describe('transactions across a restart (sqlite)', () => {
 
   it('goes on with an open transaction, and times out one left open', async () => {
     await start();
-    broker!.context.storage.createTopic('t', 2, {});
+    await broker!.context.storage.createTopic('t', 2, {});
     let conn = await KafkaConnection.connect('127.0.0.1', broker!.port);
     const live = await open(conn, 'goes-on', 600_000, 'kept');
     // Long enough not to time out before the restart below, short enough to after it.
     const left = await open(conn, 'left-open', 3000, 'dropped');
     conn.close();
-    expect(broker!.context.storage.lastStableOffset('t', 1)).toBe(0);
+    expect(await broker!.context.storage.lastStableOffset('t', 1)).toBe(0);
     await broker!.stop();
 
     await start();
     const { storage } = broker!.context;
-    expect(storage.transaction('goes-on')).toMatchObject({
+    expect(await storage.transaction('goes-on')).toMatchObject({
       state: 'Ongoing',
       partitions: [{ topic: 't', partition: 0 }],
     });
-    expect(storage.lastStableOffset('t', 0)).toBe(0);
+    expect(await storage.lastStableOffset('t', 0)).toBe(0);
     conn = await KafkaConnection.connect('127.0.0.1', broker!.port);
     try {
       const ended = await conn.send(ApiKey.EndTxn, 3, { transactionalId: 'goes-on', ...live, committed: true });
       expect(ended.errorCode).toBe(E.NONE);
-      expect(storage.lastStableOffset('t', 0)).toBe(2);
+      expect(await storage.lastStableOffset('t', 0)).toBe(2);
 
       // The restarted broker's cleanup pass finds the other one and aborts it, fencing its producer.
       const deadline = Date.now() + 20_000;
-      while (storage.transaction('left-open')!.state === 'Ongoing' && Date.now() < deadline)
+      while ((await storage.transaction('left-open'))!.state === 'Ongoing' && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 100));
-      expect(storage.transaction('left-open')).toMatchObject({
+      expect(await storage.transaction('left-open')).toMatchObject({
         state: 'CompleteAbort',
         producerEpoch: left.producerEpoch + 1,
       });
-      expect(storage.lastStableOffset('t', 1)).toBe(2);
+      expect(await storage.lastStableOffset('t', 1)).toBe(2);
       const late = await conn.send(ApiKey.EndTxn, 3, { transactionalId: 'left-open', ...left, committed: true });
       expect(late.errorCode).toBe(E.PRODUCER_FENCED);
     } finally {

@@ -13,13 +13,13 @@ export const addOffsetsToTxnHandler: ApiHandler<AddOffsetsToTxnRequest, AddOffse
   apiKey: ApiKey.AddOffsetsToTxn,
   minVersion: 0,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const answer = (errorCode: number) => ({ throttleTimeMs: 0, errorCode });
     if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
       return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!may(ctx, 'READ', 'GROUP', req.groupId)) return answer(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
-    const error = ctx.broker.transactions.addOffsets(req.transactionalId, producer, req.groupId);
+    const error = await ctx.broker.transactions.addOffsets(req.transactionalId, producer, req.groupId);
     return answer(fencedFor(error, ctx.apiVersion, 2));
   },
 };

@@ -31,7 +31,7 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
   apiKey: ApiKey.AddPartitionsToTxn,
   minVersion: 0,
   maxVersion: 3,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     const transactionalId = req.v3AndBelowTransactionalId ?? '';
     // Kafka reads the partitions into a set: one named twice is added and answered once.
@@ -56,7 +56,7 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
     const partitions: TxnPartition[] = [];
     let refused = false;
     for (const [name, parts] of requested) {
-      const topic = broker.storage.topic(name);
+      const topic = await broker.storage.topic(name);
       const out = new Map<number, number>();
       errors.set(name, out);
       for (const partition of parts) {
@@ -80,7 +80,7 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
       producerId: Number(req.v3AndBelowProducerId ?? -1n),
       producerEpoch: req.v3AndBelowProducerEpoch ?? -1,
     };
-    const error = broker.transactions.addPartitions(transactionalId, producer, partitions);
+    const error = await broker.transactions.addPartitions(transactionalId, producer, partitions);
     return answer(all(fencedFor(error, ctx.apiVersion, 2)));
   },
 };

@@ -17,7 +17,7 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
   apiKey: ApiKey.AlterClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     // KafkaApis.handleAlterClientQuotasRequest: ALTER_CONFIGS on the cluster, else every entry fails.
     if (!mayOnCluster(ctx, 'ALTER_CONFIGS'))
@@ -59,7 +59,7 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
     }
     if (!req.validateOnly && changes.length > 0) {
       try {
-        broker.storage.alterClientQuotas(changes);
+        await broker.storage.alterClientQuotas(changes);
       } catch (err) {
         // A full disk is each entity's KAFKA_STORAGE_ERROR (nothing stored), not a closed connection.
         if (!(err instanceof StorageError)) throw err;
@@ -70,7 +70,7 @@ export const alterClientQuotasHandler: ApiHandler<AlterClientQuotasRequest, Alte
         for (const a of seen.values()) if (a.errorCode === ErrorCode.NONE) Object.assign(a, failed);
         return { throttleTimeMs: 0, entries: answers };
       }
-      broker.quotas.reload(broker.storage);
+      await broker.quotas.reload(broker.storage);
       broker.logger.info('client quotas altered', {
         entities: changes.map((c) => ({ entity: describeEntity(c.entity), set: c.set, remove: c.remove })),
       });

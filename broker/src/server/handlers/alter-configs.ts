@@ -18,6 +18,7 @@ import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { configsAuthorizationError, ResourceType } from './describe-configs';
+import { KeyedSerial } from '../keyed-serial';
 
 /** IncrementalAlterConfigs operations (AlterConfigOp.OpType) */
 export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
@@ -52,16 +53,26 @@ function preprocess<C extends { name: string; value: string | null }>(
   return null;
 }
 
+/**
+ * One change per resource at a time on this broker: the next configs are computed from the current
+ * ones (IncrementalAlterConfigs' APPEND/SUBTRACT/DELETE), so a read and its write must not
+ * interleave with another request's (keyed-serial.ts).
+ */
+const resourceChanges = new KeyedSerial<string>();
+
 /** Validates the resource's next configs and stores them unless validateOnly. */
-function alterResource(broker: BrokerContext, res: Resource, next: Next, validateOnly: boolean): Outcome {
-  if (res.resourceType === ResourceType.TOPIC) return alterTopic(broker, res.resourceName, next, validateOnly);
-  if (res.resourceType === ResourceType.BROKER) return alterBroker(broker, res.resourceName, next, validateOnly);
-  return fail(ErrorCode.INVALID_REQUEST, `Unknown resource type ${res.resourceType}`);
+function alterResource(broker: BrokerContext, res: Resource, next: Next, validateOnly: boolean): Promise<Outcome> {
+  const key = `${res.resourceType}\u0000${res.resourceName}`;
+  if (res.resourceType === ResourceType.TOPIC)
+    return resourceChanges.run(key, () => alterTopic(broker, res.resourceName, next, validateOnly));
+  if (res.resourceType === ResourceType.BROKER)
+    return resourceChanges.run(key, () => alterBroker(broker, res.resourceName, next, validateOnly));
+  return Promise.resolve(fail(ErrorCode.INVALID_REQUEST, `Unknown resource type ${res.resourceType}`));
 }
 
-function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Outcome {
+async function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Promise<Outcome> {
   if (name === '') return fail(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
-  const topic = broker.storage.topic(name);
+  const topic = await broker.storage.topic(name);
   const wanted = next(topic?.configs ?? {}, ResourceType.TOPIC);
   if (!('configs' in wanted)) return wanted;
   // Kafka validates the configs first, then whether the topic exists.
@@ -70,14 +81,14 @@ function alterTopic(broker: BrokerContext, name: string, next: Next, validateOnl
   if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
   if (!validateOnly) {
     const remove = Object.keys(topic.configs).filter((k) => !(k in check.configs));
-    const failed = storageFailure(broker, () => broker.storage.alterTopicConfigs(name, check.configs, remove));
+    const failed = await storageFailure(broker, () => broker.storage.alterTopicConfigs(name, check.configs, remove));
     if (failed) return failed;
     broker.logger.info('altered topic configs', { topic: name, configs: check.configs, removed: remove });
   }
   return ok;
 }
 
-function alterBroker(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Outcome {
+async function alterBroker(broker: BrokerContext, name: string, next: Next, validateOnly: boolean): Promise<Outcome> {
   const nodeId = broker.identity.nodeId;
   if (name !== '') {
     if (!/^[+-]?\d+$/.test(name))
@@ -86,14 +97,16 @@ function alterBroker(broker: BrokerContext, name: string, next: Next, validateOn
       return fail(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId}, but received ${name}`);
   }
   const resource = name === '' ? '' : String(nodeId);
-  const current = broker.storage.brokerConfigs(resource);
+  const current = await broker.storage.brokerConfigs(resource);
   const wanted = next(current, ResourceType.BROKER);
   if (!('configs' in wanted)) return wanted;
   const check = validateBrokerConfigs(wanted.configs);
   if (!check.ok) return fail(ErrorCode.INVALID_REQUEST, check.message);
   if (!validateOnly) {
     const remove = Object.keys(current).filter((k) => !(k in check.configs));
-    const failed = storageFailure(broker, () => broker.storage.alterBrokerConfigs(resource, check.configs, remove));
+    const failed = await storageFailure(broker, () =>
+      broker.storage.alterBrokerConfigs(resource, check.configs, remove),
+    );
     if (failed) return failed;
     broker.logger.info('altered dynamic broker configs', {
       resource: resource === '' ? 'cluster default' : resource,
@@ -105,27 +118,31 @@ function alterBroker(broker: BrokerContext, name: string, next: Next, validateOn
 }
 
 /** Every resource once (Kafka refuses both copies of a repeated one), then each on its own. */
-function alterAll<R extends Resource>(
+async function alterAll<R extends Resource>(
   resources: readonly R[],
-  handle: (res: R) => Outcome,
-): (Outcome & { resourceType: number; resourceName: string })[] {
+  handle: (res: R) => Outcome | Promise<Outcome>,
+): Promise<(Outcome & { resourceType: number; resourceName: string })[]> {
   const key = (r: Resource) => `${r.resourceType}\u0000${r.resourceName}`;
   const counts = new Map<string, number>();
   for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
-  return resources.map((r) => {
+  const out = [];
+  for (const r of resources) {
     const outcome =
-      counts.get(key(r))! > 1 ? fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.') : handle(r);
-    return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
-  });
+      counts.get(key(r))! > 1
+        ? fail(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.')
+        : await handle(r);
+    out.push({ ...outcome, resourceType: r.resourceType, resourceName: r.resourceName });
+  }
+  return out;
 }
 
 export const alterConfigsHandler: ApiHandler<AlterConfigsRequest, AlterConfigsResponse> = {
   apiKey: ApiKey.AlterConfigs,
   minVersion: 0,
   maxVersion: 2,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
-    const responses = alterAll(req.resources, (res) => {
+    const responses = await alterAll(req.resources, (res) => {
       const unauthorized = configsAuthorizationError(ctx, res.resourceType, res.resourceName, 'ALTER_CONFIGS');
       if (unauthorized) return unauthorized;
       // The legacy API has no BROKER_LOGGER support in Kafka either ("Unknown resource type 8").
@@ -206,9 +223,9 @@ export const incrementalAlterConfigsHandler: ApiHandler<
   apiKey: ApiKey.IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
-    const responses = alterAll(req.resources, (res) => {
+    const responses = await alterAll(req.resources, (res) => {
       const unauthorized = configsAuthorizationError(ctx, res.resourceType, res.resourceName, 'ALTER_CONFIGS');
       if (unauthorized) return unauthorized;
       const refused = preprocess(res, (c) => c.configOperation === ConfigOperation.DELETE);
@@ -227,9 +244,9 @@ export const incrementalAlterConfigsHandler: ApiHandler<
 };
 
 /** A storage failure (a full disk) is this resource's KAFKA_STORAGE_ERROR, not a closed connection. */
-function storageFailure(broker: BrokerContext, write: () => void): Outcome | undefined {
+async function storageFailure(broker: BrokerContext, write: () => Promise<void>): Promise<Outcome | undefined> {
   try {
-    write();
+    await write();
     return undefined;
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;

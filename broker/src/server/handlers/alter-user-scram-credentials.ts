@@ -19,6 +19,7 @@ import {
   ScramMechanismName,
 } from '../../sasl/scram-crypto';
 import type { Storage, UserScramCredential } from '../../storage/storage';
+import { KeyedSerial } from '../keyed-serial';
 import type { ApiHandler } from '../context';
 import { mayOnCluster } from './authz';
 
@@ -41,10 +42,23 @@ function checkUserAndMechanism(user: string, mechanism: ScramMechanismName | und
   return undefined;
 }
 
+/**
+ * One alteration at a time on this broker: a deletion's existence check and the write it allows
+ * must not interleave with another request's write (keyed-serial.ts).
+ */
+const alterations = new KeyedSerial<Storage>();
+
 export function alterUserScramCredentials(
   storage: Storage,
   req: AlterUserScramCredentialsRequest,
-): AlterUserScramCredentialsResponse {
+): Promise<AlterUserScramCredentialsResponse> {
+  return alterations.run(storage, () => alterNow(storage, req));
+}
+
+async function alterNow(
+  storage: Storage,
+  req: AlterUserScramCredentialsRequest,
+): Promise<AlterUserScramCredentialsResponse> {
   const deletions = new Map<string, { user: string; mechanism: ScramMechanismName }>();
   const upserts = new Map<string, UserScramCredential>();
   const errors = new Map<string, ApiError>();
@@ -57,7 +71,7 @@ export function alterUserScramCredentials(
     const mechanism = scramMechanismByType(d.mechanism);
     const error =
       checkUserAndMechanism(d.name, mechanism) ??
-      (storage.scramCredential(d.name, mechanism!) === undefined
+      ((await storage.scramCredential(d.name, mechanism!)) === undefined
         ? {
             errorCode: ErrorCode.RESOURCE_NOT_FOUND,
             errorMessage: 'Attempt to delete a user credential that does not exist',
@@ -94,7 +108,7 @@ export function alterUserScramCredentials(
         ...credentialFromSaltedPassword(mechanism!, u.salt, u.iterations, u.saltedPassword),
       });
   }
-  storage.alterScramCredentials([...upserts.values()], [...deletions.values()]);
+  await storage.alterScramCredentials([...upserts.values()], [...deletions.values()]);
   const ok = (user: string): Result => ({ user, errorCode: ErrorCode.NONE, errorMessage: null });
   return {
     throttleTimeMs: 0,
@@ -113,7 +127,7 @@ export const alterUserScramCredentialsHandler: ApiHandler<
   apiKey: ApiKey.AlterUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     // KafkaApis: ALTER on the cluster, else every named user gets CLUSTER_AUTHORIZATION_FAILED.
     if (!mayOnCluster(ctx, 'ALTER')) {
       const users = new Set([...req.deletions, ...req.upsertions].map((c) => c.name));

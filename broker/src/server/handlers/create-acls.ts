@@ -13,7 +13,7 @@ export const createAclsHandler: ApiHandler<CreateAclsRequest, CreateAclsResponse
   apiKey: ApiKey.CreateAcls,
   minVersion: 1,
   maxVersion: 3,
-  handle: (ctx, req) => {
+  handle: async (ctx, req) => {
     if (!mayOnCluster(ctx, 'ALTER')) {
       return {
         throttleTimeMs: 0,
@@ -26,8 +26,8 @@ export const createAclsHandler: ApiHandler<CreateAclsRequest, CreateAclsResponse
     const checked = req.creations.map(bindingFromCreation);
     const valid = checked.flatMap((c) => (c.binding ? [c.binding] : [])) satisfies AclBinding[];
     if (valid.length > 0) {
-      ctx.broker.storage.createAcls(valid);
-      ctx.broker.authorizer.reload();
+      await ctx.broker.storage.createAcls(valid);
+      await ctx.broker.authorizer.reload();
       ctx.broker.logger.info('ACLs created', { principal: ctx.session.principal, count: valid.length });
     }
     return {

@@ -12,12 +12,13 @@ import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
+import { catalogChanges } from '../keyed-serial';
 
 export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: ApiKey.CreatePartitions,
   minVersion: 0,
   maxVersion: 3,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     // KafkaApis.handleCreatePartitionsRequest: ALTER on each topic.
     const alterable = authorizedNames(
@@ -29,18 +30,21 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
     let requested = 0;
     for (const t of req.topics)
       if (alterable.has(t.name))
-        requested += Math.max(0, t.count - (broker.storage.topic(t.name)?.partitionCount ?? t.count));
+        requested += Math.max(0, t.count - ((await broker.storage.topic(t.name))?.partitionCount ?? t.count));
     const tooMany = requestPartitionsRefusal(broker.config, requested);
     if (tooMany) return { throttleTimeMs: 0, results: req.topics.map((t) => ({ name: t.name, ...tooMany })) };
     const budget = new PartitionBudget(broker, req.validateOnly);
-    const results = req.topics.map((t): CreatePartitionsResponseCreatePartitionsTopicResult => {
+    // Each topic's check, budget and growth run as one catalog change (keyed-serial.ts).
+    const grow = async (
+      t: CreatePartitionsRequest['topics'][number],
+    ): Promise<CreatePartitionsResponseCreatePartitionsTopicResult> => {
       const fail = (errorCode: number, errorMessage: string) => ({ name: t.name, errorCode, errorMessage });
       if (!alterable.has(t.name))
         return fail(
           ErrorCode.TOPIC_AUTHORIZATION_FAILED,
           'The topic authorization is failed: adding partitions needs ALTER on it.',
         );
-      const topic = broker.storage.topic(t.name);
+      const topic = await broker.storage.topic(t.name);
       if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${t.name}`);
       if (t.count <= topic.partitionCount) {
         return fail(
@@ -54,19 +58,28 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
       if (t.assignments && t.assignments.some((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId)) {
         return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `every partition must be assigned to broker ${nodeId} alone`);
       }
-      const refused = budget.claim(t.name, t.count - topic.partitionCount);
+      const refused = await budget.claim(t.name, t.count - topic.partitionCount);
       if (refused) return { name: t.name, ...refused };
       if (!req.validateOnly) {
         try {
-          broker.storage.createPartitions(t.name, t.count);
+          await broker.storage.createPartitions(t.name, t.count);
         } catch (err) {
           if (!(err instanceof StorageError)) throw err;
+          // Another broker on the same database grew it first: the engine refused to shrink it.
+          const now = await broker.storage.topic(t.name);
+          if (now && now.partitionCount >= t.count)
+            return fail(
+              ErrorCode.INVALID_PARTITIONS,
+              `topic ${t.name} has ${now.partitionCount} partitions; the new count ${t.count} must be larger`,
+            );
           return fail(ErrorCode.KAFKA_STORAGE_ERROR, `topic ${t.name} was not grown: ${err.message}`);
         }
         broker.logger.info('added partitions', { topic: t.name, from: topic.partitionCount, to: t.count });
       }
       return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
-    });
+    };
+    const results = [];
+    for (const t of req.topics) results.push(await catalogChanges.run(broker.storage, () => grow(t)));
     return { throttleTimeMs: 0, results };
   },
 };

@@ -21,10 +21,11 @@ import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
 import { SliceClock } from '../yield-slices';
+import { catalogChanges } from '../keyed-serial';
 
 type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
 
-function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Check {
+async function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Promise<Check> {
   const bad = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage });
   const nameErr = topicNameError(t.name);
   if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
@@ -34,7 +35,7 @@ function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic): Che
       ErrorCode.INVALID_REQUEST,
       `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`,
     );
-  if (broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
+  if (await broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
   if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
     return bad(
       ErrorCode.INVALID_REPLICATION_FACTOR,
@@ -118,7 +119,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
     const budget = new PartitionBudget(broker, req.validateOnly);
     // The resulting configs (v5+), built once per distinct set of overrides: most topics of a big
     // request have none, and building the 30-odd entries was a third of each topic's cost.
-    const layers = brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
+    const layers = await brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
     const configsByOverrides = new Map<string, CreateTopicsResponseCreatableTopicResult['configs']>();
     const resultConfigs = (overrides: Record<string, string>) => {
       const key = JSON.stringify(Object.entries(overrides).sort());
@@ -155,28 +156,14 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         topics.push(unauthorized(t.name));
         continue;
       }
-      // Checked in the same slice as the creation: another request may have created it meanwhile.
-      const c = check(broker, t);
-      if ('errorCode' in c) {
-        topics.push(failed(t.name, c.errorCode, c.errorMessage));
+      // The exists-check, the budget and the creation run as one catalog change (keyed-serial.ts):
+      // no other request of this broker creates the topic or claims partitions in between.
+      const created = await catalogChanges.run(broker.storage, () => createOne(broker, t, budget, !!req.validateOnly));
+      if ('errorCode' in created) {
+        topics.push(failed(t.name, created.errorCode, created.errorMessage));
         continue;
       }
-      const refused = budget.claim(t.name, c.partitions);
-      if (refused) {
-        topics.push(failed(t.name, refused.errorCode, refused.errorMessage));
-        continue;
-      }
-      let topicId = ZERO_UUID;
-      if (!req.validateOnly) {
-        try {
-          topicId = broker.storage.createTopic(t.name, c.partitions, c.configs).topicId;
-        } catch (err) {
-          if (!(err instanceof StorageError)) throw err;
-          topics.push(failed(t.name, ErrorCode.KAFKA_STORAGE_ERROR, `topic ${t.name} was not created: ${err.message}`));
-          continue;
-        }
-        broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
-      }
+      const { topicId, partitions, configs } = created;
       const configsVisible = may(ctx, 'DESCRIBE_CONFIGS', 'TOPIC', t.name);
       topics.push({
         name: t.name,
@@ -184,14 +171,46 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         errorCode: ErrorCode.NONE,
         errorMessage: null,
         topicConfigErrorCode: configsVisible ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-        numPartitions: c.partitions,
+        numPartitions: partitions,
         replicationFactor: 1,
-        configs: configsVisible ? resultConfigs(c.configs) : [],
+        configs: configsVisible ? resultConfigs(configs) : [],
       });
     }
     return { throttleTimeMs: 0, topics };
   },
 };
+
+type Created =
+  | { errorCode: number; errorMessage: string }
+  | { partitions: number; configs: Record<string, string>; topicId: string };
+
+async function createOne(
+  broker: BrokerContext,
+  t: CreateTopicsRequestCreatableTopic,
+  budget: PartitionBudget,
+  validateOnly: boolean,
+): Promise<Created> {
+  const c = await check(broker, t);
+  if ('errorCode' in c) return c;
+  const refused = await budget.claim(t.name, c.partitions);
+  if (refused) return refused;
+  if (validateOnly) return { ...c, topicId: ZERO_UUID };
+  let topicId: string;
+  try {
+    topicId = (await broker.storage.createTopic(t.name, c.partitions, c.configs)).topicId;
+  } catch (err) {
+    if (!(err instanceof StorageError)) throw err;
+    // Another broker on the same database created it first: the engine refused the duplicate.
+    if (await broker.storage.topic(t.name))
+      return { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${t.name} already exists` };
+    return {
+      errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+      errorMessage: `topic ${t.name} was not created: ${err.message}`,
+    };
+  }
+  broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
+  return { ...c, topicId };
+}
 
 /** Partitions asked for in all, as Kafka counts them (validateTotalNumberOfPartitions). */
 function requestedPartitions(req: CreateTopicsRequest, defaultPartitions: number): number {

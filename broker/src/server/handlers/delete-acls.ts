@@ -15,7 +15,7 @@ export const deleteAclsHandler: ApiHandler<DeleteAclsRequest, DeleteAclsResponse
   apiKey: ApiKey.DeleteAcls,
   minVersion: 1,
   maxVersion: 3,
-  handle: (ctx, req) => {
+  handle: async (ctx, req) => {
     if (!mayOnCluster(ctx, 'ALTER')) {
       return {
         throttleTimeMs: 0,
@@ -40,8 +40,8 @@ export const deleteAclsHandler: ApiHandler<DeleteAclsRequest, DeleteAclsResponse
       };
     });
     if (doomed.size > 0) {
-      ctx.broker.storage.deleteAcls([...doomed.values()]);
-      ctx.broker.authorizer.reload();
+      await ctx.broker.storage.deleteAcls([...doomed.values()]);
+      await ctx.broker.authorizer.reload();
       ctx.broker.logger.info('ACLs deleted', { principal: ctx.session.principal, count: doomed.size });
     }
     return { throttleTimeMs: 0, filterResults };

@@ -15,6 +15,7 @@ import type { ApiHandler } from '../context';
 import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
+import { catalogChanges } from '../keyed-serial';
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: ApiKey.DeleteTopics,
@@ -30,15 +31,19 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
     for (const w of wanted) {
       await clock.maybeYield();
-      responses.push(deleteOne(w));
+      // Look-up and deletion as one catalog change (keyed-serial.ts).
+      responses.push(await catalogChanges.run(broker.storage, () => deleteOne(w)));
     }
     return { throttleTimeMs: 0, responses };
 
-    function deleteOne(w: { name?: string | null; topicId?: string }): DeleteTopicsResponseDeletableTopicResult {
+    async function deleteOne(w: {
+      name?: string | null;
+      topicId?: string;
+    }): Promise<DeleteTopicsResponseDeletableTopicResult> {
       const topic = w.name
-        ? broker.storage.topic(w.name)
+        ? await broker.storage.topic(w.name)
         : w.topicId && w.topicId !== ZERO_UUID
-          ? broker.storage.topicById(w.topicId)
+          ? await broker.storage.topicById(w.topicId)
           : undefined;
       // KafkaApis.handleDeleteTopicsRequest: DELETE on the topic. A topic named gets
       // TOPIC_AUTHORIZATION_FAILED whether it exists or not; one given by id keeps its name
@@ -66,7 +71,7 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
             errorMessage: null,
           };
       }
-      if (!topic) {
+      const gone = () => {
         const byId = !w.name;
         return {
           name: w.name ?? null,
@@ -74,9 +79,11 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
           errorCode: byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
           errorMessage: byId ? `no topic with id ${w.topicId}` : `no topic named ${w.name}`,
         };
-      }
+      };
+      if (!topic) return gone();
       try {
-        retryIfDiskFull(broker, () => broker.storage.deleteTopic(topic.name));
+        // false: another broker on the same database deleted it first.
+        if (!(await retryIfDiskFull(broker, () => broker.storage.deleteTopic(topic.name)))) return gone();
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;
         broker.logger.error('deleting a topic failed', { topic: topic.name, err });

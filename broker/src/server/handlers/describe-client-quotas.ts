@@ -13,7 +13,7 @@ export const describeClientQuotasHandler: ApiHandler<DescribeClientQuotasRequest
   apiKey: ApiKey.DescribeClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     // KafkaApis.handleDescribeClientQuotasRequest: DESCRIBE_CONFIGS on the cluster.
     if (!mayOnCluster(ctx, 'DESCRIBE_CONFIGS'))
@@ -25,8 +25,7 @@ export const describeClientQuotasHandler: ApiHandler<DescribeClientQuotasRequest
       };
     const filter = parseFilter(req.components, req.strict);
     if ('errorCode' in filter) return { throttleTimeMs: 0, ...filter, entries: null };
-    const entries = broker.storage
-      .clientQuotas()
+    const entries = (await broker.storage.clientQuotas())
       .filter((q) => matchesFilter(q.entity, filter))
       .map((q) => ({
         entity: entityData(q.entity),

@@ -26,9 +26,11 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
   apiKey: ApiKey.DescribeConfigs,
   minVersion: 0,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
-    const results = req.resources.map((res): DescribeConfigsResponseDescribeConfigsResult => {
+    const describe = async (
+      res: DescribeConfigsRequest['resources'][number],
+    ): Promise<DescribeConfigsResponseDescribeConfigsResult> => {
       const fail = (errorCode: number, errorMessage: string) => ({
         errorCode,
         errorMessage,
@@ -42,9 +44,9 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
       const layers = () => brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
       const nodeId = broker.identity.nodeId;
       if (res.resourceType === ResourceType.TOPIC) {
-        const topic = broker.storage.topic(res.resourceName);
+        const topic = await broker.storage.topic(res.resourceName);
         if (!topic) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic named ${res.resourceName}`);
-        entries = topicConfigEntries(topic.configs, layers());
+        entries = topicConfigEntries(topic.configs, await layers());
       } else if (res.resourceType === ResourceType.BROKER) {
         if (res.resourceName !== '' && !/^[+-]?\d+$/.test(res.resourceName)) {
           return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${res.resourceName}`);
@@ -55,7 +57,7 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
             `Unexpected broker id, expected ${nodeId} or empty string, but received ${res.resourceName}`,
           );
         }
-        entries = brokerConfigEntries(layers(), res.resourceName !== '');
+        entries = brokerConfigEntries(await layers(), res.resourceName !== '');
       } else if (res.resourceType === ResourceType.BROKER_LOGGER) {
         if (res.resourceName === '') return fail(ErrorCode.INVALID_REQUEST, 'Broker id must not be empty');
         if (!/^[+-]?\d+$/.test(res.resourceName))
@@ -76,9 +78,12 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
       // Kafka: a null or empty key list means every config.
       if (keys && keys.length > 0) entries = entries.filter((e) => keys.includes(e.name));
       // minnow's compactor state, only when named (cleaner-report.ts; `minnow topic describe`).
-      const topic = res.resourceType === ResourceType.TOPIC ? broker.storage.topic(res.resourceName) : undefined;
-      if (topic && keys?.includes(CLEANER_STATE_KEY))
-        entries.push(cleanerStateEntry(broker.storage, nodeId, topic.name, topic.partitionCount, broker.now()));
+      const topic =
+        res.resourceType === ResourceType.TOPIC && keys?.includes(CLEANER_STATE_KEY)
+          ? await broker.storage.topic(res.resourceName)
+          : undefined;
+      if (topic)
+        entries.push(await cleanerStateEntry(broker.storage, nodeId, topic.name, topic.partitionCount, broker.now()));
       return {
         errorCode: ErrorCode.NONE,
         errorMessage: null,
@@ -96,7 +101,8 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
           documentation: req.includeDocumentation ? e.documentation : null,
         })),
       };
-    });
+    };
+    const results = await Promise.all(req.resources.map(describe));
     return { throttleTimeMs: 0, results };
   },
 };

@@ -37,15 +37,15 @@ function logDirOf(target: StorageUrl): LogDir {
   }
 }
 
-function describeTopics(
+async function describeTopics(
   broker: BrokerContext,
   wanted: { topic: string; partitions: number[] }[],
-): DescribeLogDirsResponseDescribeLogDirsTopic[] {
+): Promise<DescribeLogDirsResponseDescribeLogDirsTopic[]> {
   const out: DescribeLogDirsResponseDescribeLogDirsTopic[] = [];
   for (const t of wanted) {
     const partitions = [];
     for (const p of t.partitions) {
-      const bytes = broker.storage.partitionBytes(t.topic, p);
+      const bytes = await broker.storage.partitionBytes(t.topic, p);
       if (bytes !== undefined)
         partitions.push({ partitionIndex: p, partitionSize: BigInt(bytes), offsetLag: 0n, isFutureKey: false });
     }
@@ -58,16 +58,17 @@ export const describeLogDirsHandler: ApiHandler<DescribeLogDirsRequest, Describe
   apiKey: ApiKey.DescribeLogDirs,
   minVersion: 1,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     // KafkaApis.handleDescribeLogDirsRequest: DESCRIBE on the cluster.
     if (!mayOnCluster(ctx, 'DESCRIBE'))
       return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted =
       req.topics === null
-        ? broker.storage
-            .listTopics()
-            .map((t) => ({ topic: t.name, partitions: Array.from({ length: t.partitionCount }, (_, i) => i) }))
+        ? (await broker.storage.listTopics()).map((t) => ({
+            topic: t.name,
+            partitions: Array.from({ length: t.partitionCount }, (_, i) => i),
+          }))
         : req.topics;
     const dir = logDirOf(broker.config.storageUrl);
     return {
@@ -77,7 +78,7 @@ export const describeLogDirsHandler: ApiHandler<DescribeLogDirsRequest, Describe
         {
           errorCode: ErrorCode.NONE,
           logDir: dir.logDir,
-          topics: describeTopics(broker, wanted),
+          topics: await describeTopics(broker, wanted),
           totalBytes: dir.totalBytes,
           usableBytes: dir.usableBytes,
         },

@@ -13,7 +13,10 @@ import { StorageError } from '../../storage/storage';
 import type { ApiHandler, RequestContext } from '../context';
 import { may } from './authz';
 
-function describe(ctx: RequestContext, transactionalId: string): DescribeTransactionsResponseTransactionState {
+async function describe(
+  ctx: RequestContext,
+  transactionalId: string,
+): Promise<DescribeTransactionsResponseTransactionState> {
   const fail = (errorCode: number): DescribeTransactionsResponseTransactionState => ({
     errorCode,
     transactionalId,
@@ -31,7 +34,7 @@ function describe(ctx: RequestContext, transactionalId: string): DescribeTransac
   if (transactionalId === '') return fail(ErrorCode.INVALID_REQUEST);
   let info;
   try {
-    info = transactions.describe(transactionalId);
+    info = await transactions.describe(transactionalId);
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
     ctx.broker.logger.error('describing a transaction failed', { transactionalId, err });
@@ -61,8 +64,8 @@ export const describeTransactionsHandler: ApiHandler<DescribeTransactionsRequest
   apiKey: ApiKey.DescribeTransactions,
   minVersion: 0,
   maxVersion: 0,
-  handle: (ctx, req) => ({
+  handle: async (ctx, req) => ({
     throttleTimeMs: 0,
-    transactionStates: req.transactionalIds.map((id) => describe(ctx, id)),
+    transactionStates: await Promise.all(req.transactionalIds.map((id) => describe(ctx, id))),
   }),
 };

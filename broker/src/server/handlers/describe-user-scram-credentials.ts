@@ -19,7 +19,7 @@ export const describeUserScramCredentialsHandler: ApiHandler<
   apiKey: ApiKey.DescribeUserScramCredentials,
   minVersion: 0,
   maxVersion: 0,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     // KafkaApis: DESCRIBE on the cluster, else the top level and every named user say so.
     if (!mayOnCluster(ctx, 'DESCRIBE')) {
@@ -37,7 +37,7 @@ export const describeUserScramCredentialsHandler: ApiHandler<
       };
     }
     const infos = new Map<string, DescribeUserScramCredentialsResponseCredentialInfo[]>();
-    for (const c of broker.storage.scramCredentials()) {
+    for (const c of await broker.storage.scramCredentials()) {
       const list = infos.get(c.user) ?? [];
       list.push({ mechanism: SCRAM_MECHANISMS[c.mechanism].type, iterations: c.iterations });
       infos.set(c.user, list);

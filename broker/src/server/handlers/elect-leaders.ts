@@ -21,7 +21,7 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
   apiKey: ApiKey.ElectLeaders,
   minVersion: 0,
   maxVersion: 2,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     const electionType = req.electionType ?? ElectionType.PREFERRED;
     // KafkaApis.handleElectLeaders: ALTER on the cluster, else the error at the top and on every
@@ -44,13 +44,17 @@ export const electLeadersHandler: ApiHandler<ElectLeadersRequest, ElectLeadersRe
       return {
         throttleTimeMs: 0,
         errorCode: ErrorCode.NONE,
-        replicaElectionResults: broker.storage.listTopics().map((t) => ({ topic: t.name, partitionResult: [] })),
+        replicaElectionResults: (await broker.storage.listTopics()).map((t) => ({
+          topic: t.name,
+          partitionResult: [],
+        })),
       };
     }
     // Kafka's ElectLeadersRequest.getErrorResponse for an unknown election type: the error everywhere.
     const badType = electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN;
-    const replicaElectionResults = req.topicPartitions.map((t) => {
-      const topic = broker.storage.topic(t.topic);
+    const topics = await Promise.all(req.topicPartitions.map((t) => broker.storage.topic(t.topic)));
+    const replicaElectionResults = req.topicPartitions.map((t, i) => {
+      const topic = topics[i];
       return {
         topic: t.topic,
         partitionResult: t.partitions.map((partitionId): ElectLeadersResponsePartitionResult => {

@@ -13,11 +13,11 @@ export const endTxnHandler: ApiHandler<EndTxnRequest, EndTxnResponse> = {
   apiKey: ApiKey.EndTxn,
   minVersion: 0,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
       return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
     const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
-    const r = ctx.broker.transactions.endTransaction(req.transactionalId, producer, req.committed);
+    const r = await ctx.broker.transactions.endTransaction(req.transactionalId, producer, req.committed);
     return {
       throttleTimeMs: 0,
       errorCode: fencedFor(r.errorCode, ctx.apiVersion, 2),

@@ -55,7 +55,11 @@ const endOffsetOf = (batch: Buffer) =>
   Number(batch.readBigInt64BE(BASE_OFFSET)) + batch.readInt32BE(LAST_OFFSET_DELTA) + 1;
 
 /** The topic a fetch names: by id from v13 (KIP-516), by name before. */
-function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId: boolean): TopicInfo | undefined {
+function topicOf(
+  broker: BrokerContext,
+  t: FetchRequest['topics'][number],
+  byId: boolean,
+): Promise<TopicInfo | undefined> {
   return byId ? broker.storage.topicById(t.topicId ?? ZERO_UUID) : broker.storage.topic(t.topic ?? '');
 }
 
@@ -63,23 +67,34 @@ function topicOf(broker: BrokerContext, t: FetchRequest['topics'][number], byId:
 const INITIAL_EPOCH = 0;
 const FINAL_EPOCH = -1;
 
-function collect(
+/**
+ * Reads the partitions one after another (each read's limit depends on the bytes before it, and
+ * KIP-74's first batch on none before it); a synchronous engine answers each await at once.
+ */
+async function collect(
   broker: BrokerContext,
   req: FetchRequest,
   byId: boolean,
   maxBytes: number,
   readable: ReadonlySet<string>,
-): Collected {
+): Promise<Collected> {
   let budget = maxBytes;
   let bytes = 0;
   let available = 0;
   let hasError = false;
   const readCommitted = req.isolationLevel === READ_COMMITTED;
-  const responses = req.topics.map((t) => {
-    const topic = topicOf(broker, t, byId);
+  const responses: FetchResponse['responses'] = [];
+  for (const t of req.topics) {
+    const topic = await topicOf(broker, t, byId);
     const name = topic?.name ?? t.topic ?? '';
     const unknown = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    const partitions = t.partitions.map((p): FetchResponsePartitionData => {
+    const partitions: FetchResponsePartitionData[] = [];
+    for (const p of t.partitions) partitions.push(await readPartition(p));
+    responses.push({ topic: name, topicId: t.topicId, partitions });
+
+    async function readPartition(
+      p: FetchRequest['topics'][number]['partitions'][number],
+    ): Promise<FetchResponsePartitionData> {
       const base: FetchResponsePartitionData = {
         partitionIndex: p.partition,
         errorCode: ErrorCode.NONE,
@@ -111,7 +126,14 @@ function collect(
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
       // KIP-74 (ReplicaManager.readFromLog, minOneMessage): only while the response has no records
       // may a partition's first batch exceed the limits; later reads load only batches that fit.
-      const read = broker.storage.read(name, p.partition, Number(p.fetchOffset), limit, bytes === 0, readCommitted);
+      const read = await broker.storage.read(
+        name,
+        p.partition,
+        Number(p.fetchOffset),
+        limit,
+        bytes === 0,
+        readCommitted,
+      );
       if (read.errorCode !== ErrorCode.NONE) {
         // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;
@@ -142,9 +164,8 @@ function collect(
       bytes += records.length;
       budget -= records.length;
       return { ...out, records };
-    });
-    return { topic: name, topicId: t.topicId, partitions };
-  });
+    }
+  }
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, available, hasError };
 }
 
@@ -196,25 +217,20 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     const minBytes = Math.min(req.minBytes, maxBytes);
     const noPartitions = req.topics.every((t) => t.partitions.length === 0);
     const deadline = broker.now() + Math.max(0, req.maxWaitMs);
-    const keys = req.topics.flatMap((t) => {
-      const name = topicOf(broker, t, byId)?.name ?? t.topic ?? '';
-      return t.partitions.map((p) => partitionKey(name, p.partition));
-    });
-    // Decided once per request (the ACLs of a long poll are those it started with, as in Kafka).
-    const readable = authorizedNames(
-      ctx,
-      'READ',
-      'TOPIC',
-      req.topics.map((t) => topicOf(broker, t, byId)?.name ?? t.topic ?? ''),
+    const names = await Promise.all(
+      req.topics.map(async (t) => (await topicOf(broker, t, byId))?.name ?? t.topic ?? ''),
     );
+    const keys = req.topics.flatMap((t, i) => t.partitions.map((p) => partitionKey(names[i]!, p.partition)));
+    // Decided once per request (the ACLs of a long poll are those it started with, as in Kafka).
+    const readable = authorizedNames(ctx, 'READ', 'TOPIC', names);
     for (;;) {
-      const c = collect(broker, req, byId, maxBytes, readable);
+      const c = await collect(broker, req, byId, maxBytes, readable);
       const left = deadline - broker.now();
       if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed)
         return c.response;
       await broker.fetchWaiters.wait(keys, left);
       if (broker.now() >= deadline || broker.fetchWaiters.isClosed)
-        return collect(broker, req, byId, maxBytes, readable).response;
+        return (await collect(broker, req, byId, maxBytes, readable)).response;
     }
   },
 };

@@ -14,11 +14,11 @@ const NO_PRODUCER_ID = -1n;
 const NO_PRODUCER_EPOCH = -1;
 
 /** KafkaApis.handleInitProducerIdRequest with a transactional id. */
-function initTransactional(
+async function initTransactional(
   ctx: RequestContext,
   req: InitProducerIdRequest,
   transactionalId: string,
-): InitProducerIdResponse {
+): Promise<InitProducerIdResponse> {
   const fail = (errorCode: number): InitProducerIdResponse => ({
     throttleTimeMs: 0,
     errorCode,
@@ -32,7 +32,7 @@ function initTransactional(
   const producerEpoch = req.producerEpoch ?? NO_PRODUCER_EPOCH;
   if ((producerId === NO_PRODUCER_ID) !== (producerEpoch === NO_PRODUCER_EPOCH)) return fail(ErrorCode.INVALID_REQUEST);
   const expected = producerId === NO_PRODUCER_ID ? null : { producerId: Number(producerId), producerEpoch };
-  const r = ctx.broker.transactions.initProducerId(transactionalId, req.transactionTimeoutMs, expected);
+  const r = await ctx.broker.transactions.initProducerId(transactionalId, req.transactionTimeoutMs, expected);
   return {
     throttleTimeMs: 0,
     errorCode: fencedFor(r.errorCode, ctx.apiVersion, 4),
@@ -45,7 +45,7 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
   apiKey: ApiKey.InitProducerId,
   minVersion: 0,
   maxVersion: 5,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     if (req.transactionalId !== null) return initTransactional(ctx, req, req.transactionalId);
     // KafkaApis.handleInitProducerIdRequest (Kafka 3+): an idempotent producer needs IDEMPOTENT_WRITE
@@ -62,7 +62,7 @@ export const initProducerIdHandler: ApiHandler<InitProducerIdRequest, InitProduc
       };
     }
     try {
-      const { producerId, producerEpoch } = broker.storage.initProducerId(null, broker.now());
+      const { producerId, producerEpoch } = await broker.storage.initProducerId(null, broker.now());
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: BigInt(producerId), producerEpoch };
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;

@@ -34,13 +34,13 @@ export function legacyOffsets(
   return out;
 }
 
-export function listOffsetsV0(
+export async function listOffsetsV0(
   broker: BrokerContext,
   topic: string,
   partitionIndex: number,
   timestamp: bigint,
   maxNumOffsets: number,
-): ListOffsetsResponseListOffsetsPartitionResponse {
+): Promise<ListOffsetsResponseListOffsetsPartitionResponse> {
   const answer = (errorCode: number, offsets: number[] = []) => ({
     partitionIndex,
     errorCode,
@@ -50,20 +50,26 @@ export function listOffsetsV0(
     leaderEpoch: -1,
   });
   if (timestamp < EARLIEST) return answer(ErrorCode.UNSUPPORTED_VERSION);
-  const offsets = broker.storage.offsets(topic, partitionIndex);
+  const offsets = await broker.storage.offsets(topic, partitionIndex);
   if (!offsets) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   // Kafka sizes its answer array with maxNumOffsets: a negative one fails the partition.
   if (maxNumOffsets < 0) return answer(ErrorCode.UNKNOWN_SERVER_ERROR);
   const { logStartOffset, highWatermark } = offsets;
-  const entries = [{ offset: logStartOffset, timeMs: lastModifiedMs(broker, topic, partitionIndex, highWatermark) }];
+  const timeMs = await lastModifiedMs(broker, topic, partitionIndex, highWatermark);
+  const entries = [{ offset: logStartOffset, timeMs }];
   if (highWatermark > logStartOffset) entries.push({ offset: highWatermark, timeMs: broker.now() });
   return answer(ErrorCode.NONE, legacyOffsets(entries, timestamp, maxNumOffsets));
 }
 
 /** The one segment's last-modified time: the newest record time in the last batch, -1 if none. */
-function lastModifiedMs(broker: BrokerContext, topic: string, partition: number, highWatermark: number): number {
+async function lastModifiedMs(
+  broker: BrokerContext,
+  topic: string,
+  partition: number,
+  highWatermark: number,
+): Promise<number> {
   if (highWatermark === 0) return -1;
-  const data = broker.storage.read(topic, partition, highWatermark - 1, 1).batches.at(-1);
+  const data = (await broker.storage.read(topic, partition, highWatermark - 1, 1)).batches.at(-1);
   if (!data) return -1;
   const h = readBatchHeader(data);
   if (timestampType(h.attributes) === TimestampType.LogAppendTime) return Number(h.maxTimestamp);

@@ -70,7 +70,7 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
   apiKey: ApiKey.ListOffsets,
   minVersion: 0,
   maxVersion: 10,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker, apiVersion } = ctx;
     const readCommitted = apiVersion >= 2 && req.isolationLevel === READ_COMMITTED;
     // KafkaApis: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED on each of its partitions.
@@ -92,76 +92,88 @@ export const listOffsetsHandler: ApiHandler<ListOffsetsRequest, ListOffsetsRespo
       })),
     });
     if (apiVersion === 0) {
-      const topics = req.topics.map((t) =>
-        !describable.has(t.name)
-          ? refused(t)
-          : {
-              name: t.name,
-              partitions: t.partitions.map((p) =>
-                listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1),
-              ),
-            },
+      const topics = await Promise.all(
+        req.topics.map(async (t) =>
+          !describable.has(t.name)
+            ? refused(t)
+            : {
+                name: t.name,
+                partitions: await Promise.all(
+                  t.partitions.map((p) =>
+                    listOffsetsV0(broker, t.name, p.partitionIndex, p.timestamp, p.maxNumOffsets ?? 1),
+                  ),
+                ),
+              },
+        ),
       );
       return { throttleTimeMs: 0, topics };
     }
     // KafkaApis (v1+): a partition the request names more than once is answered INVALID_REQUEST
     // at each mention (ListOffsetsRequest.duplicatePartitions), after the topic's authorization.
     const duplicated = duplicatePartitions(req);
-    const topics = req.topics.map((t) =>
-      !describable.has(t.name)
-        ? refused(t)
-        : {
-            name: t.name,
-            partitions: t.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
-              if (duplicated.has(partitionKey(t.name, p.partitionIndex)))
-                return {
-                  partitionIndex: p.partitionIndex,
-                  errorCode: ErrorCode.INVALID_REQUEST,
-                  timestamp: -1n,
-                  offset: -1n,
-                  leaderEpoch: -1,
-                };
-              const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
-                partitionIndex: p.partitionIndex,
-                errorCode: ErrorCode.NONE,
-                timestamp: BigInt(timestamp),
-                offset: BigInt(offset),
-                // No offset found means no epoch either: Kafka sends -1 (ListOffsetsResponse.UNKNOWN_EPOCH).
-                leaderEpoch: offset < 0 ? -1 : 0,
-              });
-              const offsets = broker.storage.offsets(t.name, p.partitionIndex);
-              if (!offsets)
-                return {
-                  partitionIndex: p.partitionIndex,
-                  errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                  timestamp: -1n,
-                  offset: -1n,
-                  leaderEpoch: -1,
-                };
-              const lastFetchable = readCommitted
-                ? (broker.storage.lastStableOffset(t.name, p.partitionIndex) ?? offsets.highWatermark)
-                : offsets.highWatermark;
-              const found = (f: Found | undefined) =>
-                f && f.offset < lastFetchable ? answer(f.offset, f.timestamp) : answer(-1);
-              switch (p.timestamp) {
-                case EARLIEST:
-                case EARLIEST_LOCAL:
-                  return answer(offsets.logStartOffset);
-                case LATEST:
-                  return answer(lastFetchable);
-                case EARLIEST_PENDING_UPLOAD:
-                  return answer(-1);
-                case MAX_TIMESTAMP:
-                  return found(offsetOfMaxTimestamp(broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex)));
-                default: {
-                  // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
-                  if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
-                  const ts = Number(p.timestamp);
-                  return found(offsetForTimestamp(broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts));
-                }
-              }
-            }),
-          },
+    const topics = await Promise.all(
+      req.topics.map(async (t) =>
+        !describable.has(t.name)
+          ? refused(t)
+          : {
+              name: t.name,
+              partitions: await Promise.all(
+                t.partitions.map(async (p): Promise<ListOffsetsResponseListOffsetsPartitionResponse> => {
+                  if (duplicated.has(partitionKey(t.name, p.partitionIndex)))
+                    return {
+                      partitionIndex: p.partitionIndex,
+                      errorCode: ErrorCode.INVALID_REQUEST,
+                      timestamp: -1n,
+                      offset: -1n,
+                      leaderEpoch: -1,
+                    };
+                  const answer = (offset: number, timestamp = -1): ListOffsetsResponseListOffsetsPartitionResponse => ({
+                    partitionIndex: p.partitionIndex,
+                    errorCode: ErrorCode.NONE,
+                    timestamp: BigInt(timestamp),
+                    offset: BigInt(offset),
+                    // No offset found means no epoch either: Kafka sends -1 (ListOffsetsResponse.UNKNOWN_EPOCH).
+                    leaderEpoch: offset < 0 ? -1 : 0,
+                  });
+                  const offsets = await broker.storage.offsets(t.name, p.partitionIndex);
+                  if (!offsets)
+                    return {
+                      partitionIndex: p.partitionIndex,
+                      errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                      timestamp: -1n,
+                      offset: -1n,
+                      leaderEpoch: -1,
+                    };
+                  const lastFetchable = readCommitted
+                    ? ((await broker.storage.lastStableOffset(t.name, p.partitionIndex)) ?? offsets.highWatermark)
+                    : offsets.highWatermark;
+                  const found = (f: Found | undefined) =>
+                    f && f.offset < lastFetchable ? answer(f.offset, f.timestamp) : answer(-1);
+                  switch (p.timestamp) {
+                    case EARLIEST:
+                    case EARLIEST_LOCAL:
+                      return answer(offsets.logStartOffset);
+                    case LATEST:
+                      return answer(lastFetchable);
+                    case EARLIEST_PENDING_UPLOAD:
+                      return answer(-1);
+                    case MAX_TIMESTAMP:
+                      return found(
+                        offsetOfMaxTimestamp(await broker.storage.batchWithMaxTimestamp(t.name, p.partitionIndex)),
+                      );
+                    default: {
+                      // A negative time that is no sentinel: Kafka 4.1 answers UNSUPPORTED_VERSION (seen with npm run compat).
+                      if (p.timestamp < 0n) return { ...answer(-1), errorCode: ErrorCode.UNSUPPORTED_VERSION };
+                      const ts = Number(p.timestamp);
+                      return found(
+                        offsetForTimestamp(await broker.storage.batchForTimestamp(t.name, p.partitionIndex, ts), ts),
+                      );
+                    }
+                  }
+                }),
+              ),
+            },
+      ),
     );
     return { throttleTimeMs: 0, topics };
   },

@@ -25,14 +25,14 @@ export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTr
   apiKey: ApiKey.ListTransactions,
   minVersion: 0,
   maxVersion: 1,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { transactions } = ctx.broker;
     const unknownStateFilters = req.stateFilters.filter((s) => !TRANSACTION_STATES.has(s));
     const fail = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, unknownStateFilters, transactionStates: [] });
     if (transactions.isClosed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     let all;
     try {
-      all = transactions.list();
+      all = await transactions.list();
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       ctx.broker.logger.error('listing transactions failed', { err });

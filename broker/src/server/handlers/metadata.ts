@@ -15,6 +15,7 @@ import { StorageError } from '../../storage/storage';
 import { type ApiHandler, type BrokerContext } from '../context';
 import { controllerId, liveBrokers, partitionEntry } from '../cluster-answers';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
+import { catalogChanges } from '../keyed-serial';
 import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } from './authz';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 
@@ -51,19 +52,33 @@ export function autoCreateTopic(
   broker: BrokerContext,
   name: string,
   budget: PartitionBudget,
-): TopicInfo | MetadataResponseTopic {
+): Promise<TopicInfo | MetadataResponseTopic> {
+  return catalogChanges.run(broker.storage, () => createNow(broker, name, budget));
+}
+
+async function createNow(
+  broker: BrokerContext,
+  name: string,
+  budget: PartitionBudget,
+): Promise<TopicInfo | MetadataResponseTopic> {
+  // Another request may have created it while this one waited its turn.
+  const existing = await broker.storage.topic(name);
+  if (existing) return existing;
   const refused =
     topicPartitionsRefusal(broker.config, name, broker.config.numPartitions) ??
-    budget.claim(name, broker.config.numPartitions);
+    (await budget.claim(name, broker.config.numPartitions));
   if (refused) {
     broker.logger.warn('topic not auto-created', { topic: name, reason: refused.errorMessage });
     return missing(name, refused.errorCode);
   }
   let t: TopicInfo;
   try {
-    t = broker.storage.createTopic(name, broker.config.numPartitions, {});
+    t = await broker.storage.createTopic(name, broker.config.numPartitions, {});
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
+    // Another broker on the same database created it first (the engine refused the duplicate).
+    const now = await broker.storage.topic(name);
+    if (now) return now;
     // A full disk, say: Kafka's answer while a topic is not ready yet, which clients retry.
     broker.logger.error('auto-creating a topic failed', { topic: name, err });
     return missing(name, ErrorCode.LEADER_NOT_AVAILABLE);
@@ -100,7 +115,7 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
   apiKey: ApiKey.Metadata,
   minVersion: 0,
   maxVersion: 12,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker, apiVersion } = ctx;
     const all = req.topics === null || (apiVersion === 0 && req.topics.length === 0);
     if (
@@ -119,33 +134,34 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
       (mayCreate ??= mayOnCluster(ctx, 'CREATE')) || may(ctx, 'CREATE', 'TOPIC', name);
     let topics: MetadataResponseTopic[];
     if (all) {
-      topics = broker.storage
-        .listTopics()
+      topics = (await broker.storage.listTopics())
         .filter((t) => describable(t.name))
         .map((t) => topicMetadata(broker, t));
     } else {
       const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
       const budget = new PartitionBudget(broker);
-      topics = req.topics!.map((rt) => {
+      const answer = async (rt: NonNullable<MetadataRequest['topics']>[number]): Promise<MetadataResponseTopic> => {
         // A non-zero id wins over the name, as in KafkaApis (useTopicId): the Java admin's
         // describeTopics(TopicCollection.ofTopicIds(...)) sends the id with the name "", not null.
         const hasId = rt.topicId !== undefined && rt.topicId !== ZERO_UUID;
         if (hasId || rt.name === null || rt.name === undefined) {
-          const byId = hasId ? broker.storage.topicById(rt.topicId!) : undefined;
+          const byId = hasId ? await broker.storage.topicById(rt.topicId!) : undefined;
           if (!byId) return missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
           // Topic ids are not secret (Kafka): the id comes back, the name does not.
           if (!describable(byId.name)) return missing(null, ErrorCode.TOPIC_AUTHORIZATION_FAILED, byId.topicId);
           return topicMetadata(broker, byId);
         }
         if (!describable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-        const existing = broker.storage.topic(rt.name);
+        const existing = await broker.storage.topic(rt.name);
         if (existing) return topicMetadata(broker, existing);
         if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!allowCreate || isReservedTopic(rt.name)) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (!creatable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-        const created = autoCreateTopic(broker, rt.name, budget);
+        const created = await autoCreateTopic(broker, rt.name, budget);
         return 'partitionCount' in created ? topicMetadata(broker, created) : created;
-      });
+      };
+      topics = [];
+      for (const rt of req.topics!) topics.push(await answer(rt));
     }
     // KIP-430 (v8+): the operations allowed, when asked for; the cluster's only up to v10.
     if (apiVersion >= 8 && req.includeTopicAuthorizedOperations) {

@@ -82,7 +82,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           : null;
     // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
     let defaults: Record<string, string> | undefined;
-    const brokerDefaults = () => (defaults ??= brokerTopicDefaults(broker.storage, broker.identity.nodeId));
+    const brokerDefaults = async () => (defaults ??= await brokerTopicDefaults(broker.storage, broker.identity.nodeId));
     // Below the free-space floor (MINNOW_MIN_FREE_BYTES) every partition is refused with
     // POLICY_VIOLATION and "disk full: N bytes free on PATH, floor M". Not Kafka's
     // KAFKA_STORAGE_ERROR: that one is retriable, so producers retried it in silence until their
@@ -92,7 +92,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
     // validation, so a bad batch still gets its own error.
     let diskCheck: SpaceCheck | null | undefined;
     for (const [name, parts] of requested) {
-      const topic = broker.storage.topic(name);
+      const topic = await broker.storage.topic(name);
       const out: ProduceResponsePartitionProduceResponse[] = [];
       responses.push({ name, partitionResponses: out });
       const writable = may(ctx, 'WRITE', 'TOPIC', name);
@@ -109,7 +109,7 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
           out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
           continue;
         }
-        const policy = producePolicy(topic.configs, apiVersion, broker.now(), brokerDefaults());
+        const policy = producePolicy(topic.configs, apiVersion, broker.now(), await brokerDefaults());
         const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
         if (!check.ok) {
           broker.logger.debug('produce rejected', {
@@ -119,7 +119,9 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
             reason: check.message,
           });
           const entry = failed(index, check.errorCode, check.message, check.recordErrors);
-          const logStart = check.withLogStartOffset ? broker.storage.offsets(name, index)?.logStartOffset : undefined;
+          const logStart = check.withLogStartOffset
+            ? (await broker.storage.offsets(name, index))?.logStartOffset
+            : undefined;
           if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);
           out.push(entry);
           continue;

@@ -15,7 +15,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
   apiKey: ApiKey.TxnOffsetCommit,
   minVersion: 0,
   maxVersion: 4,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const { broker } = ctx;
     const topics = req.topics.map((t) => ({
       name: t.name,
@@ -36,8 +36,9 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
     );
     const offsets: OffsetToCommitInTxn[] = [];
     const answers: { errorCode: number }[] = [];
+    const infos = await Promise.all(req.topics.map((t) => broker.storage.topic(t.name)));
     req.topics.forEach((t, ti) => {
-      const info = broker.storage.topic(t.name);
+      const info = infos[ti];
       t.partitions.forEach((p, pi) => {
         const out = topics[ti]!.partitions[pi]!;
         if (!readable.has(t.name)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
@@ -56,7 +57,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
       });
     });
     if (offsets.length > 0) {
-      const errors = broker.transactions.commitOffsets(
+      const errors = await broker.transactions.commitOffsets(
         {
           transactionalId: req.transactionalId,
           groupId: req.groupId,

@@ -177,7 +177,7 @@ export class BrokerMetrics {
 
   /** Prometheus text exposition (format 0.0.4) of every metric, read now. */
   async render(): Promise<string> {
-    this.refresh();
+    await this.refresh();
     return this.registry.metrics();
   }
 
@@ -186,7 +186,7 @@ export class BrokerMetrics {
     return this.registry.contentType;
   }
 
-  private refresh(): void {
+  private async refresh(): Promise<void> {
     // Counters: reset, then set to the running totals (prom-client counters only go up by inc()).
     this.requests.reset();
     this.requestCounts.forEach((n, key) => this.requests.inc({ api: apiName(key) }, n));
@@ -200,7 +200,9 @@ export class BrokerMetrics {
     setCounter(this.bytesOutTotal, this.bytesOut);
 
     const { storage, dbPath } = this.sources;
-    const lag = consumerLag(storage, this.maxLagGroups);
+    // Storage first (each await may let requests run), then every gauge set at once.
+    const lag = await consumerLag(storage, this.maxLagGroups);
+    const [topics, partitions] = await Promise.all([storage.listTopics(), storage.totalPartitions()]);
     this.groupLag.reset();
     for (const g of lag.groups) this.groupLag.set({ group: g.group }, g.lag);
     this.groupLagMax.set(lag.max);
@@ -210,8 +212,8 @@ export class BrokerMetrics {
     this.volumeTotal.set(volume.total);
     this.volumeFree.set(volume.free);
     this.connections.set(this.sources.connections());
-    this.topics.set(storage.listTopics().length);
-    this.partitions.set(storage.totalPartitions());
+    this.topics.set(topics.length);
+    this.partitions.set(partitions);
   }
 }
 

@@ -23,18 +23,18 @@ export interface ConsumerLag {
  * topic deleted and made again) counts 0, not a negative lag. One high-watermark read per
  * partition per scrape, however many groups commit to it.
  */
-export function consumerLag(storage: Storage, limit: number): ConsumerLag {
+export async function consumerLag(storage: Storage, limit: number): Promise<ConsumerLag> {
   const highWatermarks = new Map<string, number | undefined>();
-  const highWatermark = (topic: string, partition: number) => {
+  const highWatermark = async (topic: string, partition: number) => {
     const key = `${partition}:${topic}`;
-    if (!highWatermarks.has(key)) highWatermarks.set(key, storage.offsets(topic, partition)?.highWatermark);
+    if (!highWatermarks.has(key)) highWatermarks.set(key, (await storage.offsets(topic, partition))?.highWatermark);
     return highWatermarks.get(key);
   };
   const all: GroupLag[] = [];
-  for (const group of storage.offsetGroups()) {
+  for (const group of await storage.offsetGroups()) {
     let lag = 0;
-    for (const c of storage.fetchOffsets(group)) {
-      const hw = c.offset < 0 ? undefined : highWatermark(c.topic, c.partition);
+    for (const c of await storage.fetchOffsets(group)) {
+      const hw = c.offset < 0 ? undefined : await highWatermark(c.topic, c.partition);
       if (hw !== undefined) lag += Math.max(0, hw - c.offset);
     }
     all.push({ group, lag });

@@ -1,6 +1,6 @@
 // All of a broker's quotas, built from the stored client quotas (storage.clientQuotas()) and
 // rebuilt after each AlterClientQuotas. Handlers and connections reach it as `broker.quotas`.
-import type { Storage } from '../../storage/storage';
+import type { ClientQuotaEntry, Storage } from '../../storage/storage';
 import { ClientQuotaManager } from './client-quota-manager';
 import { IpConnectionRate } from './ip-connection-rate';
 import { CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE } from './quota-entities';
@@ -18,6 +18,9 @@ export class BrokerQuotas {
   /** Some client quota (produce, fetch or request) is set: connections measure requests only then. */
   clientQuotasOn = false;
 
+  private reloadsStarted = 0;
+  private reloadApplied = 0;
+
   constructor(readonly window: RateWindow) {
     this.produce = new ClientQuotaManager(PRODUCER_BYTE_RATE, window);
     this.fetch = new ClientQuotaManager(CONSUMER_BYTE_RATE, window);
@@ -25,9 +28,17 @@ export class BrokerQuotas {
     this.connections = new IpConnectionRate(window);
   }
 
-  /** Reads the stored quotas again. */
-  reload(storage: Pick<Storage, 'clientQuotas'>): void {
-    const entries = storage.clientQuotas();
+  /** Reads the stored quotas again; an older read finishing last does not overwrite a newer one. */
+  async reload(storage: Pick<Storage, 'clientQuotas'>): Promise<void> {
+    const seq = ++this.reloadsStarted;
+    const entries = await storage.clientQuotas();
+    if (seq < this.reloadApplied) return;
+    this.reloadApplied = seq;
+    this.apply(entries);
+  }
+
+  /** Puts `entries` (every stored client quota) in force. */
+  apply(entries: readonly ClientQuotaEntry[]): void {
     for (const m of [this.produce, this.fetch, this.request]) m.update(entries);
     this.connections.update(entries);
     this.clientQuotasOn = this.produce.enabled || this.fetch.enabled || this.request.enabled;

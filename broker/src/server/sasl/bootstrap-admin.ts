@@ -31,11 +31,13 @@ export async function ensureBootstrapAdmin(
 ): Promise<boolean> {
   if (passwordFile === undefined) return false;
   const password = readPasswordFile(passwordFile, 'MINNOW_ADMIN_PASSWORD_FILE');
-  if (SCRAM_MECHANISM_NAMES.some((m) => storage.scramCredential(user, m) !== undefined)) return false;
+  for (const m of SCRAM_MECHANISM_NAMES) if ((await storage.scramCredential(user, m)) !== undefined) return false;
   const creds: UserScramCredential[] = [];
   for (const mechanism of SCRAM_MECHANISM_NAMES)
     creds.push({ user, mechanism, ...(await credentialFromPassword(mechanism, password)) });
-  storage.alterScramCredentials(creds, []);
+  // Brokers starting together on one database may both get here: each stores a valid credential
+  // for the same password (an upsert), so whichever lands last, the admin can log in.
+  await storage.alterScramCredentials(creds, []);
   logger.info('created the bootstrap admin user from MINNOW_ADMIN_PASSWORD_FILE', {
     user,
     mechanisms: SCRAM_MECHANISM_NAMES,

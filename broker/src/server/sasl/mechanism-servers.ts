@@ -39,7 +39,10 @@ export interface SaslMechanismServer {
 }
 
 /** Looks a user's stored credential up (Storage.scramCredential). */
-export type CredentialLookup = (user: string, mechanism: ScramMechanismName) => ScramCredential | undefined;
+export type CredentialLookup = (
+  user: string,
+  mechanism: ScramMechanismName,
+) => ScramCredential | undefined | Promise<ScramCredential | undefined>;
 
 const AUTHZID_MISMATCH = 'Authentication failed: Client requested an authorization id that is different from username';
 
@@ -75,9 +78,14 @@ export class PlainServer implements SaslMechanismServer {
     if (user === '') return { kind: 'failed', message: 'Authentication failed: username not specified' };
     if (password === '') return { kind: 'failed', message: 'Authentication failed: password not specified' };
     // Either SCRAM credential will do; an unknown user costs the same derivation as a known one.
-    const found = (['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const)
-      .map((m) => ({ mechanism: m, credential: this.lookup(user, m) }))
-      .find((c) => c.credential !== undefined);
+    let found: { mechanism: ScramMechanismName; credential: ScramCredential } | undefined;
+    for (const m of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
+      const credential = await this.lookup(user, m);
+      if (credential) {
+        found = { mechanism: m, credential };
+        break;
+      }
+    }
     const mechanism = found?.mechanism ?? 'SCRAM-SHA-256';
     const credential = found?.credential ?? fakeCredential(mechanism, user);
     const ok = (await passwordMatches(mechanism, credential, password)) && found !== undefined;
@@ -107,7 +115,7 @@ export class ScramServer implements SaslMechanismServer {
 
   async step(token: Buffer): Promise<SaslStep> {
     try {
-      if (this.state === 'first') return this.first(token.toString('utf8'));
+      if (this.state === 'first') return await this.first(token.toString('utf8'));
       if (this.state === 'final') return this.final(token.toString('utf8'));
       return { kind: 'failed' };
     } catch (err) {
@@ -117,12 +125,12 @@ export class ScramServer implements SaslMechanismServer {
     }
   }
 
-  private first(text: string): SaslStep {
+  private async first(text: string): Promise<SaslStep> {
     this.state = 'over';
     const cf = parseClientFirst(text);
     if (cf.authorizationId !== '' && cf.authorizationId !== cf.user)
       return { kind: 'failed', message: AUTHZID_MISMATCH };
-    const stored = this.lookup(cf.user, this.mechanism);
+    const stored = await this.lookup(cf.user, this.mechanism);
     // tokenauth=true asks for a delegation token's credential: minnow has no delegation tokens, so
     // such a login goes the way of an unknown user.
     const tokenAuth = cf.extensions.get('tokenauth')?.toLowerCase() === 'true';

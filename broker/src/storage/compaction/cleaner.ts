@@ -7,10 +7,10 @@
 // The log may answer synchronously or with Promises (postgres://): a step awaits each call.
 import { DecodeError } from '../../protocol/errors';
 import { ATTRIBUTES, isControl, MAX_TIMESTAMP } from '../../protocol/record-batch';
-import type { BatchRow } from '../append-plan';
 import { ControlType } from '../control-batch';
-import type { AbortedTransaction } from '../storage';
 import { readRawRecords, rewriteBatch } from './batch-filter';
+import { PartitionBusy } from './cleaner-log';
+import type { BatchChange, CleanerBatch, CleanerCheckpoint, CleanerLog, View } from './cleaner-log';
 import {
   compactionSettings,
   DEFAULT_DEDUPE_BYTES,
@@ -19,9 +19,9 @@ import {
   OFFSET_MAP_ENTRY_BYTES,
   rangeSteps,
 } from './cleaner-rules';
-import type { CleanableRange, CompactionSettings, PartitionLogView, RangeQueries } from './cleaner-rules';
+import type { CleanableRange, CompactionSettings, RangeQueries } from './cleaner-rules';
 import { runAsync, runSync } from './maybe';
-import type { MaybePromise, Steps } from './maybe';
+import type { Steps } from './maybe';
 import { TxnTracker } from './txn-tracker';
 import type {
   CleanerOptions,
@@ -32,6 +32,8 @@ import type {
 } from './cleaner-types';
 
 export type { MaybePromise } from './maybe';
+export { PartitionBusy } from './cleaner-log';
+export type { BatchChange, CleanerBatch, CleanerCheckpoint, CleanerLog } from './cleaner-log';
 export type {
   CleanerOptions,
   CleanerPartitionRef,
@@ -39,73 +41,6 @@ export type {
   CleanerState,
   CompactionStepResult,
 } from './cleaner-types';
-
-/** A stored batch as the cleaner sees it: the row plus its tombstone/marker delete horizon (-1: none yet). */
-export interface CleanerBatch extends BatchRow {
-  deleteHorizonMs: number;
-}
-
-export type BatchChange =
-  | { kind: 'delete'; baseOffset: number }
-  | { kind: 'horizon'; baseOffset: number; deleteHorizonMs: number }
-  | {
-      kind: 'rewrite';
-      baseOffset: number;
-      data: Buffer;
-      recordCount: number;
-      maxTimestamp: number;
-      deleteHorizonMs: number;
-    };
-
-/**
- * Thrown by CleanerLog.apply when another cleaner (another broker on the same database) is writing
- * the partition now: the pass is dropped without error; the partition is chosen again later.
- */
-export class PartitionBusy extends Error {
-  override readonly name = 'PartitionBusy';
-}
-
-/** The last pass's outcome per partition (log_cleaner in SQLite). */
-export interface CleanerCheckpoint {
-  cleanOffset: number;
-  lastCleanedMs: number;
-  bytesBefore: number;
-  bytesAfter: number;
-  /** The earliest delete horizon left on a kept tombstone or marker (-1: none): the next pass is due then. */
-  nextHorizonMs: number;
-}
-
-type PartitionEntry = CleanerPartitionRef & { topicId: string; configs: Record<string, string> };
-type View = PartitionLogView & { topicId: string; configs: Record<string, string> };
-
-/**
- * What an engine gives the cleaner: its compacted partitions' logs, read and changed in bounded
- * calls, each answered as a value (in-process engines) or a Promise (a network database).
- */
-export interface CleanerLog {
-  /** Every partition with its topic's overrides (the cleaner keeps those whose policy has compact). */
-  partitions(): MaybePromise<Iterable<PartitionEntry>>;
-  view(topic: string, partition: number): MaybePromise<View | undefined>;
-  rangeQueries(topic: string, partition: number): MaybePromise<RangeQueries>;
-  /** Batches whose base offset is in [from, to), in order, until their sizes reach maxBytes or maxCount are read (at least one). */
-  batches(
-    topic: string,
-    partition: number,
-    from: number,
-    to: number,
-    maxBytes: number,
-    maxCount: number,
-  ): MaybePromise<CleanerBatch[]>;
-  aborted(topic: string, partition: number): MaybePromise<AbortedTransaction[]>;
-  /** Base offsets of each producer's newest batch here (kept even when emptied: RETAIN_EMPTY). */
-  producerNewestBatches(topic: string, partition: number): MaybePromise<Set<number>>;
-  /** Applies changes in one transaction; a batch no longer stored (retention, DeleteRecords) is skipped. Returns bytes freed. */
-  apply(topic: string, partition: number, changes: readonly BatchChange[]): MaybePromise<number>;
-  checkpoint(topic: string, partition: number, checkpoint: CleanerCheckpoint): MaybePromise<void>;
-  lastCheckpoint(topic: string, partition: number): MaybePromise<CleanerCheckpoint | undefined>;
-  /** Gives freed pages back to the file system (SQLite incremental_vacuum); a no-op in memory. */
-  reclaim(freedBytes: number): MaybePromise<void>;
-}
 
 interface Pass extends CleanerPartitionRef {
   topicId: string;

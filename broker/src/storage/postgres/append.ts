@@ -2,8 +2,8 @@
 // The partitions appended to are locked in id order (lockPartitions), so two brokers appending to
 // one partition serialize on its row and never hand out an offset twice; the shared planAppend
 // decides from the locked high watermarks and producer states; then one multi-row INSERT, the
-// producer states, the open transactions and the high watermarks (with their NOTIFY), and COMMIT
-// before anyone is answered.
+// producer states, the open transactions and the high watermarks, and COMMIT before anyone is
+// answered; the NOTIFY to the other brokers goes after the commit (log-writes.ts says why).
 import { ErrorCode } from '../../protocol/error-codes';
 import { isTransactional } from '../../protocol/record-batch';
 import { planAppend } from '../append-plan';
@@ -13,15 +13,7 @@ import type { PartitionAppend, PartitionAppendResult, TransactionState } from '.
 import { checkTxnBatch } from '../txn-rules';
 import type { ProducerTxn } from '../txn-rules';
 import type { Db, Queryable } from './db';
-import {
-  insertBatchRows,
-  loadProducerStates,
-  lockPartitions,
-  partitionKey,
-  saveProducerStates,
-  setHighWatermarks,
-  stateKey,
-} from './log-writes';
+import { loadProducers, lockPartitions, partitionKey, stateKey, writeAppend } from './log-writes';
 import type { LockedPartition } from './log-writes';
 
 export async function append(
@@ -44,8 +36,7 @@ export async function append(
         if (isTransactional(header.attributes)) txnProducers.add(producerId);
       }
     }
-    const states = await loadProducerStates(q, producerPairs);
-    const open = await loadOpenTxns(q, producerPairs);
+    const { states, open } = await loadProducers(q, producerPairs, true);
     const txns = await loadProducerTxns(q, [...txnProducers]);
 
     const results: PartitionAppendResult[] = [];
@@ -106,16 +97,7 @@ export async function append(
         errorMessage: null,
       });
     }
-    await insertBatchRows(q, rows);
-    await saveProducerStates(q, [...changedStates.values()]);
-    if (opened.length > 0) {
-      await q.query(
-        `INSERT INTO open_txn (partition_id, producer_id, first_offset)
-         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) ON CONFLICT DO NOTHING`,
-        [opened.map((o) => o.partitionId), opened.map((o) => o.producerId), opened.map((o) => o.firstOffset)],
-      );
-    }
-    await setHighWatermarks(q, [...touched]);
+    await writeAppend(q, { rows, states: [...changedStates.values()], opened, partitions: [...touched] });
     return results;
   });
 }
@@ -124,20 +106,6 @@ function uniqueKeys(parts: readonly PartitionAppend[]): { topic: string; partiti
   const seen = new Map<string, { topic: string; partition: number }>();
   for (const p of parts) seen.set(partitionKey(p.topic, p.partition), { topic: p.topic, partition: p.partition });
   return [...seen.values()];
-}
-
-/** Which of these producers have an open transaction in which partition (key: stateKey). */
-async function loadOpenTxns(
-  q: Queryable,
-  pairs: readonly { partitionId: number; producerId: number }[],
-): Promise<Set<string>> {
-  if (pairs.length === 0) return new Set();
-  const rows = await q.query<{ partition_id: number; producer_id: number }>(
-    `SELECT o.partition_id, o.producer_id FROM open_txn o
-     JOIN unnest($1::bigint[], $2::bigint[]) AS u(pa, pr) ON o.partition_id = u.pa AND o.producer_id = u.pr`,
-    [pairs.map((p) => p.partitionId), pairs.map((p) => p.producerId)],
-  );
-  return new Set(rows.map((r) => stateKey(r.partition_id, r.producer_id)));
 }
 
 interface ProducerTxnRow {

@@ -10,6 +10,11 @@ import { StorageError } from '../storage';
 /** One query runner: the pool (autocommit) or a transaction's client. */
 export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  /**
+   * Inside Db.tx only: `fn` runs (on the pool, not awaited) once the transaction has committed;
+   * never if it rolls back. For work that must not hold the transaction open, e.g. NOTIFY.
+   */
+  afterCommit?(fn: (db: Queryable) => Promise<unknown>): void;
 }
 
 export interface DbOptions {
@@ -34,6 +39,7 @@ const typeParsers = {
 
 export class Db implements Queryable {
   readonly pool: Pool;
+  private readonly onError: ((err: Error) => void) | undefined;
 
   constructor(config: PoolConfig, opts: DbOptions = {}) {
     this.pool = new Pool({
@@ -46,8 +52,9 @@ export class Db implements Queryable {
       application_name: config.application_name ?? 'minnow',
       types: typeParsers,
     });
+    this.onError = opts.onError;
     // Without a listener an idle client's error (PostgreSQL restarted) would crash the process.
-    this.pool.on('error', (err) => opts.onError?.(err));
+    this.pool.on('error', (err) => this.onError?.(err));
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
@@ -69,9 +76,11 @@ export class Db implements Queryable {
     } catch (err) {
       throw asStorageError(err);
     }
+    const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
       query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
         (await client.query<R>(text, values)).rows,
+      afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
     // A checked-out client has no pool listener: without this, a connection lost between two
@@ -82,6 +91,7 @@ export class Db implements Queryable {
       await client.query(isolation ? `BEGIN ISOLATION LEVEL ${isolation}` : 'BEGIN');
       const result = await fn(q);
       await client.query('COMMIT');
+      for (const hook of hooks) hook(this).catch((err: unknown) => this.onError?.(asStorageError(err)));
       return result;
     } catch (err) {
       try {

@@ -69,16 +69,42 @@ export async function loadProducerStates(
   q: Queryable,
   pairs: readonly { partitionId: number; producerId: number }[],
 ): Promise<Map<string, ProducerPartitionState>> {
+  return (await loadProducers(q, pairs, false)).states;
+}
+
+/**
+ * The pairs' producer states, and (withOpen) which of them have an open transaction in the
+ * partition: one query for both, as an append needs both.
+ */
+export async function loadProducers(
+  q: Queryable,
+  pairs: readonly { partitionId: number; producerId: number }[],
+  withOpen: boolean,
+): Promise<{ states: Map<string, ProducerPartitionState>; open: Set<string> }> {
   const states = new Map<string, ProducerPartitionState>();
-  if (pairs.length === 0) return states;
-  const rows = await q.query<{ partition_id: number; producer_id: number; epoch: number; batches: Buffer }>(
-    `SELECT s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
-     JOIN unnest($1::bigint[], $2::bigint[]) AS u(pa, pr) ON s.partition_id = u.pa AND s.producer_id = u.pr`,
-    [pairs.map((p) => p.partitionId), pairs.map((p) => p.producerId)],
+  const open = new Set<string>();
+  if (pairs.length === 0) return { states, open };
+  const rows = await q.query<{
+    open: boolean;
+    partition_id: number;
+    producer_id: number;
+    epoch: number;
+    batches: Buffer;
+  }>(
+    `WITH u AS (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[]) AS u(pa, pr))
+     SELECT false AS open, s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
+       JOIN u ON s.partition_id = u.pa AND s.producer_id = u.pr
+     UNION ALL
+     SELECT true, o.partition_id, o.producer_id, NULL, NULL FROM open_txn o
+       JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE $3::boolean`,
+    [pairs.map((p) => p.partitionId), pairs.map((p) => p.producerId), withOpen],
   );
-  for (const r of rows)
-    states.set(stateKey(r.partition_id, r.producer_id), { producerEpoch: r.epoch, batches: decodeEntries(r.batches) });
-  return states;
+  for (const r of rows) {
+    const key = stateKey(r.partition_id, r.producer_id);
+    if (r.open) open.add(key);
+    else states.set(key, { producerEpoch: r.epoch, batches: decodeEntries(r.batches) });
+  }
+  return { states, open };
 }
 
 export function stateKey(partitionId: number, producerId: number): string {
@@ -92,7 +118,15 @@ export async function saveProducerStates(
 ): Promise<void> {
   if (states.length === 0) return;
   const values: unknown[] = [];
-  const tuples = states.map((s, i) => {
+  await q.query(upsertStatesSql(values, states), values);
+}
+
+type StateChange = { partitionId: number; producerId: number; state: ProducerPartitionState };
+
+/** The upsert of `states`, its parameters appended to `values`. */
+function upsertStatesSql(values: unknown[], states: readonly StateChange[]): string {
+  const tuples = states.map((s) => {
+    const at = values.length;
     values.push(
       s.partitionId,
       s.producerId,
@@ -100,69 +134,126 @@ export async function saveProducerStates(
       producerLastOffset(s.state),
       encodeEntries(s.state.batches),
     );
-    return `(${placeholders(i * 5, 5)})`;
+    return `(${placeholders(at, 5)})`;
   });
-  await q.query(
-    `INSERT INTO producer_partition (partition_id, producer_id, epoch, last_offset, batches) VALUES ${tuples.join(', ')}
+  return `INSERT INTO producer_partition (partition_id, producer_id, epoch, last_offset, batches) VALUES ${tuples.join(', ')}
      ON CONFLICT (partition_id, producer_id) DO UPDATE
-       SET epoch = excluded.epoch, last_offset = excluded.last_offset, batches = excluded.batches`,
-    values,
-  );
+       SET epoch = excluded.epoch, last_offset = excluded.last_offset, batches = excluded.batches`;
 }
 
 /** Rows per INSERT: 11 parameters each, well under PostgreSQL's 65535 per statement. */
 const INSERT_CHUNK = 1000;
 const ROW_COLUMNS = 11;
 
+type RowInsert = { partitionId: number; row: BatchRow };
+
 /** Inserts batch rows with multi-row INSERTs; the Buffers travel as binary parameters. */
-export async function insertBatchRows(
-  q: Queryable,
-  rows: readonly { partitionId: number; row: BatchRow }[],
-): Promise<void> {
+export async function insertBatchRows(q: Queryable, rows: readonly RowInsert[]): Promise<void> {
   for (let from = 0; from < rows.length; from += INSERT_CHUNK) {
-    const chunk = rows.slice(from, from + INSERT_CHUNK);
     const values: unknown[] = [];
-    const tuples = chunk.map(({ partitionId, row: r }, i) => {
-      values.push(
-        partitionId,
-        r.baseOffset,
-        r.lastOffset,
-        r.recordCount,
-        r.maxTimestamp,
-        r.producerId,
-        r.producerEpoch,
-        r.baseSequence,
-        r.size,
-        r.deleteHorizonMs ?? -1,
-        r.data,
-      );
-      return `(${placeholders(i * ROW_COLUMNS, ROW_COLUMNS)})`;
-    });
-    await q.query(
-      `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp, producer_id,
-         producer_epoch, base_sequence, size, delete_horizon_ms, data) VALUES ${tuples.join(', ')}`,
-      values,
-    );
+    await q.query(insertRowsSql(values, rows.slice(from, from + INSERT_CHUNK)), values);
   }
 }
 
+function insertRowsSql(values: unknown[], rows: readonly RowInsert[]): string {
+  const tuples = rows.map(({ partitionId, row: r }) => {
+    const at = values.length;
+    values.push(
+      partitionId,
+      r.baseOffset,
+      r.lastOffset,
+      r.recordCount,
+      r.maxTimestamp,
+      r.producerId,
+      r.producerEpoch,
+      r.baseSequence,
+      r.size,
+      r.deleteHorizonMs ?? -1,
+      r.data,
+    );
+    return `(${placeholders(at, ROW_COLUMNS)})`;
+  });
+  return `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp, producer_id,
+         producer_epoch, base_sequence, size, delete_horizon_ms, data) VALUES ${tuples.join(', ')}`;
+}
+
 /**
- * Stores the partitions' new high watermarks and NOTIFYs them in one statement; the notices are
- * delivered when (and only if) the transaction commits.
+ * Stores the partitions' new high watermarks; NOTIFYs them once the transaction has committed
+ * (notifyAppended).
  */
 export async function setHighWatermarks(q: Queryable, parts: readonly LockedPartition[]): Promise<void> {
+  if (parts.length === 0) return;
+  const values: unknown[] = [];
+  await q.query(`WITH ${highWatermarkCte(values, parts)} SELECT 1`, values);
+  await notifyAppended(q, parts);
+}
+
+/** A CTE (hw_update): the UPDATE of the partitions' high watermarks. */
+function highWatermarkCte(values: unknown[], parts: readonly LockedPartition[]): string {
+  const at = values.length;
+  values.push(
+    parts.map((p) => p.id),
+    parts.map((p) => p.highWatermark),
+  );
+  return `hw_update AS (
+       UPDATE partition p SET high_watermark = v.hw FROM unnest($${at + 1}::bigint[], $${at + 2}::bigint[]) AS v(id, hw)
+       WHERE p.id = v.id
+     )`;
+}
+
+/**
+ * Tells the other brokers (LISTEN minnow_append) about the partitions' new high watermarks: after
+ * the commit, in a statement of its own, when `q` is a transaction. Not inside it: a transaction
+ * that NOTIFYs takes a database-wide lock held until its commit is flushed, so every appending
+ * transaction of every broker would commit one after the other (measured: half the appends per
+ * second with 8 sessions). A notice lost to a crash right after the commit costs the waiting
+ * fetches at most their max wait (docs/postgres.md).
+ */
+export async function notifyAppended(q: Queryable, parts: readonly LockedPartition[]): Promise<void> {
   if (parts.length === 0) return;
   const notices = parts.map((p) =>
     JSON.stringify({ topic: p.topic, topicId: p.topicId, partition: p.partition, highWatermark: p.highWatermark }),
   );
-  await q.query(
-    `WITH u AS (
-       UPDATE partition p SET high_watermark = v.hw FROM unnest($1::bigint[], $2::bigint[]) AS v(id, hw) WHERE p.id = v.id
-       RETURNING p.id
-     ), n AS (SELECT pg_notify('${APPEND_CHANNEL}', x) FROM unnest($3::text[]) AS x)
-     SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM n) AS notified`,
-    [parts.map((p) => p.id), parts.map((p) => p.highWatermark), notices],
-  );
+  const send = (db: Queryable) =>
+    db.query(`SELECT pg_notify('${APPEND_CHANNEL}', x) FROM unnest($1::text[]) AS x`, [notices]);
+  if (q.afterCommit) q.afterCommit(send);
+  else await send(q);
+}
+
+/**
+ * Everything an append writes after planning, in ONE statement (data-modifying CTEs; a round trip
+ * each would double an append's latency): the batch rows (beyond INSERT_CHUNK rows, the rest go
+ * first in their own INSERTs), producer states, open transactions and high watermarks; the NOTIFYs
+ * after the commit.
+ */
+export async function writeAppend(
+  q: Queryable,
+  w: {
+    rows: readonly RowInsert[];
+    states: readonly StateChange[];
+    opened: readonly { partitionId: number; producerId: number; firstOffset: number }[];
+    partitions: readonly LockedPartition[];
+  },
+): Promise<void> {
+  const split = Math.max(0, w.rows.length - INSERT_CHUNK);
+  if (split > 0) await insertBatchRows(q, w.rows.slice(0, split));
+  const values: unknown[] = [];
+  const ctes: string[] = [];
+  if (w.rows.length > split) ctes.push(`rows_insert AS (${insertRowsSql(values, w.rows.slice(split))})`);
+  if (w.states.length > 0) ctes.push(`states_upsert AS (${upsertStatesSql(values, w.states)})`);
+  if (w.opened.length > 0) {
+    const at = values.length;
+    values.push(
+      w.opened.map((o) => o.partitionId),
+      w.opened.map((o) => o.producerId),
+      w.opened.map((o) => o.firstOffset),
+    );
+    ctes.push(`open_insert AS (INSERT INTO open_txn (partition_id, producer_id, first_offset)
+       SELECT * FROM unnest($${at + 1}::bigint[], $${at + 2}::bigint[], $${at + 3}::bigint[]) ON CONFLICT DO NOTHING)`);
+  }
+  if (w.partitions.length > 0) ctes.push(highWatermarkCte(values, w.partitions));
+  if (ctes.length > 0) await q.query(`WITH ${ctes.join(', ')} SELECT 1`, values);
+  await notifyAppended(q, w.partitions);
 }
 
 /** "$k+1, $k+2, ..., $k+n" */

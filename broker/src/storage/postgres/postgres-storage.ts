@@ -73,8 +73,8 @@ export class PostgresStorage implements AsyncStorage {
 
   /** Connects, applies pending migrations (refusing a newer schema) and returns the engine. */
   static async open(url: string, opts: PostgresStorageOptions = {}): Promise<PostgresStorage> {
-    const { config, redacted } = postgresPoolConfig(url);
-    const db = new Db(config, opts);
+    const { config, redacted, options } = postgresPoolConfig(url);
+    const db = new Db(config, { ...opts, ...options }); // the URL's options win, as sqlite's ?synchronous=
     try {
       await migrate(db, Date.now());
     } catch (err) {
@@ -177,8 +177,8 @@ export class PostgresStorage implements AsyncStorage {
   ): Promise<{ producerId: number; producerEpoch: number }> {
     if (transactionalId === null) return { producerId: await newProducerId(this.db, null, nowMs), producerEpoch: 0 };
     // A transactional id's producer id and epoch live in its txn row (transactions.ts).
-    const existing = await this.transaction(transactionalId);
-    const info = await this.initTransaction(transactionalId, existing?.timeoutMs ?? 60000, nowMs);
+    // Its stored timeout kept, else the default (one statement in the common case).
+    const info = await this.txns.init(transactionalId, undefined, nowMs);
     return { producerId: info.producerId, producerEpoch: info.producerEpoch };
   }
 

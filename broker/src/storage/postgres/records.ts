@@ -35,8 +35,8 @@ interface ReadRow extends StateRow {
 // the sizes of the next batches with their running total, and the bytes of those that fit
 // (KIP-74: the first whatever its size when $5 (minOneBatch)); with read_committed ($6) only
 // batches ending below the last stable offset. Only the chosen batches' data is read.
-const READ = `WITH s AS (${PARTITION_STATE}),
-  f AS (
+const READ = `WITH s AS MATERIALIZED (${PARTITION_STATE}),
+  f AS MATERIALIZED (
     SELECT coalesce((SELECT CASE WHEN b.last_offset >= $3 THEN b.base_offset ELSE $3 END
                      FROM record_batch b WHERE b.partition_id = s.id AND b.base_offset <= $3
                      ORDER BY b.base_offset DESC LIMIT 1), $3) AS start
@@ -44,16 +44,17 @@ const READ = `WITH s AS (${PARTITION_STATE}),
   ),
   sizes AS (
     SELECT c.base_offset, sum(c.size) OVER w AS running, row_number() OVER w AS n
-    FROM (SELECT b.base_offset, b.size FROM record_batch b, s, f
-          WHERE b.partition_id = s.id AND b.base_offset >= f.start AND b.base_offset < s.hw
-            AND (NOT $6::boolean OR b.last_offset < s.lso)
+    FROM (SELECT b.base_offset, b.size FROM record_batch b
+          WHERE b.partition_id = (SELECT id FROM s) AND b.base_offset >= (SELECT start FROM f)
+            AND b.base_offset < (SELECT hw FROM s)
+            AND (NOT $6::boolean OR b.last_offset < (SELECT lso FROM s))
           ORDER BY b.base_offset LIMIT ${READ_ROW_LIMIT}) c
     WINDOW w AS (ORDER BY c.base_offset)
   ),
   chosen AS (
-    SELECT b.base_offset, b.last_offset, b.data FROM s, sizes, record_batch b
-    WHERE b.partition_id = s.id AND b.base_offset = sizes.base_offset
-      AND (sizes.running <= $4 OR (sizes.n = 1 AND $5::boolean))
+    SELECT b.base_offset, b.last_offset, b.data FROM sizes JOIN record_batch b
+      ON b.partition_id = (SELECT id FROM s) AND b.base_offset = sizes.base_offset
+    WHERE sizes.running <= $4 OR (sizes.n = 1 AND $5::boolean)
   )
   SELECT s.id, s.hw, s.ls, s.lso, c.base_offset, c.last_offset, c.data
   FROM s LEFT JOIN chosen c ON true

@@ -13,6 +13,13 @@ import type { Db, Queryable } from './db';
 export const SECURITY_CHANNEL = 'minnow_security';
 export type SecurityChange = 'acl' | 'quota' | 'scram' | 'broker_config';
 
+/** The change a minnow_security notice names; undefined for a payload this version does not know. */
+export function parseSecurityNotice(payload: string | undefined): SecurityChange | undefined {
+  return payload === 'acl' || payload === 'quota' || payload === 'scram' || payload === 'broker_config'
+    ? payload
+    : undefined;
+}
+
 /** How long a broker serves dynamic broker configs from its cache before reading them again. */
 const BROKER_CONFIG_TTL_MS = 1000;
 

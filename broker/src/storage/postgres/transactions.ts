@@ -1,27 +1,19 @@
 // Transactions on PostgreSQL (KIP-98, docs/transactions.md): the coordinator's state per
 // transactional id (txn, txn_partition, txn_group, txn_offset), each call one PostgreSQL
 // transaction, as sqlite's transactions.ts. Every call on an id first takes a transaction-level
-// advisory lock on it: two brokers acting on one id (a coordinator moving) take turns, and a new
-// id is inserted once. endTransaction writes every marker, the state and the group offsets in one
+// advisory lock on it and reads its row FOR UPDATE: two brokers acting on one id (a coordinator
+// moving) take turns, and a new id is inserted once; InitProducerId's common case is a single
+// UPDATE (bumpEpoch), ordered with the others by the row lock. endTransaction writes every marker, the state and the group offsets in one
 // transaction, locking the partitions in id order as appends do (log-writes.ts), so markers and
 // appends cannot deadlock and the markers' NOTIFY reaches the other brokers at commit. The
 // transactional checks of append are append.ts' (one statement per append for every producer).
-import { controlBatch } from '../control-batch';
-import type { BatchRow } from '../append-plan';
 import { StorageError } from '../storage';
 import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
-import { isLogAppendTime } from '../topic-config';
-import { fencedEpoch, initTxnProducer, stateAfterMarker } from '../txn-rules';
+import { MAX_PRODUCER_EPOCH } from '../log-rules';
+import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Db, Queryable } from './db';
-import {
-  insertBatchRows,
-  loadProducerStates,
-  lockPartitions,
-  saveProducerStates,
-  setHighWatermarks,
-  stateKey,
-} from './log-writes';
-import type { LockedPartition } from './log-writes';
+import { lockPartitions } from './log-writes';
+import { writeMarkers } from './txn-markers';
 
 type TxnRow = Omit<TransactionInfo, 'partitions' | 'groups'>;
 
@@ -74,7 +66,10 @@ export class PgTransactions {
     return row && this.describe(this.db, row);
   }
 
-  async init(transactionalId: string, timeoutMs: number, nowMs: number): Promise<TransactionInfo> {
+  /** `timeoutMs` undefined: the stored one kept (InitProducerId without a timeout), else the default. */
+  async init(transactionalId: string, timeoutMs: number | undefined, nowMs: number): Promise<TransactionInfo> {
+    const bumped = await this.bumpEpoch(transactionalId, timeoutMs, nowMs);
+    if (bumped) return { ...bumped, partitions: [], groups: [] }; // not Ongoing: none added
     return this.db.tx(async (q) => {
       await lockId(q, transactionalId);
       const t = await this.row(q, transactionalId);
@@ -107,7 +102,7 @@ export class PgTransactions {
         lastProducerId: change.lastProducerId,
         lastProducerEpoch: change.lastProducerEpoch,
         state: 'Empty',
-        timeoutMs,
+        timeoutMs: timeoutMs ?? t?.timeoutMs ?? DEFAULT_TXN_TIMEOUT_MS,
         startedMs: -1,
         updatedMs: nowMs,
       };
@@ -202,8 +197,8 @@ export class PgTransactions {
 
   async pendingOffsets(groupId: string): Promise<TxnPartition[]> {
     return this.db.query<TxnPartition>(
-      `SELECT DISTINCT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
-       ORDER BY topic COLLATE "C", partition_index`,
+      `SELECT topic, partition_index AS partition FROM txn_offset WHERE group_id = $1
+       GROUP BY topic, partition_index ORDER BY topic COLLATE "C", partition_index`,
       [groupId],
     );
   }
@@ -233,7 +228,7 @@ export class PgTransactions {
       [t.transactionalId],
     );
     const locked = [...(await lockPartitions(q, marked)).values()];
-    if (locked.length > 0) await this.writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
+    if (locked.length > 0) await writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
     if (commit)
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
@@ -243,69 +238,46 @@ export class PgTransactions {
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
       );
-    for (const table of ['txn_partition', 'txn_group', 'txn_offset'])
-      await q.query(`DELETE FROM ${table} WHERE transactional_id = $1`, [t.transactionalId]);
+    await q.query(
+      `WITH p AS (DELETE FROM txn_partition WHERE transactional_id = $1), g AS (DELETE FROM txn_group WHERE transactional_id = $1)
+       DELETE FROM txn_offset WHERE transactional_id = $1`,
+      [t.transactionalId],
+    );
     t.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     t.updatedMs = nowMs;
     await upsert(q, t);
-    return marked.map(({ topic, partition }) => ({ topic, partition }));
+    // A partition whose topic was deleted since the read above has left the transaction: no marker.
+    const lockedKeys = new Set(locked.map((p) => `${p.topic}\0${p.partition}`));
+    return marked
+      .filter((m) => lockedKeys.has(`${m.topic}\0${m.partition}`))
+      .map(({ topic, partition }) => ({ topic, partition }));
   }
 
-  /** One marker per locked partition at its high watermark, with the producer's and open txns' rows. */
-  private async writeMarkers(
-    q: Queryable,
-    locked: LockedPartition[],
-    marked: readonly (TxnPartition & { logAppendTime: string | null })[],
-    producerId: number,
-    epoch: number,
-    commit: boolean,
-    nowMs: number,
-  ): Promise<void> {
-    const appendTime = new Map(marked.map((m) => [`${m.topic}\0${m.partition}`, m.logAppendTime]));
-    const rows: { partitionId: number; row: BatchRow }[] = [];
-    for (const p of locked) {
-      const type = appendTime.get(`${p.topic}\0${p.partition}`);
-      const logAppendTime = isLogAppendTime(type ? { 'message.timestamp.type': type } : {});
-      rows.push({
-        partitionId: p.id,
-        row: controlBatch(producerId, epoch, commit, p.highWatermark, nowMs, logAppendTime),
-      });
-      p.highWatermark += 1;
-    }
-    await insertBatchRows(q, rows);
-    // A marker with a newer epoch (a fencing abort) moves the producer there (txn-rules.ts).
-    const pairs = locked.map((p) => ({ partitionId: p.id, producerId }));
-    const states = await loadProducerStates(q, pairs);
-    const changed = [];
-    for (const { partitionId } of pairs) {
-      const state = stateAfterMarker(states.get(stateKey(partitionId, producerId)), epoch);
-      if (state) changed.push({ partitionId, producerId, state });
-    }
-    await saveProducerStates(q, changed);
-    const ended = await q.query<{ partition_id: number; first_offset: number }>(
-      'DELETE FROM open_txn WHERE partition_id = ANY($1::bigint[]) AND producer_id = $2 RETURNING partition_id, first_offset',
-      [locked.map((p) => p.id), producerId],
-    );
-    if (!commit && ended.length > 0) {
-      const markerOffset = new Map(locked.map((p) => [p.id, p.highWatermark - 1]));
-      await q.query(
-        `INSERT INTO aborted_txn (partition_id, producer_id, first_offset, last_offset)
-         SELECT pa, $2, f, l FROM unnest($1::bigint[], $3::bigint[], $4::bigint[]) AS u(pa, f, l)`,
-        [
-          ended.map((e) => e.partition_id),
-          producerId,
-          ended.map((e) => e.first_offset),
-          ended.map((e) => markerOffset.get(e.partition_id)!),
-        ],
-      );
-    }
-    await setHighWatermarks(q, locked); // and NOTIFY: readers elsewhere see the new LSO at commit
-  }
-
+  /** The id's row; inside a transaction also row-locked, so bumpEpoch waits for the transaction. */
   private async row(q: Queryable, transactionalId: string): Promise<TxnRow | undefined> {
-    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1`, [
+    const lock = q === this.db ? '' : ' FOR UPDATE';
+    const [row] = await q.query<TxnRow>(`SELECT ${TXN_COLUMNS} FROM txn WHERE transactional_id = $1${lock}`, [
       transactionalId,
     ]);
+    return row;
+  }
+
+  /**
+   * InitProducerId's common case in one statement (no BEGIN/COMMIT): an id not in a transaction
+   * whose epoch can go up by one. The UPDATE's row lock orders it with the other calls on the id
+   * (which read the row FOR UPDATE). Undefined: the general case applies.
+   */
+  private async bumpEpoch(transactionalId: string, timeoutMs: number | undefined, nowMs: number) {
+    const [row] = await this.db.query<TxnRow>(
+      `WITH t AS (
+         UPDATE txn SET last_producer_id = producer_id, last_epoch = producer_epoch, producer_epoch = producer_epoch + 1,
+           state = 'Empty', timeout_ms = coalesce($2, timeout_ms), started_ms = -1, updated_ms = $3
+         WHERE transactional_id = $1 AND state <> 'Ongoing' AND producer_epoch + 1 < $4
+         RETURNING *
+       ), p AS (UPDATE producer SET epoch = t.producer_epoch, updated_ms = $3 FROM t WHERE producer.producer_id = t.producer_id)
+       SELECT ${TXN_COLUMNS} FROM t`,
+      [transactionalId, timeoutMs ?? null, nowMs, MAX_PRODUCER_EPOCH],
+    );
     return row;
   }
 

@@ -9,14 +9,18 @@ import { BrokerQuotas } from '../../../src/server/quotas/broker-quotas';
 import { silentLogger } from '../../../src/logger';
 import { MemoryStorage } from '../../../src/storage/memory/memory-storage';
 import { StorageError } from '../../../src/storage/storage';
+import { promised } from '../../../src/storage/sync-adapter';
 
 function context(storage: MemoryStorage) {
   const quotas = new BrokerQuotas({ samples: 11, windowMs: 1000 });
   // A broker without ACLs that lets everyone in: these tests are about quotas, acl.test.ts about who may.
-  const authorizer = new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true });
+  const authorizer = new Authorizer(promised(storage), { superUsers: [], allowEveryoneIfNoAclFound: true });
   const session = newSession(PLAINTEXT_LISTENER, '127.0.0.1');
   return {
-    ctx: { broker: { storage, quotas, logger: silentLogger, authorizer }, session } as unknown as RequestContext,
+    ctx: {
+      broker: { storage: promised(storage), quotas, logger: silentLogger, authorizer },
+      session,
+    } as unknown as RequestContext,
     quotas,
   };
 }
@@ -40,7 +44,9 @@ describe('AlterClientQuotas handler', () => {
       [ErrorCode.NONE, null],
       [ErrorCode.INVALID_REQUEST, 'Empty user not supported'],
     ]);
-    expect(storage.clientQuotas()).toEqual([{ entity: { 'client-id': 'a' }, values: { producer_byte_rate: 100 } }]);
+    expect(await storage.clientQuotas()).toEqual([
+      { entity: { 'client-id': 'a' }, values: { producer_byte_rate: 100 } },
+    ]);
     expect(quotas.produce.quotaFor('anyone', 'a')).toBe(100);
   });
 
@@ -69,7 +75,7 @@ describe('AlterClientQuotas handler', () => {
     expect(res.entries).toHaveLength(1);
     expect(res.entries[0]!.errorCode).toBe(ErrorCode.INVALID_REQUEST);
     expect(res.entries[0]!.errorMessage).toMatch(/Ignoring duplicate entity/);
-    expect(storage.clientQuotas()).toEqual([]);
+    expect(await storage.clientQuotas()).toEqual([]);
   });
 
   it('stores nothing with validate_only', async () => {
@@ -80,7 +86,7 @@ describe('AlterClientQuotas handler', () => {
       validateOnly: true,
     }))!;
     expect(res.entries[0]!.errorCode).toBe(ErrorCode.NONE);
-    expect(storage.clientQuotas()).toEqual([]);
+    expect(await storage.clientQuotas()).toEqual([]);
     expect(quotas.connections.enabled).toBe(false);
   });
 

@@ -21,7 +21,7 @@ describe('BrokerMetrics', () => {
     new BrokerMetrics({ storage, dbPath: undefined, connections: () => open }, { defaultMetrics: false, ...opts });
   const scrape = async (m: BrokerMetrics) => new ScrapedMetrics(await m.render());
 
-  beforeEach(() => (storage = openStorage('memory://')));
+  beforeEach(async () => (storage = await openStorage('memory://')));
   afterEach(() => storage.close());
 
   it('counts requests by API name, with the served APIs at 0 from the start', async () => {
@@ -84,17 +84,17 @@ describe('BrokerMetrics', () => {
     let s = await scrape(m);
     expect(s.value('minnow_consumer_group_lag_max')).toBe(0);
     expect(s.families.get('minnow_consumer_group_lag')?.samples ?? []).toEqual([]);
-    storage.createTopic('t', 3, {});
-    storage.createTopic('u', 2, {});
+    await storage.createTopic('t', 3, {});
+    await storage.createTopic('u', 2, {});
     for (let i = 0; i < 5; i++) {
       const data = encodeRecordBatch({ records: [{ value: Buffer.from('x') }] });
-      storage.append(
+      await storage.append(
         [{ topic: 't', partition: 1, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false }],
         0,
       );
     }
-    storage.commitOffsets('slow', [{ topic: 't', partition: 1, offset: 1, leaderEpoch: -1, metadata: null }], 0);
-    storage.commitOffsets('fast', [{ topic: 't', partition: 1, offset: 4, leaderEpoch: -1, metadata: null }], 0);
+    await storage.commitOffsets('slow', [{ topic: 't', partition: 1, offset: 1, leaderEpoch: -1, metadata: null }], 0);
+    await storage.commitOffsets('fast', [{ topic: 't', partition: 1, offset: 4, leaderEpoch: -1, metadata: null }], 0);
     open = 3;
     s = await scrape(m);
     expect(s.type('minnow_consumer_group_lag')).toBe('gauge');
@@ -110,7 +110,7 @@ describe('BrokerMetrics', () => {
     expect(s.value('minnow_data_volume_bytes')).toBe(0);
     expect(s.value('minnow_data_volume_free_bytes')).toBe(0);
     // A group whose lag went away is no longer a series.
-    storage.deleteOffsets('slow');
+    await storage.deleteOffsets('slow');
     s = await scrape(m);
     expect(s.value('minnow_consumer_group_lag', { group: 'slow' })).toBeUndefined();
     expect(s.value('minnow_consumer_group_lag', { group: 'fast' })).toBe(1);
@@ -118,13 +118,13 @@ describe('BrokerMetrics', () => {
 
   it('escapes group ids that are not plain words, so the text still parses', async () => {
     const odd = 'billing "eu"\\west\nsecond line';
-    storage.createTopic('t', 1, {});
+    await storage.createTopic('t', 1, {});
     const data = encodeRecordBatch({ records: [{ value: Buffer.from('x') }] });
-    storage.append(
+    await storage.append(
       [{ topic: 't', partition: 0, batches: [{ header: readBatchHeader(data), data }], logAppendTime: false }],
       0,
     );
-    storage.commitOffsets(odd, [{ topic: 't', partition: 0, offset: 0, leaderEpoch: -1, metadata: null }], 0);
+    await storage.commitOffsets(odd, [{ topic: 't', partition: 0, offset: 0, leaderEpoch: -1, metadata: null }], 0);
     const s = await scrape(metrics());
     expect(s.value('minnow_consumer_group_lag', { group: odd })).toBe(1);
   });
@@ -132,7 +132,7 @@ describe('BrokerMetrics', () => {
   it('reports the SQLite file and its volume', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-metrics-'));
     const dbPath = path.join(dir, 'minnow.db');
-    const sqlite = openStorage(`sqlite://${dbPath}`);
+    const sqlite = await openStorage(`sqlite://${dbPath}`);
     try {
       const m = new BrokerMetrics({ storage: sqlite, dbPath, connections: () => 0 }, { defaultMetrics: false });
       const s = await scrape(m);
@@ -142,7 +142,7 @@ describe('BrokerMetrics', () => {
       expect(s.value('minnow_database_bytes')).toBeGreaterThan(0);
       expect(s.value('minnow_data_volume_bytes')).toBeGreaterThan(s.value('minnow_data_volume_free_bytes')!);
     } finally {
-      sqlite.close();
+      await sqlite.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

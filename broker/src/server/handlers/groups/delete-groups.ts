@@ -11,10 +11,10 @@ export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsRe
   apiKey: ApiKey.DeleteGroups,
   minVersion: 0,
   maxVersion: 2,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     // KafkaApis.handleDeleteGroupsRequest: DELETE on each group.
     const allowed = req.groupsNames.filter((g) => may(ctx, 'DELETE', 'GROUP', g));
-    const deleted = new Map(ctx.broker.groups.deleteGroups(allowed).map((r) => [r.groupId, r]));
+    const deleted = new Map((await ctx.broker.groups.deleteGroups(allowed)).map((r) => [r.groupId, r]));
     return {
       throttleTimeMs: 0,
       results: req.groupsNames.map(

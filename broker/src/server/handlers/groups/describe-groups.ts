@@ -14,28 +14,30 @@ export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGr
   apiKey: ApiKey.DescribeGroups,
   minVersion: 0,
   maxVersion: 5,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     // KafkaApis.handleDescribeGroupsRequest: DESCRIBE on each group (DescribeGroupsResponse.groupError
     // otherwise); KIP-430's operations, when asked for, are those the principal has on it.
     return {
       throttleTimeMs: 0,
-      groups: req.groups.map((groupId) =>
-        may(ctx, 'DESCRIBE', 'GROUP', groupId)
-          ? {
-              ...ctx.broker.groups.describeGroup(groupId),
-              authorizedOperations: req.includeAuthorizedOperations
-                ? authorizedOperations(ctx, 'GROUP', groupId)
-                : OPERATIONS_NOT_REQUESTED,
-            }
-          : {
-              errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-              groupId,
-              groupState: '',
-              protocolType: '',
-              protocolData: '',
-              members: [],
-              authorizedOperations: OPERATIONS_NOT_REQUESTED,
-            },
+      groups: await Promise.all(
+        req.groups.map(async (groupId) =>
+          may(ctx, 'DESCRIBE', 'GROUP', groupId)
+            ? {
+                ...(await ctx.broker.groups.describeGroup(groupId)),
+                authorizedOperations: req.includeAuthorizedOperations
+                  ? authorizedOperations(ctx, 'GROUP', groupId)
+                  : OPERATIONS_NOT_REQUESTED,
+              }
+            : {
+                errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                groupId,
+                groupState: '',
+                protocolType: '',
+                protocolData: '',
+                members: [],
+                authorizedOperations: OPERATIONS_NOT_REQUESTED,
+              },
+        ),
       ),
     };
   },

@@ -10,11 +10,11 @@ export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse
   apiKey: ApiKey.ListGroups,
   minVersion: 0,
   maxVersion: 5,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const v = ctx.apiVersion;
     const coord = ctx.broker.groups;
     if (coord.isClosed) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    let groups = coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
+    let groups = await coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
     // KafkaApis.handleListGroupsRequest: all groups with DESCRIBE on the cluster, else those the
     // principal may DESCRIBE.
     if (!mayOnCluster(ctx, 'DESCRIBE')) groups = groups.filter((g) => may(ctx, 'DESCRIBE', 'GROUP', g.groupId));

@@ -15,12 +15,13 @@ import type { ApiHandler } from '../../context';
 import { authorizedNames, may } from '../authz';
 
 /** Kafka 3.9 in KRaft mode for a v0 (ZooKeeper-stored) commit. */
-function v0Response(storage: Storage, req: OffsetCommitRequest): OffsetCommitResponse {
-  const exists = (topic: string, partition: number) => {
-    const t = storage.topic(topic);
-    return t !== undefined && partition >= 0 && partition < t.partitionCount;
-  };
-  const anyValid = req.topics.some((t) => t.partitions.some((p) => exists(t.name, p.partitionIndex)));
+async function v0Response(storage: Storage, req: OffsetCommitRequest): Promise<OffsetCommitResponse> {
+  let anyValid = false;
+  for (const t of req.topics) {
+    const info = await storage.topic(t.name);
+    if (info && t.partitions.some((p) => p.partitionIndex >= 0 && p.partitionIndex < info.partitionCount))
+      anyValid = true;
+  }
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
@@ -37,7 +38,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
   apiKey: ApiKey.OffsetCommit,
   minVersion: 0,
   maxVersion: 9,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const v = ctx.apiVersion;
     // KafkaApis.handleOffsetCommitRequest: READ on the group (else every partition gets
     // GROUP_AUTHORIZATION_FAILED), then READ on each topic.
@@ -57,7 +58,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
     if (readable.size < new Set(req.topics.map((t) => t.name)).size) {
       const allowed = req.topics.filter((t) => readable.has(t.name));
       const answered =
-        allowed.length > 0 ? offsetCommitHandler.handle(ctx, { ...req, topics: allowed }) : { topics: [] };
+        allowed.length > 0 ? await offsetCommitHandler.handle(ctx, { ...req, topics: allowed }) : { topics: [] };
       const byName = new Map((answered as OffsetCommitResponse).topics.map((t) => [t.name, t] as const));
       return {
         throttleTimeMs: 0,
@@ -82,7 +83,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
         metadata: p.committedMetadata,
       })),
     );
-    const errors = ctx.broker.groups.commitOffsets({
+    const errors = await ctx.broker.groups.commitOffsets({
       groupId: req.groupId,
       generationId: req.generationIdOrMemberEpoch ?? -1,
       memberId: req.memberId ?? '',

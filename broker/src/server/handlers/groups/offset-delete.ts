@@ -10,7 +10,7 @@ export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteRe
   apiKey: ApiKey.OffsetDelete,
   minVersion: 0,
   maxVersion: 0,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     // KafkaApis.handleOffsetDeleteRequest: DELETE on the group, READ on each topic.
     if (!may(ctx, 'DELETE', 'GROUP', req.groupId))
       return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
@@ -20,7 +20,7 @@ export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteRe
       'TOPIC',
       req.topics.map((t) => t.name),
     );
-    const r = ctx.broker.groups.deleteOffsets(
+    const r = await ctx.broker.groups.deleteOffsets(
       req.groupId,
       req.topics
         .filter((t) => readable.has(t.name))

@@ -17,14 +17,15 @@ import { authorizedNames, may } from '../authz';
  * topics the principal may not DESCRIBE are left out of "all topics" and, when named, answered
  * TOPIC_AUTHORIZATION_FAILED on each partition.
  */
-function fetchAuthorized(
+async function fetchAuthorized(
   ctx: RequestContext,
   groupId: string,
   topics: FetchTopic[] | null,
   requireStable: boolean,
-): FetchResult {
-  const r = fetchDescribable(ctx, groupId, topics);
-  return requireStable && r.errorCode === ErrorCode.NONE ? markUnstable(ctx, groupId, r) : r;
+): Promise<FetchResult> {
+  const read = () => fetchDescribable(ctx, groupId, topics);
+  if (!requireStable || !may(ctx, 'DESCRIBE', 'GROUP', groupId)) return read();
+  return markUnstable(ctx, groupId, read);
 }
 
 /**
@@ -32,15 +33,23 @@ function fetchAuthorized(
  * transactional offset pending for (TxnOffsetCommit of a transaction not yet ended) answers
  * UNSTABLE_OFFSET_COMMIT with no offset; the consumer retries until the transaction ends.
  */
-function markUnstable(ctx: RequestContext, groupId: string, r: FetchResult): FetchResult {
+async function markUnstable(
+  ctx: RequestContext,
+  groupId: string,
+  read: () => Promise<FetchResult>,
+): Promise<FetchResult> {
+  // Pending first, then the offsets: a transaction ending in between leaves its partitions marked
+  // (the consumer asks again), never an offset from before it reported as stable.
   let pending;
   try {
-    pending = ctx.broker.storage.pendingTransactionalOffsets(groupId);
+    pending = await ctx.broker.storage.pendingTransactionalOffsets(groupId);
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
     ctx.broker.logger.error('reading pending transactional offsets failed', { groupId, err });
     return { errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
   }
+  const r = await read();
+  if (r.errorCode !== ErrorCode.NONE) return r;
   if (pending.length === 0) return r;
   const keys = new Set(pending.map((p) => `${p.topic}\u0000${p.partition}`));
   return {
@@ -62,11 +71,15 @@ function markUnstable(ctx: RequestContext, groupId: string, r: FetchResult): Fet
   };
 }
 
-function fetchDescribable(ctx: RequestContext, groupId: string, topics: FetchTopic[] | null): FetchResult {
+async function fetchDescribable(
+  ctx: RequestContext,
+  groupId: string,
+  topics: FetchTopic[] | null,
+): Promise<FetchResult> {
   if (!may(ctx, 'DESCRIBE', 'GROUP', groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
   const groups = ctx.broker.groups;
   if (topics === null) {
-    const r = groups.fetchOffsets(groupId, null);
+    const r = await groups.fetchOffsets(groupId, null);
     const describable = authorizedNames(
       ctx,
       'DESCRIBE',
@@ -81,7 +94,7 @@ function fetchDescribable(ctx: RequestContext, groupId: string, topics: FetchTop
     'TOPIC',
     topics.map((t) => t.name),
   );
-  const r = groups.fetchOffsets(
+  const r = await groups.fetchOffsets(
     groupId,
     topics.filter((t) => describable.has(t.name)),
   );
@@ -105,7 +118,7 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
   apiKey: ApiKey.OffsetFetch,
   minVersion: 0,
   maxVersion: 9,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     if (ctx.apiVersion === 0) {
       const partitions = (indexes: number[]) =>
         indexes.map((partitionIndex) => ({
@@ -141,15 +154,22 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
     if (ctx.apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        groups: (req.groups ?? []).map((g) => {
-          const r = fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics), req.requireStable ?? false);
-          return { groupId: g.groupId ?? '', errorCode: r.errorCode, topics: partitionsOut(r) };
-        }),
+        groups: await Promise.all(
+          (req.groups ?? []).map(async (g) => {
+            const r = await fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics), req.requireStable ?? false);
+            return { groupId: g.groupId ?? '', errorCode: r.errorCode, topics: partitionsOut(r) };
+          }),
+        ),
       };
     }
     // v1 has no "all topics" form: a null list is not valid there, treat it as empty.
     const topics = ctx.apiVersion < 2 ? (toTopics(req.topics) ?? []) : toTopics(req.topics);
-    const r = fetchAuthorized(ctx, req.groupId ?? '', topics, ctx.apiVersion >= 7 && (req.requireStable ?? false));
+    const r = await fetchAuthorized(
+      ctx,
+      req.groupId ?? '',
+      topics,
+      ctx.apiVersion >= 7 && (req.requireStable ?? false),
+    );
     let out = partitionsOut(r);
     if (ctx.apiVersion < 2 && r.errorCode !== 0) {
       // No top-level error before v2: put it on every partition asked for.
