@@ -23,8 +23,9 @@ export interface OpenStorageOptions {
 export async function openStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): Promise<AsyncStorage> {
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'postgres') {
-    // Loaded only when asked for: a sqlite:// broker never loads node-postgres. require(), not
-    // import(): tsx runs an import() of a .ts path as ESM and cannot resolve it without extension.
+    // Loaded only when asked for: a sqlite:// broker never loads node-postgres.
+    // require, not import(): tsx runs the sources (minnow serve in a checkout) as CommonJS, where
+    // import() of an extensionless path fails with "Cannot find module".
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PostgresStorage } = require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage');
     return PostgresStorage.open(target.connectionString);
