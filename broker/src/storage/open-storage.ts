@@ -6,7 +6,6 @@ import { dirname } from 'node:path';
 import { MemoryStorage } from './memory/memory-storage';
 import { SqliteStorage } from './sqlite/sqlite-storage';
 import { StorageError } from './storage';
-import type * as PostgresModule from './postgres/postgres-storage';
 import type { AsyncStorage, SyncStorage } from './storage';
 import { parseStorageUrl, StorageUrl } from './storage-url';
 import { promised } from './sync-adapter';
@@ -24,11 +23,11 @@ export interface OpenStorageOptions {
 export async function openStorage(url: StorageUrl | string, opts: OpenStorageOptions = {}): Promise<AsyncStorage> {
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'postgres') {
-    // Loaded only when asked for: a sqlite:// broker never loads node-postgres. require, not
-    // import(): bin/minnow.js runs the sources through tsx's CommonJS hook, where a dynamic
-    // import() goes to Node's ESM loader and cannot resolve an extensionless .ts path.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-    const { PostgresStorage } = require('./postgres/postgres-storage') as typeof PostgresModule;
+    // Loaded only when asked for: a sqlite:// broker never loads node-postgres.
+    // require, not import(): tsx runs the sources (minnow serve in a checkout) as CommonJS, where
+    // import() of an extensionless path fails with "Cannot find module".
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PostgresStorage } = require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage');
     return PostgresStorage.open(target.connectionString);
   }
   return promised(openSyncStorage(target, opts));

@@ -156,6 +156,23 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
       expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(2);
     });
 
+    it('cleans only the partitions the cleans option gives it (a broker: those it leads)', async () => {
+      await s.createTopic('c', 2, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01' });
+      for (const p of [0, 1]) {
+        for (let i = 0; i < 5; i++) await s.append([part('c', p, [keyed('k', `v${i}`)])], NOW_MS);
+        await s.append([part('c', p, [keyed('head', 'h')])], NOW_MS);
+      }
+      const cleaned: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const r = await s.compactStep(NOW_MS, { cleans: (_topic, partition) => partition === 1 });
+        if (r.passDone) cleaned.push(r.passDone.partition);
+        if (!r.working) break;
+      }
+      expect(cleaned).toEqual([1]);
+      expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(6);
+      expect((await s.read('c', 1, 0, 1e9)).batches).toHaveLength(2);
+    });
+
     it('another broker sees a broker config change within a second', async () => {
       const other = await openStorage();
       expect(await other.brokerConfigs('')).toEqual({});

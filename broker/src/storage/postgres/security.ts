@@ -2,7 +2,9 @@
 // (tables acl, client_quota, scram_credential, broker_config; same semantics as sqlite's). Each
 // change is one transaction of a few statements (arrays through unnest, not a statement per row)
 // and ends with pg_notify('minnow_security', kind), so other brokers sharing the database can
-// reload their caches (docs/postgres.md).
+// reload their caches (docs/postgres.md). Inside the transaction, unlike appends' notices
+// (log-writes.ts): delivered if and only if the change committed, so no broker keeps enforcing
+// an ACL that was deleted; these changes are rare, so the NOTIFY lock through commit costs nothing.
 import type { AclBinding } from '../../protocol/acl';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-key';

@@ -107,7 +107,7 @@ export class PgTransactions {
         updatedMs: nowMs,
       };
       await upsert(q, row);
-      return this.describe(q, row);
+      return { ...row, partitions: [], groups: [] }; // Empty: none added yet
     });
   }
 
@@ -191,7 +191,7 @@ export class PgTransactions {
         await setProducerEpoch(q, t.producerId, epoch, nowMs);
       }
       const markedPartitions = await this.end(q, t, commit, nowMs, t.producerEpoch);
-      return { info: await this.describe(q, t), markedPartitions };
+      return { info: { ...t, partitions: [], groups: [] }, markedPartitions }; // end() removed them
     });
   }
 
