@@ -132,11 +132,13 @@ export class PgTransactions {
           throw new StorageError(
             `cannot add unknown partitions (of ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ')}) to transaction "${transactionalId}"`,
           );
+        // In partition id order: each row's foreign key check share-locks its partition, and appends
+        // lock partitions in id order too, so the two cannot deadlock.
         await q.query(
           `INSERT INTO txn_partition (transactional_id, partition_id)
-           SELECT $1, p.id FROM partition p JOIN topic t ON t.id = p.topic_id
+           SELECT DISTINCT $1, p.id FROM partition p JOIN topic t ON t.id = p.topic_id
            JOIN unnest($2::text[], $3::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-           ON CONFLICT DO NOTHING`,
+           ORDER BY p.id ON CONFLICT DO NOTHING`,
           [transactionalId, names, indexes],
         );
       }
