@@ -235,7 +235,7 @@ export class PgTransactions {
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
          SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset
-         WHERE transactional_id = $1
+         WHERE transactional_id = $1 ORDER BY group_id, topic, partition_index
          ON CONFLICT (group_id, topic, partition_index) DO UPDATE SET committed_offset = excluded.committed_offset,
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
