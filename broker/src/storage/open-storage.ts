@@ -24,7 +24,10 @@ export async function openStorage(url: StorageUrl | string, opts: OpenStorageOpt
   const target = typeof url === 'string' ? parseStorageUrl(url) : url;
   if (target.kind === 'postgres') {
     // Loaded only when asked for: a sqlite:// broker never loads node-postgres.
-    const { PostgresStorage } = await import('./postgres/postgres-storage');
+    // require, not import(): tsx runs the sources (minnow serve in a checkout) as CommonJS, where
+    // import() of an extensionless path fails with "Cannot find module".
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PostgresStorage } = require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage');
     return PostgresStorage.open(target.connectionString);
   }
   return promised(openSyncStorage(target, opts));

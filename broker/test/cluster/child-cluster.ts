@@ -4,8 +4,9 @@
 import * as path from 'node:path';
 import { ChildBroker } from '../../tools/resilience/child-broker';
 
-export const TEST_HEARTBEAT_MS = 300;
-export const TEST_LEASE_MS = 2_000;
+export const TEST_HEARTBEAT_MS = 500;
+// Long enough that a broker starved of CPU on a busy test machine is not taken for dead.
+export const TEST_LEASE_MS = 4_000;
 
 export interface ChildCluster {
   brokers: ChildBroker[];

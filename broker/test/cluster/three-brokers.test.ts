@@ -154,7 +154,42 @@ describeWithPostgres('three brokers on one database', () => {
     const admin = kafka([cluster.address(2)], 'grp-admin').admin();
     await admin.connect();
     const [offsets] = await admin.fetchOffsets({ groupId: 'spread-group', topics: ['grp'] });
+    // Each broker lists the groups it coordinates; the admin client asks them all: listed once.
+    const listed = (await admin.listGroups()).groups.filter((g) => g.groupId === 'spread-group');
+    const described = await admin.describeGroups(['spread-group']);
     await admin.disconnect();
+    expect(listed).toHaveLength(1);
+    expect(described.groups[0]!.state).toBe('Empty'); // both members left
     expect(offsets!.partitions.map((p) => Number(p.offset)).reduce((a, b) => a + b, 0)).toBe(60);
   }, 90_000);
+
+  it('a transactional producer on one broker commits; a read_committed consumer on another sees it', async () => {
+    await createTopic('txn', 3);
+    const producer = kafka([cluster.address(2)], 'txn-producer').producer({
+      transactionalId: 'cluster-txn',
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    const aborted = await producer.transaction();
+    await aborted.send({ topic: 'txn', messages: [{ value: 'aborted', partition: 0 }] });
+    await aborted.abort();
+    const committed = await producer.transaction();
+    await committed.send({
+      topic: 'txn',
+      messages: [0, 1, 2].map((p) => ({ value: `committed ${p}`, partition: p })),
+    });
+    await committed.commit();
+    await producer.disconnect();
+    const consumer = kafka([cluster.address(0)], 'txn-reader').consumer({
+      groupId: 'txn-reader',
+      readUncommitted: false,
+    });
+    await consumer.connect();
+    expect((await consumeValues(consumer, 'txn', 3, 30_000)).sort()).toEqual([
+      'committed 0',
+      'committed 1',
+      'committed 2',
+    ]);
+  }, 60_000);
 });

@@ -8,6 +8,7 @@ import type { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../../prot
 import { fencedFor } from '../../transactions/coordinator';
 import type { ApiHandler } from '../context';
 import { may } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 export const addOffsetsToTxnHandler: ApiHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse> = {
   apiKey: ApiKey.AddOffsetsToTxn,
@@ -18,6 +19,8 @@ export const addOffsetsToTxnHandler: ApiHandler<AddOffsetsToTxnRequest, AddOffse
     if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
       return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!may(ctx, 'READ', 'GROUP', req.groupId)) return answer(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const notHere = await coordinatorGate(ctx, 'transaction', req.transactionalId);
+    if (notHere !== ErrorCode.NONE) return answer(notHere);
     const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
     const error = await ctx.broker.transactions.addOffsets(req.transactionalId, producer, req.groupId);
     return answer(fencedFor(error, ctx.apiVersion, 2));

@@ -12,6 +12,7 @@ import { fencedFor } from '../../transactions/coordinator';
 import type { ApiHandler } from '../context';
 import { isInternalTopic } from '../topic-names';
 import { authorizedNames, may } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 /** The response of v0-3: one error per partition, grouped by topic. */
 function answer(errors: Map<string, Map<number, number>>): AddPartitionsToTxnResponse {
@@ -76,6 +77,8 @@ export const addPartitionsToTxnHandler: ApiHandler<AddPartitionsToTxnRequest, Ad
         for (const [p, e] of out) if (e === ErrorCode.NONE) out.set(p, ErrorCode.OPERATION_NOT_ATTEMPTED);
       return answer(errors);
     }
+    const notHere = await coordinatorGate(ctx, 'transaction', transactionalId);
+    if (notHere !== ErrorCode.NONE) return answer(all(notHere));
     const producer = {
       producerId: Number(req.v3AndBelowProducerId ?? -1n),
       producerEpoch: req.v3AndBelowProducerEpoch ?? -1,

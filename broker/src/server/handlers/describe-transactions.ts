@@ -12,6 +12,7 @@ import type {
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, RequestContext } from '../context';
 import { may } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 async function describe(
   ctx: RequestContext,
@@ -32,6 +33,8 @@ async function describe(
   const { transactions } = ctx.broker;
   if (transactions.isClosed) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   if (transactionalId === '') return fail(ErrorCode.INVALID_REQUEST);
+  const notHere = await coordinatorGate(ctx, 'transaction', transactionalId);
+  if (notHere !== ErrorCode.NONE) return fail(notHere);
   let info;
   try {
     info = await transactions.describe(transactionalId);

@@ -8,6 +8,7 @@ import type { EndTxnRequest, EndTxnResponse } from '../../protocol/messages';
 import { fencedFor } from '../../transactions/coordinator';
 import type { ApiHandler } from '../context';
 import { may } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 export const endTxnHandler: ApiHandler<EndTxnRequest, EndTxnResponse> = {
   apiKey: ApiKey.EndTxn,
@@ -16,6 +17,8 @@ export const endTxnHandler: ApiHandler<EndTxnRequest, EndTxnResponse> = {
   async handle(ctx, req) {
     if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
       return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    const notHere = await coordinatorGate(ctx, 'transaction', req.transactionalId);
+    if (notHere !== ErrorCode.NONE) return { throttleTimeMs: 0, errorCode: notHere };
     const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
     const r = await ctx.broker.transactions.endTransaction(req.transactionalId, producer, req.committed);
     return {

@@ -9,6 +9,7 @@ import { StorageError } from '../../storage/storage';
 import type { ApiHandler, RequestContext } from '../context';
 import { fencedFor } from '../../transactions/coordinator';
 import { may, mayOnCluster } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 const NO_PRODUCER_ID = -1n;
 const NO_PRODUCER_EPOCH = -1;
@@ -32,6 +33,8 @@ async function initTransactional(
   const producerEpoch = req.producerEpoch ?? NO_PRODUCER_EPOCH;
   if ((producerId === NO_PRODUCER_ID) !== (producerEpoch === NO_PRODUCER_EPOCH)) return fail(ErrorCode.INVALID_REQUEST);
   const expected = producerId === NO_PRODUCER_ID ? null : { producerId: Number(producerId), producerEpoch };
+  const notHere = await coordinatorGate(ctx, 'transaction', transactionalId);
+  if (notHere !== ErrorCode.NONE) return fail(notHere);
   const r = await ctx.broker.transactions.initProducerId(transactionalId, req.transactionTimeoutMs, expected);
   return {
     throttleTimeMs: 0,

@@ -8,6 +8,7 @@ import type { ListTransactionsRequest, ListTransactionsResponse } from '../../pr
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { may } from './authz';
+import { placedHere } from '../cluster-answers';
 
 /** Kafka's TransactionState names. */
 const TRANSACTION_STATES = new Set([
@@ -49,7 +50,9 @@ export const listTransactionsHandler: ApiHandler<ListTransactionsRequest, ListTr
           (states.size === 0 || states.has(t.state)) &&
           // As Kafka: the start of the last transaction, also once it ended (-1 before the first).
           (duration < 0 || now - t.startedMs > duration) &&
-          may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId),
+          may(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId) &&
+          // Each broker lists the ids it coordinates: the admin client asks every broker (src/cluster).
+          placedHere(ctx.broker, 'transaction', t.transactionalId),
       )
       .map((t) => ({
         transactionalId: t.transactionalId,

@@ -10,6 +10,7 @@ import type { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../../prot
 import type { OffsetToCommitInTxn } from '../../transactions/txn-offsets';
 import type { ApiHandler } from '../context';
 import { authorizedNames, may } from './authz';
+import { coordinatorGate } from '../cluster-answers';
 
 export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> = {
   apiKey: ApiKey.TxnOffsetCommit,
@@ -28,6 +29,9 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
     if (!may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
       return all(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!may(ctx, 'READ', 'GROUP', req.groupId)) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    // Sent to the group's coordinator, as TxnOffsetCommit is in Kafka (src/cluster).
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    if (notHere !== ErrorCode.NONE) return all(notHere);
     const readable = authorizedNames(
       ctx,
       'READ',

@@ -3,13 +3,33 @@
 // answers a retriable KAFKA_STORAGE_ERROR rather than crashing, and the pool reconnects after a
 // PostgreSQL restart (broken clients are discarded, not returned to the pool).
 import { Pool } from 'pg';
-import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import type { PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import { StorageError } from '../storage';
 
+/**
+ * A statement prepared once per connection under its name (then executed with a cached plan):
+ * for the hot, fixed-text queries (fetch, lookups, append's lock). Never for text built per call.
+ */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+const preparedTexts = new Map<string, string>();
+
+/** Names are per connection, so one name must always mean one text: checked when modules load. */
+export function prepared(name: string, text: string): Prepared {
+  const full = `minnow_${name}`;
+  const known = preparedTexts.get(full);
+  if (known !== undefined && known !== text) throw new Error(`prepared statement ${full} defined twice`);
+  preparedTexts.set(full, text);
+  return { name: full, text };
+}
+
 /** One query runner: the pool (autocommit) or a transaction's client. */
 export interface Queryable {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]>;
   /**
    * Inside Db.tx only: `fn` runs (on the pool, not awaited) once the transaction has committed;
    * never if it rolls back. For work that must not hold the transaction open, e.g. NOTIFY.
@@ -23,6 +43,8 @@ export interface DbOptions {
   /** statement_timeout: a stuck query fails its request instead of holding a connection. */
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /** idle_in_transaction_session_timeout (default 10 s, the brokers' lease). */
+  idleInTransactionTimeoutMs?: number;
   /** Where pool errors (an idle connection lost) are reported; default: nowhere, the next query retries. */
   onError?: (err: Error) => void;
 }
@@ -49,6 +71,11 @@ export class Db implements Queryable {
       connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // A broker that vanishes mid-transaction (host lost, not a clean socket close) would keep its
+      // partitions' row locks, stalling every other broker's appends to them: PostgreSQL ends such a
+      // session after this long idle inside a transaction (ours never wait between statements).
+      idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 10_000,
       application_name: config.application_name ?? 'minnow',
       types: typeParsers,
     });
@@ -57,9 +84,9 @@ export class Db implements Queryable {
     this.pool.on('error', (err) => this.onError?.(err));
   }
 
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+  async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(text, values)).rows;
+      return (await this.pool.query<R>(config(text, values))).rows;
     } catch (err) {
       throw asStorageError(err);
     }
@@ -78,8 +105,8 @@ export class Db implements Queryable {
     }
     const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
-      query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-        (await client.query<R>(text, values)).rows,
+      query: async <R extends QueryResultRow>(text: string | Prepared, values?: unknown[]) =>
+        (await client.query<R>(config(text, values))).rows,
       afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
@@ -109,6 +136,10 @@ export class Db implements Queryable {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+function config(text: string | Prepared, values: unknown[] | undefined): QueryConfig {
+  return typeof text === 'string' ? { text, values } : { name: text.name, text: text.text, values };
 }
 
 /** SQLSTATE classes that mean "try again": connection (08), resources (53), operator (57), 40 (rollback). */

@@ -5,6 +5,7 @@
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type { TopicInfo } from '../storage';
+import { prepared } from './db';
 import type { Db, Queryable } from './db';
 
 interface TopicRow {
@@ -18,6 +19,9 @@ interface TopicRow {
 const TOPIC_SELECT = `SELECT t.id, t.name, t.topic_uuid, t.partitions,
   coalesce((SELECT json_object_agg(c.name, c.value) FROM topic_config c WHERE c.topic_id = t.id), '{}') AS configs
   FROM topic t`;
+
+const TOPIC_BY_NAME = prepared('topic_by_name', `${TOPIC_SELECT} WHERE t.name = $1`);
+const TOPIC_BY_ID = prepared('topic_by_id', `${TOPIC_SELECT} WHERE t.topic_uuid = $1`);
 
 /** A partition as appends, reads and retention address it. */
 export interface PartitionRef {
@@ -41,12 +45,12 @@ export class Topics {
   }
 
   async get(name: string, q: Queryable = this.db): Promise<TopicInfo | undefined> {
-    const [row] = await q.query<TopicRow>(`${TOPIC_SELECT} WHERE t.name = $1`, [name]);
+    const [row] = await q.query<TopicRow>(TOPIC_BY_NAME, [name]);
     return row && info(row);
   }
 
   async getById(topicId: string): Promise<TopicInfo | undefined> {
-    const [row] = await this.db.query<TopicRow>(`${TOPIC_SELECT} WHERE t.topic_uuid = $1`, [topicId]);
+    const [row] = await this.db.query<TopicRow>(TOPIC_BY_ID, [topicId]);
     return row && info(row);
   }
 

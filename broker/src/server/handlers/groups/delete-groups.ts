@@ -6,6 +6,7 @@ import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../../protoco
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> = {
   apiKey: ApiKey.DeleteGroups,
@@ -14,7 +15,13 @@ export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsRe
   async handle(ctx, req) {
     // KafkaApis.handleDeleteGroupsRequest: DELETE on each group.
     const allowed = req.groupsNames.filter((g) => may(ctx, 'DELETE', 'GROUP', g));
-    const deleted = new Map((await ctx.broker.groups.deleteGroups(allowed)).map((r) => [r.groupId, r]));
+    // Only the group's coordinator deletes it (its members are in that broker's memory, src/cluster).
+    const gates = await Promise.all(allowed.map((g) => coordinatorGate(ctx, 'group', g)));
+    const refused = allowed.flatMap((groupId, i) => (gates[i] ? [{ groupId, errorCode: gates[i] }] : []));
+    const here = allowed.filter((_, i) => gates[i] === ErrorCode.NONE);
+    const deleted = new Map(
+      [...(await ctx.broker.groups.deleteGroups(here)), ...refused].map((r) => [r.groupId, r] as const),
+    );
     return {
       throttleTimeMs: 0,
       results: req.groupsNames.map(

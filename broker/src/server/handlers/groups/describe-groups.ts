@@ -6,6 +6,7 @@ import type { DescribeGroupsRequest, DescribeGroupsResponse } from '../../../pro
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { authorizedOperations, may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 /** "Not requested" in KIP-430. */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
@@ -20,8 +21,12 @@ export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGr
     return {
       throttleTimeMs: 0,
       groups: await Promise.all(
-        req.groups.map(async (groupId) =>
-          may(ctx, 'DESCRIBE', 'GROUP', groupId)
+        req.groups.map(async (groupId) => {
+          // Membership lives on the group's coordinator (src/cluster): elsewhere, NOT_COORDINATOR.
+          const notHere = may(ctx, 'DESCRIBE', 'GROUP', groupId)
+            ? await coordinatorGate(ctx, 'group', groupId)
+            : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+          return notHere === ErrorCode.NONE
             ? {
                 ...(await ctx.broker.groups.describeGroup(groupId)),
                 authorizedOperations: req.includeAuthorizedOperations
@@ -29,15 +34,15 @@ export const describeGroupsHandler: ApiHandler<DescribeGroupsRequest, DescribeGr
                   : OPERATIONS_NOT_REQUESTED,
               }
             : {
-                errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                errorCode: notHere,
                 groupId,
                 groupState: '',
                 protocolType: '',
                 protocolData: '',
                 members: [],
                 authorizedOperations: OPERATIONS_NOT_REQUESTED,
-              },
-        ),
+              };
+        }),
       ),
     };
   },

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../../protocol/error-codes';
 import type { ListGroupsRequest, ListGroupsResponse } from '../../../protocol/messages';
 import type { ApiHandler } from '../../context';
 import { may, mayOnCluster } from '../authz';
+import { placedHere } from '../../cluster-answers';
 
 export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse> = {
   apiKey: ApiKey.ListGroups,
@@ -17,6 +18,8 @@ export const listGroupsHandler: ApiHandler<ListGroupsRequest, ListGroupsResponse
     let groups = await coord.listGroups(v >= 4 ? (req.statesFilter ?? []) : [], v >= 5 ? (req.typesFilter ?? []) : []);
     // KafkaApis.handleListGroupsRequest: all groups with DESCRIBE on the cluster, else those the
     // principal may DESCRIBE.
+    // Each broker lists the groups it coordinates: the admin client asks every broker and merges.
+    groups = groups.filter((g) => placedHere(ctx.broker, 'group', g.groupId));
     if (!mayOnCluster(ctx, 'DESCRIBE')) groups = groups.filter((g) => may(ctx, 'DESCRIBE', 'GROUP', g.groupId));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
   },

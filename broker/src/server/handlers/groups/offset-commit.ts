@@ -13,6 +13,7 @@ import type { OffsetCommitRequest, OffsetCommitResponse } from '../../../protoco
 import type { Storage } from '../../../storage/storage';
 import type { ApiHandler } from '../../context';
 import { authorizedNames, may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 /** Kafka 3.9 in KRaft mode for a v0 (ZooKeeper-stored) commit. */
 async function v0Response(storage: Storage, req: OffsetCommitRequest): Promise<OffsetCommitResponse> {
@@ -74,6 +75,9 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
       );
       return v0Response(ctx.broker.storage, req);
     }
+    // The coordinator checks the generation against the members it holds (src/cluster).
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    if (notHere !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: errorEverywhere(notHere) };
     const offsets = req.topics.flatMap((t) =>
       t.partitions.map((p) => ({
         topic: t.name,

@@ -5,6 +5,7 @@ import type { OffsetDeleteRequest, OffsetDeleteResponse } from '../../../protoco
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { ApiHandler } from '../../context';
 import { authorizedNames, may } from '../authz';
+import { coordinatorGate } from '../../cluster-answers';
 
 export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteResponse> = {
   apiKey: ApiKey.OffsetDelete,
@@ -14,6 +15,8 @@ export const offsetDeleteHandler: ApiHandler<OffsetDeleteRequest, OffsetDeleteRe
     // KafkaApis.handleOffsetDeleteRequest: DELETE on the group, READ on each topic.
     if (!may(ctx, 'DELETE', 'GROUP', req.groupId))
       return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
+    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
+    if (notHere !== ErrorCode.NONE) return { errorCode: notHere, throttleTimeMs: 0, topics: [] };
     const readable = authorizedNames(
       ctx,
       'READ',
