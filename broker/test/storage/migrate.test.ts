@@ -263,7 +263,7 @@ describeWithTools('postgresql')('minnow migrate', () => {
     expect((await migrateSqliteToPostgres(source(), other)).ok).toBe(true);
   });
 
-  it('fails the verify when one byte of one batch differs, naming that partition', async () => {
+  it('fails the verify when one byte of one batch differs, or one value of a row, naming them', async () => {
     const target = await server.createDatabase('migrate_corrupt');
     const lines: string[] = [];
     expect(
@@ -292,5 +292,9 @@ describeWithTools('postgresql')('minnow migrate', () => {
       ),
     ).toBe(1);
     expect(lines.join('\n')).toMatch(/md5 orders-1 .* DIFFERENT/);
+    // A changed row of another table: the same count, a different content.
+    await pgRows(target, "UPDATE group_offset SET committed_offset = committed_offset + 1 WHERE group_id = 'g'");
+    const again = await verifyMigration(source(), target);
+    expect(again.rows.filter((r) => !r.ok).map((r) => r.what)).toEqual(['content group_offset', 'md5 orders-1']);
   });
 });
