@@ -145,7 +145,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   try {
     clusterSetup = await openCluster(config, logger, fetchWaiters, identity.nodeId);
   } catch (err) {
-    storage.close();
+    await storage.close();
     throw err;
   }
   const { cluster } = clusterSetup;
@@ -325,7 +325,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     groups.close();
     transactions.close();
     await cluster.stop();
-    storage.close();
+    await storage.close();
     throw err;
   }
   certificates?.watch(config.tlsReloadIntervalMs);

@@ -96,6 +96,36 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
       expect(new Set(ids.map((i) => i.producerId)).size).toBe(2);
     });
 
+    it('appends on one broker and transactions on another over the same partitions never deadlock', async () => {
+      const other = await openStorage();
+      await s.createTopic('t', 4, {});
+      const all = [0, 1, 2, 3];
+      await s.initTransaction('tx', 60000, NOW_MS);
+      const appends = async () => {
+        for (let i = 0; i < 40; i++) {
+          const results = await s.append(
+            all.map((p) => part('t', p, [batch()])),
+            NOW_MS,
+          );
+          expect(results.map((r) => r.errorCode)).toEqual([0, 0, 0, 0]);
+        }
+      };
+      const transactions = async () => {
+        for (let i = 0; i < 20; i++) {
+          // Named in reverse order: the engine still locks in partition id order.
+          await other.addToTransaction(
+            'tx',
+            [...all].reverse().map((p) => ({ topic: 't', partition: p })),
+            [],
+            NOW_MS,
+          );
+          await other.endTransaction('tx', i % 2 === 0, NOW_MS);
+        }
+      };
+      await Promise.all([appends(), transactions()]);
+      for (const p of all) expect(await s.offsets('t', p)).toEqual({ logStartOffset: 0, highWatermark: 60 });
+    });
+
     it('two brokers cleaning one partition at once leave each key once, its newest value', async () => {
       const other = await openStorage();
       await s.createTopic('c', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01' });

@@ -7,7 +7,13 @@ import type { AbortedTransaction, PartitionOffsets, ReadResult, StoredBatch } fr
 import { prepared } from './db';
 import type { Db } from './db';
 
-/** Batches one fetch considers at most (their sizes, not their bytes): bounds the scan of a tiny-batch log. */
+/** A v2 batch is at least its 61-byte header: more than maxBytes / 61 + 1 batches never fit. */
+const MIN_BATCH_BYTES = 61;
+/**
+ * Batches one fetch considers at most (their sizes, not their bytes): bounds the scan of a
+ * tiny-batch log. Measured: 1000 batches' sizes cost ~6 ms, 17000 ~60 ms (the scan and the running
+ * sum). A consumer of tiny batches gets 1000 per partition per fetch, then fetches again.
+ */
 const READ_ROW_LIMIT = 1000;
 
 /**
@@ -57,8 +63,8 @@ const READ = prepared(
           WHERE b.partition_id = (SELECT id FROM s) AND b.base_offset >= (SELECT start FROM f)
             AND b.base_offset < (SELECT hw FROM s)
             AND (NOT $6::boolean OR b.last_offset < (SELECT lso FROM s))
-          ORDER BY b.base_offset LIMIT ${READ_ROW_LIMIT}) c
-    WINDOW w AS (ORDER BY c.base_offset)
+          ORDER BY b.base_offset LIMIT $7) c
+    WINDOW w AS (ORDER BY c.base_offset ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
   ),
   chosen AS (
     SELECT b.base_offset, b.last_offset, b.data FROM sizes JOIN record_batch b
@@ -93,6 +99,7 @@ export class Records {
       maxBytes,
       minOneBatch,
       readCommitted,
+      Math.min(READ_ROW_LIMIT, Math.floor(Math.max(0, maxBytes) / MIN_BATCH_BYTES) + 1),
     ]);
     const state = rows[0];
     if (!state) return unknownPartitionRead();

@@ -132,11 +132,13 @@ export class PgTransactions {
           throw new StorageError(
             `cannot add unknown partitions (of ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ')}) to transaction "${transactionalId}"`,
           );
+        // In partition id order: each row's foreign key check share-locks its partition, and appends
+        // lock partitions in id order too, so the two cannot deadlock.
         await q.query(
           `INSERT INTO txn_partition (transactional_id, partition_id)
-           SELECT $1, p.id FROM partition p JOIN topic t ON t.id = p.topic_id
+           SELECT DISTINCT $1, p.id FROM partition p JOIN topic t ON t.id = p.topic_id
            JOIN unnest($2::text[], $3::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-           ON CONFLICT DO NOTHING`,
+           ORDER BY p.id ON CONFLICT DO NOTHING`,
           [transactionalId, names, indexes],
         );
       }
@@ -233,7 +235,7 @@ export class PgTransactions {
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
          SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset
-         WHERE transactional_id = $1
+         WHERE transactional_id = $1 ORDER BY group_id, topic, partition_index
          ON CONFLICT (group_id, topic, partition_index) DO UPDATE SET committed_offset = excluded.committed_offset,
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
