@@ -13,6 +13,7 @@ import { MAX_PRODUCER_EPOCH } from '../log-rules';
 import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Db, Queryable } from './db';
 import { lockPartitions } from './log-writes';
+import { OFFSET_ORDER } from './offsets';
 import { writeMarkers } from './txn-markers';
 
 type TxnRow = Omit<TransactionInfo, 'partitions' | 'groups'>;
@@ -231,11 +232,12 @@ export class PgTransactions {
     );
     const locked = [...(await lockPartitions(q, marked)).values()];
     if (locked.length > 0) await writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
+    // In OFFSET_ORDER, as OffsetCommit writes: two orders over the same rows could deadlock.
     if (commit)
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
-         SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset
-         WHERE transactional_id = $1 ORDER BY group_id, topic, partition_index
+         SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset g
+         WHERE transactional_id = $1 ORDER BY ${OFFSET_ORDER}
          ON CONFLICT (group_id, topic, partition_index) DO UPDATE SET committed_offset = excluded.committed_offset,
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
