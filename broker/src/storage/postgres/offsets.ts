@@ -12,6 +12,9 @@ const COLUMNS = `topic, partition_index AS partition, committed_offset AS offset
  */
 export const OFFSET_ORDER = 'g.group_id COLLATE "C", g.topic COLLATE "C", g.partition_index';
 
+/** The same for pending transactional offsets (TxnOffsetCommit, topic deletion). Columns of `g`. */
+export const TXN_OFFSET_ORDER = `g.transactional_id COLLATE "C", ${OFFSET_ORDER}`;
+
 export class GroupOffsets {
   constructor(private readonly db: Db) {}
 

@@ -7,7 +7,7 @@ import { StorageError } from '../storage';
 import type { TopicInfo } from '../storage';
 import { prepared } from './db';
 import type { Db, Queryable } from './db';
-import { OFFSET_ORDER } from './offsets';
+import { OFFSET_ORDER, TXN_OFFSET_ORDER } from './offsets';
 
 interface TopicRow {
   id: number;
@@ -90,11 +90,12 @@ export class Topics {
   async delete(name: string): Promise<boolean> {
     return this.db.tx(async (q) => {
       // The global lock order (docs/postgres.md): the topic, its partitions in id order (as appends
-      // and markers lock them; the cascade's own order is its plan's), then the offsets in OFFSET_ORDER.
+      // and markers lock them; the cascade's own order is its plan's), then the offsets in (TXN_)OFFSET_ORDER.
       const [t] = await q.query<{ id: number }>('SELECT id FROM topic WHERE name = $1 FOR UPDATE', [name]);
       if (!t) return false;
       await q.query('SELECT 1 FROM partition WHERE topic_id = $1 ORDER BY id FOR UPDATE', [t.id]);
       await q.query(`SELECT 1 FROM group_offset g WHERE g.topic = $1 ORDER BY ${OFFSET_ORDER} FOR UPDATE`, [name]);
+      await q.query(`SELECT 1 FROM txn_offset g WHERE g.topic = $1 ORDER BY ${TXN_OFFSET_ORDER} FOR UPDATE`, [name]);
       await q.query('DELETE FROM topic WHERE id = $1', [t.id]);
       await q.query('DELETE FROM group_offset WHERE topic = $1', [name]);
       await q.query('DELETE FROM txn_offset WHERE topic = $1', [name]);
