@@ -1,4 +1,4 @@
-import { KeyedSerial } from '../../src/server/keyed-serial';
+import { KeyedSerial } from '../../src/keyed-serial';
 
 /** A task that runs until its gate is opened, recording its start and end. */
 function gated(log: string[], name: string) {
