@@ -85,18 +85,34 @@ export class Db implements Queryable {
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(config(text, values))).rows;
-    } catch (err) {
-      throw asStorageError(err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query<R>(config(text, values))).rows;
+      } catch (err) {
+        const e = asStorageError(err);
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(e)) throw e;
+      }
     }
   }
 
   /**
    * Runs `fn` in one transaction (BEGIN ... COMMIT; ROLLBACK on any error) on one pooled client.
-   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot.
+   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot. A transaction
+   * PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) runs
+   * again from the start (TX_ATTEMPTS in all), so `fn` must not change what it was given; after
+   * that the StorageError is retriable for the client (KAFKA_STORAGE_ERROR, NOT_COORDINATOR, ...).
    */
   async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.txOnce(fn, isolation);
+      } catch (err) {
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(err)) throw err;
+      }
+    }
+  }
+
+  private async txOnce<T>(fn: (q: Queryable) => Promise<T>, isolation: string | undefined): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -136,6 +152,14 @@ export class Db implements Queryable {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** Attempts of a statement or transaction that PostgreSQL rolled back (deadlock, serialization). */
+export const TX_ATTEMPTS = 3;
+
+/** 40P01 (deadlock detected) and 40001 (serialization failure): nothing was done, run it again. */
+export function rolledBackByServer(err: unknown): boolean {
+  return err instanceof StorageError && (err.code === '40P01' || err.code === '40001');
 }
 
 function config(text: string | Prepared, values: unknown[] | undefined): QueryConfig {
