@@ -254,6 +254,58 @@ describeWithTools(
     expect(produce.ok).toBe(true);
   });
 
+  it('strings with a NUL character (group id, transactional id) work as on sqlite://', async () => {
+    // Kafka strings may hold U+0000 (PostgreSQL TEXT may not). Few retries: a refusal shows at once.
+    const quick = new Kafka({
+      brokers: [bootstrap()],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 300 },
+    });
+    const within = <T>(what: string, p: Promise<T>) =>
+      Promise.race([
+        p,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what}: no answer in 10 s`)), 10_000)),
+      ]);
+    const outcome = async (what: string, f: () => Promise<unknown>) => {
+      try {
+        return await within(what, f());
+      } catch (err) {
+        return `${what} failed: ${(err as Error).message}`;
+      }
+    };
+    const admin = quick.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: 'nul-strings', numPartitions: 1 }] });
+      const group = 'g\u0000nul';
+      const set = await outcome('OffsetCommit for group g\\0nul', () =>
+        admin.setOffsets({ groupId: group, topic: 'nul-strings', partitions: [{ partition: 0, offset: '0' }] }),
+      );
+      const fetched = await outcome('OffsetFetch for group g\\0nul', () =>
+        admin.fetchOffsets({ groupId: group, topics: ['nul-strings'] }),
+      );
+      const txn = await outcome('a transaction with transactional.id tx\\0nul', async () => {
+        const p = quick.producer({ transactionalId: 'tx\u0000nul', idempotent: true, maxInFlightRequests: 1 });
+        await p.connect();
+        try {
+          const t = await p.transaction();
+          await t.send({ topic: 'nul-strings', messages: [{ value: 'in txn' }] });
+          await t.commit();
+        } finally {
+          await p.disconnect();
+        }
+        return 'committed';
+      });
+      expect({ set, fetched, txn }).toEqual({
+        set: undefined,
+        fetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: '0', metadata: null }] }],
+        txn: 'committed',
+      });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('PostgreSQL crash-restarts under a kafkajs idempotent producer: every acknowledged record is read once', async () => {
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
