@@ -159,6 +159,32 @@ describeWithTools('postgresql')('postgres engine: locks', () => {
     }
   });
 
+  it('two brokers creating and deleting the same ACLs in opposite orders all succeed', async () => {
+    const other = await PostgresStorage.open(dbUrl);
+    try {
+      const bindings = Array.from({ length: 20 }, (_, i) => ({
+        resourceType: 'TOPIC' as const,
+        resourceName: `t${i}`,
+        patternType: 'LITERAL' as const,
+        principal: 'User:alice',
+        host: '*',
+        operation: 'READ' as const,
+        permissionType: 'ALLOW' as const,
+      }));
+      const reversed = [...bindings].reverse();
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 20; i++) {
+        const s = i % 2 ? storage : other;
+        const list = i % 2 ? bindings : reversed;
+        work.push(i % 4 === 3 ? s.deleteAcls(list) : s.createAcls(list));
+      }
+      const failures = (await Promise.allSettled(work)).filter((r) => r.status === 'rejected');
+      expect(failures).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('runs a transaction PostgreSQL rolled back for a deadlock or serialization failure again', async () => {
     const db = new Db({ connectionString: dbUrl }, { max: 2 });
     try {
