@@ -142,13 +142,13 @@ describeWithTools(
   });
 
   it.each([true, false])(
-    'kcat (idempotence %s): 2000 records pipelined to one partition are stored once, in order',
+    'kcat (idempotence %s): 1000 records pipelined to one partition are stored once, in order',
     async (idempotent) => {
       // One record per request, up to 5 requests in flight on one connection (librdkafka's
       // default): Kafka handles a connection's requests in order, so the log keeps the send order.
       const topic = `kcat-pipelined-${idempotent}`;
       await broker.context.storage.createTopic(topic, 1, {});
-      const sent = Array.from({ length: 2000 }, (_, i) => `p${i}`);
+      const sent = Array.from({ length: 1000 }, (_, i) => `p${i}`);
       await kcatProduce(topic, sent, [
         '-X',
         `enable.idempotence=${idempotent}`,
