@@ -124,6 +124,67 @@ describeWithTools('postgresql')('postgres engine: locks', () => {
     ]);
   });
 
+  it('OffsetCommits and EndTxns of two brokers writing the same offsets in opposite orders all succeed', async () => {
+    const other = await PostgresStorage.open(dbUrl);
+    try {
+      const topics = ['a', 'B', 'c', 'D', 'e'];
+      for (const t of topics) await storage.createTopic(t, 2, {});
+      const rows = topics.flatMap((topic) => [0, 1].map((partition) => ({ topic, partition })));
+      const offsets = (order: typeof rows, value: number) =>
+        order.map((r) => ({ ...r, offset: value, leaderEpoch: -1, metadata: '' }));
+      const reversed = [...rows].reverse();
+      const ids = ['x', 'y', 'z'];
+      for (const id of ids) await other.initTransaction(id, 60_000, NOW_MS);
+      const txn = async (id: string, i: number) => {
+        await other.addToTransaction(id, [], ['g'], NOW_MS);
+        await other.commitTransactionalOffsets(id, 'g', offsets(i % 2 ? rows : reversed, 1000 + i), NOW_MS);
+        await other.endTransaction(id, true, NOW_MS);
+      };
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 30; i++) {
+        const s = i % 2 ? storage : other;
+        work.push(s.commitOffsets('g', offsets(i % 3 ? rows : reversed, i), NOW_MS));
+      }
+      for (const [k, id] of ids.entries())
+        work.push(
+          (async () => {
+            for (let i = 0; i < 5; i++) await txn(id, k * 10 + i);
+          })(),
+        );
+      const failures = (await Promise.allSettled(work)).filter((r) => r.status === 'rejected');
+      expect(failures).toEqual([]);
+      expect(await storage.fetchOffsets('g')).toHaveLength(rows.length);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('two brokers creating and deleting the same ACLs in opposite orders all succeed', async () => {
+    const other = await PostgresStorage.open(dbUrl);
+    try {
+      const bindings = Array.from({ length: 20 }, (_, i) => ({
+        resourceType: 'TOPIC' as const,
+        resourceName: `t${i}`,
+        patternType: 'LITERAL' as const,
+        principal: 'User:alice',
+        host: '*',
+        operation: 'READ' as const,
+        permissionType: 'ALLOW' as const,
+      }));
+      const reversed = [...bindings].reverse();
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 20; i++) {
+        const s = i % 2 ? storage : other;
+        const list = i % 2 ? bindings : reversed;
+        work.push(i % 4 === 3 ? s.deleteAcls(list) : s.createAcls(list));
+      }
+      const failures = (await Promise.allSettled(work)).filter((r) => r.status === 'rejected');
+      expect(failures).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('runs a transaction PostgreSQL rolled back for a deadlock or serialization failure again', async () => {
     const db = new Db({ connectionString: dbUrl }, { max: 2 });
     try {

@@ -6,6 +6,7 @@ import { Pool } from 'pg';
 import type { PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import { StorageError } from '../storage';
+import { escapeParams, unescapeRows } from './nul-escape';
 
 /**
  * A statement prepared once per connection under its name (then executed with a cached plan):
@@ -87,7 +88,7 @@ export class Db implements Queryable {
   async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.query<R>(config(text, values))).rows;
+        return unescapeRows((await this.pool.query<R>(config(text, values))).rows);
       } catch (err) {
         const e = asStorageError(err);
         if (attempt >= TX_ATTEMPTS || !rolledBackByServer(e)) throw e;
@@ -122,7 +123,7 @@ export class Db implements Queryable {
     const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
       query: async <R extends QueryResultRow>(text: string | Prepared, values?: unknown[]) =>
-        (await client.query<R>(config(text, values))).rows,
+        unescapeRows((await client.query<R>(config(text, values))).rows),
       afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
@@ -162,7 +163,9 @@ export function rolledBackByServer(err: unknown): boolean {
   return err instanceof StorageError && (err.code === '40P01' || err.code === '40001');
 }
 
-function config(text: string | Prepared, values: unknown[] | undefined): QueryConfig {
+/** The query as node-postgres takes it; string parameters NUL-escaped (nul-escape.ts). */
+function config(text: string | Prepared, params: unknown[] | undefined): QueryConfig {
+  const values = escapeParams(params);
   return typeof text === 'string' ? { text, values } : { name: text.name, text: text.text, values };
 }
 
