@@ -348,7 +348,9 @@ export class Connection {
           const result = handler.handle(ctx, request);
           if (quotasOn) handlerMs = performance.now() - t0;
           if (result instanceof Promise) {
-            result.then(finish, fail).finally(done);
+            // finish can throw too (an answer that does not encode): that closes this connection
+            // only, never the broker (an unhandled rejection would end the process).
+            result.then(finish, fail).catch(fail).finally(done);
           } else {
             finish(result);
             done();

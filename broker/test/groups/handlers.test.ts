@@ -294,6 +294,32 @@ describe('offsets', () => {
     ]);
   });
 
+  it('OffsetCommit of an offset past 2^53 - 1 (here int64 max) is refused for its partition; the others commit and OffsetFetch still answers', async () => {
+    const { call } = setup();
+    const c = await call(K.OffsetCommit, 8, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, committedOffset: 2n ** 63n - 1n, committedLeaderEpoch: -1, committedMetadata: '' },
+            { partitionIndex: 1, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' },
+          ],
+        },
+      ],
+    });
+    expect(c.topics[0].partitions).toEqual([
+      { partitionIndex: 0, errorCode: ErrorCode.INVALID_COMMIT_OFFSET_SIZE },
+      { partitionIndex: 1, errorCode: 0 },
+    ]);
+    const f = await call(K.OffsetFetch, 7, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 1] }] });
+    expect(f.topics[0].partitions.map((p: any) => p.committedOffset)).toEqual([-1n, 5n]);
+  });
+
   it('OffsetCommit v1 (sarama before 1.41): a member commits with its generation; commitTimestamp is accepted', async () => {
     const { call } = setup();
     const { memberId, generationId } = await joinAndSync(call, 1);

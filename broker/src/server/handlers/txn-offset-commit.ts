@@ -4,6 +4,7 @@
 // (KIP-447). KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id and READ on the
 // group (else every partition gets the error), READ on each topic, unknown partitions answered
 // before the coordinator sees the rest.
+import { storableOffset } from './groups/offset-commit';
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../../protocol/messages';
@@ -48,6 +49,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
         if (!readable.has(t.name)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
         else if (!info || p.partitionIndex < 0 || p.partitionIndex >= info.partitionCount)
           out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        else if (!storableOffset(p.committedOffset)) out.errorCode = ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
         else {
           offsets.push({
             topic: t.name,

@@ -78,14 +78,18 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
     // The coordinator checks the generation against the members it holds (src/cluster).
     const notHere = await coordinatorGate(ctx, 'group', req.groupId);
     if (notHere !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: errorEverywhere(notHere) };
+    const asked = req.topics.flatMap((t) => t.partitions);
+    const storable = asked.filter((p) => storableOffset(p.committedOffset));
     const offsets = req.topics.flatMap((t) =>
-      t.partitions.map((p) => ({
-        topic: t.name,
-        partition: p.partitionIndex,
-        offset: Number(p.committedOffset),
-        leaderEpoch: v >= 6 ? (p.committedLeaderEpoch ?? -1) : -1,
-        metadata: p.committedMetadata,
-      })),
+      t.partitions
+        .filter((p) => storableOffset(p.committedOffset))
+        .map((p) => ({
+          topic: t.name,
+          partition: p.partitionIndex,
+          offset: Number(p.committedOffset),
+          leaderEpoch: v >= 6 ? (p.committedLeaderEpoch ?? -1) : -1,
+          metadata: p.committedMetadata,
+        })),
     );
     const errors = await ctx.broker.groups.commitOffsets({
       groupId: req.groupId,
@@ -94,13 +98,26 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
       groupInstanceId: v >= 7 ? (req.groupInstanceId ?? null) : null,
       offsets,
     });
-    let i = 0;
+    const answer = new Map(storable.map((p, i) => [p, errors[i]!] as const));
     return {
       throttleTimeMs: 0,
       topics: req.topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: answer.get(p) ?? ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
+        })),
       })),
     };
   },
 };
+
+/**
+ * Offsets are JS numbers in storage (exact up to 2^53 - 1, storage.ts) while Kafka takes any int64.
+ * No log reaches 2^53, so a larger commit is refused for its partition (INVALID_COMMIT_OFFSET_SIZE)
+ * rather than stored rounded: 2^63 - 1 became 2^63, which no int64 encodes, and the next
+ * OffsetFetch answer failed to encode (found by pg-clients; TxnOffsetCommit does the same).
+ */
+export function storableOffset(offset: bigint): boolean {
+  return offset <= BigInt(Number.MAX_SAFE_INTEGER) && offset >= BigInt(Number.MIN_SAFE_INTEGER);
+}
