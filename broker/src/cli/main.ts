@@ -16,7 +16,7 @@ commands:
   acl add|list|delete           ACLs, with kafka-acls' flags
   backup DEST.db                consistent copy of a broker's database
   restore BACKUP.db             put a backup in place of the (stopped) broker's database
-  migrate sqlite://.. postgres://..  copy a (stopped) broker's database into an empty PostgreSQL, verified
+  migrate sqlite:// postgres:// copy a stopped broker's database into an empty PostgreSQL, verified
   perf produce|consume|e2e      load tool
 
 Client commands take --bootstrap-server HOST:PORT (default localhost:9092; env MINNOW_BOOTSTRAP_SERVER),

@@ -41,7 +41,8 @@ export async function migrateCommand(
     throw err;
   }
   if (source.kind !== 'sqlite') throw new UsageError(`${from}: the source must be a sqlite:// database\n\n${USAGE}`);
-  if (!isPostgresUrl(to)) throw new UsageError(`${redactPostgresUrl(to)}: the target must be a postgres:// URL\n\n${USAGE}`);
+  if (!isPostgresUrl(to))
+    throw new UsageError(`${redactPostgresUrl(to)}: the target must be a postgres:// URL\n\n${USAGE}`);
   const chunkMb = values['chunk-mb'] === undefined ? 8 : Number(values['chunk-mb']);
   if (!(chunkMb > 0)) throw new UsageError(`--chunk-mb ${values['chunk-mb']}: expected a positive number`);
 

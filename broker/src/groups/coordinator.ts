@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { Logger } from '../logger';
 import { StorageError } from '../storage/storage';
-import { KeyedSerial } from '../server/keyed-serial';
+import { KeyedSerial } from '../keyed-serial';
 import type { Storage } from '../storage/storage';
 import {
   Group,

@@ -3,7 +3,7 @@
 // import coordinator.ts, which imports them (the import graph stays a DAG).
 import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
-import type { KeyedSerial } from '../server/keyed-serial';
+import type { KeyedSerial } from '../keyed-serial';
 import type { Group } from './group';
 
 export interface GroupRegistry {

@@ -145,7 +145,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   try {
     clusterSetup = await openCluster(config, logger, fetchWaiters, identity.nodeId);
   } catch (err) {
-    storage.close();
+    await storage.close();
     throw err;
   }
   const { cluster } = clusterSetup;
@@ -194,6 +194,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const advertised = listeners[0]!.advertised;
   const quotas = new BrokerQuotas({ samples: config.quotaWindowNum, windowMs: config.quotaWindowSizeSeconds * 1000 });
   await quotas.reload(storage);
+  // Another broker on the same postgres:// database changed ACLs or quotas: reload this broker's
+  // copies (broker configs are read through a 1 s cache, SCRAM users at each login).
+  clusterSetup.onSecurityChange((what) => {
+    const reload = what === 'acl' ? authorizer.reload() : what === 'quota' ? quotas.reload(storage) : undefined;
+    reload?.catch((err: unknown) => logger.error('reloading after another broker changed them failed', { what, err }));
+  });
   const context: BrokerContext = {
     config,
     storage,
@@ -319,7 +325,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     groups.close();
     transactions.close();
     await cluster.stop();
-    storage.close();
+    await storage.close();
     throw err;
   }
   certificates?.watch(config.tlsReloadIntervalMs);
@@ -358,6 +364,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     brokerDefaults: () => brokerTopicDefaults(storage, identity.nodeId),
     now,
     logger,
+    // On a shared database each broker compacts the partitions it leads (the others' are theirs).
+    cleans: cluster.shared ? (topic, partition) => cluster.leaderOf(topic, partition) === cluster.nodeId : undefined,
     onFreed: () => diskSpace?.invalidate(),
   });
   cleaner.start();

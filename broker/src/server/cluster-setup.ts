@@ -6,6 +6,8 @@ import { PostgresCluster } from '../cluster/postgres-cluster';
 import { SingleNode } from '../cluster/single-node';
 import type { Logger } from '../logger';
 import { APPEND_CHANNEL, parseAppendNotice } from '../storage/postgres/log-writes';
+import { parseSecurityNotice, SECURITY_CHANNEL } from '../storage/postgres/security';
+import type { SecurityChange } from '../storage/postgres/security';
 import { postgresPoolConfig } from '../storage/postgres/url';
 import type { BrokerConfig } from './config';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
@@ -16,6 +18,12 @@ export interface ClusterSetup {
   cluster: Cluster;
   /** Registers the broker with its advertised addresses, once its listeners are bound. */
   join(listeners: readonly ResolvedListener[]): Promise<void>;
+  /**
+   * Calls `handler` when another broker changed ACLs, quotas, SCRAM users or broker configs
+   * (NOTIFY minnow_security, postgres/security.ts), and with every kind after the LISTEN connection
+   * came back (notices may have been missed). Register before join(); a no-op with one broker.
+   */
+  onSecurityChange(handler: (what: SecurityChange) => void): void;
 }
 
 /** `storedNodeId`: the storage's identity, the one broker's id on sqlite:// and memory://. */
@@ -28,7 +36,7 @@ export async function openCluster(
   const target = config.storageUrl;
   if (target.kind !== 'postgres') {
     // Its own address is always answered from the request's listener (cluster-answers.ts).
-    return { cluster: new SingleNode(storedNodeId, []), join: () => Promise.resolve() };
+    return { cluster: new SingleNode(storedNodeId, []), join: () => Promise.resolve(), onSecurityChange: () => {} };
   }
   const cluster = await PostgresCluster.open({
     connection: postgresPoolConfig(target.connectionString).config,
@@ -44,7 +52,16 @@ export async function openCluster(
   });
   // Appends announced while the LISTEN connection was away are lost: every waiter looks again.
   cluster.onListenReconnect(() => fetchWaiters.wakeAll());
-  return { cluster, join: (listeners) => cluster.join(endpoints(listeners)) };
+  const onSecurityChange = (handler: (what: SecurityChange) => void) => {
+    cluster.listen(SECURITY_CHANNEL, (payload) => {
+      const what = parseSecurityNotice(payload);
+      if (what) handler(what);
+    });
+    cluster.onListenReconnect(() => {
+      for (const what of ['acl', 'quota', 'scram', 'broker_config'] as const) handler(what);
+    });
+  };
+  return { cluster, join: (listeners) => cluster.join(endpoints(listeners)), onSecurityChange };
 }
 
 function endpoints(listeners: readonly ResolvedListener[]): NamedEndpoint[] {

@@ -2,6 +2,7 @@
 // out strictly in request order. Reading pauses while too many requests are in flight, while the
 // responses not yet taken by the client exceed a bound, and while the broker-wide request memory
 // pool cannot hold the next frame.
+import { ProduceOrder } from './produce-order';
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
@@ -70,6 +71,7 @@ export class Connection {
   private readonly clientHost: string;
   /** Who is connected (principal) and through which listener: see session.ts. */
   readonly session: Session;
+  private readonly produceOrder = new ProduceOrder();
   /** The SASL exchange on a sasl+ listener (its own module); undefined elsewhere. */
   private readonly sasl: SaslAuthenticator | undefined;
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
@@ -304,6 +306,7 @@ export class Connection {
         clientHost: this.clientHost,
         session: this.session,
         sasl: this.sasl,
+        produceOrder: this.produceOrder,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
       this.slots.push(slot);

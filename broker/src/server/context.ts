@@ -1,4 +1,5 @@
 // What a handler sees: the broker's services, and the request it is answering.
+import type { ProduceOrder } from './produce-order';
 import type { Cluster } from '../cluster/cluster';
 import type { ClusterIdentity, Storage } from '../storage/storage';
 import type { AppendQueue } from './append-queue';
@@ -55,6 +56,8 @@ export interface RequestContext {
   session: Session;
   /** The connection's SASL exchange (sasl/sasl-authenticator.ts); undefined on a listener without SASL. */
   sasl?: SaslAuthenticator;
+  /** The connection's Produce order (produce-order.ts); undefined outside a connection (tests). */
+  produceOrder?: ProduceOrder;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface LogCleanerOptions {
   brokerDefaults: () => Record<string, string> | Promise<Record<string, string>>;
   now: () => number;
   logger: Logger;
+  /** The partitions this broker cleans (several brokers on one database: those it leads); default all. */
+  cleans?: (topic: string, partition: number) => boolean;
   /** Called after a pass removed bytes (the disk-space cache is stale). */
   onFreed?: () => void;
 }
@@ -52,6 +54,7 @@ export class LogCleanerTask {
           brokerDefaults,
           dedupeBytes: this.opts.dedupeBytes,
           minPassIntervalMs: this.opts.backoffMs,
+          cleans: this.opts.cleans,
         });
         if (r.passDone) {
           logger.info('compacted partition', { ...r.passDone });

@@ -11,7 +11,7 @@
 import type { Logger } from '../logger';
 import { ErrorCode } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
-import { KeyedSerial } from '../server/keyed-serial';
+import { KeyedSerial } from '../keyed-serial';
 import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage';
 import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import type { GroupRegistry } from '../groups/group-registry';

@@ -16,15 +16,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   logger: [],
   args: [],
+  // One task at a time per key (a group, a transactional id, a topic name): coordinators and handlers.
+  'keyed-serial': [],
   // SCRAM's crypto and messages, shared by the broker's SASL and the client's.
   sasl: [],
   storage: ['protocol', 'logger', 'sasl'],
-  groups: ['protocol', 'storage', 'logger'],
+  groups: ['protocol', 'storage', 'logger', 'keyed-serial'],
   // The transaction coordinator checks TxnOffsetCommit's member against the group coordinator.
-  transactions: ['protocol', 'storage', 'groups', 'logger'],
+  transactions: ['protocol', 'storage', 'groups', 'logger', 'keyed-serial'],
   // Several brokers on one database (issue 18): who leads, who coordinates.
   cluster: ['protocol', 'logger'],
-  server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl', 'cluster'],
+  server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl', 'cluster', 'keyed-serial'],
   client: ['protocol', 'logger', 'sasl'],
   perf: ['client', 'protocol', 'logger', 'args'],
   cli: [

@@ -9,6 +9,7 @@ import { createLogger, silentLogger } from '../../src/logger';
 import type { SyncStorage } from '../../src/storage/storage';
 import { syncEngine } from '../../src/storage/sync-adapter';
 import type { Consumer } from 'kafkajs';
+import { postgresServer } from '../support/postgres-server';
 
 export type Engine = 'memory' | 'sqlite';
 
@@ -34,6 +35,17 @@ export async function startTestBroker(
     ...extra,
     config: { listeners: [{ host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }], storageUrl, ...extra.config },
   });
+}
+
+/**
+ * A new empty database on the test PostgreSQL (support/postgres-server.ts: a private server, or
+ * MINNOW_TEST_PG_URL's) as a postgres:// storage URL, and how to drop it after the broker stopped.
+ * Tests that use it run under describeWithTools('postgresql').
+ */
+export async function postgresStorageUrl(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = await postgresServer();
+  const url = await server.createDatabase(name);
+  return { url, drop: () => server.dropDatabase(url) };
 }
 
 export function storageUrlFor(engine: Engine, dir: string, name = 'minnow.db'): string {

@@ -1,7 +1,8 @@
 // `minnow migrate` (storage/migrate/): a sqlite:// state with something in every table is copied
 // into an empty PostgreSQL database row for row, verified, and refused when it should be: a
 // non-empty target, a source a broker holds. One flipped byte in the target fails the verify.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -228,6 +229,25 @@ describeWithTools('postgresql')('minnow migrate', () => {
     });
   });
 
+  it('copies what a killed broker left in the WAL (no checkpoint since)', async () => {
+    // A broker process appends and is SIGKILLed: its last batches are only in minnow.db-wal.
+    const path = join(dir, `killed${n}.db`);
+    const script = `
+      const { SqliteStorage } = require(${JSON.stringify(require.resolve('../../src/storage/sqlite/sqlite-storage'))});
+      const { batch, part } = require(${JSON.stringify(require.resolve('./fixtures'))});
+      const s = new SqliteStorage(${JSON.stringify(path)}, { walAutocheckpointPages: 0, checkpointIntervalMs: 0 });
+      s.createTopic('t', 1, {});
+      for (let i = 0; i < 7; i++) s.append([part('t', 0, [batch({ records: 2 })])], ${NOW_MS});
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { timeout: 60_000 });
+    expect(child.signal).toBe('SIGKILL');
+    expect(existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0).toBe(true);
+    const target = await server.createDatabase('migrate_killed');
+    const report = await migrateSqliteToPostgres(path, target);
+    expect(report.rows.filter((r) => !r.ok)).toEqual([]);
+    expect(report.rows.find((r) => r.what === 'partition t-0')!.target).toBe('7 batches 0..13 log 0..14');
+  });
+
   it('refuses a target that is not empty, and a source a broker holds', async () => {
     const target = await server.createDatabase('migrate_twice');
     expect((await migrateSqliteToPostgres(source(), target)).ok).toBe(true);
@@ -243,7 +263,7 @@ describeWithTools('postgresql')('minnow migrate', () => {
     expect((await migrateSqliteToPostgres(source(), other)).ok).toBe(true);
   });
 
-  it('fails the verify when one byte of one batch differs, naming that partition', async () => {
+  it('fails the verify when one byte of one batch differs, or one value of a row, naming them', async () => {
     const target = await server.createDatabase('migrate_corrupt');
     const lines: string[] = [];
     expect(
@@ -272,5 +292,9 @@ describeWithTools('postgresql')('minnow migrate', () => {
       ),
     ).toBe(1);
     expect(lines.join('\n')).toMatch(/md5 orders-1 .* DIFFERENT/);
+    // A changed row of another table: the same count, a different content.
+    await pgRows(target, "UPDATE group_offset SET committed_offset = committed_offset + 1 WHERE group_id = 'g'");
+    const again = await verifyMigration(source(), target);
+    expect(again.rows.filter((r) => !r.ok).map((r) => r.what)).toEqual(['content group_offset', 'md5 orders-1']);
   });
 });

@@ -1,17 +1,21 @@
 // The postgres:// engine's own tests (the shared contract runs in postgres.test.ts): several
 // PostgresStorage instances on ONE database, as several brokers are, plus opening and failures.
 // A real PostgreSQL from test/support/postgres-server.ts (MINNOW_TEST_PG_URL, else a private one).
+import { spawnSync } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { Db, retriable } from '../../src/storage/postgres/db';
 import { APPEND_CHANNEL, parseAppendNotice } from '../../src/storage/postgres/log-writes';
+import { openStorage } from '../../src/storage/open-storage';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import { redactPostgresUrl } from '../../src/storage/postgres/url';
 import { StorageError } from '../../src/storage/storage';
-import { describeWithTools } from '../support/external-tools';
-import { postgresServer } from '../support/postgres-server';
-import type { PostgresServer } from '../support/postgres-server';
+import { describeWithTools, postgresBinDir } from '../support/external-tools';
+import { postgresServer, startPrivatePostgres } from '../support/postgres-server';
+import type { PostgresServer, PrivateServer } from '../support/postgres-server';
 import { batch, NOW_MS, part } from './fixtures';
 
 let server: PostgresServer;
@@ -128,6 +132,20 @@ describeWithTools('postgresql')('postgres engine: brokers sharing one database',
     expect(notices).toEqual([{ topic: 't', topicId, partition: 1, highWatermark: 3 }]);
   });
 
+  it('is what openStorage opens for a postgres:// URL, reporting it without the password', async () => {
+    const withPassword = new URL(dbUrl);
+    withPassword.password = 'not-needed'; // trust authentication: ignored by the server
+    const s = await openStorage(withPassword.toString());
+    try {
+      expect(s).toBeInstanceOf(PostgresStorage);
+      expect(s.url).toBe(withPassword.toString().replace(':not-needed@', ':***@'));
+      await s.createTopic('t', 1, {});
+      expect((await s.append([part('t', 0, [batch()])], NOW_MS))[0]!.errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('refuses a database whose schema is newer than this minnow', async () => {
     await (await storage()).close();
     open.length = 0;
@@ -194,4 +212,73 @@ describeWithTools('postgresql')('postgres engine: losing connections', () => {
       await s.close();
     }
   });
+});
+
+describeWithTools('postgresql')('postgres engine: a broker that vanishes mid-transaction', () => {
+  it('loses its row locks after idle_in_transaction_session_timeout, so the other brokers append again', async () => {
+    const dbUrl = await server.createDatabase('pgcore_idle');
+    const a = await PostgresStorage.open(dbUrl);
+    const stuck = new Db({ connectionString: dbUrl }, { idleInTransactionTimeoutMs: 300 });
+    try {
+      await a.createTopic('t', 1, {});
+      // A "broker" that locked the partition as an append does, then never said another word.
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      const gone = stuck
+        .tx(async (q) => {
+          await q.query('SELECT id FROM partition FOR UPDATE');
+          locked();
+          await new Promise((r) => setTimeout(r, 3000));
+        })
+        .catch((e: unknown) => e);
+      await lockTaken;
+      expect((await a.append([part('t', 0, [batch()])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      expect(await gone).toBeInstanceOf(StorageError); // its session was ended: nothing of it commits
+    } finally {
+      await a.close();
+      await stuck.close();
+      await server.dropDatabase(dbUrl);
+    }
+  });
+});
+
+// A real restart needs the server binaries (not just MINNOW_TEST_PG_URL): a private server of its own.
+const binDir = postgresBinDir();
+(binDir ? describe : describe.skip)('postgres engine: PostgreSQL restarts under a running broker', () => {
+  let own: PrivateServer;
+  beforeAll(async () => {
+    own = await startPrivatePostgres(binDir);
+  }, 180_000);
+  afterAll(() => own?.stop());
+
+  const pgCtl = (...args: string[]) => {
+    const bin = path.join(binDir!, 'pg_ctl');
+    const [cmd, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+    const r = spawnSync(cmd, argv, { cwd: os.tmpdir(), timeout: 120_000, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`pg_ctl ${args.join(' ')}: ${r.stderr}`);
+  };
+
+  it('answers retriable StorageErrors while PostgreSQL is down and carries on when it is back', async () => {
+    const s = await PostgresStorage.open(`${own.baseUrl}/postgres`, { connectionTimeoutMs: 2000 });
+    try {
+      await s.createTopic('t', 1, {});
+      await Promise.all([1, 2, 3].map(() => s.append([part('t', 0, [batch()])], NOW_MS)));
+      pgCtl('-D', path.join(own.dir, 'data'), '-m', 'fast', '-w', 'stop');
+      const down = await s.append([part('t', 0, [batch()])], NOW_MS).catch((e: unknown) => e);
+      expect(down).toBeInstanceOf(StorageError);
+      expect(retriable(down)).toBe(true);
+      pgCtl('-D', path.join(own.dir, 'data'), '-l', path.join(own.dir, 'server.log'), '-w', 'start');
+      let result;
+      for (let i = 0; i < 5 && !result; i++) {
+        result = await s.append([part('t', 0, [batch()])], NOW_MS).catch((e: unknown) => {
+          expect(retriable(e)).toBe(true); // a connection the pool had not yet dropped
+          return undefined;
+        });
+      }
+      expect(result?.[0]).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 3 });
+      expect(await s.offsets('t', 0)).toEqual({ logStartOffset: 0, highWatermark: 4 });
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });

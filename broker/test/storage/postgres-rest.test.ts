@@ -96,6 +96,36 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
       expect(new Set(ids.map((i) => i.producerId)).size).toBe(2);
     });
 
+    it('appends on one broker and transactions on another over the same partitions never deadlock', async () => {
+      const other = await openStorage();
+      await s.createTopic('t', 4, {});
+      const all = [0, 1, 2, 3];
+      await s.initTransaction('tx', 60000, NOW_MS);
+      const appends = async () => {
+        for (let i = 0; i < 40; i++) {
+          const results = await s.append(
+            all.map((p) => part('t', p, [batch()])),
+            NOW_MS,
+          );
+          expect(results.map((r) => r.errorCode)).toEqual([0, 0, 0, 0]);
+        }
+      };
+      const transactions = async () => {
+        for (let i = 0; i < 20; i++) {
+          // Named in reverse order: the engine still locks in partition id order.
+          await other.addToTransaction(
+            'tx',
+            [...all].reverse().map((p) => ({ topic: 't', partition: p })),
+            [],
+            NOW_MS,
+          );
+          await other.endTransaction('tx', i % 2 === 0, NOW_MS);
+        }
+      };
+      await Promise.all([appends(), transactions()]);
+      for (const p of all) expect(await s.offsets('t', p)).toEqual({ logStartOffset: 0, highWatermark: 60 });
+    });
+
     it('two brokers cleaning one partition at once leave each key once, its newest value', async () => {
       const other = await openStorage();
       await s.createTopic('c', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01' });
@@ -154,6 +184,23 @@ describeWithTools('postgresql')('postgres:// (pg-rest)', () => {
       expect(await steps(NOW_MS + 999)).toBe(0); // left alone for a second
       expect(await steps(NOW_MS + 1000)).toBe(1);
       expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(2);
+    });
+
+    it('cleans only the partitions the cleans option gives it (a broker: those it leads)', async () => {
+      await s.createTopic('c', 2, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01' });
+      for (const p of [0, 1]) {
+        for (let i = 0; i < 5; i++) await s.append([part('c', p, [keyed('k', `v${i}`)])], NOW_MS);
+        await s.append([part('c', p, [keyed('head', 'h')])], NOW_MS);
+      }
+      const cleaned: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const r = await s.compactStep(NOW_MS, { cleans: (_topic, partition) => partition === 1 });
+        if (r.passDone) cleaned.push(r.passDone.partition);
+        if (!r.working) break;
+      }
+      expect(cleaned).toEqual([1]);
+      expect((await s.read('c', 0, 0, 1e9)).batches).toHaveLength(6);
+      expect((await s.read('c', 1, 0, 1e9)).batches).toHaveLength(2);
     });
 
     it('another broker sees a broker config change within a second', async () => {

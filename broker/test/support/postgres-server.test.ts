@@ -10,6 +10,7 @@ import { postgresServer, startPrivatePostgres } from './postgres-server';
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const c = new Client({ connectionString: url });
+  c.on('error', () => {}); // the query's own rejection reports a failure
   await c.connect();
   try {
     return (await c.query(sql)).rows as Record<string, unknown>[];
@@ -21,6 +22,8 @@ async function query(url: string, sql: string): Promise<Record<string, unknown>[
 /** Whether something accepts connections at `url` (bounded: one attempt). */
 async function accepts(url: string): Promise<boolean> {
   const c = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  // A server shutting down as we connect also says so as an 'error' event (57P01): not a failure.
+  c.on('error', () => {});
   try {
     await c.connect();
     await c.end();

@@ -18,7 +18,7 @@ import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { configsAuthorizationError, ResourceType } from './describe-configs';
-import { KeyedSerial } from '../keyed-serial';
+import { KeyedSerial } from '../../keyed-serial';
 
 /** IncrementalAlterConfigs operations (AlterConfigOp.OpType) */
 export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;

@@ -19,7 +19,7 @@ import {
   ScramMechanismName,
 } from '../../sasl/scram-crypto';
 import type { Storage, UserScramCredential } from '../../storage/storage';
-import { KeyedSerial } from '../keyed-serial';
+import { KeyedSerial } from '../../keyed-serial';
 import type { ApiHandler } from '../context';
 import { mayOnCluster } from './authz';
 

@@ -12,7 +12,7 @@ import { StorageError } from '../../storage/storage';
 import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
-import { catalogChanges } from '../keyed-serial';
+import { catalogChanges } from '../../keyed-serial';
 
 export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: ApiKey.CreatePartitions,

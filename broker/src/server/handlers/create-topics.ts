@@ -21,7 +21,7 @@ import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
 import { SliceClock } from '../yield-slices';
-import { catalogChanges } from '../keyed-serial';
+import { catalogChanges } from '../../keyed-serial';
 
 type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
 

@@ -15,7 +15,7 @@ import type { ApiHandler } from '../context';
 import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
-import { catalogChanges } from '../keyed-serial';
+import { catalogChanges } from '../../keyed-serial';
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: ApiKey.DeleteTopics,

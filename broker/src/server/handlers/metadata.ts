@@ -15,7 +15,7 @@ import { StorageError } from '../../storage/storage';
 import { type ApiHandler, type BrokerContext } from '../context';
 import { controllerId, liveBrokers, partitionEntry } from '../cluster-answers';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
-import { catalogChanges } from '../keyed-serial';
+import { catalogChanges } from '../../keyed-serial';
 import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } from './authz';
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 

@@ -14,7 +14,8 @@ import { isTransactional } from '../../protocol/record-batch';
 import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend, PartitionAppendResult } from '../../storage/storage';
 import { brokerTopicDefaults } from '../broker-configs';
-import type { ApiHandler, BrokerContext } from '../context';
+import type { ApiHandler, BrokerContext, RequestContext } from '../context';
+import type { ProduceTurn } from '../produce-order';
 import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
 
@@ -40,120 +41,138 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   minVersion: 0,
   maxVersion: 11,
   async handle(ctx, req) {
-    const { broker, apiVersion } = ctx;
-    // Kafka keys a produce by partition (KafkaApis.handleProduceRequest builds a map): a partition
-    // named twice, even under a topic named twice, is produced once, with its last records, and
-    // answered once.
-    const requested = new Map<string, Map<number, Buffer | null>>();
-    for (const t of req.topicData) {
-      const parts = requested.get(t.name) ?? new Map<number, Buffer | null>();
-      requested.set(t.name, parts);
-      for (const p of t.partitionData) parts.set(p.index, p.records);
+    // Taken before the first await: this request enters the append queue after the connection's
+    // earlier ones (produce-order.ts).
+    const turn = ctx.produceOrder?.take();
+    try {
+      return await produce(ctx, req, turn);
+    } finally {
+      turn?.release();
     }
-    const responses: ProduceResponse['responses'] = [];
-    // Authorization as KafkaApis.handleProduceRequest: transactional records need WRITE on their
-    // transactional id (else the whole request fails), each topic needs WRITE (else its partitions
-    // get TOPIC_AUTHORIZATION_FAILED, before any other check, so nothing is told of a topic's existence).
-    if (
-      hasTransactionalBatch(requested) &&
-      (req.transactionalId == null || !may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
-    ) {
-      if (req.acks === 0) return null;
-      for (const [name, parts] of requested)
-        responses.push({
-          name,
-          partitionResponses: [...parts.keys()].map((index) =>
-            failed(index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null),
-          ),
-        });
-      return { responses, throttleTimeMs: 0 };
-    }
-    const appends: PartitionAppend[] = [];
-    /** The response entry of each append, filled in once the transaction committed. */
-    const pending: ProduceResponsePartitionProduceResponse[] = [];
-    const ackError =
-      apiVersion < MIN_SERVED_VERSION
-        ? {
-            code: ErrorCode.UNSUPPORTED_VERSION,
-            msg: `Produce v${apiVersion} (message format v0/v1) is not supported; use v3 or later`,
-          }
-        : req.acks !== 0 && req.acks !== 1 && req.acks !== -1
-          ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
-          : null;
-    // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
-    let defaults: Record<string, string> | undefined;
-    const brokerDefaults = async () => (defaults ??= await brokerTopicDefaults(broker.storage, broker.identity.nodeId));
-    // Below the free-space floor (MINNOW_MIN_FREE_BYTES) every partition is refused with
-    // POLICY_VIOLATION and "disk full: N bytes free on PATH, floor M". Not Kafka's
-    // KAFKA_STORAGE_ERROR: that one is retriable, so producers retried it in silence until their
-    // delivery timeout (5 minutes for kafkajs, 2 for Java). POLICY_VIOLATION is not retriable in
-    // the Java client, librdkafka and kafkajs, and they show the message: the broker's space
-    // policy refused the write, until records are deleted or the volume grows. Checked after
-    // validation, so a bad batch still gets its own error.
-    let diskCheck: SpaceCheck | null | undefined;
-    for (const [name, parts] of requested) {
-      const topic = await broker.storage.topic(name);
-      const out: ProduceResponsePartitionProduceResponse[] = [];
-      responses.push({ name, partitionResponses: out });
-      const writable = may(ctx, 'WRITE', 'TOPIC', name);
-      for (const [index, records] of parts) {
-        if (!writable) {
-          out.push(failed(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, null));
-          continue;
-        }
-        if (ackError) {
-          out.push(failed(index, ackError.code, ackError.msg));
-          continue;
-        }
-        if (!topic || index < 0 || index >= topic.partitionCount) {
-          out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
-          continue;
-        }
-        const policy = producePolicy(topic.configs, apiVersion, broker.now(), await brokerDefaults());
-        const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
-        if (!check.ok) {
-          broker.logger.debug('produce rejected', {
-            topic: name,
-            partition: index,
-            errorCode: check.errorCode,
-            reason: check.message,
-          });
-          const entry = failed(index, check.errorCode, check.message, check.recordErrors);
-          const logStart = check.withLogStartOffset
-            ? (await broker.storage.offsets(name, index))?.logStartOffset
-            : undefined;
-          if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);
-          out.push(entry);
-          continue;
-        }
-        const space = (diskCheck ??= broker.diskSpace?.check() ?? null);
-        if (space && !space.ok) {
-          out.push(failed(index, ErrorCode.POLICY_VIOLATION, space.message));
-          continue;
-        }
-        appends.push({ topic: name, partition: index, batches: check.batches, logAppendTime: policy.logAppendTime });
-        const entry = failed(index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
-        pending.push(entry);
-        out.push(entry);
-      }
-    }
-    if (appends.length > 0) {
-      const results = await broker.appendQueue.append(appends);
-      if (broker.metrics) countStored(broker.metrics, appends, results);
-      results.forEach((r, i) => {
-        Object.assign(pending[i]!, {
-          errorCode: r.errorCode,
-          baseOffset: BigInt(r.baseOffset),
-          logAppendTimeMs: BigInt(r.logAppendTimeMs),
-          logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
-          errorMessage: r.errorMessage,
-        });
-      });
-    }
-    if (req.acks === 0) return null;
-    return { responses, throttleTimeMs: 0 };
   },
 };
+
+async function produce(
+  ctx: RequestContext,
+  req: ProduceRequest,
+  turn: ProduceTurn | undefined,
+): Promise<ProduceResponse | null> {
+  const { broker, apiVersion } = ctx;
+  // Kafka keys a produce by partition (KafkaApis.handleProduceRequest builds a map): a partition
+  // named twice, even under a topic named twice, is produced once, with its last records, and
+  // answered once.
+  const requested = new Map<string, Map<number, Buffer | null>>();
+  for (const t of req.topicData) {
+    const parts = requested.get(t.name) ?? new Map<number, Buffer | null>();
+    requested.set(t.name, parts);
+    for (const p of t.partitionData) parts.set(p.index, p.records);
+  }
+  const responses: ProduceResponse['responses'] = [];
+  // Authorization as KafkaApis.handleProduceRequest: transactional records need WRITE on their
+  // transactional id (else the whole request fails), each topic needs WRITE (else its partitions
+  // get TOPIC_AUTHORIZATION_FAILED, before any other check, so nothing is told of a topic's existence).
+  if (
+    hasTransactionalBatch(requested) &&
+    (req.transactionalId == null || !may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
+  ) {
+    if (req.acks === 0) return null;
+    for (const [name, parts] of requested)
+      responses.push({
+        name,
+        partitionResponses: [...parts.keys()].map((index) =>
+          failed(index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null),
+        ),
+      });
+    return { responses, throttleTimeMs: 0 };
+  }
+  const appends: PartitionAppend[] = [];
+  /** The response entry of each append, filled in once the transaction committed. */
+  const pending: ProduceResponsePartitionProduceResponse[] = [];
+  const ackError =
+    apiVersion < MIN_SERVED_VERSION
+      ? {
+          code: ErrorCode.UNSUPPORTED_VERSION,
+          msg: `Produce v${apiVersion} (message format v0/v1) is not supported; use v3 or later`,
+        }
+      : req.acks !== 0 && req.acks !== 1 && req.acks !== -1
+        ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
+        : null;
+  // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
+  let defaults: Record<string, string> | undefined;
+  const brokerDefaults = async () => (defaults ??= await brokerTopicDefaults(broker.storage, broker.identity.nodeId));
+  // Below the free-space floor (MINNOW_MIN_FREE_BYTES) every partition is refused with
+  // POLICY_VIOLATION and "disk full: N bytes free on PATH, floor M". Not Kafka's
+  // KAFKA_STORAGE_ERROR: that one is retriable, so producers retried it in silence until their
+  // delivery timeout (5 minutes for kafkajs, 2 for Java). POLICY_VIOLATION is not retriable in
+  // the Java client, librdkafka and kafkajs, and they show the message: the broker's space
+  // policy refused the write, until records are deleted or the volume grows. Checked after
+  // validation, so a bad batch still gets its own error.
+  let diskCheck: SpaceCheck | null | undefined;
+  for (const [name, parts] of requested) {
+    const topic = await broker.storage.topic(name);
+    const out: ProduceResponsePartitionProduceResponse[] = [];
+    responses.push({ name, partitionResponses: out });
+    const writable = may(ctx, 'WRITE', 'TOPIC', name);
+    for (const [index, records] of parts) {
+      if (!writable) {
+        out.push(failed(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, null));
+        continue;
+      }
+      if (ackError) {
+        out.push(failed(index, ackError.code, ackError.msg));
+        continue;
+      }
+      if (!topic || index < 0 || index >= topic.partitionCount) {
+        out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+        continue;
+      }
+      const policy = producePolicy(topic.configs, apiVersion, broker.now(), await brokerDefaults());
+      const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
+      if (!check.ok) {
+        broker.logger.debug('produce rejected', {
+          topic: name,
+          partition: index,
+          errorCode: check.errorCode,
+          reason: check.message,
+        });
+        const entry = failed(index, check.errorCode, check.message, check.recordErrors);
+        const logStart = check.withLogStartOffset
+          ? (await broker.storage.offsets(name, index))?.logStartOffset
+          : undefined;
+        if (logStart !== undefined) entry.logStartOffset = BigInt(logStart);
+        out.push(entry);
+        continue;
+      }
+      const space = (diskCheck ??= broker.diskSpace?.check() ?? null);
+      if (space && !space.ok) {
+        out.push(failed(index, ErrorCode.POLICY_VIOLATION, space.message));
+        continue;
+      }
+      appends.push({ topic: name, partition: index, batches: check.batches, logAppendTime: policy.logAppendTime });
+      const entry = failed(index, ErrorCode.UNKNOWN_SERVER_ERROR, null);
+      pending.push(entry);
+      out.push(entry);
+    }
+  }
+  if (appends.length > 0) {
+    if (turn) await turn.ready;
+    const appended = broker.appendQueue.append(appends); // enters the queue synchronously
+    turn?.release();
+    const results = await appended;
+    if (broker.metrics) countStored(broker.metrics, appends, results);
+    results.forEach((r, i) => {
+      Object.assign(pending[i]!, {
+        errorCode: r.errorCode,
+        baseOffset: BigInt(r.baseOffset),
+        logAppendTimeMs: BigInt(r.logAppendTimeMs),
+        logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
+        errorMessage: r.errorMessage,
+      });
+    });
+  }
+  if (req.acks === 0) return null;
+  return { responses, throttleTimeMs: 0 };
+}
 
 /**
  * minnow_bytes_in_total / minnow_records_in_total: the batches of the partitions that were stored.

@@ -21,6 +21,12 @@ export interface CleanerOptions {
    * batch would otherwise start another pass over the whole log. Default 0.
    */
   minPassIntervalMs?: number;
+  /**
+   * The partitions this cleaner may choose (default all). Several brokers on one database each
+   * clean the partitions they lead, so they do not all read the same logs; the engine's lock keeps
+   * two apart while leadership moves (docs/postgres.md).
+   */
+  cleans?: (topic: string, partition: number) => boolean;
 }
 
 export interface CleanerPassResult extends CleanerPartitionRef {

@@ -173,6 +173,7 @@ export class Cleaner {
       const settings = compactionSettings(p.configs, opts.brokerDefaults);
       const key = `${p.topicId}:${p.partition}`;
       if (!settings.compact || this.uncleanable.has(key)) continue;
+      if (opts.cleans && !opts.cleans(p.topic, p.partition)) continue;
       if (nowMs < (this.busyUntil.get(key) ?? -Infinity)) continue;
       this.busyUntil.delete(key);
       const view = await this.log.view(p.topic, p.partition);

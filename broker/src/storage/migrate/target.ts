@@ -16,14 +16,14 @@ export interface TargetColumn {
 
 /** Opens the target (no statement timeout: the checksums scan whole tables) and migrates its schema. */
 export async function openTarget(url: string, nowMs: number): Promise<Db> {
-  const { config } = postgresPoolConfig(url);
+  const { config, redacted } = postgresPoolConfig(url);
   const db = new Db({ ...config, application_name: 'minnow migrate' }, { max: 2, statementTimeoutMs: 0 });
   try {
     await migrateSchema(db, nowMs);
     return db;
   } catch (err) {
     await db.close();
-    throw err;
+    throw new StorageError(`target ${redacted}: ${(err as Error).message}`, { cause: err });
   }
 }
 

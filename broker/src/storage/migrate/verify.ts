@@ -1,12 +1,13 @@
-// Checks a migration: per table the row counts, and per partition the log start offset, high
-// watermark, batch count, offset range and a checksum of the batches' bytes, computed on each side
-// independently (in SQL on PostgreSQL). The checksum is md5 over the concatenated per-batch md5s
-// (hex) in base offset order: equal to an md5 of the bytes for our purpose (one flipped byte
-// changes it) while PostgreSQL never has to build a partition's whole log as one value (bytea
-// values stop at 1 GB).
+// Checks a migration: per table the row count and a digest of its rows; per partition the log
+// start offset, high watermark, batch count, offset range and a checksum of the batches' bytes,
+// each computed on both sides independently (the checksum in SQL on PostgreSQL). That checksum is
+// md5 over the concatenated per-batch md5s (hex) in base offset order: one flipped byte changes
+// it, while PostgreSQL never builds a partition's whole log as one value (bytea stops at 1 GB).
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../postgres/db';
+import { sourceColumns } from './source';
+import { quoteIdent } from './target';
 import { BATCH_TABLE, COPIED_TABLES } from './tables';
 
 export interface VerifyRow {
@@ -93,6 +94,21 @@ async function targetFacts(q: Queryable): Promise<Map<string, PartitionFacts>> {
   return facts(await q.query<PartitionRow & Record<string, unknown>>(PARTITIONS_SQL), md5s);
 }
 
+/**
+ * md5 of a table's rows, each as JSON of its values (numbers, strings, null, bytes as hex), sorted:
+ * the two databases' collations order text differently, so neither side's ORDER BY is used.
+ */
+function digest(rows: unknown[][]): string {
+  const lines = rows.map((row) =>
+    JSON.stringify(
+      row.map((v) => (Buffer.isBuffer(v) ? `x${v.toString('hex')}` : typeof v === 'bigint' ? Number(v) : v)),
+    ),
+  );
+  const hash = createHash('md5');
+  for (const line of lines.sort()) hash.update(`${line}\n`);
+  return hash.digest('hex');
+}
+
 const range = (f: PartitionFacts | undefined) =>
   f ? `${f.batches} batches ${f.first ?? '-'}..${f.last ?? '-'} log ${f.logStart}..${f.highWatermark}` : 'missing';
 
@@ -105,6 +121,15 @@ export async function verify(src: Database.Database, q: Queryable): Promise<Veri
     const s = src.prepare(`SELECT count(*) FROM ${t.name}`).pluck().get() as number;
     const [row] = await q.query<{ n: number }>(`SELECT count(*) AS n FROM ${t.name}`);
     add(`rows ${t.name}`, String(s), String(Number(row!.n)));
+  }
+  // Every other table's content, row for row (the batches are compared per partition below).
+  for (const t of COPIED_TABLES) {
+    if (t.name === BATCH_TABLE) continue;
+    const columns = sourceColumns(src, t.name);
+    const list = columns.map(quoteIdent).join(', ');
+    const s = src.prepare(`SELECT ${list} FROM ${t.name}`).raw().all() as unknown[][];
+    const rowsOf = await q.query(`SELECT ${list} FROM ${t.name}`);
+    add(`content ${t.name}`, digest(s), digest(rowsOf.map((r) => columns.map((c) => r[c]))));
   }
   const source = sourceFacts(src);
   const target = await targetFacts(q);

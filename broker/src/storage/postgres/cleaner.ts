@@ -176,6 +176,13 @@ export class PgCleanerLog implements CleanerLog {
         id % 2147483647,
       ]);
       if (!lock?.locked) throw new PartitionBusy(`${topic}-${partition} is being cleaned by another broker`);
+      // Row locks in offset order first, the order retention and DeleteRecords delete in: the
+      // statements below touch the rows in whatever order their plans take.
+      await q.query(
+        `SELECT 1 FROM record_batch WHERE partition_id = $1 AND base_offset = ANY($2::bigint[])
+         ORDER BY base_offset FOR UPDATE`,
+        [id, changes.map((c) => c.baseOffset)],
+      );
       let freed = 0;
       if (deletes.length > 0) {
         const gone = await q.query<{ size: number }>(

@@ -3,13 +3,34 @@
 // answers a retriable KAFKA_STORAGE_ERROR rather than crashing, and the pool reconnects after a
 // PostgreSQL restart (broken clients are discarded, not returned to the pool).
 import { Pool } from 'pg';
-import type { PoolClient, PoolConfig, QueryResultRow } from 'pg';
+import type { PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import { StorageError } from '../storage';
+import { escapeParams, unescapeRows } from './nul-escape';
+
+/**
+ * A statement prepared once per connection under its name (then executed with a cached plan):
+ * for the hot, fixed-text queries (fetch, lookups, append's lock). Never for text built per call.
+ */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+const preparedTexts = new Map<string, string>();
+
+/** Names are per connection, so one name must always mean one text: checked when modules load. */
+export function prepared(name: string, text: string): Prepared {
+  const full = `minnow_${name}`;
+  const known = preparedTexts.get(full);
+  if (known !== undefined && known !== text) throw new Error(`prepared statement ${full} defined twice`);
+  preparedTexts.set(full, text);
+  return { name: full, text };
+}
 
 /** One query runner: the pool (autocommit) or a transaction's client. */
 export interface Queryable {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]>;
   /**
    * Inside Db.tx only: `fn` runs (on the pool, not awaited) once the transaction has committed;
    * never if it rolls back. For work that must not hold the transaction open, e.g. NOTIFY.
@@ -23,6 +44,8 @@ export interface DbOptions {
   /** statement_timeout: a stuck query fails its request instead of holding a connection. */
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /** idle_in_transaction_session_timeout (default 10 s, the brokers' lease). */
+  idleInTransactionTimeoutMs?: number;
   /** Where pool errors (an idle connection lost) are reported; default: nowhere, the next query retries. */
   onError?: (err: Error) => void;
 }
@@ -49,6 +72,11 @@ export class Db implements Queryable {
       connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // A broker that vanishes mid-transaction (host lost, not a clean socket close) would keep its
+      // partitions' row locks, stalling every other broker's appends to them: PostgreSQL ends such a
+      // session after this long idle inside a transaction (ours never wait between statements).
+      idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 10_000,
       application_name: config.application_name ?? 'minnow',
       types: typeParsers,
     });
@@ -57,19 +85,35 @@ export class Db implements Queryable {
     this.pool.on('error', (err) => this.onError?.(err));
   }
 
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(text, values)).rows;
-    } catch (err) {
-      throw asStorageError(err);
+  async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return unescapeRows((await this.pool.query<R>(config(text, values))).rows);
+      } catch (err) {
+        const e = asStorageError(err);
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(e)) throw e;
+      }
     }
   }
 
   /**
    * Runs `fn` in one transaction (BEGIN ... COMMIT; ROLLBACK on any error) on one pooled client.
-   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot.
+   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot. A transaction
+   * PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) runs
+   * again from the start (TX_ATTEMPTS in all), so `fn` must not change what it was given; after
+   * that the StorageError is retriable for the client (KAFKA_STORAGE_ERROR, NOT_COORDINATOR, ...).
    */
   async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.txOnce(fn, isolation);
+      } catch (err) {
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(err)) throw err;
+      }
+    }
+  }
+
+  private async txOnce<T>(fn: (q: Queryable) => Promise<T>, isolation: string | undefined): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -78,8 +122,8 @@ export class Db implements Queryable {
     }
     const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
-      query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
-        (await client.query<R>(text, values)).rows,
+      query: async <R extends QueryResultRow>(text: string | Prepared, values?: unknown[]) =>
+        unescapeRows((await client.query<R>(config(text, values))).rows),
       afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
@@ -109,6 +153,20 @@ export class Db implements Queryable {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** Attempts of a statement or transaction that PostgreSQL rolled back (deadlock, serialization). */
+export const TX_ATTEMPTS = 3;
+
+/** 40P01 (deadlock detected) and 40001 (serialization failure): nothing was done, run it again. */
+export function rolledBackByServer(err: unknown): boolean {
+  return err instanceof StorageError && (err.code === '40P01' || err.code === '40001');
+}
+
+/** The query as node-postgres takes it; string parameters NUL-escaped (nul-escape.ts). */
+function config(text: string | Prepared, params: unknown[] | undefined): QueryConfig {
+  const values = escapeParams(params);
+  return typeof text === 'string' ? { text, values } : { name: text.name, text: text.text, values };
 }
 
 /** SQLSTATE classes that mean "try again": connection (08), resources (53), operator (57), 40 (rollback). */

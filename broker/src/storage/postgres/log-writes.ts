@@ -6,6 +6,7 @@ import { producerLastOffset } from '../log-rules';
 import type { BatchRow } from '../append-plan';
 import type { ProducerPartitionState } from '../producer-state';
 import { decodeEntries, encodeEntries } from '../sqlite/producers';
+import { prepared } from './db';
 import type { Queryable } from './db';
 
 /** A partition row locked by lockPartitions: its offsets as of the lock. */
@@ -17,6 +18,24 @@ export interface LockedPartition {
   logStartOffset: number;
   highWatermark: number;
 }
+
+const LOCK_PARTITIONS = prepared(
+  'lock_partitions',
+  `SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
+            p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
+     FROM partition p JOIN topic t ON t.id = p.topic_id
+     JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
+     ORDER BY p.id FOR NO KEY UPDATE OF p`,
+);
+const LOAD_PRODUCERS = prepared(
+  'load_producers',
+  `WITH u AS (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[]) AS u(pa, pr))
+     SELECT false AS open, s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
+       JOIN u ON s.partition_id = u.pa AND s.producer_id = u.pr
+     UNION ALL
+     SELECT true, o.partition_id, o.producer_id, NULL, NULL FROM open_txn o
+       JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE $3::boolean`,
+);
 
 /** The channel appends NOTIFY on (payload: appendNotice), consumed by the cluster's LISTEN. */
 export const APPEND_CHANNEL = 'minnow_append';
@@ -41,22 +60,21 @@ export function parseAppendNotice(payload: string): AppendNotice | undefined {
 }
 
 /**
- * Locks the named partitions' rows (FOR UPDATE) in partition id order, the one order every broker
- * uses, so two brokers' transactions cannot deadlock. Unknown partitions are absent from the map
- * (key: `topic\0partition`).
+ * Locks the named partitions' rows in partition id order, the one order every broker uses, so two
+ * brokers' transactions cannot deadlock (docs/postgres.md, "Lock order"). Unknown partitions are
+ * absent from the map (key: `topic\0partition`). FOR NO KEY UPDATE, not FOR UPDATE: no caller
+ * (append, markers, retention, DeleteRecords) changes the row's key, and FOR UPDATE would also
+ * block the FOR KEY SHARE lock every insert referencing the partition takes for its foreign key
+ * (AddPartitionsToTxn's txn_partition, the cleaner's checkpoint) until the append commits.
  */
 export async function lockPartitions(
   q: Queryable,
   keys: readonly { topic: string; partition: number }[],
 ): Promise<Map<string, LockedPartition>> {
-  const rows = await q.query<LockedPartition>(
-    `SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
-            p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
-     FROM partition p JOIN topic t ON t.id = p.topic_id
-     JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-     ORDER BY p.id FOR UPDATE OF p`,
-    [keys.map((k) => k.topic), keys.map((k) => k.partition)],
-  );
+  const rows = await q.query<LockedPartition>(LOCK_PARTITIONS, [
+    keys.map((k) => k.topic),
+    keys.map((k) => k.partition),
+  ]);
   return new Map(rows.map((r) => [partitionKey(r.topic, r.partition), r]));
 }
 
@@ -90,15 +108,7 @@ export async function loadProducers(
     producer_id: number;
     epoch: number;
     batches: Buffer;
-  }>(
-    `WITH u AS (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[]) AS u(pa, pr))
-     SELECT false AS open, s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
-       JOIN u ON s.partition_id = u.pa AND s.producer_id = u.pr
-     UNION ALL
-     SELECT true, o.partition_id, o.producer_id, NULL, NULL FROM open_txn o
-       JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE $3::boolean`,
-    [pairs.map((p) => p.partitionId), pairs.map((p) => p.producerId), withOpen],
-  );
+  }>(LOAD_PRODUCERS, [pairs.map((p) => p.partitionId), pairs.map((p) => p.producerId), withOpen]);
   for (const r of rows) {
     const key = stateKey(r.partition_id, r.producer_id);
     if (r.open) open.add(key);

@@ -59,5 +59,5 @@ export async function writeMarkers(
       ],
     );
   }
-  await setHighWatermarks(q, locked); // and NOTIFY: readers elsewhere see the new LSO at commit
+  await setHighWatermarks(q, locked); // NOTIFYed after the commit, as appends are (log-writes.ts)
 }
