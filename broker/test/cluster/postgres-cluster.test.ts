@@ -154,15 +154,18 @@ describeWithPostgres('PostgresCluster', () => {
   });
 
   it('a restarted broker with the same node id replaces the old process', async () => {
-    const old = await broker(5);
+    // A lease long enough that it is still in force when the second process has started, even
+    // on a loaded machine (with 1.5 s it had sometimes run out already).
+    const leaseMs = 8_000;
+    const old = await broker(5, { leaseMs });
     const g = keyOwnedBy(old, 5);
     expect(await old.checkCoordinator('group', g)).toBe(ErrorCode.NONE);
-    const fresh = await broker(5);
+    const fresh = await broker(5, { leaseMs });
     // The old process's key lease is still in force: the new one waits for it.
     expect(await fresh.checkCoordinator('group', g)).toBe(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
     await old.refresh();
     expect(await old.checkCoordinator('group', g)).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    await until('fresh takes g', async () => (await fresh.checkCoordinator('group', g)) === ErrorCode.NONE);
+    await until('fresh takes g', async () => (await fresh.checkCoordinator('group', g)) === ErrorCode.NONE, 400);
     expect(fresh.view().brokers.map((n) => n.nodeId)).toEqual([5]);
   });
 

@@ -19,26 +19,44 @@ export async function venvPython(requirementsFile: string): Promise<string> {
   const python = path.join(dir, 'bin', 'python');
   if (fs.existsSync(path.join(dir, READY_MARKER))) return python;
 
-  // A half-made venv (killed run, failed install) is rebuilt from scratch.
-  fs.rmSync(dir, { recursive: true, force: true });
+  // Built under a name of this process's own, then renamed into place: jest runs test files in
+  // two worker processes, and two of them may want the same venv at once (one deleting the
+  // other's half-made one failed CI). The rename is atomic; whoever comes second uses the first's.
+  // A venv may move: its bin/python finds pyvenv.cfg next to where it is run from.
+  const build = `${dir}.build-${process.pid}`;
+  fs.rmSync(build, { recursive: true, force: true });
   fs.mkdirSync(VENV_ROOT, { recursive: true });
-  await step(BASE_PYTHON, ['-m', 'venv', dir], 60_000, `is python3-venv installed? (apt-get install python3-venv)`);
-  await step(
-    python,
-    [
-      '-m',
-      'pip',
-      'install',
-      '--disable-pip-version-check',
-      '--no-input',
-      '--only-binary=:all:',
-      '-r',
-      requirementsFile,
-    ],
-    300_000,
-    'PyPI must be reachable for the first run',
-  );
-  fs.writeFileSync(path.join(dir, READY_MARKER), requirements);
+  const buildPython = path.join(build, 'bin', 'python');
+  try {
+    await step(BASE_PYTHON, ['-m', 'venv', build], 60_000, `is python3-venv installed? (apt-get install python3-venv)`);
+    await step(
+      buildPython,
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--only-binary=:all:',
+        '-r',
+        requirementsFile,
+      ],
+      300_000,
+      'PyPI must be reachable for the first run',
+    );
+    fs.writeFileSync(path.join(build, READY_MARKER), requirements);
+    // A venv left without its marker by an older run (killed mid-install) is rebuilt.
+    if (fs.existsSync(dir) && !fs.existsSync(path.join(dir, READY_MARKER)))
+      fs.rmSync(dir, { recursive: true, force: true });
+    try {
+      fs.renameSync(build, dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !fs.existsSync(path.join(dir, READY_MARKER))) throw err;
+    }
+  } finally {
+    fs.rmSync(build, { recursive: true, force: true });
+  }
   return python;
 }
 

@@ -79,9 +79,10 @@ describeWithTools('postgresql')('test PostgreSQL server', () => {
     expect(fs.existsSync(server.dir)).toBe(false);
   });
 
-  // A child process takes the shared server, prints its URL, then exits or is killed.
+  // A child process takes the shared server, prints its URL, then (once the test saw the server
+  // answer: told on stdin, else the exit raced the check) exits, or is killed.
   withBinaries.each([
-    ['exits', 'process.exit(0)'],
+    ['exits', "process.stdin.once('data', () => process.exit(0))"],
     ['is killed', 'setInterval(() => {}, 1000)'],
   ])('stops the shared server when its process %s', async (how, after) => {
     const module = path.join(__dirname, 'postgres-server.ts');
@@ -90,7 +91,7 @@ describeWithTools('postgresql')('test PostgreSQL server', () => {
     delete env.MINNOW_TEST_PG_URL;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
       env,
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -102,6 +103,7 @@ describeWithTools('postgresql')('test PostgreSQL server', () => {
     });
     expect(await accepts(url)).toBe(true);
     if (how === 'is killed') child.kill('SIGKILL');
+    else child.stdin!.write('go\n');
     await until('the server to stop', async () => !(await accepts(url)));
   });
 });
