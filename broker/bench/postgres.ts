@@ -133,6 +133,11 @@ function render(ceilings: Ceiling[], runs: BrokersRun[], serverVersion: string):
         `${r.consume.mbPerSec.toFixed(1)} | ${pct(r.consume.mbPerSec)} |`,
     );
   L.push('');
+  L.push(
+    'Three brokers on one machine share its CPUs with PostgreSQL and the load tool: they add ' +
+      "availability, not throughput, here; the rows show what each path costs against the database's own ceiling.",
+    '',
+  );
   return L.join('\n');
 }
 
