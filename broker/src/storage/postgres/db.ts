@@ -6,6 +6,7 @@ import { Pool } from 'pg';
 import type { PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import { types } from 'pg';
 import { StorageError } from '../storage';
+import { escapeParams, unescapeRows } from './nul-escape';
 
 /**
  * A statement prepared once per connection under its name (then executed with a cached plan):
@@ -85,18 +86,34 @@ export class Db implements Queryable {
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(config(text, values))).rows;
-    } catch (err) {
-      throw asStorageError(err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return unescapeRows((await this.pool.query<R>(config(text, values))).rows);
+      } catch (err) {
+        const e = asStorageError(err);
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(e)) throw e;
+      }
     }
   }
 
   /**
    * Runs `fn` in one transaction (BEGIN ... COMMIT; ROLLBACK on any error) on one pooled client.
-   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot.
+   * `isolation`: e.g. 'REPEATABLE READ' for reads that must see one snapshot. A transaction
+   * PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) runs
+   * again from the start (TX_ATTEMPTS in all), so `fn` must not change what it was given; after
+   * that the StorageError is retriable for the client (KAFKA_STORAGE_ERROR, NOT_COORDINATOR, ...).
    */
   async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.txOnce(fn, isolation);
+      } catch (err) {
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(err)) throw err;
+      }
+    }
+  }
+
+  private async txOnce<T>(fn: (q: Queryable) => Promise<T>, isolation: string | undefined): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -106,7 +123,7 @@ export class Db implements Queryable {
     const hooks: ((db: Queryable) => Promise<unknown>)[] = [];
     const q: Queryable = {
       query: async <R extends QueryResultRow>(text: string | Prepared, values?: unknown[]) =>
-        (await client.query<R>(config(text, values))).rows,
+        unescapeRows((await client.query<R>(config(text, values))).rows),
       afterCommit: (fn) => hooks.push(fn),
     };
     let broken: Error | undefined;
@@ -138,7 +155,17 @@ export class Db implements Queryable {
   }
 }
 
-function config(text: string | Prepared, values: unknown[] | undefined): QueryConfig {
+/** Attempts of a statement or transaction that PostgreSQL rolled back (deadlock, serialization). */
+export const TX_ATTEMPTS = 3;
+
+/** 40P01 (deadlock detected) and 40001 (serialization failure): nothing was done, run it again. */
+export function rolledBackByServer(err: unknown): boolean {
+  return err instanceof StorageError && (err.code === '40P01' || err.code === '40001');
+}
+
+/** The query as node-postgres takes it; string parameters NUL-escaped (nul-escape.ts). */
+function config(text: string | Prepared, params: unknown[] | undefined): QueryConfig {
+  const values = escapeParams(params);
   return typeof text === 'string' ? { text, values } : { name: text.name, text: text.text, values };
 }
 

@@ -25,7 +25,7 @@ const LOCK_PARTITIONS = prepared(
             p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
      FROM partition p JOIN topic t ON t.id = p.topic_id
      JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-     ORDER BY p.id FOR UPDATE OF p`,
+     ORDER BY p.id FOR NO KEY UPDATE OF p`,
 );
 const LOAD_PRODUCERS = prepared(
   'load_producers',
@@ -60,9 +60,12 @@ export function parseAppendNotice(payload: string): AppendNotice | undefined {
 }
 
 /**
- * Locks the named partitions' rows (FOR UPDATE) in partition id order, the one order every broker
- * uses, so two brokers' transactions cannot deadlock. Unknown partitions are absent from the map
- * (key: `topic\0partition`).
+ * Locks the named partitions' rows in partition id order, the one order every broker uses, so two
+ * brokers' transactions cannot deadlock (docs/postgres.md, "Lock order"). Unknown partitions are
+ * absent from the map (key: `topic\0partition`). FOR NO KEY UPDATE, not FOR UPDATE: no caller
+ * (append, markers, retention, DeleteRecords) changes the row's key, and FOR UPDATE would also
+ * block the FOR KEY SHARE lock every insert referencing the partition takes for its foreign key
+ * (AddPartitionsToTxn's txn_partition, the cleaner's checkpoint) until the append commits.
  */
 export async function lockPartitions(
   q: Queryable,

@@ -46,6 +46,7 @@ export class PgSecurity {
   async createAcls(bindings: readonly AclBinding[]): Promise<void> {
     if (bindings.length === 0) return;
     await this.db.tx(async (q) => {
+      await serialize(q, 'acl');
       await q.query(
         `INSERT INTO acl (${ACL_COLUMNS}) SELECT * FROM ${ACL_UNNEST} ON CONFLICT DO NOTHING`,
         aclColumns(bindings),
@@ -57,6 +58,7 @@ export class PgSecurity {
   async deleteAcls(bindings: readonly AclBinding[]): Promise<number> {
     if (bindings.length === 0) return 0;
     return this.db.tx(async (q) => {
+      await serialize(q, 'acl');
       const rows = await q.query(
         `DELETE FROM acl WHERE (${ACL_COLUMNS}) IN (SELECT * FROM ${ACL_UNNEST}) RETURNING 1`,
         aclColumns(bindings),
@@ -83,6 +85,7 @@ export class PgSecurity {
   async alterClientQuotas(changes: readonly ClientQuotaChange[]): Promise<void> {
     if (changes.length === 0) return;
     await this.db.tx(async (q) => {
+      await serialize(q, 'quota');
       // In order, as sqlite applies them: a later change of the same entity wins.
       for (const c of changes) {
         const entity = clientQuotaEntityKey(c.entity);
@@ -126,6 +129,7 @@ export class PgSecurity {
   ): Promise<void> {
     if (upserts.length === 0 && deletions.length === 0) return;
     await this.db.tx(async (q) => {
+      await serialize(q, 'scram');
       if (deletions.length > 0)
         await q.query(
           `DELETE FROM scram_credential WHERE (user_name, mechanism) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
@@ -157,6 +161,7 @@ export class PgSecurity {
   async alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): Promise<void> {
     try {
       await this.db.tx(async (q) => {
+        await serialize(q, 'broker_config');
         if (remove.length > 0)
           await q.query('DELETE FROM broker_config WHERE resource = $1 AND name = ANY($2::text[])', [
             resource,
@@ -210,6 +215,19 @@ function aclColumns(bindings: readonly AclBinding[]): string[][] {
     bindings.map((b) => b.operation),
     bindings.map((b) => b.permissionType),
   ];
+}
+
+/** The advisory lock namespace (first int4 key) of security changes; the second is the kind's index. */
+const SECURITY_LOCK_SPACE = 0x736563; // "sec"
+const KINDS: readonly SecurityChange[] = ['acl', 'quota', 'scram', 'broker_config'];
+
+/**
+ * Changes of one kind take turns (the first lock each takes: docs/postgres.md "Lock order"): their
+ * rows come in request order, and two brokers' changes over the same rows in different orders
+ * could otherwise deadlock. Rare admin requests: the wait costs nothing.
+ */
+function serialize(q: Queryable, kind: SecurityChange): Promise<unknown> {
+  return q.query('SELECT pg_advisory_xact_lock($1, $2)', [SECURITY_LOCK_SPACE, KINDS.indexOf(kind)]);
 }
 
 function notify(q: Queryable, what: SecurityChange): Promise<unknown> {

@@ -7,6 +7,7 @@ import { StorageError } from '../storage';
 import type { TopicInfo } from '../storage';
 import { prepared } from './db';
 import type { Db, Queryable } from './db';
+import { OFFSET_ORDER, TXN_OFFSET_ORDER } from './offsets';
 
 interface TopicRow {
   id: number;
@@ -88,8 +89,14 @@ export class Topics {
   /** Deletes the topic and all it owns (the foreign keys cascade); false if it did not exist. */
   async delete(name: string): Promise<boolean> {
     return this.db.tx(async (q) => {
-      const deleted = await q.query('DELETE FROM topic WHERE name = $1 RETURNING id', [name]);
-      if (deleted.length === 0) return false;
+      // The global lock order (docs/postgres.md): the topic, its partitions in id order (as appends
+      // and markers lock them; the cascade's own order is its plan's), then the offsets in (TXN_)OFFSET_ORDER.
+      const [t] = await q.query<{ id: number }>('SELECT id FROM topic WHERE name = $1 FOR UPDATE', [name]);
+      if (!t) return false;
+      await q.query('SELECT 1 FROM partition WHERE topic_id = $1 ORDER BY id FOR UPDATE', [t.id]);
+      await q.query(`SELECT 1 FROM group_offset g WHERE g.topic = $1 ORDER BY ${OFFSET_ORDER} FOR UPDATE`, [name]);
+      await q.query(`SELECT 1 FROM txn_offset g WHERE g.topic = $1 ORDER BY ${TXN_OFFSET_ORDER} FOR UPDATE`, [name]);
+      await q.query('DELETE FROM topic WHERE id = $1', [t.id]);
       await q.query('DELETE FROM group_offset WHERE topic = $1', [name]);
       await q.query('DELETE FROM txn_offset WHERE topic = $1', [name]);
       return true;
@@ -99,9 +106,10 @@ export class Topics {
   async grow(name: string, partitionCount: number): Promise<void> {
     checkPartitionCount(name, partitionCount);
     await this.db.tx(async (q) => {
-      // Locked: two brokers growing one topic at once would insert the same partitions.
+      // Locked: two brokers growing one topic at once would insert the same partitions. NO KEY:
+      // the id stays, so inserts referencing the topic (its partitions' foreign keys) need not wait.
       const [t] = await q.query<{ id: number; partitions: number }>(
-        'SELECT id, partitions FROM topic WHERE name = $1 FOR UPDATE',
+        'SELECT id, partitions FROM topic WHERE name = $1 FOR NO KEY UPDATE',
         [name],
       );
       if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
@@ -117,7 +125,7 @@ export class Topics {
 
   async alterConfigs(name: string, set: Record<string, string>, remove: readonly string[]): Promise<void> {
     await this.db.tx(async (q) => {
-      const [t] = await q.query<{ id: number }>('SELECT id FROM topic WHERE name = $1 FOR UPDATE', [name]);
+      const [t] = await q.query<{ id: number }>('SELECT id FROM topic WHERE name = $1 FOR NO KEY UPDATE', [name]);
       if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
       if (remove.length > 0)
         await q.query('DELETE FROM topic_config WHERE topic_id = $1 AND name = ANY($2::text[])', [t.id, [...remove]]);

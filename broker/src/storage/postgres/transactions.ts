@@ -13,6 +13,7 @@ import { MAX_PRODUCER_EPOCH } from '../log-rules';
 import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Db, Queryable } from './db';
 import { lockPartitions } from './log-writes';
+import { OFFSET_ORDER, TXN_OFFSET_ORDER } from './offsets';
 import { writeMarkers } from './txn-markers';
 
 type TxnRow = Omit<TransactionInfo, 'partitions' | 'groups'>;
@@ -166,16 +167,32 @@ export class PgTransactions {
   ): Promise<void> {
     await this.db.tx(async (q) => {
       await this.mustGet(q, transactionalId);
-      // One statement per offset: a request may name a partition twice (the last wins, as sqlite).
-      for (const o of offsets)
-        await q.query(
-          `INSERT INTO txn_offset (transactional_id, group_id, topic, partition_index, committed_offset, leader_epoch,
-             metadata, commit_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (transactional_id, group_id, topic, partition_index) DO UPDATE SET
-             committed_offset = excluded.committed_offset, leader_epoch = excluded.leader_epoch,
-             metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
-          [transactionalId, groupId, o.topic, o.partition, o.offset, o.leaderEpoch, o.metadata, nowMs],
-        );
+      if (offsets.length === 0) return;
+      // A partition named twice: the last one wins, as in sqlite. One statement, its rows in
+      // TXN_OFFSET_ORDER (docs/postgres.md "Lock order"): topic deletion locks them in that order too.
+      const last = new Map<string, Omit<CommittedOffset, 'commitTimestampMs'>>();
+      for (const o of offsets) last.set(`${o.topic}\0${o.partition}`, o);
+      const list = [...last.values()];
+      await q.query(
+        `INSERT INTO txn_offset (transactional_id, group_id, topic, partition_index, committed_offset, leader_epoch,
+           metadata, commit_ms)
+         SELECT $1, $2, u.topic, u.idx, u.off, u.epoch, u.meta, $8
+         FROM unnest($3::text[], $4::int[], $5::bigint[], $6::int[], $7::text[]) AS u(topic, idx, off, epoch, meta)
+         ORDER BY u.topic COLLATE "C", u.idx
+         ON CONFLICT (transactional_id, group_id, topic, partition_index) DO UPDATE SET
+           committed_offset = excluded.committed_offset, leader_epoch = excluded.leader_epoch,
+           metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
+        [
+          transactionalId,
+          groupId,
+          list.map((o) => o.topic),
+          list.map((o) => o.partition),
+          list.map((o) => o.offset),
+          list.map((o) => o.leaderEpoch),
+          list.map((o) => o.metadata),
+          nowMs,
+        ],
+      );
     });
   }
 
@@ -231,15 +248,20 @@ export class PgTransactions {
     );
     const locked = [...(await lockPartitions(q, marked)).values()];
     if (locked.length > 0) await writeMarkers(q, locked, marked, t.producerId, epoch, commit, nowMs);
+    // In OFFSET_ORDER, as OffsetCommit writes: two orders over the same rows could deadlock.
     if (commit)
       await q.query(
         `INSERT INTO group_offset (group_id, topic, partition_index, committed_offset, leader_epoch, metadata, commit_ms)
-         SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset
-         WHERE transactional_id = $1 ORDER BY group_id, topic, partition_index
+         SELECT group_id, topic, partition_index, committed_offset, leader_epoch, metadata, $2 FROM txn_offset g
+         WHERE transactional_id = $1 ORDER BY ${OFFSET_ORDER}
          ON CONFLICT (group_id, topic, partition_index) DO UPDATE SET committed_offset = excluded.committed_offset,
            leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, commit_ms = excluded.commit_ms`,
         [t.transactionalId, nowMs],
       );
+    // The DELETE below takes them in its plan's order; topic deletion locks them in TXN_OFFSET_ORDER.
+    await q.query(`SELECT 1 FROM txn_offset g WHERE transactional_id = $1 ORDER BY ${TXN_OFFSET_ORDER} FOR UPDATE`, [
+      t.transactionalId,
+    ]);
     await q.query(
       `WITH p AS (DELETE FROM txn_partition WHERE transactional_id = $1), g AS (DELETE FROM txn_group WHERE transactional_id = $1)
        DELETE FROM txn_offset WHERE transactional_id = $1`,
