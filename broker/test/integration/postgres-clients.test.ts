@@ -254,7 +254,7 @@ describeWithTools(
     expect(produce.ok).toBe(true);
   });
 
-  it('strings with a NUL character (group id, transactional id) work as on sqlite://', async () => {
+  it('legal but unusual values: ids with a NUL character, a committed offset of 2^63-1', async () => {
     // Kafka strings may hold U+0000 (PostgreSQL TEXT may not). Few retries: a refusal shows at once.
     const quick = new Kafka({
       brokers: [bootstrap()],
@@ -296,10 +296,20 @@ describeWithTools(
         }
         return 'committed';
       });
-      expect({ set, fetched, txn }).toEqual({
+      // Kafka keeps any int64 a client commits (Long.MAX_VALUE included) and answers it back.
+      const max = '9223372036854775807';
+      const maxSet = await outcome('OffsetCommit of 2^63-1', () =>
+        admin.setOffsets({ groupId: 'g-max', topic: 'nul-strings', partitions: [{ partition: 0, offset: max }] }),
+      );
+      const maxFetched = await outcome('OffsetFetch of 2^63-1', () =>
+        admin.fetchOffsets({ groupId: 'g-max', topics: ['nul-strings'] }),
+      );
+      expect({ set, fetched, txn, maxSet, maxFetched }).toEqual({
         set: undefined,
         fetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: '0', metadata: null }] }],
         txn: 'committed',
+        maxSet: undefined,
+        maxFetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: max, metadata: null }] }],
       });
     } finally {
       await admin.disconnect();
