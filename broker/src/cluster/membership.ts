@@ -2,6 +2,8 @@
 // is one transaction that ends by reading the epoch and the live set in one statement, so a view
 // is a pure function of its epoch: two brokers at the same epoch see the same brokers.
 // PostgreSQL's now() is the only clock a lease is measured by (docs/postgres.md).
+// Group and transactional ids may hold U+0000, which PostgreSQL text refuses: escaped as the engine does.
+import { escapeNul, unescapeNul } from '../storage/postgres/nul-escape';
 import type { PoolClient } from 'pg';
 import type { BrokerNode, ClusterView, CoordinatorKind, NamedEndpoint } from './cluster';
 
@@ -122,14 +124,18 @@ export function renew(client: PoolClient, reg: Registration, keep: readonly stri
     if (changed) await bumpEpoch(client);
     await client.query(
       `DELETE FROM cluster_coordinator WHERE incarnation = $1 AND NOT ((kind::text || '/' || key) = ANY($2::text[]))`,
-      [reg.incarnation, keep],
+      [reg.incarnation, keep.map(escapeNul)],
     );
     const renewed = await client.query<{ k: string }>(
       `UPDATE cluster_coordinator SET lease_until = ${lease(2)}
        WHERE incarnation = $1 RETURNING kind::text || '/' || key AS k`,
       [reg.incarnation, reg.leaseMs],
     );
-    return { view: await readView(client), replaced: false, held: new Set(renewed.rows.map((r) => r.k)) };
+    return {
+      view: await readView(client),
+      replaced: false,
+      held: new Set(renewed.rows.map((r) => unescapeNul(r.k))),
+    };
   });
 }
 
@@ -159,7 +165,7 @@ export async function claim(
        lease_until = excluded.lease_until
      WHERE c.incarnation = excluded.incarnation OR c.lease_until < now()
      RETURNING 1`,
-    [reg.incarnation, reg.nodeId, KIND_CODE[kind], key, reg.leaseMs],
+    [reg.incarnation, reg.nodeId, KIND_CODE[kind], escapeNul(key), reg.leaseMs],
   );
   return (r.rowCount ?? 0) > 0;
 }
@@ -174,6 +180,6 @@ export async function release(
   await client.query(`DELETE FROM cluster_coordinator WHERE incarnation = $1 AND kind = $2 AND key = $3`, [
     reg.incarnation,
     KIND_CODE[kind],
-    key,
+    escapeNul(key),
   ]);
 }

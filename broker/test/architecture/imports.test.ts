@@ -25,7 +25,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The transaction coordinator checks TxnOffsetCommit's member against the group coordinator.
   transactions: ['protocol', 'storage', 'groups', 'logger', 'keyed-serial'],
   // Several brokers on one database (issue 18): who leads, who coordinates.
-  cluster: ['protocol', 'logger'],
+  cluster: ['protocol', 'logger', 'storage'],
   server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl', 'cluster', 'keyed-serial'],
   client: ['protocol', 'logger', 'sasl'],
   perf: ['client', 'protocol', 'logger', 'args'],

@@ -296,7 +296,9 @@ describeWithTools(
         }
         return 'committed';
       });
-      // Kafka keeps any int64 a client commits (Long.MAX_VALUE included) and answers it back.
+      // Kafka keeps any int64 a client commits (Long.MAX_VALUE included) and answers it back;
+      // minnow's offsets are exact to 2^53 - 1 (no log reaches it), so it refuses the commit for
+      // that partition (INVALID_COMMIT_OFFSET_SIZE) and goes on answering (it once died here).
       const max = '9223372036854775807';
       const maxSet = await outcome('OffsetCommit of 2^63-1', () =>
         admin.setOffsets({ groupId: 'g-max', topic: 'nul-strings', partitions: [{ partition: 0, offset: max }] }),
@@ -308,8 +310,8 @@ describeWithTools(
         set: undefined,
         fetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: '0', metadata: null }] }],
         txn: 'committed',
-        maxSet: undefined,
-        maxFetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: max, metadata: null }] }],
+        maxSet: expect.stringMatching(/OffsetCommit of 2\^63-1 failed: .*offset/i),
+        maxFetched: [{ topic: 'nul-strings', partitions: [{ partition: 0, offset: '-1', metadata: null }] }],
       });
     } finally {
       await admin.disconnect();
