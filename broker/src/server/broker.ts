@@ -250,6 +250,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   }
   let nextConnectionId = 1;
   const hasTls = listeners.some((l) => usesTls(l.securityProtocol));
+  /** A start-up failure after this point lets go of what was opened, the database (and its lock) last. */
+  const releaseCore = async () => {
+    registry.stop();
+    groups.close();
+    transactions.close();
+    await cluster.stop();
+    await storage.close();
+  };
   let certificates: TlsCertificates | undefined;
   try {
     // Throws TlsMaterialError naming the file and what is wrong with it: start-up stops there.
@@ -265,11 +273,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         )
       : undefined;
   } catch (err) {
-    registry.stop();
-    groups.close();
-    transactions.close();
-    await cluster.stop();
-    await storage.close();
+    await releaseCore();
     throw err;
   }
   const servers = await openListenerServers(
@@ -292,11 +296,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   ).catch(async (err) => {
     // Port taken, say: let go of the database (and its lock) before reporting it.
     certificates?.stop();
-    registry.stop();
-    groups.close();
-    transactions.close();
-    await cluster.stop();
-    await storage.close();
+    await releaseCore();
     throw err;
   });
   let metricsServer: MetricsServer | undefined;
@@ -306,11 +306,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     } catch (err) {
       await servers.close();
       certificates?.stop();
-      registry.stop();
-      groups.close();
-      transactions.close();
-      await cluster.stop();
-      await storage.close();
+      await releaseCore();
       throw err;
     }
   }
@@ -321,11 +317,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     await metricsServer?.close();
     await servers.close();
     certificates?.stop();
-    registry.stop();
-    groups.close();
-    transactions.close();
-    await cluster.stop();
-    await storage.close();
+    await releaseCore();
     throw err;
   }
   certificates?.watch(config.tlsReloadIntervalMs);
