@@ -106,23 +106,7 @@ export class MinnowStack extends Stack {
         ? 'Kafka bootstrap servers, SASL_SSL (the Elastic IP, which survives stop/start and resizing)'
         : 'Kafka bootstrap servers, PLAINTEXT without authentication (security=off; the Elastic IP)',
     });
-    if (security) {
-      new CfnOutput(this, Outputs.CaCertificateParameter, {
-        value: security.caParameter.parameterName,
-        description: 'SSM parameter with the CA certificate clients trust: npm run ops -- ca > ca.pem',
-      });
-      new CfnOutput(this, Outputs.AdminSecretArn, {
-        value: security.adminSecret.secretArn,
-        description: `Secret with the password of the Kafka user ${ADMIN_USER}: npm run ops -- password`,
-      });
-      new CfnOutput(this, Outputs.ConnectWith, {
-        value:
-          `security.protocol=SASL_SSL sasl.mechanism=SCRAM-SHA-512 sasl.username=${ADMIN_USER} ` +
-          'sasl.password=$(npm run -s ops -- password) ssl.ca.location=ca.pem (npm run -s ops -- ca > ca.pem); ' +
-          'see docs/connect-aws.md',
-        description: 'Client settings for the bootstrap servers',
-      });
-    }
+    if (security) securityOutputs(this, security, 'SSM parameter with the CA certificate clients trust');
     new CfnOutput(this, Outputs.InstanceId, { value: instanceId });
     new CfnOutput(this, Outputs.DataVolumeId, {
       value: data.volume.volumeId,
@@ -139,4 +123,23 @@ export class MinnowStack extends Stack {
       description: "The broker's journal, shipped by the CloudWatch agent: aws logs tail <name> --follow",
     });
   }
+}
+
+/** The outputs a client needs for SASL_SSL: where the CA and the admin password are, and the settings. */
+export function securityOutputs(stack: Stack, security: BrokerSecurity, caWhat: string): void {
+  new CfnOutput(stack, Outputs.CaCertificateParameter, {
+    value: security.caParameter.parameterName,
+    description: `${caWhat}: npm run ops -- ca > ca.pem`,
+  });
+  new CfnOutput(stack, Outputs.AdminSecretArn, {
+    value: security.adminSecret.secretArn,
+    description: `Secret with the password of the Kafka user ${ADMIN_USER}: npm run ops -- password`,
+  });
+  new CfnOutput(stack, Outputs.ConnectWith, {
+    value:
+      `security.protocol=SASL_SSL sasl.mechanism=SCRAM-SHA-512 sasl.username=${ADMIN_USER} ` +
+      'sasl.password=$(npm run -s ops -- password) ssl.ca.location=ca.pem (npm run -s ops -- ca > ca.pem); ' +
+      'see docs/connect-aws.md',
+    description: 'Client settings for the bootstrap servers',
+  });
 }

@@ -7,12 +7,12 @@ import type { MinnowConfig } from './config';
 import { Alarms, alarmTopic, allowAlarmsToPublish } from './constructs/alarms';
 import { BrokerAsset, type BrokerAssetProps } from './constructs/broker-asset';
 import { BrokerInstance, KAFKA_PORT, KAFKA_SASL_SSL_PORT } from './constructs/broker-instance';
-import { ADMIN_USER, BrokerSecurity } from './constructs/broker-security';
+import { BrokerSecurity } from './constructs/broker-security';
 import { ClusterNetwork } from './constructs/cluster-network';
 import { DataVolume } from './constructs/data-volume';
 import { Database } from './constructs/database';
 import { Monitoring } from './constructs/monitoring';
-import { Outputs } from './minnow-stack';
+import { Outputs, securityOutputs } from './minnow-stack';
 
 export interface MinnowPostgresStackProps extends StackProps {
   /** Validated context values with config.postgres set (readConfig with -c storage=postgres). */
@@ -217,23 +217,7 @@ export class MinnowPostgresStack extends Stack {
         ? 'Kafka bootstrap servers, SASL_SSL: every broker (Elastic IPs); any one of them is enough to start'
         : 'Kafka bootstrap servers, PLAINTEXT without authentication (security=off): every broker',
     });
-    if (security) {
-      new CfnOutput(this, Outputs.CaCertificateParameter, {
-        value: security.caParameter.parameterName,
-        description: 'SSM parameter with the CA certificate of every broker: npm run ops -- ca > ca.pem',
-      });
-      new CfnOutput(this, Outputs.AdminSecretArn, {
-        value: security.adminSecret.secretArn,
-        description: `Secret with the password of the Kafka user ${ADMIN_USER}: npm run ops -- password`,
-      });
-      new CfnOutput(this, Outputs.ConnectWith, {
-        value:
-          `security.protocol=SASL_SSL sasl.mechanism=SCRAM-SHA-512 sasl.username=${ADMIN_USER} ` +
-          'sasl.password=$(npm run -s ops -- password) ssl.ca.location=ca.pem (npm run -s ops -- ca > ca.pem); ' +
-          'see docs/connect-aws.md',
-        description: 'Client settings for the bootstrap servers',
-      });
-    }
+    if (security) securityOutputs(this, security, 'SSM parameter with the CA certificate of every broker');
     new CfnOutput(this, ClusterOutputs.DatabaseEndpoint, {
       value: Fn.join('', [
         this.database.instance.dbInstanceEndpointAddress,
