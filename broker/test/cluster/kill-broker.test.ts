@@ -45,14 +45,20 @@ describeWithPostgres('SIGKILL of one broker of three', () => {
     /** "partition/offset" -> value, as acknowledged. */
     const acked = new Map<string, string>();
     let n = 0;
+    let sends = 0;
     let stop = false;
     let failure: unknown;
     const load = (async () => {
       while (!stop) {
-        const batch = Array.from({ length: PARTITIONS * 3 }, (_, i) => ({
-          value: `v${n++}`,
-          partition: i % PARTITIONS,
-        }));
+        // One partition per send(), the partitions in turn. kafkajs loses records when a send()
+        // spans partitions of several brokers and one dies: its retry skips every broker that
+        // already answered in that send (sendMessages.js, responsePerBroker), so a partition that
+        // moved to such a broker is never sent, its sequence is rolled back, and the NEXT send
+        // reuses those sequence numbers for other records, which the broker (as Kafka's
+        // ProducerStateManager would) answers as duplicates of the stored batch: silently lost.
+        // Seen here once (v234 acknowledged at the offset of v225). A kafkajs defect, not ours.
+        const partition = sends++ % PARTITIONS;
+        const batch = Array.from({ length: 3 }, () => ({ value: `v${n++}`, partition }));
         try {
           const results = await producer.send({ topic: 'load', acks: -1, messages: batch });
           for (const r of results) {
