@@ -4,35 +4,21 @@
 import { Consumer, Kafka, logLevel } from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
-import { tempDir } from '../integration/helpers';
-import { ChildCluster, startChildCluster } from './child-cluster';
-import { createTestDatabase, describeWithPostgres, TestDatabase } from './test-database';
+import { describeWithPostgres, useChildCluster } from './test-database';
 
 const GROUP = 'failover-group';
 
 // Opt-in (MINNOW_TEST_COORDINATOR_FAILOVER=1) until it is reliable: kafkajs members whose
 // coordinator is killed under them sometimes stall (they keep fetching, never commit again, and
 // disconnect() can hang), which would hang the suite. The broker side (a survivor takes the
-// group's lease, offsets intact) is also covered by postgres-cluster.test.ts.
+// group's lease, offsets intact) is also covered by postgres-current().test.ts.
 const describeFailover = process.env.MINNOW_TEST_COORDINATOR_FAILOVER === '1' ? describeWithPostgres : describe.skip;
 
 describeFailover('the coordinator of a group is SIGKILLed', () => {
-  const tmp = tempDir('minnow-cluster-failover-');
-  let db: TestDatabase;
-  let cluster: ChildCluster;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('cluster_failover');
-    cluster = await startChildCluster(db.url, tmp.dir);
-  }, 120_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await db?.drop();
-    tmp.cleanup();
-  }, 60_000);
+  const { cluster: current } = useChildCluster('cluster-failover');
 
   async function coordinatorVia(i: number): Promise<number> {
-    const [host, port] = cluster.address(i).split(':');
+    const [host, port] = current().address(i).split(':');
     const conn = await KafkaConnection.connect(host!, Number(port));
     try {
       return (await conn.send(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0]
@@ -48,7 +34,7 @@ describeFailover('the coordinator of a group is SIGKILLed', () => {
     const kafka = (i: number, clientId: string) =>
       new Kafka({
         clientId,
-        brokers: [cluster.address(i)],
+        brokers: [current().address(i)],
         logLevel: logLevel.NOTHING,
         retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 1000 },
       });
@@ -73,8 +59,8 @@ describeFailover('the coordinator of a group is SIGKILLed', () => {
         if (await cond()) return;
         await new Promise((r) => setTimeout(r, 100));
       }
-      const logs = cluster.brokers
-        .flatMap((b, i) => b.lines.map((l) => ({ broker: i + 1, ...l })))
+      const logs = current()
+        .brokers.flatMap((b, i) => b.lines.map((l) => ({ broker: i + 1, ...l })))
         .filter((l) => /coordinat|membership|lease/.test(l.msg));
       throw new Error(
         `timed out waiting for ${what}: ${seen.size} values seen, ${await committed()} committed; crashes: ${crashes.join('; ')}; brokers: ${JSON.stringify(logs)}`,
@@ -124,7 +110,7 @@ describeFailover('the coordinator of a group is SIGKILLed', () => {
     try {
       await wave('a');
       await until('the first wave committed', async () => seen.size === 30 && (await committed()) === 30);
-      await cluster.brokers[coordinator - 1]!.kill9();
+      await current().brokers[coordinator - 1]!.kill9();
       await stopMembers(members);
       await wave('b');
       members = await startMembers('second');

@@ -4,31 +4,17 @@
 // "Failure cases": the batch in flight was rolled back, or committed and then recognised as a
 // duplicate when retried through another broker).
 import { Kafka, logLevel } from 'kafkajs';
-import { tempDir } from '../integration/helpers';
-import { ChildCluster, startChildCluster } from './child-cluster';
-import { createTestDatabase, describeWithPostgres, TestDatabase } from './test-database';
+import { describeWithPostgres, useChildCluster } from './test-database';
 
 const PARTITIONS = 3;
 
 describeWithPostgres('SIGKILL of one broker of three', () => {
-  const tmp = tempDir('minnow-cluster-kill-');
-  let db: TestDatabase;
-  let cluster: ChildCluster;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('cluster_kill');
-    cluster = await startChildCluster(db.url, tmp.dir);
-  }, 120_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await db?.drop();
-    tmp.cleanup();
-  }, 60_000);
+  const { cluster: current } = useChildCluster('cluster-kill');
 
   it('loses no acknowledged record, duplicates none, and the producer carries on', async () => {
     const kafka = new Kafka({
       clientId: 'kill-one',
-      brokers: [0, 1, 2].map((i) => cluster.address(i)),
+      brokers: [0, 1, 2].map((i) => current().address(i)),
       logLevel: logLevel.NOTHING,
       retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 1000 },
     });
@@ -78,7 +64,7 @@ describeWithPostgres('SIGKILL of one broker of three', () => {
     };
     try {
       await waitForAcks(200, 'before the kill');
-      await cluster.brokers[victim - 1]!.kill9();
+      await current().brokers[victim - 1]!.kill9();
       const atKill = acked.size;
       await waitForAcks(atKill + 300, 'after the kill');
     } finally {
@@ -89,7 +75,7 @@ describeWithPostgres('SIGKILL of one broker of three', () => {
     expect({ failure: failure === undefined ? undefined : String(failure) }).toEqual({ failure: undefined });
 
     // Read everything back through the survivors.
-    const survivors = [0, 1, 2].filter((i) => i !== victim - 1).map((i) => cluster.address(i));
+    const survivors = [0, 1, 2].filter((i) => i !== victim - 1).map((i) => current().address(i));
     const reader = new Kafka({ clientId: 'kill-check', brokers: survivors, logLevel: logLevel.NOTHING });
     const check = reader.admin();
     await check.connect();

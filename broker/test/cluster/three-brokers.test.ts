@@ -4,9 +4,8 @@
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describeWithTools } from '../support/external-tools';
-import { consumeValues, lastJson, run, tempDir } from '../integration/helpers';
-import { ChildCluster, startChildCluster } from './child-cluster';
-import { createTestDatabase, describeWithPostgres, TestDatabase } from './test-database';
+import { consumeValues, lastJson, run } from '../integration/helpers';
+import { describeWithPostgres, useChildCluster } from './test-database';
 
 const PYTHON = '/usr/bin/python3'; // Debian's, with python3-confluent-kafka
 const kafka = (brokers: string[], clientId: string) =>
@@ -18,22 +17,10 @@ const kafka = (brokers: string[], clientId: string) =>
   });
 
 describeWithPostgres('three brokers on one database', () => {
-  const tmp = tempDir('minnow-cluster-');
-  let db: TestDatabase;
-  let cluster: ChildCluster;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('cluster_three');
-    cluster = await startChildCluster(db.url, tmp.dir);
-  }, 120_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await db?.drop();
-    tmp.cleanup();
-  }, 60_000);
+  const { cluster: current } = useChildCluster('cluster-three');
 
   async function createTopic(name: string, numPartitions: number): Promise<void> {
-    const admin = kafka([cluster.address(0)], 'admin').admin();
+    const admin = kafka([current().address(0)], 'admin').admin();
     await admin.connect();
     try {
       await admin.createTopics({ topics: [{ topic: name, numPartitions }], waitForLeaders: true });
@@ -46,7 +33,7 @@ describeWithPostgres('three brokers on one database', () => {
     await createTopic('spread', 6);
     const views = [];
     for (let i = 0; i < 3; i++) {
-      const admin = kafka([cluster.address(i)], `meta-${i}`).admin();
+      const admin = kafka([current().address(i)], `meta-${i}`).admin();
       await admin.connect();
       const [meta] = (await admin.fetchTopicMetadata({ topics: ['spread'] })).topics;
       const { brokers } = await admin.describeCluster();
@@ -56,7 +43,7 @@ describeWithPostgres('three brokers on one database', () => {
         leaders: meta!.partitions.sort((a, b) => a.partitionId - b.partitionId).map((p) => p.leader),
       });
     }
-    expect(views[0]!.brokers).toEqual([1, 2, 3].map((id) => `${id}@${cluster.address(id - 1)}`).sort());
+    expect(views[0]!.brokers).toEqual([1, 2, 3].map((id) => `${id}@${current().address(id - 1)}`).sort());
     expect(views[1]).toEqual(views[0]);
     expect(views[2]).toEqual(views[0]);
     // Six partitions spread over the three brokers.
@@ -68,12 +55,12 @@ describeWithPostgres('three brokers on one database', () => {
       await createTopic('kc', 3);
       const lines = Array.from({ length: 30 }, (_, i) => `kcat ${i}`);
       for (let p = 0; p < 3; p++) {
-        const r = await run('kcat', ['-b', cluster.address(0), '-P', '-t', 'kc', '-p', String(p)], {
+        const r = await run('kcat', ['-b', current().address(0), '-P', '-t', 'kc', '-p', String(p)], {
           input: lines.filter((_, i) => i % 3 === p).join('\n') + '\n',
         });
         expect(r.code).toBe(0);
       }
-      const r = await run('kcat', ['-b', cluster.address(2), '-C', '-t', 'kc', '-o', 'beginning', '-c', '30', '-e'], {
+      const r = await run('kcat', ['-b', current().address(2), '-C', '-t', 'kc', '-o', 'beginning', '-c', '30', '-e'], {
         timeoutMs: 30_000,
       });
       expect(r.code).toBe(0);
@@ -83,12 +70,12 @@ describeWithPostgres('three brokers on one database', () => {
 
   it('kafkajs produces through broker 2 and consumes through broker 3', async () => {
     await createTopic('kjs', 6);
-    const producer = kafka([cluster.address(1)], 'kjs-producer').producer({ idempotent: true });
+    const producer = kafka([current().address(1)], 'kjs-producer').producer({ idempotent: true });
     await producer.connect();
     const values = Array.from({ length: 60 }, (_, i) => `kafkajs ${i}`);
     await producer.send({ topic: 'kjs', acks: -1, messages: values.map((value) => ({ value })) });
     await producer.disconnect();
-    const consumer = kafka([cluster.address(2)], 'kjs-consumer').consumer({ groupId: 'kjs-reader' });
+    const consumer = kafka([current().address(2)], 'kjs-consumer').consumer({ groupId: 'kjs-reader' });
     await consumer.connect();
     expect((await consumeValues(consumer, 'kjs', 60, 30_000)).sort()).toEqual([...values].sort());
   }, 60_000);
@@ -98,7 +85,14 @@ describeWithPostgres('three brokers on one database', () => {
       await createTopic('ck', 3);
       const r = await run(
         PYTHON,
-        [path.join(__dirname, 'python', 'ck_two_brokers.py'), cluster.address(2), cluster.address(0), 'ck', '3', '30'],
+        [
+          path.join(__dirname, 'python', 'ck_two_brokers.py'),
+          current().address(2),
+          current().address(0),
+          'ck',
+          '3',
+          '30',
+        ],
         { timeoutMs: 90_000 },
       );
       const out = lastJson('ck_two_brokers.py', r);
@@ -110,7 +104,7 @@ describeWithPostgres('three brokers on one database', () => {
 
   it('a group with members on different brokers rebalances and commits', async () => {
     await createTopic('grp', 6);
-    const producer = kafka([cluster.address(0)], 'grp-producer').producer();
+    const producer = kafka([current().address(0)], 'grp-producer').producer();
     await producer.connect();
     await producer.send({
       topic: 'grp',
@@ -120,7 +114,7 @@ describeWithPostgres('three brokers on one database', () => {
     const seen = new Set<string>();
     const assigned = new Map<string, number>();
     const members = [0, 1].map((i) =>
-      kafka([cluster.address(i)], `member-${i}`).consumer({
+      kafka([current().address(i)], `member-${i}`).consumer({
         groupId: 'spread-group',
         sessionTimeout: 10_000,
         heartbeatInterval: 500,
@@ -151,7 +145,7 @@ describeWithPostgres('three brokers on one database', () => {
       for (const m of members) await m.disconnect();
     }
     // The commits are in the database: any broker reports them.
-    const admin = kafka([cluster.address(2)], 'grp-admin').admin();
+    const admin = kafka([current().address(2)], 'grp-admin').admin();
     await admin.connect();
     const [offsets] = await admin.fetchOffsets({ groupId: 'spread-group', topics: ['grp'] });
     // Each broker lists the groups it coordinates; the admin client asks them all: listed once.
@@ -165,7 +159,7 @@ describeWithPostgres('three brokers on one database', () => {
 
   it('a transactional producer on one broker commits; a read_committed consumer on another sees it', async () => {
     await createTopic('txn', 3);
-    const producer = kafka([cluster.address(2)], 'txn-producer').producer({
+    const producer = kafka([current().address(2)], 'txn-producer').producer({
       transactionalId: 'cluster-txn',
       idempotent: true,
       maxInFlightRequests: 1,
@@ -181,7 +175,7 @@ describeWithPostgres('three brokers on one database', () => {
     });
     await committed.commit();
     await producer.disconnect();
-    const consumer = kafka([cluster.address(0)], 'txn-reader').consumer({
+    const consumer = kafka([current().address(0)], 'txn-reader').consumer({
       groupId: 'txn-reader',
       readUncommitted: false,
     });
