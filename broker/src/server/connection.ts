@@ -17,6 +17,8 @@ import type { ApiHandler, BrokerContext, RequestContext } from './context';
 import { usesSasl } from './listeners';
 import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
+import { StorageError } from '../storage/storage';
+import { errorAnswer } from './error-answers';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
@@ -343,7 +345,7 @@ export class Connection {
         }
         this.scheduleFlush();
       };
-      const fail = (err: unknown) => this.reject(`${spec.name} handler failed`, err as Error, { correlationId });
+      const fail = (err: unknown) => this.answerFailure(slot, ctx, spec.name, request, err, finish);
       const produce = apiKey === ApiKey.Produce;
       this.schedule(produce, () => {
         const done = () => {
@@ -357,8 +359,8 @@ export class Connection {
           const result = handler.handle(ctx, request);
           if (quotasOn) handlerMs = performance.now() - t0;
           if (result instanceof Promise) {
-            // finish can throw too (an answer that does not encode): that closes this connection
-            // only, never the broker (an unhandled rejection would end the process).
+            // finish can throw too (an answer that does not encode): answered as a failed handler;
+            // fail never throws (an unhandled rejection would end the process).
             result.then(finish, fail).catch(fail).finally(done);
           } else {
             finish(result);
@@ -372,6 +374,50 @@ export class Connection {
     } catch (err) {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
+    }
+  }
+
+  /**
+   * A handler threw (the database out of reach, or a bug) or its answer did not encode: Kafka's
+   * answer for an unexpected error (KafkaApis.handleError), the error in every error field of the
+   * API's response (error-answers/), rather than closing a connection the client would take for a
+   * dead broker. Logged once per burst. Closes when no answer is due (Produce acks=0) or the error
+   * answer itself fails. Never throws.
+   */
+  private answerFailure(
+    slot: Slot,
+    ctx: RequestContext,
+    api: string,
+    request: unknown,
+    err: unknown,
+    finish: (body: unknown) => void,
+  ): void {
+    if (this.closed) return;
+    const storage = err instanceof StorageError;
+    let answer: { body: unknown; code: number } | undefined;
+    // An answer already (partly) made cannot be replaced: close.
+    if (!slot.done && slot.chunks === null) {
+      try {
+        answer = errorAnswer(ctx, request, err);
+      } catch {
+        answer = undefined;
+      }
+    }
+    if (!answer || answer.body === null) {
+      this.reject(`${api} handler failed`, err as Error, { correlationId: ctx.correlationId });
+      return;
+    }
+    const why = storage ? 'storage unavailable: answering with a retriable error' : `${api} handler failed: answering`;
+    this.shared.warnings.log(storage ? 'warn' : 'error', why, {
+      connectionId: this.id,
+      api,
+      errorCode: answer.code,
+      err,
+    });
+    try {
+      finish(answer.body);
+    } catch (e) {
+      this.reject(`${api} error answer failed`, e as Error, { correlationId: ctx.correlationId });
     }
   }
 
