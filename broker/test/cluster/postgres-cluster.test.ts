@@ -130,7 +130,7 @@ describeWithPostgres('PostgresCluster', () => {
     const four = [1, 2, 3, 4].map((nodeId) => ({ nodeId, rack: null, endpoints: [] }));
     const g = GROUPS.find((k) => coordinatorOf(four, k).nodeId !== 1)!;
     expect(await a.checkCoordinator('group', g)).toBe(ErrorCode.NONE);
-    // A broker that joins and owns g by the hash finds a's lease still there until a gives it back.
+    // A broker that joins and owns g by placement finds a's lease still there until a gives it back.
     const lost: string[] = [];
     a.onCoordinatorLost((_k, key) => lost.push(key));
     const others = [await broker(2), await broker(3), await broker(4)];
