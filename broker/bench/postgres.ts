@@ -74,6 +74,22 @@ interface BrokersRun {
   brokers: number;
   produce: ProduceSummary;
   consume: ConsumeSummary;
+  /** Record batches stored per append transaction (rows sharing an xmin): how much group commit gathered. */
+  batchesPerCommit: number;
+}
+
+/** Rows inserted by one transaction share its xmin, so this counts append transactions exactly. */
+async function batchesPerCommit(url: string): Promise<number> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ batches: number; commits: number }>(
+      'SELECT count(*)::int AS batches, count(DISTINCT xmin::text)::int AS commits FROM record_batch',
+    );
+    return rows[0]!.commits ? rows[0]!.batches / rows[0]!.commits : 0;
+  } finally {
+    await c.end();
+  }
 }
 
 async function throughBrokers(url: string, n: number, topic: string): Promise<BrokersRun> {
@@ -103,7 +119,9 @@ async function throughBrokers(url: string, n: number, topic: string): Promise<Br
       '--topic', topic, '--num-records', produce.summary.records, '--timeout', '60s', '--bootstrap-server', bootstrap,
     ]); // prettier-ignore
     log(`  consume ${consume.summary.mbPerSec.toFixed(1)} MB/s`);
-    return { brokers: n, produce: produce.summary, consume: consume.summary };
+    const perCommit = await batchesPerCommit(url);
+    log(`  ${perCommit.toFixed(1)} batches per append transaction`);
+    return { brokers: n, produce: produce.summary, consume: consume.summary, batchesPerCommit: perCommit };
   } finally {
     for (const b of brokers) await b.stop();
   }
@@ -126,10 +144,14 @@ function render(ceilings: Ceiling[], runs: BrokersRun[], serverVersion: string):
     L.push(`| ${c.batchesPerInsert} | ${c.mbPerSec.toFixed(1)} | ${Math.round(c.commitsPerSec)} |`);
   L.push('');
   L.push(`Through minnow, as a ratio to the ceiling (${ceiling.mbPerSec.toFixed(1)} MB/s):`, '');
-  L.push('| brokers | produce MB/s | ratio | produce p99 ms | consume MB/s | ratio |', '|---|---|---|---|---|---|');
+  L.push(
+    '| brokers | produce MB/s | ratio | produce p99 ms | batches per commit | consume MB/s | ratio |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const r of runs)
     L.push(
       `| ${r.brokers} | ${r.produce.mbPerSec.toFixed(1)} | ${pct(r.produce.mbPerSec)} | ${r.produce.latency.p99Ms.toFixed(0)} | ` +
+        `${r.batchesPerCommit.toFixed(1)} | ` +
         `${r.consume.mbPerSec.toFixed(1)} | ${pct(r.consume.mbPerSec)} |`,
     );
   L.push('');

@@ -12,6 +12,8 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   'transactions',
   'perf',
   'user',
+  'quota',
+  'acl',
 ]);
 
 export interface CommandLine {

@@ -52,10 +52,23 @@ export async function serve(argv: string[]): Promise<number> {
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  const broker = await startBroker({ config });
-  // SIGHUP: read the TLS files again now (a renewed certificate), as nginx and others do.
-  const onHangup = () => void broker.reloadTls();
+  // SIGHUP: read the TLS files again now (a renewed certificate), as nginx and others do. Handled
+  // from before start-up too: Node's default for SIGHUP ends the process, and a reload sent while
+  // the broker opens its database (systemctl reload, a renewal hook) must not kill it.
+  let broker: Awaited<ReturnType<typeof startBroker>> | undefined;
+  let hangupPending = false;
+  const onHangup = () => {
+    if (broker) void broker.reloadTls();
+    else hangupPending = true;
+  };
   process.on('SIGHUP', onHangup);
+  try {
+    broker = await startBroker({ config });
+  } catch (err) {
+    process.off('SIGHUP', onHangup);
+    throw err;
+  }
+  if (hangupPending) void broker.reloadTls();
   if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
   broker.context.logger.info('signal received', { signal: signalled });
   process.off('SIGHUP', onHangup);

@@ -31,6 +31,8 @@ export interface ClusterView {
   epoch: number;
   /** Sorted by node id. */
   brokers: readonly BrokerNode[];
+  /** The placement formula (cluster/placement.ts) every live broker knows; absent: this broker's. */
+  placement?: number;
 }
 
 export interface Cluster {

@@ -6,6 +6,7 @@
 import { escapeNul, unescapeNul } from '../storage/postgres/nul-escape';
 import type { PoolClient } from 'pg';
 import type { BrokerNode, ClusterView, CoordinatorKind, NamedEndpoint } from './cluster';
+import { PLACEMENT_VERSION } from './placement';
 
 /** The channel an epoch change is announced on, so other brokers re-read the view at once. */
 export const CLUSTER_CHANNEL = 'minnow_cluster';
@@ -38,7 +39,8 @@ const READ_VIEW = `
 SELECT s.epoch,
        coalesce((SELECT json_agg(json_build_object('nodeId', b.node_id, 'rack', b.rack, 'endpoints', b.endpoints)
                                  ORDER BY b.node_id)
-                 FROM cluster_broker b), '[]'::json) AS brokers
+                 FROM cluster_broker b), '[]'::json) AS brokers,
+       (SELECT min(b.placement) FROM cluster_broker b) AS placement
 FROM cluster_state s WHERE s.id = 0`;
 
 async function inTransaction<T>(client: PoolClient, body: () => Promise<T>): Promise<T> {
@@ -54,9 +56,11 @@ async function inTransaction<T>(client: PoolClient, body: () => Promise<T>): Pro
 }
 
 async function readView(client: PoolClient): Promise<ClusterView> {
-  const r = await client.query<{ epoch: string; brokers: BrokerNode[] }>(READ_VIEW);
+  const r = await client.query<{ epoch: string; brokers: BrokerNode[]; placement: number | null }>(READ_VIEW);
   const row = r.rows[0]!;
-  return { epoch: Number(row.epoch), brokers: row.brokers };
+  const view: ClusterView = { epoch: Number(row.epoch), brokers: row.brokers };
+  if (row.placement !== null) view.placement = row.placement;
+  return view;
 }
 
 /** Removes expired brokers (by whoever sees them first); their node ids. */
@@ -77,11 +81,11 @@ async function bumpEpoch(client: PoolClient): Promise<void> {
 
 async function upsert(client: PoolClient, reg: Registration): Promise<void> {
   await client.query(
-    `INSERT INTO cluster_broker (node_id, lease_until, incarnation, rack, endpoints)
-     VALUES ($1, ${lease(2)}, $3, $4, $5)
+    `INSERT INTO cluster_broker (node_id, lease_until, incarnation, rack, endpoints, placement)
+     VALUES ($1, ${lease(2)}, $3, $4, $5, $6)
      ON CONFLICT (node_id) DO UPDATE SET incarnation = excluded.incarnation, rack = excluded.rack,
-       endpoints = excluded.endpoints, lease_until = excluded.lease_until`,
-    [reg.nodeId, reg.leaseMs, reg.incarnation, reg.rack, JSON.stringify(reg.endpoints)],
+       endpoints = excluded.endpoints, lease_until = excluded.lease_until, placement = excluded.placement`,
+    [reg.nodeId, reg.leaseMs, reg.incarnation, reg.rack, JSON.stringify(reg.endpoints), PLACEMENT_VERSION],
   );
 }
 

@@ -1,6 +1,6 @@
 // Several brokers on one PostgreSQL database (docs/postgres.md "Several brokers"): each holds a
 // lease row renewed every heartbeat; the live set and its epoch come from the database; leaders
-// and coordinators are placed by hash over the live set (placement.ts); a coordinator acts only
+// and coordinators are placed by rendezvous hashing over the live set (placement.ts); a coordinator acts only
 // while it holds the key's lease row, and stops acting (self-fences) when its own renewal is late
 // by its monotonic clock, before the database would let another broker take the key over.
 import { randomUUID } from 'node:crypto';
@@ -12,7 +12,7 @@ import type { BrokerNode, Cluster, ClusterView, CoordinatorCheck, CoordinatorKin
 import { claim, CLUSTER_CHANNEL, heldKey, join, KIND_OF_CODE, leave, Registration, release, renew } from './membership';
 import { NotificationListener } from './notification-listener';
 import { resolveNodeId } from './node-id';
-import { coordinatorOf, leaderOf } from './placement';
+import { coordinatorOf, leaderOf, PLACEMENT_VERSION } from './placement';
 import { ensureClusterSchema } from './schema';
 
 export const DEFAULT_HEARTBEAT_MS = 2_000;
@@ -137,13 +137,15 @@ export class PostgresCluster implements Cluster {
   }
 
   leaderOf(topic: string, partition: number): number {
-    const brokers = this.current.brokers;
-    return brokers.length === 0 ? this.nodeId : leaderOf(brokers, topic, partition).nodeId;
+    const { brokers, placement } = this.current;
+    return brokers.length === 0 ? this.nodeId : leaderOf(brokers, topic, partition, placementOf(placement)).nodeId;
   }
 
   coordinatorOf(_kind: CoordinatorKind, key: string): BrokerNode {
-    const brokers = this.current.brokers;
-    return brokers.length === 0 ? { nodeId: this.nodeId, rack: null, endpoints: [] } : coordinatorOf(brokers, key);
+    const { brokers, placement } = this.current;
+    return brokers.length === 0
+      ? { nodeId: this.nodeId, rack: null, endpoints: [] }
+      : coordinatorOf(brokers, key, placementOf(placement));
   }
 
   get fenced(): boolean {
@@ -355,6 +357,9 @@ export class PostgresCluster implements Cluster {
     await this.pool.end().catch(() => {});
   }
 }
+
+/** The view's formula; never one newer than this broker knows (its own row is not in the view yet). */
+const placementOf = (v: number | undefined) => Math.min(v ?? PLACEMENT_VERSION, PLACEMENT_VERSION);
 
 function splitHeld(k: string): [CoordinatorKind, string] {
   const slash = k.indexOf('/');

@@ -16,8 +16,18 @@ CREATE TABLE IF NOT EXISTS cluster_broker (
   incarnation uuid NOT NULL,
   rack text,
   endpoints jsonb NOT NULL,
-  lease_until timestamptz NOT NULL
+  lease_until timestamptz NOT NULL,
+  -- The newest placement formula the broker knows (cluster/placement.ts); all place by the lowest
+  -- live one. The default is what a broker from before this column gets: formula 1.
+  placement smallint NOT NULL DEFAULT 1
 );
+-- Added to a table made before the column; only then (ALTER TABLE's lock would queue renewals).
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute
+                 WHERE attrelid = 'cluster_broker'::regclass AND attname = 'placement' AND NOT attisdropped) THEN
+    ALTER TABLE cluster_broker ADD COLUMN placement smallint NOT NULL DEFAULT 1;
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS cluster_state (
   id smallint PRIMARY KEY CHECK (id = 0),
   -- Bumped with every change of cluster_broker's rows: the leader epoch in Metadata (KIP-320).

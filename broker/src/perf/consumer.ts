@@ -77,7 +77,10 @@ export class ConsumePerfRun {
     private readonly opts: ConsumeOptions,
     private readonly io: PerfIo,
   ) {
-    this.client = new KafkaClient(opts.bootstrap, { clientId: opts.clientId });
+    this.client = new KafkaClient(opts.bootstrap, {
+      clientId: opts.clientId,
+      ...(opts.sasl ? { sasl: opts.sasl } : {}),
+    });
     this.limit = opts.numRecords ?? Infinity;
   }
 

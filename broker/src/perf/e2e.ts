@@ -22,8 +22,14 @@ export interface E2eSummary {
 }
 
 export async function runE2e(opts: E2eOptions, io: PerfIo): Promise<E2eSummary> {
-  const producer = new KafkaClient(opts.bootstrap, { clientId: 'minnow-perf-e2e-producer' });
-  const consumer = new KafkaClient(opts.bootstrap, { clientId: 'minnow-perf-e2e-consumer' });
+  const producer = new KafkaClient(opts.bootstrap, {
+    clientId: 'minnow-perf-e2e-producer',
+    ...(opts.sasl ? { sasl: opts.sasl } : {}),
+  });
+  const consumer = new KafkaClient(opts.bootstrap, {
+    clientId: 'minnow-perf-e2e-consumer',
+    ...(opts.sasl ? { sasl: opts.sasl } : {}),
+  });
   try {
     let meta;
     try {

@@ -3,6 +3,8 @@
 // so a command line copied from kafka-producer-perf-test keeps working). Pure: throws UsageError.
 import { CompressionType } from '../protocol/compression';
 import { bootstrapFrom, parse, UsageError } from '../args';
+import { AUTH_USAGE, connectOptionsOf } from '../cli/auth-options';
+import type { SaslCredentials } from '../client/sasl';
 
 export const COMPRESSION_NAMES: Record<string, CompressionType> = {
   none: CompressionType.None,
@@ -119,11 +121,25 @@ function parseToolArgs(
   argv: string[],
   options: OptionsConfig,
   usage: string,
-): { v: Record<string, OptionValue>; str: (k: string) => string | undefined; topic: string } | 'help' {
+  env: NodeJS.ProcessEnv,
+):
+  | {
+      v: Record<string, OptionValue>;
+      str: (k: string) => string | undefined;
+      topic: string;
+      sasl: SaslCredentials | undefined;
+    }
+  | 'help' {
   const { values, positionals } = parse(
     expandMultiValue(joinNegativeValues(argv), 'producer-props'),
-    { topic: { type: 'string', short: 't' }, ...options },
-    usage,
+    {
+      topic: { type: 'string', short: 't' },
+      user: { type: 'string' },
+      'password-file': { type: 'string' },
+      'sasl-mechanism': { type: 'string' },
+      ...options,
+    },
+    `${usage}\n${AUTH_USAGE}`,
   );
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"\n\n${usage}`);
@@ -131,13 +147,16 @@ function parseToolArgs(
   const str = (k: string) => v[k] as string | undefined;
   const topic = str('topic');
   if (!topic) throw new UsageError(`--topic is required\n\n${usage}`);
-  return { v, str, topic };
+  // The same login as every other client command (a deployed broker's listeners are sasl+ by default).
+  return { v, str, topic, sasl: connectOptionsOf(v, env).sasl };
 }
 
 // --- perf produce ----------------------------------------------------------------------------
 
 export interface ProduceOptions {
   bootstrap: string;
+  /** --user/--password-file (MINNOW_USER/MINNOW_PASSWORD_FILE): log in on every connection. */
+  sasl: SaslCredentials | undefined;
   topic: string;
   /** Stop after this many records (warm-up included), or after durationMs. Exactly one is set. */
   numRecords: number | undefined;
@@ -242,9 +261,10 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
       'transaction-batches': { type: 'string' },
     },
     PRODUCE_USAGE,
+    env,
   );
   if (parsed === 'help') return 'help';
-  const { v, str, topic } = parsed;
+  const { v, str, topic, sasl } = parsed;
 
   // --producer-props first; explicit flags win over them.
   const props = parseProps('producer-props', (v['producer-props'] as string[] | undefined) ?? []);
@@ -298,6 +318,7 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   const maxInFlight = prop('max.in.flight.requests.per.connection');
   const opts: ProduceOptions = {
     bootstrap: bootstrapFrom(str('bootstrap-server') ?? prop('bootstrap.servers'), env),
+    sasl,
     topic,
     numRecords,
     durationMs: durRaw === undefined ? undefined : parseDuration('duration', durRaw, 's'),
@@ -338,6 +359,7 @@ export function parseProduceArgs(argv: string[], env: NodeJS.ProcessEnv = proces
 
 export interface ConsumeOptions {
   bootstrap: string;
+  sasl: SaslCredentials | undefined;
   topic: string;
   /** Stop after this many records; undefined: at the high watermarks seen at start. */
   numRecords: number | undefined;
@@ -379,9 +401,10 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
       json: { type: 'string' },
     },
     CONSUME_USAGE,
+    env,
   );
   if (parsed === 'help') return 'help';
-  const { v, str, topic } = parsed;
+  const { v, str, topic, sasl } = parsed;
   if (str('num-records') !== undefined && str('messages') !== undefined)
     throw new UsageError('--num-records and --messages are the same option: give one');
   const n = str('num-records') ?? str('messages');
@@ -389,6 +412,7 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     throw new UsageError('--report-interval needs --show-detailed-stats');
   return {
     bootstrap: bootstrapFrom(str('bootstrap-server'), env),
+    sasl,
     topic,
     numRecords: n === undefined ? undefined : parseInteger('num-records', n, 1),
     group: str('group'),
@@ -408,6 +432,7 @@ export function parseConsumeArgs(argv: string[], env: NodeJS.ProcessEnv = proces
 
 export interface E2eOptions {
   bootstrap: string;
+  sasl: SaslCredentials | undefined;
   topic: string;
   numRecords: number;
   recordSize: number;
@@ -434,9 +459,10 @@ export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       json: { type: 'string' },
     },
     E2E_USAGE,
+    env,
   );
   if (parsed === 'help') return 'help';
-  const { str, topic } = parsed;
+  const { str, topic, sasl } = parsed;
   const acks = parseAcks(str('acks') ?? 'all');
   if (acks === 0)
     throw new UsageError('--acks 0 cannot be used for end-to-end latency: the producer needs the offset; use 1 or all');
@@ -446,6 +472,7 @@ export function parseE2eArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new UsageError(`--warmup-records ${warmupRecords} must be less than --num-records ${numRecords}`);
   return {
     bootstrap: bootstrapFrom(str('bootstrap-server'), env),
+    sasl,
     topic,
     numRecords,
     recordSize: parseInteger('record-size', str('record-size') ?? '100', 1),

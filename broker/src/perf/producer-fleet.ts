@@ -93,6 +93,7 @@ export class ProducerFleet {
     const client = new KafkaClient(opts.bootstrap, {
       clientId: opts.clientId,
       requestTimeoutMs: opts.requestTimeoutMs,
+      ...(opts.sasl ? { sasl: opts.sasl } : {}),
     });
     this.clients.push(client);
     if (index === 0) this.targets = await topicTargets(client, opts, this.io);

@@ -22,6 +22,7 @@ import { errorAnswer } from './error-answers';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
+import { ResponseHold } from './response-memory';
 import { recordRequest, throttledBody } from './quotas/request-quotas';
 import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
 
@@ -45,6 +46,8 @@ interface Slot {
   chunks: Buffer[] | null;
   /** Bytes of `chunks`. */
   bytes: number;
+  /** A Fetch's share of the broker's response memory, released once the socket has taken it. */
+  hold?: ResponseHold;
 }
 
 /** What all connections of a broker share. */
@@ -158,6 +161,7 @@ export class Connection {
   private onClose(): void {
     this.closed = true;
     this.waiting.length = 0;
+    for (const slot of this.slots) slot.hold?.releaseAll();
     this.slots.length = 0;
     this.encodedUnwritten = 0;
     clearTimeout(this.throttleTimer);
@@ -311,6 +315,8 @@ export class Connection {
         produceOrder: this.produceOrder,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
+      if (apiKey === ApiKey.Fetch && this.broker.responseMemory)
+        slot.hold = ctx.responseHold = new ResponseHold(this.broker.responseMemory);
       this.slots.push(slot);
       const metrics = this.broker.metrics;
       metrics?.requested(apiKey);
@@ -324,6 +330,7 @@ export class Connection {
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
+        if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
         slot.done = true;
         if (this.sasl?.failed) this.closeWhenFlushed = true;
         if (this.broker.logger.enabled('debug')) {
@@ -342,6 +349,8 @@ export class Connection {
       const produce = apiKey === ApiKey.Produce;
       this.schedule(produce, () => {
         const done = () => {
+          // A handler that went on after its connection closed may have taken memory since.
+          if (this.closed) slot.hold?.releaseAll();
           this.releaseRequest(reserved);
           this.handlerDone();
         };
@@ -612,6 +621,7 @@ export class Connection {
   private flush(): void {
     if (this.closed) return;
     const out: Buffer[] = [];
+    const holds: ResponseHold[] = [];
     let bytes = 0;
     // `bytes`: what this flush will hand to the socket, counted as if already in its buffer.
     while (
@@ -620,16 +630,18 @@ export class Connection {
       this.socket.writableLength + bytes < MAX_PENDING_RESPONSE_BYTES
     ) {
       const slot = this.slots.shift()!;
+      if (slot.hold) holds.push(slot.hold);
       if (slot.chunks) {
         this.encodedUnwritten -= slot.bytes;
         bytes += slot.bytes;
         for (const c of slot.chunks) out.push(c);
       }
     }
+    const written = holds.length === 0 ? undefined : () => holds.forEach((h) => h.releaseAll());
     if (out.length > 0) {
-      this.write(out, bytes);
+      this.write(out, bytes, written);
       this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
-    }
+    } else written?.();
     if (this.closeWhenFlushed && this.slots.length === 0) {
       this.closeGracefully();
       return;
@@ -646,13 +658,15 @@ export class Connection {
    * JavaScript per response than the copy of a few hundred bytes (the seed load's profile). Large
    * responses (fetched record batches) keep their chunks and go out in one writev, uncopied.
    */
-  private write(chunks: Buffer[], bytes: number): void {
+  private write(chunks: Buffer[], bytes: number, written?: () => void): void {
+    // `written` runs once the socket has taken the bytes (or was destroyed with them).
     if (chunks.length === 1 || bytes <= JOIN_RESPONSES_UP_TO_BYTES) {
-      this.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
+      this.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), written);
       return;
     }
     this.socket.cork();
-    for (const c of chunks) this.socket.write(c);
+    for (let i = 0; i < chunks.length; i++)
+      this.socket.write(chunks[i]!, i === chunks.length - 1 ? written : undefined);
     this.socket.uncork();
   }
 

@@ -1,5 +1,7 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { UsageError } from '../../src/args';
-import { splitCommandLine } from '../../src/cli/global-flags';
+import { CLIENT_COMMANDS, splitCommandLine } from '../../src/cli/global-flags';
 
 describe('global flags before the command', () => {
   it.each([
@@ -35,5 +37,36 @@ describe('global flags before the command', () => {
   ])('refuses %j', (argv, message) => {
     expect(() => splitCommandLine(argv)).toThrow(UsageError);
     expect(() => splitCommandLine(argv)).toThrow(message);
+  });
+});
+
+describe('CLIENT_COMMANDS', () => {
+  // The list is kept by hand: a command added later that reads --bootstrap-server must be in it,
+  // or `minnow -b HOST:PORT that-command` is refused (acl and quota were, until this test).
+  const cliDir = path.join(__dirname, '../../src/cli');
+  const main = readFileSync(path.join(cliDir, 'main.ts'), 'utf8');
+  const commands = [...main.matchAll(/^ {2}(\w+): async \(\) => \(require\('\.\/([\w-]+)'\)/gm)].map((m) => ({
+    name: m[1]!,
+    file: path.join(cliDir, `${m[2]}.ts`),
+  }));
+
+  it('finds the commands in main.ts', () => {
+    expect(commands.map((c) => c.name)).toEqual(expect.arrayContaining(['serve', 'topic', 'acl', 'quota']));
+    expect(commands.every((c) => readdirSync(cliDir).includes(path.basename(c.file)))).toBe(true);
+  });
+
+  it('holds exactly the commands whose options include --bootstrap-server', () => {
+    // A command's options may be parsed in a module of its own (perf's are in perf/options.ts).
+    const sourceWithImports = (file: string) => {
+      const text = readFileSync(file, 'utf8');
+      const imported = [...text.matchAll(/from '(\.\.\/perf\/[\w/-]+)'/g)].map((m) =>
+        path.join(path.dirname(file), `${m[1]}.ts`),
+      );
+      return [text, ...imported.filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'))].join('\n');
+    };
+    const connecting = commands
+      .filter((c) => /\b(bootstrapOf|bootstrapFrom)\(/.test(sourceWithImports(c.file)))
+      .map((c) => c.name);
+    expect([...CLIENT_COMMANDS].sort()).toEqual(connecting.sort());
   });
 });

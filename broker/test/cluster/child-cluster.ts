@@ -15,13 +15,18 @@ export interface ChildCluster {
   stop(): Promise<void>;
 }
 
-export async function startChildCluster(storageUrl: string, dir: string, n = 3): Promise<ChildCluster> {
+/** `storageUrl`: one URL for all, or broker i's (one reaching the database through a proxy). */
+export async function startChildCluster(
+  storageUrl: string | ((i: number) => string),
+  dir: string,
+  n = 3,
+): Promise<ChildCluster> {
   const brokers: ChildBroker[] = [];
   try {
     for (let i = 0; i < n; i++) {
       brokers.push(
         await ChildBroker.start({
-          storageUrl,
+          storageUrl: typeof storageUrl === 'string' ? storageUrl : storageUrl(i),
           env: {
             LOG_LEVEL: 'info',
             NODE_ID: String(i + 1),

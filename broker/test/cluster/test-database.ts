@@ -20,15 +20,21 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 
 /**
  * A describe block's three child brokers on a fresh database: started before its tests, stopped
- * (and the database dropped) after them. `cluster()` is valid inside the tests.
+ * (and the database dropped) after them. `cluster()` is valid inside the tests. `storageUrlOf`
+ * gives broker i another URL for the database (e.g. through a proxy the test can cut).
  */
-export function useChildCluster(name: string): { cluster: () => ChildCluster } {
+export function useChildCluster(
+  name: string,
+  storageUrlOf?: (url: string, i: number) => string | Promise<string>,
+): { cluster: () => ChildCluster } {
   const tmp = tempDir(`minnow-${name}-`);
   let db: TestDatabase | undefined;
   let cluster: ChildCluster | undefined;
   beforeAll(async () => {
     db = await createTestDatabase(name.replace(/-/g, '_'));
-    cluster = await startChildCluster(db.url, tmp.dir);
+    const url = db.url;
+    const urls = await Promise.all([0, 1, 2].map((i) => storageUrlOf?.(url, i) ?? url));
+    cluster = await startChildCluster((i) => urls[i]!, tmp.dir);
   }, 120_000);
   afterAll(async () => {
     await cluster?.stop();

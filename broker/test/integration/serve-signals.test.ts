@@ -1,5 +1,7 @@
 // `minnow serve` as users run it: configuration errors stop start-up with a clear message, and
 // SIGTERM/SIGINT stop it cleanly (exit 0, database closed) even with a fetch long-polling.
+import { spawn } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
@@ -117,6 +119,38 @@ describe('minnow serve', () => {
       conn.close();
       groupConn.close();
       await broker.stop('SIGKILL');
+    }
+  }, 30_000);
+
+  // A SIGHUP (systemctl reload, a certificate renewal hook) while the broker is still opening its
+  // database used to end the process: Node's default action for SIGHUP, before serve installed its
+  // handler. A PostgreSQL that accepts and never answers holds start-up open for as long as needed.
+  it('survives a SIGHUP that arrives during start-up', async () => {
+    const sockets: net.Socket[] = [];
+    let accepted: () => void = () => {};
+    const connected = new Promise<void>((resolve) => (accepted = resolve));
+    const silent = net.createServer((socket) => {
+      sockets.push(socket);
+      accepted();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const child = spawn(
+      'node',
+      [MINNOW, 'serve', '--listener', 'tcp://127.0.0.1:0', '--storage', `postgres://minnow@127.0.0.1:${port}/minnow`],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    try {
+      await connected; // start-up is under way: the engine is connecting to the database
+      child.kill('SIGHUP');
+      await new Promise((r) => setTimeout(r, 500));
+      expect({ exitCode: child.exitCode, signal: child.signalCode }).toEqual({ exitCode: null, signal: null });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+      for (const s of sockets) s.destroy();
+      silent.close();
     }
   }, 30_000);
 });
