@@ -6,6 +6,7 @@ import { REPO_ROOT } from './helpers/synth';
 import {
   CA_SECRET_ARN,
   DATABASE_SECRET_ARN,
+  PUBLIC_DNS,
   createSandbox,
   expectSuccess,
   named,
@@ -48,7 +49,9 @@ function ageCertificate(sb: Sandbox, days: number): void {
   const conf = tls(sb, 'ca/openssl.cnf');
   const csr = tls(sb, 'ca/aged.csr');
   openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', tls(sb, 'server.key'));
-  openssl('req', '-new', '-key', tls(sb, 'server.key'), '-config', conf, '-subj', '/CN=203.0.113.99', '-out', csr);
+  const subject = openssl('x509', '-noout', '-subject', '-nameopt', 'RFC2253', '-in', tls(sb, 'server.crt'));
+  const cn = subject.trim().replace(/^subject=CN=/, '');
+  openssl('req', '-new', '-key', tls(sb, 'server.key'), '-config', conf, '-subj', `/CN=${cn}`, '-out', csr);
   openssl(
     'x509', '-req', '-days', String(days), '-in', csr, '-CA', tls(sb, 'ca.crt'), '-CAkey', tls(sb, 'ca/ca.key'),
     '-set_serial', '0x01', '-extfile', conf, '-extensions', 'server_ext', '-out', tls(sb, 'server.crt'),
@@ -153,7 +156,8 @@ describeWithTools(
     expect(daysLeft(tls(sb, 'server.crt'))).toBe(10);
     const run = runRenewal(sb);
     expectSuccess(run);
-    expect(run.stderr).toContain('renewing the server certificate for 203.0.113.99 (825 days)');
+    // The boot's subject, the public DNS name, kept.
+    expect(run.stderr).toContain(`renewing the server certificate for ${PUBLIC_DNS} (825 days)`);
     expect(read(tls(sb, 'server.crt'))).not.toBe(aged);
     expect(daysLeft(tls(sb, 'server.crt'))).toBe(825);
     expect(openssl('verify', '-CAfile', tls(sb, 'ca.crt'), tls(sb, 'server.crt')).trim()).toBe(
