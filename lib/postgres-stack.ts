@@ -10,7 +10,13 @@ import { BrokerInstance, KAFKA_PORT, KAFKA_SASL_SSL_PORT } from './constructs/br
 import { BrokerSecurity } from './constructs/broker-security';
 import { ClusterNetwork } from './constructs/cluster-network';
 import { DataVolume } from './constructs/data-volume';
-import { Database } from './constructs/database';
+import { ClusterDashboard } from './constructs/cluster-dashboard';
+import {
+  DATABASE_CONNECTIONS_ALARM,
+  DATABASE_CPU_ALARM_PERCENT,
+  DATABASE_FREE_STORAGE_ALARM_BYTES,
+  Database,
+} from './constructs/database';
 import { Monitoring } from './constructs/monitoring';
 import { Outputs, securityOutputs } from './minnow-stack';
 
@@ -35,16 +41,12 @@ export const ClusterOutputs = {
  */
 export const BROKER_VOLUME_GIB = 1;
 
-/** Free storage below this (bytes) for 15 minutes: a tenth of the default 20 GiB. */
-export const DATABASE_FREE_STORAGE_ALARM_BYTES = 2 * 1024 ** 3;
-/** Average CPU above this (%) for 15 minutes; a db.t4g.micro is burstable like the brokers. */
-export const DATABASE_CPU_ALARM_PERCENT = 80;
-/**
- * Connections above this for 15 minutes. Each broker's pool holds up to 10 (docs/postgres.md); a
- * db.t4g.micro allows about 80 (max_connections follows the memory), so more than 60 means a leak
- * or a foreign client long before new connections are refused.
- */
-export const DATABASE_CONNECTIONS_ALARM = 60;
+// The database alarms' thresholds live beside the database (the cluster dashboard draws them too).
+export {
+  DATABASE_CONNECTIONS_ALARM,
+  DATABASE_CPU_ALARM_PERCENT,
+  DATABASE_FREE_STORAGE_ALARM_BYTES,
+} from './constructs/database';
 
 /**
  * Several minnow brokers on one RDS PostgreSQL (-c storage=postgres; docs/postgres.md). Every
@@ -150,8 +152,18 @@ export class MinnowPostgresStack extends Stack {
     }
     alarms.push(...this.databaseAlarms(topic));
     allowAlarmsToPublish(topic, alarms);
+    const dashboard = new ClusterDashboard(this, 'Dashboard', {
+      brokers: this.brokers.map((b, i) => ({ nodeId: i + 1, instanceId: b.instance.instanceId })),
+      instanceType: config.instanceType,
+      cpuCredits: config.cpuCredits,
+      database: this.database.instance,
+      databaseInstanceType: pg.dbInstanceType,
+      databaseStorageGiB: pg.dbStorageGiB,
+      alarms,
+    });
 
     this.addOutputs(publicPort, security, monitoring, topic.topicArn);
+    new CfnOutput(this, Outputs.DashboardName, { value: dashboard.dashboard.dashboardName });
   }
 
   private databaseAlarms(topic: Parameters<typeof allowAlarmsToPublish>[0]): cloudwatch.Alarm[] {

@@ -1,17 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { baselineCpuPercent, isBurstable } from '../burstable';
+import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
-import {
-  BrokerMetric,
-  COUNTED_APIS,
-  MEASURED_PATHS,
-  brokerMetric,
-  diskUsedPercent,
-  memUsedPercent,
-} from '../monitoring-metrics';
+import { BrokerMetric, MEASURED_PATHS, brokerMetric, diskUsedPercent, memUsedPercent } from '../monitoring-metrics';
 import { DISK_USED_ALARM_PERCENT, MEMORY_USED_ALARM_PERCENT, instanceMetric } from './alarms';
+import {
+  DASHBOARD_PERIOD,
+  alarmStatusWidgets,
+  cpuUtilizationWidget,
+  errorRate,
+  perSecond,
+  recordBytes,
+  requestRates,
+} from './dashboard-widgets';
 
 export interface BrokerDashboardProps {
   readonly instanceId: string;
@@ -27,25 +29,13 @@ export interface BrokerDashboardProps {
   readonly dataVolumeGiB: number;
 }
 
-const PERIOD = Duration.minutes(5);
-
-/** Bytes per second from a 5-minute Sum metric; `id` must be unique within one graph. */
-function perSecond(id: string, metric: cloudwatch.IMetric, label: string): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: `${id} / PERIOD(${id})`,
-    usingMetrics: { [id]: metric },
-    label,
-    period: PERIOD,
-  });
-}
-
 function volumeMetric(volumeId: string, metricName: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: 'AWS/EBS',
     metricName,
     dimensionsMap: { VolumeId: volumeId },
     statistic: 'Sum',
-    period: PERIOD,
+    period: DASHBOARD_PERIOD,
   });
 }
 
@@ -64,7 +54,6 @@ export class BrokerDashboard extends Construct {
       defaultInterval: Duration.days(1),
     });
     const burstable = isBurstable(props.instanceType);
-    const baseline = baselineCpuPercent(props.instanceType);
 
     const row1: cloudwatch.IWidget[] = [];
     if (burstable) {
@@ -82,14 +71,10 @@ export class BrokerDashboard extends Construct {
       );
     }
     row1.push(
-      new cloudwatch.GraphWidget({
+      cpuUtilizationWidget({
         title: 'CPU utilization (%)',
         left: [m('CPUUtilization', 'Average'), m('CPUUtilization', 'Maximum')],
-        leftYAxis: { min: 0, max: 100 },
-        ...(burstable &&
-          baseline !== undefined && {
-            leftAnnotations: [{ value: baseline, label: `baseline ${baseline} %: above it, credits drain` }],
-          }),
+        instanceType: props.instanceType,
         width: burstable ? 12 : 24,
       }),
     );
@@ -114,9 +99,7 @@ export class BrokerDashboard extends Construct {
     this.dashboard.addWidgets(...row1);
     this.dashboard.addWidgets(...row2);
     this.addBrokerWidgets(props);
-    if (props.alarms && props.alarms.length > 0) {
-      this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: 24 }));
-    }
+    this.dashboard.addWidgets(...alarmStatusWidgets(props.alarms));
   }
 
   /** The broker's own metrics (the CloudWatch agent scrapes them) and the host's memory and disks. */
@@ -127,20 +110,20 @@ export class BrokerDashboard extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Kafka requests (/s)',
-        left: COUNTED_APIS.map((api) => perSecond(`req${api}`, b(BrokerMetric.Requests, 'Sum', { api }), api)),
+        left: requestRates({ instanceId: props.instanceId }),
         width: 8,
       }),
       new cloudwatch.GraphWidget({
         title: 'Record bytes (/s): produced in, fetched out',
         left: [
-          perSecond('bytesIn', b(BrokerMetric.BytesIn, 'Sum'), 'in'),
-          perSecond('bytesOut', b(BrokerMetric.BytesOut, 'Sum'), 'out'),
+          recordBytes({ instanceId: props.instanceId }, 'in'),
+          recordBytes({ instanceId: props.instanceId }, 'out'),
         ],
         width: 8,
       }),
       new cloudwatch.GraphWidget({
         title: 'Error responses (/s, all APIs)',
-        left: [perSecond('errors', b(BrokerMetric.RequestErrors, 'Sum'), 'errors')],
+        left: [errorRate({ instanceId: props.instanceId })],
         width: 8,
       }),
     );

@@ -11,6 +11,17 @@ export const DATABASE_PORT = 5432;
 export const DATABASE_NAME = 'minnow';
 export const DATABASE_USER = 'minnow';
 
+/** Free storage below this (bytes) for 15 minutes: a tenth of the default 20 GiB. */
+export const DATABASE_FREE_STORAGE_ALARM_BYTES = 2 * 1024 ** 3;
+/** Average CPU above this (%) for 15 minutes; a db.t4g.micro is burstable like the brokers. */
+export const DATABASE_CPU_ALARM_PERCENT = 80;
+/**
+ * Connections above this for 15 minutes. Each broker's pool holds up to 10 (docs/postgres.md); a
+ * db.t4g.micro allows about 80 (max_connections follows the memory), so more than 60 means a leak
+ * or a foreign client long before new connections are refused.
+ */
+export const DATABASE_CONNECTIONS_ALARM = 60;
+
 export interface DatabaseProps {
   readonly vpc: ec2.IVpc;
   /** The brokers' security group: the only source admitted on 5432. */

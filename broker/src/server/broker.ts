@@ -26,6 +26,7 @@ import { createHandlers } from './handlers';
 import { createLogger, Logger, WarningLimiter } from '../logger';
 import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
+import { ResponseMemory } from './response-memory';
 import { retryIfDiskFull } from './space-retry';
 import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
@@ -209,6 +210,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     logger,
     appendQueue,
     fetchWaiters,
+    responseMemory: new ResponseMemory(config.fetchResponseMemoryBytes),
     groups,
     transactions,
     diskSpace,

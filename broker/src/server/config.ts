@@ -78,6 +78,8 @@ export interface BrokerConfig {
   maxConnectionsPerIp: number;
   /** Most record bytes one Fetch response carries, whatever the request asks (Kafka's fetch.max.bytes). */
   fetchMaxBytes: number;
+  /** Fetched record bytes held across connections until written (server/response-memory.ts). */
+  fetchResponseMemoryBytes: number;
   /** SQLite: the WAL size past which the checkpointer restarts the WAL (storage/sqlite/checkpointer.ts). */
   walMaxBytes: number;
   /** Produce is refused while the database's file system has less free space (storage/disk-space.ts). */
@@ -405,6 +407,15 @@ export const SETTINGS = [
     flag: 'fetch-max-bytes',
     doc: 'most record bytes in one fetch response, whatever the client asks (fetch.max.bytes); one batch bigger than this is still sent whole so consumers progress (KIP-74)',
     default: '16777216',
+    expected: 'an integer 1024..2147483647',
+    parse: int(1024, 2 ** 31 - 1),
+  },
+  {
+    key: 'fetchResponseMemoryBytes',
+    env: 'MINNOW_FETCH_RESPONSE_MEMORY_BYTES',
+    flag: 'fetch-response-memory-bytes',
+    doc: 'fetched record bytes held in memory across all connections, from the read until the client has taken the response (server/response-memory.ts); when full, fetches read nothing until memory frees (consumers see empty fetches). Kafka: none (it uses sendfile)',
+    default: '268435456',
     expected: 'an integer 1024..2147483647',
     parse: int(1024, 2 ** 31 - 1),
   },

@@ -17,9 +17,12 @@ import type { ApiHandler, BrokerContext, RequestContext } from './context';
 import { usesSasl } from './listeners';
 import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
+import { StorageError } from '../storage/storage';
+import { errorAnswer } from './error-answers';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
+import { ResponseHold } from './response-memory';
 import { recordRequest, throttledBody } from './quotas/request-quotas';
 import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
 
@@ -43,6 +46,8 @@ interface Slot {
   chunks: Buffer[] | null;
   /** Bytes of `chunks`. */
   bytes: number;
+  /** A Fetch's share of the broker's response memory, released once the socket has taken it. */
+  hold?: ResponseHold;
 }
 
 /** What all connections of a broker share. */
@@ -156,6 +161,7 @@ export class Connection {
   private onClose(): void {
     this.closed = true;
     this.waiting.length = 0;
+    for (const slot of this.slots) slot.hold?.releaseAll();
     this.slots.length = 0;
     this.encodedUnwritten = 0;
     clearTimeout(this.throttleTimer);
@@ -309,6 +315,8 @@ export class Connection {
         produceOrder: this.produceOrder,
       };
       const slot: Slot = { done: false, chunks: null, bytes: 0 };
+      if (apiKey === ApiKey.Fetch && this.broker.responseMemory)
+        slot.hold = ctx.responseHold = new ResponseHold(this.broker.responseMemory);
       this.slots.push(slot);
       const metrics = this.broker.metrics;
       metrics?.requested(apiKey);
@@ -322,6 +330,7 @@ export class Connection {
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
+        if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
         slot.done = true;
         if (this.sasl?.failed) this.closeWhenFlushed = true;
         if (this.broker.logger.enabled('debug')) {
@@ -336,10 +345,12 @@ export class Connection {
         }
         this.scheduleFlush();
       };
-      const fail = (err: unknown) => this.reject(`${spec.name} handler failed`, err as Error, { correlationId });
+      const fail = (err: unknown) => this.answerFailure(slot, ctx, spec.name, request, err, finish);
       const produce = apiKey === ApiKey.Produce;
       this.schedule(produce, () => {
         const done = () => {
+          // A handler that went on after its connection closed may have taken memory since.
+          if (this.closed) slot.hold?.releaseAll();
           this.releaseRequest(reserved);
           this.handlerDone();
         };
@@ -348,8 +359,8 @@ export class Connection {
           const result = handler.handle(ctx, request);
           if (quotasOn) handlerMs = performance.now() - t0;
           if (result instanceof Promise) {
-            // finish can throw too (an answer that does not encode): that closes this connection
-            // only, never the broker (an unhandled rejection would end the process).
+            // finish can throw too (an answer that does not encode): answered as a failed handler;
+            // fail never throws (an unhandled rejection would end the process).
             result.then(finish, fail).catch(fail).finally(done);
           } else {
             finish(result);
@@ -363,6 +374,50 @@ export class Connection {
     } catch (err) {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
+    }
+  }
+
+  /**
+   * A handler threw (the database out of reach, or a bug) or its answer did not encode: Kafka's
+   * answer for an unexpected error (KafkaApis.handleError), the error in every error field of the
+   * API's response (error-answers/), rather than closing a connection the client would take for a
+   * dead broker. Logged once per burst. Closes when no answer is due (Produce acks=0) or the error
+   * answer itself fails. Never throws.
+   */
+  private answerFailure(
+    slot: Slot,
+    ctx: RequestContext,
+    api: string,
+    request: unknown,
+    err: unknown,
+    finish: (body: unknown) => void,
+  ): void {
+    if (this.closed) return;
+    const storage = err instanceof StorageError;
+    let answer: { body: unknown; code: number } | undefined;
+    // An answer already (partly) made cannot be replaced: close.
+    if (!slot.done && slot.chunks === null) {
+      try {
+        answer = errorAnswer(ctx, request, err);
+      } catch {
+        answer = undefined;
+      }
+    }
+    if (!answer || answer.body === null) {
+      this.reject(`${api} handler failed`, err as Error, { correlationId: ctx.correlationId });
+      return;
+    }
+    const why = storage ? 'storage unavailable: answering with a retriable error' : `${api} handler failed: answering`;
+    this.shared.warnings.log(storage ? 'warn' : 'error', why, {
+      connectionId: this.id,
+      api,
+      errorCode: answer.code,
+      err,
+    });
+    try {
+      finish(answer.body);
+    } catch (e) {
+      this.reject(`${api} error answer failed`, e as Error, { correlationId: ctx.correlationId });
     }
   }
 
@@ -566,6 +621,7 @@ export class Connection {
   private flush(): void {
     if (this.closed) return;
     const out: Buffer[] = [];
+    const holds: ResponseHold[] = [];
     let bytes = 0;
     // `bytes`: what this flush will hand to the socket, counted as if already in its buffer.
     while (
@@ -574,16 +630,18 @@ export class Connection {
       this.socket.writableLength + bytes < MAX_PENDING_RESPONSE_BYTES
     ) {
       const slot = this.slots.shift()!;
+      if (slot.hold) holds.push(slot.hold);
       if (slot.chunks) {
         this.encodedUnwritten -= slot.bytes;
         bytes += slot.bytes;
         for (const c of slot.chunks) out.push(c);
       }
     }
+    const written = holds.length === 0 ? undefined : () => holds.forEach((h) => h.releaseAll());
     if (out.length > 0) {
-      this.write(out, bytes);
+      this.write(out, bytes, written);
       this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
-    }
+    } else written?.();
     if (this.closeWhenFlushed && this.slots.length === 0) {
       this.closeGracefully();
       return;
@@ -600,13 +658,15 @@ export class Connection {
    * JavaScript per response than the copy of a few hundred bytes (the seed load's profile). Large
    * responses (fetched record batches) keep their chunks and go out in one writev, uncopied.
    */
-  private write(chunks: Buffer[], bytes: number): void {
+  private write(chunks: Buffer[], bytes: number, written?: () => void): void {
+    // `written` runs once the socket has taken the bytes (or was destroyed with them).
     if (chunks.length === 1 || bytes <= JOIN_RESPONSES_UP_TO_BYTES) {
-      this.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
+      this.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), written);
       return;
     }
     this.socket.cork();
-    for (const c of chunks) this.socket.write(c);
+    for (let i = 0; i < chunks.length; i++)
+      this.socket.write(chunks[i]!, i === chunks.length - 1 ? written : undefined);
     this.socket.uncork();
   }
 

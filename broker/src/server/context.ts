@@ -15,6 +15,7 @@ import type { Session } from './session';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator';
 import type { ResolvedListener } from './listeners';
 import type { BrokerMetrics } from './metrics/broker-metrics';
+import type { ResponseHold, ResponseMemory } from './response-memory';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -27,6 +28,8 @@ export interface BrokerContext {
   logger: Logger;
   appendQueue: AppendQueue;
   fetchWaiters: FetchWaiters;
+  /** Fetched record bytes held across connections (MINNOW_FETCH_RESPONSE_MEMORY_BYTES; response-memory.ts). */
+  responseMemory?: ResponseMemory;
   groups: GroupCoordinator;
   /** The transaction coordinator (src/transactions): every transactional id is coordinated here. */
   transactions: TransactionCoordinator;
@@ -58,6 +61,11 @@ export interface RequestContext {
   sasl?: SaslAuthenticator;
   /** The connection's Produce order (produce-order.ts); undefined outside a connection (tests). */
   produceOrder?: ProduceOrder;
+  /**
+   * A Fetch's share of the broker's ResponseMemory, released by the connection once the response
+   * is written; undefined for other APIs and outside a connection (no bound then).
+   */
+  responseHold?: ResponseHold;
 }
 
 /**

@@ -8,6 +8,10 @@ import { describeWithPostgres, useChildCluster } from './test-database';
 
 const PARTITIONS = 3;
 
+/** Each partition's leader, by partition. */
+const leadersOf = (m: { topics: { partitions: { partitionId: number; leader: number }[] }[] }) =>
+  [...m.topics[0]!.partitions].sort((a, b) => a.partitionId - b.partitionId).map((p) => p.leader);
+
 describeWithPostgres('SIGKILL of one broker of three', () => {
   const { cluster: current } = useChildCluster('cluster-kill');
 
@@ -20,8 +24,15 @@ describeWithPostgres('SIGKILL of one broker of three', () => {
     });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: 'load', numPartitions: PARTITIONS }], waitForLeaders: true });
+    await admin.createTopics({
+      topics: [
+        { topic: 'load', numPartitions: PARTITIONS },
+        { topic: 'placed', numPartitions: 12 },
+      ],
+      waitForLeaders: true,
+    });
     const meta = await admin.fetchTopicMetadata({ topics: ['load'] });
+    const placedBefore = leadersOf(await admin.fetchTopicMetadata({ topics: ['placed'] }));
     await admin.disconnect();
     // The broker leading partition 0 dies: its producer connection breaks mid-load.
     const victim = meta.topics[0]!.partitions.find((p) => p.partitionId === 0)!.leader;
@@ -80,7 +91,18 @@ describeWithPostgres('SIGKILL of one broker of three', () => {
     const check = reader.admin();
     await check.connect();
     const ends = await check.fetchTopicOffsets('load');
+    // Only the dead broker's partitions moved (rendezvous placement, src/cluster/placement.ts).
+    let placedAfter = leadersOf(await check.fetchTopicMetadata({ topics: ['placed'] }));
+    for (let i = 0; i < 100 && placedAfter.includes(victim); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      placedAfter = leadersOf(await check.fetchTopicMetadata({ topics: ['placed'] }));
+    }
     await check.disconnect();
+    expect(placedBefore.filter((l) => l !== victim).length).toBeGreaterThan(0);
+    expect(placedAfter.map((l, p) => (placedBefore[p] === victim ? 'moved' : l))).toEqual(
+      placedBefore.map((l) => (l === victim ? 'moved' : l)),
+    );
+    expect(placedAfter).not.toContain(victim);
     const storedCount = ends.reduce((sum, p) => sum + Number(p.high), 0);
     const consumer = reader.consumer({ groupId: 'kill-check' });
     await consumer.connect();

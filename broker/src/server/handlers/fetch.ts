@@ -30,6 +30,7 @@ import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { authorizedNames } from './authz';
 import { partitionKey } from '../fetch-waiters';
+import type { ResponseHold } from '../response-memory';
 import { MIN_FETCH_VERSION, refuseOldFetch } from './old-message-formats';
 
 const NO_LIMIT = 0x7fffffff;
@@ -77,6 +78,7 @@ async function collect(
   byId: boolean,
   maxBytes: number,
   readable: ReadonlySet<string>,
+  hold: ResponseHold | undefined,
 ): Promise<Collected> {
   let budget = maxBytes;
   let bytes = 0;
@@ -123,17 +125,26 @@ async function collect(
         hasError = true;
         return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
       }
-      const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
+      const wanted = Math.max(0, Math.min(p.partitionMaxBytes, budget));
+      // The broker-wide bound (response-memory.ts): taken before the read, so fetches running at
+      // once cannot all count on the same free memory.
+      const limit = hold ? hold.take(wanted) : wanted;
       // KIP-74 (ReplicaManager.readFromLog, minOneMessage): only while the response has no records
       // may a partition's first batch exceed the limits; later reads load only batches that fit.
+      // Not when the broker's response memory ran short: then the read stays within what it got.
       const read = await broker.storage.read(
         name,
         p.partition,
         Number(p.fetchOffset),
         limit,
-        bytes === 0,
+        bytes === 0 && limit === wanted,
         readCommitted,
       );
+      const readBytes = read.batches.reduce((n, b) => n + b.length, 0);
+      if (hold) {
+        if (readBytes > limit) hold.add(readBytes - limit);
+        else hold.giveBack(limit - readBytes);
+      }
       if (read.errorCode !== ErrorCode.NONE) {
         // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;
@@ -223,14 +234,16 @@ export const fetchHandler: ApiHandler<FetchRequest, FetchResponse> = {
     const keys = req.topics.flatMap((t, i) => t.partitions.map((p) => partitionKey(names[i]!, p.partition)));
     // Decided once per request (the ACLs of a long poll are those it started with, as in Kafka).
     const readable = authorizedNames(ctx, 'READ', 'TOPIC', names);
+    const hold = ctx.responseHold;
     for (;;) {
-      const c = await collect(broker, req, byId, maxBytes, readable);
+      const c = await collect(broker, req, byId, maxBytes, readable, hold);
       const left = deadline - broker.now();
       if (c.available >= minBytes || c.hasError || noPartitions || left <= 0 || broker.fetchWaiters.isClosed)
         return c.response;
+      hold?.releaseAll(); // this read is thrown away: the next one takes afresh
       await broker.fetchWaiters.wait(keys, left);
       if (broker.now() >= deadline || broker.fetchWaiters.isClosed)
-        return (await collect(broker, req, byId, maxBytes, readable)).response;
+        return (await collect(broker, req, byId, maxBytes, readable, hold)).response;
     }
   },
 };

@@ -1,0 +1,194 @@
+// A PostgreSQL outage under one postgres:// broker (RDS Multi-AZ failover: 60-120 s of refused
+// connections): every request is answered, with Kafka's retriable codes, and no connection is
+// closed (server/error-answers). A closed connection looks like a dead broker: librdkafka, seeing
+// all of them closed, reports "all brokers down". The server is a private one: the tests stop it.
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+import { KafkaConnection } from '../../src/client/connection';
+import { ApiKey } from '../../src/protocol/api-keys';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { encodeRecordBatch } from '../../src/protocol/record-batch';
+import { ZERO_UUID } from '../../src/protocol/uuid';
+import type { RunningBroker } from '../../src/server/broker';
+import { describeWithTools, postgresBinDir } from '../support/external-tools';
+import { startPrivatePostgres } from '../support/postgres-server';
+import type { PrivateServer } from '../support/postgres-server';
+import { kcat, startTestBroker } from './helpers';
+
+jest.setTimeout(120_000);
+
+/** Codes every client retries (kafkajs `retriable`, librdkafka's refresh-and-retry actions). */
+const RETRIABLE = new Set<number>([
+  ErrorCode.NONE,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+]);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeWithTools('postgresql', 'kcat')('a PostgreSQL outage under a postgres:// broker', () => {
+  let pg: PrivateServer;
+  let broker: RunningBroker;
+
+  beforeAll(async () => {
+    pg = await startPrivatePostgres(postgresBinDir());
+    broker = await startTestBroker(`${pg.baseUrl}/postgres`, { config: { groupInitialRebalanceDelayMs: 0 } });
+  }, 120_000);
+  afterAll(async () => {
+    await broker?.stop();
+    pg?.stop();
+  });
+
+  /** pg_ctl as the server's user (root runs it as `postgres`, see postgres-server.ts). */
+  const pgCtl = async (action: 'stop' | 'start') => {
+    const ctl = [path.join(postgresBinDir()!, 'pg_ctl'), '-D', path.join(pg.dir, 'data')];
+    const [cmd, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...ctl] : ctl;
+    const opts = action === 'stop' ? ['-m', 'immediate'] : ['-l', path.join(pg.dir, 'server.log')];
+    await promisify(execFile)(cmd!, [...args, ...opts, '-w', '-t', '60', action], { cwd: pg.dir });
+  };
+
+  it('raw Metadata, Produce, Fetch, ListOffsets, FindCoordinator, JoinGroup: retriable codes, the connection stays open', async () => {
+    await broker.context.storage.createTopic('outage-raw', 1, {});
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port, { requestTimeoutMs: 60_000 });
+    const batch = () => encodeRecordBatch({ records: [{ value: Buffer.from('x'), timestamp: BigInt(Date.now()) }] });
+    const produce = () =>
+      conn.send(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'outage-raw', partitionData: [{ index: 0, records: batch() }] }],
+      });
+    const codes: Record<string, number[]> = {};
+    try {
+      await pgCtl('stop');
+      const metadata = await conn.send(ApiKey.Metadata, 12, {
+        topics: [
+          { name: 'outage-raw', topicId: ZERO_UUID },
+          { name: 'outage-unknown', topicId: ZERO_UUID },
+        ],
+        allowAutoTopicCreation: true,
+        includeTopicAuthorizedOperations: false,
+      });
+      codes.metadata = metadata.topics.map((t: { errorCode: number }) => t.errorCode);
+      expect(metadata.brokers.length).toBe(1);
+      codes.produce = (await produce()).responses[0].partitionResponses.map((p: { errorCode: number }) => p.errorCode);
+      const fetch = await conn.send(ApiKey.Fetch, 12, {
+        replicaId: -1,
+        maxWaitMs: 100,
+        minBytes: 1,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [{ topic: 'outage-raw', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+        forgottenTopicsData: [],
+        rackId: '',
+      });
+      codes.fetch = [fetch.errorCode, ...fetch.responses[0].partitions.map((p: { errorCode: number }) => p.errorCode)];
+      const offsets = await conn.send(ApiKey.ListOffsets, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: 'outage-raw', partitions: [{ partitionIndex: 0, timestamp: -1n }] }],
+      });
+      codes.listOffsets = offsets.topics[0].partitions.map((p: { errorCode: number }) => p.errorCode);
+      const coordinator = await conn.send(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['outage-g'] });
+      codes.findCoordinator = coordinator.coordinators.map((c: { errorCode: number }) => c.errorCode);
+      const join = await conn.send(ApiKey.JoinGroup, 5, {
+        groupId: 'outage-g',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        memberId: '',
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      });
+      codes.joinGroup = [join.errorCode];
+    } finally {
+      await pgCtl('start');
+    }
+    const unretriable = Object.entries(codes).filter(([, cs]) => cs.some((c) => !RETRIABLE.has(c)));
+    expect({ unretriable, answered: Object.keys(codes).length }).toEqual({ unretriable: [], answered: 6 });
+    // At least the lookups that need the database failed (else this test would prove nothing).
+    expect(
+      Object.values(codes)
+        .flat()
+        .filter((c) => c !== ErrorCode.NONE).length,
+    ).toBeGreaterThan(0);
+    // The same connection carries on once PostgreSQL is back.
+    let after = -1;
+    for (let i = 0; i < 60 && after !== ErrorCode.NONE; i++) {
+      after = (await produce()).responses[0].partitionResponses[0].errorCode;
+      if (after !== ErrorCode.NONE) await sleep(500);
+    }
+    expect(after).toBe(ErrorCode.NONE);
+    conn.close();
+  });
+
+  it('kcat (librdkafka) started during a 15 s outage produces with retries: every record delivered, exit 0', async () => {
+    await broker.context.storage.createTopic('outage-kcat', 1, {});
+    const values = Array.from({ length: 30 }, (_, i) => `v${i}`);
+    let child: ChildProcessWithoutNullStreams | undefined;
+    let stderr = '';
+    let exited: Promise<number | null> | undefined;
+    try {
+      await pgCtl('stop');
+      // From its bootstrap Metadata on, every request of this producer meets the outage.
+      child = spawn('kcat', ['-b', `127.0.0.1:${broker.port}`, '-P', '-t', 'outage-kcat', '-p', '0',
+        '-X', 'enable.idempotence=true', '-X', 'message.timeout.ms=90000'], { stdio: ['pipe', 'pipe', 'pipe'] }); // prettier-ignore
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      exited = new Promise((resolve) => child!.on('close', resolve));
+      child.stdin.write(values.slice(0, 20).join('\n') + '\n');
+      await sleep(15_000);
+    } finally {
+      await pgCtl('start');
+    }
+    child!.stdin.end(values.slice(20).join('\n') + '\n');
+    const code = await exited;
+    const read = await kcat(broker, ['-C', '-t', 'outage-kcat', '-o', 'beginning', '-e', '-f', '%s\n']);
+    // kcat's own lines ("% ERROR: ...", "% Delivery failed ..."); librdkafka's retry warnings (%4|) are fine.
+    const failed = stderr.split('\n').filter((l) => /^% (ERROR|Delivery failed)/.test(l));
+    expect({ code, failed, read: read.stdout.trimEnd().split('\n') }).toEqual({ code: 0, failed: [], read: values });
+  });
+
+  it('a kafkajs consumer in a group carries on through a 15 s outage', async () => {
+    await broker.context.storage.createTopic('outage-kafkajs', 1, {});
+    const kafka = new Kafka({
+      clientId: 'outage',
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
+    const producer = kafka.producer();
+    const consumer = kafka.consumer({ groupId: 'outage-kafkajs', heartbeatInterval: 500, sessionTimeout: 30_000 });
+    const seen: string[] = [];
+    let crashed: unknown;
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (!e.payload.restart) crashed = e.payload.error;
+    });
+    await producer.connect();
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: 'outage-kafkajs', fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push(String(message.value)) });
+      await producer.send({ topic: 'outage-kafkajs', messages: [{ value: 'before' }] });
+      for (let i = 0; i < 100 && seen.length < 1; i++) await sleep(200);
+      try {
+        await pgCtl('stop');
+        await sleep(15_000);
+      } finally {
+        await pgCtl('start');
+      }
+      await producer.send({ topic: 'outage-kafkajs', messages: [{ value: 'after' }] });
+      for (let i = 0; i < 300 && !seen.includes('after') && !crashed; i++) await sleep(200);
+      expect({ crashed, seen }).toEqual({ crashed: undefined, seen: ['before', 'after'] });
+    } finally {
+      await consumer.disconnect().catch(() => {});
+      await producer.disconnect().catch(() => {});
+    }
+  });
+});
