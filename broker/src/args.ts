@@ -9,7 +9,7 @@ export class UsageError extends Error {
 export const CLIENT_OPTIONS = {
   'bootstrap-server': { type: 'string', short: 'b' },
   help: { type: 'boolean', short: 'h' },
-  // SASL (cli/auth-options.ts reads them)
+  // SASL (client-auth.ts reads them)
   user: { type: 'string' },
   'password-file': { type: 'string' },
   'sasl-mechanism': { type: 'string' },

@@ -4,7 +4,7 @@
 import { bootstrapOf, parse, UsageError } from '../args';
 import { createAcls, deleteAcls, describeAcls } from '../client/acls';
 import { KafkaClient } from '../client/client';
-import { AUTH_USAGE, connectOptionsOf } from './auth-options';
+import { AUTH_USAGE, connectOptionsOf } from '../client-auth';
 import { CLUSTER_RESOURCE_NAME, OPERATIONS, parsePrincipal } from '../protocol/acl';
 import type {
   AclBinding,

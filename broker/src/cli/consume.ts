@@ -3,7 +3,7 @@ import { KafkaClient } from '../client/client';
 import { ErrorCode, errorName } from '../protocol/error-codes';
 import { decodeRecords, readBatchHeader, splitBatches } from '../protocol/record-batch';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
-import { connectOptionsOf } from './auth-options';
+import { connectOptionsOf } from '../client-auth';
 
 const USAGE = `usage: minnow consume TOPIC [--from-beginning] [--max-messages N] [--partition P --offset O]
                       [--key-separator SEP] [--exit-at-end] [--idle-timeout-ms MS]

@@ -16,7 +16,7 @@ import type {
   OffsetFetchResponse,
 } from '../protocol/messages';
 import { bootstrapFrom, parse, UsageError } from '../args';
-import { connectOptionsOf } from './auth-options';
+import { connectOptionsOf } from '../client-auth';
 
 const USAGE = `usage:
   minnow group list                  (JSON array of {groupId, state, protocolType})

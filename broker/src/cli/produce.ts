@@ -5,7 +5,7 @@ import { partitionForKey } from '../client/partitioner';
 import { CompressionType } from '../protocol/compression';
 import { encodeRecordBatch, RecordInput } from '../protocol/record-batch';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
-import { connectOptionsOf } from './auth-options';
+import { connectOptionsOf } from '../client-auth';
 
 const USAGE = `usage: minnow produce TOPIC [--key-separator SEP] [--partition P] [--acks 0|1|all]
                       [--compression none|gzip|snappy|lz4|zstd] [--batch-records N]

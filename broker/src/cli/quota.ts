@@ -1,7 +1,7 @@
 // `minnow quota set|list|delete`: client quotas over the Kafka protocol (AlterClientQuotas,
 // DescribeClientQuotas), the shape of `kafka-configs --entity-type users|clients|ips`. Output is JSON.
 import { KafkaClient } from '../client/client';
-import { AUTH_USAGE, connectOptionsOf } from './auth-options';
+import { AUTH_USAGE, connectOptionsOf } from '../client-auth';
 import { alterClientQuotas, describeClientQuotas, QuotaEntity, QuotaFilterComponent } from '../client/client-quotas';
 import { bootstrapFrom, parse, UsageError } from '../args';
 
@@ -60,7 +60,7 @@ export async function runQuotaCommand(argv: string[], io: QuotaCommandIo): Promi
   const { values, positionals } = parse(
     argv,
     {
-      // --user is the login (cli/auth-options.ts): the quota's user is --for-user.
+      // --user is the login (client-auth.ts): the quota's user is --for-user.
       'for-user': { type: 'string' },
       'for-user-default': { type: 'boolean' },
       'client-id': { type: 'string' },

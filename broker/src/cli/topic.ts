@@ -1,7 +1,7 @@
 // `minnow topic create|list|describe|delete`: topic admin over the Kafka protocol.
 import { KafkaClient } from '../client/client';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
-import { connectOptionsOf } from './auth-options';
+import { connectOptionsOf } from '../client-auth';
 import type { PartitionCleanerReport } from '../protocol/cleaner-state';
 
 const USAGE = `usage:

@@ -10,7 +10,7 @@ import {
   TransactionDescription,
 } from '../client/transactions';
 import { bootstrapFrom, parse, UsageError } from '../args';
-import { AUTH_USAGE, connectOptionsOf } from './auth-options';
+import { AUTH_USAGE, connectOptionsOf } from '../client-auth';
 
 const USAGE = `usage:
   minnow transactions list [--state S ...] [--producer-id ID ...] [--duration-filter MS] [--json]

@@ -20,7 +20,7 @@ import {
   ScramMechanismName,
 } from '../sasl/scram-crypto';
 import { bootstrapOf, intOption, parse, UsageError } from '../args';
-import { AUTH_USAGE, connectOptionsOf } from './auth-options';
+import { AUTH_USAGE, connectOptionsOf } from '../client-auth';
 
 const USAGE = `usage:
   minnow user add NAME --password-stdin [--mechanism SCRAM-SHA-256|SCRAM-SHA-512 ...] [--iterations N]

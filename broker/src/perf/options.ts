@@ -3,7 +3,7 @@
 // so a command line copied from kafka-producer-perf-test keeps working). Pure: throws UsageError.
 import { CompressionType } from '../protocol/compression';
 import { bootstrapFrom, parse, UsageError } from '../args';
-import { AUTH_USAGE, connectOptionsOf } from '../cli/auth-options';
+import { AUTH_USAGE, connectOptionsOf } from '../client-auth';
 import type { SaslCredentials } from '../client/sasl';
 
 export const COMPRESSION_NAMES: Record<string, CompressionType> = {

@@ -28,7 +28,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   cluster: ['protocol', 'logger', 'storage'],
   server: ['protocol', 'storage', 'groups', 'transactions', 'logger', 'sasl', 'cluster', 'keyed-serial'],
   client: ['protocol', 'logger', 'sasl'],
-  perf: ['client', 'protocol', 'logger', 'args'],
+  // --user/--password-file for the client commands and perf.
+  'client-auth': ['client', 'args'],
+  perf: ['client', 'protocol', 'logger', 'args', 'client-auth'],
   cli: [
     'protocol',
     'logger',
@@ -38,6 +40,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'transactions',
     'server',
     'client',
+    'client-auth',
     'perf',
     'sasl',
     'cluster',

@@ -12,6 +12,8 @@ export interface ChildCluster {
   brokers: ChildBroker[];
   /** "127.0.0.1:port" of broker i. */
   address(i: number): string;
+  /** Starts broker i again (after a kill) with its node id, settings and port, as a supervisor would. */
+  restart(i: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -22,23 +24,22 @@ export async function startChildCluster(
   n = 3,
 ): Promise<ChildCluster> {
   const brokers: ChildBroker[] = [];
+  const start = (i: number, port?: number) =>
+    ChildBroker.start({
+      storageUrl: typeof storageUrl === 'string' ? storageUrl : storageUrl(i),
+      port,
+      env: {
+        LOG_LEVEL: 'info',
+        NODE_ID: String(i + 1),
+        MINNOW_NODE_ID_FILE: path.join(dir, `node-${i + 1}`),
+        MINNOW_BROKER_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
+        MINNOW_BROKER_LEASE_MS: String(TEST_LEASE_MS),
+        // Groups form at once: the tests have no late members to wait for.
+        GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      },
+    });
   try {
-    for (let i = 0; i < n; i++) {
-      brokers.push(
-        await ChildBroker.start({
-          storageUrl: typeof storageUrl === 'string' ? storageUrl : storageUrl(i),
-          env: {
-            LOG_LEVEL: 'info',
-            NODE_ID: String(i + 1),
-            MINNOW_NODE_ID_FILE: path.join(dir, `node-${i + 1}`),
-            MINNOW_BROKER_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
-            MINNOW_BROKER_LEASE_MS: String(TEST_LEASE_MS),
-            // Groups form at once: the tests have no late members to wait for.
-            GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
-          },
-        }),
-      );
-    }
+    for (let i = 0; i < n; i++) brokers.push(await start(i));
   } catch (err) {
     for (const b of brokers) await b.kill9();
     throw err;
@@ -46,6 +47,10 @@ export async function startChildCluster(
   return {
     brokers,
     address: (i) => `127.0.0.1:${brokers[i]!.port}`,
+    async restart(i) {
+      await brokers[i]!.kill9();
+      brokers[i] = await start(i, brokers[i]!.port);
+    },
     async stop() {
       await Promise.all(brokers.map((b) => b.stop()));
     },

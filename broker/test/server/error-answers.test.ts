@@ -199,9 +199,7 @@ describe('error answers', () => {
   it('Metadata keeps the live brokers; acks=0 Produce has no answer', () => {
     const { decoded } = roundTrip(ApiKey.Metadata, 12, new StorageError('down'));
     expect((decoded as { brokers: { nodeId: number }[] }).brokers.map((b) => b.nodeId)).toEqual([1]);
-    const api = API_SPEC_BY_KEY.get(ApiKey.Produce)!;
     const ctx = { broker, apiKey: ApiKey.Produce, apiVersion: 9 } as unknown as RequestContext;
     expect(errorAnswer(ctx, { acks: 0, topicData: [] }, new StorageError('down')).body).toBeNull();
-    expect(api.name).toBe('Produce');
   });
 });

@@ -1,10 +1,10 @@
-// SASL for client commands: --user NAME with --password-file FILE (or MINNOW_USER and
+// SASL for client commands and `minnow perf` (a layer of its own, below both): --user NAME with --password-file FILE (or MINNOW_USER and
 // MINNOW_PASSWORD_FILE), --sasl-mechanism (MINNOW_SASL_MECHANISM, default SCRAM-SHA-512). The
 // password is read from a file, never taken from argv, where any user of the machine could read it.
-import type { ConnectOptions } from '../client/connection';
-import { SASL_MECHANISMS, SaslMechanism } from '../client/sasl';
-import { UsageError } from '../args';
-import { readPasswordFile } from './password-file';
+import type { ConnectOptions } from './client/connection';
+import { SASL_MECHANISMS, SaslMechanism } from './client/sasl';
+import { readFileSync } from 'node:fs';
+import { UsageError } from './args';
 
 export const AUTH_USAGE = `authentication (sasl+ listeners): --user NAME --password-file FILE [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512]
   (env MINNOW_USER, MINNOW_PASSWORD_FILE, MINNOW_SASL_MECHANISM; default mechanism SCRAM-SHA-512)`;
@@ -33,4 +33,17 @@ export function connectOptionsOf(
       password: readPasswordFile(passwordFile, '--password-file'),
     },
   };
+}
+
+/** A password from a file's first line (client commands' --password-file). */
+export function readPasswordFile(path: string, what: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${what} ${path} cannot be read: ${(err as Error).message}`);
+  }
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError(`${what} ${path}: its first line (the password) is empty`);
+  return password;
 }
