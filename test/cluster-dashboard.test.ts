@@ -62,6 +62,8 @@ describe('the default cluster: 2 brokers on a db.t4g.micro', () => {
     [/^Record bytes produced/, 'minnow', 'minnow_bytes_in_total'],
     [/^Record bytes fetched/, 'minnow', 'minnow_bytes_out_total'],
     [/^Error responses/, 'minnow', 'minnow_request_errors_total'],
+    [/^Consumer lag/, 'minnow', 'minnow_consumer_group_lag_max'],
+    [/^Memory and disk/, 'minnow', 'mem_used_percent'],
   ])('%s: one line per broker instance', (title, namespace, metric) => {
     const drawn = lines(titled(all, title)).filter(([ns, name]) => ns === namespace && name === metric);
     const perInstance = brokers.map((id) => drawn.filter(([, , dim]) => dim === `<Ref:${id}>`).length);

@@ -156,6 +156,8 @@ describeWithTools(
     expect(named(first, 'systemctl')).toEqual([
       'systemctl daemon-reload', // fstab
       'systemctl daemon-reload', // security drop-in
+      'systemctl daemon-reload', // the certificate renewal timer (install-cert-renewal.test.ts)
+      'systemctl enable --now minnow-cert-renew.timer',
       'systemctl daemon-reload', // unit
       'systemctl enable minnow.service',
       'systemctl restart minnow.service',
@@ -180,7 +182,11 @@ describeWithTools(
       expect.stringMatching(/^aws --region \S+ secretsmanager get-secret-value --secret-id \S+ --query SecretString/),
     ]);
     expect(second.stderr).not.toMatch(/generating the CA|issuing the server certificate|publishing/);
-    expect(named(second, 'systemctl')).toEqual(['systemctl enable minnow.service', 'systemctl start minnow.service']);
+    expect(named(second, 'systemctl')).toEqual([
+      'systemctl enable --now minnow-cert-renew.timer',
+      'systemctl enable minnow.service',
+      'systemctl start minnow.service',
+    ]);
     expect(
       fs
         .readFileSync(path.join(sb.root, 'etc', 'fstab'), 'utf8')

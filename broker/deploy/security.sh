@@ -11,7 +11,8 @@
 # The CA and the server certificate live on the data volume, so a replacement instance (new AMI,
 # new type) keeps them and clients keep their ca.pem. The CA key stays root-only: the broker never
 # needs it. The server certificate is reissued by the same CA when its names no longer match the
-# address (a volume restored into another stack) or when it expires within 30 days.
+# address (a volume restored into another stack) or when it expires within 30 days: at boot, and
+# daily by minnow-cert-renew.timer (cert-renewal.sh), which then reloads the broker.
 cert_days=${MINNOW_CERT_DAYS:-825}
 ca_days=${MINNOW_CA_DAYS:-3650}
 ca_dir="${tls_dir}/ca"
@@ -80,19 +81,12 @@ EOF
     rm -f "${ca_dir}/shared.pem"
   fi
 
+  # shellcheck source=/dev/null # checked on its own
+  . "${release_dir}/deploy/server-cert.sh"
   if [ ! -s "${tls_dir}/server.key" ] || [ ! -s "${tls_dir}/server.crt" ] ||
-    [ "$(cat "${tls_dir}/server.sans" 2>/dev/null)" != "$sans" ] ||
-    ! openssl x509 -checkend 2592000 -noout -in "${tls_dir}/server.crt" >/dev/null; then
+    [ "$(cat "${tls_dir}/server.sans" 2>/dev/null)" != "$sans" ] || server_certificate_expiring; then
     log "issuing the server certificate for ${sans}"
-    (umask 077 && openssl ecparam -name prime256v1 -genkey -noout -out "${tls_dir}/server.key.new")
-    openssl req -new -sha256 -key "${tls_dir}/server.key.new" -config "$openssl_conf" \
-      -subj "/CN=${advertised_name}" -out "${ca_dir}/server.csr"
-    openssl x509 -req -sha256 -days "$cert_days" -in "${ca_dir}/server.csr" -CA "${tls_dir}/ca.crt" \
-      -CAkey "${ca_dir}/ca.key" -set_serial "0x$(openssl rand -hex 16)" -extfile "$openssl_conf" \
-      -extensions server_ext -out "${tls_dir}/server.crt.new"
-    rm -f "${ca_dir}/server.csr"
-    mv "${tls_dir}/server.key.new" "${tls_dir}/server.key"
-    mv "${tls_dir}/server.crt.new" "${tls_dir}/server.crt"
+    issue_server_certificate "$advertised_name"
     printf '%s\n' "$sans" >"${tls_dir}/server.sans"
     changed=1
   fi
@@ -144,3 +138,7 @@ if [ "$(cat "$dropin_file" 2>/dev/null)" != "$dropin_text" ]; then
   systemctl daemon-reload
   changed=1
 fi
+
+# The daily renewal check (a broker that is never rebooted outlives its certificate otherwise).
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/cert-renewal.sh"

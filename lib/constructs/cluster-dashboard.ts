@@ -4,7 +4,7 @@ import type * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
-import { MEASURED_PATHS, diskUsedPercent, memUsedPercent } from '../monitoring-metrics';
+import { BrokerMetric, MEASURED_PATHS, brokerMetric, diskUsedPercent, memUsedPercent } from '../monitoring-metrics';
 import { DISK_USED_ALARM_PERCENT, MEMORY_USED_ALARM_PERCENT, instanceMetric } from './alarms';
 import {
   DASHBOARD_PERIOD,
@@ -36,7 +36,7 @@ export interface ClusterDashboardProps {
 
 /**
  * The cluster on one page (storage=postgres): each broker's credits, CPU against the burstable
- * baseline, network and Kafka traffic as one line per broker, so a broker that carries the load or
+ * baseline, network, Kafka traffic, errors, consumer lag, memory and disks as one line per broker, so a broker that carries the load or
  * drains its credits alone stands out; then the database, which every request goes through (a
  * db.t4g class is burstable too); then every alarm. The single instance's dashboard is dashboard.ts.
  */
@@ -73,7 +73,14 @@ export class ClusterDashboard extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Error responses (/s, all APIs), per broker',
         left: series.map(errorRate),
-        width: 12,
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Consumer lag, most lagging group (records), per broker',
+        left: props.brokers.map((b) =>
+          brokerMetric(b.instanceId, BrokerMetric.ConsumerLagMax, 'Maximum').with({ label: `broker ${b.nodeId}` }),
+        ),
+        width: 8,
       }),
       new cloudwatch.GraphWidget({
         title: 'Memory and disk used (%), per broker',
@@ -88,7 +95,7 @@ export class ClusterDashboard extends Construct {
           { value: MEMORY_USED_ALARM_PERCENT, label: 'memory alarm' },
           { value: DISK_USED_ALARM_PERCENT, label: 'disk alarms' },
         ],
-        width: 12,
+        width: 8,
       }),
     );
     this.addDatabaseWidgets(props);

@@ -44,7 +44,8 @@ export const SIGNAL_URL =
  * admin-secret (the secret's value), formatted/mounted/packages/user-minnow, attach-failures (VolumeInUse
  * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, no device),
  * volume-state (what describe-volumes prints), signals (what the boot
- * sent to the wait condition), broker-down and broken-releases (the fake broker does not start). Each stub appends its argv to calls.log; the few that
+ * sent to the wait condition), broker-down and broken-releases (the fake broker does not start), hangups
+ * (one line per SIGHUP the fake broker got: systemctl reload). Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
  * Nothing touches the real /etc, /dev or the network (curl never runs for real).
  */
@@ -148,6 +149,9 @@ case "$1" in
     port=$(sed -n 's#^LISTENER_URL=.*tcp://[^:]*:\\([0-9]*\\).*$#\\1#p' "$ROOT/etc/minnow/minnow.env")
     "$MINNOW_NODE" "$(dirname "$0")/fake-broker.js" "$port" >/dev/null 2>&1 &
     echo $! >"$pidfile" ;;
+  # ExecReload=/bin/kill -HUP $MAINPID; like systemd, fails when the broker is not running.
+  reload)
+    [ -e "$pidfile" ] && kill -HUP "$(cat "$pidfile")" 2>/dev/null || { echo "minnow.service is not active" >&2; exit 1; } ;;
 esac`,
   // The CloudWatch agent's control script (deploy/observe.sh): fetch-config validates the JSON.
   'amazon-cloudwatch-agent-ctl': `[ ! -e "$STUB_STATE/agent-broken" ] || exit 1`,
@@ -159,8 +163,13 @@ if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/npm-failures"; echo "npm s
 ln -sfn "${path.join(REPO_ROOT, 'node_modules')}" node_modules`,
 };
 
-/** A broker stand-in: answers every request with an ApiVersions v0 response (error 0); gone after 60 s. */
+/**
+ * A broker stand-in: answers every request with an ApiVersions v0 response (error 0), appends a line
+ * to state/hangups on each SIGHUP; gone after 60 s.
+ */
 const FAKE_BROKER = `const net = require('node:net');
+// SIGHUP (systemctl reload) re-reads the TLS files in the real broker; here it is counted.
+process.on('SIGHUP', () => require('node:fs').appendFileSync(process.env.STUB_STATE + '/hangups', 'HUP\\n'));
 const server = net.createServer((socket) => {
   let buf = Buffer.alloc(0);
   socket.on('error', () => {});

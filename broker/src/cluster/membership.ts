@@ -46,6 +46,9 @@ FROM cluster_state s WHERE s.id = 0`;
 async function inTransaction<T>(client: PoolClient, body: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
   try {
+    // Membership changes take turns: a renewal locks its own row, then deletes (or extends) the
+    // others'; two of them at once (every broker back from a database outage) would deadlock.
+    await client.query(`SELECT 1 FROM cluster_state WHERE id = 0 FOR UPDATE`);
     const out = await body();
     await client.query('COMMIT');
     return out;
@@ -69,6 +72,11 @@ async function removeExpired(client: PoolClient): Promise<number[]> {
     `DELETE FROM cluster_broker WHERE lease_until < now() RETURNING node_id`,
   );
   return r.rows.map((x) => x.node_id);
+}
+
+/** Every lapsed broker row gets a new lease (nothing in the view changes: no new epoch). */
+async function extendLapsed(client: PoolClient, leaseMs: number): Promise<void> {
+  await client.query(`UPDATE cluster_broker SET lease_until = ${lease(1)} WHERE lease_until < now()`, [leaseMs]);
 }
 
 async function bumpEpoch(client: PoolClient): Promise<void> {
@@ -106,14 +114,19 @@ export function join(client: PoolClient, reg: Registration): Promise<ClusterView
  */
 export function renew(client: PoolClient, reg: Registration, keep: readonly string[]): Promise<RenewResult> {
   return inTransaction(client, async () => {
-    const mine = await client.query<{ incarnation: string }>(
-      `SELECT incarnation FROM cluster_broker WHERE node_id = $1 FOR UPDATE`,
+    const mine = await client.query<{ incarnation: string; lapsed: boolean }>(
+      `SELECT incarnation, lease_until < now() AS lapsed FROM cluster_broker WHERE node_id = $1 FOR UPDATE`,
       [reg.nodeId],
     );
     const row = mine.rows[0];
     if (row && row.incarnation !== reg.incarnation) {
       return { view: await readView(client), replaced: true, held: new Set<string>() };
     }
+    // Our row outlived its lease: nobody renewed since (every renewal removes expired rows), so the
+    // database was out of reach for all (a failover, a restart). The others' lapsed leases then say
+    // nothing about them: they get a lease to come back in, instead of the first broker back
+    // removing all the others (a new epoch each, every leader and group moved there and back).
+    if (row?.lapsed) await extendLapsed(client, reg.leaseMs);
     const removed = await removeExpired(client);
     let changed = removed.length > 0;
     if (row && !removed.includes(reg.nodeId)) {

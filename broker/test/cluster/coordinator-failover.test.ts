@@ -1,7 +1,7 @@
 // The coordinator of a group dies (docs/postgres.md "Failure cases"): its lease runs out, the broker
-// placement names takes the group, the members (still running, connected through the brokers that
-// survive) find it and rejoin, and the offsets they committed are intact: nothing committed before
-// the kill is read again. Either the dead broker stays dead, or a supervisor restarts it at its
+// that placement names takes the group, the members (still running, connected through the brokers
+// that survive) find it and rejoin, and the offsets they committed are intact: nothing committed
+// before the kill is read again. Either the dead broker stays dead, or a supervisor restarts it at its
 // address, where its old members get COORDINATOR_LOAD_IN_PROGRESS, then UNKNOWN_MEMBER_ID.
 //
 // kafkajs 2.2.4 never looks a coordinator up again after a connection error to it: its heartbeat

@@ -157,6 +157,28 @@ describeWithPostgres('PostgresCluster', () => {
     expect(await a.checkCoordinator('group', g)).toBe(ErrorCode.NONE);
   });
 
+  it('after an outage of the database for all (every lease lapsed), the first back keeps the others', async () => {
+    const a = await broker(1);
+    const b = await broker(2);
+    const dead = await broker(3);
+    await a.refresh();
+    const before = a.view();
+    expect(before.brokers.map((n) => n.nodeId)).toEqual([1, 2, 3]);
+    await dead.abandon(); // it died during the outage: never renews again
+    // What PostgreSQL's clock says after the outage (a failover, a restart): every lease ran out.
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    await c.query(`UPDATE cluster_broker SET lease_until = now() - interval '1 second'`);
+    await c.end();
+    await a.refresh();
+    await b.refresh();
+    // Not one broker removed (each a new epoch, every key moved there and back): all got a lease.
+    expect([a.view(), b.view()]).toEqual([before, before]);
+    // The one that did not come back goes when that lease has run out, as any dead broker.
+    await until('the dead broker removed', () => a.view().brokers.length === 2);
+    expect(a.view().brokers.map((n) => n.nodeId)).toEqual([1, 2]);
+  });
+
   it('a restarted broker with the same node id replaces the old process', async () => {
     // A lease long enough that it is still in force when the second process has started, even
     // on a loaded machine (with 1.5 s it had sometimes run out already).

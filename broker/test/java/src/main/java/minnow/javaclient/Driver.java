@@ -22,6 +22,8 @@ public final class Driver {
 
   private static Scenario scenario(String name) {
     switch (name) {
+      case "failover":
+        return FailoverScenario::run;
       case "produce":
         return ProduceScenario::run;
       case "group":
