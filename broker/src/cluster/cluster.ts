@@ -3,6 +3,18 @@
 // brokers"). SingleNode answers for sqlite:// and memory:// (one broker does everything);
 // PostgresCluster for postgres://, from leases in the database.
 
+import { StorageError } from '../storage/storage';
+
+/**
+ * What every storage call of a broker whose lease lapsed fails with (server/cluster-setup.ts
+ * fenceStorage): the database is out of reach from this broker, maybe not from the others.
+ */
+export class LeaseLapsedError extends StorageError {
+  constructor() {
+    super('this broker could not renew its cluster lease in time (PostgreSQL out of reach)', { code: '08006' });
+  }
+}
+
 /** A live broker as clients are told of it: one advertised address per listener name. */
 export interface BrokerNode {
   nodeId: number;

@@ -48,6 +48,7 @@ export class PostgresCluster implements Cluster {
   private readonly claiming = new Map<string, Promise<boolean>>();
   private readonly changeListeners = new Set<(view: ClusterView) => void>();
   private readonly lostListeners = new Set<(kind: CoordinatorKind, key: string) => void>();
+  private readonly lapseListeners: (() => void)[] = [];
   private readonly channels: Record<string, (payload: string) => void> = {};
   private readonly reconnectListeners: (() => void)[] = [];
   private listener: NotificationListener | undefined;
@@ -75,6 +76,9 @@ export class PostgresCluster implements Cluster {
     const waitMs = 2 * (opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     const pool = new Pool({ connectionTimeoutMillis: waitMs, query_timeout: waitMs, ...opts.connection, max: 2 });
     pool.on('error', (err) => opts.logger.warn('cluster database connection failed', { err: err.message }));
+    // The pool listens for errors on idle clients only: a checked-out client whose connection is
+    // reset (the network back after a black hole) would otherwise crash the process. Its query fails.
+    pool.on('connect', (client) => client.on('error', () => {}));
     try {
       const client = await pool.connect();
       try {
@@ -150,6 +154,16 @@ export class PostgresCluster implements Cluster {
 
   get fenced(): boolean {
     return this.replaced || this.stopped || this.mono() >= this.deadline;
+  }
+
+  /** Joined, but the last successful renewal is older than the lease: PostgreSQL is out of reach. */
+  get lapsed(): boolean {
+    return Number.isFinite(this.deadline) && !this.stopped && this.mono() >= this.deadline;
+  }
+
+  /** Called when the lease lapses (each time: a renewal in time ends the lapse). */
+  onLapse(listener: () => void): void {
+    this.lapseListeners.push(listener);
   }
 
   async checkCoordinator(kind: CoordinatorKind, key: string): Promise<CoordinatorCheck> {
@@ -267,10 +281,10 @@ export class PostgresCluster implements Cluster {
     clearTimeout(this.fenceTimer);
     this.fenceTimer = setTimeout(
       () => {
-        if (this.fenced && this.held.size > 0) {
-          this.opts.logger.warn('broker lease not renewed in time: no longer coordinating', { nodeId: this.nodeId });
-          this.dropAll();
-        }
+        if (!this.fenced || this.stopped) return;
+        this.opts.logger.warn('broker lease not renewed in time: no longer coordinating', { nodeId: this.nodeId });
+        this.dropAll();
+        for (const l of this.lapseListeners) l();
       },
       Math.max(0, this.deadline - this.mono()),
     );

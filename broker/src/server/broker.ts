@@ -150,6 +150,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     throw err;
   }
   const { cluster } = clusterSetup;
+  clusterSetup.fenceStorage(storage);
   identity = { ...identity, nodeId: cluster.nodeId };
   const appendQueue = new AppendQueue(
     storage,

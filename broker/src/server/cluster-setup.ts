@@ -1,14 +1,16 @@
 // Which Cluster a broker is part of (src/cluster): a postgres:// database is shared by every broker
 // pointed at it (PostgresCluster: leases, placement, LISTEN); sqlite:// and memory:// have one
 // broker (SingleNode). Appends by other brokers reach this broker's fetch waiters by NOTIFY.
-import type { Cluster, NamedEndpoint } from '../cluster/cluster';
+import { type Cluster, LeaseLapsedError, type NamedEndpoint } from '../cluster/cluster';
 import { PostgresCluster } from '../cluster/postgres-cluster';
 import { SingleNode } from '../cluster/single-node';
 import type { Logger } from '../logger';
+import { Db } from '../storage/postgres/db';
 import { APPEND_CHANNEL, parseAppendNotice } from '../storage/postgres/log-writes';
 import { parseSecurityNotice, SECURITY_CHANNEL } from '../storage/postgres/security';
 import type { SecurityChange } from '../storage/postgres/security';
 import { postgresPoolConfig } from '../storage/postgres/url';
+import type { AsyncStorage } from '../storage/storage';
 import type { BrokerConfig } from './config';
 import { FetchWaiters, partitionKey } from './fetch-waiters';
 import type { ResolvedListener } from './listeners';
@@ -24,6 +26,13 @@ export interface ClusterSetup {
    * came back (notices may have been missed). Register before join(); a no-op with one broker.
    */
   onSecurityChange(handler: (what: SecurityChange) => void): void;
+  /**
+   * postgres://: while this broker's lease has lapsed (it could not renew: PostgreSQL out of
+   * reach), `storage` refuses every call at once with a retriable StorageError, and at the lapse
+   * its connections in use are dropped, so requests are answered (retriable codes) within the
+   * lease instead of waiting on a black-holed connection; clients move to the other brokers.
+   */
+  fenceStorage(storage: AsyncStorage): void;
 }
 
 /** `storedNodeId`: the storage's identity, the one broker's id on sqlite:// and memory://. */
@@ -36,7 +45,12 @@ export async function openCluster(
   const target = config.storageUrl;
   if (target.kind !== 'postgres') {
     // Its own address is always answered from the request's listener (cluster-answers.ts).
-    return { cluster: new SingleNode(storedNodeId, []), join: () => Promise.resolve(), onSecurityChange: () => {} };
+    return {
+      cluster: new SingleNode(storedNodeId, []),
+      join: () => Promise.resolve(),
+      onSecurityChange: () => {},
+      fenceStorage: () => {},
+    };
   }
   const cluster = await PostgresCluster.open({
     connection: postgresPoolConfig(target.connectionString).config,
@@ -61,7 +75,13 @@ export async function openCluster(
       for (const what of ['acl', 'quota', 'scram', 'broker_config'] as const) handler(what);
     });
   };
-  return { cluster, join: (listeners) => cluster.join(endpoints(listeners)), onSecurityChange };
+  const fenceStorage = (storage: AsyncStorage) => {
+    const db = (storage as { db?: unknown }).db;
+    if (!(db instanceof Db)) return;
+    db.refuseWhile(() => (cluster.lapsed ? new LeaseLapsedError() : undefined));
+    cluster.onLapse(() => db.dropConnections());
+  };
+  return { cluster, join: (listeners) => cluster.join(endpoints(listeners)), onSecurityChange, fenceStorage };
 }
 
 function endpoints(listeners: readonly ResolvedListener[]): NamedEndpoint[] {

@@ -60,15 +60,25 @@ const typeParsers = {
       : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
 };
 
+/** How much longer than statement_timeout the client waits for an answer (the network lost). */
+const QUERY_TIMEOUT_MARGIN_MS = 5_000;
+
 export class Db implements Queryable {
   readonly pool: Pool;
   private readonly onError: ((err: Error) => void) | undefined;
+  /** The pool's open connections, so dropConnections() can reach the checked-out ones. */
+  private readonly clients = new Set<PoolClient>();
+  private refusal: (() => Error | undefined) | undefined;
 
   constructor(config: PoolConfig, opts: DbOptions = {}) {
+    const statementTimeoutMs = opts.statementTimeoutMs ?? 30_000;
     this.pool = new Pool({
       ...config,
       max: opts.max ?? 10,
-      statement_timeout: opts.statementTimeoutMs ?? 30_000,
+      statement_timeout: statementTimeoutMs,
+      // statement_timeout is the server's: with the route to it lost (no RST, no FIN: a black hole),
+      // the answer never comes and TCP gives up only after many minutes. So the client's own too.
+      query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
       connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
@@ -83,9 +93,36 @@ export class Db implements Queryable {
     this.onError = opts.onError;
     // Without a listener an idle client's error (PostgreSQL restarted) would crash the process.
     this.pool.on('error', (err) => this.onError?.(err));
+    this.pool.on('connect', (client) => {
+      this.clients.add(client);
+      // Checked-out clients have no pool listener; their query fails, the process must not.
+      client.on('error', () => {});
+    });
+    this.pool.on('remove', (client) => this.clients.delete(client));
+  }
+
+  /**
+   * While `check` returns an error, every query and transaction fails with it at once, without
+   * touching the pool: a broker whose lease lapsed (src/cluster: PostgreSQL out of reach) answers
+   * with retriable errors instead of waiting on connections that may never answer.
+   */
+  refuseWhile(check: () => Error | undefined): void {
+    this.refusal = check;
+  }
+
+  /**
+   * Destroys every open connection, the ones in use too: their queries fail now (a retriable
+   * StorageError) instead of when TCP or query_timeout gives up. The pool opens new ones on demand.
+   */
+  dropConnections(): void {
+    for (const client of this.clients) {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
   }
 
   async query<R extends QueryResultRow = QueryResultRow>(text: string | Prepared, values?: unknown[]): Promise<R[]> {
+    const refused = this.refusal?.();
+    if (refused) throw refused;
     for (let attempt = 1; ; attempt++) {
       try {
         return unescapeRows((await this.pool.query<R>(config(text, values))).rows);
@@ -114,6 +151,8 @@ export class Db implements Queryable {
   }
 
   private async txOnce<T>(fn: (q: Queryable) => Promise<T>, isolation: string | undefined): Promise<T> {
+    const refused = this.refusal?.();
+    if (refused) throw refused;
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -187,7 +226,7 @@ export function asStorageError(err: unknown): Error {
   const socket = code !== undefined && /^E[A-Z]+$/.test(code);
   // node-postgres reports a lost connection without a code ("Connection terminated unexpectedly").
   const lost =
-    /connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    /connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|query read timeout/i.test(
       message,
     );
   if (fromServer || socket || lost) {

@@ -40,8 +40,10 @@ public final class Driver {
         return ConsumerProtocolScenario::run;
       case "compaction":
         return CompactionScenario::run;
+      case "cluster":
+        return ClusterScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol or compaction");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol, compaction or cluster");
     }
   }
 
