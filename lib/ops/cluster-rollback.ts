@@ -37,15 +37,16 @@ export async function rollbackCluster(
       const result = await rollbackInstance(clients, runtime, stackName, id, opts);
       outputsByBroker.push(`broker ${nodeId} (${id}):\n${result.output}`);
     } catch (err) {
+      const before = nodeId === 2 ? 'Broker 1' : `Brokers 1-${nodeId - 1}`;
       const done =
         nodeId === 1
           ? 'The other brokers were not touched.'
-          : `Brokers 1-${nodeId - 1} now run their previous release, the ones after ${nodeId} the newer one, and ` +
-            `broker ${nodeId} the one its output above names (minnow-rollback goes back when the previous release ` +
-            'does not answer); they serve together, as during a deploy. Do not run rollback again: minnow-rollback toggles, so it ' +
-            `would switch brokers 1-${nodeId - 1} forward. Finish by hand with \`sudo minnow-rollback\` in an SSM ` +
-            `session on broker ${nodeId} (once its cause is fixed) and the ones after it, or run it on brokers ` +
-            `1-${nodeId - 1} to go forward again.`;
+          : `${before} now run${nodeId === 2 ? 's' : ''} the previous release, the ones after ${nodeId} the newer one, ` +
+            `and broker ${nodeId} the one its output above names (minnow-rollback goes back when the previous ` +
+            'release does not answer); they serve together, as during a deploy. Do not run rollback again: ' +
+            `minnow-rollback toggles, so it would switch ${before.toLowerCase()} forward. Finish by hand with ` +
+            `\`sudo minnow-rollback\` in an SSM session on broker ${nodeId} (once its cause is fixed) and the ones ` +
+            `after it, or run it on ${before.toLowerCase()} to go forward again.`;
       throw new OpsError(`broker ${nodeId}: ${(err as Error).message}\n${done}`, { cause: err });
     }
   }

@@ -85,7 +85,7 @@ export async function snapshotDatabase(
     if (status === 'available') return snapshotId;
     if (status === 'failed' || status === 'deleting' || status === 'deleted') {
       throw new OpsError(
-        `snapshot ${snapshotId} of database ${databaseId} is ${status}: see its events with ` +
+        `snapshot ${snapshotId} of database ${databaseId} did not complete (status ${status}): see its events with ` +
           `aws rds describe-events --source-type db-snapshot --source-identifier ${snapshotId}`,
       );
     }
