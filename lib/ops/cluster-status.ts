@@ -1,5 +1,6 @@
 import { DescribeAlarmsCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import type { OpsClients, OpsRuntime } from './clients';
+import { OpsError } from './errors';
 import { databaseStatusHint, describeDatabase, type DatabaseReport } from './database';
 import { describeInstance, type InstanceInfo } from './instance';
 import type { ClusterOutputs } from './stack-outputs';
@@ -34,7 +35,7 @@ export async function getClusterStatus(
 ): Promise<ClusterStatusReport> {
   const brokers: BrokerReport[] = [];
   for (const [index, id] of outputs.instanceIds.entries()) {
-    const instance = await describeInstance(clients, id);
+    const instance = await describeBroker(clients, id);
     const credits =
       instance.state === 'running' && isBurstable(instance.type) ? await creditReport(clients, runtime, id) : undefined;
     brokers.push({ nodeId: index + 1, instance, credits });
@@ -55,6 +56,21 @@ export async function getClusterStatus(
       .map((a) => ({ name: a.AlarmName ?? '?', reason: a.StateReason ?? '' })),
     alarmStates,
   };
+}
+
+/**
+ * One broker gone (terminated outside CloudFormation: EC2 forgets it after about an hour) should
+ * not hide the others: it shows as "not found".
+ */
+async function describeBroker(clients: OpsClients, id: string): Promise<InstanceInfo> {
+  try {
+    return await describeInstance(clients, id);
+  } catch (err) {
+    const name = (err as { name?: string }).name ?? '';
+    if (name !== 'InvalidInstanceID.NotFound' && !(err instanceof OpsError)) throw err;
+    const unknown = { type: '-', architecture: '-', publicIp: undefined, imageId: undefined };
+    return { id, state: 'not found', availabilityZone: undefined, ...unknown };
+  }
 }
 
 /** Every alarm named `<stack>-...`, page by page (at most 100 per page; 9 brokers have more). */
@@ -85,10 +101,11 @@ export function formatClusterStatus(r: ClusterStatusReport): string {
   ];
   for (const b of r.brokers) {
     const i = b.instance;
-    lines.push(
-      `broker ${String(b.nodeId).padEnd(12)}${i.id}  ${i.state}  ${i.type} (${i.architecture})  ` +
-        `${i.availabilityZone ?? '-'}  ${i.publicIp ?? '-'}`,
-    );
+    const details =
+      i.state === 'not found'
+        ? ''
+        : `  ${i.type} (${i.architecture})  ${i.availabilityZone ?? '-'}  ${i.publicIp ?? '-'}`;
+    lines.push(`broker ${String(b.nodeId).padEnd(12)}${i.id}  ${i.state}${details}`);
     const credits = i.state === 'running' ? formatCredits(b.credits, i.type) : undefined;
     if (credits !== undefined) lines.push(`  CPU credits      ${credits}`);
   }

@@ -37,9 +37,12 @@ export async function describeDatabase(
   endpoint: string,
 ): Promise<DatabaseReport> {
   const id = databaseIdFromEndpoint(endpoint);
-  const response = await clients.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }));
+  const notFound = `RDS instance ${id} not found: was it deleted outside CloudFormation?`;
+  const response = await clients.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id })).catch((err) => {
+    throw (err as { name?: string }).name === 'DBInstanceNotFoundFault' ? new OpsError(notFound, { cause: err }) : err;
+  });
   const db = response.DBInstances?.[0];
-  if (!db) throw new OpsError(`RDS instance ${id} not found: was it deleted outside CloudFormation?`);
+  if (!db) throw new OpsError(notFound);
   const pending: Record<string, string> = {};
   for (const [key, value] of Object.entries(db.PendingModifiedValues ?? {})) {
     if (value === undefined || value === null) continue;

@@ -166,6 +166,30 @@ test('a single-AZ database without datapoints or pending changes, and no alarms'
   expect(text).not.toContain('CPU credits');
 });
 
+test('a broker EC2 no longer knows shows as not found; the others still show', async () => {
+  const m = failingOverCluster();
+  m.ec2
+    .on(DescribeInstancesCommand, { InstanceIds: [BROKER_IDS[1]] })
+    .rejects(Object.assign(new Error('The instance ID does not exist'), { name: 'InvalidInstanceID.NotFound' }));
+  const kind = await readStackKind(clients(), CLUSTER);
+  if (kind.kind !== 'cluster') throw new Error('expected a cluster');
+  const text = formatClusterStatus(await getClusterStatus(clients(), fakeRuntime(), CLUSTER, kind));
+  expect(text).toContain(`broker 1           ${BROKER_IDS[0]}  running  t3.micro`);
+  expect(text).toContain(`broker 2           ${BROKER_IDS[1]}  not found\n`);
+});
+
+test('a database deleted outside CloudFormation: a clear error', async () => {
+  const m = failingOverCluster();
+  m.rds
+    .on(DescribeDBInstancesCommand)
+    .rejects(Object.assign(new Error(`DBInstance ${DB_ID} not found.`), { name: 'DBInstanceNotFoundFault' }));
+  const kind = await readStackKind(clients(), CLUSTER);
+  if (kind.kind !== 'cluster') throw new Error('expected a cluster');
+  await expect(getClusterStatus(clients(), fakeRuntime(), CLUSTER, kind)).rejects.toThrow(
+    `RDS instance ${DB_ID} not found: was it deleted outside CloudFormation?`,
+  );
+});
+
 test('the alarms are read page by page', async () => {
   const m = failingOverCluster();
   m.cw
