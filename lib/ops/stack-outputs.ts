@@ -27,7 +27,7 @@ export interface ClusterOutputs {
 
 export type StackKind = { readonly kind: 'single' } | ({ readonly kind: 'cluster' } & ClusterOutputs);
 
-/** Only the cluster has a database: DatabaseEndpoint tells the two stacks apart. */
+/** Only the cluster has a database: DatabaseEndpoint tells the stacks apart (InstanceIds too: cluster only). */
 const isCluster = (outputs: ReadonlyMap<string, string>): boolean =>
   outputs.has('DatabaseEndpoint') || outputs.has('InstanceIds');
 
