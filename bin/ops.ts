@@ -8,19 +8,28 @@ import { OpsError, explainAwsError } from '../lib/ops/errors';
 import { formatPreflight, preflight } from '../lib/ops/preflight';
 import { setDataVolumeProtection } from '../lib/ops/protect';
 import { CONTEXT_FILE } from '../lib/remembered-context';
-import { applyScale, checkInstanceType, scaleCommand } from '../lib/ops/scale';
+import { applyScale, checkInstanceType, clusterScaleAdvice, isDatabaseClass, scaleCommand } from '../lib/ops/scale';
+import { rollbackCluster } from '../lib/ops/cluster-rollback';
+import { formatClusterStatus, getClusterStatus } from '../lib/ops/cluster-status';
+import { snapshotDatabase } from '../lib/ops/db-snapshot';
 import { rollbackRelease } from '../lib/ops/rollback';
 import { fetchAdminPassword, fetchCaCertificate } from '../lib/ops/security';
 import { snapshotDataVolume } from '../lib/ops/snapshot';
+import { readStackKind } from '../lib/ops/stack-outputs';
 import { formatStatus, getStatus } from '../lib/ops/status';
 
 export const USAGE = `usage: npm run ops -- <command> [--stack NAME] [--region REGION]
 
 commands:
   status                  instance state, type and address, CPU credit balance and its trend, alarm states
-  snapshot                EBS snapshot of the data volume; waits for it and prints its id
-  scale --to TYPE         prints the cdk deploy command that changes the instance type (recommended)
-  scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only)
+                          (a cluster: every broker, the database's status, class, Multi-AZ, free storage and
+                          pending changes, the alarms in ALARM)
+  snapshot                EBS snapshot of the data volume (a cluster: RDS snapshot of the database); waits for
+                          it and prints its id
+  scale --to TYPE         prints the cdk deploy command that changes the instance type (recommended; a cluster:
+                          the brokers' type, or with --to db.CLASS the database's)
+  scale --to TYPE --apply stops the instance, changes its type, starts it and waits (same architecture only;
+                          single-instance stacks only)
   ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
   password                the password of the Kafka user admin (from Secrets Manager)
   preflight               before a deploy: the availability zone (the deployed volume's, or the first that
@@ -28,6 +37,7 @@ commands:
                           snapshot; refuses a zone that would move the volume; names a KMS key to pass
   protect [--off]         stack policy: CloudFormation refuses to replace or delete the data volume
   rollback                runs minnow-rollback on the instance (SSM): the previous broker release again
+                          (a cluster: broker by broker, stopping at the first that fails)
 
 options:
   --stack NAME            the deployed stack (default Minnow)
@@ -89,7 +99,14 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
   try {
     switch (command) {
       case 'status': {
-        const report = await getStatus(deps.clients(region), deps.runtime, stackName);
+        const clients = deps.clients(region);
+        const kind = await readStackKind(clients, stackName);
+        if (kind.kind === 'cluster') {
+          const report = await getClusterStatus(clients, deps.runtime, stackName, kind);
+          deps.out(values.json ? JSON.stringify(report, null, 2) : formatClusterStatus(report));
+          return 0;
+        }
+        const report = await getStatus(clients, deps.runtime, stackName);
         deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
         return 0;
       }
@@ -108,8 +125,13 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return 0;
       }
       case 'rollback': {
-        const result = await rollbackRelease(deps.clients(region), deps.runtime, stackName);
-        deps.out(result.output);
+        const clients = deps.clients(region);
+        const kind = await readStackKind(clients, stackName);
+        deps.out(
+          kind.kind === 'cluster'
+            ? await rollbackCluster(clients, deps.runtime, stackName, kind)
+            : (await rollbackRelease(clients, deps.runtime, stackName)).output,
+        );
         deps.out(
           'The stack still names the newer release: later boots keep this rollback, and the next deploy of ' +
             'another commit installs that one. To make it final, deploy the commit you rolled back to.',
@@ -117,7 +139,13 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return 0;
       }
       case 'snapshot': {
-        deps.out(await snapshotDataVolume(deps.clients(region), deps.runtime, stackName));
+        const clients = deps.clients(region);
+        const kind = await readStackKind(clients, stackName);
+        deps.out(
+          kind.kind === 'cluster'
+            ? await snapshotDatabase(clients, deps.runtime, stackName, kind.databaseEndpoint)
+            : await snapshotDataVolume(clients, deps.runtime, stackName),
+        );
         return 0;
       }
       case 'preflight': {
@@ -136,7 +164,18 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       }
       case 'scale': {
         if (!values.to) throw new OpsError('scale needs --to TYPE, e.g. --to t3.small');
-        checkInstanceType(values.to);
+        if (!isDatabaseClass(values.to)) checkInstanceType(values.to);
+        // Which deploy changes the type depends on the stack: a cluster's brokers roll one by one.
+        const kind = await readStackKind(deps.clients(region), stackName);
+        if (kind.kind === 'cluster') {
+          const advice = clusterScaleAdvice(values.to, stackName, values.apply);
+          if (values.apply) throw new OpsError(advice);
+          deps.out(advice);
+          return 0;
+        }
+        if (isDatabaseClass(values.to)) {
+          throw new OpsError(`--to ${values.to} is a database class, but stack "${stackName}" is a single instance`);
+        }
         if (!values.apply) {
           deps.out(
             `To change ${stackName} to ${values.to} (a stop/start; the data volume and Elastic IP stay), deploy:\n\n` +

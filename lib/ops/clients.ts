@@ -1,6 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { RDSClient } from '@aws-sdk/client-rds';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 
@@ -11,6 +12,8 @@ export interface OpsClients {
   readonly cloudformation: CloudFormationClient;
   readonly ssm: SSMClient;
   readonly secretsManager: SecretsManagerClient;
+  /** The storage=postgres cluster's database (status, snapshot). */
+  readonly rds: RDSClient;
 }
 
 /** Clients from the standard credential chain (AWS_PROFILE, env vars, SSO, ...). */
@@ -22,6 +25,7 @@ export function createClients(region?: string): OpsClients {
     cloudformation: new CloudFormationClient(config),
     ssm: new SSMClient(config),
     secretsManager: new SecretsManagerClient(config),
+    rds: new RDSClient(config),
   };
 }
 

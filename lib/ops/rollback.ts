@@ -37,6 +37,17 @@ export async function rollbackRelease(
   opts: RollbackOptions = {},
 ): Promise<RollbackResult> {
   const { instanceId } = await readStackOutputs(clients, stackName);
+  return rollbackInstance(clients, runtime, stackName, instanceId, opts);
+}
+
+/** Runs minnow-rollback on one instance and waits for it (the single box, or one cluster broker). */
+export async function rollbackInstance(
+  clients: OpsClients,
+  runtime: OpsRuntime,
+  stackName: string,
+  instanceId: string,
+  opts: RollbackOptions = {},
+): Promise<RollbackResult> {
   const sent = await clients.ssm.send(
     new SendCommandCommand({
       InstanceIds: [instanceId],

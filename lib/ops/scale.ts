@@ -64,3 +64,36 @@ export async function applyScale(
   await clients.ec2.send(new StartInstancesCommand({ InstanceIds: [instanceId] }));
   return wait('running');
 }
+
+const DB_CLASS_PATTERN = /^db\.[a-z]+\d{1,2}[a-z-]*\.[a-z0-9-]+$/;
+
+/** An RDS instance class (db.t4g.small): `scale --to` one changes a cluster's database. */
+export const isDatabaseClass = (type: string): boolean => DB_CLASS_PATTERN.test(type);
+
+/**
+ * `scale` on a storage=postgres cluster prints the deploy that does it and changes nothing itself:
+ * CloudFormation rolls a broker type change through the brokers one at a time (each waits for the
+ * one before to run again), which a stop/modify/start here would have to redo; and RDS modifies the
+ * database in place. `--apply` is refused with the same advice.
+ */
+export function clusterScaleAdvice(toType: string, stackName: string, apply: boolean): string {
+  const database = isDatabaseClass(toType);
+  if (!database) checkInstanceType(toType);
+  const flag = database ? `-c dbInstanceType=${toType}` : `-c instanceType=${toType}`;
+  const what = database
+    ? `To change the database of cluster ${stackName} to ${toType} (RDS modifies it in place: minutes of ` +
+      'downtime single-AZ, a failover of 1-2 minutes with Multi-AZ; the brokers answer retriable errors meanwhile)'
+    : `To change the brokers of cluster ${stackName} to ${toType} (CloudFormation stops, modifies and starts them ` +
+      'one at a time, each once the one before runs again, so the others serve meanwhile; the database stays)';
+  const command =
+    `  npx cdk deploy -c stackName=${stackName} -c storage=postgres ${flag}   ` +
+    '(plus your other -c values: availabilityZones, allowedCidr, ...)';
+  const other = database
+    ? `The brokers' type: --to t3.small prints that deploy.`
+    : `The database's class: --to db.t4g.small prints that deploy.`;
+  const refusal = apply
+    ? 'scale --apply works on single-instance stacks only: stopping brokers behind CloudFormation would leave ' +
+      'the stack naming another type. '
+    : '';
+  return `${refusal}${what}, deploy:\n\n${command}\n\n${other}`;
+}

@@ -16,6 +16,21 @@ export interface SecurityOutputs {
   readonly bootstrapServers: string;
 }
 
+/** A storage=postgres cluster's outputs (MinnowPostgresStack: lib/postgres-stack.ts). */
+export interface ClusterOutputs {
+  /** The brokers' instances, node ids 1..N in this order. */
+  readonly instanceIds: readonly string[];
+  /** host:port of the RDS instance. */
+  readonly databaseEndpoint: string;
+  readonly bootstrapServers: string;
+}
+
+export type StackKind = { readonly kind: 'single' } | ({ readonly kind: 'cluster' } & ClusterOutputs);
+
+/** Only the cluster has a database: DatabaseEndpoint tells the stacks apart (InstanceIds too: cluster only). */
+const isCluster = (outputs: ReadonlyMap<string, string>): boolean =>
+  outputs.has('DatabaseEndpoint') || outputs.has('InstanceIds');
+
 async function describeOutputs(clients: OpsClients, stackName: string) {
   const response = await clients.cloudformation.send(new DescribeStacksCommand({ StackName: stackName }));
   const stack = response.Stacks?.[0];
@@ -37,15 +52,32 @@ export async function readSecurityOutputs(clients: OpsClients, stackName: string
   return { caParameterName, adminSecretArn, bootstrapServers: outputs.get('BootstrapServers') ?? '' };
 }
 
+/**
+ * Which kind of minnow stack `stackName` is, with the cluster's outputs; a single-instance stack's
+ * own outputs are checked by readStackOutputs when a command needs them.
+ */
+export async function readStackKind(clients: OpsClients, stackName: string): Promise<StackKind> {
+  const { stack, outputs } = await describeOutputs(clients, stackName);
+  if (!isCluster(outputs)) return { kind: 'single' };
+  const databaseEndpoint = outputs.get('DatabaseEndpoint');
+  const instanceIds = (outputs.get('InstanceIds') ?? '').split(',').filter((id) => id !== '');
+  if (!databaseEndpoint || instanceIds.length === 0) {
+    throw new OpsError(
+      `stack "${stackName}" lacks its DatabaseEndpoint or InstanceIds output (status ${stack.StackStatus ?? 'unknown'}): ` +
+        'has its deploy finished?',
+    );
+  }
+  return { kind: 'cluster', instanceIds, databaseEndpoint, bootstrapServers: outputs.get('BootstrapServers') ?? '' };
+}
+
 export async function readStackOutputs(clients: OpsClients, stackName: string): Promise<StackOutputs> {
   const { stack, outputs } = await describeOutputs(clients, stackName);
   const get = (key: string): string => {
     const value = outputs.get(key);
-    if (!value && outputs.has('InstanceIds')) {
+    if (!value && isCluster(outputs)) {
       throw new OpsError(
-        `stack "${stackName}" is a storage=postgres cluster (several brokers, no data volume): this command works on ` +
-          'single-instance stacks; ca and password work on both. Operate the brokers with the AWS CLI (README, ' +
-          '"Outgrowing one box").',
+        `stack "${stackName}" is a storage=postgres cluster (several brokers, no data volume): this step works on ` +
+          'single-instance stacks only (README, "Operating a cluster").',
       );
     }
     if (!value) {

@@ -25,7 +25,7 @@ export interface StatusReport {
 
 const TREND_WINDOW_MS = 3 * 60 * 60_000;
 /** T-family types earn CPU credits (t2, t3, t3a, t4g; not trn1). */
-const isBurstable = (type: string): boolean => /^t\d+[a-z]*\./.test(type);
+export const isBurstable = (type: string): boolean => /^t\d+[a-z]*\./.test(type);
 
 export async function getStatus(clients: OpsClients, runtime: OpsRuntime, stackName: string): Promise<StatusReport> {
   const outputs = await readStackOutputs(clients, stackName);
@@ -42,7 +42,7 @@ export async function getStatus(clients: OpsClients, runtime: OpsRuntime, stackN
   };
 }
 
-async function creditReport(
+export async function creditReport(
   clients: OpsClients,
   runtime: OpsRuntime,
   instanceId: string,
@@ -99,6 +99,16 @@ export function slopePerHour(points: ReadonlyArray<{ t: number; v: number }>): n
   return den === 0 ? 0 : (num / den) * 3_600_000;
 }
 
+/** The balance and its trend, "no datapoints yet", or undefined for a type without credits. */
+export function formatCredits(c: CreditReport | undefined, instanceType: string): string | undefined {
+  if (c) {
+    const sign = c.trendPerHour >= 0 ? '+' : '';
+    const empty = c.hoursToEmpty !== undefined ? `, empty in ~${c.hoursToEmpty.toFixed(1)} h at this rate` : '';
+    return `${c.balance.toFixed(1)}  (${sign}${c.trendPerHour.toFixed(1)}/h over the last 3 h${empty})`;
+  }
+  return isBurstable(instanceType) ? 'no datapoints yet (CloudWatch reports every 5 minutes)' : undefined;
+}
+
 export function formatStatus(r: StatusReport): string {
   const i = r.instance;
   const lines = [
@@ -109,16 +119,8 @@ export function formatStatus(r: StatusReport): string {
     `AMI                ${i.imageId ?? '-'}   (pin it with -c amiId=${i.imageId ?? 'ami-...'})`,
     `data volume        ${r.dataVolumeId}`,
   ];
-  if (r.credits) {
-    const c = r.credits;
-    const sign = c.trendPerHour >= 0 ? '+' : '';
-    const empty = c.hoursToEmpty !== undefined ? `, empty in ~${c.hoursToEmpty.toFixed(1)} h at this rate` : '';
-    lines.push(
-      `CPU credits        ${c.balance.toFixed(1)}  (${sign}${c.trendPerHour.toFixed(1)}/h over the last 3 h${empty})`,
-    );
-  } else if (isBurstable(i.type)) {
-    lines.push('CPU credits        no datapoints yet (CloudWatch reports every 5 minutes)');
-  }
+  const credits = formatCredits(r.credits, i.type);
+  if (credits !== undefined) lines.push(`CPU credits        ${credits}`);
   lines.push(`alarms             ${r.alarms.length === 0 ? 'none found' : ''}`.trimEnd());
   for (const a of r.alarms) lines.push(`  ${a.state.padEnd(17)} ${a.name}`);
   return lines.join('\n');

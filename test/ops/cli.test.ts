@@ -56,7 +56,7 @@ test('a stack without minnow outputs', async () => {
   expect(err).toContain('stack "Other" has no InstanceId output (status CREATE_COMPLETE): is it a minnow stack');
 });
 
-test('a storage=postgres cluster: single-instance commands say so', async () => {
+test('a cluster stack whose deploy has not finished: its outputs are missing', async () => {
   const { cfn } = mocks();
   cfn.on(DescribeStacksCommand).resolves({
     Stacks: [
@@ -73,7 +73,9 @@ test('a storage=postgres cluster: single-instance commands say so', async () => 
   });
   const { code, err } = await run(['snapshot', '--stack', 'MinnowCluster']);
   expect(code).toBe(1);
-  expect(err).toContain('stack "MinnowCluster" is a storage=postgres cluster');
+  expect(err).toContain(
+    'stack "MinnowCluster" lacks its DatabaseEndpoint or InstanceIds output (status CREATE_COMPLETE)',
+  );
 });
 
 test('scale without --apply prints the cdk command and touches nothing', async () => {

@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client, DescribeInstancesCommand, type _InstanceType } from '@aws-sdk/client-ec2';
+import { RDSClient } from '@aws-sdk/client-rds';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -44,6 +45,7 @@ export function clients(): OpsClients {
     cloudformation: new CloudFormationClient({ region }),
     ssm: new SSMClient({ region }),
     secretsManager: new SecretsManagerClient({ region }),
+    rds: new RDSClient({ region }),
   };
 }
 
