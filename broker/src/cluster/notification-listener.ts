@@ -82,6 +82,17 @@ export class NotificationListener {
     this.timer.unref();
   }
 
+  /**
+   * Drops the connection and listens again on a new one (then onReconnect): after this broker lost
+   * the database, its LISTEN socket may be half-open (a black hole sends no RST) and would never
+   * deliver a notification again, nor notice.
+   */
+  restart(): void {
+    const c = this.client;
+    if (!c || this.stopped) return;
+    (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -5,7 +5,7 @@
 // by its monotonic clock, before the database would let another broker take the key over.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Pool, type PoolConfig } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { ErrorCode } from '../protocol/error-codes';
 import type { Logger } from '../logger';
 import type { BrokerNode, Cluster, ClusterView, CoordinatorCheck, CoordinatorKind, NamedEndpoint } from './cluster';
@@ -54,6 +54,8 @@ export class PostgresCluster implements Cluster {
   private listener: NotificationListener | undefined;
   private timer: NodeJS.Timeout | undefined;
   private fenceTimer: NodeJS.Timeout | undefined;
+  /** The current lapse was acted on (onDeadline); reset by a renewal in time. */
+  private lapseHandled = false;
   private ticking: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private stopped = false;
@@ -121,12 +123,7 @@ export class PostgresCluster implements Cluster {
     );
     await this.listener.start();
     const started = this.mono();
-    const client = await this.pool.connect();
-    try {
-      this.applyView(await join(client, this.reg));
-    } finally {
-      client.release();
-    }
+    this.applyView(await this.withClient((client) => join(client, this.reg)));
     this.trusted(started);
     this.opts.logger.info('joined the cluster', {
       nodeId: this.nodeId,
@@ -191,18 +188,30 @@ export class PostgresCluster implements Cluster {
     return this.held.has(k) ? ErrorCode.NONE : ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
   }
 
-  private async claimNow(kind: CoordinatorKind, key: string): Promise<boolean> {
+  /**
+   * Runs `fn` on a pooled connection; one whose statement failed is discarded, not pooled again:
+   * after a query_timeout it may be a dead socket (a black hole sends no RST) that would fail every
+   * renewal after it, so the broker would never come back.
+   */
+  private async withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      const got = await claim(client, this.reg, kind, key);
-      if (got && !this.fenced) {
-        this.held.add(heldKey(kind, key));
-        this.opts.logger.info('coordinating', { kind, key, nodeId: this.nodeId });
-      }
-      return got;
-    } finally {
+      const out = await fn(client);
       client.release();
+      return out;
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
     }
+  }
+
+  private async claimNow(kind: CoordinatorKind, key: string): Promise<boolean> {
+    const got = await this.withClient((client) => claim(client, this.reg, kind, key));
+    if (got && !this.fenced) {
+      this.held.add(heldKey(kind, key));
+      this.opts.logger.info('coordinating', { kind, key, nodeId: this.nodeId });
+    }
+    return got;
   }
 
   onChange(listener: (view: ClusterView) => void): () => void {
@@ -246,18 +255,13 @@ export class PostgresCluster implements Cluster {
     const keep = [...this.held, ...this.claiming.keys()];
     let result;
     try {
-      const client = await this.pool.connect();
-      try {
-        result = await renew(client, this.reg, keep);
-      } finally {
-        client.release();
-      }
+      result = await this.withClient((client) => renew(client, this.reg, keep));
     } catch (err) {
       this.opts.logger.warn('renewing the broker lease failed', {
         err: (err as Error).message,
         fenced: this.fenced,
       });
-      if (this.fenced) this.dropAll();
+      if (this.fenced) this.onDeadline();
       return;
     }
     if (result.replaced) {
@@ -271,6 +275,9 @@ export class PostgresCluster implements Cluster {
     }
     // A lease the database no longer has for us (it ran out while we could not renew) is lost.
     for (const k of [...this.held]) if (!result.held.has(k)) this.drop(k);
+    // Back from a lapse: the LISTEN connection lived through the same loss; a new one, and
+    // whatever was announced meanwhile is looked at again (onReconnect).
+    if (this.lapsed) this.listener?.restart();
     this.trusted(started);
     this.applyView(result.view);
   }
@@ -278,17 +285,26 @@ export class PostgresCluster implements Cluster {
   /** A renewal that started at `started` succeeded: trusted until started + lease. */
   private trusted(started: number): void {
     this.deadline = started + this.leaseMs;
+    this.lapseHandled = false;
+    this.armFence();
+  }
+
+  private armFence(): void {
     clearTimeout(this.fenceTimer);
-    this.fenceTimer = setTimeout(
-      () => {
-        if (!this.fenced || this.stopped) return;
-        this.opts.logger.warn('broker lease not renewed in time: no longer coordinating', { nodeId: this.nodeId });
-        this.dropAll();
-        for (const l of this.lapseListeners) l();
-      },
-      Math.max(0, this.deadline - this.mono()),
-    );
+    // setTimeout drops the fraction of a ms: a timer may fire just before the deadline.
+    this.fenceTimer = setTimeout(() => this.onDeadline(), Math.max(0, Math.ceil(this.deadline - this.mono())) + 1);
     this.fenceTimer.unref();
+  }
+
+  /** The lease ran out unrenewed: stop coordinating, and (once per lapse) tell the lapse listeners. */
+  private onDeadline(): void {
+    if (this.stopped) return;
+    if (!this.fenced) return this.armFence();
+    if (this.lapseHandled) return;
+    this.lapseHandled = true;
+    this.opts.logger.warn('broker lease not renewed in time: no longer coordinating', { nodeId: this.nodeId });
+    this.dropAll();
+    if (this.lapsed) for (const l of this.lapseListeners) l();
   }
 
   private applyView(view: ClusterView): void {
@@ -310,12 +326,7 @@ export class PostgresCluster implements Cluster {
 
   private async giveBack(kind: CoordinatorKind, key: string): Promise<void> {
     try {
-      const client = await this.pool.connect();
-      try {
-        await release(client, this.reg, kind, key);
-      } finally {
-        client.release();
-      }
+      await this.withClient((client) => release(client, this.reg, kind, key));
     } catch {
       // The next renewal drops it (not in `keep`), or it runs out.
     }
@@ -357,12 +368,7 @@ export class PostgresCluster implements Cluster {
     if (this.reg && !this.replaced) {
       let timer: NodeJS.Timeout | undefined;
       const goodbye = (async () => {
-        const client = await this.pool.connect();
-        try {
-          await leave(client, this.reg);
-        } finally {
-          client.release();
-        }
+        await this.withClient((client) => leave(client, this.reg));
       })().catch((err: Error) => this.opts.logger.warn('leaving the cluster failed', { err: err.message }));
       await Promise.race([goodbye, new Promise((r) => (timer = setTimeout(r, LEAVE_TIMEOUT_MS)))]);
       clearTimeout(timer);

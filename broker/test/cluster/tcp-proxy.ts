@@ -6,7 +6,8 @@
 //   accepted and never answered: what a lost route looks like on AWS (no RST, no FIN), where a
 //   client without timeouts of its own waits forever.
 // heal() lets new connections through again; the connections open during the loss are reset then
-// (their byte streams lost data, as a real one would have after its retransmissions gave up).
+// (their byte streams lost data, as a real one would have after its retransmissions gave up), or
+// left silent forever.
 import * as net from 'node:net';
 
 type Mode = 'pass' | 'cut' | 'blackhole';
@@ -63,9 +64,14 @@ export class TcpProxy {
     for (const p of this.pairs) p.dead = true;
   }
 
-  heal(): void {
+  /**
+   * New connections pass again. The ones that lived through the loss are reset, or with 'silent'
+   * stay black holes for good: lost without a word to the broker (the database ended them, and
+   * its RST was dropped too), which only the broker's own timeouts can find out.
+   */
+  heal(lost: 'reset' | 'silent' = 'reset'): void {
     this.mode = 'pass';
-    for (const p of [...this.pairs]) if (p.dead) this.close(p);
+    if (lost === 'reset') for (const p of [...this.pairs]) if (p.dead) this.close(p);
   }
 
   async stop(): Promise<void> {
