@@ -7,6 +7,8 @@ import type { Logger } from '../logger';
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
+/** A connection attempt or the LISTEN statements that take longer: given up and tried again. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface NotificationHandlers {
   /** channel -> handler of its payloads. */
@@ -21,12 +23,17 @@ export class NotificationListener {
   private retryMs = RETRY_MIN_MS;
   private timer: NodeJS.Timeout | undefined;
   private connectedOnce = false;
+  private readonly config: ClientConfig;
 
   constructor(
-    private readonly config: ClientConfig,
+    config: ClientConfig,
     private readonly handlers: NotificationHandlers,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // Without a timeout a connection attempt to an address that never answers (a failover whose
+    // DNS still names the old primary) waits for ever, and no reconnect is tried after it.
+    this.config = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: CONNECT_TIMEOUT_MS, ...config };
+  }
 
   /** Resolves once listening (or rejects with the first connection's error). */
   async start(): Promise<void> {
@@ -55,7 +62,7 @@ export class NotificationListener {
       for (const channel of Object.keys(this.handlers.channels)) await client.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (err) {
       client.removeAllListeners('end');
-      await client.end().catch(() => {});
+      destroy(client);
       throw err;
     }
     if (this.stopped) {
@@ -98,8 +105,18 @@ export class NotificationListener {
     clearTimeout(this.timer);
     const c = this.client;
     this.client = undefined;
-    await c?.end().catch(() => {});
+    if (!c) return;
+    // A goodbye that the database never acknowledges (a silent connection) must not hold the stop.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([c.end().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 2_000)))]);
+    clearTimeout(timer);
+    destroy(c);
   }
+}
+
+/** Closes the client's socket at once (end() waits for the server's side of the goodbye). */
+function destroy(client: Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 function quoteIdent(name: string): string {
