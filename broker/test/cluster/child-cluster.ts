@@ -2,6 +2,8 @@
 // src/cluster need them: each with its own node id and port, short leases so a killed one leaves
 // Metadata within seconds.
 import * as path from 'node:path';
+import { KafkaConnection } from '../../src/client/connection';
+import { ApiKey } from '../../src/protocol/api-keys';
 import { ChildBroker } from '../../tools/resilience/child-broker';
 
 export const TEST_HEARTBEAT_MS = 500;
@@ -40,6 +42,10 @@ export async function startChildCluster(
     });
   try {
     for (let i = 0; i < n; i++) brokers.push(await start(i));
+    // A broker learns of the later ones at its next renewal: until every broker lists all n, they
+    // place leaders and coordinators over different live sets (a test that asks broker 1 who
+    // coordinates a group, then kills that broker, would kill the wrong one).
+    await Promise.all(brokers.map((b) => untilListing(b.port, n)));
   } catch (err) {
     for (const b of brokers) await b.kill9();
     throw err;
@@ -55,4 +61,20 @@ export async function startChildCluster(
       await Promise.all(brokers.map((b) => b.stop()));
     },
   };
+}
+
+/** Waits (bounded: 20 s) until the broker on `port` lists `n` brokers in Metadata. */
+async function untilListing(port: number, n: number): Promise<void> {
+  const conn = await KafkaConnection.connect('127.0.0.1', port);
+  try {
+    let listed = 0;
+    for (let i = 0; i < 200; i++) {
+      listed = (await conn.send(ApiKey.Metadata, 9, { topics: [], allowAutoTopicCreation: false })).brokers.length;
+      if (listed === n) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`broker on port ${port} lists ${listed} of ${n} brokers after 20 s`);
+  } finally {
+    conn.close();
+  }
 }
