@@ -17,6 +17,7 @@ import { startPrivatePostgres, type PrivateServer } from '../support/postgres-se
 import { run, tempDir } from '../integration/helpers';
 import { describeWithTools } from '../support/external-tools';
 import { startChildCluster, type ChildCluster } from './child-cluster';
+import { startLoad } from './produce-load';
 import { TcpProxy } from './tcp-proxy';
 
 const OUTAGE_MS = 20_000;
@@ -111,32 +112,9 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
       members.push(member);
     }
 
-    // The idempotent producer, one partition per send() (kill-broker.test.ts says why).
-    const producer = kafka(all, 'outage-producer').producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    const acked = new Map<string, string>(); // "partition/offset" -> value
-    let n = 0;
-    let sends = 0;
-    let stop = false;
-    let failure: unknown;
-    const load = (async () => {
-      while (!stop) {
-        const partition = sends++ % PARTITIONS;
-        const batch = Array.from({ length: 3 }, () => ({ value: `v${n++}`, partition }));
-        try {
-          const [r] = await producer.send({ topic: `${name}-load`, acks: -1, messages: batch });
-          batch.forEach((m, i) => acked.set(`${r!.partition}/${Number(r!.baseOffset) + i}`, m.value));
-        } catch (err) {
-          failure = err;
-          break;
-        }
-        await sleep(20);
-      }
-    })();
-    const waitForAcks = async (count: number, what: string) => {
-      for (let i = 0; i < 1200 && acked.size < count && failure === undefined; i++) await sleep(50);
-      if (acked.size < count) throw new Error(`${what}: ${acked.size} of ${count} acknowledged; ${String(failure)}`);
-    };
+    // The idempotent producer, one partition per send() (produce-load.ts says why).
+    const load = await startLoad(kafka(all, 'outage-producer'), `${name}-load`, PARTITIONS, 20);
+    const acked = load.acked;
 
     // kcat through the outage: librdkafka retries its idempotent produce until the database is back.
     const kcatValues = Array.from({ length: 30 }, (_, i) => `k${i}`);
@@ -145,7 +123,7 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
     let kcatExit: Promise<number | null> | undefined;
     let linesAtStart: number[] = [];
     try {
-      await waitForAcks(150, 'before the outage');
+      await load.waitForAcks(150, 'before the outage', 60_000);
       // -E: carry on past non-fatal errors, as an application does; kcat alone exits on librdkafka's
       // informational "All broker connections are down", which a lapsed broker's closed Metadata
       // connections raise when every broker has lapsed (docs/postgres.md "Failure cases").
@@ -165,14 +143,12 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
       }
       const atStart = acked.size;
       kcat.stdin.end(kcatValues.slice(20).join('\n') + '\n');
-      await waitForAcks(atStart + 150, 'after the outage');
+      await load.waitForAcks(atStart + 150, 'after the outage', 60_000);
     } finally {
-      stop = true;
-      await load;
-      await producer.disconnect();
+      await load.stop();
     }
     const kcatCode = await kcatExit;
-    expect({ failure: failure === undefined ? undefined : String(failure) }).toEqual({ failure: undefined });
+    expect({ failure: load.failure === undefined ? undefined : String(load.failure) }).toEqual({ failure: undefined });
 
     // The group read everything acknowledged, including what was produced after the outage.
     const lastAcked = [...acked.values()];
@@ -212,29 +188,8 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
     });
 
     // Read everything back with a fresh consumer: each acknowledged record once, at its offset.
-    const ends = await checker.fetchTopicOffsets(`${name}-load`);
     await checker.disconnect();
-    const storedCount = ends.reduce((sum, p) => sum + Number(p.high), 0);
-    const reader = kafka(all, 'outage-reader').consumer({ groupId: `${name}-reader` });
-    await reader.connect();
-    await reader.subscribe({ topics: [`${name}-load`], fromBeginning: true });
-    const stored = new Map<string, string>();
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`read back ${stored.size} of ${storedCount}`)), 60_000);
-      void reader.run({
-        eachMessage: async ({ partition, message }) => {
-          stored.set(`${partition}/${message.offset}`, String(message.value));
-          if (stored.size >= storedCount) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      });
-    });
-    await reader.disconnect();
-    for (const [at, value] of acked) expect({ at, value: stored.get(at) }).toEqual({ at, value });
-    const values = [...stored.values()];
-    expect(values.length - new Set(values).size).toBe(0);
+    await load.verify(all);
 
     // kcat delivered every record once and exited 0.
     const read = await run('kcat', ['-b', all[0]!, '-C', '-t', `${name}-kc`, '-o', 'beginning', '-e', '-f', '%s\n']);

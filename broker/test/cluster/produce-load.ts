@@ -1,7 +1,12 @@
 // An idempotent kafkajs producer sending to a topic without pause while a test breaks a broker,
 // and the check afterwards that every record it had acknowledged is stored once at its offset.
-// One partition per send(), the partitions in turn: kafkajs loses records when a send() spans
-// brokers and one of them fails (see kill-broker.test.ts), a client defect the tests avoid.
+// One partition per send(), the partitions in turn. kafkajs loses records when a send() spans
+// partitions of several brokers and one dies: its retry skips every broker that already answered
+// in that send (sendMessages.js, responsePerBroker), so a partition that moved to such a broker is
+// never sent, its sequence is rolled back, and the NEXT send reuses those sequence numbers for
+// other records, which the broker (as Kafka's ProducerStateManager would) answers as duplicates of
+// the stored batch: silently lost. Seen once in kill-broker.test.ts (v234 acknowledged at the
+// offset of v225). A kafkajs defect, not ours; the tests avoid it.
 import { Kafka, logLevel } from 'kafkajs';
 
 export interface Load {
@@ -17,7 +22,8 @@ export interface Load {
   verify(brokers: string[]): Promise<void>;
 }
 
-export async function startLoad(kafka: Kafka, topic: string, partitions: number): Promise<Load> {
+/** `pauseMs`: a pause after each acknowledged send (a steadier, lighter load). */
+export async function startLoad(kafka: Kafka, topic: string, partitions: number, pauseMs = 0): Promise<Load> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const acked = new Map<string, string>();
@@ -37,9 +43,10 @@ export async function startLoad(kafka: Kafka, topic: string, partitions: number)
           values.forEach((v, i) => acked.set(`${r.partition}/${Number(r.baseOffset) + i}`, v));
         }
       } catch (err) {
-        failure = err;
+        failure = err; // a send that failed after its retries: not acknowledged, and the test says so
         break;
       }
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
   return {
@@ -71,7 +78,7 @@ export async function startLoad(kafka: Kafka, topic: string, partitions: number)
       const stored = new Map<string, string>();
       try {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`read back ${stored.size} of ${storedCount}`)), 30_000);
+          const timer = setTimeout(() => reject(new Error(`read back ${stored.size} of ${storedCount}`)), 60_000);
           void consumer.run({
             eachMessage: async ({ partition, message }) => {
               stored.set(`${partition}/${message.offset}`, String(message.value));

@@ -5,26 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { perfCommand } from '../../src/cli/perf';
 import { UsageError } from '../../src/args';
-import type { PerfIo } from '../../src/perf/producer';
+import { captureIo } from './capture-io';
 import { RunningBroker, startBroker } from '../../src/server/broker';
 import { silentLogger } from '../../src/logger';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
 const NO_DELAY = 0;
-
-function captureIo(): PerfIo & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return {
-    lines,
-    errors,
-    out: (l) => lines.push(l),
-    err: (l) => errors.push(l),
-    isTTY: false,
-    now: () => performance.now(),
-    wallNow: () => Date.now(),
-  };
-}
 
 describe('minnow perf against an in-process broker', () => {
   let broker: RunningBroker;

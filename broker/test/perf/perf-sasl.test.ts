@@ -5,22 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { perfCommand } from '../../src/cli/perf';
-import type { PerfIo } from '../../src/perf/producer';
+import { captureIo } from './capture-io';
 import { addUser, SaslBroker, startSaslBroker } from '../integration/sasl-support';
-
-function captureIo(): PerfIo & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return {
-    lines,
-    errors,
-    out: (l) => lines.push(l),
-    err: (l) => errors.push(l),
-    isTTY: false,
-    now: () => performance.now(),
-    wallNow: () => Date.now(),
-  };
-}
 
 describe('minnow perf on a sasl+tcp:// listener', () => {
   let b: SaslBroker;
