@@ -78,3 +78,15 @@ async function untilListing(port: number, n: number): Promise<void> {
     conn.close();
   }
 }
+
+/** The node id broker i names as `group`'s coordinator (FindCoordinator v4). */
+export async function coordinatorVia(cluster: ChildCluster, i: number, group: string): Promise<number> {
+  const [host, port] = cluster.address(i).split(':');
+  const conn = await KafkaConnection.connect(host!, Number(port));
+  try {
+    return (await conn.send(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [group] })).coordinators[0]
+      .nodeId;
+  } finally {
+    conn.close();
+  }
+}

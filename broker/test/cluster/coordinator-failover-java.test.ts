@@ -3,11 +3,10 @@
 // so it rejoins on the broker that takes the group once the lease has run out, in place, and
 // carries on from its commits: what kafkajs does only by restarting (coordinator-failover.test.ts).
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaConnection } from '../../src/client/connection';
-import { ApiKey } from '../../src/protocol/api-keys';
 import { lastJson, run } from '../integration/helpers';
 import { buildDriver, driverClasspath } from '../integration/java-driver';
 import { describeWithTools } from '../support/external-tools';
+import { coordinatorVia } from './child-cluster';
 import { useChildCluster } from './test-database';
 
 // The driver's names for prefix "fj" (FailoverScenario).
@@ -22,19 +21,8 @@ describeWithTools(
   const { cluster: current } = useChildCluster('cluster-failover-java');
   beforeAll(() => buildDriver(), 300_000);
 
-  async function coordinatorVia(i: number): Promise<number> {
-    const [host, port] = current().address(i).split(':');
-    const conn = await KafkaConnection.connect(host!, Number(port));
-    try {
-      return (await conn.send(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0]
-        .nodeId;
-    } finally {
-      conn.close();
-    }
-  }
-
   it('the running member rejoins on another broker without a restart and carries on from its commits', async () => {
-    const coordinator = await coordinatorVia(0);
+    const coordinator = await coordinatorVia(current(), 0, GROUP);
     const survivors = [0, 1, 2].filter((i) => i !== coordinator - 1);
     const kafka = new Kafka({
       clientId: 'failover-java',
@@ -84,7 +72,7 @@ describeWithTools(
         [],
       );
       expect(await committed()).toBe(60);
-      expect(survivors.map((i) => i + 1)).toContain(await coordinatorVia(survivors[0]!));
+      expect(survivors.map((i) => i + 1)).toContain(await coordinatorVia(current(), survivors[0]!, GROUP));
     } finally {
       await java.catch(() => {});
       await producer.disconnect();

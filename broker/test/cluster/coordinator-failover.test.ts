@@ -10,23 +10,10 @@
 // (`restartOnFailure`), which finds the new coordinator. So the members here keep kafkajs's default
 // retry count (5) and a short fetch wait, which bound that recovery to seconds.
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaConnection } from '../../src/client/connection';
-import { ApiKey } from '../../src/protocol/api-keys';
-import type { ChildCluster } from './child-cluster';
+import { coordinatorVia, type ChildCluster } from './child-cluster';
 import { describeWithPostgres, useChildCluster } from './test-database';
 
 const GROUP = 'failover-group';
-
-async function coordinatorVia(cluster: ChildCluster, i: number): Promise<number> {
-  const [host, port] = cluster.address(i).split(':');
-  const conn = await KafkaConnection.connect(host!, Number(port));
-  try {
-    return (await conn.send(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0]
-      .nodeId;
-  } finally {
-    conn.close();
-  }
-}
 
 /**
  * Two members consume a first wave and commit it; `kill(i)` ends broker i, the group's coordinator;
@@ -37,7 +24,7 @@ async function membersRideThrough(
   cluster: ChildCluster,
   kill: (i: number) => Promise<void>,
 ): Promise<{ before: number; after: number; survivors: number[] }> {
-  const coordinator = await coordinatorVia(cluster, 0);
+  const coordinator = await coordinatorVia(cluster, 0, GROUP);
   const survivors = [0, 1, 2].filter((i) => i !== coordinator - 1);
   // Requests to a broker that died are retried until the survivors have taken its partitions over
   // (the lease): 30 retries up to 1 s apart.
@@ -118,7 +105,7 @@ async function membersRideThrough(
   // reach a coordinator were not committed: those may come again after the rejoin, as in Kafka:
   // at-least-once.)
   expect([...seen].filter(([v, n]) => v.startsWith('a') && n > 1)).toEqual([]);
-  return { before: coordinator, after: await coordinatorVia(cluster, survivors[0]!), survivors };
+  return { before: coordinator, after: await coordinatorVia(cluster, survivors[0]!, GROUP), survivors };
 }
 
 describeWithPostgres('the coordinator of a group is SIGKILLed', () => {
