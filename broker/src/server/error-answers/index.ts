@@ -5,7 +5,6 @@
 // "all brokers down" during a PostgreSQL failover). An answer only echoes the keys of the request,
 // so it is never larger than a small multiple of the (bounded) request.
 import { ApiKey } from '../../protocol/api-keys';
-import { MetadataUnknownWhileLapsed } from '../handlers/metadata-lapsed';
 import { ErrorCode } from '../../protocol/error-codes';
 import { StorageError } from '../../storage/storage';
 import type { RequestContext } from '../context';
@@ -102,10 +101,8 @@ export function errorFor(apiKey: number, version: number, err: unknown): AnswerE
 export function errorAnswer(ctx: RequestContext, request: unknown, err: unknown): { body: unknown; code: number } {
   const e = errorFor(ctx.apiKey, ctx.apiVersion, err);
   // Metadata of a broker whose lease lapsed is answered by its handler while other brokers are in
-  // its view (handlers/metadata-lapsed.ts: them, with the leaders placed over them), except for
-  // topics it does not know: that connection closes, so the client asks another broker. Alone, it
+  // its view (handlers/metadata-lapsed.ts: them, with the leaders placed over them); alone, it
   // gets LEADER_NOT_AVAILABLE here like any other storage failure.
-  if (err instanceof MetadataUnknownWhileLapsed) return { body: null, code: e.code };
   const entry = ANSWERS.get(ctx.apiKey);
   return { body: entry ? entry.build(request, ctx.apiVersion, e, ctx) : null, code: e.code };
 }

@@ -4,13 +4,8 @@
 // (rendezvous placement: exactly where the others will place them once they drop this broker).
 // So clients move on when only this broker lost the database, and when every broker did (an RDS
 // Multi-AZ failover) no connection is closed: librdkafka would report "all brokers down" and kcat
-// exit. Requests that still come here get retriable errors. A request for a topic it never
-// answered for (or for all topics, before it answered any) cannot be answered so: its connection is
-// closed and the client asks another broker (an error code would not do: kafkajs retries
-// LEADER_NOT_AVAILABLE on the same broker until its retries run out, librdkafka stalls on it or
-// fails the topic's messages on any other code). Alone in its view it answers as before
-// (error-answers/: LEADER_NOT_AVAILABLE).
-import { LeaseLapsedError } from '../../cluster/cluster';
+// exit. Requests that still come here get retriable errors. A topic it never answered for gets
+// LEADER_NOT_AVAILABLE (retriable). Alone in its view it answers as before (error-answers/).
 import { placedByPlacement } from '../../cluster/placement';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/messages';
@@ -22,13 +17,6 @@ import { isInternalTopic } from '../topic-names';
 
 const OMITTED = -2147483648;
 
-/** Thrown by Metadata while lapsed for topics it cannot answer: error-answers/ closes the connection. */
-export class MetadataUnknownWhileLapsed extends LeaseLapsedError {
-  constructor(readonly cause: LeaseLapsedError) {
-    super();
-  }
-}
-
 /** name -> topic, as this broker last answered Metadata (bounded by the partition limits). */
 const lastTopics = new WeakMap<BrokerContext, Map<string, TopicInfo>>();
 
@@ -39,25 +27,18 @@ export function rememberTopics(broker: BrokerContext, topics: readonly TopicInfo
   for (const t of topics) known.set(t.name, t);
 }
 
-/**
- * The answer while lapsed; 'close' when it does not know every topic asked for; undefined when no
- * other broker is in the view (answered as any storage failure).
- */
+/** The answer while lapsed, or undefined when no other broker is in the view (answered as before). */
 export function metadataWhileLapsed(
   ctx: RequestContext,
   req: MetadataRequest,
   all: boolean,
   describable: (name: string) => boolean,
-): MetadataResponse | 'close' | undefined {
+): MetadataResponse | undefined {
   const self = ctx.broker.identity.nodeId;
   const view = clusterOf(ctx.broker).view();
   const others = view.brokers.filter((n) => n.nodeId !== self);
   if (others.length === 0) return undefined;
   const known = lastTopics.get(ctx.broker) ?? new Map<string, TopicInfo>();
-  const byId = (id: string) => [...known.values()].find((t) => t.topicId === id);
-  const lookUp = (rt: NonNullable<MetadataRequest['topics']>[number]) =>
-    rt.topicId !== undefined && rt.topicId !== ZERO_UUID ? byId(rt.topicId) : rt.name ? known.get(rt.name) : undefined;
-  if (all ? known.size === 0 : req.topics!.some((rt) => !lookUp(rt))) return 'close';
   const entry = (t: TopicInfo): MetadataResponseTopic => ({
     errorCode: ErrorCode.NONE,
     name: t.name,
@@ -77,23 +58,22 @@ export function metadataWhileLapsed(
     }),
     topicAuthorizedOperations: OMITTED,
   });
-  const denied = (name: string | null, topicId: string): MetadataResponseTopic => ({
-    errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+  const unknown = (name: string | null, topicId = ZERO_UUID): MetadataResponseTopic => ({
+    errorCode: ErrorCode.LEADER_NOT_AVAILABLE,
     name,
     topicId,
     isInternal: isInternalTopic(name),
     partitions: [],
     topicAuthorizedOperations: OMITTED,
   });
+  const byId = (id: string) => [...known.values()].find((t) => t.topicId === id);
   const topics = all
     ? [...known.values()].filter((t) => describable(t.name)).map(entry)
     : req.topics!.map((rt) => {
-        const t = lookUp(rt)!;
-        if (describable(t.name)) return entry(t);
-        // As handle() does: by id, the id comes back and the name does not.
-        return rt.topicId !== undefined && rt.topicId !== ZERO_UUID
-          ? denied(null, t.topicId)
-          : denied(t.name, ZERO_UUID);
+        const hasId = rt.topicId !== undefined && rt.topicId !== ZERO_UUID;
+        const t = hasId ? byId(rt.topicId!) : rt.name ? known.get(rt.name) : undefined;
+        if (!t || !describable(t.name)) return unknown(hasId ? null : (rt.name ?? null), rt.topicId ?? ZERO_UUID);
+        return entry(t);
       });
   return {
     throttleTimeMs: 0,

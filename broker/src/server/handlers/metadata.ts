@@ -13,7 +13,7 @@ import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import { StorageError } from '../../storage/storage';
 import { LeaseLapsedError } from '../../cluster/cluster';
-import { MetadataUnknownWhileLapsed, metadataWhileLapsed, rememberTopics } from './metadata-lapsed';
+import { metadataWhileLapsed, rememberTopics } from './metadata-lapsed';
 import { type ApiHandler, type BrokerContext } from '../context';
 import { controllerId, liveBrokers, partitionEntry } from '../cluster-answers';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
@@ -140,7 +140,6 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     } catch (err) {
       // Cut off from the database (metadata-lapsed.ts): answered from what it last knew.
       const lapsed = err instanceof LeaseLapsedError ? metadataWhileLapsed(ctx, req, all, describable) : undefined;
-      if (lapsed === 'close') throw new MetadataUnknownWhileLapsed(err as LeaseLapsedError);
       if (lapsed) return lapsed;
       throw err;
     }
