@@ -103,16 +103,3 @@ export function javaStringHash(s: string): number {
 
 /** Kafka's Utils.toPositive (drops the sign bit: Math.abs(-2^31) stays negative), mod n. */
 const modN = (hash: number, n: number) => (hash & 0x7fffffff) % n;
-
-/**
- * The leader's node id among `brokers` (sorted by node id, not empty) by the view's formula (a
- * view's `placement`, capped at the one this release knows, as PostgresCluster places).
- */
-export function placedByPlacement(
-  brokers: readonly BrokerNode[],
-  topic: string,
-  partition: number,
-  placement: number | undefined,
-): number {
-  return leaderOf(brokers, topic, partition, Math.min(placement ?? PLACEMENT_VERSION, PLACEMENT_VERSION)).nodeId;
-}

@@ -124,9 +124,10 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
     let linesAtStart: number[] = [];
     try {
       await load.waitForAcks(150, 'before the outage', 60_000);
-      // Plain kcat: it exits on librdkafka's "All broker connections are down", which closed
-      // Metadata connections used to raise once every broker had lapsed (handlers/metadata-lapsed.ts).
-      kcat = spawn('kcat', ['-b', all.join(','), '-P', '-t', `${name}-kc`, '-p', '0',
+      // -E: carry on past non-fatal errors, as an application does; kcat alone exits on librdkafka's
+      // informational "All broker connections are down", which a lapsed broker's closed Metadata
+      // connections raise when every broker has lapsed (docs/postgres.md "Failure cases").
+      kcat = spawn('kcat', ['-b', all.join(','), '-E', '-P', '-t', `${name}-kc`, '-p', '0',
         '-X', 'enable.idempotence=true', '-X', 'message.timeout.ms=120000'], { stdio: ['pipe', 'pipe', 'pipe'] }); // prettier-ignore
       kcat.stderr.on('data', (d: Buffer) => (kcatErr += d.toString()));
       kcatExit = new Promise((resolve) => kcat!.on('close', resolve));

@@ -4,7 +4,9 @@
 // retriable code; a closed connection instead looks like a dead broker (librdkafka gives up with
 // "all brokers down" during a PostgreSQL failover). An answer only echoes the keys of the request,
 // so it is never larger than a small multiple of the (bounded) request.
+import { LeaseLapsedError } from '../../cluster/cluster';
 import { ApiKey } from '../../protocol/api-keys';
+import { clusterOf } from '../cluster-answers';
 import { ErrorCode } from '../../protocol/error-codes';
 import { StorageError } from '../../storage/storage';
 import type { RequestContext } from '../context';
@@ -100,9 +102,16 @@ export function errorFor(apiKey: number, version: number, err: unknown): AnswerE
  */
 export function errorAnswer(ctx: RequestContext, request: unknown, err: unknown): { body: unknown; code: number } {
   const e = errorFor(ctx.apiKey, ctx.apiVersion, err);
-  // Metadata of a broker whose lease lapsed is answered by its handler while other brokers are in
-  // its view (handlers/metadata-lapsed.ts: them, with the leaders placed over them); alone, it
-  // gets LEADER_NOT_AVAILABLE here like any other storage failure.
+  // Only this broker lost the database (its lease lapsed) and others are alive: its Metadata closes
+  // the connection, so clients ask another broker. Answered LEADER_NOT_AVAILABLE, kafkajs retries
+  // the same broker until its retries run out (brokerPool.refreshMetadata); answered another code,
+  // librdkafka fails the topic's messages. Its other answers stay retriable codes.
+  if (
+    ctx.apiKey === ApiKey.Metadata &&
+    err instanceof LeaseLapsedError &&
+    clusterOf(ctx.broker).view().brokers.length > 1
+  )
+    return { body: null, code: e.code };
   const entry = ANSWERS.get(ctx.apiKey);
   return { body: entry ? entry.build(request, ctx.apiVersion, e, ctx) : null, code: e.code };
 }

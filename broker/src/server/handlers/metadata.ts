@@ -12,8 +12,6 @@ import type { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '.
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import { StorageError } from '../../storage/storage';
-import { LeaseLapsedError } from '../../cluster/cluster';
-import { metadataWhileLapsed, rememberTopics } from './metadata-lapsed';
 import { type ApiHandler, type BrokerContext } from '../context';
 import { controllerId, liveBrokers, partitionEntry } from '../cluster-answers';
 import { PartitionBudget, topicPartitionsRefusal } from '../partition-limits';
@@ -135,20 +133,11 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
     const creatable = (name: string) =>
       (mayCreate ??= mayOnCluster(ctx, 'CREATE')) || may(ctx, 'CREATE', 'TOPIC', name);
     let topics: MetadataResponseTopic[];
-    try {
-      topics = await answerTopics();
-    } catch (err) {
-      // Cut off from the database (metadata-lapsed.ts): answered from what it last knew.
-      const lapsed = err instanceof LeaseLapsedError ? metadataWhileLapsed(ctx, req, all, describable) : undefined;
-      if (lapsed) return lapsed;
-      throw err;
-    }
-    async function answerTopics(): Promise<MetadataResponseTopic[]> {
-      if (all) {
-        const listed = await broker.storage.listTopics();
-        rememberTopics(broker, listed, true);
-        return listed.filter((t) => describable(t.name)).map((t) => topicMetadata(broker, t));
-      }
+    if (all) {
+      topics = (await broker.storage.listTopics())
+        .filter((t) => describable(t.name))
+        .map((t) => topicMetadata(broker, t));
+    } else {
       const allowCreate = broker.config.autoCreateTopics && (apiVersion < 4 || req.allowAutoTopicCreation !== false);
       const budget = new PartitionBudget(broker);
       const answer = async (rt: NonNullable<MetadataRequest['topics']>[number]): Promise<MetadataResponseTopic> => {
@@ -158,26 +147,21 @@ export const metadataHandler: ApiHandler<MetadataRequest, MetadataResponse> = {
         if (hasId || rt.name === null || rt.name === undefined) {
           const byId = hasId ? await broker.storage.topicById(rt.topicId!) : undefined;
           if (!byId) return missing(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId);
-          rememberTopics(broker, [byId], false);
           // Topic ids are not secret (Kafka): the id comes back, the name does not.
           if (!describable(byId.name)) return missing(null, ErrorCode.TOPIC_AUTHORIZATION_FAILED, byId.topicId);
           return topicMetadata(broker, byId);
         }
         if (!describable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const existing = await broker.storage.topic(rt.name);
-        if (existing) {
-          rememberTopics(broker, [existing], false);
-          return topicMetadata(broker, existing);
-        }
+        if (existing) return topicMetadata(broker, existing);
         if (topicNameError(rt.name)) return missing(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!allowCreate || isReservedTopic(rt.name)) return missing(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (!creatable(rt.name)) return missing(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const created = await autoCreateTopic(broker, rt.name, budget);
         return 'partitionCount' in created ? topicMetadata(broker, created) : created;
       };
-      const answered: MetadataResponseTopic[] = [];
-      for (const rt of req.topics!) answered.push(await answer(rt));
-      return answered;
+      topics = [];
+      for (const rt of req.topics!) topics.push(await answer(rt));
     }
     // KIP-430 (v8+): the operations allowed, when asked for; the cluster's only up to v10.
     if (apiVersion >= 8 && req.includeTopicAuthorizedOperations) {
