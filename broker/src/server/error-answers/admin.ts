@@ -3,6 +3,7 @@
 // (clients/src/main/java/org/apache/kafka/common/requests/).
 import type * as M from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../handlers/metadata';
 import type { ErrorAnswerBuilder } from './types';
 
 export const createTopicsError: ErrorAnswerBuilder<M.CreateTopicsRequest, M.CreateTopicsResponse> = (req, _v, e) => ({
@@ -88,7 +89,7 @@ export const describeClusterError: ErrorAnswerBuilder<M.DescribeClusterRequest, 
   clusterId: ctx.broker.identity.clusterId,
   controllerId: -1,
   brokers: [],
-  clusterAuthorizedOperations: -2147483648,
+  clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
 });
 
 export const describeAclsError: ErrorAnswerBuilder<M.DescribeAclsRequest, M.DescribeAclsResponse> = (_req, _v, e) => ({

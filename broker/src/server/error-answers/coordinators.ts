@@ -4,10 +4,8 @@
 // code (LeaveGroup v3+, OffsetDelete, OffsetFetch v8+), the echoed entries carry it too: clients
 // read the top-level code first.
 import type * as M from '../../protocol/messages';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../handlers/metadata';
 import type { ErrorAnswerBuilder } from './types';
-
-/** Kafka's value for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 const partitionsOf = <P extends { partitionIndex: number }>(ps: P[], code: number) =>
   ps.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code }));

@@ -16,10 +16,8 @@ import type {
 } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import { controllerId, liveBrokers } from '../cluster-answers';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../handlers/metadata';
 import type { ErrorAnswerBuilder } from './types';
-
-/** Kafka's value for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 /** acks=0 wants no answer: null, and the connection closes so the client notices (Kafka does the same). */
 export const produceError: ErrorAnswerBuilder<ProduceRequest, ProduceResponse> = (req, _v, e) =>

@@ -140,8 +140,8 @@ async function collect(
         bytes === 0 && limit === wanted,
         readCommitted,
       );
-      const readBytes = read.batches.reduce((n, b) => n + b.length, 0);
       if (hold) {
+        const readBytes = read.batches.reduce((n, b) => n + b.length, 0);
         if (readBytes > limit) hold.add(readBytes - limit);
         else hold.giveBack(limit - readBytes);
       }

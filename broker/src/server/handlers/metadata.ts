@@ -20,7 +20,7 @@ import { authorizedOperations, clusterAuthorizedOperations, may, mayOnCluster } 
 import { isInternalTopic, isReservedTopic, topicNameError } from '../topic-names';
 
 /** Kafka's value for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 export function topicMetadata(broker: BrokerContext, t: TopicInfo): MetadataResponseTopic {
   const partitions = [];
