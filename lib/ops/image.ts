@@ -46,8 +46,23 @@ export async function describeImages(
   const found = new Map<string, ImageInfo>();
   if (ids.length === 0) return found;
   // Asking by id returns deprecated images too (DescribeImages' IncludeDeprecated only filters lists).
-  const response = await clients.ec2.send(new DescribeImagesCommand({ ImageIds: ids }));
-  for (const image of response?.Images ?? []) {
+  // One unknown id (deregistered, or of another region) fails the whole call with InvalidAMIID.*:
+  // then each id alone, so the others are still described.
+  let images;
+  try {
+    images = (await clients.ec2.send(new DescribeImagesCommand({ ImageIds: ids })))?.Images ?? [];
+  } catch (err) {
+    if (!/^InvalidAMIID/.test((err as { name?: string }).name ?? '') || ids.length === 1) throw err;
+    images = [];
+    for (const id of ids) {
+      try {
+        images.push(...((await clients.ec2.send(new DescribeImagesCommand({ ImageIds: [id] })))?.Images ?? []));
+      } catch (one) {
+        if (!/^InvalidAMIID/.test((one as { name?: string }).name ?? '')) throw one;
+      }
+    }
+  }
+  for (const image of images) {
     if (!image.ImageId) continue;
     const created = image.CreationDate ? Date.parse(image.CreationDate) : NaN;
     found.set(image.ImageId, {
@@ -284,8 +299,24 @@ export async function imageStatus(
 ): Promise<ImageStatus> {
   const ids = [...new Set(runningIds.filter((id): id is string => id !== undefined))];
   const pinned = contextFile && readRemembered(contextFile, rememberedKey(stackName, Remembered.amiId));
-  const images = await describeImages(clients, runtime, pinned ? [...ids, pinned] : ids);
+  const all = pinned ? [...ids, pinned] : ids;
   const warnings: string[] = [];
+  let images: Map<string, ImageInfo>;
+  try {
+    images = await describeImages(clients, runtime, all);
+  } catch (err) {
+    // The rest of the status still matters: say why the image's age is missing, and go on.
+    const e = err as { name?: string; message?: string };
+    warnings.push(
+      `the image's age is unknown: DescribeImages failed (${e.name ?? 'Error'}: ${e.message ?? String(err)})`,
+    );
+    images = new Map(
+      all.map((id) => [
+        id,
+        { imageId: id, name: undefined, creationDate: undefined, ageDays: undefined, architecture: undefined },
+      ]),
+    );
+  }
   for (const image of images.values()) {
     const warning = imageAgeWarning(image, stackName);
     if (warning !== undefined) warnings.push(warning);

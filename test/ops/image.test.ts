@@ -4,7 +4,7 @@ import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeImagesCommand } from '@aws-sdk/client-ec2';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { main, type CliDeps } from '../../bin/ops';
-import { getImageReport, updatePinnedImage } from '../../lib/ops/image';
+import { describeImages, getImageReport, imageStatus, updatePinnedImage } from '../../lib/ops/image';
 import { kitTempDir } from '../helpers/temp-dirs';
 import { BROKER_IDS, CLUSTER, brokerResponse, clusterMocks } from './cluster-fixtures';
 import {
@@ -172,4 +172,26 @@ test('--update is refused while cdk.json sets amiId (every deploy would move bac
   expect(code).toBe(1);
   expect(err).toContain(`sets "amiId": "${RUNNING_AMI}", which every deploy passes as -c amiId`);
   expect(stored(file)).toEqual({ [AMI_KEY]: RUNNING_AMI });
+});
+
+test('an unknown image id (deregistered) does not hide the others; a denied DescribeImages does not fail status', async () => {
+  const m = deployed();
+  const gone = 'ami-0deadbeefdeadbeef';
+  m.ec2
+    .on(DescribeImagesCommand, { ImageIds: [RUNNING_AMI, gone] })
+    .rejects(Object.assign(new Error(`The image id '[${gone}]' does not exist`), { name: 'InvalidAMIID.NotFound' }));
+  m.ec2
+    .on(DescribeImagesCommand, { ImageIds: [gone] })
+    .rejects(Object.assign(new Error(`The image id '[${gone}]' does not exist`), { name: 'InvalidAMIID.NotFound' }));
+  const images = await describeImages(clients(), fakeRuntime(), [RUNNING_AMI, gone]);
+  expect(images.get(RUNNING_AMI)).toMatchObject({ ageDays: 61 });
+  expect(images.get(gone)).toMatchObject({ imageId: gone, name: undefined });
+
+  m.ec2
+    .on(DescribeImagesCommand)
+    .rejects(Object.assign(new Error('not authorized'), { name: 'UnauthorizedOperation' }));
+  const status = await imageStatus(clients(), fakeRuntime(), STACK, [RUNNING_AMI], undefined);
+  expect(status.warnings).toEqual([
+    "the image's age is unknown: DescribeImages failed (UnauthorizedOperation: not authorized)",
+  ]);
 });
