@@ -80,3 +80,18 @@ test('-c alarmEmail=...: no broker restarts (the same conditions)', () => {
   const same = synthCluster({ ...BASE, alarmEmail: 'ops@example.com' }).template;
   expect(brokersOf(same).map((b) => b.condition)).toEqual(brokersOf(base).map((b) => b.condition));
 });
+
+test("every broker's subnet gives a launch-time public address: the boot reaches dnf and S3 before its Elastic IP, which waits for it", () => {
+  const subnets = Object.entries(base.findResources('AWS::EC2::Subnet')) as [
+    string,
+    { Properties: { MapPublicIpOnLaunch?: boolean } },
+  ][];
+  const instances = Object.values(base.findResources('AWS::EC2::Instance')) as {
+    Properties: { SubnetId: { Ref: string } };
+  }[];
+  expect(instances).toHaveLength(3);
+  for (const instance of instances) {
+    const subnet = subnets.find(([id]) => id === instance.Properties.SubnetId.Ref);
+    expect(subnet?.[1].Properties.MapPublicIpOnLaunch).toBe(true);
+  }
+});
