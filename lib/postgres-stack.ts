@@ -18,6 +18,7 @@ import {
   Database,
 } from './constructs/database';
 import { Monitoring } from './constructs/monitoring';
+import { addRegionGuard } from './constructs/region-guard';
 import { Outputs, securityOutputs } from './minnow-stack';
 
 export interface MinnowPostgresStackProps extends StackProps {
@@ -65,6 +66,11 @@ export class MinnowPostgresStack extends Stack {
     const pg = config.postgres;
     if (!pg) throw new Error('MinnowPostgresStack needs config.postgres (-c storage=postgres)');
 
+    addRegionGuard(this, {
+      availabilityZone: pg.availabilityZones[0]!,
+      amiId: config.amiId,
+      stackName: this.stackName,
+    });
     const network = new ClusterNetwork(this, 'Network', { availabilityZones: pg.availabilityZones });
     const asset = new BrokerAsset(
       this,
@@ -122,7 +128,7 @@ export class MinnowPostgresStack extends Stack {
         instanceType: config.instanceType,
         cpuCredits: config.cpuCredits,
         logLevel: config.logLevel,
-        ...(config.amiId !== undefined && { amiId: config.amiId }),
+        amiId: config.amiId,
         ...(security && { security }),
         monitoring,
         nodeId,

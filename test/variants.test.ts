@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { buildApp, only, synth, userDataText } from './helpers/synth';
+import { REMEMBERED_ARM_IMAGE, buildApp, only, synth, userDataText } from './helpers/synth';
 
 type AlarmProperties = {
   MetricName?: string;
@@ -109,25 +109,25 @@ test('-c cpuCredits=unlimited: unlimited spec, plus surplus-credit-balance and s
   );
 });
 
-test('a non-burstable Graviton type (m7g.large): arm64 AMI, no credit spec, no credit alarms', () => {
-  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited' });
+test('a non-burstable Graviton type (m7g.large): the pinned arm64 AMI, no credit spec, no credit alarms', () => {
+  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited', ...REMEMBERED_ARM_IMAGE });
   const [, instance] = only(template, 'AWS::EC2::Instance');
   expect(instance.Properties.InstanceType).toBe('m7g.large');
   expect(instance.Properties.CreditSpecification).toBeUndefined();
-  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+  expect(instance.Properties.ImageId).toBe(REMEMBERED_ARM_IMAGE['minnow:Minnow:amiId']);
   expect(alarmMetrics(template).sort()).toEqual([...HOST_ALARM_METRICS].sort());
   const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
   expect(JSON.stringify(dashboard.Properties.DashboardBody)).not.toContain('CPUCreditBalance');
 });
 
-test('a burstable Graviton type (t4g.small): arm64 AMI and credit alarms', () => {
-  const { template } = synth({ instanceType: 't4g.small' });
-  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+test('a burstable Graviton type (t4g.small): the pinned arm64 AMI and credit alarms', () => {
+  const { template } = synth({ instanceType: 't4g.small', ...REMEMBERED_ARM_IMAGE });
+  template.hasResourceProperties('AWS::EC2::Instance', { ImageId: REMEMBERED_ARM_IMAGE['minnow:Minnow:amiId'] });
   expect(alarmMetrics(template)).toContain('CPUCreditBalance');
   expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).toContain('IF(balance < 58 AND');
 });
 
-test('-c amiId pins the image: no SSM parameter', () => {
+test('-c amiId moves the pinned image: still no SSM parameter', () => {
   const { template } = synth({ amiId: 'ami-0123456789abcdef0' });
   template.hasResourceProperties('AWS::EC2::Instance', { ImageId: 'ami-0123456789abcdef0' });
   expect(JSON.stringify(template.toJSON().Parameters)).not.toContain('ami-amazon-linux-latest');

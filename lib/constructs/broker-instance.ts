@@ -48,10 +48,10 @@ export interface BrokerInstanceProps {
    */
   readonly cpuCredits?: CpuCreditMode;
   /**
-   * Pin the AMI. Recommended once deployed: see docs/deploy.md, "The AMI replacement risk".
-   * @default - the latest Amazon Linux 2023 for the type's architecture, read from SSM at deploy time
+   * The Amazon Linux 2023 image, always pinned (lib/image-config.ts readImage): a new id REPLACES the
+   * instance, so it changes only on purpose (docs/deploy.md, "Images and patching").
    */
-  readonly amiId?: string;
+  readonly amiId: string;
   /** @default 'info' */
   readonly logLevel?: string;
   /** The CloudWatch agent's log groups; the role may write to them and put metrics. @default - no agent */
@@ -149,16 +149,9 @@ export class BrokerInstance extends Construct {
     // An EIP in a VPC of the same template needs the internet gateway attached first.
     this.elasticIp.node.addDependency(props.internetGatewayAttachment);
 
-    const arm = instanceType.architecture === ec2.InstanceArchitecture.ARM_64;
-    const machineImage: ec2.IMachineImage = props.amiId
-      ? pinnedImage(props.amiId)
-      : // Not MachineImage.latestAmazonLinux2023(): it pins the kernel line CDK knows of, so a CDK
-        // upgrade could rename the parameter and replace the instance. kernel-default follows AWS.
-        new ec2.AmazonLinux2023ImageSsmParameter({
-          kernel: ec2.AmazonLinux2023Kernel.DEFAULT,
-          cpuType: arm ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
-          cachedInContext: false,
-        });
+    // A literal id, no SSM image parameter: see readImage for why (replacement, and `cdk deploy` never
+    // reporting "no changes" while an SSM-typed parameter is in the template).
+    const machineImage = pinnedImage(props.amiId);
 
     const settings: Parameters<typeof installSettings>[0] = {
       assetUrl: props.brokerAsset.s3ObjectUrl,
@@ -231,12 +224,12 @@ export class BrokerInstance extends Construct {
     // the instance nor the association, and the user data names the EIP's PublicIp, not the association.
     association.node.addDependency(this.releaseSignal.condition);
 
-    if (props.amiId) {
-      Validations.of(this.instance).acknowledge({
-        id: 'CloudFormation-Validate::W9010',
-        reason: 'The AMI is pinned on purpose (-c amiId) so that a new AL2023 release does not replace the instance.',
-      });
-    }
+    Validations.of(this.instance).acknowledge({
+      id: 'CloudFormation-Validate::W9010',
+      reason:
+        'The AMI is pinned on purpose (cdk.context.json, `npm run ops -- image`) so that a new AL2023 release ' +
+        'does not replace the instance.',
+    });
     this.acknowledgeNagFindings();
   }
 
