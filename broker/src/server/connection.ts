@@ -160,6 +160,7 @@ export class Connection {
 
   private onClose(): void {
     this.closed = true;
+    this.sasl?.closed();
     this.waiting.length = 0;
     for (const slot of this.slots) slot.hold?.releaseAll();
     this.slots.length = 0;
