@@ -29,6 +29,8 @@ const KAFKA_SENDS_NULL: Record<string, string[]> = {
   ConsumerGroupHeartbeatResponse: ['Assignment'],
   // DescribeClientQuotasRequest.getErrorResponse: a refused filter answers entries null.
   DescribeClientQuotasResponse: ['Entries'],
+  // KRaftMetadataCache.describeTopicResponse: no cursor once every partition is answered.
+  DescribeTopicPartitionsResponse: ['NextCursor'],
 };
 
 const camel = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -521,6 +523,10 @@ describe('responses never carry null where Kafka sends empty', () => {
     ],
     [ApiKey.DescribeTransactions]: [
       { name: 'unknown and empty', body: () => ({ transactionalIds: ['nulls-none', ''] }) },
+    ],
+    [ApiKey.DescribeTopicPartitions]: [
+      { name: 'all', body: () => ({ topics: [], responsePartitionLimit: 1, cursor: null }) },
+      { name: 'named', body: () => ({ topics: [{ name: 't' }, { name: 'nope' }], cursor: null }) },
     ],
     [ApiKey.ListTransactions]: [
       {

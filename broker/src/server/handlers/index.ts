@@ -18,6 +18,7 @@ import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions';
 import { describeTransactionsHandler } from './describe-transactions';
 import { electLeadersHandler } from './elect-leaders';
 import { endTxnHandler } from './end-txn';
@@ -55,6 +56,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     createPartitionsHandler,
     incrementalAlterConfigsHandler,
     describeClusterHandler,
+    describeTopicPartitionsHandler,
     // Admin APIs answered with Kafka's error or empty result for what one broker without ACLs has.
     describeAclsHandler,
     createAclsHandler,
