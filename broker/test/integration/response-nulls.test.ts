@@ -453,6 +453,22 @@ describe('responses never carry null where Kafka sends empty', () => {
         body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }),
       },
     ],
+    [ApiKey.AlterPartitionReassignments]: [
+      {
+        name: 'same, other, cancel, unknown',
+        body: () => ({
+          timeoutMs: 5000,
+          topics: [
+            {
+              name: 't',
+              partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, replicas: [partitionIndex + 1] })),
+            },
+            { name: 't', partitions: [{ partitionIndex: 0, replicas: null }] },
+            { name: 'nope', partitions: [{ partitionIndex: 0, replicas: [1] }] },
+          ],
+        }),
+      },
+    ],
     [ApiKey.ListPartitionReassignments]: [
       { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
       { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },

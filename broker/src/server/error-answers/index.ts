@@ -75,6 +75,7 @@ const ANSWERS = new Map<number, { kind: Kind; build: ErrorAnswerBuilder<any, unk
   [ApiKey.SaslAuthenticate, { kind: 'storage', build: admin.saslAuthenticateError }],
   [ApiKey.ApiVersions, { kind: 'storage', build: admin.apiVersionsError }],
   [ApiKey.DescribeTopicPartitions, { kind: 'storage', build: tools.describeTopicPartitionsError }],
+  [ApiKey.AlterPartitionReassignments, { kind: 'storage', build: tools.alterPartitionReassignmentsError }],
 ]);
 
 /** The API keys that have an error answer (the unit test holds this to every API the broker serves). */

@@ -4,6 +4,7 @@ import type { ApiHandler } from '../context';
 import { addOffsetsToTxnHandler } from './add-offsets-to-txn';
 import { addPartitionsToTxnHandler } from './add-partitions-to-txn';
 import { alterClientQuotasHandler } from './alter-client-quotas';
+import { alterPartitionReassignmentsHandler } from './alter-partition-reassignments';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
@@ -63,6 +64,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     deleteAclsHandler,
     describeLogDirsHandler,
     electLeadersHandler,
+    alterPartitionReassignmentsHandler,
     listPartitionReassignmentsHandler,
     // Transactions (src/transactions, KIP-98).
     addPartitionsToTxnHandler,
