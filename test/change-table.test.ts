@@ -61,6 +61,8 @@ describe('the change table from the synthesized templates', () => {
     expect(row('single {"amiId":"ami-0cccccccccccccccc"} a newer AMI')).toMatchObject({ update: 'replacement' });
     // A new release renews the wait condition: the deploy waits for the boot's signal.
     expect(row('single {} a new broker release (another commit)')).toMatchObject({ update: 'restart', gated: true });
+    // Everything the boot consumes keys the wait condition: a user data change is gated too.
+    expect(row('single {"logLevel":"debug"} ')).toMatchObject({ update: 'restart', gated: true });
     // An EBS volume grows in place (ModifyVolume), no restart.
     expect(row('single {"dataVolumeGiB":"30"} grow')).toMatchObject({ update: 'in place', downtime: 'none' });
     expect(row('single {"allowedCidr":"198.51.100.0/24"} ')).toMatchObject({ update: 'in place', gated: false });
