@@ -2,14 +2,17 @@
 // CreateTopics, CreatePartitions and DeleteTopics over it. Newer versions get THROTTLING_QUOTA_EXCEEDED
 // for the topics charged while the bucket is below zero, with the response's throttle time; older
 // ones are served and only throttled; another client id is not charged. The broker's clock is
-// fixed, so token counts and throttle times are exact.
+// fixed, so token counts and throttle times are exact. Then the Java AdminClient (3.x and 4.x)
+// over a real clock: ThrottlingQuotaExceededException with the throttle time.
 import { KafkaConnection } from '../../src/client/connection';
 import { runQuotaCommand } from '../../src/cli/quota';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
-import { startTestBroker } from './helpers';
+import { describeWithTools } from '../support/external-tools';
+import { run, startTestBroker } from './helpers';
+import { buildDriver, driverClasspath, LINES } from './java-driver';
 
 // Two one-second samples: a rate of 5 partitions/s holds 10 tokens.
 const WINDOW = { quotaWindowNum: 2, quotaWindowSizeSeconds: 1 };
@@ -129,4 +132,49 @@ describe('controller_mutation_rate', () => {
     ).toMatchObject({ throttleTimeMs: 0, topics: [{ name: 'f', errorCode: ErrorCode.NONE }] });
     c.close();
   });
+});
+
+describeWithTools('java', 'mvn')('controller_mutation_rate and the Java AdminClient', () => {
+  let broker: RunningBroker;
+  beforeAll(async () => {
+    broker = await startTestBroker('memory://');
+    await buildDriver();
+  }, 300_000);
+  afterAll(() => broker?.stop());
+
+  it.each(LINES)(
+    '$module: the topic over the quota fails with ThrottlingQuotaExceededException',
+    async (line) => {
+      // Kafka's default window (11 one-second samples): 1 partition/s holds 11 tokens.
+      const set = await runQuotaCommand(['set', '--client-id', `${line.prefix}-admin`, 'controller_mutation_rate=1'], {
+        bootstrap: `127.0.0.1:${broker.port}`,
+        out: () => {},
+      });
+      expect(set).toBe(0);
+      const r = await run(
+        'java',
+        [
+          '-cp',
+          driverClasspath(line.module),
+          'minnow.javaclient.Driver',
+          `127.0.0.1:${broker.port}`,
+          line.prefix,
+          'mutation-quota',
+        ],
+        { timeoutMs: 60_000 },
+      );
+      const result = r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.scenario === 'mutation-quota');
+      if (!result) throw new Error(`no result from the driver (exit ${r.code}): ${r.stderr.slice(-3000)}`);
+      expect(result).toMatchObject({ ok: true, third: 'ThrottlingQuotaExceededException' });
+      expect(result.message).toMatch(/^The throttling quota has been exceeded\./);
+      // -10 tokens at 1 a second, less the little time between the two requests.
+      expect(result.throttleTimeMs).toBeGreaterThan(0);
+      expect(result.throttleTimeMs).toBeLessThanOrEqual(10_000);
+    },
+    90_000,
+  );
 });
