@@ -19,6 +19,7 @@ import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session }
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { StorageError } from '../storage/storage';
 import { errorAnswer } from './error-answers';
+import { unservedAnswer } from './unserved-answers';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
@@ -271,6 +272,14 @@ export class Connection {
           apiKeys: own,
           throttleTimeMs: 0,
         });
+        this.broker.metrics?.requested(apiKey);
+        this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
+        this.releaseRequest(reserved);
+        return;
+      }
+      const unserved = !handler && spec ? unservedAnswer(spec, apiVersion) : null;
+      if (unserved) {
+        this.push(correlationId, apiKey, apiVersion, unserved);
         this.broker.metrics?.requested(apiKey);
         this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
         this.releaseRequest(reserved);

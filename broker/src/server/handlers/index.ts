@@ -4,6 +4,7 @@ import type { ApiHandler } from '../context';
 import { addOffsetsToTxnHandler } from './add-offsets-to-txn';
 import { addPartitionsToTxnHandler } from './add-partitions-to-txn';
 import { alterClientQuotasHandler } from './alter-client-quotas';
+import { alterPartitionReassignmentsHandler } from './alter-partition-reassignments';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
@@ -18,6 +19,7 @@ import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions';
 import { describeTransactionsHandler } from './describe-transactions';
 import { electLeadersHandler } from './elect-leaders';
 import { endTxnHandler } from './end-txn';
@@ -55,12 +57,14 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     createPartitionsHandler,
     incrementalAlterConfigsHandler,
     describeClusterHandler,
+    describeTopicPartitionsHandler,
     // Admin APIs answered with Kafka's error or empty result for what one broker without ACLs has.
     describeAclsHandler,
     createAclsHandler,
     deleteAclsHandler,
     describeLogDirsHandler,
     electLeadersHandler,
+    alterPartitionReassignmentsHandler,
     listPartitionReassignmentsHandler,
     // Transactions (src/transactions, KIP-98).
     addPartitionsToTxnHandler,
