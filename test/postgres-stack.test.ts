@@ -127,20 +127,6 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
     ]);
   });
 
-  test('brokers boot one after another: a release rolls through them, broker 1 first', () => {
-    const json = template.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>;
-    const find = (prefix: string, type: string) =>
-      Object.keys(json).find((id) => id.startsWith(prefix) && json[id]!.Type === type)!;
-    const instance1 = find('Broker1Instance', 'AWS::EC2::Instance');
-    const condition1 = find('Broker1Release', 'AWS::CloudFormation::WaitCondition');
-    const instance2 = find('Broker2Instance', 'AWS::EC2::Instance');
-    const condition2 = find('Broker2Release', 'AWS::CloudFormation::WaitCondition');
-    expect(json[instance2]!.DependsOn).toEqual(expect.arrayContaining([instance1, condition1]));
-    expect(json[condition2]!.DependsOn).toEqual(expect.arrayContaining([condition1]));
-    expect(json[instance1]!.DependsOn ?? []).not.toContain(condition2);
-    expect(json[condition1]!.DependsOn ?? []).toEqual([]);
-  });
-
   test('each user data names its node id and the database secret, and holds no password', () => {
     const texts = Object.values(userData(template));
     const [secretId] = resources(template, 'AWS::SecretsManager::SecretTargetAttachment')[0]!;
