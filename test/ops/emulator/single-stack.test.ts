@@ -65,7 +65,12 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
     expect(out).toContain(`bootstrap servers  ${seeded.publicIp}:9093`);
     expect(out).toContain(`instance           ${seeded.instanceId}  running  t3.micro (x86_64)  ${ZONE}`);
     expect(out).toContain(`public address     ${seeded.publicIp}`);
-    expect(out).toContain(`AMI                ${seeded.imageId}   (pin it with -c amiId=${seeded.imageId})`);
+    // The image's name and age come from moto's DescribeImages (issue 28).
+    expect(out).toMatch(
+      new RegExp(
+        `\nimage {14}${seeded.imageId} {2}\\S+ {2}\\(x86_64, created \\d{4}-\\d\\d-\\d\\d, \\d+ days old\\)\n`,
+      ),
+    );
     expect(out).toContain(`data volume        ${seeded.volumeId}`);
     // seed.ts: 100 down to 78 over an hour, 2 credits per 5 minutes.
     expect(out).toContain('CPU credits        78.0  (-24.0/h over the last 3 h, empty in ~3.3 h at this rate)');
@@ -129,6 +134,15 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
       [`minnow:${STACK}:availabilityZone`]: ZONE,
       [`minnow:${STACK}:dataVolumeGiB`]: 20,
     });
+  });
+
+  test('image: what runs (DescribeInstances, DescribeImages) and the latest AL2023 (the public SSM parameter)', async () => {
+    const contextFile = path.join(kitTempDir('minnow-emulator-'), 'cdk.context.json');
+    const { code, out, err } = await runOps(moto.clients, ['image', '--stack', STACK, '--region', REGION], contextFile);
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toContain(`pinned             none: run npm run ops -- preflight (or image --update)`);
+    expect(out).toMatch(new RegExp(`\nrunning {12}${seeded.imageId} .* on ${seeded.instanceId}\n`));
+    expect(out).toMatch(/\nlatest AL2023 {6}ami-[0-9a-f]+ /);
   });
 
   // The whole command needs GetEbsDefaultKmsKeyId, which moto does not implement (see the header).
