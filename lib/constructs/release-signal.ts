@@ -5,11 +5,11 @@ import { Construct } from 'constructs';
  * How long a deploy waits for the boot that installs a release to report. The boot signals as soon
  * as it knows (die's message, a failed command, or the health check's verdict), so this bounds only
  * a boot that never reports (the instance did not start, cloud-init did not run). Its parts on a
- * t3.micro throttled to its 20% baseline: stop/start ~2 min; dnf Node.js ~3 min; the Elastic IP
- * wait at most 5 min; download and npm ci ~3 min, or ~25 min when no prebuilt better-sqlite3
- * matches and it compiles (gcc + SQLite's amalgamation at baseline); broker start and the health
- * check at most 2 min. ~40 min at worst, so 60 min. (A replacement instance's wait for the data
- * volume is not part of it: that boot signals at once, see install.sh.)
+ * t3.micro throttled to its 20% baseline: stop/start ~2 min; dnf Node.js ~3 min; download and npm
+ * ci ~3 min, or ~25 min when no prebuilt better-sqlite3 matches and it compiles (gcc + SQLite's
+ * amalgamation at baseline); a replacement's takeover of the data volume (the previous instance's
+ * stop, detach, attach: deploy/take-volume.sh) ~2 min; broker start and the health check at most
+ * 2 min. ~35 min at worst, so 60 min.
  */
 export const RELEASE_SIGNAL_TIMEOUT = Duration.minutes(60);
 
