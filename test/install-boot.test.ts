@@ -71,10 +71,11 @@ describeWithTools(
     fs.writeFileSync(path.join(sb.state, 'attach-no-device'), '');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
+    // What it saw last depends on how far the second passed: the attach may not have been read back.
     expect(signals(sb)).toEqual([
       {
         Status: 'FAILURE',
-        Reason: `volume ${VOLUME_ID} did not appear within 1s (last seen in-use, attached to ${INSTANCE_ID} as /dev/sdf)`,
+        Reason: expect.stringMatching(new RegExp(`^volume ${VOLUME_ID} did not appear within 1s \\(last seen `)),
         UniqueId: INSTANCE_ID,
         Data: sb.releaseId,
       },

@@ -50,7 +50,8 @@ describe_volume() {
     --query 'Volumes[0].[State,Attachments[0].InstanceId,Attachments[0].State,Attachments[0].Device]'
 }
 
-# Sleeps poll_s, doubled for each EC2 call in a row that must be tried again (at most 16 times).
+# Sleeps poll_s, doubled for each EC2 call that had to be tried again since the last step forward
+# (at most 16 times).
 pause() {
   sleep "$(awk -v p="$poll_s" -v n="$retries" 'BEGIN { if (n > 4) n = 4; print p * 2 ^ n }')"
 }
@@ -72,7 +73,7 @@ attach_here() {
   local status=0
   ec2 attach-volume --volume-id "$vol" --instance-id "$instance_id" --device /dev/sdf || status=$?
   case "$status:$ec2_error" in
-    0:*) attach_requested=1 ;;
+    0:*) attach_requested=1 retries=0 ;;
     *UnauthorizedOperation* | *AccessDenied* | *KMS* | *Kms*) refused "$ec2_error" ;;
     # Still detached from the previous instance, or attached to another since it was read.
     *VolumeInUse* | *IncorrectState*) log "cannot attach ${vol} yet (${ec2_error}); waiting" ;;
@@ -104,7 +105,7 @@ take_from() {
       status=0
       ec2 stop-instances --instance-ids "$holder" || status=$?
       if [ "$status" = 0 ]; then
-        stop_requested=1
+        stop_requested=1 retries=0
       elif [ "$status" = 2 ] && [ -z "$stop_requested" ]; then
         rm -f "$previous_file" # not stopped: nothing to give back
         die "stopping ${holder}, the previous instance of this broker, to take over ${vol} was refused (${ec2_error})"
@@ -117,7 +118,7 @@ take_from() {
       status=0
       ec2 detach-volume --volume-id "$vol" --instance-id "$holder" || status=$?
       case "$status:$ec2_error" in
-        0:* | *IncorrectState*) ;;
+        0:* | *IncorrectState*) retries=0 ;;
         *) retry_or_die "$status" "detaching ${vol} from ${holder}" ;;
       esac
       ;;
@@ -171,7 +172,6 @@ until [ -e "$by_id" ] && device=$by_id; do
   if [ "$status" != 0 ]; then
     retry_or_die "$status" "reading the state of ${vol}"
   else
-    retries=0
     read -r state holder attach_state attach_device <<<"$ec2_out"
     waiting="last seen ${state}"
     [ "$holder" = None ] || waiting="${waiting}, ${attach_state} to ${holder} as ${attach_device}"
