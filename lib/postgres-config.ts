@@ -23,7 +23,7 @@ export interface PostgresConfig {
   /** gp3 storage of the database in GiB. @default 20 */
   readonly dbStorageGiB: number;
   /**
-   * Moving up (README, "Outgrowing one box"): broker 1's /data volume is created from this snapshot
+   * Moving up (docs/cluster.md, "How to migrate"): broker 1's /data volume is created from this snapshot
    * of a single instance's data volume, so `minnow migrate sqlite:///data/minnow.db ...` can run on
    * broker 1, which reaches the database. @default - a blank 1 GiB volume
    */
@@ -98,7 +98,7 @@ export function readPostgresConfig(node: Node, stackName: string): PostgresConfi
     throw new Error(
       `stack ${stackName} is a single-instance SQLite stack (cdk.context.json: ${remembered.join(', ')}); ` +
         'storage=postgres would delete its data volume. Deploy the cluster as a new stack ' +
-        `(-c stackName=${stackName}Cluster) and move the data with minnow migrate (README, "Outgrowing one box"); ` +
+        `(-c stackName=${stackName}Cluster) and move the data with minnow migrate (docs/cluster.md, "How to migrate"); ` +
         `if it was never deployed, npx cdk context --reset <key> for each key.`,
     );
   }

@@ -187,7 +187,7 @@ export const SETTINGS = [
     flag: 'storage',
     doc: 'where state lives',
     default: DEFAULT_STORAGE_URL,
-    expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://',
+    expected: 'sqlite://PATH, sqlite:///ABS/PATH, memory:// or postgres://USER[:PASSWORD]@HOST[:PORT]/DB',
     parse: storageUrlOrUndefined,
   },
   {

@@ -1,8 +1,11 @@
 // Issue 29 item 1: failed logins cost the failing client, not its neighbours. Twelve failed logins
 // of alice from 127.0.0.1 (kafkajs), each answered later than the one before; then bob, and alice
 // with the right password, log in at once from that address with kafkajs and kcat. And the cap on
-// connections from one address that have not logged in (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP).
+// connections from one address that have not logged in (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP),
+// and the deprecated lockout setting, accepted without effect.
 import { Kafka, logLevel } from 'kafkajs';
+import { KafkaConnection } from '../../src/client/connection';
+import { loadConfig } from '../../src/server/config';
 import { createLogger } from '../../src/logger';
 import { describeWithTools } from '../support/external-tools';
 import { run } from './helpers';
@@ -137,5 +140,28 @@ describe('MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP', () => {
     }
     expect(admitted).toBe('ok');
     for (const c of waiting) c.close();
+  });
+});
+
+describe('MINNOW_SASL_MAX_FAILURES_PER_ADDRESS (deprecated)', () => {
+  it('is still accepted, has no effect, and the broker says so at start', async () => {
+    expect(loadConfig({ MINNOW_SASL_MAX_FAILURES_PER_ADDRESS: '10' }).saslMaxFailuresPerAddress).toBe(10);
+    const { b, lines } = await brokerWithLog({ saslMaxFailuresPerAddress: 1 });
+    try {
+      expect(
+        lines.find((l) => /MINNOW_SASL_MAX_FAILURES_PER_ADDRESS is deprecated and has no effect/.test(l.msg)),
+      ).toBeDefined();
+      const login = (password: string) =>
+        KafkaConnection.connect('127.0.0.1', b.saslPort, {
+          sasl: { mechanism: 'SCRAM-SHA-256', username: 'alice', password },
+        }).then(
+          (c) => (c.close(), 'ok'),
+          (e: Error) => e.message,
+        );
+      for (let i = 0; i < 3; i++) expect(await login('wrong')).not.toBe('ok');
+      expect(await login('alice-secret')).toBe('ok');
+    } finally {
+      await b.broker.stop();
+    }
   });
 });
