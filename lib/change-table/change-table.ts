@@ -23,7 +23,7 @@ export interface RowResult {
 const changeUpdate = (c: ResourceChange): UpdateBehaviour =>
   c.action === 'modify' ? worst(c.properties.map((p) => propertyUpdate(c.type, p))) : 'in place';
 
-/** docs/deploy.md's figures ("Scale up"; on a cluster, docs/postgres.md's rolling update). */
+/** docs/deploy.md's figures ("Scale up"); a cluster's brokers are updated one at a time. */
 function downtime(stack: StackKind, changes: readonly ResourceChange[]): string {
   const of = (type: string) => worst(changes.filter((c) => c.type === type).map(changeUpdate));
   const instances = of('AWS::EC2::Instance');
