@@ -65,9 +65,10 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
     expect(out).toContain(`bootstrap servers  ${seeded.publicIp}:9093`);
     expect(out).toContain(`instance           ${seeded.instanceId}  running  t3.micro (x86_64)  ${ZONE}`);
     expect(out).toContain(`public address     ${seeded.publicIp}`);
+    // moto's copy of AWS's image list: the real AL2023 name; created when moto started (see image.test.ts).
     expect(out).toMatch(
       new RegExp(
-        `image              ${seeded.imageId}  \\S+  \\(x86_64, created \\d{4}-\\d\\d-\\d\\d, \\d+ days? old\\)`,
+        `\nimage {14}${seeded.imageId} {2}al2023-ami-\\S+-x86_64 {2}\\(x86_64, created [-\\d]{10}, 0 days old\\)\n`,
       ),
     );
     expect(out).toContain(`data volume        ${seeded.volumeId}`);
