@@ -11,6 +11,7 @@ import type { BrokerSecurity } from './broker-security';
 import { ebsKeyStatements } from './data-volume';
 import type { Monitoring } from './monitoring';
 import { ReleaseSignal } from './release-signal';
+import { attachSsmAgentPolicy } from './ssm-agent-policy';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -103,8 +104,9 @@ export class BrokerInstance extends Construct {
         ? 'minnow broker instance: Session Manager, read the broker asset, attach its data volume, ' +
           'read the admin password, publish the CA certificate'
         : 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
+    // Not AmazonSSMManagedInstanceCore: it lets the instance read every SSM parameter (ssm-agent-policy.ts).
+    attachSsmAgentPolicy(this, this.role);
     // The one release object, not the whole bootstrap bucket (Asset.grantRead): least privilege, and
     // no acknowledgement naming the default bootstrap qualifier, which failed synth for anyone with
     // their own (`cdk bootstrap --qualifier`).
@@ -283,12 +285,6 @@ export class BrokerInstance extends Construct {
   }
 
   private acknowledgeNagFindings(): void {
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason:
-        'AmazonSSMManagedInstanceCore is the AWS-maintained minimum for the SSM agent (Session Manager replaces SSH); ' +
-        'AWS updates it as the agent changes.',
-    });
     const policy = this.role.node.findChild('DefaultPolicy');
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
