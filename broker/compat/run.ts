@@ -18,6 +18,7 @@ import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
 import { transactionScenarios } from './scenarios/transactions';
+import { quotaScenarios } from './scenarios/quotas';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
@@ -27,6 +28,7 @@ export const SCENARIOS: Scenario[] = [
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
+  ...quotaScenarios, // last: it charges the client id every scenario uses
 ];
 
 export interface StepReport {
