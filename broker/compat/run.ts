@@ -17,6 +17,7 @@ import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
+import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
@@ -27,6 +28,7 @@ export const SCENARIOS: Scenario[] = [
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
+  ...toolScenarios,
 ];
 
 export interface StepReport {

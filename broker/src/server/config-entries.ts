@@ -77,7 +77,7 @@ export function brokerConfigEntries(
     return {
       name,
       value: sensitive ? null : value,
-      readOnly: def ? !def.dynamic : false,
+      readOnly: !def?.dynamic, // a custom config too, as Kafka (not one of its dynamic configs)
       source: all[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
       isSensitive: sensitive,
       type: def?.type ?? ConfigType.UNKNOWN,
