@@ -10,6 +10,7 @@ import { DataBackup } from './constructs/data-backup';
 import { DataVolume } from './constructs/data-volume';
 import { Monitoring } from './constructs/monitoring';
 import { Network } from './constructs/network';
+import { addRegionGuard } from './constructs/region-guard';
 
 export interface MinnowStackProps extends StackProps {
   /** Validated context values (see readConfig). */
@@ -45,6 +46,7 @@ export class MinnowStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
+    addRegionGuard(this, { availabilityZone: config.availabilityZone, amiId: config.amiId, stackName: this.stackName });
     // One zone for subnet, instance and volume, chosen once (config.availabilityZone).
     const network = new Network(this, 'Network', { availabilityZone: config.availabilityZone });
     const data = new DataVolume(this, 'Data', {
@@ -53,13 +55,14 @@ export class MinnowStack extends Stack {
       ...(config.dataSnapshotId !== undefined && { snapshotId: config.dataSnapshotId }),
       ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
     });
-    if (config.snapshotRetentionDays > 0) {
-      new DataBackup(this, 'Backup', {
-        volume: data.volume,
-        retentionDays: config.snapshotRetentionDays,
-        ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
-      });
-    }
+    const backup =
+      config.snapshotRetentionDays > 0
+        ? new DataBackup(this, 'Backup', {
+            volume: data.volume,
+            retentionDays: config.snapshotRetentionDays,
+            ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
+          })
+        : undefined;
     const asset = new BrokerAsset(
       this,
       'BrokerAsset',
@@ -79,7 +82,7 @@ export class MinnowStack extends Stack {
       instanceType: config.instanceType,
       cpuCredits: config.cpuCredits,
       logLevel: config.logLevel,
-      ...(config.amiId !== undefined && { amiId: config.amiId }),
+      amiId: config.amiId,
       ...(security && { security }),
       monitoring,
     });
@@ -90,6 +93,7 @@ export class MinnowStack extends Stack {
       cpuCredits: config.cpuCredits,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
+    backup?.alertFailuresTo(alarms.topic);
     const dashboard = new BrokerDashboard(this, 'Dashboard', {
       instanceId,
       instanceType: config.instanceType,

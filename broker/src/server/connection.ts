@@ -161,6 +161,7 @@ export class Connection {
 
   private onClose(): void {
     this.closed = true;
+    this.sasl?.closed();
     this.waiting.length = 0;
     for (const slot of this.slots) slot.hold?.releaseAll();
     this.slots.length = 0;
@@ -338,6 +339,7 @@ export class Connection {
         if (quotasOn) sent = this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+        if (ctx.mutationThrottleMs && !this.closed) this.mute(ctx.mutationThrottleMs);
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
         if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
         slot.done = true;
