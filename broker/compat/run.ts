@@ -17,6 +17,7 @@ import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
+import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
 import { quotaScenarios } from './scenarios/quotas';
 
@@ -28,6 +29,7 @@ export const SCENARIOS: Scenario[] = [
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
+  ...toolScenarios,
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];
 
