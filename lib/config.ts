@@ -1,5 +1,15 @@
 import type { Node } from 'constructs';
-import { type PostgresConfig, StorageMode, readPostgresConfig, readStorageMode } from './postgres-config';
+import { type ImageArchitecture, imageToRemember, readImage } from './image-config';
+import {
+  type PostgresConfig,
+  StorageMode,
+  clusterToRemember,
+  readPostgresConfig,
+  readStorageMode,
+} from './postgres-config';
+import { DEFAULT_STACK_NAME, REMEMBERED_NONE, Remembered, rememberedKey } from './remembered-context';
+
+export { DEFAULT_STACK_NAME, REMEMBERED_NONE, Remembered, rememberedKey } from './remembered-context';
 
 /** CPU credit mode for burstable (T-family) instance types. */
 export const CpuCreditMode = { Standard: 'standard', Unlimited: 'unlimited' } as const;
@@ -35,8 +45,14 @@ export interface MinnowConfig {
   readonly alarmEmail?: string;
   /** @default 'standard' so the free tier is never billed for surplus credits */
   readonly cpuCredits: CpuCreditMode;
-  /** @default - the latest Amazon Linux 2023 AMI, resolved from SSM at deploy time */
-  readonly amiId?: string;
+  /**
+   * The Amazon Linux 2023 image, pinned: no default at synth. `npm run ops -- preflight` resolves it
+   * once (the deployed instance's, or the latest for a new stack) and `ops image --update` moves it;
+   * see readImage. A new image REPLACES the instance(s).
+   */
+  readonly amiId: string;
+  /** The pinned image's architecture, which must be the instance type's. */
+  readonly amiArchitecture: ImageArchitecture;
   /** @default 'info' */
   readonly logLevel: string;
   /** @default 'on': SASL_SSL on the public port, plaintext on loopback only */
@@ -62,30 +78,8 @@ export interface MinnowConfig {
 
 export const DEFAULT_INSTANCE_TYPE = 't3.micro';
 export const DEFAULT_DATA_VOLUME_GIB = 20;
-export const DEFAULT_STACK_NAME = 'Minnow';
 export const DEFAULT_SNAPSHOT_RETENTION_DAYS = 7;
 
-/**
- * Values that must never change for a deployed data volume: a new zone, snapshot or key REPLACES the
- * volume (CloudFormation marks AvailabilityZone, SnapshotId and KmsKeyId "Replacement") and a
- * smaller size is refused by EBS. bin/minnow.ts writes them to cdk.context.json, the file the CDK
- * CLI reads on every run and CDK documents for values that must stay put, under one key per stack
- * and value; readConfig falls back to them and refuses a -c value that contradicts them.
- */
-export const Remembered = {
-  availabilityZone: 'availabilityZone',
-  dataSnapshotId: 'dataSnapshotId',
-  dataVolumeGiB: 'dataVolumeGiB',
-  dataVolumeKmsKeyArn: 'dataVolumeKmsKeyArn',
-} as const;
-export type Remembered = (typeof Remembered)[keyof typeof Remembered];
-/** What is remembered for "no snapshot" (a blank volume) and "the account's default key". */
-export const REMEMBERED_NONE = 'none';
-
-/** The cdk.context.json key that remembers one value of one stack, e.g. minnow:Minnow:availabilityZone. */
-export function rememberedKey(stackName: string, name: Remembered): string {
-  return `minnow:${stackName}:${name}`;
-}
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
 /** The retention periods CloudWatch Logs accepts (PutRetentionPolicy); anything else fails the deploy. */
 export const LOG_RETENTION_DAYS = [
@@ -183,11 +177,6 @@ export function readConfig(node: Node): MinnowConfig {
     throw new Error(`context cpuCredits="${cpuCredits}" must be standard or unlimited`);
   }
 
-  const amiId = str(node, 'amiId');
-  if (amiId !== undefined && !/^ami-[0-9a-f]{8,17}$/.test(amiId)) {
-    throw new Error(`context amiId="${amiId}" is not an AMI id like ami-0123456789abcdef0`);
-  }
-
   const logLevel = str(node, 'logLevel') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new Error(`context logLevel="${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
@@ -201,11 +190,11 @@ export function readConfig(node: Node): MinnowConfig {
     );
   }
 
-  if (readStorageMode(node) === StorageMode.Postgres) {
+  const stackName = str(node, 'stackName') ?? DEFAULT_STACK_NAME;
+  const { amiId, amiArchitecture } = readImage(node, stackName, instanceType);
+  if (readStorageMode(node, stackName) === StorageMode.Postgres) {
     // Several brokers on one RDS PostgreSQL: no data volume, so none of its remembered values.
-    const stackName = str(node, 'stackName') ?? DEFAULT_STACK_NAME;
-    const volumeKeys = Object.values(Remembered).map((name) => rememberedKey(stackName, name));
-    const postgres = readPostgresConfig(node, stackName, volumeKeys);
+    const postgres = readPostgresConfig(node, stackName);
     return {
       allowedCidr,
       allowPublic,
@@ -213,7 +202,8 @@ export function readConfig(node: Node): MinnowConfig {
       dataVolumeGiB: DEFAULT_DATA_VOLUME_GIB,
       ...(alarmEmail !== undefined && { alarmEmail }),
       cpuCredits,
-      ...(amiId !== undefined && { amiId }),
+      amiId,
+      amiArchitecture,
       logLevel,
       security,
       availabilityZone: postgres.availabilityZones[0]!,
@@ -231,7 +221,8 @@ export function readConfig(node: Node): MinnowConfig {
     ...(volume.dataSnapshotId !== undefined && { dataSnapshotId: volume.dataSnapshotId }),
     ...(alarmEmail !== undefined && { alarmEmail }),
     cpuCredits,
-    ...(amiId !== undefined && { amiId }),
+    amiId,
+    amiArchitecture,
     logLevel,
     security,
     availabilityZone: volume.availabilityZone,
@@ -371,14 +362,18 @@ function readVolumeValues(
 }
 
 /**
- * The cdk.context.json entries that pin a deployed volume (see Remembered), for bin/minnow.ts to
- * write: the zone, the key ("none": the account default), the snapshot ("none": blank) and the size.
+ * The cdk.context.json entries bin/minnow.ts writes (see Remembered): the image for both kinds; for
+ * a single stack the data volume's zone, key ("none": the account default), snapshot ("none": blank)
+ * and size; for a cluster its storage, zones and broker count.
  */
 export function valuesToRemember(stackName: string, config: MinnowConfig): Record<string, string | number> {
+  const image = imageToRemember(stackName, config);
+  if (config.postgres) return { ...clusterToRemember(stackName, config.postgres), ...image };
   return {
     [rememberedKey(stackName, Remembered.availabilityZone)]: config.availabilityZone,
     [rememberedKey(stackName, Remembered.dataVolumeKmsKeyArn)]: config.dataVolumeKmsKeyArn ?? REMEMBERED_NONE,
     [rememberedKey(stackName, Remembered.dataSnapshotId)]: config.dataSnapshotId ?? REMEMBERED_NONE,
     [rememberedKey(stackName, Remembered.dataVolumeGiB)]: config.dataVolumeGiB,
+    ...image,
   };
 }

@@ -10,6 +10,7 @@ import { DataBackup } from './constructs/data-backup';
 import { DataVolume } from './constructs/data-volume';
 import { Monitoring } from './constructs/monitoring';
 import { Network } from './constructs/network';
+import { addRegionGuard } from './constructs/region-guard';
 
 export interface MinnowStackProps extends StackProps {
   /** Validated context values (see readConfig). */
@@ -45,6 +46,7 @@ export class MinnowStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
+    addRegionGuard(this, { availabilityZone: config.availabilityZone, amiId: config.amiId, stackName: this.stackName });
     // One zone for subnet, instance and volume, chosen once (config.availabilityZone).
     const network = new Network(this, 'Network', { availabilityZone: config.availabilityZone });
     const data = new DataVolume(this, 'Data', {
@@ -80,7 +82,7 @@ export class MinnowStack extends Stack {
       instanceType: config.instanceType,
       cpuCredits: config.cpuCredits,
       logLevel: config.logLevel,
-      ...(config.amiId !== undefined && { amiId: config.amiId }),
+      amiId: config.amiId,
       ...(security && { security }),
       monitoring,
     });

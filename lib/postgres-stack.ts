@@ -18,6 +18,7 @@ import {
   Database,
 } from './constructs/database';
 import { Monitoring } from './constructs/monitoring';
+import { addRegionGuard } from './constructs/region-guard';
 import { Outputs, securityOutputs } from './minnow-stack';
 
 export interface MinnowPostgresStackProps extends StackProps {
@@ -65,6 +66,11 @@ export class MinnowPostgresStack extends Stack {
     const pg = config.postgres;
     if (!pg) throw new Error('MinnowPostgresStack needs config.postgres (-c storage=postgres)');
 
+    addRegionGuard(this, {
+      availabilityZone: pg.availabilityZones[0]!,
+      amiId: config.amiId,
+      stackName: this.stackName,
+    });
     const network = new ClusterNetwork(this, 'Network', { availabilityZones: pg.availabilityZones });
     const asset = new BrokerAsset(
       this,
@@ -123,7 +129,7 @@ export class MinnowPostgresStack extends Stack {
         instanceType: config.instanceType,
         cpuCredits: config.cpuCredits,
         logLevel: config.logLevel,
-        ...(config.amiId !== undefined && { amiId: config.amiId }),
+        amiId: config.amiId,
         ...(security && { security }),
         monitoring,
         nodeId,
@@ -134,13 +140,29 @@ export class MinnowPostgresStack extends Stack {
       broker.instance.node.addDependency(this.database.instance);
       const previous = this.brokers[this.brokers.length - 1];
       if (previous) {
-        // One broker at a time: a new release (or type) reaches broker N only once broker N-1 has
-        // booted it and answered, so the others serve meanwhile (a rolling update), and the first
-        // deploy starts broker 2 after broker 1 has shared the CA. Each wait condition is created
-        // when its broker's turn comes, so its 60 minutes count from there, not from the deploy's start.
+        // One broker at a time: a change of the boot (a release, the type, the image, logLevel...)
+        // reaches broker N only once broker N-1 has booted it and answered, so the others serve
+        // meanwhile (a rolling update), and the first deploy starts broker 2 after broker 1 has
+        // shared the CA. Each wait condition is created when its broker's turn comes, so its 60
+        // minutes count from there, not from the deploy's start.
         broker.instance.node.addDependency(previous.instance, previous.releaseSignal.condition);
         broker.releaseSignal.condition.node.addDependency(previous.releaseSignal.condition);
+      } else {
+        // Broker 1's turn comes once the database exists (its boot cannot answer before): on a
+        // first deploy its 60 minutes would otherwise race the RDS creation. On an update it holds
+        // broker 1 back only while the database itself changes in the same deploy.
+        broker.releaseSignal.condition.node.addDependency(this.database.instance);
       }
+      // Why this rolls on an update: a change of the boot gives every broker's condition a new
+      // logical id (release-signal.ts). A DependsOn orders updates as it orders creations ("Override
+      // default parallelism when creating, updating, or deleting resources", DependsOn attribute:
+      // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-attribute-dependson.html),
+      // so when it names a resource new in this update, CloudFormation first creates that resource,
+      // and a wait condition's creation completes only once its signal came. Broker N's instance is
+      // therefore stopped/started ("Updates with Some Interruption") or replaced ("Replacement":
+      // created first, the old one deleted in the cleanup; "Understand update behaviors of stack
+      // resources": https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-updating-stacks-update-behaviors.html)
+      // only after broker N-1 answered, and a FAILURE or a timeout stops the update there and rolls back.
       this.brokers.push(broker);
       const brokerAlarms = new Alarms(this, `Broker${nodeId}Alarms`, {
         instanceId: broker.instance.instanceId,

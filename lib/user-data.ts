@@ -55,22 +55,23 @@ export interface BrokerUserDataProps {
   readonly installScriptPath?: string;
 }
 
-/**
- * User data that runs broker/deploy/install.sh on every boot, not only the first.
- *
- * Why every boot: CloudFormation applies a changed user data (a new broker asset) and a changed
- * instance type by stopping and starting the instance, and cloud-init runs plain user data only
- * once per instance. The cloud-config part sets `scripts-user` to `always`, the documented way to
- * rerun it (AWS knowledge center: "execute user data after the initial launch"). The installer is
- * idempotent, so an ordinary reboot costs a few checks.
- */
-export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
-  const installer = fs.readFileSync(props.installScriptPath ?? INSTALL_SCRIPT_PATH, 'utf8');
+/** install.sh as the user data embeds it; refused if it contains the heredoc terminator. */
+export function readInstaller(installScriptPath: string = INSTALL_SCRIPT_PATH): string {
+  const installer = fs.readFileSync(installScriptPath, 'utf8');
   if (installer.includes('\nMINNOW_INSTALL\n')) {
     throw new Error('install.sh contains the heredoc terminator MINNOW_INSTALL on a line of its own');
   }
+  return installer;
+}
+
+/**
+ * The lines of /etc/minnow/install.env but MINNOW_SIGNAL_URL (tokens until deploy): what the boot
+ * is told. The release signal's identity hashes them (release-signal.ts), and the signal URL is the
+ * one setting it cannot hash, as the URL is the handle it names.
+ */
+export function installSettings(props: Omit<BrokerUserDataProps, 'signalUrl' | 'installScriptPath'>): string[] {
   const { security } = props;
-  const settings = [
+  return [
     `MINNOW_ASSET_URL='${props.assetUrl}'`,
     `MINNOW_ADVERTISED_HOST='${props.advertisedHost}'`,
     `MINNOW_DATA_VOLUME_ID='${props.dataVolumeId}'`,
@@ -87,10 +88,26 @@ export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
         ]
       : []),
     ...(props.cpuCredits !== undefined ? [`MINNOW_CPU_CREDITS='${props.cpuCredits}'`] : []),
-    ...(props.signalUrl !== undefined ? [`MINNOW_SIGNAL_URL='${props.signalUrl}'`] : []),
     ...(security?.caSecretArn !== undefined ? [`MINNOW_CA_SECRET_ID='${security.caSecretArn}'`] : []),
     ...(props.nodeId !== undefined ? [`MINNOW_NODE_ID='${props.nodeId}'`] : []),
     ...(props.databaseSecretArn !== undefined ? [`MINNOW_DATABASE_SECRET_ID='${props.databaseSecretArn}'`] : []),
+  ];
+}
+
+/**
+ * User data that runs broker/deploy/install.sh on every boot, not only the first.
+ *
+ * Why every boot: CloudFormation applies a changed user data (a new broker asset) and a changed
+ * instance type by stopping and starting the instance, and cloud-init runs plain user data only
+ * once per instance. The cloud-config part sets `scripts-user` to `always`, the documented way to
+ * rerun it (AWS knowledge center: "execute user data after the initial launch"). The installer is
+ * idempotent, so an ordinary reboot costs a few checks.
+ */
+export function brokerUserData(props: BrokerUserDataProps): ec2.UserData {
+  const installer = readInstaller(props.installScriptPath);
+  const settings = [
+    ...installSettings(props),
+    ...(props.signalUrl !== undefined ? [`MINNOW_SIGNAL_URL='${props.signalUrl}'`] : []),
   ];
   const shell = [
     '#!/bin/bash',

@@ -1,11 +1,13 @@
 import { App } from 'aws-cdk-lib';
 import { readConfig } from '../lib/config';
+import { REMEMBERED_IMAGE, TEST_AMI_ID } from './helpers/synth';
 
-// availabilityZone has no default (see test/data-volume.test.ts); the tests here are about the others.
+// availabilityZone and the image have no default (see test/data-volume.test.ts, test/image-config.test.ts);
+// the tests here are about the others.
 const read = (context: Record<string, unknown>) =>
-  readConfig(new App({ context: { availabilityZone: 'eu-west-2a', ...context } }).node);
+  readConfig(new App({ context: { availabilityZone: 'eu-west-2a', ...REMEMBERED_IMAGE, ...context } }).node);
 
-test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no snapshot/email/AMI pin', () => {
+test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no snapshot/email; the pinned image', () => {
   expect(read({ allowedCidr: '198.51.100.7/32' })).toEqual({
     allowedCidr: '198.51.100.7/32',
     allowPublic: false,
@@ -14,6 +16,8 @@ test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no s
     cpuCredits: 'standard',
     logLevel: 'info',
     security: 'on',
+    amiId: TEST_AMI_ID,
+    amiArchitecture: 'x86_64',
     availabilityZone: 'eu-west-2a',
     snapshotRetentionDays: 7,
     logRetentionDays: 30,
@@ -45,6 +49,7 @@ test('every value, as the CLI passes them (strings)', () => {
     alarmEmail: 'ops@example.com',
     cpuCredits: 'unlimited',
     amiId: 'ami-0123456789abcdef0',
+    amiArchitecture: 'arm64',
     logLevel: 'debug',
     security: 'off',
     availabilityZone: 'eu-west-2a',

@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { readConfig, valuesToRemember } from '../lib/config';
 import { readRemembered, rememberInContextFile } from '../lib/remembered-context';
-import { only, synth } from './helpers/synth';
+import { REMEMBERED_IMAGE, TEST_AMI_ID, only, synth } from './helpers/synth';
 import { kitTempDir } from './helpers/temp-dirs';
 
 // Issue 14, items 4, 5 and 8 and the scheduled backups: the data volume's zone, key, snapshot,
@@ -35,11 +35,11 @@ describe('availability zone (item 5)', () => {
   });
 
   test('without a zone, synth stops and names the command that chooses one', () => {
-    const app = new App({ context: { allowedCidr: '203.0.113.0/24' } });
+    const app = new App({ context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID } });
     expect(() => readConfig(app.node)).toThrow(
       /missing context value availabilityZone.*`npm run ops -- preflight --region <your region>`.*cdk\.context\.json/,
     );
-    const other = new App({ context: { allowedCidr: '203.0.113.0/24', stackName: 'Edge' } });
+    const other = new App({ context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID, stackName: 'Edge' } });
     expect(() => readConfig(other.node)).toThrow(/npm run ops -- preflight --stack Edge --region/);
   });
 
@@ -197,9 +197,9 @@ describe('remembered snapshot and size (item 8)', () => {
 
 describe('cdk.context.json, written by bin/minnow.ts', () => {
   const config = (context: Record<string, unknown>) =>
-    readConfig(new App({ context: { allowedCidr: '203.0.113.0/24', ...context } }).node);
+    readConfig(new App({ context: { allowedCidr: '203.0.113.0/24', ...REMEMBERED_IMAGE, ...context } }).node);
 
-  test('remembers zone, key, snapshot and size; keeps other entries; rewrites only what changed', () => {
+  test('remembers zone, key, snapshot, size and image; keeps other entries; rewrites only what changed', () => {
     const file = path.join(kitTempDir('minnow-context-'), 'cdk.context.json');
     fs.writeFileSync(file, JSON.stringify({ 'acknowledged-issue-numbers': [34892] }));
     const first = config({
@@ -212,6 +212,8 @@ describe('cdk.context.json, written by bin/minnow.ts', () => {
       remembered('dataVolumeKmsKeyArn'),
       remembered('dataSnapshotId'),
       remembered('dataVolumeGiB'),
+      remembered('amiId'),
+      remembered('amiArchitecture'),
     ]);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
       'acknowledged-issue-numbers': [34892],
@@ -219,6 +221,7 @@ describe('cdk.context.json, written by bin/minnow.ts', () => {
       [remembered('dataVolumeKmsKeyArn')]: 'none',
       [remembered('dataSnapshotId')]: 'snap-0123456789abcdef0',
       [remembered('dataVolumeGiB')]: 40,
+      ...REMEMBERED_IMAGE,
     });
 
     // The next deploy, as the CLI passes the file's entries, with nothing on the command line.

@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { buildApp, only, synth, userDataText } from './helpers/synth';
+import { REMEMBERED_ARM_IMAGE, buildApp, only, synth, userDataText } from './helpers/synth';
 
 type AlarmProperties = {
   MetricName?: string;
@@ -34,14 +34,26 @@ describe('scaling up in place: -c instanceType=t3.small', () => {
   const after = masked(synth({ instanceType: 't3.small' }).template);
 
   test('the data volume and Elastic IP keep their logical ids and properties', () => {
-    for (const type of ['AWS::EC2::Volume', 'AWS::EC2::EIP', 'AWS::EC2::EIPAssociation']) {
+    for (const type of ['AWS::EC2::Volume', 'AWS::EC2::EIP']) {
       const pick = (t: typeof before) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
       expect(pick(after)).toEqual(pick(before));
       expect(pick(before)).toHaveLength(1);
     }
   });
 
-  test('the instance keeps its logical id; only InstanceType changes (a stop/start, not a replacement)', () => {
+  test("a new release signal (the type is in the boot's identity): the association waits for it", () => {
+    const ids = (t: typeof before, type: string) =>
+      Object.keys(t.Resources).filter((id) => t.Resources[id]!.Type === type);
+    const [conditionBefore] = ids(before, 'AWS::CloudFormation::WaitCondition');
+    const [conditionAfter] = ids(after, 'AWS::CloudFormation::WaitCondition');
+    expect(conditionAfter).not.toBe(conditionBefore);
+    const [association] = ids(before, 'AWS::EC2::EIPAssociation');
+    expect(ids(after, 'AWS::EC2::EIPAssociation')).toEqual([association]);
+    expect(after.Resources[association!]!.Properties).toEqual(before.Resources[association!]!.Properties);
+    expect((after.Resources[association!] as { DependsOn?: string[] }).DependsOn).toEqual([conditionAfter]);
+  });
+
+  test('the instance keeps its logical id; only InstanceType and the signal URL change (a stop/start, not a replacement)', () => {
     const instance = (t: typeof before) =>
       Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::EC2::Instance');
     const [[idBefore, b]] = instance(before) as unknown as [[string, { Properties: Record<string, unknown> }]];
@@ -49,15 +61,29 @@ describe('scaling up in place: -c instanceType=t3.small', () => {
     expect(idAfter).toBe(idBefore);
     expect(b.Properties.InstanceType).toBe('t3.micro');
     expect(a.Properties.InstanceType).toBe('t3.small');
-    expect({ ...a.Properties, InstanceType: 'x' }).toEqual({ ...b.Properties, InstanceType: 'x' });
+    const handle = (t: typeof before) =>
+      Object.keys(t.Resources).find((id) => t.Resources[id]!.Type === 'AWS::CloudFormation::WaitConditionHandle')!;
+    const unsigned = (p: Record<string, unknown>, handleId: string) =>
+      JSON.parse(JSON.stringify({ ...p, InstanceType: 'x' }).replaceAll(handleId, '<handle>')) as unknown;
+    expect(unsigned(a.Properties, handle(after))).toEqual(unsigned(b.Properties, handle(before)));
   });
 
-  test('everything else that changes is about credits: the alarm threshold and dashboard baseline', () => {
+  test("everything else that changes is about credits (the alarm threshold, the dashboard's baseline) or the association's DependsOn", () => {
     const changed = Object.keys(before.Resources).filter(
-      (id) => JSON.stringify(before.Resources[id]) !== JSON.stringify(after.Resources[id]),
+      (id) => id in after.Resources && JSON.stringify(before.Resources[id]) !== JSON.stringify(after.Resources[id]),
     );
     const types = changed.map((id) => before.Resources[id]?.Type).sort();
-    expect(types).toEqual(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard', 'AWS::EC2::Instance']);
+    expect(types).toEqual([
+      'AWS::CloudWatch::Alarm',
+      'AWS::CloudWatch::Dashboard',
+      'AWS::EC2::EIPAssociation',
+      'AWS::EC2::Instance',
+    ]);
+    const replaced = Object.keys(before.Resources).filter((id) => !(id in after.Resources));
+    expect(replaced.map((id) => before.Resources[id]?.Type).sort()).toEqual([
+      'AWS::CloudFormation::WaitCondition',
+      'AWS::CloudFormation::WaitConditionHandle',
+    ]);
   });
 });
 
@@ -83,25 +109,25 @@ test('-c cpuCredits=unlimited: unlimited spec, plus surplus-credit-balance and s
   );
 });
 
-test('a non-burstable Graviton type (m7g.large): arm64 AMI, no credit spec, no credit alarms', () => {
-  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited' });
+test('a non-burstable Graviton type (m7g.large): the pinned arm64 AMI, no credit spec, no credit alarms', () => {
+  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited', ...REMEMBERED_ARM_IMAGE });
   const [, instance] = only(template, 'AWS::EC2::Instance');
   expect(instance.Properties.InstanceType).toBe('m7g.large');
   expect(instance.Properties.CreditSpecification).toBeUndefined();
-  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+  expect(instance.Properties.ImageId).toBe(REMEMBERED_ARM_IMAGE['minnow:Minnow:amiId']);
   expect(alarmMetrics(template).sort()).toEqual([...HOST_ALARM_METRICS].sort());
   const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
   expect(JSON.stringify(dashboard.Properties.DashboardBody)).not.toContain('CPUCreditBalance');
 });
 
-test('a burstable Graviton type (t4g.small): arm64 AMI and credit alarms', () => {
-  const { template } = synth({ instanceType: 't4g.small' });
-  expect(JSON.stringify(template.toJSON().Parameters)).toContain('al2023-ami-kernel-default-arm64');
+test('a burstable Graviton type (t4g.small): the pinned arm64 AMI and credit alarms', () => {
+  const { template } = synth({ instanceType: 't4g.small', ...REMEMBERED_ARM_IMAGE });
+  template.hasResourceProperties('AWS::EC2::Instance', { ImageId: REMEMBERED_ARM_IMAGE['minnow:Minnow:amiId'] });
   expect(alarmMetrics(template)).toContain('CPUCreditBalance');
   expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).toContain('IF(balance < 58 AND');
 });
 
-test('-c amiId pins the image: no SSM parameter', () => {
+test('-c amiId moves the pinned image: still no SSM parameter', () => {
   const { template } = synth({ amiId: 'ami-0123456789abcdef0' });
   template.hasResourceProperties('AWS::EC2::Instance', { ImageId: 'ami-0123456789abcdef0' });
   expect(JSON.stringify(template.toJSON().Parameters)).not.toContain('ami-amazon-linux-latest');

@@ -323,7 +323,7 @@ export function renderReadmeSummary(r: PeersResults): string {
   add('disk per payload byte (1 KiB)', 'max1k', diskPerPayload, perByte);
   add('start to first answer', 'seed', (x) => x.startupMs, seconds);
   return [
-    `Beside Apache Kafka ${r.kafkaVersion} on the same machine, in the same run (${r.startedAt.slice(0, 10)}, \`npm run bench:peers\`): each broker driven by Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test and by \`minnow perf\`, acks=all; full tables and the settings to rerun them in [BENCHMARKS.md](BENCHMARKS.md). Kafka acknowledges from the page cache, minnow after its SQLite commit (neither fsyncs per message):`,
+    `Beside Apache Kafka ${r.kafkaVersion} on the same machine, in the same run (${r.startedAt.slice(0, 10)}, \`npm run bench:peers\`): each broker driven by Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test and by \`minnow perf\`, acks=all; full tables and the settings to rerun them [below](#minnow-beside-apache-kafka-npm-run-benchpeers). Kafka acknowledges from the page cache, minnow after its SQLite commit (neither fsyncs per message):`,
     '',
     ...lines,
   ].join('\n');

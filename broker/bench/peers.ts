@@ -3,8 +3,8 @@
 // Kafka 4.x KRaft with its default 1G heap, then with the 256m a t3.micro leaves it, on a new log
 // dir) and drives it with Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test and with
 // `minnow perf`. Broker CPU and RSS come from /proc of the broker process (the JVM for Kafka).
-// Writes BENCHMARKS.md's bench:peers block, bench/peers-last-run.json and, where the README has
-// the bench:peers-summary markers, its summary table.
+// Writes BENCHMARKS.md's bench:peers block, bench/peers-last-run.json and the summary table between
+// the bench:peers-summary markers (BENCHMARKS.md's Summary; the README's too if it has them).
 //
 // Flags: --quick (small record counts, to try the harness; writes nothing), --no-write,
 // --kafka-version V (default: the kafka-oracle's), --render-only (from bench/peers-last-run.json).
@@ -242,15 +242,25 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
   return results;
 }
 
-/** BENCHMARKS.md's bench:peers block, the README's summary block (if it has the markers), the JSON. */
+/**
+ * BENCHMARKS.md's bench:peers block, the summary block wherever its markers are (BENCHMARKS.md's
+ * Summary since the README became a landing page; the README too if it has them), the JSON.
+ */
 export function writePeerOutputs(results: PeersResults): void {
   writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 1)}\n`);
-  const bench = existsSync(BENCHMARKS_MD) ? readFileSync(BENCHMARKS_MD, 'utf8') : '# Benchmarks\n';
-  writeFileSync(BENCHMARKS_MD, replaceMarkedBlock(bench, 'bench:peers', renderPeers(results), true)!);
+  const summary = renderReadmeSummary(results);
+  const current = existsSync(BENCHMARKS_MD) ? readFileSync(BENCHMARKS_MD, 'utf8') : '# Benchmarks\n';
+  const withPeers = replaceMarkedBlock(current, 'bench:peers', renderPeers(results), true)!;
+  const withSummary = replaceMarkedBlock(withPeers, 'bench:peers-summary', summary, false);
+  writeFileSync(BENCHMARKS_MD, withSummary ?? withPeers);
   const readme = readFileSync(README_MD, 'utf8');
-  const next = replaceMarkedBlock(readme, 'bench:peers-summary', renderReadmeSummary(results), false);
+  const next = replaceMarkedBlock(readme, 'bench:peers-summary', summary, false);
   if (next !== undefined) writeFileSync(README_MD, next);
-  else log('README.md has no bench:peers-summary markers: its summary table was printed above, not written');
+  if (next === undefined && withSummary === undefined) {
+    log(
+      'neither BENCHMARKS.md nor README.md has bench:peers-summary markers: the summary was printed above, not written',
+    );
+  }
   log(
     `peers: wrote ${path.relative(REPO, BENCHMARKS_MD)}${next !== undefined ? ', README.md' : ''} and ${path.relative(REPO, RESULTS_JSON)} in ${results.durationS.toFixed(0)} s`,
   );

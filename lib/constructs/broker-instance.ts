@@ -6,7 +6,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import { isBurstable } from '../burstable';
 import type { CpuCreditMode } from '../config';
-import { brokerUserData } from '../user-data';
+import { brokerUserData, installSettings, readInstaller } from '../user-data';
 import type { BrokerSecurity } from './broker-security';
 import { ebsKeyStatements } from './data-volume';
 import type { Monitoring } from './monitoring';
@@ -49,10 +49,10 @@ export interface BrokerInstanceProps {
    */
   readonly cpuCredits?: CpuCreditMode;
   /**
-   * Pin the AMI. Recommended once deployed: see docs/deploy.md, "The AMI replacement risk".
-   * @default - the latest Amazon Linux 2023 for the type's architecture, read from SSM at deploy time
+   * The Amazon Linux 2023 image, always pinned (lib/image-config.ts readImage): a new id REPLACES the
+   * instance, so it changes only on purpose (docs/deploy.md, "Images and patching").
    */
-  readonly amiId?: string;
+  readonly amiId: string;
   /** @default 'info' */
   readonly logLevel?: string;
   /** The CloudWatch agent's log groups; the role may write to them and put metrics. @default - no agent */
@@ -151,18 +151,42 @@ export class BrokerInstance extends Construct {
     // An EIP in a VPC of the same template needs the internet gateway attached first.
     this.elasticIp.node.addDependency(props.internetGatewayAttachment);
 
-    const arm = instanceType.architecture === ec2.InstanceArchitecture.ARM_64;
-    const machineImage: ec2.IMachineImage = props.amiId
-      ? pinnedImage(props.amiId)
-      : // Not MachineImage.latestAmazonLinux2023(): it pins the kernel line CDK knows of, so a CDK
-        // upgrade could rename the parameter and replace the instance. kernel-default follows AWS.
-        new ec2.AmazonLinux2023ImageSsmParameter({
-          kernel: ec2.AmazonLinux2023Kernel.DEFAULT,
-          cpuType: arm ? ec2.AmazonLinuxCpuType.ARM_64 : ec2.AmazonLinuxCpuType.X86_64,
-          cachedInContext: false,
-        });
+    // A literal id, no SSM image parameter: see readImage for why (replacement, and `cdk deploy` never
+    // reporting "no changes" while an SSM-typed parameter is in the template).
+    const machineImage = pinnedImage(props.amiId);
 
-    this.releaseSignal = new ReleaseSignal(this, 'Release', { releaseId: props.brokerAsset.assetHash });
+    const settings: Parameters<typeof installSettings>[0] = {
+      assetUrl: props.brokerAsset.s3ObjectUrl,
+      advertisedHost: this.elasticIp.attrPublicIp,
+      dataVolumeId: props.dataVolume.volumeId,
+      port: this.publicPort,
+      ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
+      ...(props.monitoring && {
+        monitoring: {
+          brokerLogGroup: props.monitoring.brokerLogGroup.logGroupName,
+          metricsLogGroup: props.monitoring.metricsLogGroup.logGroupName,
+        },
+      }),
+      ...(burstable && { cpuCredits: props.cpuCredits ?? 'standard' }),
+      ...(security && {
+        security: {
+          caParameterName: security.caParameter.parameterName,
+          adminSecretArn: security.adminSecret.secretArn,
+          ...(security.caSecret && { caSecretArn: security.caSecret.secretArn }),
+        },
+      }),
+      ...(props.nodeId !== undefined && { nodeId: props.nodeId }),
+      ...(props.databaseSecret && { databaseSecretArn: props.databaseSecret.secretArn }),
+    };
+    this.releaseSignal = new ReleaseSignal(this, 'Release', {
+      boot: {
+        releaseId: props.brokerAsset.assetHash,
+        installSettings: installSettings(settings),
+        installer: readInstaller(),
+        imageId: machineImage.getImage(this).imageId,
+        instanceType: this.instanceType,
+      },
+    });
     this.instance = new ec2.Instance(this, 'Instance', {
       vpc: props.vpc,
       vpcSubnets: { subnets: [props.subnet] },
@@ -170,31 +194,8 @@ export class BrokerInstance extends Construct {
       machineImage,
       securityGroup: this.securityGroup,
       role: this.role,
-      // Nothing in the user data depends on the instance type: a type change is a stop/start only.
-      userData: brokerUserData({
-        assetUrl: props.brokerAsset.s3ObjectUrl,
-        advertisedHost: this.elasticIp.attrPublicIp,
-        dataVolumeId: props.dataVolume.volumeId,
-        port: this.publicPort,
-        signalUrl: this.releaseSignal.url,
-        ...(props.logLevel !== undefined && { logLevel: props.logLevel }),
-        ...(props.monitoring && {
-          monitoring: {
-            brokerLogGroup: props.monitoring.brokerLogGroup.logGroupName,
-            metricsLogGroup: props.monitoring.metricsLogGroup.logGroupName,
-          },
-        }),
-        ...(burstable && { cpuCredits: props.cpuCredits ?? 'standard' }),
-        ...(security && {
-          security: {
-            caParameterName: security.caParameter.parameterName,
-            adminSecretArn: security.adminSecret.secretArn,
-            ...(security.caSecret && { caSecretArn: security.caSecret.secretArn }),
-          },
-        }),
-        ...(props.nodeId !== undefined && { nodeId: props.nodeId }),
-        ...(props.databaseSecret && { databaseSecretArn: props.databaseSecret.secretArn }),
-      }),
+      // Every boot input is in the release signal's ids, so every change of one waits for its boot.
+      userData: brokerUserData({ ...settings, signalUrl: this.releaseSignal.url }),
       httpTokens: ec2.HttpTokens.REQUIRED,
       // Always launched unlimited: a new T3 has no launch credits, and a standard-mode first boot
       // (dnf, npm ci, the agent) would crawl at the 10 % baseline. install.sh switches to the
@@ -213,17 +214,24 @@ export class BrokerInstance extends Construct {
     Tags.of(this.instance).add('Name', name);
     Tags.of(this.instance).add('minnow:data-volume', props.dataVolume.volumeId);
 
-    new ec2.CfnEIPAssociation(this, 'EipAssociation', {
+    const association = new ec2.CfnEIPAssociation(this, 'EipAssociation', {
       allocationId: this.elasticIp.attrAllocationId,
       instanceId: this.instance.instanceId,
     });
+    // The address moves once the new broker answers: on a replacement it stays on the old instance
+    // (which serves until the new boot takes the data volume over from it) until the new boot
+    // signalled SUCCESS, and a boot that fails never gets it. On a first deploy the association
+    // follows the boot, so the boot must not wait for the address (it does not: it advertises the
+    // allocated address, known before any association). No cycle: the condition depends on neither
+    // the instance nor the association, and the user data names the EIP's PublicIp, not the association.
+    association.node.addDependency(this.releaseSignal.condition);
 
-    if (props.amiId) {
-      Validations.of(this.instance).acknowledge({
-        id: 'CloudFormation-Validate::W9010',
-        reason: 'The AMI is pinned on purpose (-c amiId) so that a new AL2023 release does not replace the instance.',
-      });
-    }
+    Validations.of(this.instance).acknowledge({
+      id: 'CloudFormation-Validate::W9010',
+      reason:
+        'The AMI is pinned on purpose (cdk.context.json, `npm run ops -- image`) so that a new AL2023 release ' +
+        'does not replace the instance.',
+    });
     this.acknowledgeNagFindings();
   }
 

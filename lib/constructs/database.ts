@@ -126,7 +126,7 @@ export class Database extends Construct {
       Validations.of(this.instance).acknowledge({
         id: 'AwsSolutions-RDS3',
         reason:
-          'Multi-AZ doubles the instance cost; it is one flag away (-c multiAz=true, README "Outgrowing one box"). ' +
+          'Multi-AZ doubles the instance cost; it is one flag away (-c multiAz=true, docs/cluster.md). ' +
           'Without it a zone outage stops the cluster until RDS restores the instance; backups cover 7 days.',
       });
     }

@@ -16,9 +16,20 @@ export interface OpsClients {
   readonly rds: RDSClient;
 }
 
+/** Where the clients send their requests, when not to AWS itself. */
+export interface ClientOptions {
+  /**
+   * An AWS API emulator (test/ops/emulator runs the commands against moto's server this way).
+   * Without it the SDK's own endpoint settings apply: AWS_ENDPOINT_URL and
+   * AWS_ENDPOINT_URL_<SERVICE> also work for `npm run ops`
+   * (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
+   */
+  readonly endpoint?: string;
+}
+
 /** Clients from the standard credential chain (AWS_PROFILE, env vars, SSO, ...). */
-export function createClients(region?: string): OpsClients {
-  const config = region ? { region } : {};
+export function createClients(region?: string, options: ClientOptions = {}): OpsClients {
+  const config = { ...(region && { region }), ...(options.endpoint && { endpoint: options.endpoint }) };
   return {
     ec2: new EC2Client(config),
     cloudwatch: new CloudWatchClient(config),

@@ -77,7 +77,7 @@ export async function readStackOutputs(clients: OpsClients, stackName: string): 
     if (!value && isCluster(outputs)) {
       throw new OpsError(
         `stack "${stackName}" is a storage=postgres cluster (several brokers, no data volume): this step works on ` +
-          'single-instance stacks only (README, "Operating a cluster").',
+          'single-instance stacks only (docs/cluster.md, "Operating a cluster").',
       );
     }
     if (!value) {

@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readConfig } from '../../lib/config';
 import { MinnowPostgresStack } from '../../lib/postgres-stack';
-import { REPO_ROOT } from './synth';
+import { REMEMBERED_IMAGE, REPO_ROOT } from './synth';
 import { kitTempDir } from './temp-dirs';
 
 /** What `npx cdk deploy -c storage=postgres -c availabilityZones=... -c allowedCidr=...` passes. */
@@ -13,6 +13,8 @@ export const CLUSTER_CONTEXT = {
   allowedCidr: '203.0.113.0/24',
   storage: 'postgres',
   availabilityZones: 'eu-west-2a,eu-west-2b',
+  // The helper builds stack MinnowCluster without -c stackName: its remembered keys are Minnow's.
+  ...REMEMBERED_IMAGE,
 } as const;
 
 const CDK_JSON_CONTEXT = (

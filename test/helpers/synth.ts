@@ -8,8 +8,24 @@ import { MinnowStack } from '../../lib/minnow-stack';
 import { kitTempDir } from './temp-dirs';
 
 export const REPO_ROOT = path.join(__dirname, '..', '..');
-/** availabilityZone: what `npm run ops -- preflight` writes to cdk.context.json before a first deploy. */
-export const BASE_CONTEXT = { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a' } as const;
+/** A fixed fake AMI id: what `npm run ops -- preflight` remembers as the image (x86_64, like t3.micro). */
+export const TEST_AMI_ID = 'ami-0abcdef1234567890';
+/** What `npm run ops -- preflight` writes to cdk.context.json for stack Minnow before a first deploy. */
+export const REMEMBERED_IMAGE = {
+  'minnow:Minnow:amiId': TEST_AMI_ID,
+  'minnow:Minnow:amiArchitecture': 'x86_64',
+} as const;
+/** For an arm64 (Graviton) type: the image preflight would have pinned for it. */
+export const REMEMBERED_ARM_IMAGE = {
+  'minnow:Minnow:amiId': 'ami-0abcdef123456789a',
+  'minnow:Minnow:amiArchitecture': 'arm64',
+} as const;
+/** availabilityZone and the image: what `npm run ops -- preflight` writes before a first deploy. */
+export const BASE_CONTEXT = {
+  allowedCidr: '203.0.113.0/24',
+  availabilityZone: 'eu-west-2a',
+  ...REMEMBERED_IMAGE,
+} as const;
 
 /** cdk.json's context (the feature flags), which `cdk synth` passes to the app and tests must too. */
 const CDK_JSON_CONTEXT = (

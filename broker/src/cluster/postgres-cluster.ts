@@ -170,7 +170,7 @@ export class PostgresCluster implements Cluster {
     if (this.held.has(k)) return ErrorCode.NONE;
     let pending = this.claiming.get(k);
     if (!pending) {
-      pending = this.claimNow(kind, key);
+      pending = this.claimAfterRenewal(kind, key);
       this.claiming.set(k, pending);
       void pending.finally(() => this.claiming.delete(k)).catch(() => {});
     }
@@ -203,6 +203,16 @@ export class PostgresCluster implements Cluster {
       client.release(err as Error);
       throw err;
     }
+  }
+
+  /**
+   * A claim waits for a renewal in flight: that renewal chose the keys to keep before the claim
+   * began, so it would delete the new row (and the broker would think it held a key the database
+   * no longer gives it). Renewals that start later keep the key: it is in `claiming` from now on.
+   */
+  private async claimAfterRenewal(kind: CoordinatorKind, key: string): Promise<boolean> {
+    await this.ticking?.catch(() => {});
+    return this.claimNow(kind, key);
   }
 
   private async claimNow(kind: CoordinatorKind, key: string): Promise<boolean> {
@@ -252,7 +262,10 @@ export class PostgresCluster implements Cluster {
 
   private async tick(): Promise<void> {
     const started = this.mono();
-    const keep = [...this.held, ...this.claiming.keys()];
+    // Only what was held when the renewal began is judged by its answer: a claim that completes
+    // meanwhile may have committed after the renewal read the leases.
+    const heldBefore = [...this.held];
+    const keep = [...heldBefore, ...this.claiming.keys()];
     let result;
     try {
       result = await this.withClient((client) => renew(client, this.reg, keep));
@@ -274,7 +287,7 @@ export class PostgresCluster implements Cluster {
       return;
     }
     // A lease the database no longer has for us (it ran out while we could not renew) is lost.
-    for (const k of [...this.held]) if (!result.held.has(k)) this.drop(k);
+    for (const k of heldBefore) if (!result.held.has(k)) this.drop(k);
     // Back from a lapse: the LISTEN connection lived through the same loss; a new one, and
     // whatever was announced meanwhile is looked at again (onReconnect).
     if (this.lapsed) this.listener?.restart();

@@ -1,4 +1,5 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
+import type { Socket } from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { DiskSpace } from '../storage/disk-space';
@@ -15,7 +16,7 @@ import { Authorizer } from './authorizer';
 import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
 import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
-import { AuthFailureLimiter } from './sasl/auth-failure-limiter';
+import { LoginThrottle } from './sasl/login-throttle';
 import { ensureBootstrapAdmin } from './sasl/bootstrap-admin';
 import type { SaslServices } from './sasl/sasl-authenticator';
 import { ConnectionRegistry } from './connection-registry';
@@ -31,7 +32,7 @@ import { retryIfDiskFull } from './space-retry';
 import type { KafkaPrincipal } from './session';
 import { isReservedTopic } from './topic-names';
 import { openListenerServers } from './listener-servers';
-import { describeListeners, ResolvedListener, resolveListeners, usesTls } from './listeners';
+import { describeListeners, ResolvedListener, resolveListeners, usesSasl, usesTls } from './listeners';
 import type { Session } from './session';
 import { ReloadOutcome, TlsCertificates } from './tls-certificates';
 import { describeCertificate } from './tls-material';
@@ -96,6 +97,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   checkConfig(config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
+  if (config.saslMaxFailuresPerAddress !== undefined)
+    logger.warn(
+      'MINNOW_SASL_MAX_FAILURES_PER_ADDRESS is deprecated and has no effect: failed logins no longer lock an address out (that refused the right passwords of everyone behind it); they are answered later and later instead, see MINNOW_SASL_FAILED_LOGIN_MAX_DELAY_MS and MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP. Remove the setting.',
+      { value: config.saslMaxFailuresPerAddress },
+    );
   const storage: Storage = await openStorage(config.storageUrl, {
     synchronous: config.sqliteSynchronous,
     walMaxBytes: config.walMaxBytes,
@@ -227,8 +233,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     mechanisms: config.saslMechanisms,
     lookup: (user, mechanism) => storage.scramCredential(user, mechanism),
     maxReauthMs: config.connectionsMaxReauthMs,
-    failureDelayMs: config.connectionFailedAuthenticationDelayMs,
-    limiter: new AuthFailureLimiter(config.saslMaxFailuresPerAddress),
+    throttle: new LoginThrottle({
+      baseDelayMs: config.connectionFailedAuthenticationDelayMs,
+      maxDelayMs: Math.max(config.saslFailedLoginMaxDelayMs, config.connectionFailedAuthenticationDelayMs),
+      maxUnauthenticatedPerAddress: config.maxUnauthenticatedConnectionsPerIp,
+    }),
     now,
     onFailure: (fields) => warnings.log('warn', 'SASL authentication failed', fields),
   };
@@ -247,11 +256,26 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         storage,
         dbPath: sqliteFile?.path,
         connections: () => connections.size,
+        logins: sasl.throttle,
       },
       { apiKeys: [...handlers.keys()] },
     );
   }
   let nextConnectionId = 1;
+  /** A sasl+ connection takes one of its address's unauthenticated slots (login-throttle.ts) or is closed. */
+  const admitUnauthenticated = (socket: Socket): boolean => {
+    const address = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    if (sasl.throttle.tryOpen(address)) return true;
+    socket.on('error', () => {});
+    socket.destroy();
+    const max = sasl.throttle.maxUnauthenticatedPerAddress;
+    warnings.warn(
+      `refusing connection from ${address}: ${max} connections from it have not logged in yet or failed within their delay (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP=${max})`,
+      { remote: address, open: sasl.throttle.unauthenticatedFrom(address) },
+      'refused unauthenticated',
+    );
+    return false;
+  };
   const hasTls = listeners.some((l) => usesTls(l.securityProtocol));
   /** A start-up failure after this point lets go of what was opened, the database (and its lock) last. */
   const releaseCore = async () => {
@@ -284,6 +308,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     {
       admit: (socket) => registry.admit(socket),
       open: (socket, listener, principal) => {
+        if (usesSasl(listener.securityProtocol) && !admitUnauthenticated(socket)) return;
         const c = new Connection(socket, context, handlers, nextConnectionId++, shared, listener);
         if (principal) c.session.principal = principal; // mTLS, before the connection's first request
         registry.attach(socket, c);

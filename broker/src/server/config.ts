@@ -106,8 +106,12 @@ export interface BrokerConfig {
   connectionsMaxReauthMs: number;
   /** A failed authentication is answered (and its connection closed) this much later (connection.failed.authentication.delay.ms). */
   connectionFailedAuthenticationDelayMs: number;
-  /** Failed logins per client address and minute before that address's logins are refused unchecked; 0: no limit. */
-  saslMaxFailuresPerAddress: number;
+  /** The longest a failed login is answered after (the delay doubles per failure of an address and user). */
+  saslFailedLoginMaxDelayMs: number;
+  /** Connections of sasl+ listeners from one address not (yet) logged in, or failed and within their delay. */
+  maxUnauthenticatedConnectionsPerIp: number;
+  /** Deprecated (MINNOW_SASL_MAX_FAILURES_PER_ADDRESS): accepted, no effect; the broker warns when it is set. */
+  saslMaxFailuresPerAddress: number | undefined;
   /** The SCRAM user created at start from adminPasswordFile when it does not exist. */
   adminUser: string;
   /** A file holding the bootstrap admin's password (first line); undefined: no bootstrap user. */
@@ -183,7 +187,7 @@ export const SETTINGS = [
     flag: 'storage',
     doc: 'where state lives',
     default: DEFAULT_STORAGE_URL,
-    expected: 'sqlite://PATH, sqlite:///ABS/PATH or memory://',
+    expected: 'sqlite://PATH, sqlite:///ABS/PATH, memory:// or postgres://USER[:PASSWORD]@HOST[:PORT]/DB',
     parse: storageUrlOrUndefined,
   },
   {
@@ -577,17 +581,35 @@ export const SETTINGS = [
     key: 'connectionFailedAuthenticationDelayMs',
     env: 'CONNECTION_FAILED_AUTHENTICATION_DELAY_MS',
     flag: 'connection-failed-authentication-delay-ms',
-    doc: "a failed SASL authentication is answered, and its connection closed, this much later (connection.failed.authentication.delay.ms; Kafka's default)",
+    doc: "a failed SASL authentication is answered, and its connection closed, this much later (connection.failed.authentication.delay.ms; Kafka's default); further failures of the same address and user wait longer (MINNOW_SASL_FAILED_LOGIN_MAX_DELAY_MS); 0: no delay at all",
     default: '100',
     expected: 'an integer 0..60000 (ms)',
     parse: int(0, 60_000),
   },
   {
+    key: 'saslFailedLoginMaxDelayMs',
+    env: 'MINNOW_SASL_FAILED_LOGIN_MAX_DELAY_MS',
+    flag: 'sasl-failed-login-max-delay-ms',
+    doc: 'a failed SASL login waits CONNECTION_FAILED_AUTHENTICATION_DELAY_MS, doubled for each earlier failure of the same client address and user in the last 10 minutes, up to this; a correct password is never delayed, and other users from the address are not slowed',
+    default: '5000',
+    expected: 'an integer 0..60000 (ms)',
+    parse: int(0, 60_000),
+  },
+  {
+    key: 'maxUnauthenticatedConnectionsPerIp',
+    env: 'MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP',
+    flag: 'max-unauthenticated-connections-per-ip',
+    doc: 'connections of sasl+ listeners from one IP address that have not logged in yet (a failed one counts until its delay is over, even if the client hung up); further ones are closed on arrival, logged and counted (minnow_sasl_connections_refused_total)',
+    default: '32',
+    expected: 'an integer 1..2147483647',
+    parse: int(1, 2 ** 31 - 1),
+  },
+  {
     key: 'saslMaxFailuresPerAddress',
     env: 'MINNOW_SASL_MAX_FAILURES_PER_ADDRESS',
     flag: 'sasl-max-failures-per-address',
-    doc: 'failed SASL logins one client address may make per minute; past it, its logins fail without their credentials being checked until the minute is over; 0: no limit',
-    default: '10',
+    doc: 'deprecated, no effect (accepted so existing settings still start; the broker logs a warning): failed logins no longer lock an address out, they are delayed (MINNOW_SASL_FAILED_LOGIN_MAX_DELAY_MS)',
+    default: undefined,
     expected: 'an integer 0..1000000',
     parse: int(0, 1_000_000),
   },

@@ -19,6 +19,7 @@ import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session }
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
 import { StorageError } from '../storage/storage';
 import { errorAnswer } from './error-answers';
+import { unservedAnswer } from './unserved-answers';
 import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
@@ -160,6 +161,7 @@ export class Connection {
 
   private onClose(): void {
     this.closed = true;
+    this.sasl?.closed();
     this.waiting.length = 0;
     for (const slot of this.slots) slot.hold?.releaseAll();
     this.slots.length = 0;
@@ -275,6 +277,14 @@ export class Connection {
         this.releaseRequest(reserved);
         return;
       }
+      const unserved = !handler && spec ? unservedAnswer(spec, apiVersion) : null;
+      if (unserved) {
+        this.push(correlationId, apiKey, apiVersion, unserved);
+        this.broker.metrics?.requested(apiKey);
+        this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
+        this.releaseRequest(reserved);
+        return;
+      }
       if (!handler || !spec) {
         this.reject('unsupported API key', new DecodeError(`API key ${apiKey} is not supported`), {
           apiKey,
@@ -329,6 +339,7 @@ export class Connection {
         if (quotasOn) sent = this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
         else if (body !== null && !this.closed)
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+        if (ctx.mutationThrottleMs && !this.closed) this.mute(ctx.mutationThrottleMs);
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
         if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
         slot.done = true;

@@ -30,7 +30,7 @@ export interface TopicConfigDef {
   validator: Validator | null;
   /** Broker configs that supply the default, highest priority first (ServerTopicConfigSynonyms). */
   serverSynonyms: readonly string[];
-  /** Whether minnow acts on the value (README, configuration section). */
+  /** Whether minnow acts on the value (docs/configuration.md, "Topic and broker configs"). */
   applied: boolean;
   /** Kafka's documentation of the config (DescribeConfigs v3+). */
   doc: string;

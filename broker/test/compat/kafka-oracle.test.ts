@@ -8,6 +8,17 @@ describe('kafka-oracle launcher', () => {
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
+  it('never makes an id that starts with "-" or a reserved one, as Kafka\'s Uuid.randomUuid (a leading "-" reads as a flag)', () => {
+    const dash = Buffer.alloc(16, 0xf8); // base64url of 0xf8... starts with '-'
+    const zero = Buffer.alloc(16);
+    const plain = Buffer.alloc(16, 0x41);
+    const outputs = [dash, zero, dash, plain];
+    const id = randomClusterId(() => outputs.shift()!);
+    expect(dash.toString('base64url').startsWith('-')).toBe(true);
+    expect(id).toBe(plain.toString('base64url'));
+    expect(outputs).toHaveLength(0);
+  });
+
   it('writes a one-node KRaft config on 127.0.0.1 with single-replica internal topics', () => {
     const text = serverProperties({
       dataDir: '/tmp/k',

@@ -29,6 +29,8 @@ const KAFKA_SENDS_NULL: Record<string, string[]> = {
   ConsumerGroupHeartbeatResponse: ['Assignment'],
   // DescribeClientQuotasRequest.getErrorResponse: a refused filter answers entries null.
   DescribeClientQuotasResponse: ['Entries'],
+  // KRaftMetadataCache.describeTopicResponse: no cursor once every partition is answered.
+  DescribeTopicPartitionsResponse: ['NextCursor'],
 };
 
 const camel = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -451,6 +453,22 @@ describe('responses never carry null where Kafka sends empty', () => {
         body: () => ({ ...m.defaultElectLeadersRequest(), electionType: 1, topicPartitions: null, timeoutMs: 5000 }),
       },
     ],
+    [ApiKey.AlterPartitionReassignments]: [
+      {
+        name: 'same, other, cancel, unknown',
+        body: () => ({
+          timeoutMs: 5000,
+          topics: [
+            {
+              name: 't',
+              partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, replicas: [partitionIndex + 1] })),
+            },
+            { name: 't', partitions: [{ partitionIndex: 0, replicas: null }] },
+            { name: 'nope', partitions: [{ partitionIndex: 0, replicas: [1] }] },
+          ],
+        }),
+      },
+    ],
     [ApiKey.ListPartitionReassignments]: [
       { name: 'all', body: () => ({ timeoutMs: 5000, topics: null }) },
       { name: 'named', body: () => ({ timeoutMs: 5000, topics: [{ name: 't', partitionIndexes: [0] }] }) },
@@ -521,6 +539,37 @@ describe('responses never carry null where Kafka sends empty', () => {
     ],
     [ApiKey.DescribeTransactions]: [
       { name: 'unknown and empty', body: () => ({ transactionalIds: ['nulls-none', ''] }) },
+    ],
+    [ApiKey.DescribeTopicPartitions]: [
+      { name: 'all', body: () => ({ topics: [], responsePartitionLimit: 1, cursor: null }) },
+      { name: 'named', body: () => ({ topics: [{ name: 't' }, { name: 'nope' }], cursor: null }) },
+    ],
+    [ApiKey.DescribeProducers]: [
+      {
+        name: 'known, unknown',
+        body: () => ({
+          topics: [
+            { name: 't', partitionIndexes: [0, 99] },
+            { name: 'nope', partitionIndexes: [0] },
+          ],
+        }),
+      },
+    ],
+    [ApiKey.WriteTxnMarkers]: [
+      {
+        name: 'old epoch, unknown',
+        body: () => ({
+          markers: [
+            {
+              producerId: 1n,
+              producerEpoch: 0,
+              transactionResult: false,
+              coordinatorEpoch: 0,
+              topics: [{ name: 'nope', partitionIndexes: [0] }],
+            },
+          ],
+        }),
+      },
     ],
     [ApiKey.ListTransactions]: [
       {

@@ -38,7 +38,6 @@ export async function startSaslBroker(
         { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
       ],
       connectionFailedAuthenticationDelayMs: 0,
-      saslMaxFailuresPerAddress: 0,
       // These tests are about logging in; with a sasl+ listener the broker is closed by default
       // (ALLOW_EVERYONE_IF_NO_ACL_FOUND), which sasl-acl.test.ts tests.
       allowEveryoneIfNoAclFound: true,

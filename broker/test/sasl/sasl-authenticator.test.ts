@@ -1,22 +1,24 @@
-// The per-connection SASL state (server/sasl/sasl-authenticator.ts) and the per-address failure
-// limit, without sockets: the principal a login sets, the failure delay, the limiter's bound.
+// The per-connection SASL state (server/sasl/sasl-authenticator.ts) without sockets: the principal
+// a login sets, the failure delay, and the unauthenticated slot a connection holds (login-throttle.ts).
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { plainMessage } from '../../src/sasl/scram-client';
 import { credentialFromPassword, ScramCredential } from '../../src/sasl/scram-crypto';
-import { AuthFailureLimiter } from '../../src/server/sasl/auth-failure-limiter';
+import { LoginThrottle } from '../../src/server/sasl/login-throttle';
 import { SaslAuthenticator, SaslServices } from '../../src/server/sasl/sasl-authenticator';
 import { newSession } from '../../src/server/session';
 
 const SASL_LISTENER = { name: 'SASL_PLAINTEXT', securityProtocol: 'SASL_PLAINTEXT' } as const;
+
+const throttle = (baseDelayMs: number) =>
+  new LoginThrottle({ baseDelayMs, maxDelayMs: 8 * baseDelayMs, maxUnauthenticatedPerAddress: 100 });
 
 function services(over: Partial<SaslServices> = {}, users: Record<string, ScramCredential> = {}): SaslServices {
   return {
     mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'],
     lookup: (user, mechanism) => users[`${user}/${mechanism}`],
     maxReauthMs: 0,
-    failureDelayMs: 0,
-    limiter: new AuthFailureLimiter(0),
+    throttle: throttle(0),
     now: () => 0,
     ...over,
   };
@@ -44,7 +46,7 @@ describe('SaslAuthenticator', () => {
   it('answers a failure only after CONNECTION_FAILED_AUTHENTICATION_DELAY_MS, then refuses everything', async () => {
     jest.useFakeTimers();
     try {
-      const auth = new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), services({ failureDelayMs: 100 }));
+      const auth = new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), services({ throttle: throttle(100) }));
       let answer: unknown;
       void auth.handshake('GSSAPI', 1).then((r) => (answer = r));
       await jest.advanceTimersByTimeAsync(99);
@@ -79,29 +81,60 @@ describe('SaslAuthenticator', () => {
   });
 });
 
-describe('AuthFailureLimiter', () => {
-  it('blocks an address at its limit until its minute is over, and forgets others', () => {
-    const l = new AuthFailureLimiter(2);
-    l.recordFailure('a', 0);
-    expect(l.blocked('a', 1)).toBe(false);
-    l.recordFailure('a', 1);
-    expect(l.blocked('a', 2)).toBe(true);
-    expect(l.blocked('b', 2)).toBe(false);
-    expect(l.blocked('a', 60_000)).toBe(false);
+describe('the unauthenticated slot a SASL connection holds', () => {
+  const opened = (t: LoginThrottle) => (expect(t.tryOpen('10.0.0.1')).toBe(true), t);
+
+  it('is given back at the login, or at the close of a connection that never failed', async () => {
+    const users = { 'alice/SCRAM-SHA-256': await credentialFromPassword('SCRAM-SHA-256', 'pw') };
+    const t = opened(throttle(0));
+    const auth = new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), services({ throttle: t }, users));
+    await auth.handshake('PLAIN', 1);
+    expect(t.unauthenticatedFrom('10.0.0.1')).toBe(1);
+    await auth.authenticate(plainMessage('alice', 'pw'));
+    expect(t.unauthenticatedFrom('10.0.0.1')).toBe(0);
+    auth.closed(); // given back once only
+    const t2 = opened(throttle(0));
+    new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), services({ throttle: t2 })).closed();
+    expect(t2.unauthenticatedFrom('10.0.0.1')).toBe(0);
   });
 
-  it('remembers at most 10,000 addresses (the oldest go first)', () => {
-    const l = new AuthFailureLimiter(1);
-    for (let i = 0; i < 25_000; i++) l.recordFailure(`10.0.${i >> 8}.${i & 255}`, 0);
-    expect(l.size).toBe(10_000);
-    expect(l.blocked('10.0.0.0', 0)).toBe(false); // the first one was forgotten
-    expect(l.blocked(`10.0.${24_999 >> 8}.${24_999 & 255}`, 0)).toBe(true);
+  it('a failed one holds it until its delay is over, even when the client hung up first', async () => {
+    jest.useFakeTimers();
+    try {
+      const t = opened(throttle(100));
+      const auth = new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), services({ throttle: t }));
+      await auth.handshake('PLAIN', 1);
+      let answer: unknown;
+      // Not three tokens: fails without a password derivation (which fake timers would not wait for).
+      void auth.authenticate(Buffer.from('mallory\0guess')).then((r) => (answer = r));
+      await jest.advanceTimersByTimeAsync(1);
+      auth.closed();
+      expect(t.unauthenticatedFrom('10.0.0.1')).toBe(1);
+      await jest.advanceTimersByTimeAsync(99);
+      expect(answer).toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED });
+      expect(t.unauthenticatedFrom('10.0.0.1')).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
+});
 
-  it('0 means no limit and remembers nothing', () => {
-    const l = new AuthFailureLimiter(0);
-    for (let i = 0; i < 100; i++) l.recordFailure('a', 0);
-    expect(l.blocked('a', 0)).toBe(false);
-    expect(l.size).toBe(0);
-  });
+it('a close while the credentials are being checked leaves the slot to the outcome', async () => {
+  let openGate: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const lookup = async () => {
+    await gate;
+    return undefined;
+  };
+  const t = throttle(0);
+  t.tryOpen('10.0.0.1');
+  const auth = new SaslAuthenticator(newSession(SASL_LISTENER, '10.0.0.1'), { ...services({ throttle: t }), lookup });
+  await auth.handshake('PLAIN', 1);
+  const answer = auth.authenticate(plainMessage('mallory', 'guess'));
+  auth.closed();
+  expect(t.unauthenticatedFrom('10.0.0.1')).toBe(1);
+  openGate();
+  expect(await answer).toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED });
+  expect(t.unauthenticatedFrom('10.0.0.1')).toBe(0);
+  expect(t.failuresOf('10.0.0.1', 'mallory', 0)).toBe(1);
 });

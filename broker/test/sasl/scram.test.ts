@@ -94,7 +94,7 @@ describe('SCRAM-SHA-256 server (RFC 7677 test vector)', () => {
     for (const final of [badProof, badNonce, badBinding]) {
       const server = new ScramServer('SCRAM-SHA-256', lookup, { serverNonce: () => RFC7677.serverNonce });
       await server.step(Buffer.from(RFC7677.clientFirst));
-      expect(await server.step(Buffer.from(final))).toEqual({ kind: 'failed' });
+      expect(await server.step(Buffer.from(final))).toEqual({ kind: 'failed', user: 'user' });
     }
   });
 });
@@ -115,8 +115,8 @@ describe.each(['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const)('%s round trip', (mec
     expect(await login('alice', 's3cret', lookup)).toMatchObject({ kind: 'done', user: 'alice' });
     const wrong = await login('alice', 'nope', lookup);
     const unknown = await login('mallory', 's3cret', lookup);
-    expect(wrong).toEqual({ kind: 'failed' });
-    expect(unknown).toEqual({ kind: 'failed' });
+    expect(wrong).toEqual({ kind: 'failed', user: 'alice' });
+    expect(unknown).toEqual({ kind: 'failed', user: 'mallory' });
   });
 
   it('an unknown user gets a salt that stays the same between attempts (no tell)', async () => {
@@ -138,7 +138,7 @@ describe.each(['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const)('%s round trip', (mec
     const first = await server.step(client.firstMessage());
     expect(first.kind).toBe('continue');
     const final = await server.step(await client.finalMessage((first as { response: Buffer }).response));
-    expect(final).toEqual({ kind: 'failed' });
+    expect(final).toEqual({ kind: 'failed', user: 'alice' });
   });
 
   it('tokenauth=false is an ordinary login', async () => {
@@ -181,10 +181,12 @@ describe('PLAIN server against stored SCRAM keys', () => {
     expect(await new PlainServer(lookup).step(plainMessage('alice', 'pX'))).toEqual({
       kind: 'failed',
       message: PLAIN_INVALID,
+      user: 'alice',
     });
     expect(await new PlainServer(lookup).step(plainMessage('nobody', 'pw'))).toEqual({
       kind: 'failed',
       message: PLAIN_INVALID,
+      user: 'nobody',
     });
   });
 

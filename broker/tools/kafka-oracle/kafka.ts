@@ -126,9 +126,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Kafka's Uuid.toString(): 16 random bytes, URL-safe base64 without padding (what `kafka-storage random-uuid` prints). */
-export function randomClusterId(): string {
-  return randomBytes(16).toString('base64url');
+/** Kafka's reserved ids (Uuid.RESERVED): the all-zero id and the metadata topic's. */
+const RESERVED_UUIDS = new Set(['AAAAAAAAAAAAAAAAAAAAAA', 'AAAAAAAAAAAAAAAAAAAAAQ']);
+
+/**
+ * Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64 without padding (what
+ * `kafka-storage random-uuid` prints). Like Kafka, never a reserved id and never one that starts
+ * with '-': `kafka-storage format --cluster-id -Vf...` reads it as a flag and exits (1 start in 64).
+ */
+export function randomClusterId(bytes: () => Buffer = () => randomBytes(16)): string {
+  for (;;) {
+    const id = bytes().toString('base64url');
+    if (!RESERVED_UUIDS.has(id) && !id.startsWith('-')) return id;
+  }
 }
 
 export function serverProperties(p: {

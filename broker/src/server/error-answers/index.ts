@@ -13,6 +13,7 @@ import type { RequestContext } from '../context';
 import * as admin from './admin';
 import * as coordinators from './coordinators';
 import * as partitions from './partitions';
+import * as tools from './tools';
 import type { AnswerError, ErrorAnswerBuilder } from './types';
 
 /**
@@ -73,6 +74,10 @@ const ANSWERS = new Map<number, { kind: Kind; build: ErrorAnswerBuilder<any, unk
   [ApiKey.SaslHandshake, { kind: 'storage', build: admin.saslHandshakeError }],
   [ApiKey.SaslAuthenticate, { kind: 'storage', build: admin.saslAuthenticateError }],
   [ApiKey.ApiVersions, { kind: 'storage', build: admin.apiVersionsError }],
+  [ApiKey.DescribeTopicPartitions, { kind: 'storage', build: tools.describeTopicPartitionsError }],
+  [ApiKey.AlterPartitionReassignments, { kind: 'storage', build: tools.alterPartitionReassignmentsError }],
+  [ApiKey.DescribeProducers, { kind: 'storage', build: tools.describeProducersError }],
+  [ApiKey.WriteTxnMarkers, { kind: 'storage', build: tools.writeTxnMarkersError }],
 ]);
 
 /** The API keys that have an error answer (the unit test holds this to every API the broker serves). */

@@ -4,6 +4,7 @@ import type { ApiHandler } from '../context';
 import { addOffsetsToTxnHandler } from './add-offsets-to-txn';
 import { addPartitionsToTxnHandler } from './add-partitions-to-txn';
 import { alterClientQuotasHandler } from './alter-client-quotas';
+import { alterPartitionReassignmentsHandler } from './alter-partition-reassignments';
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
@@ -18,6 +19,8 @@ import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
+import { describeProducersHandler } from './describe-producers';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions';
 import { describeTransactionsHandler } from './describe-transactions';
 import { electLeadersHandler } from './elect-leaders';
 import { endTxnHandler } from './end-txn';
@@ -32,6 +35,7 @@ import { produceHandler } from './produce';
 import { saslAuthenticateHandler } from './sasl-authenticate';
 import { saslHandshakeHandler } from './sasl-handshake';
 import { txnOffsetCommitHandler } from './txn-offset-commit';
+import { writeTxnMarkersHandler } from './write-txn-markers';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials';
 
@@ -55,12 +59,14 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     createPartitionsHandler,
     incrementalAlterConfigsHandler,
     describeClusterHandler,
+    describeTopicPartitionsHandler,
     // Admin APIs answered with Kafka's error or empty result for what one broker without ACLs has.
     describeAclsHandler,
     createAclsHandler,
     deleteAclsHandler,
     describeLogDirsHandler,
     electLeadersHandler,
+    alterPartitionReassignmentsHandler,
     listPartitionReassignmentsHandler,
     // Transactions (src/transactions, KIP-98).
     addPartitionsToTxnHandler,
@@ -69,6 +75,8 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     endTxnHandler,
     describeTransactionsHandler,
     listTransactionsHandler,
+    describeProducersHandler,
+    writeTxnMarkersHandler,
     ...groupHandlers,
     consumerGroupHeartbeatHandler,
     describeClientQuotasHandler,

@@ -31,6 +31,8 @@ export interface MetricSources {
   dbPath: string | undefined;
   /** Client connections open now. */
   connections(): number;
+  /** SASL login counts (server/sasl/login-throttle.ts); undefined without sasl+ listeners. */
+  logins?: { readonly failedLogins: number; readonly refusedConnections: number };
 }
 
 export interface BrokerMetricsOptions {
@@ -62,6 +64,8 @@ export class BrokerMetrics {
   private readonly bytesInTotal: Counter;
   private readonly bytesOutTotal: Counter;
   private readonly recordsInTotal: Counter;
+  private readonly failedLogins: Counter;
+  private readonly refusedUnauthenticated: Counter;
   private readonly groupLag: Gauge<'group'>;
   private readonly groupLagMax: Gauge;
   private readonly groups: Gauge;
@@ -105,6 +109,16 @@ export class BrokerMetrics {
     this.recordsInTotal = new Counter({
       name: 'minnow_records_in_total',
       help: 'Records stored by Produce',
+      registers,
+    });
+    this.failedLogins = new Counter({
+      name: 'minnow_sasl_failed_logins_total',
+      help: 'SASL logins refused (wrong password, unknown user, unsupported mechanism ...); each answered after its delay',
+      registers,
+    });
+    this.refusedUnauthenticated = new Counter({
+      name: 'minnow_sasl_connections_refused_total',
+      help: 'Connections of sasl+ listeners closed on arrival: their address held MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP connections not logged in (or failed within their delay)',
       registers,
     });
     this.groupLag = new Gauge({
@@ -198,6 +212,8 @@ export class BrokerMetrics {
     setCounter(this.bytesInTotal, this.bytesIn);
     setCounter(this.recordsInTotal, this.recordsIn);
     setCounter(this.bytesOutTotal, this.bytesOut);
+    setCounter(this.failedLogins, this.sources.logins?.failedLogins ?? 0);
+    setCounter(this.refusedUnauthenticated, this.sources.logins?.refusedConnections ?? 0);
 
     const { storage, dbPath } = this.sources;
     // Storage first (each await may let requests run), then every gauge set at once.

@@ -30,8 +30,11 @@ import type { ClientFirstMessage, ServerFirstMessage } from '../../sasl/scram-me
 export type SaslStep =
   | { kind: 'continue'; response: Buffer }
   | { kind: 'done'; response: Buffer; user: string }
-  /** `message` is what the client is told; undefined: the generic "invalid credentials" text. */
-  | { kind: 'failed'; message?: string };
+  /**
+   * `message` is what the client is told; undefined: the generic "invalid credentials" text.
+   * `user`: the user the client claimed, when the exchange got that far (failures are counted per user).
+   */
+  | { kind: 'failed'; message?: string; user?: string };
 
 export interface SaslMechanismServer {
   readonly mechanism: string;
@@ -89,8 +92,8 @@ export class PlainServer implements SaslMechanismServer {
     const mechanism = found?.mechanism ?? 'SCRAM-SHA-256';
     const credential = found?.credential ?? fakeCredential(mechanism, user);
     const ok = (await passwordMatches(mechanism, credential, password)) && found !== undefined;
-    if (!ok) return { kind: 'failed', message: PLAIN_INVALID };
-    if (authzid !== '' && authzid !== user) return { kind: 'failed', message: AUTHZID_MISMATCH };
+    if (!ok) return { kind: 'failed', message: PLAIN_INVALID, user };
+    if (authzid !== '' && authzid !== user) return { kind: 'failed', message: AUTHZID_MISMATCH, user };
     return { kind: 'done', response: Buffer.alloc(0), user };
   }
 }
@@ -120,7 +123,7 @@ export class ScramServer implements SaslMechanismServer {
       return { kind: 'failed' };
     } catch (err) {
       this.state = 'over';
-      if (err instanceof ScramFormatError) return { kind: 'failed' };
+      if (err instanceof ScramFormatError) return { kind: 'failed', user: this.clientFirst?.user };
       throw err;
     }
   }
@@ -129,7 +132,7 @@ export class ScramServer implements SaslMechanismServer {
     this.state = 'over';
     const cf = parseClientFirst(text);
     if (cf.authorizationId !== '' && cf.authorizationId !== cf.user)
-      return { kind: 'failed', message: AUTHZID_MISMATCH };
+      return { kind: 'failed', message: AUTHZID_MISMATCH, user: cf.user };
     const stored = await this.lookup(cf.user, this.mechanism);
     // tokenauth=true asks for a delegation token's credential: minnow has no delegation tokens, so
     // such a login goes the way of an unknown user.
@@ -156,14 +159,14 @@ export class ScramServer implements SaslMechanismServer {
     const final = parseClientFinal(text);
     // Kafka checks endsWith, not equality: librdkafka 2.0.2 (kcat 1.7) sends its own nonce again in front
     // of the server's (seen from kcat 1.7 / librdkafka 2.0.2), and signs what it sent.
-    if (!final.nonce.endsWith(sf.nonce)) return { kind: 'failed' };
-    if (Buffer.from(final.channelBinding, 'base64').toString('latin1') !== cf.gs2Header) return { kind: 'failed' };
+    const failed: SaslStep = { kind: 'failed', user: cf.user };
+    if (!final.nonce.endsWith(sf.nonce)) return failed;
+    if (Buffer.from(final.channelBinding, 'base64').toString('latin1') !== cf.gs2Header) return failed;
     const authMessage = `${cf.bare},${formatServerFirst(sf)},${final.withoutProof}`;
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);
-    if (final.proof.length !== clientSignature.length) return { kind: 'failed' };
+    if (final.proof.length !== clientSignature.length) return failed;
     const clientKey = xor(final.proof, clientSignature);
-    if (!constantTimeEqual(hash(this.mechanism, clientKey), credential.storedKey) || !this.known)
-      return { kind: 'failed' };
+    if (!constantTimeEqual(hash(this.mechanism, clientKey), credential.storedKey) || !this.known) return failed;
     const serverSignature = hmac(this.mechanism, credential.serverKey, authMessage);
     return { kind: 'done', response: Buffer.from(formatServerFinal(serverSignature)), user: cf.user };
   }

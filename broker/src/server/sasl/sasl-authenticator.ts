@@ -1,8 +1,8 @@
 // One connection's SASL state on a sasl+tcp:// or sasl+tls:// listener, as Kafka's
 // SaslServerAuthenticator keeps it: until authenticated, only ApiVersions, SaslHandshake and then
 // SaslAuthenticate (or, after SaslHandshake v0, unframed tokens) are served; anything else closes
-// the connection. Failures are answered after CONNECTION_FAILED_AUTHENTICATION_DELAY_MS and the
-// connection is closed. KIP-368: with CONNECTIONS_MAX_REAUTH_MS > 0 a session expires; the client
+// the connection. Failures are answered after a delay that grows with the failures of the same
+// address and user (login-throttle.ts), and the connection is closed. KIP-368: with CONNECTIONS_MAX_REAUTH_MS > 0 a session expires; the client
 // re-authenticates on the live connection (SaslHandshake + SaslAuthenticate) as the same principal,
 // and once expired any other request closes the connection.
 // https://cwiki.apache.org/confluence/display/KAFKA/KIP-368%3A+Allow+SASL+Connections+to+Periodically+Re-Authenticate
@@ -11,8 +11,8 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { SaslAuthenticateResponse, SaslHandshakeResponse } from '../../protocol/messages';
 import { isScramMechanism } from '../../sasl/scram-crypto';
 import { principalToString, type Session } from '../session';
-import type { AuthFailureLimiter } from './auth-failure-limiter';
-import { CredentialLookup, PLAIN_INVALID, PlainServer, SaslMechanismServer, ScramServer } from './mechanism-servers';
+import type { LoginThrottle } from './login-throttle';
+import { CredentialLookup, PlainServer, SaslMechanismServer, SaslStep, ScramServer } from './mechanism-servers';
 
 /** What every SASL connection of a broker shares. */
 export interface SaslServices {
@@ -21,9 +21,8 @@ export interface SaslServices {
   lookup: CredentialLookup;
   /** CONNECTIONS_MAX_REAUTH_MS; 0: sessions never expire. */
   maxReauthMs: number;
-  /** CONNECTION_FAILED_AUTHENTICATION_DELAY_MS. */
-  failureDelayMs: number;
-  limiter: AuthFailureLimiter;
+  /** How long each failure waits before its answer; the unauthenticated-connection slots. */
+  throttle: LoginThrottle;
   now(): number;
   /** Told of each failure (who, from where, why), never of a password. */
   onFailure?(fields: Record<string, unknown>): void;
@@ -48,7 +47,14 @@ export class SaslAuthenticator {
   private reauthenticating = false;
   private badReauthMessage: string | undefined;
   private expiresAtMs: number | undefined;
-  private blockedAttempt = false;
+  /**
+   * The connection holds one of its address's unauthenticated slots (taken by the broker before
+   * the connection was made): until it logs in, closes, or its failure's delay is over.
+   */
+  private holdsSlot = true;
+  /** Credentials being checked: a close now leaves the slot to the outcome (a failure keeps it for its delay). */
+  private checking = false;
+  private connectionClosed = false;
 
   constructor(
     private readonly session: Session,
@@ -108,7 +114,6 @@ export class SaslAuthenticator {
       ? new ScramServer(mechanism, this.services.lookup)
       : new PlainServer(this.services.lookup);
     this.rawTokens = version === 0;
-    this.blockedAttempt = this.services.limiter.blocked(this.session.clientAddress, this.services.now());
     this.phase = 'authenticate';
     return { errorCode: ErrorCode.NONE, mechanisms };
   }
@@ -150,28 +155,37 @@ export class SaslAuthenticator {
     const server = this.server!;
     const generic = `Authentication failed during ${this.reauthenticating ? 're-authentication' : 'authentication'} due to invalid credentials with SASL mechanism ${server.mechanism}`;
     if (this.badReauthMessage) return this.failWith(this.badReauthMessage, { reason: 'mechanism changed' });
-    if (this.blockedAttempt) {
-      // Too many failures from this address: refused without looking at the credentials, in the
-      // same words as a wrong password.
-      return this.failWith(server.mechanism === 'PLAIN' ? PLAIN_INVALID : generic, {
-        reason: 'address over its failure limit',
+    this.checking = true;
+    let s: SaslStep;
+    try {
+      s = await server.step(token);
+    } catch (err) {
+      this.checking = false;
+      if (this.connectionClosed) this.releaseSlot();
+      throw err;
+    }
+    this.checking = false;
+    if (s.kind === 'failed')
+      return this.failWith(s.message ?? generic, {
+        user: s.user,
+        mechanism: server.mechanism,
+        reason: 'invalid credentials',
       });
+    if (s.kind === 'continue') {
+      if (this.connectionClosed) this.releaseSlot(); // no next step will come
+      return { ok: true, response: s.response, lifetimeMs: 0 };
     }
-    const s = await server.step(token);
-    if (s.kind === 'failed') {
-      this.services.limiter.recordFailure(this.session.clientAddress, this.services.now());
-      return this.failWith(s.message ?? generic, { mechanism: server.mechanism, reason: 'invalid credentials' });
-    }
-    if (s.kind === 'continue') return { ok: true, response: s.response, lifetimeMs: 0 };
     const principal = { principalType: 'User', name: s.user };
     if (this.reauthenticating && principalToString(principal) !== principalToString(this.session.principal)) {
       const was = this.session.principal;
       return this.failWith(
         `Cannot change principals during re-authentication from ${was.principalType}.${was.name}: ${principal.principalType}.${principal.name}`,
-        { reason: 'principal changed' },
+        { user: s.user, reason: 'principal changed' },
       );
     }
     this.session.principal = principal;
+    this.services.throttle.succeeded(this.session.clientAddress, s.user);
+    this.releaseSlot();
     this.authenticatedMechanism = server.mechanism;
     this.server = undefined;
     this.phase = 'authenticated';
@@ -181,16 +195,37 @@ export class SaslAuthenticator {
     return { ok: true, response: s.response, lifetimeMs };
   }
 
-  private async failWith(message: string, fields: Record<string, unknown>): Promise<{ ok: false; message: string }> {
+  /** The connection closed: a slot not held for a failure's delay is given back now. */
+  closed(): void {
+    this.connectionClosed = true;
+    if (this.phase !== 'failed' && !this.checking) this.releaseSlot();
+  }
+
+  private releaseSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.services.throttle.release(this.session.clientAddress);
+  }
+
+  private async failWith(
+    message: string,
+    fields: { user?: string } & Record<string, unknown>,
+  ): Promise<{ ok: false; message: string }> {
     await this.fail(fields);
     return { ok: false, message };
   }
 
-  /** Marks the connection failed and waits the failure delay before the answer goes out. */
-  private async fail(fields: Record<string, unknown>): Promise<void> {
+  /**
+   * Marks the connection failed and waits the failure's delay before the answer goes out; the
+   * slot stays taken until then, whether or not the client waits for the answer.
+   */
+  private async fail(fields: { user?: string } & Record<string, unknown>): Promise<void> {
     this.phase = 'failed';
     this.server = undefined;
-    this.services.onFailure?.({ clientAddress: this.session.clientAddress, ...fields });
-    if (this.services.failureDelayMs > 0) await sleep(this.services.failureDelayMs);
+    const address = this.session.clientAddress;
+    const delayMs = this.services.throttle.failed(address, fields.user ?? '', this.services.now());
+    this.services.onFailure?.({ clientAddress: address, ...fields, delayMs });
+    if (delayMs > 0) await sleep(delayMs);
+    this.releaseSlot();
   }
 }

@@ -116,6 +116,21 @@ describe('BrokerMetrics', () => {
     expect(s.value('minnow_consumer_group_lag', { group: 'fast' })).toBe(1);
   });
 
+  it('counts failed SASL logins and connections refused over the unauthenticated cap', async () => {
+    const logins = { failedLogins: 0, refusedConnections: 0 };
+    const m = new BrokerMetrics(
+      { storage, dbPath: undefined, connections: () => 0, logins },
+      { defaultMetrics: false },
+    );
+    expect((await scrape(m)).value('minnow_sasl_failed_logins_total')).toBe(0);
+    logins.failedLogins = 12;
+    logins.refusedConnections = 2;
+    const s = await scrape(m);
+    expect(s.type('minnow_sasl_failed_logins_total')).toBe('counter');
+    expect(s.value('minnow_sasl_failed_logins_total')).toBe(12);
+    expect(s.value('minnow_sasl_connections_refused_total')).toBe(2);
+  });
+
   it('escapes group ids that are not plain words, so the text still parses', async () => {
     const odd = 'billing "eu"\\west\nsecond line';
     await storage.createTopic('t', 1, {});
