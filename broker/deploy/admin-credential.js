@@ -43,18 +43,13 @@ function main() {
   const password = fs.readFileSync(0, 'utf8').split(/\r?\n/)[0] ?? '';
   if (password === '') throw new Error('the password read from stdin is empty');
   if (!fs.existsSync(dbPath)) return 'absent';
-  // Never open what is not an SQLite database: SQLite would delete its -wal and -shm on close, and a
-  // damaged header's WAL may be what recovers it.
+  // Not a database (yet): opening it would still let SQLite remove a -wal beside it.
   const header = Buffer.alloc(16);
   const fd = fs.openSync(dbPath, 'r');
-  try {
-    fs.readSync(fd, header, 0, 16, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (fs.statSync(dbPath).size > 0 && !header.equals(Buffer.from('SQLite format 3\0', 'latin1'))) {
-    throw new Error(`${dbPath} is not an SQLite database (its header says otherwise); left untouched`);
-  }
+  const read = fs.readSync(fd, header, 0, 16, 0);
+  fs.closeSync(fd);
+  if (read === 0) return 'absent';
+  if (!header.equals(Buffer.from('SQLite format 3\0', 'latin1'))) throw new Error('not a SQLite database');
 
   const Database = require('better-sqlite3');
   const db = new Database(dbPath, { fileMustExist: true, timeout: 30000 });
