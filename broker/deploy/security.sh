@@ -141,7 +141,7 @@ EOF
         fi
         # Files SQLite created as root must stay the broker's.
         for f in "$admin_db" "${admin_db}-wal" "${admin_db}-shm"; do
-          [ ! -e "$f" ] || chown minnow:minnow "$f"
+          [ ! -e "$f" ] || chown -h minnow:minnow "$f"
         done
       fi
       if [ "$(cat "$secret_mark" 2>/dev/null)" != "$MINNOW_ADMIN_SECRET_ID" ]; then
