@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateRows, renderTable, withTable } from '../lib/change-table/change-table';
 import { extractUpdateBehaviour } from '../lib/change-table/cfn-lint-schemas';
-import { BROKER_DIR, inProcessSynthesizer, otherRelease } from '../lib/change-table/synthesize';
+import { brokerReleases, inProcessSynthesizer } from '../lib/change-table/synthesize';
 import { templateTypes } from '../lib/change-table/template-diff';
 
 const REPO_ROOT = path.join(__dirname, '..');
@@ -20,14 +20,14 @@ async function main(): Promise<void> {
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'minnow-change-table-'));
   try {
     const synth = inProcessSynthesizer(() => fs.mkdtempSync(path.join(temp, 'cdk-')));
-    const release = otherRelease(fs.mkdtempSync(path.join(temp, 'release-')));
+    const releases = brokerReleases(() => fs.mkdtempSync(path.join(temp, 'broker-')));
     const templates: unknown[] = [];
     const recording: typeof synth = (...args) => {
       const template = synth(...args);
       templates.push(template);
       return template;
     };
-    const results = evaluateRows(recording, BROKER_DIR, release);
+    const results = evaluateRows(recording, releases);
     if (process.argv.includes('--schemas')) {
       const { venvPython } = await import('../broker/test/integration/python-venv');
       const python = await venvPython(path.join(REPO_ROOT, 'test', 'ops', 'emulator', 'requirements.txt'));

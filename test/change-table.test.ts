@@ -11,7 +11,7 @@ import {
   type RowResult,
 } from '../lib/change-table/change-table';
 import { extractUpdateBehaviour } from '../lib/change-table/cfn-lint-schemas';
-import { BROKER_DIR, inProcessSynthesizer, otherRelease, type Synthesizer } from '../lib/change-table/synthesize';
+import { brokerReleases, inProcessSynthesizer, type Synthesizer } from '../lib/change-table/synthesize';
 import { diffTemplates, templateTypes, type TemplateJson } from '../lib/change-table/template-diff';
 import { UPDATE_BEHAVIOUR, propertyUpdate } from '../lib/change-table/update-behaviour';
 import { REPO_ROOT } from './helpers/synth';
@@ -37,7 +37,10 @@ describe('the change table from the synthesized templates', () => {
       templates.push(template);
       return template;
     };
-    results = evaluateRows(recording, BROKER_DIR, otherRelease(kitTempDir('minnow-release-')));
+    results = evaluateRows(
+      recording,
+      brokerReleases(() => kitTempDir('minnow-broker-')),
+    );
   }, 600_000);
 
   test('docs/deploy.md holds the table the templates give (else: npm run docs:changes)', () => {
@@ -61,6 +64,12 @@ describe('the change table from the synthesized templates', () => {
     expect(row('single {"amiId":"ami-0cccccccccccccccc"} a newer AMI')).toMatchObject({ update: 'replacement' });
     // A new release renews the wait condition: the deploy waits for the boot's signal.
     expect(row('single {} a new broker release (another commit)')).toMatchObject({ update: 'restart', gated: true });
+    // The asset ships only what runs: a commit of tests or docs deploys nothing.
+    expect(row(`single {} a commit that changes only the broker's tests or docs`)).toMatchObject({
+      update: 'no-op',
+      gated: false,
+      downtime: 'none',
+    });
     // Everything the boot consumes keys the wait condition: a user data change is gated too.
     expect(row('single {"logLevel":"debug"} ')).toMatchObject({ update: 'restart', gated: true });
     // An EBS volume grows in place (ModifyVolume), no restart.

@@ -40,7 +40,10 @@ const verify = (sb: Sandbox) => openssl('verify', '-CAfile', tls(sb, 'ca.crt'), 
 /** A new instance taking over the volume: root disk and its /etc gone, the volume's files kept. */
 function replaceInstance(sb: Sandbox): void {
   for (const dir of ['etc', 'opt']) fs.rmSync(path.join(sb.root, dir), { recursive: true, force: true });
-  for (const file of ['packages', 'user-minnow', 'mounted']) fs.rmSync(path.join(sb.state, file), { force: true });
+  // The old instance is gone and has let go of the volume (install-takeover.test.ts: while it still holds it).
+  for (const file of ['packages', 'user-minnow', 'mounted', 'volume-holder', 'volume-device']) {
+    fs.rmSync(path.join(sb.state, file), { force: true });
+  }
   fs.rmSync(path.join(sb.root, 'dev'), { recursive: true, force: true });
 }
 
@@ -147,7 +150,6 @@ describeWithTools(
     expectSuccess(runInstall(sb));
     const ca = read(tls(sb, 'ca.crt'));
     const server = read(tls(sb, 'server.crt'));
-    fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.7\n');
     fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-198-51-100-7.eu-west-2.compute.amazonaws.com\n');
     const run = runInstall(sb, { MINNOW_ADVERTISED_HOST: '198.51.100.7' });
     expectSuccess(run);
@@ -172,12 +174,31 @@ describeWithTools(
     expect(read(tls(sb, 'ca.crt'))).toBe(ca);
   });
 
-  test('a public DNS name of another address (EIP not yet associated) is left out; the IP is advertised', () => {
+  test('before the Elastic IP is associated (the boot signals first): its DNS name is made from the launch-time one', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-3-8-1-2.eu-west-2.compute.amazonaws.com\n');
-    expectSuccess(runInstall(sb, { MINNOW_EIP_TIMEOUT_S: '0' }));
+    expectSuccess(runInstall(sb));
     const text = certText(tls(sb, 'server.crt'));
     expect(text).not.toContain('ec2-3-8-1-2');
+    expect(text).toContain('DNS:ec2-203-0-113-99.eu-west-2.compute.amazonaws.com, IP Address:203.0.113.99');
+    expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
+      `ADVERTISED_LISTENER_URL=sasl+tls://ec2-203-0-113-99.eu-west-2.compute.amazonaws.com:9093,tcp://127.0.0.1:${sb.loopbackPort}\n`,
+    );
+    // Once associated, IMDS gives that very name: the certificate stays.
+    const server = read(tls(sb, 'server.crt'));
+    fs.rmSync(path.join(sb.state, 'public-hostname'));
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(run.stderr).not.toContain('issuing the server certificate');
+    expect(read(tls(sb, 'server.crt'))).toBe(server);
+  });
+
+  test('no public DNS name (a VPC without DNS hostnames): the IP is advertised', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
+    expectSuccess(runInstall(sb));
+    const text = certText(tls(sb, 'server.crt'));
+    expect(text).not.toContain('DNS:ec2-');
     expect(text).toContain('Subject: CN = 203.0.113.99');
     expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
       `ADVERTISED_LISTENER_URL=sasl+tls://203.0.113.99:9093,tcp://127.0.0.1:${sb.loopbackPort}\n`,

@@ -43,6 +43,13 @@ function main() {
   const password = fs.readFileSync(0, 'utf8').split(/\r?\n/)[0] ?? '';
   if (password === '') throw new Error('the password read from stdin is empty');
   if (!fs.existsSync(dbPath)) return 'absent';
+  // Not a database (yet): opening it would still let SQLite remove a -wal beside it.
+  const header = Buffer.alloc(16);
+  const fd = fs.openSync(dbPath, 'r');
+  const read = fs.readSync(fd, header, 0, 16, 0);
+  fs.closeSync(fd);
+  if (read === 0) return 'absent';
+  if (!header.equals(Buffer.from('SQLite format 3\0', 'latin1'))) throw new Error('not a SQLite database');
 
   const Database = require('better-sqlite3');
   const db = new Database(dbPath, { fileMustExist: true, timeout: 30000 });

@@ -20,10 +20,14 @@ dropin_file="${ROOT}/etc/systemd/system/minnow.service.d/security.conf"
 password_file="${etc_dir}/admin-password"
 mkdir -p "$etc_dir"
 if [ "$security" = on ]; then
-  # The public DNS name follows the Elastic IP (ec2-198-51-100-7.<region>...); ignore a stale one.
+  # The Elastic IP's public DNS name (ec2-198-51-100-7.<region>.compute.amazonaws.com). CloudFormation
+  # associates the Elastic IP only after the boot's signal, so IMDS may still give the launch-time
+  # address's name: its suffix is the Elastic IP's too (the VPC's DNS hostnames, "ec2-<address>.
+  # <region>.compute.amazonaws.com", compute-1 in us-east-1), so the name is made from it. No name
+  # at all: the VPC gives no public DNS hostnames, and the certificate and clients use the address.
   public_dns=$(imds public-hostname || true)
   case "$public_dns" in
-    "ec2-${MINNOW_ADVERTISED_HOST//./-}."*) advertised_name=$public_dns ;;
+    ec2-*.*) public_dns="ec2-${MINNOW_ADVERTISED_HOST//./-}.${public_dns#*.}" advertised_name=$public_dns ;;
     *) public_dns="" ;;
   esac
   sans="IP:${MINNOW_ADVERTISED_HOST},IP:127.0.0.1,DNS:localhost"
@@ -137,7 +141,7 @@ EOF
         fi
         # Files SQLite created as root must stay the broker's.
         for f in "$admin_db" "${admin_db}-wal" "${admin_db}-shm"; do
-          [ ! -e "$f" ] || chown minnow:minnow "$f"
+          [ ! -e "$f" ] || chown -h minnow:minnow "$f"
         done
       fi
       if [ "$(cat "$secret_mark" 2>/dev/null)" != "$MINNOW_ADMIN_SECRET_ID" ]; then

@@ -4,7 +4,7 @@
 // docs/deploy.md gives for that kind of update. `npm run docs:changes` writes it; a test fails
 // when the committed copy is stale.
 import { BASE_CONTEXT, ROWS, type ChangeRow, type StackKind } from './rows';
-import type { Synthesizer } from './synthesize';
+import type { BrokerReleases, Synthesizer } from './synthesize';
 import { diffTemplates, type ResourceChange } from './template-diff';
 import { propertyUpdate, worst, type UpdateBehaviour } from './update-behaviour';
 
@@ -23,7 +23,7 @@ export interface RowResult {
 const changeUpdate = (c: ResourceChange): UpdateBehaviour =>
   c.action === 'modify' ? worst(c.properties.map((p) => propertyUpdate(c.type, p))) : 'in place';
 
-/** docs/deploy.md's figures ("Scale up"; on a cluster, docs/postgres.md's rolling update). */
+/** docs/deploy.md's figures ("Scale up"); a cluster's brokers are updated one at a time. */
 function downtime(stack: StackKind, changes: readonly ResourceChange[]): string {
   const of = (type: string) => worst(changes.filter((c) => c.type === type).map(changeUpdate));
   const instances = of('AWS::EC2::Instance');
@@ -59,13 +59,13 @@ export function evaluateRow(
   };
 }
 
-/** Synthesizes the bases and every row; `otherRelease` is a broker dir of another release. */
-export function evaluateRows(synth: Synthesizer, brokerDir: string, otherRelease: string): RowResult[] {
+/** Synthesizes the bases and every row. */
+export function evaluateRows(synth: Synthesizer, releases: BrokerReleases): RowResult[] {
   const bases = new Map<StackKind, ReturnType<Synthesizer>>();
   const base = (stack: StackKind) => {
     let template = bases.get(stack);
     if (!template) {
-      template = synth(stack, BASE_CONTEXT[stack], brokerDir);
+      template = synth(stack, BASE_CONTEXT[stack], releases.base);
       bases.set(stack, template);
     }
     return template;
@@ -74,7 +74,7 @@ export function evaluateRows(synth: Synthesizer, brokerDir: string, otherRelease
     evaluateRow(
       row,
       base(row.stack),
-      synth(row.stack, { ...BASE_CONTEXT[row.stack], ...row.context }, row.newRelease ? otherRelease : brokerDir),
+      synth(row.stack, { ...BASE_CONTEXT[row.stack], ...row.context }, releases[row.release ?? 'base']),
     ),
   );
 }

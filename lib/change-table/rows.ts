@@ -18,8 +18,11 @@ export interface ChangeRow {
   readonly stack: StackKind;
   /** The -c values that differ from the base (none: only the broker release is new). */
   readonly context: Readonly<Record<string, string>>;
-  /** A new broker release: the broker asset's content (and so its hash, the release id) differs. */
-  readonly newRelease?: true;
+  /**
+   * new: another broker release (the asset's content, and so its hash, the release id, differs);
+   * unshipped: a commit that changes only what the asset leaves out (tests, docs).
+   */
+  readonly release?: 'new' | 'unshipped';
   /** What the row stands for, when the -c values alone do not say it. */
   readonly what?: string;
 }
@@ -32,7 +35,8 @@ export const ROWS: readonly ChangeRow[] = [
     what: 'another architecture, with an AMI of it',
   },
   { stack: 'single', context: { amiId: 'ami-0cccccccccccccccc' }, what: 'a newer AMI' },
-  { stack: 'single', context: {}, newRelease: true, what: 'a new broker release (another commit)' },
+  { stack: 'single', context: {}, release: 'new', what: 'a new broker release (another commit)' },
+  { stack: 'single', context: {}, release: 'unshipped', what: "a commit that changes only the broker's tests or docs" },
   { stack: 'single', context: { logLevel: 'debug' } },
   { stack: 'single', context: { cpuCredits: 'unlimited' } },
   { stack: 'single', context: { security: 'off' } },
@@ -43,6 +47,6 @@ export const ROWS: readonly ChangeRow[] = [
   { stack: 'single', context: { logRetentionDays: '90' } },
   { stack: 'cluster', context: { brokers: '3' } },
   { stack: 'cluster', context: { instanceType: 't3.small' }, what: 'same architecture' },
-  { stack: 'cluster', context: {}, newRelease: true, what: 'a new broker release (another commit)' },
+  { stack: 'cluster', context: {}, release: 'new', what: 'a new broker release (another commit)' },
   { stack: 'cluster', context: { dbInstanceType: 'db.t4g.small' } },
 ];

@@ -10,7 +10,7 @@ import type { StackKind } from './rows';
 import type { TemplateJson } from './template-diff';
 
 const REPO_ROOT = path.join(__dirname, '..', '..');
-export const BROKER_DIR = path.join(REPO_ROOT, 'broker');
+const BROKER_DIR = path.join(REPO_ROOT, 'broker');
 
 /** cdk.json's context (the feature flags), which `cdk synth` passes to the app. */
 function cdkJsonContext(): Record<string, unknown> {
@@ -40,16 +40,35 @@ export function inProcessSynthesizer(tempDir: () => string): Synthesizer {
   };
 }
 
+/** The broker directories the rows deploy (ChangeRow.release). */
+export interface BrokerReleases {
+  readonly base: string;
+  readonly new: string;
+  readonly unshipped: string;
+}
+
 /**
- * Another release of the broker: a copy of what the asset ships from broker/ plus one file, so
- * its content hash (the release id) differs from broker/'s whatever was built there.
+ * Copies of what the asset ships from broker/, under `tempDir()`s (the caller removes them): the
+ * base; a new release (one more file in dist/: another content hash, another release id); and the
+ * base plus files the asset leaves out (a test, a README). All three are copies, so the base does
+ * not depend on whether broker/dist was built here.
  */
-export function otherRelease(into: string): string {
-  for (const file of stagedFiles(BROKER_DIR)) {
-    fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
-    fs.copyFileSync(path.join(BROKER_DIR, file), path.join(into, file));
-  }
-  fs.mkdirSync(path.join(into, 'dist'), { recursive: true });
-  fs.writeFileSync(path.join(into, 'dist', 'change-table-release.txt'), 'another release\n');
-  return into;
+export function brokerReleases(tempDir: () => string): BrokerReleases {
+  const copy = (extra: Record<string, string>): string => {
+    const into = tempDir();
+    for (const file of stagedFiles(BROKER_DIR)) {
+      fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
+      fs.copyFileSync(path.join(BROKER_DIR, file), path.join(into, file));
+    }
+    for (const [file, text] of Object.entries(extra)) {
+      fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
+      fs.writeFileSync(path.join(into, file), text);
+    }
+    return into;
+  };
+  return {
+    base: copy({}),
+    new: copy({ 'dist/change-table-release.js': '// another release\n' }),
+    unshipped: copy({ 'README.md': 'another README\n', 'test/another.test.ts': '// another test\n' }),
+  };
 }

@@ -142,6 +142,7 @@ export class BrokerInstance extends Construct {
       for (const statement of ebsKeyStatements(this, props.dataVolumeKmsKeyArn)) this.role.addToPolicy(statement);
     }
 
+    this.allowVolumeTakeover(props.dataVolume.volumeId);
     const burstable = isBurstable(this.instanceType);
     if (burstable) this.allowCreditModeSwitch(props.dataVolume.volumeId);
     props.monitoring?.grantAgent(this.role);
@@ -281,6 +282,44 @@ export class BrokerInstance extends Construct {
       reason:
         "The instance's own ARN cannot appear in its role (a dependency cycle); the credit-mode switch is " +
         'limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
+  }
+
+  /**
+   * A replacement boot takes the data volume over from the instance it replaces, and gives it back if
+   * it fails (broker/deploy/take-volume.sh): it stops and starts only instances tagged
+   * minnow:data-volume=<this volume> (the previous instance of this broker, and itself), and detaches
+   * this volume from them. DescribeInstances (the holder's state and tag) has no resource-level
+   * permissions. A policy of its own, as for the credit mode: minimizePolicies would merge it.
+   */
+  private allowVolumeTakeover(dataVolumeId: string): void {
+    const stack = Stack.of(this);
+    const policy = new iam.Policy(this, 'VolumeTakeoverPolicy', {
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['ec2:StopInstances', 'ec2:StartInstances', 'ec2:DetachVolume'],
+          resources: [stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' })],
+          conditions: { StringEquals: { 'aws:ResourceTag/minnow:data-volume': dataVolumeId } },
+        }),
+        new iam.PolicyStatement({
+          actions: ['ec2:DetachVolume'],
+          resources: [stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: dataVolumeId })],
+        }),
+        new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
+      ],
+    });
+    this.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
+      reason:
+        "The previous instance's ARN is unknown to the template, and this instance's own would be a dependency " +
+        'cycle; stop, start and detach are limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeInstances supports no resource-level permissions (Service Authorization Reference); the boot ' +
+        'reads the state and tag of the instance that holds its data volume with it.',
     });
   }
 

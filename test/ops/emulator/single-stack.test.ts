@@ -65,10 +65,10 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
     expect(out).toContain(`bootstrap servers  ${seeded.publicIp}:9093`);
     expect(out).toContain(`instance           ${seeded.instanceId}  running  t3.micro (x86_64)  ${ZONE}`);
     expect(out).toContain(`public address     ${seeded.publicIp}`);
-    // The image's name and age come from moto's DescribeImages (issue 28).
+    // moto's copy of AWS's image list: the real AL2023 name; created when moto started (see image.test.ts).
     expect(out).toMatch(
       new RegExp(
-        `\nimage {14}${seeded.imageId} {2}\\S+ {2}\\(x86_64, created \\d{4}-\\d\\d-\\d\\d, \\d+ days old\\)\n`,
+        `\nimage {14}${seeded.imageId} {2}al2023-ami-\\S+-x86_64 {2}\\(x86_64, created [-\\d]{10}, 0 days old\\)\n`,
       ),
     );
     expect(out).toContain(`data volume        ${seeded.volumeId}`);
@@ -134,15 +134,6 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
       [`minnow:${STACK}:availabilityZone`]: ZONE,
       [`minnow:${STACK}:dataVolumeGiB`]: 20,
     });
-  });
-
-  test('image: what runs (DescribeInstances, DescribeImages) and the latest AL2023 (the public SSM parameter)', async () => {
-    const contextFile = path.join(kitTempDir('minnow-emulator-'), 'cdk.context.json');
-    const { code, out, err } = await runOps(moto.clients, ['image', '--stack', STACK, '--region', REGION], contextFile);
-    expect({ code, err }).toEqual({ code: 0, err: '' });
-    expect(out).toContain(`pinned             none: run npm run ops -- preflight (or image --update)`);
-    expect(out).toMatch(new RegExp(`\nrunning {12}${seeded.imageId} .* on ${seeded.instanceId}\n`));
-    expect(out).toMatch(/\nlatest AL2023 {6}ami-[0-9a-f]+ /);
   });
 
   // The whole command needs GetEbsDefaultKmsKeyId, which moto does not implement (see the header).
