@@ -42,6 +42,29 @@ describeWithTools(
     expect(link(sb, 'current')).toBe(`releases/${sb.releaseId}`);
   });
 
+  test('the Elastic IP moves after SUCCESS: the agent install waits for it, bounded', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.20'); // the launch-time address
+    const run = runInstall(sb, {
+      MINNOW_EIP_TIMEOUT_S: '1',
+      MINNOW_POLL_S: '0.2',
+      MINNOW_LOG_GROUP: 'minnow-broker',
+      MINNOW_METRICS_LOG_GROUP: 'minnow-metrics',
+    });
+    expectSuccess(run);
+    expect(signals(sb).map((s) => s.Status)).toEqual(['SUCCESS']);
+    expect(run.stderr).toContain('warning: the public address is not 203.0.113.99 yet; installing the agent anyway');
+    const at = (match: (c: string) => boolean) => run.calls.findIndex(match);
+    const polls = run.calls.filter((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
+    expect(polls.length).toBeGreaterThan(1);
+    const signalled = at((c) => c.startsWith('curl ') && c.includes('--data-binary'));
+    const firstPoll = at((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
+    const agent = at((c) => c.startsWith('dnf ') && c.includes('amazon-cloudwatch-agent'));
+    expect(signalled).toBeGreaterThanOrEqual(0);
+    expect(firstPoll).toBeGreaterThan(signalled);
+    expect(agent).toBeGreaterThan(firstPoll);
+  });
+
   test('the broker never answers: FAILURE with the reason, exit 1', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'broker-down'), '');

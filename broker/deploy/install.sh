@@ -15,7 +15,7 @@
 #   MINNOW_ADMIN_SECRET_ID  (on) the Secrets Manager secret holding the admin password
 #   MINNOW_LISTEN_HOST=0.0.0.0  MINNOW_LOG_LEVEL=info  MINNOW_CERT_DAYS=825  MINNOW_CA_DAYS=3650
 #   MINNOW_NODE=/usr/bin/node-22  MINNOW_NPM=npm-22   (AL2023 namespaces Node.js by major version)
-#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_POLL_S=5  MINNOW_HEALTH_TIMEOUT_S=120
+#   MINNOW_ATTACH_TIMEOUT_S=1800  MINNOW_EIP_TIMEOUT_S=300  MINNOW_POLL_S=5  MINNOW_HEALTH_TIMEOUT_S=120
 #   MINNOW_SIGNAL_URL       the release's CloudFormation wait condition handle (deploy/release.sh)
 #   ROOT=""   prefix for every path this script writes and for the paths it writes into files,
 #             so tests can run it against a temp dir with stub commands first on PATH.
@@ -191,6 +191,16 @@ advertised_name=$MINNOW_ADVERTISED_HOST
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/release.sh"
 rm -f "$previous_file" # the broker answers: the takeover stands, nothing to give back
+# CloudFormation moves the Elastic IP here once the signal above has arrived, and that swap cuts
+# the connections of the launch-time address: the agent's download below waits for it (bounded).
+deadline=$((SECONDS + ${MINNOW_EIP_TIMEOUT_S:-300}))
+until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    log "warning: the public address is not ${MINNOW_ADVERTISED_HOST} yet; installing the agent anyway"
+    break
+  fi
+  sleep "$poll_s"
+done
 # CloudWatch agent and the CPU credit mode, once the broker answers (warnings only).
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/observe.sh"

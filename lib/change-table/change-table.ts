@@ -23,14 +23,17 @@ export interface RowResult {
 const changeUpdate = (c: ResourceChange): UpdateBehaviour =>
   c.action === 'modify' ? worst(c.properties.map((p) => propertyUpdate(c.type, p))) : 'in place';
 
-/** docs/deploy.md's figures ("Scale up"); a cluster's brokers are updated one at a time. */
+/**
+ * docs/deploy.md's figures ("Scale up"; "Replacement: the takeover": the new instance installs while
+ * the old one serves, so the outage is the takeover); a cluster's brokers are updated one at a time.
+ */
 function downtime(stack: StackKind, changes: readonly ResourceChange[]): string {
   const of = (type: string) => worst(changes.filter((c) => c.type === type).map(changeUpdate));
   const instances = of('AWS::EC2::Instance');
   if (instances === 'replacement') {
     return stack === 'cluster'
-      ? 'each broker 5-10 min, one at a time'
-      : '5-10 min (a new instance takes over the data volume)';
+      ? 'each broker about 1-2 min (a takeover), one at a time'
+      : 'about 1-2 min (the new instance installs first, then takes the data volume over)';
   }
   const database = of('AWS::RDS::DBInstance');
   if (database === 'restart' || database === 'replacement') {
