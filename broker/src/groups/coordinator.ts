@@ -166,6 +166,7 @@ export class GroupCoordinator extends StaticMemberJoin {
           if (waiter) this.scheduleHeartbeat(group, m);
         }
         group.transitionTo(GroupState.Stable);
+        this.persist(group);
         this.logger.info('group is stable', {
           groupId: group.groupId,
           generationId: group.generationId,
@@ -323,9 +324,10 @@ export class GroupCoordinator extends StaticMemberJoin {
     return ErrorCode.NONE;
   }
 
-  /** False when the storage failed (a full disk): the group is answered NOT_COORDINATOR. */
+  /** Its offsets and stored membership; false when the storage failed (a full disk): NOT_COORDINATOR. */
   private async deleteStoredOffsets(groupId: string): Promise<boolean> {
     try {
+      await this.groupWrites.run(groupId, () => this.storage.storeGroupMetadata(groupId, null));
       await this.storage.deleteOffsets(groupId);
       return true;
     } catch (err) {
@@ -354,6 +356,8 @@ export class GroupCoordinator extends StaticMemberJoin {
    * members find the new coordinator and rejoin there. Committed offsets are in storage, untouched.
    */
   unload(groupId: string): void {
+    // Read the stored membership again when the group comes back to this broker.
+    this.loads.delete(groupId);
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearTimer(group, 'joinTimer');

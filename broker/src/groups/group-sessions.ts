@@ -5,11 +5,13 @@
 import { ErrorCode } from '../protocol/error-codes';
 import type { Logger } from '../logger';
 import { KeyedSerial } from '../keyed-serial';
+import { StorageError } from '../storage/storage';
 import type { Storage } from '../storage/storage';
 import { Group, JoinResult, joinError, Member, SyncResult, syncError } from './group';
 import { GroupState } from './group-state';
 import { DEFAULT_INITIAL_REBALANCE_DELAY_MS, GroupCoordinatorOptions } from './coordinator-options';
 import type { GroupRegistry } from './group-registry';
+import { restoredGroup, storedGroup } from './group-persistence';
 import { realTimers, TimerHandle, TimerLike } from './timers';
 
 export abstract class GroupSessions implements GroupRegistry {
@@ -24,6 +26,10 @@ export abstract class GroupSessions implements GroupRegistry {
   protected readonly groups = new Map<string, Group>();
   protected closed = false;
   readonly offsetWrites = new KeyedSerial<string>();
+  /** Membership writes of one group, in the order the rebalances ended (group-persistence.ts). */
+  protected readonly groupWrites = new KeyedSerial<string>();
+  /** Groups whose stored membership was read (or is being read) since start or since unload(). */
+  protected readonly loads = new Map<string, Promise<number>>();
 
   constructor(opts: GroupCoordinatorOptions) {
     this.storage = opts.storage;
@@ -48,6 +54,59 @@ export abstract class GroupSessions implements GroupRegistry {
   /** In-memory groups, for ListGroups. */
   allGroups(): IterableIterator<Group> {
     return this.groups.values();
+  }
+
+  /**
+   * Reads the group's stored membership the first time the group is touched (every group request
+   * passes server/cluster-answers.ts coordinatorGate first; on postgres:// after this broker took
+   * the group's lease): NONE, or COORDINATOR_NOT_AVAILABLE when the storage failed (a retry reads
+   * again). Members come back with their session timers restarted, as in Kafka's loadGroup.
+   */
+  loadGroup(groupId: string): Promise<number> {
+    const known = this.loads.get(groupId);
+    if (known) return known;
+    const done: Promise<number> = this.storage.groupMetadata(groupId).then(
+      (stored) => {
+        // Unloaded or closed meanwhile, or made in memory already (no gate before it): keep that.
+        if (this.loads.get(groupId) !== done || this.closed || this.groups.has(groupId)) return ErrorCode.NONE;
+        if (!stored || (stored.members.length === 0 && stored.generationId === 0)) return ErrorCode.NONE;
+        const group = restoredGroup(stored);
+        this.groups.set(groupId, group);
+        for (const m of group.members.values()) this.scheduleHeartbeat(group, m);
+        this.logger.info('group loaded from storage', {
+          groupId,
+          state: group.state,
+          generationId: group.generationId,
+          members: group.size,
+        });
+        return ErrorCode.NONE;
+      },
+      (err: unknown) => {
+        if (!(err instanceof StorageError)) throw err;
+        if (this.loads.get(groupId) === done) this.loads.delete(groupId);
+        this.logger.error("reading a group's stored membership failed", { groupId, err });
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      },
+    );
+    this.loads.set(groupId, done);
+    return done;
+  }
+
+  /**
+   * Stores the group as it is now (the end of a rebalance), after its earlier writes. The answers
+   * do not wait for it: a failed write is logged, and costs the group one rebalance after a restart.
+   */
+  protected persist(group: Group): void {
+    const snapshot = storedGroup(group, this.now());
+    this.groupWrites
+      .run(group.groupId, () => this.storage.storeGroupMetadata(group.groupId, snapshot))
+      .catch((err: unknown) =>
+        this.logger.error("storing a group's membership failed; a restart will cost it a rebalance", {
+          groupId: group.groupId,
+          generationId: snapshot.generationId,
+          err,
+        }),
+      );
   }
 
   /** Removes a member whose session expired (rebalance.ts). */

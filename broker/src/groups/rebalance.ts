@@ -146,6 +146,7 @@ export abstract class GroupRebalance extends GroupSessions {
     if (group.size === 0) {
       group.protocolName = null;
       group.transitionTo(GroupState.Empty);
+      this.persist(group);
       this.logger.info('group is now empty', { groupId: group.groupId, generationId: group.generationId });
       return;
     }

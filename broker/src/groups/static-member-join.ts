@@ -35,6 +35,7 @@ export abstract class StaticMemberJoin extends GroupRebalance {
         if (group.selectProtocol() === group.protocolName) {
           // Nothing the assignment depends on changed: no rebalance. The old leader id is returned so
           // a replaced leader does not run an assignment a Stable group would never distribute.
+          this.persist(group);
           return respond({ ...this.currentJoinResult(group, member, false), leader: leaderBefore });
         }
         this.setJoinWaiter(member, respond);
