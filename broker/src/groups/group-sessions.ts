@@ -30,6 +30,7 @@ export abstract class GroupSessions implements GroupRegistry {
   protected readonly groupWrites = new KeyedSerial<string>();
   /** Groups whose stored membership was read (or is being read) since start or since unload(). */
   protected readonly loads = new Map<string, Promise<number>>();
+  private readonly unsettledWrites = new Set<Promise<void>>();
 
   constructor(opts: GroupCoordinatorOptions) {
     this.storage = opts.storage;
@@ -98,7 +99,7 @@ export abstract class GroupSessions implements GroupRegistry {
    */
   protected persist(group: Group): void {
     const snapshot = storedGroup(group, this.now());
-    this.groupWrites
+    const write = this.groupWrites
       .run(group.groupId, () => this.storage.storeGroupMetadata(group.groupId, snapshot))
       .catch((err: unknown) =>
         this.logger.error("storing a group's membership failed; a restart will cost it a rebalance", {
@@ -107,6 +108,13 @@ export abstract class GroupSessions implements GroupRegistry {
           err,
         }),
       );
+    this.unsettledWrites.add(write);
+    void write.finally(() => this.unsettledWrites.delete(write));
+  }
+
+  /** Settles once every membership write issued so far has (the broker awaits it before closing storage). */
+  async writesSettled(): Promise<void> {
+    await Promise.all([...this.unsettledWrites]);
   }
 
   /** Removes a member whose session expired (rebalance.ts). */
