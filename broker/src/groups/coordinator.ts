@@ -1,128 +1,30 @@
 // The classic group coordinator (KIP-62/KIP-394/KIP-345 behaviour of Kafka's GroupCoordinator.scala),
 // with this broker the coordinator of every group. Membership lives in memory; committed offsets go
-// to Storage. All time comes from the injected clock and scheduler, so tests never sleep.
+// to Storage. All time comes from the injected clock and scheduler, so tests never sleep. This file
+// holds the request entry points; the layers below: static-member-join.ts, rebalance.ts, group-sessions.ts.
 //
 // Every held JoinGroup/SyncGroup response is a promise that is always settled: by the rebalance
 // completing, by an error when the member is removed, replaced or superseded, or by close().
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, errorName } from '../protocol/error-codes';
-import type { Logger } from '../logger';
 import { StorageError } from '../storage/storage';
-import { KeyedSerial } from '../keyed-serial';
-import type { Storage } from '../storage/storage';
-import {
-  Group,
-  GroupProtocol,
-  JoinResult,
-  joinError,
-  Member,
-  SyncResult,
-  syncError,
-  validateCurrentMember,
-} from './group';
+import { Group, JoinResult, joinError, SyncResult, syncError, validateCurrentMember } from './group';
 import { GroupState } from './group-state';
 import * as admin from './group-admin';
 import * as offsets from './group-offsets';
-import type { GroupRegistry } from './group-registry';
-import { realTimers, TimerHandle, TimerLike } from './timers';
+import type { JoinGroupInput, LeaveResult, MemberIdentity, SyncGroupInput } from './coordinator-options';
+import { StaticMemberJoin } from './static-member-join';
 
-/** Kafka's group.initial.rebalance.delay.ms default (GroupCoordinatorConfig.GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT). */
-export const DEFAULT_INITIAL_REBALANCE_DELAY_MS = 3000;
+export { DEFAULT_INITIAL_REBALANCE_DELAY_MS } from './coordinator-options';
+export type {
+  GroupCoordinatorOptions,
+  JoinGroupInput,
+  LeaveResult,
+  MemberIdentity,
+  SyncGroupInput,
+} from './coordinator-options';
 
-export interface GroupCoordinatorOptions {
-  storage: Storage;
-  logger: Logger;
-  now?: () => number;
-  timers?: TimerLike;
-  /**
-   * group.initial.rebalance.delay.ms: how long the rebalance of an Empty group waits for more
-   * members; for a new group (generation 0) extended while new ones keep arriving, up to the
-   * rebalance timeout. Kafka's default, 3000, so consumers starting together share one rebalance.
-   */
-  initialRebalanceDelayMs?: number;
-  /** group.min.session.timeout.ms (Kafka: 6000). */
-  minSessionTimeoutMs?: number;
-  /** group.max.session.timeout.ms (Kafka: 1800000). */
-  maxSessionTimeoutMs?: number;
-  /** How long a new member's JoinGroup may be held before the member is dropped (Kafka: 5 min). */
-  newMemberJoinTimeoutMs?: number;
-}
-
-export interface JoinGroupInput {
-  groupId: string;
-  memberId: string;
-  groupInstanceId: string | null;
-  /** JoinGroup v4+: a new member first gets MEMBER_ID_REQUIRED and its id (KIP-394). */
-  requireKnownMemberId: boolean;
-  clientId: string;
-  clientHost: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  protocolType: string;
-  protocols: GroupProtocol[];
-  reason?: string | null;
-}
-
-export interface SyncGroupInput {
-  groupId: string;
-  generationId: number;
-  memberId: string;
-  groupInstanceId: string | null;
-  /** v5+: checked against the group's (INCONSISTENT_GROUP_PROTOCOL on mismatch). */
-  protocolType: string | null;
-  protocolName: string | null;
-  assignments: { memberId: string; assignment: Buffer }[];
-}
-
-export interface MemberIdentity {
-  memberId: string;
-  groupInstanceId: string | null;
-  reason?: string | null;
-}
-
-export interface LeaveResult {
-  errorCode: number;
-  members: (MemberIdentity & { errorCode: number })[];
-}
-
-export class GroupCoordinator implements GroupRegistry {
-  readonly storage: Storage;
-  readonly logger: Logger;
-  readonly now: () => number;
-  private readonly timers: TimerLike;
-  readonly initialRebalanceDelayMs: number;
-  readonly minSessionTimeoutMs: number;
-  readonly maxSessionTimeoutMs: number;
-  private readonly newMemberJoinTimeoutMs: number;
-  private readonly groups = new Map<string, Group>();
-  private closed = false;
-  readonly offsetWrites = new KeyedSerial<string>();
-
-  constructor(opts: GroupCoordinatorOptions) {
-    this.storage = opts.storage;
-    this.logger = opts.logger;
-    this.now = opts.now ?? Date.now;
-    this.timers = opts.timers ?? realTimers;
-    this.initialRebalanceDelayMs = opts.initialRebalanceDelayMs ?? DEFAULT_INITIAL_REBALANCE_DELAY_MS;
-    this.minSessionTimeoutMs = opts.minSessionTimeoutMs ?? 6_000;
-    this.maxSessionTimeoutMs = opts.maxSessionTimeoutMs ?? 1_800_000;
-    this.newMemberJoinTimeoutMs = opts.newMemberJoinTimeoutMs ?? 300_000;
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
-  /** The in-memory group, if any (groups known only by stored offsets are not in memory). */
-  group(groupId: string): Group | undefined {
-    return this.groups.get(groupId);
-  }
-
-  /** In-memory groups, for ListGroups. */
-  allGroups(): IterableIterator<Group> {
-    return this.groups.values();
-  }
-
+export class GroupCoordinator extends StaticMemberJoin {
   // ---------------------------------------------------------------- JoinGroup
 
   joinGroup(req: JoinGroupInput): Promise<JoinResult> {
@@ -220,247 +122,6 @@ export class GroupCoordinator implements GroupRegistry {
     }
   }
 
-  /** KIP-345: a static member (re)joining without a member id. */
-  private joinStaticMember(
-    group: Group,
-    req: JoinGroupInput,
-    newMemberId: string,
-    respond: (r: JoinResult) => void,
-  ): void {
-    const instanceId = req.groupInstanceId!;
-    const oldMemberId = group.staticMemberId(instanceId);
-    if (oldMemberId === undefined) return this.addMemberAndRebalance(group, req, newMemberId, respond);
-    const leaderBefore = group.leaderId ?? '';
-    const old = group.get(oldMemberId)!;
-    const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-    this.logger.info('static member rejoined with a new member id; fencing the old one', {
-      groupId: group.groupId,
-      groupInstanceId: instanceId,
-      oldMemberId,
-      newMemberId,
-      state: group.state,
-    });
-    this.fence(old, ErrorCode.FENCED_INSTANCE_ID);
-    updateMember(member, req);
-    this.scheduleHeartbeat(group, member);
-    switch (group.state) {
-      case GroupState.Stable:
-        if (group.selectProtocol() === group.protocolName) {
-          // Nothing the assignment depends on changed: no rebalance. The old leader id is returned so
-          // a replaced leader does not run an assignment a Stable group would never distribute.
-          return respond({ ...this.currentJoinResult(group, member, false), leader: leaderBefore });
-        }
-        this.setJoinWaiter(member, respond);
-        return this.prepareRebalance(group, `static member ${instanceId} rejoined with a different protocol`);
-      case GroupState.CompletingRebalance:
-        this.setJoinWaiter(member, respond);
-        return this.prepareRebalance(group, `static member ${instanceId} rejoined during CompletingRebalance`);
-      default:
-        // PreparingRebalance: wait with everyone else.
-        this.setJoinWaiter(member, respond);
-    }
-  }
-
-  private addMemberAndRebalance(
-    group: Group,
-    req: JoinGroupInput,
-    memberId: string,
-    respond: (r: JoinResult) => void,
-  ): void {
-    const member = new Member(
-      memberId,
-      req.groupInstanceId,
-      req.clientId,
-      req.clientHost,
-      req.rebalanceTimeoutMs,
-      req.sessionTimeoutMs,
-      req.protocolType,
-      req.protocols,
-    );
-    // Kafka extends the initial delay only for a group that never had a generation (GroupCoordinator
-    // addMemberAndRebalance: `group.is(PreparingRebalance) && group.generationId == 0`).
-    if (group.initialDelay && group.generationId === 0) group.initialDelay.newMemberAdded = true;
-    group.add(member);
-    member.joinWaiter = respond;
-    // A new member cannot heartbeat before its first JoinGroup response; it is dropped only if that
-    // takes longer than newMemberJoinTimeoutMs (Kafka's NewMemberJoinTimeoutMs).
-    this.scheduleHeartbeat(group, member, this.newMemberJoinTimeoutMs);
-    this.logger.debug('member joined', {
-      groupId: group.groupId,
-      memberId,
-      groupInstanceId: req.groupInstanceId,
-      clientId: req.clientId,
-    });
-    this.maybePrepareRebalance(group, `member ${memberId} joined${req.reason ? ` (${req.reason})` : ''}`);
-  }
-
-  private updateMemberAndRebalance(
-    group: Group,
-    member: Member,
-    req: JoinGroupInput,
-    respond: (r: JoinResult) => void,
-    reason: string,
-  ): void {
-    updateMember(member, req);
-    this.setJoinWaiter(member, respond);
-    this.maybePrepareRebalance(group, reason);
-  }
-
-  private currentJoinResult(group: Group, member: Member, includeMembers: boolean): JoinResult {
-    return {
-      errorCode: ErrorCode.NONE,
-      generationId: group.generationId,
-      protocolType: group.protocolType,
-      protocolName: group.protocolName,
-      leader: group.leaderId ?? '',
-      memberId: member.memberId,
-      skipAssignment: false,
-      members: includeMembers ? group.currentMemberMetadata() : [],
-    };
-  }
-
-  private addPendingMember(group: Group, memberId: string, sessionTimeoutMs: number): void {
-    const timer = this.timers.setTimeout(() => {
-      if (group.pendingMembers.get(memberId) !== timer) return;
-      group.pendingMembers.delete(memberId);
-      this.logger.debug('pending member did not rejoin within its session timeout', {
-        groupId: group.groupId,
-        memberId,
-      });
-      this.maybeCompleteJoin(group);
-      this.maybeForget(group);
-    }, sessionTimeoutMs);
-    group.pendingMembers.set(memberId, timer);
-  }
-
-  // ---------------------------------------------------------------- rebalance
-
-  private maybePrepareRebalance(group: Group, reason: string): void {
-    if (group.is(GroupState.Stable) || group.is(GroupState.CompletingRebalance) || group.is(GroupState.Empty))
-      this.prepareRebalance(group, reason);
-  }
-
-  private prepareRebalance(group: Group, reason: string): void {
-    // Followers waiting for an assignment that will never come get REBALANCE_IN_PROGRESS and rejoin.
-    if (group.is(GroupState.CompletingRebalance)) this.resetAssignments(group, ErrorCode.REBALANCE_IN_PROGRESS);
-    this.clearTimer(group, 'syncTimer');
-    group.pendingSync.clear();
-    const wasEmpty = group.is(GroupState.Empty);
-    group.transitionTo(GroupState.PreparingRebalance);
-    this.logger.info('preparing to rebalance group', {
-      groupId: group.groupId,
-      generationId: group.generationId,
-      members: group.size,
-      reason,
-    });
-    this.clearTimer(group, 'joinTimer');
-    if (wasEmpty && this.initialRebalanceDelayMs > 0) {
-      group.initialDelay = {
-        remainingMs: Math.max(group.rebalanceTimeoutMs - this.initialRebalanceDelayMs, 0),
-        newMemberAdded: false,
-      };
-      group.joinTimer = this.timers.setTimeout(() => this.onInitialDelayExpired(group), this.initialRebalanceDelayMs);
-    } else {
-      group.joinTimer = this.timers.setTimeout(() => this.onJoinTimeout(group), group.rebalanceTimeoutMs);
-      this.maybeCompleteJoin(group);
-    }
-  }
-
-  /** Kafka's InitialDelayedJoin: keep waiting while new members keep arriving, up to the rebalance timeout. */
-  private onInitialDelayExpired(group: Group): void {
-    group.joinTimer = null;
-    const delay = group.initialDelay;
-    if (!delay || !group.is(GroupState.PreparingRebalance)) return;
-    if (delay.newMemberAdded && delay.remainingMs > 0) {
-      const next = Math.min(this.initialRebalanceDelayMs, delay.remainingMs);
-      group.initialDelay = { remainingMs: delay.remainingMs - next, newMemberAdded: false };
-      group.joinTimer = this.timers.setTimeout(() => this.onInitialDelayExpired(group), next);
-      return;
-    }
-    this.completeJoin(group);
-  }
-
-  private onJoinTimeout(group: Group): void {
-    group.joinTimer = null;
-    if (group.is(GroupState.PreparingRebalance)) this.completeJoin(group);
-  }
-
-  private maybeCompleteJoin(group: Group): void {
-    if (group.is(GroupState.PreparingRebalance) && group.initialDelay === null && group.hasAllMembersJoined)
-      this.completeJoin(group);
-  }
-
-  /** The join phase ends: everyone rejoined, or the rebalance timeout passed. */
-  private completeJoin(group: Group): void {
-    this.clearTimer(group, 'joinTimer');
-    group.initialDelay = null;
-    // Dynamic members that did not rejoin in time are gone; static ones keep their place (KIP-345).
-    for (const m of [...group.members.values()]) {
-      if (!m.isAwaitingJoin && !m.isStatic) {
-        this.logger.info('member did not rejoin in time; removing it', {
-          groupId: group.groupId,
-          memberId: m.memberId,
-        });
-        this.fence(m, ErrorCode.UNKNOWN_MEMBER_ID);
-        group.remove(m.memberId);
-      }
-    }
-    if (group.size > 0 && !electJoinedLeader(group)) {
-      // Only static members that have not rejoined remain: wait another round (their session
-      // timeouts remove them if they are really gone).
-      group.joinTimer = this.timers.setTimeout(() => this.onJoinTimeout(group), group.rebalanceTimeoutMs);
-      return;
-    }
-    group.generationId += 1;
-    if (group.size === 0) {
-      group.protocolName = null;
-      group.transitionTo(GroupState.Empty);
-      this.logger.info('group is now empty', { groupId: group.groupId, generationId: group.generationId });
-      return;
-    }
-    group.protocolName = group.selectProtocol();
-    group.transitionTo(GroupState.CompletingRebalance);
-    this.logger.info('group joined; waiting for the leader to assign', {
-      groupId: group.groupId,
-      generationId: group.generationId,
-      protocolName: group.protocolName,
-      leader: group.leaderId,
-      members: group.size,
-    });
-    for (const m of group.members.values()) {
-      group.pendingSync.add(m.memberId);
-      const waiter = m.joinWaiter;
-      m.joinWaiter = null;
-      waiter?.(this.currentJoinResult(group, m, group.isLeader(m.memberId)));
-      m.isNew = false;
-      this.scheduleHeartbeat(group, m);
-    }
-    // Members that never send SyncGroup would leave the others without an assignment for good.
-    const generation = group.generationId;
-    group.syncTimer = this.timers.setTimeout(() => this.onSyncTimeout(group, generation), group.rebalanceTimeoutMs);
-  }
-
-  private onSyncTimeout(group: Group, generation: number): void {
-    group.syncTimer = null;
-    if (generation !== group.generationId || !(group.is(GroupState.CompletingRebalance) || group.is(GroupState.Stable)))
-      return;
-    for (const memberId of [...group.pendingSync]) {
-      const m = group.get(memberId);
-      if (m)
-        this.removeMemberAndUpdateGroup(group, m, `member ${memberId} sent no SyncGroup within the rebalance timeout`);
-    }
-  }
-
-  /** Clears every member's assignment and answers held SyncGroups with `errorCode`. */
-  private resetAssignments(group: Group, errorCode: number): void {
-    for (const m of group.members.values()) {
-      m.assignment = Buffer.alloc(0);
-      const waiter = m.syncWaiter;
-      m.syncWaiter = null;
-      waiter?.(syncError(errorCode));
-    }
-  }
-
   // ---------------------------------------------------------------- SyncGroup
 
   syncGroup(req: SyncGroupInput): Promise<SyncResult> {
@@ -505,6 +166,7 @@ export class GroupCoordinator implements GroupRegistry {
           if (waiter) this.scheduleHeartbeat(group, m);
         }
         group.transitionTo(GroupState.Stable);
+        this.persist(group);
         this.logger.info('group is stable', {
           groupId: group.groupId,
           generationId: group.generationId,
@@ -595,56 +257,6 @@ export class GroupCoordinator implements GroupRegistry {
     return ErrorCode.NONE;
   }
 
-  private removeMemberAndUpdateGroup(group: Group, member: Member, reason: string): void {
-    this.logger.info('removing member', {
-      groupId: group.groupId,
-      memberId: member.memberId,
-      groupInstanceId: member.groupInstanceId,
-      reason,
-    });
-    this.fence(member, ErrorCode.UNKNOWN_MEMBER_ID);
-    group.remove(member.memberId);
-    switch (group.state) {
-      case GroupState.Stable:
-      case GroupState.CompletingRebalance:
-        return this.prepareRebalance(group, reason);
-      case GroupState.PreparingRebalance:
-        return this.maybeCompleteJoin(group);
-      default:
-        return;
-    }
-  }
-
-  // ---------------------------------------------------------------- sessions
-
-  /** Restarts the member's session: it expires `timeoutMs` from now unless it heartbeats again. */
-  private scheduleHeartbeat(group: Group, member: Member, timeoutMs = member.sessionTimeoutMs): void {
-    if (member.heartbeatTimer !== null) this.timers.clearTimeout(member.heartbeatTimer);
-    member.heartbeatDeadlineMs = this.now() + timeoutMs;
-    member.heartbeatTimer = this.timers.setTimeout(() => this.onHeartbeatTimer(group, member), timeoutMs);
-  }
-
-  private onHeartbeatTimer(group: Group, member: Member): void {
-    member.heartbeatTimer = null;
-    if (group.get(member.memberId) !== member) return;
-    // Kafka's hasSatisfiedHeartbeat: a member whose JoinGroup/SyncGroup is held is alive (it cannot
-    // heartbeat meanwhile), unless it is new and its first join has taken too long.
-    if (!member.isNew && (member.isAwaitingJoin || member.isAwaitingSync)) return this.scheduleHeartbeat(group, member);
-    if (this.now() < member.heartbeatDeadlineMs) {
-      member.heartbeatTimer = this.timers.setTimeout(
-        () => this.onHeartbeatTimer(group, member),
-        member.heartbeatDeadlineMs - this.now(),
-      );
-      return;
-    }
-    this.removeMemberAndUpdateGroup(
-      group,
-      member,
-      `session timeout (${member.isNew ? this.newMemberJoinTimeoutMs : member.sessionTimeoutMs} ms) expired`,
-    );
-    this.maybeForget(group);
-  }
-
   // ---------------------------------------------------------------- offsets and admin
 
   commitOffsets(req: offsets.CommitInput): Promise<number[]> {
@@ -712,9 +324,10 @@ export class GroupCoordinator implements GroupRegistry {
     return ErrorCode.NONE;
   }
 
-  /** False when the storage failed (a full disk): the group is answered NOT_COORDINATOR. */
+  /** Its offsets and stored membership; false when the storage failed (a full disk): NOT_COORDINATOR. */
   private async deleteStoredOffsets(groupId: string): Promise<boolean> {
     try {
+      await this.groupWrites.run(groupId, () => this.storage.storeGroupMetadata(groupId, null));
       await this.storage.deleteOffsets(groupId);
       return true;
     } catch (err) {
@@ -743,6 +356,8 @@ export class GroupCoordinator implements GroupRegistry {
    * members find the new coordinator and rejoin there. Committed offsets are in storage, untouched.
    */
   unload(groupId: string): void {
+    // Read the stored membership again when the group comes back to this broker.
+    this.loads.delete(groupId);
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearTimer(group, 'joinTimer');
@@ -752,72 +367,4 @@ export class GroupCoordinator implements GroupRegistry {
     for (const m of group.members.values()) this.fence(m, ErrorCode.NOT_COORDINATOR);
     this.groups.delete(groupId);
   }
-
-  // ---------------------------------------------------------------- helpers
-
-  /** Answers the member's held requests with `errorCode` and stops its session timer. */
-  private fence(member: Member, errorCode: number): void {
-    if (member.heartbeatTimer !== null) this.timers.clearTimeout(member.heartbeatTimer);
-    member.heartbeatTimer = null;
-    const join = member.joinWaiter;
-    const sync = member.syncWaiter;
-    member.joinWaiter = null;
-    member.syncWaiter = null;
-    join?.(joinError(errorCode, member.memberId));
-    sync?.(syncError(errorCode));
-  }
-
-  /** A member sending JoinGroup again while one is held (it gave up on it): the old one is answered. */
-  private setJoinWaiter(member: Member, respond: (r: JoinResult) => void): void {
-    const old = member.joinWaiter;
-    member.joinWaiter = respond;
-    old?.(joinError(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId));
-  }
-
-  private setSyncWaiter(member: Member, respond: (r: SyncResult) => void): void {
-    const old = member.syncWaiter;
-    member.syncWaiter = respond;
-    old?.(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
-  }
-
-  private clearTimer(group: Group, which: 'joinTimer' | 'syncTimer'): void {
-    const t: TimerHandle | null = group[which];
-    if (t !== null) this.timers.clearTimeout(t);
-    group[which] = null;
-  }
-
-  /** Drops a group that never got a member (e.g. a failed first join); offsets, if any, stay stored. */
-  private maybeForget(group: Group): void {
-    if (
-      group.is(GroupState.Empty) &&
-      group.size === 0 &&
-      group.pendingMembers.size === 0 &&
-      group.generationId === 0 &&
-      this.groups.get(group.groupId) === group
-    ) {
-      this.groups.delete(group.groupId);
-    }
-  }
-}
-
-function updateMember(member: Member, req: JoinGroupInput): void {
-  member.protocols = req.protocols;
-  member.protocolType = req.protocolType;
-  member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
-  member.sessionTimeoutMs = req.sessionTimeoutMs;
-  member.clientId = req.clientId;
-  member.clientHost = req.clientHost;
-}
-
-/** Keeps the leader if it rejoined, else makes the first member that rejoined the leader. */
-function electJoinedLeader(group: Group): boolean {
-  const leader = group.leaderId === null ? undefined : group.get(group.leaderId);
-  if (leader?.isAwaitingJoin) return true;
-  for (const m of group.members.values()) {
-    if (m.isAwaitingJoin) {
-      group.leaderId = m.memberId;
-      return true;
-    }
-  }
-  return false;
 }

@@ -436,6 +436,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       await cleanerStopped;
       await left;
       await retentionStopped;
+      await groups.writesSettled(); // a rebalance that ended just now is stored (groups/group-persistence.ts)
       await storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
       logger.info('stopped; database closed', {

@@ -75,7 +75,12 @@ export function placedHere(broker: BrokerContext, kind: CoordinatorKind, key: st
  * the key's lease, src/cluster); else the error to answer: NOT_COORDINATOR (FindCoordinator names
  * another broker), COORDINATOR_LOAD_IN_PROGRESS (the previous owner's lease runs out first) or
  * COORDINATOR_NOT_AVAILABLE (the database is out of reach). One broker alone: always NONE.
+ * A group passing the gate for the first time since start (or since it came back to this broker)
+ * gets its stored membership loaded first (groups/group-sessions.ts loadGroup), as Kafka loads a
+ * group when it becomes its coordinator.
  */
-export function coordinatorGate(ctx: RequestContext, kind: CoordinatorKind, key: string): Promise<number> {
-  return clusterOf(ctx.broker).checkCoordinator(kind, key);
+export async function coordinatorGate(ctx: RequestContext, kind: CoordinatorKind, key: string): Promise<number> {
+  const check = await clusterOf(ctx.broker).checkCoordinator(kind, key);
+  if (check !== ErrorCode.NONE || kind !== 'group') return check;
+  return ctx.broker.groups.loadGroup(key);
 }

@@ -12,6 +12,8 @@ import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
 import type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
 
+import type { StoredGroup } from './group-metadata';
+export type { StoredGroup, StoredGroupMember } from './group-metadata';
 export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
 
 export interface TopicInfo {
@@ -391,6 +393,10 @@ export interface SyncStorage {
   deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void;
   /** Groups that have committed offsets. */
   offsetGroups(): string[];
+  /** Replaces the group's stored membership in one transaction (group-metadata.ts); null deletes it. */
+  storeGroupMetadata(groupId: string, group: StoredGroup | null): void;
+  /** The group's stored membership, members in join order. */
+  groupMetadata(groupId: string): StoredGroup | undefined;
 
   // ACLs (Kafka's AclBinding, protocol/acl.ts). The authorizer caches them; all changes go
   // through these calls.

@@ -7,6 +7,7 @@ import type { AsyncStorage } from '../../src/storage/storage';
 import { aclsContract } from './contract-acls';
 import { activeProducersContract } from './contract-active-producers';
 import { compactionContract } from './contract-compaction';
+import { groupMetadataContract } from './contract-group-metadata';
 import { producersContract } from './contract-producers';
 import { clientQuotasContract } from './contract-quotas';
 import { recordsContract } from './contract-records';
@@ -49,6 +50,7 @@ export function storageContract(
     aclsContract(ctx);
     clientQuotasContract(ctx);
     scramContract(ctx);
+    groupMetadataContract(ctx);
 
     if (reopen) {
       describe('after close and reopen', () => {

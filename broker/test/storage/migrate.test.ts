@@ -66,6 +66,26 @@ async function buildSource(path: string): Promise<void> {
       if (commit !== undefined) s.endTransaction(id, commit, NOW_MS);
     }
     s.commitOffsets('g', [{ topic: 'orders', partition: 0, offset: 5, leaderEpoch: 0, metadata: 'm' }], NOW_MS);
+    s.storeGroupMetadata('g', {
+      groupId: 'g',
+      protocolType: 'consumer',
+      generationId: 3,
+      protocolName: 'range',
+      leaderId: 'm-1',
+      updatedMs: NOW_MS,
+      members: [
+        {
+          memberId: 'm-1',
+          groupInstanceId: null,
+          clientId: 'c',
+          clientHost: '/127.0.0.1',
+          rebalanceTimeoutMs: 60_000,
+          sessionTimeoutMs: 10_000,
+          subscription: Buffer.from([0, 1]),
+          assignment: Buffer.from([2, 3]),
+        },
+      ],
+    });
     s.alterBrokerConfigs('', { 'log.retention.ms': '1000' }, []);
     s.createAcls([
       {

@@ -13,6 +13,7 @@ import type {
   ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
+  StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
   TransactionInfo,
@@ -59,6 +60,8 @@ export class MemoryStorage implements SyncStorage {
     commitOffsets: (groupId, offsets, nowMs) => this.commitOffsets(groupId, offsets, nowMs),
   });
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
+  /** Classic group membership (storage/group-metadata.ts), copied in and out. */
+  private readonly groupMembership = new Map<string, StoredGroup>();
   private identityValue: ClusterIdentity | undefined;
   private readonly brokerConfigValues = new Map<string, Record<string, string>>();
   /** By bindingKey: a binding is stored once. */
@@ -371,6 +374,14 @@ export class MemoryStorage implements SyncStorage {
 
   offsetGroups(): string[] {
     return [...this.groups.keys()].sort();
+  }
+  storeGroupMetadata(groupId: string, group: StoredGroup | null): void {
+    if (group === null) this.groupMembership.delete(groupId);
+    else this.groupMembership.set(groupId, { ...group, members: group.members.map((m) => ({ ...m })) });
+  }
+  groupMetadata(groupId: string): StoredGroup | undefined {
+    const g = this.groupMembership.get(groupId);
+    return g && { ...g, members: g.members.map((m) => ({ ...m })) };
   }
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */

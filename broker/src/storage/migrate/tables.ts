@@ -27,6 +27,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'open_txn', orderBy: 'partition_id, producer_id' },
   { name: 'aborted_txn', orderBy: 'partition_id, last_offset' },
   { name: 'log_cleaner', orderBy: 'partition_id' },
+  { name: 'group_metadata', orderBy: 'group_id' },
+  { name: 'group_member', orderBy: 'group_id, member_id' },
 ];
 
 /** The table copied partition by partition, in chunks (each chunk one PostgreSQL transaction). */

@@ -207,4 +207,32 @@ CREATE TABLE log_cleaner (
 );
 `;
 
-export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, name: 'initial', sql: initial }];
+// Classic group membership at the end of each rebalance (sqlite's migration 8, storage/group-metadata.ts).
+const groupMetadata = `
+CREATE TABLE group_metadata (
+  group_id      text    PRIMARY KEY,
+  protocol_type text,
+  generation    integer NOT NULL,
+  protocol_name text,
+  leader_id     text,
+  updated_ms    bigint  NOT NULL
+);
+CREATE TABLE group_member (
+  group_id             text    NOT NULL REFERENCES group_metadata (group_id) ON DELETE CASCADE,
+  member_id            text    NOT NULL,
+  join_order           integer NOT NULL,
+  group_instance_id    text,
+  client_id            text    NOT NULL,
+  client_host          text    NOT NULL,
+  rebalance_timeout_ms integer NOT NULL,
+  session_timeout_ms   integer NOT NULL,
+  subscription         bytea   NOT NULL,
+  assignment           bytea   NOT NULL,
+  PRIMARY KEY (group_id, member_id)
+);
+`;
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, name: 'initial', sql: initial },
+  { version: 2, name: 'group_metadata', sql: groupMetadata },
+];

@@ -14,6 +14,7 @@ import type {
   ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
+  StoredGroup,
   CompactionStepResult,
   DeleteRecordsResult,
   EndTransactionResult,
@@ -37,6 +38,7 @@ import { PgCleanerLog } from './cleaner';
 import { Db } from './db';
 import type { DbOptions } from './db';
 import { GroupOffsets } from './offsets';
+import { GroupMetadataStore } from './group-metadata';
 import { newProducerId } from './producers';
 import { Records } from './records';
 import { PgSecurity } from './security';
@@ -52,6 +54,7 @@ export class PostgresStorage implements AsyncStorage {
   private readonly topics: Topics;
   private readonly records: Records;
   private readonly groupOffsets: GroupOffsets;
+  private readonly groupMembers: GroupMetadataStore;
   private readonly txns: PgTransactions;
   private readonly cleaner: Cleaner;
   /** ACLs, client quotas, SCRAM users, broker configs; invalidate() when another broker announces a change. */
@@ -67,6 +70,7 @@ export class PostgresStorage implements AsyncStorage {
     this.topics = new Topics(db);
     this.records = new Records(db);
     this.groupOffsets = new GroupOffsets(db);
+    this.groupMembers = new GroupMetadataStore(db);
     this.txns = new PgTransactions(db);
     this.cleaner = new Cleaner(new PgCleanerLog(db));
     this.security = new PgSecurity(db);
@@ -199,6 +203,12 @@ export class PostgresStorage implements AsyncStorage {
   }
   offsetGroups(): Promise<string[]> {
     return this.groupOffsets.groups();
+  }
+  storeGroupMetadata(groupId: string, group: StoredGroup | null): Promise<void> {
+    return this.groupMembers.store(groupId, group);
+  }
+  groupMetadata(groupId: string): Promise<StoredGroup | undefined> {
+    return this.groupMembers.load(groupId);
   }
 
   // Transactions (pg-rest: transactions.ts)

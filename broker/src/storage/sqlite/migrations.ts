@@ -226,6 +226,32 @@ CREATE TABLE log_cleaner (
 );
 `;
 
+// Classic group membership at the end of each rebalance (Kafka's GroupMetadataValue; storage/
+// group-metadata.ts), so a restart is invisible to a stable group. Written whole by each rebalance.
+const groupMetadata = `
+CREATE TABLE group_metadata (
+  group_id      TEXT    PRIMARY KEY,
+  protocol_type TEXT,
+  generation    INTEGER NOT NULL,
+  protocol_name TEXT,
+  leader_id     TEXT,
+  updated_ms    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE group_member (
+  group_id             TEXT    NOT NULL REFERENCES group_metadata (group_id),
+  member_id            TEXT    NOT NULL,
+  join_order           INTEGER NOT NULL,
+  group_instance_id    TEXT,
+  client_id            TEXT    NOT NULL,
+  client_host          TEXT    NOT NULL,
+  rebalance_timeout_ms INTEGER NOT NULL,
+  session_timeout_ms   INTEGER NOT NULL,
+  subscription         BLOB    NOT NULL,
+  assignment           BLOB    NOT NULL,
+  PRIMARY KEY (group_id, member_id)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
@@ -234,4 +260,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'client_quota', sql: clientQuota },
   { version: 6, name: 'transactions', sql: transactions },
   { version: 7, name: 'compaction', sql: compaction },
+  { version: 8, name: 'group_metadata', sql: groupMetadata },
 ];

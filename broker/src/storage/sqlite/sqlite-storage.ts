@@ -12,6 +12,7 @@ import type {
   ClientQuotaEntry,
   ClusterIdentity,
   CommittedOffset,
+  StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
   TransactionInfo,
@@ -35,6 +36,7 @@ import { Acls } from './acls';
 import { BrokerConfigs } from './broker-configs';
 import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
+import { GroupMetadataStore } from './group-metadata';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
 import type { PragmaOptions } from './pragmas';
 import { Producers } from './producers';
@@ -73,6 +75,7 @@ export class SqliteStorage implements SyncStorage {
   private readonly retention: Retention;
   private readonly cleaner: Cleaner;
   private readonly groupOffsets: GroupOffsets;
+  private readonly groupMembers: GroupMetadataStore;
   private readonly txns: Transactions;
   private readonly brokerConfigStore: BrokerConfigs;
   private readonly acls: Acls;
@@ -136,6 +139,7 @@ export class SqliteStorage implements SyncStorage {
         new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
       );
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
+      this.groupMembers = new GroupMetadataStore(this.db, this.tx);
       this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
       this.activeProducerStates = new ActiveProducers(this.db, this.tx, this.topics, this.producers, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
@@ -362,6 +366,12 @@ export class SqliteStorage implements SyncStorage {
   }
   offsetGroups(): string[] {
     return this.guard(() => this.groupOffsets.groups());
+  }
+  storeGroupMetadata(groupId: string, group: StoredGroup | null): void {
+    this.guard(() => this.groupMembers.store(groupId, group));
+  }
+  groupMetadata(groupId: string): StoredGroup | undefined {
+    return this.guard(() => this.groupMembers.load(groupId));
   }
 
   listAcls(): AclBinding[] {
