@@ -15,7 +15,7 @@ import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { catalogChanges } from '../../keyed-serial';
-import { mutationThrottleMs, requestMutationQuota } from '../quotas/controller-mutation-quotas';
+import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
 
 const STRICT_QUOTA_SINCE_VERSION = 3;
 

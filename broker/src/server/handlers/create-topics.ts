@@ -24,11 +24,8 @@ import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } fro
 import { isReservedTopic, topicNameError } from '../topic-names';
 import { SliceClock } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
-import {
-  ControllerMutationQuota,
-  mutationThrottleMs,
-  requestMutationQuota,
-} from '../quotas/controller-mutation-quotas';
+import type { ControllerMutationQuota } from '../quotas/controller-mutation-quotas';
+import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
 
 /** CreateTopics v6+ answers THROTTLING_QUOTA_EXCEEDED per topic (KIP-599); older versions are throttled only. */
 const STRICT_QUOTA_SINCE_VERSION = 6;

@@ -18,7 +18,7 @@ import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
-import { mutationThrottleMs, requestMutationQuota } from '../quotas/controller-mutation-quotas';
+import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
 
 const STRICT_QUOTA_SINCE_VERSION = 5;
 

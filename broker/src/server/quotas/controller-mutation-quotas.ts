@@ -9,7 +9,6 @@
 // (client-quota-manager.ts). Each broker keeps its own buckets (Kafka's controller keeps one).
 // https://cwiki.apache.org/confluence/display/KAFKA/KIP-599%3A+Throttle+Create+Topic%2C+Create+Partition+and+Delete+Topic+Operations
 import type { ClientQuotaEntry } from '../../storage/storage';
-import type { RequestContext } from '../context';
 import { ClientQuotaManager } from './client-quota-manager';
 import { CONTROLLER_MUTATION_RATE } from './quota-entities';
 import type { RateWindow } from './sampled-rate';
@@ -55,7 +54,7 @@ export interface ControllerMutationQuota {
   throttleTimeMs(nowMs: number): number;
 }
 
-const UNBOUNDED: ControllerMutationQuota = { record: () => undefined, throttleTimeMs: () => 0 };
+export const UNBOUNDED: ControllerMutationQuota = { record: () => undefined, throttleTimeMs: () => 0 };
 
 export class ControllerMutationQuotas {
   private readonly resolver: ClientQuotaManager;
@@ -131,25 +130,4 @@ export class ControllerMutationQuotas {
     this.lastSweepMs = nowMs;
     for (const [k, b] of this.buckets) if (nowMs >= b.fullAtMs) this.buckets.delete(k);
   }
-}
-
-/**
- * The quota a CreateTopics / CreatePartitions / DeleteTopics request charges: strict from
- * `strictSinceVersion` (the first version whose clients know THROTTLING_QUOTA_EXCEEDED).
- */
-export function requestMutationQuota(ctx: RequestContext, strictSinceVersion: number): ControllerMutationQuota {
-  const { quotas } = ctx.broker;
-  if (!quotas.controllerMutation.enabled) return UNBOUNDED;
-  return quotas.controllerMutation.quotaFor(
-    ctx.session.principal.name,
-    ctx.clientId ?? '',
-    ctx.apiVersion >= strictSinceVersion,
-  );
-}
-
-/** The response's throttle_time_ms; the connection is muted that long too (ctx.mutationThrottleMs). */
-export function mutationThrottleMs(ctx: RequestContext, quota: ControllerMutationQuota): number {
-  const ms = quota.throttleTimeMs(ctx.broker.now());
-  if (ms > 0) ctx.mutationThrottleMs = ms;
-  return ms;
 }
