@@ -220,17 +220,24 @@ export function renderAbuse(rows: AbuseRow[]): string {
   return lines.join('\n');
 }
 
+/** Every pattern `runs` times (run by run, so a noisy moment shows as one odd run), brokers in `tmp`. */
+export async function runAbuse(tmp: string, runs: number): Promise<AbuseRow[]> {
+  const rows: AbuseRow[] = [];
+  for (let run = 0; run < runs; run++) {
+    for (const [pattern, abuser] of PATTERNS) {
+      log(`abuse run ${run + 1}/${runs}: ${pattern}`);
+      rows.push(await runPattern(tmp, pattern, abuser, run));
+    }
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   if (!OTHER_MAIN) buildSources();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'minnow-abuse-'));
-  const rows: AbuseRow[] = [];
+  let rows: AbuseRow[];
   try {
-    for (let run = 0; run < RUNS; run++) {
-      for (const [pattern, abuser] of PATTERNS) {
-        log(`abuse run ${run + 1}/${RUNS}: ${pattern}`);
-        rows.push(await runPattern(tmp, pattern, abuser, run));
-      }
-    }
+    rows = await runAbuse(tmp, RUNS);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
