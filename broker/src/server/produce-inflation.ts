@@ -9,6 +9,7 @@
 // batch inflates to more than max.message.bytes and no batch to more than count x that. A bomb
 // states few records (inflating is refused at the bound) or many (the bound is large, so it inflates
 // off the loop, below). Kafka itself streams records out of the codec and has no such bound.
+import * as zlib from 'node:zlib';
 import { decompressOffLoop } from '../protocol/decompress-off-loop';
 import { DecodeError } from '../protocol/errors';
 import { RecordFraming } from '../protocol/record-framing';
@@ -36,6 +37,28 @@ export interface DeferredInflation {
 
 /** What inflating gave: the records, or the DecodeError validation turns into its answer. */
 export type Inflated = Buffer | DecodeError;
+
+/** Compressed bytes the gzip probe inflates: deflate expands at most 1032:1, so at most ~256 KiB. */
+const GZIP_PROBE_BYTES = 256;
+
+/**
+ * Before a gzip batch is inflated on the loop (up to 2 MiB): its first compressed bytes inflated
+ * alone (Z_SYNC_FLUSH: a cut stream is no error) and their records' frame checked, so a bomb of
+ * zeros is refused having inflated a few KiB instead of the whole bound. Throws DecodeError (or
+ * RecordTooLargeError) as decompress does; returns when the start looks like records.
+ */
+export function probeGzip(compressed: Buffer, recordsCount: number, maxRecordBytes: number): void {
+  if (compressed.length <= GZIP_PROBE_BYTES) return; // small enough to inflate whole
+  let start: Buffer;
+  try {
+    start = zlib.gunzipSync(compressed.subarray(0, GZIP_PROBE_BYTES), {
+      finishFlush: zlib.constants.Z_SYNC_FLUSH,
+    });
+  } catch {
+    return; // the whole inflate reports it
+  }
+  new RecordFraming(recordsCount, maxRecordBytes).feed(start);
+}
 
 /** Inflates off the event loop; a DecodeError (malformed, or past the limit) is returned, not thrown. */
 export async function inflateOffLoop(deferred: DeferredInflation): Promise<Inflated> {

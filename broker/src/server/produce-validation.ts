@@ -47,7 +47,13 @@ import {
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
 import { isCompacted, topicConfig } from '../storage/topic-config';
-import { type DeferredInflation, INFLATE_ON_LOOP_MAX_BYTES, type Inflated, inflationLimit } from './produce-inflation';
+import {
+  type DeferredInflation,
+  INFLATE_ON_LOOP_MAX_BYTES,
+  type Inflated,
+  inflationLimit,
+  probeGzip,
+} from './produce-inflation';
 
 /**
  * Output bound for decompressing one batch: the codecs' default (compression.ts), 64 MiB. Not tied to
@@ -352,6 +358,8 @@ function validateBatch(
   let records: Buffer;
   try {
     if (inflated instanceof Error) throw inflated;
+    if (codec === CompressionType.Gzip && inflated === undefined)
+      probeGzip(data.subarray(BATCH_HEADER_SIZE), count, policy.maxMessageBytes);
     records =
       codec === CompressionType.None ? data : (inflated ?? decompress(codec, data.subarray(BATCH_HEADER_SIZE), limit));
   } catch (err) {

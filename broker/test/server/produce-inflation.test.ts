@@ -73,6 +73,8 @@ async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; 
   }
 }
 
+const bytesFed = (fed: jest.SpyInstance<void, [Buffer]>) => fed.mock.calls.reduce((n, [chunk]) => n + chunk.length, 0);
+
 describe('the inflation limit a batch states', () => {
   it('is its records count times max.message.bytes, under the ceiling', () => {
     expect(inflationLimit(1, 1048588, 64 * MiB)).toBe(1048588);
@@ -84,28 +86,35 @@ describe('the inflation limit a batch states', () => {
 describe('a gzip bomb', () => {
   const bomb = zlib.gzipSync(Buffer.alloc(64 * MiB), { level: 9 }); // about 64 KB
 
-  it('stating one record is refused at max.message.bytes of output, on the loop', () => {
+  it('stating one record is refused on the loop after inflating its first bytes only', () => {
     const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, bomb, 1), policy()));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(check.message).toMatch(/record 0: Invalid record size: 0 bytes/);
+    expect(check.inflate).toBeUndefined();
+  });
+
+  it('stating one plausible record is refused at max.message.bytes of output, on the loop', () => {
+    const claim = Buffer.from([0x80, 0x89, 0x7a]); // zigzag varint of 1,000,000: a plausible record length
+    const plausible = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(64 * MiB)]), { level: 9 });
+    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, plausible, 1), policy()));
     expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
     expect(check.message).toMatch(/decompression limit of 1048588 bytes/);
     expect(check.inflate).toBeUndefined();
   });
 
-  it('stating many records is inflated off the loop, which turns meanwhile, and stops at the first bad record', async () => {
+  it('stating many records is inflated off the loop and stops at the first bad record', async () => {
     const fed = jest.spyOn(RecordFraming.prototype, 'feed');
     const batch = bombBatch(CompressionType.Gzip, bomb, 32);
     const first = refused(validateProduceRecords(batch, policy()));
     expect(first.inflate).toMatchObject({ codec: CompressionType.Gzip, limit: 32 * 1048588 });
     expect(first.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR); // what a caller ignoring `inflate` answers
 
-    const { result: inflated, turns } = await loopTurnsDuring(() => inflateOffLoop(first.inflate!));
-    expect(turns).toBeGreaterThan(0);
+    const inflated = await inflateOffLoop(first.inflate!);
     const second = refused(validateProduceRecords(batch, policy(), '', inflated));
     expect(second.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(second.message).toMatch(/record 0: Invalid record size: 0 bytes/);
-    // One chunk of zeros was enough: not 32 MiB.
-    expect(fed).toHaveBeenCalledTimes(1);
-    expect(fed.mock.calls[0]![0].length).toBeLessThanOrEqual(256 * 1024);
+    // A chunk of zeros or two was enough: not 32 MiB.
+    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * 256 * 1024);
     fed.mockRestore();
   });
 
@@ -118,14 +127,14 @@ describe('a gzip bomb', () => {
     const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
     expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
     expect(check.message).toMatch(/record 0 of 2097152 bytes exceeds max.message.bytes=1048588/);
-    expect(fed).toHaveBeenCalledTimes(1);
+    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * 256 * 1024);
     fed.mockRestore();
   });
 });
 
 describe('a legitimately large compressed batch', () => {
   it.each([CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd])(
-    'codec %s: inflated off the loop, then accepted with the same records',
+    'codec %s: inflated off the loop, which turns meanwhile, then accepted',
     async (codec) => {
       const records = Array.from({ length: 8 }, (_, i) => ({
         value: Buffer.alloc(400_000, 97 + i),
@@ -135,7 +144,8 @@ describe('a legitimately large compressed batch', () => {
       expect(batch.length).toBeLessThan(1048588);
       const first = refused(validateProduceRecords(batch, policy()));
       expect(first.inflate!.limit).toBeGreaterThan(INFLATE_ON_LOOP_MAX_BYTES);
-      const inflated = await inflateOffLoop(first.inflate!);
+      const { result: inflated, turns } = await loopTurnsDuring(() => inflateOffLoop(first.inflate!));
+      expect(turns).toBeGreaterThan(0); // 3.2 MB take several chunks, the loop turning between them
       const check = validateProduceRecords(batch, policy(), '', inflated);
       expect(check.ok).toBe(true);
     },
