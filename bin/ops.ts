@@ -5,8 +5,10 @@ import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createClients, defaultRuntime, type OpsClients, type OpsRuntime } from '../lib/ops/clients';
 import { OpsError, explainAwsError } from '../lib/ops/errors';
+import { formatImageReport, formatImageUpdate, getImageReport, updatePinnedImage } from '../lib/ops/image';
 import { formatPreflight, preflight } from '../lib/ops/preflight';
 import { setDataVolumeProtection } from '../lib/ops/protect';
+import { StorageMode } from '../lib/postgres-config';
 import { CONTEXT_FILE } from '../lib/remembered-context';
 import { applyScale, checkInstanceType, clusterScaleAdvice, isDatabaseClass, scaleCommand } from '../lib/ops/scale';
 import { rollbackCluster } from '../lib/ops/cluster-rollback';
@@ -33,8 +35,13 @@ commands:
   ca                      the CA certificate (PEM) clients trust for SASL_SSL: npm run -s ops -- ca > ca.pem
   password                the password of the Kafka user admin (from Secrets Manager)
   preflight               before a deploy: the availability zone (the deployed volume's, or the first that
-                          offers --instance-type), written to cdk.context.json with the volume's size and
-                          snapshot; refuses a zone that would move the volume; names a KMS key to pass
+                          offers --instance-type) and the image (the deployed instance's, or the latest AL2023
+                          for a new stack), written to cdk.context.json with the volume's size and snapshot;
+                          refuses a zone that would move the volume; names a KMS key to pass
+                          (a new cluster: --storage postgres, image only)
+  image                   the pinned image, what the instance(s) run, and the latest AL2023 (id, name, age)
+  image --update          pins the latest AL2023 in cdk.context.json (--arch x86_64|arm64 for another
+                          architecture); the next deploy replaces the broker(s) with it: the patch path
   protect [--off]         stack policy: CloudFormation refuses to replace or delete the data volume
   rollback                runs minnow-rollback on the instance (SSM): the previous broker release again
                           (a cluster: broker by broker, stopping at the first that fails)
@@ -43,7 +50,9 @@ options:
   --stack NAME            the deployed stack (default Minnow)
   --region REGION         its region (default: AWS_REGION or your profile's region)
   --json                  status as JSON
-  --instance-type TYPE    preflight: the type the zone must offer (default t3.micro)
+  --instance-type TYPE    preflight: the type the zone must offer and the image must boot (default t3.micro)
+  --storage postgres      preflight: the stack is a new storage=postgres cluster (no zone to choose)
+  --arch ARCH             image: the architecture of the latest image (default: the pinned one's)
   --out FILE              ca, password: write to FILE (password: mode 0600) instead of printing
                           (npm prints its banner on stdout unless run as npm run -s)`;
 
@@ -76,6 +85,9 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         json: { type: 'boolean', default: false },
         out: { type: 'string' },
         'instance-type': { type: 'string' },
+        storage: { type: 'string' },
+        arch: { type: 'string' },
+        update: { type: 'boolean', default: false },
         off: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -96,17 +108,18 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
   }
   const stackName = values.stack;
   const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  const contextFile = deps.contextFile ?? CONTEXT_FILE;
   try {
     switch (command) {
       case 'status': {
         const clients = deps.clients(region);
         const kind = await readStackKind(clients, stackName);
         if (kind.kind === 'cluster') {
-          const report = await getClusterStatus(clients, deps.runtime, stackName, kind);
+          const report = await getClusterStatus(clients, deps.runtime, stackName, kind, contextFile);
           deps.out(values.json ? JSON.stringify(report, null, 2) : formatClusterStatus(report));
           return 0;
         }
-        const report = await getStatus(clients, deps.runtime, stackName);
+        const report = await getStatus(clients, deps.runtime, stackName, contextFile);
         deps.out(values.json ? JSON.stringify(report, null, 2) : formatStatus(report));
         return 0;
       }
@@ -149,13 +162,26 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return 0;
       }
       case 'preflight': {
-        const contextFile = deps.contextFile ?? CONTEXT_FILE;
+        const { storage } = values;
+        if (storage !== undefined && storage !== StorageMode.Postgres && storage !== StorageMode.Sqlite) {
+          throw new OpsError(`--storage ${storage}: pass postgres (a new cluster) or leave it out`);
+        }
         const report = await preflight(deps.clients(region), {
           stackName,
           contextFile,
           ...(values['instance-type'] !== undefined && { instanceType: values['instance-type'] }),
+          ...(storage !== undefined && { storage }),
         });
         deps.out(formatPreflight(stackName, report, contextFile));
+        return 0;
+      }
+      case 'image': {
+        const opts = { stackName, contextFile, ...(values.arch !== undefined && { architecture: values.arch }) };
+        deps.out(
+          values.update
+            ? formatImageUpdate(await updatePinnedImage(deps.clients(region), deps.runtime, opts), contextFile)
+            : formatImageReport(await getImageReport(deps.clients(region), deps.runtime, opts)),
+        );
         return 0;
       }
       case 'protect': {

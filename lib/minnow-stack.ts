@@ -55,13 +55,14 @@ export class MinnowStack extends Stack {
       ...(config.dataSnapshotId !== undefined && { snapshotId: config.dataSnapshotId }),
       ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
     });
-    if (config.snapshotRetentionDays > 0) {
-      new DataBackup(this, 'Backup', {
-        volume: data.volume,
-        retentionDays: config.snapshotRetentionDays,
-        ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
-      });
-    }
+    const backup =
+      config.snapshotRetentionDays > 0
+        ? new DataBackup(this, 'Backup', {
+            volume: data.volume,
+            retentionDays: config.snapshotRetentionDays,
+            ...(config.dataVolumeKmsKeyArn !== undefined && { kmsKeyArn: config.dataVolumeKmsKeyArn }),
+          })
+        : undefined;
     const asset = new BrokerAsset(
       this,
       'BrokerAsset',
@@ -92,6 +93,7 @@ export class MinnowStack extends Stack {
       cpuCredits: config.cpuCredits,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
     });
+    backup?.alertFailuresTo(alarms.topic);
     const dashboard = new BrokerDashboard(this, 'Dashboard', {
       instanceId,
       instanceType: config.instanceType,

@@ -100,6 +100,7 @@ export class MinnowPostgresStack extends Stack {
       multiAz: pg.multiAz,
       deletionProtection: pg.dbDeletionProtection,
       storageGiB: pg.dbStorageGiB,
+      logRetentionDays: config.logRetentionDays,
     });
     const monitoring = new Monitoring(this, 'Monitoring', { retentionDays: config.logRetentionDays });
     const topic = alarmTopic(this, 'AlarmTopic', config.alarmEmail);

@@ -308,6 +308,7 @@ describe('scheduled snapshots (DLM)', () => {
       'ec2:CreateSnapshot',
       'ec2:CreateTags',
       'ec2:DeleteSnapshot',
+      'ec2:DescribeAvailabilityZones',
       'ec2:DescribeInstances',
       'ec2:DescribeSnapshots',
       'ec2:DescribeVolumes',

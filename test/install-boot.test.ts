@@ -42,6 +42,29 @@ describeWithTools(
     expect(link(sb, 'current')).toBe(`releases/${sb.releaseId}`);
   });
 
+  test('the Elastic IP moves after SUCCESS: the agent install waits for it, bounded', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.20'); // the launch-time address
+    const run = runInstall(sb, {
+      MINNOW_EIP_TIMEOUT_S: '1',
+      MINNOW_POLL_S: '0.2',
+      MINNOW_LOG_GROUP: 'minnow-broker',
+      MINNOW_METRICS_LOG_GROUP: 'minnow-metrics',
+    });
+    expectSuccess(run);
+    expect(signals(sb).map((s) => s.Status)).toEqual(['SUCCESS']);
+    expect(run.stderr).toContain('warning: the public address is not 203.0.113.99 yet; installing the agent anyway');
+    const at = (match: (c: string) => boolean) => run.calls.findIndex(match);
+    const polls = run.calls.filter((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
+    expect(polls.length).toBeGreaterThan(1);
+    const signalled = at((c) => c.startsWith('curl ') && c.includes('--data-binary'));
+    const firstPoll = at((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
+    const agent = at((c) => c.startsWith('dnf ') && c.includes('amazon-cloudwatch-agent'));
+    expect(signalled).toBeGreaterThanOrEqual(0);
+    expect(firstPoll).toBeGreaterThan(signalled);
+    expect(agent).toBeGreaterThan(firstPoll);
+  });
+
   test('the broker never answers: FAILURE with the reason, exit 1', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'broker-down'), '');
@@ -68,20 +91,21 @@ describeWithTools(
 
   test('die in the attach loop (the attached volume never shows up): FAILURE with its message', () => {
     const sb = createSandbox();
-    fs.writeFileSync(path.join(sb.state, 'attach-dropped'), '');
+    fs.writeFileSync(path.join(sb.state, 'attach-no-device'), '');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
+    // What it saw last depends on how far the second passed: the attach may not have been read back.
     expect(signals(sb)).toEqual([
       {
         Status: 'FAILURE',
-        Reason: `volume ${VOLUME_ID} did not appear within 1s; is it attached elsewhere?`,
+        Reason: expect.stringMatching(new RegExp(`^volume ${VOLUME_ID} did not appear within 1s \\(last seen `)),
         UniqueId: INSTANCE_ID,
-        Data: '',
+        Data: sb.releaseId,
       },
     ]);
   });
 
-  test('a refused attach (no right to the KMS key): FAILURE with the refusal, not the replacement SUCCESS', () => {
+  test('a refused attach (no right to the KMS key): FAILURE with the refusal, no SUCCESS before it', () => {
     const sb = createSandbox();
     fs.writeFileSync(
       path.join(sb.state, 'attach-error'),
@@ -96,15 +120,14 @@ describeWithTools(
     );
   });
 
-  test('a replacement instance (volume still held) signals SUCCESS at once: the old instance goes only after the update', () => {
+  test('a volume still in use (VolumeInUse) is waited for: no signal until the broker answers (issue 28)', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '2');
     const run = runInstall(sb);
     expectSuccess(run);
-    const sent = signals(sb);
-    expect(sent).toHaveLength(1); // never twice: the health check's SUCCESS is not sent again
-    expect(sent[0]?.Status).toBe('SUCCESS');
-    expect(sent[0]?.Reason).toContain(`replacement instance waits for ${VOLUME_ID}`);
+    expect(signals(sb).map((s) => [s.Status, s.Reason])).toEqual([
+      ['SUCCESS', `minnow ${sb.releaseId} answers on 127.0.0.1:${sb.loopbackPort}`],
+    ]);
   });
 
   test('no signal without MINNOW_SIGNAL_URL (a reboot of an instance from before this kit)', () => {

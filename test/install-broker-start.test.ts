@@ -148,7 +148,8 @@ maybe(
     const port = await freePort();
     const metricsPort = await freePort(); // MINNOW_METRICS_LISTENER: loopback, its own port
     const sb: Sandbox = createSandbox();
-    fs.writeFileSync(path.join(sb.state, 'public-ip'), '127.0.0.1\n'); // what IMDS reports once the "EIP" is on
+    // No public DNS name: the address itself (127.0.0.1 here) is advertised and in the certificate.
+    fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
     const run = runInstall(sb, {
       MINNOW_SECURITY: 'off',
       MINNOW_LISTEN_HOST: '127.0.0.1',
@@ -186,7 +187,7 @@ maybeSecure(
     const loopbackPort = await freePort();
     const metricsPort = await freePort();
     const sb: Sandbox = createSandbox();
-    fs.writeFileSync(path.join(sb.state, 'public-ip'), '127.0.0.1\n');
+    fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
     const run = runInstall(sb, {
       MINNOW_LISTEN_HOST: '127.0.0.1',
       MINNOW_PORT: String(port),

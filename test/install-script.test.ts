@@ -32,7 +32,7 @@ itWithTools('shellcheck')(
       [
         '--severity=style',
         INSTALL_SH,
-        ...['security.sh', 'owner.sh', 'configure.sh', 'release.sh', 'rollback.sh'].map((f) =>
+        ...['security.sh', 'owner.sh', 'configure.sh', 'release.sh', 'rollback.sh', 'take-volume.sh'].map((f) =>
           path.join(REPO_ROOT, 'broker', 'deploy', f),
         ),
         path.join(REPO_ROOT, 'bin', 'build-broker.sh'),
@@ -59,7 +59,6 @@ describeWithTools(
   beforeAll(() => {
     sb = createSandbox();
     device = `${sb.root}/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${VOLUME_ID.replace('-', '')}`;
-    fs.writeFileSync(path.join(sb.state, 'public-ip'), '203.0.113.99\n');
     first = runInstall(sb);
     second = runInstall(sb);
   });
@@ -227,13 +226,13 @@ describeWithTools(
     expect(named(run, 'mount')).toHaveLength(1);
   });
 
-  test('a replacement instance waits for the old one to let go of the volume', () => {
+  test('an attach answered VolumeInUse (the volume not yet let go of) is tried again', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '2');
     const run = runInstall(sb);
     expectSuccess(run);
     expect(named(run, 'aws').filter((c) => c.includes('attach-volume'))).toHaveLength(3);
-    expect(run.stderr).toContain('still held by a previous instance?');
+    expect(run.stderr).toContain(`cannot attach ${VOLUME_ID} yet (An error occurred (VolumeInUse)); waiting`);
   });
 
   test('gives up on the volume after MINNOW_ATTACH_TIMEOUT_S, before touching anything else', () => {
@@ -241,7 +240,7 @@ describeWithTools(
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '1000000');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`volume ${VOLUME_ID} did not appear within 1s`);
+    expect(run.stderr).toContain(`volume ${VOLUME_ID} did not appear within 1s (last seen available)`);
     expect(named(run, 'mkfs.xfs')).toEqual([]);
     expect(named(run, 'systemctl')).toEqual([]);
   });

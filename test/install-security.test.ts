@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ADMIN_PASSWORD,
+  ADMIN_SECRET_ARN,
   CA_PARAMETER,
   PUBLIC_DNS,
   REGION,
@@ -15,6 +16,8 @@ import {
   type Sandbox,
 } from './helpers/install-sandbox';
 import { describeWithTools, itWithTools } from '../broker/test/support/external-tools';
+import { credentialFromPassword, passwordMatches, SCRAM_MECHANISM_NAMES } from '../broker/src/sasl/scram-crypto';
+import { openSyncStorage } from '../broker/src/storage/open-storage';
 
 // What install.sh does with MINNOW_SECURITY=on (the kit's default): a CA and a server certificate
 // on the data volume, the CA published to SSM, the admin password as a root-only file handed to the
@@ -37,7 +40,10 @@ const verify = (sb: Sandbox) => openssl('verify', '-CAfile', tls(sb, 'ca.crt'), 
 /** A new instance taking over the volume: root disk and its /etc gone, the volume's files kept. */
 function replaceInstance(sb: Sandbox): void {
   for (const dir of ['etc', 'opt']) fs.rmSync(path.join(sb.root, dir), { recursive: true, force: true });
-  for (const file of ['packages', 'user-minnow', 'mounted']) fs.rmSync(path.join(sb.state, file), { force: true });
+  // The old instance is gone and has let go of the volume (install-takeover.test.ts: while it still holds it).
+  for (const file of ['packages', 'user-minnow', 'mounted', 'volume-holder', 'volume-device']) {
+    fs.rmSync(path.join(sb.state, file), { force: true });
+  }
   fs.rmSync(path.join(sb.root, 'dev'), { recursive: true, force: true });
 }
 
@@ -144,7 +150,6 @@ describeWithTools(
     expectSuccess(runInstall(sb));
     const ca = read(tls(sb, 'ca.crt'));
     const server = read(tls(sb, 'server.crt'));
-    fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.7\n');
     fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-198-51-100-7.eu-west-2.compute.amazonaws.com\n');
     const run = runInstall(sb, { MINNOW_ADVERTISED_HOST: '198.51.100.7' });
     expectSuccess(run);
@@ -169,12 +174,31 @@ describeWithTools(
     expect(read(tls(sb, 'ca.crt'))).toBe(ca);
   });
 
-  test('a public DNS name of another address (EIP not yet associated) is left out; the IP is advertised', () => {
+  test('before the Elastic IP is associated (the boot signals first): its DNS name is made from the launch-time one', () => {
     const sb = createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-3-8-1-2.eu-west-2.compute.amazonaws.com\n');
-    expectSuccess(runInstall(sb, { MINNOW_EIP_TIMEOUT_S: '0' }));
+    expectSuccess(runInstall(sb));
     const text = certText(tls(sb, 'server.crt'));
     expect(text).not.toContain('ec2-3-8-1-2');
+    expect(text).toContain('DNS:ec2-203-0-113-99.eu-west-2.compute.amazonaws.com, IP Address:203.0.113.99');
+    expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
+      `ADVERTISED_LISTENER_URL=sasl+tls://ec2-203-0-113-99.eu-west-2.compute.amazonaws.com:9093,tcp://127.0.0.1:${sb.loopbackPort}\n`,
+    );
+    // Once associated, IMDS gives that very name: the certificate stays.
+    const server = read(tls(sb, 'server.crt'));
+    fs.rmSync(path.join(sb.state, 'public-hostname'));
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(run.stderr).not.toContain('issuing the server certificate');
+    expect(read(tls(sb, 'server.crt'))).toBe(server);
+  });
+
+  test('no public DNS name (a VPC without DNS hostnames): the IP is advertised', () => {
+    const sb = createSandbox();
+    fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
+    expectSuccess(runInstall(sb));
+    const text = certText(tls(sb, 'server.crt'));
+    expect(text).not.toContain('DNS:ec2-');
     expect(text).toContain('Subject: CN = 203.0.113.99');
     expect(read(path.join(sb.root, 'etc', 'minnow', 'minnow.env'))).toContain(
       `ADVERTISED_LISTENER_URL=sasl+tls://203.0.113.99:9093,tcp://127.0.0.1:${sb.loopbackPort}\n`,
@@ -232,5 +256,103 @@ describeWithTools(
     expect(fs.existsSync(dropin)).toBe(false);
     expect(fs.existsSync(path.join(sb.root, 'etc', 'minnow', 'admin-password'))).toBe(false);
     expect(named(run, 'systemctl')).toContain('systemctl restart minnow.service');
+  });
+});
+
+// Issue 28, item 5: after a restore into a new stack, the restored database's admin credential and
+// the new stack's secret disagreed, so `ops password` printed a password the broker refused.
+describeWithTools(
+  'zip',
+  'unzip',
+  'openssl',
+)('install.sh with security on: the secret is the source of truth for admin', () => {
+  const OLD_PASSWORD = 'the-password-of-the-stack-the-snapshot-came-from';
+  const OLD_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:SecurityAdminPassword-OlDsTk';
+  const db = (sb: Sandbox) => path.join(sb.root, 'data', 'minnow.db');
+  const mark = (sb: Sandbox) => tls(sb, 'admin-secret-id');
+
+  /** The broker's own database, with `admin` stored for `password` as the broker stores it. */
+  async function brokerDatabaseWithAdmin(sb: Sandbox, password: string): Promise<void> {
+    const storage = openSyncStorage(`sqlite://${db(sb)}`);
+    try {
+      const creds = [];
+      for (const mechanism of SCRAM_MECHANISM_NAMES)
+        creds.push({ user: 'admin', mechanism, ...(await credentialFromPassword(mechanism, password)) });
+      storage.alterScramCredentials(creds, []);
+    } finally {
+      storage.close();
+    }
+  }
+
+  /** Which of the two passwords each stored mechanism of admin accepts. */
+  async function adminAccepts(sb: Sandbox): Promise<string[]> {
+    const storage = openSyncStorage(`sqlite://${db(sb)}`);
+    try {
+      const accepted: string[] = [];
+      for (const mechanism of SCRAM_MECHANISM_NAMES) {
+        const credential = storage.scramCredential('admin', mechanism);
+        if (!credential) continue;
+        for (const [name, password] of [
+          ['secret', ADMIN_PASSWORD],
+          ['old', OLD_PASSWORD],
+        ])
+          if (await passwordMatches(mechanism, credential, password!)) accepted.push(`${mechanism}: ${name}`);
+      }
+      return accepted;
+    } finally {
+      storage.close();
+    }
+  }
+
+  test('a volume restored from another stack: reset from the secret, said so, and only once', async () => {
+    const sb = createSandbox();
+    const first = runInstall(sb);
+    expectSuccess(first); // no database yet: nothing to check, the broker creates admin at start
+    expect(first.stderr).not.toContain('admin password reset');
+    expect(read(mark(sb))).toBe(`${ADMIN_SECRET_ARN}\n`);
+
+    // The volume as the old stack left it: its admin, its secret named on the volume.
+    await brokerDatabaseWithAdmin(sb, OLD_PASSWORD);
+    fs.writeFileSync(mark(sb), `${OLD_SECRET_ARN}\n`);
+    replaceInstance(sb);
+    const restored = runInstall(sb);
+    expectSuccess(restored);
+    expect(restored.stderr).toContain(
+      `admin password reset from the stack's secret: the data volume came from another stack (whose secret was ${OLD_SECRET_ARN})`,
+    );
+    expect(await adminAccepts(sb)).toEqual(['SCRAM-SHA-256: secret', 'SCRAM-SHA-512: secret']);
+    expect(read(mark(sb))).toBe(`${ADMIN_SECRET_ARN}\n`);
+
+    const again = runInstall(sb);
+    expectSuccess(again);
+    expect(again.stderr).not.toContain('admin password reset');
+    expect(await adminAccepts(sb)).toEqual(['SCRAM-SHA-256: secret', 'SCRAM-SHA-512: secret']);
+  });
+
+  test('a password changed with Kafka tools but not in the secret: the secret wins, with the likely causes', async () => {
+    const sb = createSandbox();
+    expectSuccess(runInstall(sb));
+    await brokerDatabaseWithAdmin(sb, OLD_PASSWORD);
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(run.stderr).toContain(
+      `admin password reset from the stack's secret ${ADMIN_SECRET_ARN}: the broker's credential refused it ` +
+        '(a data volume from another stack, or a password changed with Kafka tools but not in the secret)',
+    );
+    expect(await adminAccepts(sb)).toEqual(['SCRAM-SHA-256: secret', 'SCRAM-SHA-512: secret']);
+  });
+
+  test('a database without admin is left alone: the broker creates admin from the password file', () => {
+    const sb = createSandbox();
+    openSyncStorage(`sqlite://${db(sb)}`).close();
+    const run = runInstall(sb);
+    expectSuccess(run);
+    expect(run.stderr).not.toContain('admin password reset');
+    const storage = openSyncStorage(`sqlite://${db(sb)}`);
+    try {
+      expect(storage.scramCredentials()).toEqual([]);
+    } finally {
+      storage.close();
+    }
   });
 });

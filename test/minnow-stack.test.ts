@@ -66,10 +66,12 @@ describe('instance', () => {
     expect(instance.Properties.MetadataOptions).toEqual({ HttpTokens: 'required' });
     expect(instance.Properties.KeyName).toBeUndefined();
     expect(instance.Properties.IamInstanceProfile).toBeDefined();
-    template.hasResourceProperties('AWS::IAM::Role', {
-      ManagedPolicyArns: [
-        { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonSSMManagedInstanceCore')])] },
-      ],
+    // The SSM agent's actions inline, not AmazonSSMManagedInstanceCore (test/instance-role.test.ts).
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [Match.objectLike({ Action: Match.arrayWith(['ssmmessages:OpenDataChannel']), Resource: '*' })],
+      },
+      Roles: [{ Ref: Match.stringLikeRegexp('^BrokerRole') }],
     });
   });
 

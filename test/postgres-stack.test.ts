@@ -45,6 +45,28 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
     });
   });
 
+  test('storage grows on its own up to 4x the allocated 20 GiB (RDS storage autoscaling)', () => {
+    template.hasResourceProperties('AWS::RDS::DBInstance', { AllocatedStorage: '20', MaxAllocatedStorage: 80 });
+    synthCluster({ dbStorageGiB: 50 }).template.hasResourceProperties('AWS::RDS::DBInstance', {
+      MaxAllocatedStorage: 200,
+    });
+  });
+
+  test("the exported postgresql log keeps the stack's logRetentionDays, not forever", () => {
+    const [, db] = only(template, 'AWS::RDS::DBInstance');
+    expect(db.Properties.EnableCloudwatchLogsExports).toEqual(['postgresql']);
+    // RDS creates the group itself on first export; CDK's LogRetention sets its retention.
+    template.hasResourceProperties('Custom::LogRetention', {
+      LogGroupName: {
+        'Fn::Join': ['', ['/aws/rds/instance/', { Ref: Match.stringLikeRegexp('^DatabaseInstance') }, '/postgresql']],
+      },
+      RetentionInDays: 30,
+    });
+    synthCluster({ logRetentionDays: 90 }).template.hasResourceProperties('Custom::LogRetention', {
+      RetentionInDays: 90,
+    });
+  });
+
   test('the database is in the isolated subnets, one per zone', () => {
     const [, group] = only(template, 'AWS::RDS::DBSubnetGroup');
     const ids = (group.Properties.SubnetIds as { Ref: string }[]).map((s) => s.Ref);

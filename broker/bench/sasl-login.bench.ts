@@ -1,8 +1,9 @@
 // What SASL costs the broker: logins per second per mechanism and the broker's CPU per login (a
 // PLAIN login costs the broker one PBKDF2 of 4096 iterations, in libuv's thread pool, since it
 // checks against the stored SCRAM keys; a SCRAM login costs it a few HMACs, the client derives),
-// and its peak RSS under a flood of failed logins from many connections
-// (CONNECTION_FAILED_AUTHENTICATION_DELAY_MS holds each failed connection 100 ms).
+// and its peak RSS under a flood of failed logins from many connections, each under its own user
+// name from one address (their delays grow once per 10 failures of the address, 100 ms to 5 s:
+// server/sasl/login-throttle.ts; 300 failures over 50 connections took 28 s, about 11 a second).
 // `minnow serve` in a child process (its CPU from /proc/<pid>/stat, RSS from /proc/<pid>/status).
 // Run: npx tsx bench/sasl-login.bench.ts [logins=300] [flood=2000]
 import * as fs from 'node:fs';

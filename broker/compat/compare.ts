@@ -28,6 +28,7 @@ const VOLATILE_FIELDS = new Set([
   'producerId',
   'transactionStartTimeMs',
   'logAppendTimeMs',
+  'lastTimestamp',
   'timestamp',
   'finalizedFeaturesEpoch',
   'currentLeader',

@@ -17,7 +17,9 @@ import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
+import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
+import { quotaScenarios } from './scenarios/quotas';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
@@ -27,6 +29,8 @@ export const SCENARIOS: Scenario[] = [
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
+  ...toolScenarios,
+  ...quotaScenarios, // last: it charges the client id every scenario uses
 ];
 
 export interface StepReport {

@@ -51,7 +51,6 @@ log_level=${MINNOW_LOG_LEVEL:-info}
 node_bin=${MINNOW_NODE:-/usr/bin/node-22}
 npm_bin=${MINNOW_NPM:-npm-22}
 attach_timeout_s=${MINNOW_ATTACH_TIMEOUT_S:-1800}
-eip_timeout_s=${MINNOW_EIP_TIMEOUT_S:-300}
 poll_s=${MINNOW_POLL_S:-5}
 # cloud-init runs user data without HOME; npm needs one for its cache.
 export HOME=${HOME:-/root}
@@ -63,13 +62,21 @@ env_file="${etc_dir}/minnow.env"
 unit_file="${ROOT}/etc/systemd/system/minnow.service"
 tls_dir="${data_dir}/tls"
 fstab="${ROOT}/etc/fstab"
+previous_file="${etc_dir}/previous-instance" # the instance this boot took the data volume from
 changed=0
 
 log() { echo "minnow-install: $*" >&2; }
 # The boot cannot go on: say why (the message is what the user sees in the stack events).
 die() {
   log "error: $*"
-  signal FAILURE "$*"
+  fail "$*"
+}
+# Signals FAILURE with reason $1 and exits 1. A boot that took the data volume from the instance it
+# replaces gives it back first, and says so (give_back, deploy/take-volume.sh).
+fail() {
+  local reason=$1
+  ! declare -F give_back >/dev/null || reason+=$(give_back)
+  signal FAILURE "$reason"
   exit 1
 }
 # Tells CloudFormation how the boot went, once: the release's wait condition handle is a presigned
@@ -84,7 +91,7 @@ signal() {
 }
 failed=unknown
 trap 'failed="line ${LINENO}: ${BASH_COMMAND}"' ERR
-trap '[ $? = 0 ] || signal FAILURE "minnow-install failed at ${failed}; see /var/log/cloud-init-output.log"' EXIT
+trap '[ $? = 0 ] || fail "minnow-install failed at ${failed}; see /var/log/cloud-init-output.log"' EXIT
 
 # --- packages ---------------------------------------------------------------------------------
 if ! rpm -q --quiet nodejs22 nodejs22-npm unzip openssl; then
@@ -102,67 +109,42 @@ imds() {
 instance_id=$(imds instance-id)
 region=$(imds placement/region)
 
-# CloudFormation associates the Elastic IP just after the instance starts, and that swap cuts the
-# connections of the launch-time public address: wait for it before downloading anything.
-deadline=$((SECONDS + eip_timeout_s))
-until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    log "warning: public address is not ${MINNOW_ADVERTISED_HOST} after ${eip_timeout_s}s; continuing"
-    break
+# --- broker release ---------------------------------------------------------------------------
+# Installed on the root volume before the data volume is taken: a replacement instance prepares all
+# this while the instance it replaces still serves (deploy/take-volume.sh). The asset's file name is
+# its content hash, so it names the release.
+release_id=$(basename "$MINNOW_ASSET_URL" .zip)
+release_dir="${app_dir}/releases/${release_id}"
+mkdir -p "${app_dir}/releases"
+if [ ! -e "${release_dir}/.installed" ]; then
+  log "installing broker release ${release_id}"
+  rm -rf "${app_dir}"/releases/.work.*
+  work=$(mktemp -d "${app_dir}/releases/.work.XXXXXX")
+  aws --region "$region" s3 cp --only-show-errors "$MINNOW_ASSET_URL" "${work}/broker.zip"
+  unzip -q "${work}/broker.zip" -d "${work}/app"
+  # Production dependencies from the pinned lock. better-sqlite3 and zstd-napi fetch prebuilt
+  # binaries; when none matches, they build from source, which needs a compiler.
+  if ! (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund); then
+    log "npm ci failed; installing a compiler for native modules and retrying"
+    dnf install -y gcc-c++ make python3
+    (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund)
   fi
-  sleep "$poll_s"
-done
+  if [ ! -e "${work}/app/dist/cli/main.js" ]; then
+    log "warning: release ${release_id} has no dist/cli/main.js (broker not built before cdk deploy?)"
+  fi
+  touch "${work}/app/.installed"
+  rm -rf "$release_dir"
+  mv "${work}/app" "$release_dir"
+  rm -rf "$work"
+  changed=1
+fi
 
 # --- data volume ------------------------------------------------------------------------------
-# The instance attaches the volume itself (not CloudFormation) so that a replacement instance
-# (new AMI, x86 <-> Graviton) simply waits until the old one has terminated and let go of it.
-# Nitro exposes EBS as NVMe with a by-id link named after the volume id without its dash;
-# Xen types (t2) show the attachment as /dev/xvdf.
-by_id="${ROOT}/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${MINNOW_DATA_VOLUME_ID//-/}"
-find_device() {
-  local candidate
-  for candidate in "$by_id" "${ROOT}/dev/xvdf"; do
-    if [ -e "$candidate" ]; then
-      echo "$candidate"
-      return 0
-    fi
-  done
-  return 1
-}
-# A refused attach (no right to the volume's KMS key) must not look like a volume still held by the
-# previous instance: EC2 either refuses the call or accepts it and drops the volume back to available.
-refused() {
-  die "attaching ${MINNOW_DATA_VOLUME_ID} was refused ($1). If the account's default EBS key is a customer-managed KMS key (aws ec2 get-ebs-default-kms-key-id), deploy with -c dataVolumeKmsKeyArn=<its key ARN> so this instance's role may use it; if you did, the key must be enabled and its key policy must let IAM policies grant it (docs/deploy.md)"
-}
-deadline=$((SECONDS + attach_timeout_s))
-attach_requested=0
-dropped=0
-until device=$(find_device); do
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    die "volume ${MINNOW_DATA_VOLUME_ID} did not appear within ${attach_timeout_s}s; is it attached elsewhere?"
-  fi
-  if [ "$attach_requested" = 1 ] && [ "$(aws --region "$region" ec2 describe-volumes --volume-ids \
-    "$MINNOW_DATA_VOLUME_ID" --query 'Volumes[0].State' --output text)" = available ]; then
-    # Thrice, as DescribeVolumes may lag behind a fresh attach.
-    dropped=$((dropped + 1)) attach_requested=0
-    [ "$dropped" -lt 3 ] || refused "back to available after attaching, ${dropped} times"
-  fi
-  if [ "$attach_requested" = 0 ]; then
-    if err=$(aws --region "$region" ec2 attach-volume --volume-id "$MINNOW_DATA_VOLUME_ID" \
-      --instance-id "$instance_id" --device /dev/sdf 2>&1 >/dev/null); then
-      attach_requested=1
-    else
-      err=$(printf '%s' "$err" | tr -s '\n' ' ') err=${err# }
-      case "$err" in
-        *UnauthorizedOperation* | *AccessDenied* | *KMS* | *Kms*) refused "$err" ;;
-      esac
-      log "cannot attach ${MINNOW_DATA_VOLUME_ID} yet (${err}; still held by a previous instance?); retrying"
-      # A replacement instance: CloudFormation frees the volume only after the update ends.
-      signal SUCCESS "replacement instance waits for ${MINNOW_DATA_VOLUME_ID}; its release is checked on the box only"
-    fi
-  fi
-  sleep "$poll_s"
-done
+# Attached by the boot itself, taken over from the instance this one replaces: deploy/take-volume.sh.
+# Sets device; its give_back undoes the takeover if the boot fails after it.
+device=""
+# shellcheck source=/dev/null # checked on its own
+. "${release_dir}/deploy/take-volume.sh"
 
 # Format only a blank volume: a volume restored from a snapshot keeps its filesystem and data.
 # mkfs.xfs without -f also refuses to overwrite a filesystem it recognises.
@@ -191,33 +173,6 @@ if [ "$fs_type" = xfs ]; then
   xfs_growfs -d "$data_dir" >/dev/null
 fi
 
-# --- broker release ---------------------------------------------------------------------------
-# The asset's file name is its content hash, so it names the release.
-release_id=$(basename "$MINNOW_ASSET_URL" .zip)
-release_dir="${app_dir}/releases/${release_id}"
-mkdir -p "${app_dir}/releases"
-if [ ! -e "${release_dir}/.installed" ]; then
-  log "installing broker release ${release_id}"
-  rm -rf "${app_dir}"/releases/.work.*
-  work=$(mktemp -d "${app_dir}/releases/.work.XXXXXX")
-  aws --region "$region" s3 cp --only-show-errors "$MINNOW_ASSET_URL" "${work}/broker.zip"
-  unzip -q "${work}/broker.zip" -d "${work}/app"
-  # Production dependencies from the pinned lock. better-sqlite3 and zstd-napi fetch prebuilt
-  # binaries; when none matches, they build from source, which needs a compiler.
-  if ! (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund); then
-    log "npm ci failed; installing a compiler for native modules and retrying"
-    dnf install -y gcc-c++ make python3
-    (cd "${work}/app" && "$npm_bin" ci --omit=dev --no-audit --no-fund)
-  fi
-  if [ ! -e "${work}/app/dist/cli/main.js" ]; then
-    log "warning: release ${release_id} has no dist/cli/main.js (broker not built before cdk deploy?)"
-  fi
-  touch "${work}/app/.installed"
-  rm -rf "$release_dir"
-  mv "${work}/app" "$release_dir"
-  rm -rf "$work"
-  changed=1
-fi
 # The minnow user (fixed ids) and what it owns under /data: in the release's deploy/owner.sh.
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/owner.sh"
@@ -235,6 +190,17 @@ advertised_name=$MINNOW_ADVERTISED_HOST
 # Start the release, switching `current` only once it answers (deploy/release.sh); signal.
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/release.sh"
+rm -f "$previous_file" # the broker answers: the takeover stands, nothing to give back
+# CloudFormation moves the Elastic IP here once the signal above has arrived, and that swap cuts
+# the connections of the launch-time address: the agent's download below waits for it (bounded).
+deadline=$((SECONDS + ${MINNOW_EIP_TIMEOUT_S:-300}))
+until [ "$(imds public-ipv4 || true)" = "$MINNOW_ADVERTISED_HOST" ]; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    log "warning: the public address is not ${MINNOW_ADVERTISED_HOST} yet; installing the agent anyway"
+    break
+  fi
+  sleep "$poll_s"
+done
 # CloudWatch agent and the CPU credit mode, once the broker answers (warnings only).
 # shellcheck source=/dev/null # checked on its own
 . "${release_dir}/deploy/observe.sh"

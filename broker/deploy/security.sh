@@ -20,10 +20,14 @@ dropin_file="${ROOT}/etc/systemd/system/minnow.service.d/security.conf"
 password_file="${etc_dir}/admin-password"
 mkdir -p "$etc_dir"
 if [ "$security" = on ]; then
-  # The public DNS name follows the Elastic IP (ec2-198-51-100-7.<region>...); ignore a stale one.
+  # The Elastic IP's public DNS name (ec2-198-51-100-7.<region>.compute.amazonaws.com). CloudFormation
+  # associates the Elastic IP only after the boot's signal, so IMDS may still give the launch-time
+  # address's name: its suffix is the Elastic IP's too (the VPC's DNS hostnames, "ec2-<address>.
+  # <region>.compute.amazonaws.com", compute-1 in us-east-1), so the name is made from it. No name
+  # at all: the VPC gives no public DNS hostnames, and the certificate and clients use the address.
   public_dns=$(imds public-hostname || true)
   case "$public_dns" in
-    "ec2-${MINNOW_ADVERTISED_HOST//./-}."*) advertised_name=$public_dns ;;
+    ec2-*.*) public_dns="ec2-${MINNOW_ADVERTISED_HOST//./-}.${public_dns#*.}" advertised_name=$public_dns ;;
     *) public_dns="" ;;
   esac
   sans="IP:${MINNOW_ADVERTISED_HOST},IP:127.0.0.1,DNS:localhost"
@@ -117,6 +121,37 @@ EOF
     changed=1
   fi
   chmod 0600 "$password_file"
+  # The secret is the source of truth for admin's password (`ops password` prints it). A data
+  # volume restored from another stack's snapshot keeps that stack's credential, which refuses it:
+  # reset the credential from the secret (deploy/admin-credential.js; the broker sees it at the next
+  # login). tls/admin-secret-id, on the volume, names the secret that last set it. SQLite only: a
+  # cluster's users live in its PostgreSQL database, which no volume restore replaces.
+  if [ -z "${MINNOW_DATABASE_SECRET_ID:-}" ]; then
+    admin_db="${data_dir}/minnow.db"
+    secret_mark="${tls_dir}/admin-secret-id"
+    if admin_state=$(printf '%s\n' "$password" |
+      "$node_bin" "${release_dir}/deploy/admin-credential.js" "$admin_db" admin); then
+      if [ "$admin_state" = reset ]; then
+        marked=$(cat "$secret_mark" 2>/dev/null || true)
+        if [ -n "$marked" ] && [ "$marked" != "$MINNOW_ADMIN_SECRET_ID" ]; then
+          log "admin password reset from the stack's secret: the data volume came from another stack (whose secret was ${marked})"
+        else
+          log "admin password reset from the stack's secret ${MINNOW_ADMIN_SECRET_ID}: the broker's credential refused it" \
+            "(a data volume from another stack, or a password changed with Kafka tools but not in the secret)"
+        fi
+        # Files SQLite created as root must stay the broker's.
+        for f in "$admin_db" "${admin_db}-wal" "${admin_db}-shm"; do
+          [ ! -e "$f" ] || chown -h minnow:minnow "$f"
+        done
+      fi
+      if [ "$(cat "$secret_mark" 2>/dev/null)" != "$MINNOW_ADMIN_SECRET_ID" ]; then
+        printf '%s\n' "$MINNOW_ADMIN_SECRET_ID" >"$secret_mark"
+      fi
+    else
+      log "warning: could not check admin's credential in ${admin_db} against secret ${MINNOW_ADMIN_SECRET_ID}" \
+        "(output above); if the broker refuses the password, see docs/connect-aws.md \"Changing the password\""
+    fi
+  fi
   unset password
   dropin_text="# Written by minnow-install (MINNOW_SECURITY=on): the admin password as a systemd credential.
 [Service]

@@ -11,6 +11,7 @@ import type { BrokerSecurity } from './broker-security';
 import { ebsKeyStatements } from './data-volume';
 import type { Monitoring } from './monitoring';
 import { ReleaseSignal } from './release-signal';
+import { attachSsmAgentPolicy } from './ssm-agent-policy';
 
 /** The plaintext Kafka port: loopback only with security, public with -c security=off. */
 export const KAFKA_PORT = 9092;
@@ -103,8 +104,9 @@ export class BrokerInstance extends Construct {
         ? 'minnow broker instance: Session Manager, read the broker asset, attach its data volume, ' +
           'read the admin password, publish the CA certificate'
         : 'minnow broker instance: Session Manager, read the broker asset, attach its data volume',
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
+    // Not AmazonSSMManagedInstanceCore: it lets the instance read every SSM parameter (ssm-agent-policy.ts).
+    attachSsmAgentPolicy(this, this.role);
     // The one release object, not the whole bootstrap bucket (Asset.grantRead): least privilege, and
     // no acknowledgement naming the default bootstrap qualifier, which failed synth for anyone with
     // their own (`cdk bootstrap --qualifier`).
@@ -140,6 +142,7 @@ export class BrokerInstance extends Construct {
       for (const statement of ebsKeyStatements(this, props.dataVolumeKmsKeyArn)) this.role.addToPolicy(statement);
     }
 
+    this.allowVolumeTakeover(props.dataVolume.volumeId);
     const burstable = isBurstable(this.instanceType);
     if (burstable) this.allowCreditModeSwitch(props.dataVolume.volumeId);
     props.monitoring?.grantAgent(this.role);
@@ -282,13 +285,45 @@ export class BrokerInstance extends Construct {
     });
   }
 
-  private acknowledgeNagFindings(): void {
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason:
-        'AmazonSSMManagedInstanceCore is the AWS-maintained minimum for the SSM agent (Session Manager replaces SSH); ' +
-        'AWS updates it as the agent changes.',
+  /**
+   * A replacement boot takes the data volume over from the instance it replaces, and gives it back if
+   * it fails (broker/deploy/take-volume.sh): it stops and starts only instances tagged
+   * minnow:data-volume=<this volume> (the previous instance of this broker, and itself), and detaches
+   * this volume from them. DescribeInstances (the holder's state and tag) has no resource-level
+   * permissions. A policy of its own, as for the credit mode: minimizePolicies would merge it.
+   */
+  private allowVolumeTakeover(dataVolumeId: string): void {
+    const stack = Stack.of(this);
+    const policy = new iam.Policy(this, 'VolumeTakeoverPolicy', {
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['ec2:StopInstances', 'ec2:StartInstances', 'ec2:DetachVolume'],
+          resources: [stack.formatArn({ service: 'ec2', resource: 'instance', resourceName: '*' })],
+          conditions: { StringEquals: { 'aws:ResourceTag/minnow:data-volume': dataVolumeId } },
+        }),
+        new iam.PolicyStatement({
+          actions: ['ec2:DetachVolume'],
+          resources: [stack.formatArn({ service: 'ec2', resource: 'volume', resourceName: dataVolumeId })],
+        }),
+        new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
+      ],
     });
+    this.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',
+      reason:
+        "The previous instance's ARN is unknown to the template, and this instance's own would be a dependency " +
+        'cycle; stop, start and detach are limited by a condition to instances tagged minnow:data-volume=<this volume>.',
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeInstances supports no resource-level permissions (Service Authorization Reference); the boot ' +
+        'reads the state and tag of the instance that holds its data volume with it.',
+    });
+  }
+
+  private acknowledgeNagFindings(): void {
     const policy = this.role.node.findChild('DefaultPolicy');
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*]',

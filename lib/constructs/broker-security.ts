@@ -47,9 +47,10 @@ export class BrokerSecurity extends Construct {
     Validations.of(this.adminSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The broker keeps its own salted SCRAM credential for admin, created from this secret on first start only; ' +
-        'a rotation Lambda would change the secret but not the broker. Change the password with Kafka tools ' +
-        '(AlterUserScramCredentials) and then the secret (docs/connect-aws.md).',
+        'The broker keeps its own salted SCRAM credential for admin, which the instance resets from this secret ' +
+        'at boot only (deploy/security.sh): a rotation Lambda would change the secret while the running broker ' +
+        'keeps the old password, breaking every client until the next boot. Change it by hand: the secret, then ' +
+        'a boot or minnow-install (docs/connect-aws.md).',
     });
 
     // CloudFormation owns the parameter (deleted with the stack, named so two stacks never collide)

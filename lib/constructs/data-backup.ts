@@ -2,7 +2,9 @@ import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import * as dlm from 'aws-cdk-lib/aws-dlm';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { BackupAlerts } from './backup-alerts';
 import { STACK_TAG, ebsKeyStatements } from './data-volume';
 
 export interface DataBackupProps {
@@ -32,15 +34,22 @@ export interface DataBackupProps {
 export class DataBackup extends Construct {
   readonly policy: dlm.CfnLifecyclePolicy;
   readonly role: iam.Role;
+  private readonly volumeId: string;
 
   constructor(scope: Construct, id: string, props: DataBackupProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const stackName = stack.stackName;
+    this.volumeId = props.volume.volumeId;
     const snapshots = `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::snapshot/*`;
 
-    // What AWSDataLifecycleManagerServiceRole grants for EBS snapshot policies, scoped to this
-    // volume and its snapshots, without its copy, share, archive, fast-restore and event-rule parts.
+    // What AWSDataLifecycleManagerServiceRole grants (AWS Managed Policy Reference) for what this
+    // policy does, scoped to this volume and its snapshots: not the managed policy itself, whose
+    // DeleteSnapshot, CopySnapshot and ModifySnapshotAttribute (share) reach every snapshot of the
+    // account. The rest of it serves features this policy does not use; test/data-backup.test.ts
+    // maps each of its actions to one or the other and fails if the policy starts using another
+    // feature. A permission DLM turns out to need anyway puts the policy in state ERROR, which
+    // BackupAlerts e-mails.
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('dlm.amazonaws.com'),
       description: `minnow: Data Lifecycle Manager snapshots the data volume of ${stackName} daily`,
@@ -63,7 +72,12 @@ export class DataBackup extends Construct {
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        actions: ['ec2:DescribeInstances', 'ec2:DescribeVolumes', 'ec2:DescribeSnapshots'],
+        actions: [
+          'ec2:DescribeInstances',
+          'ec2:DescribeVolumes',
+          'ec2:DescribeSnapshots',
+          'ec2:DescribeAvailabilityZones',
+        ],
         resources: ['*'],
       }),
     );
@@ -104,8 +118,9 @@ export class DataBackup extends Construct {
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'ec2:DescribeInstances, DescribeVolumes and DescribeSnapshots support no resource-level permissions ' +
-        '(Service Authorization Reference); DLM lists the tagged volume and its snapshots with them.',
+        'ec2:DescribeInstances, DescribeVolumes, DescribeSnapshots and DescribeAvailabilityZones support no ' +
+        'resource-level permissions (Service Authorization Reference); DLM lists the tagged volume and its ' +
+        'snapshots with them.',
     });
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::snapshot/*]',
@@ -113,5 +128,10 @@ export class DataBackup extends Construct {
         "A new snapshot's id is unknown until DLM creates it; DeleteSnapshot is limited by a condition to " +
         'snapshots tagged minnow:stack=<this stack>.',
     });
+  }
+
+  /** The policy going to state ERROR, or a snapshot of the volume failing, is published to `topic`. */
+  alertFailuresTo(topic: sns.Topic): BackupAlerts {
+    return new BackupAlerts(this, 'Alerts', { policyArn: this.policy.attrArn, volumeId: this.volumeId, topic });
   }
 }

@@ -1,6 +1,8 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -13,6 +15,10 @@ export const DATABASE_USER = 'minnow';
 
 /** Free storage below this (bytes) for 15 minutes: a tenth of the default 20 GiB. */
 export const DATABASE_FREE_STORAGE_ALARM_BYTES = 2 * 1024 ** 3;
+/** Storage autoscaling may grow the database up to this many times its allocated size. */
+export const DATABASE_MAX_STORAGE_FACTOR = 4;
+/** RDS's largest gp3 volume for PostgreSQL, GiB. */
+const RDS_MAX_STORAGE_GIB = 65536;
 /** Average CPU above this (%) for 15 minutes; a db.t4g.micro is burstable like the brokers. */
 export const DATABASE_CPU_ALARM_PERCENT = 80;
 /**
@@ -31,6 +37,14 @@ export interface DatabaseProps {
   readonly multiAz: boolean;
   readonly deletionProtection: boolean;
   readonly storageGiB: number;
+  /** Days the exported PostgreSQL log keeps its events (the stack's logRetentionDays). */
+  readonly logRetentionDays: number;
+  /**
+   * Storage autoscaling's ceiling: RDS grows the volume when free space stays under 10 % (RDS User
+   * Guide, "Managing capacity automatically with Amazon RDS storage autoscaling").
+   * @default DATABASE_MAX_STORAGE_FACTOR times storageGiB, at most 65536
+   */
+  readonly maxStorageGiB?: number;
 }
 
 /**
@@ -85,6 +99,12 @@ export class Database extends Construct {
       copyTagsToSnapshot: true,
       caCertificate: rds.CaCertificate.RDS_CA_RSA2048_G1,
       cloudwatchLogsExports: ['postgresql'],
+      // RDS creates /aws/rds/instance/<id>/postgresql itself, with no retention (kept forever, billed
+      // per GB-month). No CloudFormation property sets it: CDK's LogRetention custom resource does
+      // (one small Lambda, run on deploys only).
+      cloudwatchLogsRetention: props.logRetentionDays as logs.RetentionDays, // validated in readConfig
+      maxAllocatedStorage:
+        props.maxStorageGiB ?? Math.min(props.storageGiB * DATABASE_MAX_STORAGE_FACTOR, RDS_MAX_STORAGE_GIB),
     });
     if (!this.instance.secret) throw new Error('the database has no generated secret');
     this.secret = this.instance.secret;
@@ -123,6 +143,25 @@ export class Database extends Construct {
         'brokers out until they reboot, and the rotation Lambda would need a Secrets Manager VPC endpoint in the ' +
         'isolated subnets (about $7/month per zone). Rotate by hand: docs/postgres.md, "The kit".',
     });
+    // The singleton CDK adds to the stack for cloudwatchLogsRetention (aws-logs LogRetention).
+    const logRetention = Stack.of(this)
+      .node.children.filter((c) => c.node.id.startsWith('LogRetention'))
+      .map((c) => c.node.tryFindChild('ServiceRole'))
+      .find((r): r is iam.Role => r instanceof iam.Role);
+    if (logRetention) {
+      Validations.of(logRetention).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          "CDK's LogRetention function (it sets the retention of the RDS log group, which RDS creates itself) writes " +
+          'its own log with the AWS-maintained basic execution policy; it runs on deploys only.',
+      });
+      Validations.of(logRetention.node.findChild('DefaultPolicy')).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "CDK's LogRetention grants logs:PutRetentionPolicy and DeleteRetentionPolicy on * (one function serves " +
+          "every log group of the stack); here it only sets the retention of the database's postgresql log group.",
+      });
+    }
     Validations.of(this.instance).acknowledge({
       id: 'AwsSolutions-RDS11',
       reason:

@@ -2,6 +2,7 @@ import { DescribeAlarmsCommand, type MetricAlarm } from '@aws-sdk/client-cloudwa
 import type { OpsClients, OpsRuntime } from './clients';
 import { OpsError } from './errors';
 import { databaseStatusHint, describeDatabase, type DatabaseReport } from './database';
+import { type ImageStatus, formatImageLines, imageStatus } from './image';
 import { describeInstance, type InstanceInfo } from './instance';
 import type { ClusterOutputs } from './stack-outputs';
 import { creditReport, formatCredits, isBurstable, type CreditReport } from './status';
@@ -25,6 +26,10 @@ export interface ClusterStatusReport {
   readonly alarmsInAlarm: ReadonlyArray<{ readonly name: string; readonly reason: string }>;
   /** How many of the stack's alarms are in each state (OK, ALARM, INSUFFICIENT_DATA). */
   readonly alarmStates: Readonly<Record<string, number>>;
+  /** The images the brokers run, their age, the pinned one (issue 28). */
+  readonly image: ImageStatus;
+  /** Things to act on, e.g. "image ami-... is 45 days old: npm run ops -- image --update, then deploy". */
+  readonly warnings: readonly string[];
 }
 
 export async function getClusterStatus(
@@ -32,6 +37,7 @@ export async function getClusterStatus(
   runtime: OpsRuntime,
   stackName: string,
   outputs: ClusterOutputs,
+  contextFile?: string,
 ): Promise<ClusterStatusReport> {
   const brokers: BrokerReport[] = [];
   for (const [index, id] of outputs.instanceIds.entries()) {
@@ -44,6 +50,13 @@ export async function getClusterStatus(
   const alarms = await stackAlarms(clients, stackName);
   const alarmStates: Record<string, number> = {};
   for (const a of alarms) alarmStates[a.StateValue ?? '?'] = (alarmStates[a.StateValue ?? '?'] ?? 0) + 1;
+  const image = await imageStatus(
+    clients,
+    runtime,
+    stackName,
+    brokers.map((b) => b.instance.imageId),
+    contextFile,
+  );
   return {
     kind: 'cluster',
     stackName,
@@ -55,6 +68,8 @@ export async function getClusterStatus(
       .filter((a) => a.StateValue === 'ALARM')
       .map((a) => ({ name: a.AlarmName ?? '?', reason: a.StateReason ?? '' })),
     alarmStates,
+    image,
+    warnings: [...image.warnings],
   };
 }
 
@@ -135,5 +150,7 @@ export function formatClusterStatus(r: ClusterStatusReport): string {
       : `alarms             ${r.alarmsInAlarm.length} of ${total} in ALARM  (${states})`,
   );
   for (const a of r.alarmsInAlarm) lines.push(`  ALARM            ${a.name}`);
+  lines.push(...formatImageLines(r.image));
+  lines.push(...r.warnings.map((w) => `warning: ${w}`));
   return lines.join('\n');
 }

@@ -6,9 +6,12 @@ import {
   GetEbsDefaultKmsKeyIdCommand,
 } from '@aws-sdk/client-ec2';
 import { DEFAULT_INSTANCE_TYPE, REMEMBERED_NONE, Remembered, rememberedKey } from '../config';
+import { StorageMode } from '../postgres-config';
 import { readRemembered, rememberInContextFile } from '../remembered-context';
 import type { OpsClients } from './clients';
 import { OpsError } from './errors';
+import { runningImages } from './image';
+import { type PinnedImage, resolveImage } from './preflight-image';
 
 /** What the data volume of a deployed stack is: where, how big, from which snapshot. */
 export interface DeployedVolume {
@@ -25,12 +28,18 @@ export interface PreflightOptions {
   readonly contextFile: string;
   /** @default t3.micro */
   readonly instanceType?: string;
+  /** A new storage=postgres cluster (a deployed one is recognized by its outputs). @default sqlite */
+  readonly storage?: StorageMode;
 }
 
 export interface PreflightReport {
-  readonly availabilityZone: string;
+  /** The single stack's zone; undefined for a cluster (its zones are -c availabilityZones, then remembered). */
+  readonly availabilityZone: string | undefined;
   /** Where the zone came from. */
-  readonly source: 'deployed volume' | 'remembered' | 'chosen';
+  readonly source: 'deployed volume' | 'remembered' | 'chosen' | undefined;
+  /** The image the next deploy boots (pinned in cdk.context.json). */
+  readonly image: PinnedImage;
+  readonly storage: StorageMode;
   /** The cdk.context.json keys this run wrote. */
   readonly remembered: string[];
   /** Advice: the account's EBS key, the stack policy. */
@@ -104,10 +113,27 @@ export async function preflight(clients: OpsClients, opts: PreflightOptions): Pr
   const { stackName, contextFile } = opts;
   const instanceType = opts.instanceType ?? DEFAULT_INSTANCE_TYPE;
   const key = (name: Remembered) => rememberedKey(stackName, name);
+  const running = await runningImages(clients, stackName);
+  const {
+    image,
+    entries: imageEntries,
+    notes,
+  } = await resolveImage(clients, { stackName, contextFile, instanceType, running });
+  const cluster =
+    running === undefined
+      ? (opts.storage ?? readRemembered(contextFile, key(Remembered.storage))) === StorageMode.Postgres
+      : running.some((r) => r.nodeId !== undefined);
+  if (cluster) {
+    // Its zones and broker count are written by the first deploy (bin/minnow.ts); here the image and
+    // the storage, so that a deploy without -c storage=postgres still synthesizes the cluster.
+    const entries = { ...imageEntries, [key(Remembered.storage)]: StorageMode.Postgres };
+    const remembered = rememberInContextFile(contextFile, entries);
+    const storage = StorageMode.Postgres;
+    return { availabilityZone: undefined, source: undefined, image, storage, remembered, notes };
+  }
   const rememberedZone = readRemembered(contextFile, key(Remembered.availabilityZone));
   const deployed = await describeDeployedVolume(clients, stackName);
-  const notes: string[] = [];
-  const entries: Record<string, string | number> = {};
+  const entries: Record<string, string | number> = { ...imageEntries };
   let availabilityZone: string;
   let source: PreflightReport['source'];
 
@@ -173,12 +199,22 @@ export async function preflight(clients: OpsClients, opts: PreflightOptions): Pr
     }
   }
   const remembered = rememberInContextFile(contextFile, entries);
-  return { availabilityZone, source, remembered, notes };
+  return { availabilityZone, source, image, storage: StorageMode.Sqlite, remembered, notes };
 }
 
+const IMAGE_SOURCE: Record<PinnedImage['source'], string> = {
+  'deployed instance': 'what the deployed instance runs',
+  remembered: 'remembered',
+  latest: 'the latest AL2023',
+};
+
 export function formatPreflight(stackName: string, report: PreflightReport, contextFile: string): string {
+  const { image } = report;
   const lines = [
-    `stack ${stackName}: availability zone ${report.availabilityZone} (${report.source})`,
+    report.storage === StorageMode.Postgres
+      ? `stack ${stackName}: storage=postgres cluster (zones: -c availabilityZones on its first deploy, then remembered)`
+      : `stack ${stackName}: availability zone ${report.availabilityZone} (${report.source})`,
+    `image ${image.amiId} (${image.architecture}, ${IMAGE_SOURCE[image.source]})`,
     report.remembered.length > 0
       ? `wrote ${report.remembered.join(', ')} to ${contextFile}: commit it, so every deploy keeps these values`
       : `${contextFile} already agrees`,

@@ -1,5 +1,6 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import type { OpsClients, OpsRuntime } from './clients';
+import { type ImageStatus, formatImageLines, imageStatus } from './image';
 import { describeInstance, type InstanceInfo } from './instance';
 import { readStackOutputs } from './stack-outputs';
 
@@ -21,17 +22,28 @@ export interface StatusReport {
   /** Undefined for non-burstable types, or before the first datapoint (about 5 minutes after launch). */
   readonly credits: CreditReport | undefined;
   readonly alarms: ReadonlyArray<{ readonly name: string; readonly state: string }>;
+  /** The image the instance runs, its age, the pinned one (issue 28). */
+  readonly image: ImageStatus;
+  /** Things to act on, e.g. "image ami-... is 45 days old: npm run ops -- image --update, then deploy". */
+  readonly warnings: readonly string[];
 }
 
 const TREND_WINDOW_MS = 3 * 60 * 60_000;
 /** T-family types earn CPU credits (t2, t3, t3a, t4g; not trn1). */
 export const isBurstable = (type: string): boolean => /^t\d+[a-z]*\./.test(type);
 
-export async function getStatus(clients: OpsClients, runtime: OpsRuntime, stackName: string): Promise<StatusReport> {
+/** `contextFile`: cdk.context.json, for the pinned image; without it only the running image is judged. */
+export async function getStatus(
+  clients: OpsClients,
+  runtime: OpsRuntime,
+  stackName: string,
+  contextFile?: string,
+): Promise<StatusReport> {
   const outputs = await readStackOutputs(clients, stackName);
   const instance = await describeInstance(clients, outputs.instanceId);
   const credits = isBurstable(instance.type) ? await creditReport(clients, runtime, outputs.instanceId) : undefined;
   const alarms = await clients.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNamePrefix: `${stackName}-` }));
+  const image = await imageStatus(clients, runtime, stackName, [instance.imageId], contextFile);
   return {
     stackName,
     bootstrapServers: outputs.bootstrapServers,
@@ -39,6 +51,8 @@ export async function getStatus(clients: OpsClients, runtime: OpsRuntime, stackN
     instance,
     credits,
     alarms: (alarms.MetricAlarms ?? []).map((a) => ({ name: a.AlarmName ?? '?', state: a.StateValue ?? '?' })),
+    image,
+    warnings: [...image.warnings],
   };
 }
 
@@ -116,12 +130,13 @@ export function formatStatus(r: StatusReport): string {
     `bootstrap servers  ${r.bootstrapServers}`,
     `instance           ${i.id}  ${i.state}  ${i.type} (${i.architecture})  ${i.availabilityZone ?? ''}`.trimEnd(),
     `public address     ${i.publicIp ?? '-'}`,
-    `AMI                ${i.imageId ?? '-'}   (pin it with -c amiId=${i.imageId ?? 'ami-...'})`,
+    ...(r.image.running.length > 0 ? formatImageLines(r.image) : [`image              ${i.imageId ?? '-'}`]),
     `data volume        ${r.dataVolumeId}`,
   ];
   const credits = formatCredits(r.credits, i.type);
   if (credits !== undefined) lines.push(`CPU credits        ${credits}`);
   lines.push(`alarms             ${r.alarms.length === 0 ? 'none found' : ''}`.trimEnd());
   for (const a of r.alarms) lines.push(`  ${a.state.padEnd(17)} ${a.name}`);
+  lines.push(...r.warnings.map((w) => `warning: ${w}`));
   return lines.join('\n');
 }

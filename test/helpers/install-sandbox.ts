@@ -40,10 +40,11 @@ export const SIGNAL_URL =
  * on PATH stand in for dnf, rpm, curl (IMDS), aws (EC2, S3, SSM, Secrets Manager), id/useradd,
  * blkid/mkfs.xfs/mount/mountpoint, xfs_growfs, chown, systemctl, npm-22 and amazon-cloudwatch-agent-ctl;
  * openssl runs for real. Failures on demand: state/agent-broken, credit-denied, credit-unsuccessful.
- * State the stubs keep: public-ip, public-hostname (IMDS), ssm-ca (the CA parameter's value),
+ * State the stubs keep: public-hostname and no-public-hostname (IMDS), ssm-ca (the CA parameter's value),
  * admin-secret (the secret's value), formatted/mounted/packages/user-minnow, attach-failures (VolumeInUse
- * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, no device),
- * volume-state (what describe-volumes prints), signals (what the boot
+ * answers), attach-error (stderr of a refused attach), attach-dropped (attach accepted, volume stays
+ * available), attach-no-device (attached, no device shows up), xen (the device is /dev/xvdf), the
+ * EC2 volume and instances (see the aws stub), signals (what the boot
  * sent to the wait condition), broker-down and broken-releases (the fake broker does not start), hangups
  * (one line per SIGHUP the fake broker got: systemctl reload). Each stub appends its argv to calls.log; the few that
  * change machine state keep it as files in state/, so a second run sees what the first one did.
@@ -74,7 +75,9 @@ for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; 
   *meta-data/instance-id) echo ${INSTANCE_ID} ;;
   *meta-data/placement/region) echo ${REGION} ;;
   *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
-  *meta-data/public-hostname) cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
+  *meta-data/public-hostname)
+    [ ! -e "$STUB_STATE/no-public-hostname" ] || exit 22 # IMDS answers 404: the VPC gives no DNS hostnames
+    cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
   *truststore.pki.rds.amazonaws.com*)
     [ ! -e "$STUB_STATE/rds-ca-down" ] || exit 22
     prev=""; for a in "$@"; do if [ "$prev" = -o ]; then printf -- '-----BEGIN CERTIFICATE-----\nRDS\n-----END CERTIFICATE-----\n' >"$a"; fi; prev=$a; done ;;
@@ -82,16 +85,57 @@ for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; 
     prev=""; for a in "$@"; do if [ "$prev" = --data-binary ]; then printf '%s\\n' "$a" >>"$STUB_STATE/signals"; fi; prev=$a; done ;;
   *) echo "curl stub: unexpected $*" >&2; exit 22 ;;
 esac`,
-  aws: `case "$*" in
+  // EC2 as files: volume-holder (the instance the volume is attached to; none: available),
+  // volume-attachment (its state, default attached), volume-device (default the attach's --device);
+  // instance-<id> ("<state> <tag minnow:data-volume or None>"; a stopping one is stopped after
+  // stopping-polls DescribeInstances). throttle-<action> counts
+  // RequestLimitExceeded answers to come; ec2-log lists the state-changing calls in order.
+  aws: `ec2_fail() { echo "An error occurred ($1) when calling the $2 operation: $3" >&2; exit 254; }
+action=$(echo "$*" | sed -n 's/.* ec2 \\([a-z-]*\\).*/\\1/p')
+case "$*" in *" ec2 "*)
+  n=$(cat "$STUB_STATE/throttle-$action" 2>/dev/null || echo 0)
+  if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/throttle-$action"; ec2_fail RequestLimitExceeded "$action" "Request limit exceeded."; fi
+  case $action in describe-*) ;; *) echo "$*" >>"$STUB_STATE/ec2-log" ;; esac ;;
+esac
+arg() { prev=""; for a in "$@"; do if [ "$prev" = "$ARG" ]; then echo "$a"; fi; prev=$a; done; }
+case "$*" in
   *"ec2 attach-volume"*)
     n=$(cat "$STUB_STATE/attach-failures" 2>/dev/null || echo 0)
     if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/attach-failures"; echo "An error occurred (VolumeInUse)" >&2; exit 254; fi
     if [ -e "$STUB_STATE/attach-error" ]; then cat "$STUB_STATE/attach-error" >&2; exit 254; fi
+    [ ! -e "$STUB_STATE/volume-holder" ] || ec2_fail VolumeInUse AttachVolume "vol is already attached to an instance"
     [ ! -e "$STUB_STATE/attach-dropped" ] || exit 0
-    vol=$(echo "$*" | sed -n 's/.*--volume-id \\([^ ]*\\).*/\\1/p')
+    vol=$(ARG=--volume-id arg "$@")
+    ARG=--instance-id arg "$@" >"$STUB_STATE/volume-holder"
+    [ -e "$STUB_STATE/volume-device" ] || ARG=--device arg "$@" >"$STUB_STATE/volume-device"
+    [ ! -e "$STUB_STATE/attach-no-device" ] || exit 0
+    if [ -e "$STUB_STATE/xen" ]; then mkdir -p "$ROOT/dev"; touch "$ROOT/dev/xvdf"; exit 0; fi
     mkdir -p "$ROOT/dev/disk/by-id"
     touch "$ROOT/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_$(echo "$vol" | tr -d -)" ;;
-  *"ec2 describe-volumes"*) cat "$STUB_STATE/volume-state" 2>/dev/null || echo in-use ;;
+  *"ec2 describe-volumes"*)
+    if [ -e "$STUB_STATE/volume-holder" ]; then
+      printf 'in-use\\t%s\\t%s\\t%s\\n' "$(cat "$STUB_STATE/volume-holder")" \\
+        "$(cat "$STUB_STATE/volume-attachment" 2>/dev/null || echo attached)" "$(cat "$STUB_STATE/volume-device" 2>/dev/null || echo /dev/sdf)"
+    else printf 'available\\tNone\\tNone\\tNone\\n'; fi ;;
+  *"ec2 detach-volume"*)
+    [ "$(cat "$STUB_STATE/volume-holder" 2>/dev/null)" = "$(ARG=--instance-id arg "$@")" ] ||
+      ec2_fail IncorrectState DetachVolume "volume is not attached to that instance"
+    rm -f "$STUB_STATE/volume-holder" "$STUB_STATE/volume-attachment" "$STUB_STATE/volume-device" "$ROOT/dev/xvdf"
+    rm -rf "$ROOT/dev/disk" ;;
+  *"ec2 describe-instances"*)
+    id=$(ARG=--instance-ids arg "$@")
+    [ -e "$STUB_STATE/instance-$id" ] || ec2_fail InvalidInstanceID.NotFound DescribeInstances "no $id"
+    read -r state tag <"$STUB_STATE/instance-$id"
+    n=$(cat "$STUB_STATE/stopping-polls" 2>/dev/null || echo 0)
+    if [ "$state" = stopping ]; then
+      if [ "$n" -gt 0 ]; then echo $((n - 1)) >"$STUB_STATE/stopping-polls"; else state=stopped; echo "$state $tag" >"$STUB_STATE/instance-$id"; fi
+    fi
+    printf '%s\\t%s\\n' "$state" "$tag" ;;
+  *"ec2 stop-instances"* | *"ec2 start-instances"*)
+    id=$(ARG=--instance-ids arg "$@")
+    [ ! -e "$STUB_STATE/$action-error" ] || { cat "$STUB_STATE/$action-error" >&2; exit 254; }
+    case $action in stop-instances) to=stopping ;; *) to=running ;; esac
+    echo "$to $(cut -d' ' -f2 "$STUB_STATE/instance-$id")" >"$STUB_STATE/instance-$id" ;;
   *"s3 cp"*)
     dest=""; for a in "$@"; do dest=$a; done
     cp "$STUB_ASSET_ZIP" "$dest" ;;
@@ -130,6 +174,7 @@ esac`,
   'mkfs.xfs': 'touch "$STUB_STATE/formatted"',
   mountpoint: '[ -e "$STUB_STATE/mounted" ]',
   mount: 'touch "$STUB_STATE/mounted"',
+  umount: 'rm "$STUB_STATE/mounted"',
   xfs_growfs: 'true',
   // Real as root (the ownership tests need it), names mapped to the fixed ids; else only recorded.
   chown: `[ "$(/usr/bin/id -u)" = 0 ] || exit 0

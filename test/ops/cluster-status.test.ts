@@ -20,6 +20,7 @@ import {
   dbInstance,
 } from './cluster-fixtures';
 import { DescribeInstancesCommand, NOW, STACK, clients, fakeRuntime } from './fixtures';
+import { IMAGES, RUNNING_AMI, imageMocks } from './image-fixtures';
 
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 const GIB = 1024 ** 3;
@@ -29,6 +30,7 @@ function failingOverCluster() {
   const m = clusterMocks();
   m.ec2.on(DescribeInstancesCommand, { InstanceIds: [BROKER_IDS[0]] }).resolves(brokerResponse(0, 'running'));
   m.ec2.on(DescribeInstancesCommand, { InstanceIds: [BROKER_IDS[1]] }).resolves(brokerResponse(1, 'stopped'));
+  imageMocks(m.ec2);
   m.cw.on(GetMetricDataCommand).callsFake((input: GetMetricDataCommandInput) => {
     const query = input.MetricDataQueries?.[0];
     if (query?.Id === 'balance') {
@@ -145,6 +147,11 @@ test('cluster status: every broker, the database failing over, the alarms in ALA
     '  pending changes  DBInstanceClass=db.t4g.small',
     'alarms             1 of 4 in ALARM  (1 ALARM, 1 INSUFFICIENT_DATA, 2 OK)',
     '  ALARM            MinnowCluster-broker-2-broker-not-answering',
+    `image              ${RUNNING_AMI}  ${IMAGES[0]!.Name}  (x86_64, created 2026-04-01, 61 days old)`,
+    `warning: image ${RUNNING_AMI} is 61 days old: npm run ops -- image --update --stack MinnowCluster, then deploy`,
+  ]);
+  expect(report.warnings).toEqual([
+    `image ${RUNNING_AMI} is 61 days old: npm run ops -- image --update --stack MinnowCluster, then deploy`,
   ]);
 });
 

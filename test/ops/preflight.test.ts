@@ -10,13 +10,27 @@ import {
 import { main, type CliDeps } from '../../bin/ops';
 import { preflight } from '../../lib/ops/preflight';
 import { kitTempDir } from '../helpers/temp-dirs';
-import { STACK, VOLUME_ID, clients, fakeRuntime, mocks } from './fixtures';
+import {
+  DescribeInstancesCommand,
+  INSTANCE_ID,
+  STACK,
+  VOLUME_ID,
+  clients,
+  fakeRuntime,
+  instanceResponse,
+  mocks,
+} from './fixtures';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
+import { BROKER_IDS, CLUSTER, brokerResponse, clusterMocks } from './cluster-fixtures';
+import { LATEST_ARM, LATEST_X86, RUNNING_AMI, imageMocks } from './image-fixtures';
 
 // `npm run ops -- preflight` and `protect` (issue 14, items 5 and 8): the zone is chosen once and
 // written down, a deploy that would move the deployed volume is refused, and the stack policy
 // makes CloudFormation refuse a volume replacement.
 
 const ZONE_KEY = `minnow:${STACK}:availabilityZone`;
+const AMI_KEY = `minnow:${STACK}:amiId`;
+const ARCH_KEY = `minnow:${STACK}:amiArchitecture`;
 const contextFile = () => path.join(kitTempDir('minnow-preflight-'), 'cdk.context.json');
 const stored = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
 
@@ -37,7 +51,7 @@ function newStack() {
     ],
   });
   m.ec2.on(GetEbsDefaultKmsKeyIdCommand).resolves({ KmsKeyId: 'alias/aws/ebs' });
-  return m;
+  return { ...m, ssm: imageMocks(m.ec2) };
 }
 
 function deployedStack(volume: { az: string; size?: number; snapshotId?: string }) {
@@ -54,7 +68,8 @@ function deployedStack(volume: { az: string; size?: number; snapshotId?: string 
     ],
   });
   m.cfn.on(GetStackPolicyCommand).resolves({});
-  return m;
+  m.ec2.on(DescribeInstancesCommand, { InstanceIds: [INSTANCE_ID] }).resolves(instanceResponse('running'));
+  return { ...m, ssm: imageMocks(m.ec2) };
 }
 
 describe('preflight, new stack', () => {
@@ -62,8 +77,15 @@ describe('preflight, new stack', () => {
     const m = newStack();
     const file = contextFile();
     const report = await preflight(clients(), { stackName: STACK, contextFile: file });
-    expect(report).toEqual({ availabilityZone: 'eu-west-2b', source: 'chosen', remembered: [ZONE_KEY], notes: [] });
-    expect(stored(file)).toEqual({ [ZONE_KEY]: 'eu-west-2b' });
+    expect(report).toEqual({
+      availabilityZone: 'eu-west-2b',
+      source: 'chosen',
+      image: { amiId: LATEST_X86, architecture: 'x86_64', source: 'latest' },
+      storage: 'sqlite',
+      remembered: [AMI_KEY, ARCH_KEY, ZONE_KEY],
+      notes: [],
+    });
+    expect(stored(file)).toEqual({ [ZONE_KEY]: 'eu-west-2b', [AMI_KEY]: LATEST_X86, [ARCH_KEY]: 'x86_64' });
     expect(m.ec2.commandCalls(DescribeInstanceTypeOfferingsCommand)[0]?.args[0].input).toEqual({
       LocationType: 'availability-zone',
       Filters: [{ Name: 'instance-type', Values: ['t3.micro'] }],
@@ -80,7 +102,11 @@ describe('preflight, new stack', () => {
     const file = contextFile();
     fs.writeFileSync(file, JSON.stringify({ [ZONE_KEY]: 'eu-west-2c' }));
     const report = await preflight(clients(), { stackName: STACK, contextFile: file });
-    expect(report).toMatchObject({ availabilityZone: 'eu-west-2c', source: 'remembered', remembered: [] });
+    expect(report).toMatchObject({
+      availabilityZone: 'eu-west-2c',
+      source: 'remembered',
+      remembered: [AMI_KEY, ARCH_KEY],
+    });
   });
 
   test('a remembered zone without the type is refused', async () => {
@@ -125,7 +151,11 @@ describe('preflight, deployed stack', () => {
       [ZONE_KEY]: 'eu-west-2c',
       'minnow:Minnow:dataSnapshotId': 'snap-0123456789abcdef0',
       'minnow:Minnow:dataVolumeGiB': 40,
+      // What the instance runs, never "latest": a deploy after upgrading the kit must not replace it.
+      [AMI_KEY]: RUNNING_AMI,
+      [ARCH_KEY]: 'x86_64',
     });
+    expect(report.image).toEqual({ amiId: RUNNING_AMI, architecture: 'x86_64', source: 'deployed instance' });
     expect(report.notes).toEqual([expect.stringContaining('has no stack policy: `npm run ops -- protect`')]);
   });
 
@@ -154,6 +184,79 @@ describe('preflight, deployed stack', () => {
   });
 });
 
+describe('preflight, the image (issue 28)', () => {
+  test('a new stack of a Graviton type pins the latest arm64 image', async () => {
+    const m = newStack();
+    m.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+      InstanceTypeOfferings: [{ InstanceType: 't4g.small', LocationType: 'availability-zone', Location: 'eu-west-2b' }],
+    });
+    const file = contextFile();
+    const report = await preflight(clients(), { stackName: STACK, contextFile: file, instanceType: 't4g.small' });
+    expect(report.image).toEqual({ amiId: LATEST_ARM, architecture: 'arm64', source: 'latest' });
+    expect(stored(file)).toMatchObject({ [AMI_KEY]: LATEST_ARM, [ARCH_KEY]: 'arm64' });
+  });
+
+  test("a new stack's remembered image stays; one of the other architecture is refused with the fix", async () => {
+    const m = newStack();
+    const file = contextFile();
+    fs.writeFileSync(file, JSON.stringify({ [AMI_KEY]: RUNNING_AMI, [ARCH_KEY]: 'x86_64' }));
+    const report = await preflight(clients(), { stackName: STACK, contextFile: file });
+    expect(report.image).toEqual({ amiId: RUNNING_AMI, architecture: 'x86_64', source: 'remembered' });
+    expect(m.ssm.commandCalls(GetParameterCommand)).toHaveLength(0);
+    await expect(
+      preflight(clients(), { stackName: STACK, contextFile: file, instanceType: 't4g.micro' }),
+    ).rejects.toThrow(
+      `pins ${RUNNING_AMI} (x86_64) for stack "Minnow", but t4g.micro is arm64: run \`npm run ops -- image --update --arch arm64\``,
+    );
+  });
+
+  test('a deployed stack keeps a remembered move (ops image --update) and says the deploy replaces the instance', async () => {
+    deployedStack({ az: 'eu-west-2a' });
+    const file = contextFile();
+    fs.writeFileSync(file, JSON.stringify({ [ZONE_KEY]: 'eu-west-2a', [AMI_KEY]: LATEST_X86, [ARCH_KEY]: 'x86_64' }));
+    const report = await preflight(clients(), { stackName: STACK, contextFile: file });
+    expect(report.image).toEqual({ amiId: LATEST_X86, architecture: 'x86_64', source: 'remembered' });
+    expect(stored(file)[AMI_KEY]).toBe(LATEST_X86);
+    expect(report.notes).toContainEqual(
+      expect.stringContaining(
+        `pins ${LATEST_X86}, but ${INSTANCE_ID} runs ${RUNNING_AMI}: the next deploy REPLACES that instance`,
+      ),
+    );
+  });
+
+  test("a deployed cluster: the brokers' image and storage=postgres, no zone", async () => {
+    const m = clusterMocks();
+    m.ec2.on(DescribeInstancesCommand).resolves({
+      Reservations: [
+        {
+          Instances: [
+            ...brokerResponse(0, 'running').Reservations[0]!.Instances,
+            ...brokerResponse(1, 'stopped').Reservations[0]!.Instances,
+          ],
+        },
+      ],
+    });
+    imageMocks(m.ec2);
+    const file = contextFile();
+    const report = await preflight(clients(), { stackName: CLUSTER, contextFile: file });
+    expect(report).toMatchObject({ availabilityZone: undefined, storage: 'postgres', notes: [] });
+    expect(stored(file)).toEqual({
+      [`minnow:${CLUSTER}:amiId`]: RUNNING_AMI,
+      [`minnow:${CLUSTER}:amiArchitecture`]: 'x86_64',
+      [`minnow:${CLUSTER}:storage`]: 'postgres',
+    });
+    expect(m.ec2.commandCalls(DescribeInstancesCommand)[0]?.args[0].input).toEqual({ InstanceIds: [...BROKER_IDS] });
+  });
+
+  test('a new cluster (--storage postgres): the latest image and the storage, no zone', async () => {
+    newStack();
+    const file = contextFile();
+    const report = await preflight(clients(), { stackName: STACK, contextFile: file, storage: 'postgres' });
+    expect(report.storage).toBe('postgres');
+    expect(stored(file)).toEqual({ [AMI_KEY]: LATEST_X86, [ARCH_KEY]: 'x86_64', 'minnow:Minnow:storage': 'postgres' });
+  });
+});
+
 describe('the CLI', () => {
   function run(argv: string[], file: string) {
     const out: string[] = [];
@@ -168,7 +271,8 @@ describe('the CLI', () => {
     const { code, out } = await run(['preflight', '--region', 'eu-west-2', '--instance-type', 't3.micro'], file);
     expect(code).toBe(0);
     expect(out).toBe(
-      `stack Minnow: availability zone eu-west-2b (chosen)\nwrote ${ZONE_KEY} to ${file}: commit it, so every deploy keeps these values`,
+      `stack Minnow: availability zone eu-west-2b (chosen)\nimage ${LATEST_X86} (x86_64, the latest AL2023)\n` +
+        `wrote ${AMI_KEY}, ${ARCH_KEY}, ${ZONE_KEY} to ${file}: commit it, so every deploy keeps these values`,
     );
   });
 

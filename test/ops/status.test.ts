@@ -1,5 +1,9 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { formatStatus, getStatus, slopePerHour } from '../../lib/ops/status';
+import { kitTempDir } from '../helpers/temp-dirs';
+import { IMAGES, LATEST_ARM, LATEST_X86, RUNNING_AMI, imageMocks } from './image-fixtures';
 import {
   DescribeInstancesCommand,
   EIP,
@@ -17,6 +21,7 @@ const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 test('status: state, type, address, credit balance with its trend, alarm states', async () => {
   const { ec2, cw } = mocks();
   ec2.on(DescribeInstancesCommand, { InstanceIds: [INSTANCE_ID] }).resolves(instanceResponse('running'));
+  imageMocks(ec2);
   // CloudWatch returns newest first; 60 -> 30 credits over the last 3 hours: -10/h.
   cw.on(GetMetricDataCommand).resolves({
     MetricDataResults: [
@@ -47,6 +52,37 @@ test('status: state, type, address, credit balance with its trend, alarm states'
   expect(text).toContain('CPU credits        30.0  (-10.0/h over the last 3 h, empty in ~3.0 h at this rate)');
   expect(text).toMatch(/OK\s+Minnow-cpu-credit-balance-low/);
   expect(text).toMatch(/INSUFFICIENT_DATA\s+Minnow-status-check-failed-system/);
+  // Issue 28: the image's age, and what to do once it is older than 30 days.
+  expect(text).toContain(
+    `image              ${RUNNING_AMI}  ${IMAGES[0]!.Name}  (x86_64, created 2026-04-01, 61 days old)`,
+  );
+  const warning = `image ${RUNNING_AMI} is 61 days old: npm run ops -- image --update, then deploy`;
+  expect(text).toContain(`warning: ${warning}`);
+  expect(JSON.parse(JSON.stringify(report))).toMatchObject({
+    warnings: [warning],
+    image: { running: [{ ageDays: 61 }] },
+  });
+});
+
+test('status: a fresh image gives no warning; a pinned image not deployed yet is named', async () => {
+  const { ec2, cw } = mocks();
+  ec2.on(DescribeInstancesCommand, { InstanceIds: [INSTANCE_ID] }).resolves({
+    Reservations: [
+      { Instances: [{ ...instanceResponse('running').Reservations[0]!.Instances[0]!, ImageId: LATEST_X86 }] },
+    ],
+  });
+  imageMocks(ec2);
+  cw.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
+  cw.on(DescribeAlarmsCommand).resolves({});
+  expect((await getStatus(clients(), fakeRuntime(), STACK)).warnings).toEqual([]);
+
+  const file = path.join(kitTempDir('minnow-status-'), 'cdk.context.json');
+  fs.writeFileSync(file, JSON.stringify({ 'minnow:Minnow:amiId': LATEST_ARM }));
+  const report = await getStatus(clients(), fakeRuntime(), STACK, file);
+  expect(report.warnings).toEqual([
+    `${file} pins ${LATEST_ARM}, which is not deployed yet: the next deploy replaces the broker to boot it`,
+  ]);
+  expect(formatStatus(report)).toContain(`pinned image       ${LATEST_ARM}  (cdk.context.json)`);
 });
 
 test('status of a non-burstable type asks CloudWatch for no credits', async () => {

@@ -11,7 +11,8 @@ const USAGE = `usage:
   minnow quota delete ENTITY [KEY ...]   (no KEY: every quota of the entity)
 ENTITY: --for-user NAME | --for-user-default, and/or --client-id ID | --client-id-default; or --ip ADDR | --ip-default
 KEY: producer_byte_rate, consumer_byte_rate (bytes/s), request_percentage (percent of the broker's
-     request-handling time), controller_mutation_rate (user/client-id entities);
+     request-handling time), controller_mutation_rate (partitions created or deleted per second;
+     these four: user/client-id entities);
      connection_creation_rate (new connections/s; ip entities)
 options: --bootstrap-server HOST:PORT (default MINNOW_BOOTSTRAP_SERVER or localhost:9092)
 ${AUTH_USAGE}`;

@@ -9,6 +9,8 @@ import type { Storage } from '../storage/storage';
 import { cleanupPolicyError, TOPIC_CONFIGS } from '../storage/topic-config';
 import { TOPIC_CONFIG_DOCS } from '../storage/topic-config-docs';
 import { BROKER_CONFIG_DOCS } from './broker-config-docs';
+import { inertBrokerConfigs } from './inert-broker-configs';
+import { KAFKA_DYNAMIC_BROKER_CONFIGS, KAFKA_READ_ONLY_BROKER_CONFIGS } from './kafka-broker-config-list';
 import type { BrokerConfig } from './config';
 
 /** DescribeConfigsResponse.ConfigSource */
@@ -38,6 +40,10 @@ export interface BrokerConfigDef {
   startup?: (cfg: BrokerConfig, nodeId: number) => string;
   /** The minnow setting (env var / flag) behind `startup`. */
   setting?: keyof BrokerConfig;
+  /** One of Kafka's dynamic configs minnow stores and describes but does not use (inert-broker-configs.ts). */
+  inert?: true;
+  /** A PASSWORD (Kafka's isSensitive): described with a null value. */
+  sensitive?: boolean;
 }
 
 const LONG_MAX = '9223372036854775807';
@@ -190,7 +196,10 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
   return out;
 }
 
-export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigDef>> = buildBrokerConfigs();
+export const BROKER_CONFIGS: Readonly<Record<string, BrokerConfigDef>> = (() => {
+  const own = buildBrokerConfigs();
+  return { ...own, ...inertBrokerConfigs(own) };
+})();
 
 /** DynamicBrokerConfig.brokerConfigSynonyms: the names that set the same value, highest priority first. */
 export function brokerSynonyms(name: string): string[] {
@@ -287,17 +296,32 @@ export type BrokerConfigCheck = { ok: true; configs: Record<string, string> } | 
  */
 export function validateBrokerConfigs(configs: Record<string, string>): BrokerConfigCheck {
   const names = Object.keys(configs);
-  const unknown = names.filter((n) => !BROKER_CONFIGS[n]);
-  if (unknown.length > 0) {
-    return {
-      ok: false,
-      message: `minnow does not know these broker configs: ${scalaSet(unknown)}; the dynamic ones it takes are Kafka's log.* topic defaults (e.g. log.retention.ms, message.max.bytes)`,
-    };
+  // Kafka refuses its static configs; minnow's start-up settings under Kafka's names too.
+  const fixed = names.filter((n) =>
+    BROKER_CONFIGS[n] ? !BROKER_CONFIGS[n]!.dynamic : KAFKA_READ_ONLY_BROKER_CONFIGS.has(n),
+  );
+  if (fixed.length > 0) {
+    // Kafka changes these at runtime; minnow takes them at start-up only: say so.
+    const settings = fixed
+      .filter((n) => KAFKA_DYNAMIC_BROKER_CONFIGS[n])
+      .map((n) => BROKER_CONFIGS[n]?.setting)
+      .filter((s) => s !== undefined);
+    const hint =
+      settings.length > 0
+        ? `; minnow reads ${settings.join(', ')} at start-up only (Kafka at runtime): change the setting and restart`
+        : '';
+    return { ok: false, message: `Cannot update these configs dynamically: ${scalaSet(fixed)}${hint}` };
   }
-  const fixed = names.filter((n) => !BROKER_CONFIGS[n]!.dynamic);
-  if (fixed.length > 0) return { ok: false, message: `Cannot update these configs dynamically: ${scalaSet(fixed)}` };
-  const parsed = parseAll(configs, (name) => BROKER_CONFIGS[name]!);
+  // A name Kafka does not know either is a custom config: Kafka stores it (plugins read their own),
+  // and so does minnow, unchecked; DescribeConfigs shows it as sensitive, without its value.
+  const known = Object.fromEntries(Object.entries(configs).filter(([n]) => BROKER_CONFIGS[n]));
+  const parsed = parseAll(known, (name) => BROKER_CONFIGS[name]!);
   if (!parsed.ok) return parsed;
   const policyError = cleanupPolicyError('log.cleanup.policy', parsed.configs['log.cleanup.policy']);
-  return policyError ? { ok: false, message: policyError } : parsed;
+  if (policyError) return { ok: false, message: policyError };
+  const custom = Object.fromEntries(Object.entries(configs).filter(([n]) => !BROKER_CONFIGS[n]));
+  return { ok: true, configs: { ...parsed.configs, ...custom } };
 }
+
+/** A broker config minnow does not define nor Kafka: stored as given, described without its value. */
+export const isCustomBrokerConfig = (name: string): boolean => !BROKER_CONFIGS[name];

@@ -50,23 +50,36 @@ export function topicConfigEntries(overrides: Record<string, string>, layers: Br
 /**
  * ConfigHelper.createBrokerConfigEntry. For a node id every config minnow reports; for the
  * cluster-wide default resource ("") only those set there, with only that layer as synonyms.
+ * Kafka's inert dynamic configs (inert-broker-configs.ts) are listed where set or named (`named`:
+ * the request's keys), custom ones (neither minnow's nor Kafka's) where set; a sensitive or custom
+ * config's value is null everywhere, as Kafka sends it.
  */
-export function brokerConfigEntries(layers: BrokerConfigLayers, perBroker: boolean): ConfigEntry[] {
-  const names = perBroker ? Object.keys(BROKER_CONFIGS).sort() : Object.keys(layers.clusterDefault).sort();
+export function brokerConfigEntries(
+  layers: BrokerConfigLayers,
+  perBroker: boolean,
+  named: readonly string[] = [],
+): ConfigEntry[] {
+  const stored = new Set([...Object.keys(layers.perBroker), ...Object.keys(layers.clusterDefault)]);
+  const listed = (name: string) => !BROKER_CONFIGS[name]?.inert || stored.has(name) || named.includes(name);
+  const custom = [...stored].filter((name) => !BROKER_CONFIGS[name]);
+  const names = perBroker
+    ? [...Object.keys(BROKER_CONFIGS).filter(listed), ...custom].sort()
+    : Object.keys(layers.clusterDefault).sort();
   const entries: ConfigEntry[] = names.map((name) => {
     const def = BROKER_CONFIGS[name];
-    const all = configSynonyms(name, layers).filter(
-      (s) => perBroker || s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-    );
+    const sensitive = def ? def.sensitive === true : true;
+    const all = configSynonyms(name, layers)
+      .filter((s) => perBroker || s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
+      .map((s) => (sensitive ? { ...s, value: null } : s));
     const value = perBroker
       ? (layers.perBroker[name] ?? layers.clusterDefault[name] ?? layers.startup[name] ?? def?.kafkaDefault ?? null)
       : layers.clusterDefault[name]!;
     return {
       name,
-      value,
-      readOnly: !def?.dynamic,
+      value: sensitive ? null : value,
+      readOnly: !def?.dynamic, // a custom config too, as Kafka (not one of its dynamic configs)
       source: all[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
-      isSensitive: false,
+      isSensitive: sensitive,
       type: def?.type ?? ConfigType.UNKNOWN,
       documentation: def?.doc ?? null,
       synonyms: all,

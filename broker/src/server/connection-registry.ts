@@ -1,6 +1,7 @@
 // The broker's open connections: refuses those over MAX_CONNECTIONS / MAX_CONNECTIONS_PER_IP on
 // arrival, holds and closes those over their IP's connection creation rate (KIP-612), and closes
-// idle ones (CONNECTIONS_MAX_IDLE_MS) from one sweep timer, not a timer each.
+// idle ones (CONNECTIONS_MAX_IDLE_MS) and SASL ones that never log in (LOGIN_DEADLINE_MS) from one
+// sweep timer, not a timer each.
 import type { Socket } from 'node:net';
 import type { BrokerConfig } from './config';
 import type { Connection } from './connection';
@@ -9,6 +10,13 @@ import type { IpConnectionRate } from './quotas/ip-connection-rate';
 
 /** Longest gap between two idle sweeps: a connection is closed at most this late. */
 const MAX_SWEEP_INTERVAL_MS = 30_000;
+/**
+ * A connection of a sasl+ listener not logged in this long after it opened (or after
+ * CONNECTIONS_MAX_IDLE_MS, if shorter) is closed, even if it keeps sending ApiVersions: it holds
+ * one of its address's MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP slots, which a client that
+ * never logs in must not keep from its neighbours. Real clients log in within milliseconds.
+ */
+export const LOGIN_DEADLINE_MS = 30_000;
 
 export class ConnectionRegistry {
   readonly connections = new Set<Connection>();
@@ -101,8 +109,18 @@ export class ConnectionRegistry {
   }
 
   closeIdle(): void {
-    const since = performance.now() - this.config.connectionsMaxIdleMs;
+    const now = performance.now();
+    const since = now - this.config.connectionsMaxIdleMs;
+    const loginSince = now - Math.min(LOGIN_DEADLINE_MS, this.config.connectionsMaxIdleMs);
     for (const c of this.connections) {
+      if (c.loginOverdue(loginSince)) {
+        this.warnings.log('info', 'closing a SASL connection that has not logged in', {
+          connectionId: c.id,
+          deadlineMs: Math.min(LOGIN_DEADLINE_MS, this.config.connectionsMaxIdleMs),
+        });
+        c.close();
+        continue;
+      }
       if (!c.idleSince(since)) continue;
       this.warnings.log('info', 'closing idle connection (CONNECTIONS_MAX_IDLE_MS)', {
         connectionId: c.id,

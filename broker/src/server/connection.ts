@@ -96,6 +96,7 @@ export class Connection {
   private readonly wakeOnMemory = () => this.retryAdmission();
   /** Last time bytes came in, a response went out or the client took response bytes (CONNECTIONS_MAX_IDLE_MS). */
   private lastActiveMs: number;
+  private readonly openedMs: number;
   /** Over a client quota: neither read nor start requests until this timer fires (KIP-219 muting). */
   private throttleTimer: NodeJS.Timeout | undefined;
   private mutedUntil = 0;
@@ -115,7 +116,7 @@ export class Connection {
     this.sasl = saslListener ? new SaslAuthenticator(this.session, shared.sasl!) : undefined;
     this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
     this.clientHost = `/${this.session.clientAddress}`; // Kafka's form in DescribeGroups
-    this.lastActiveMs = performance.now();
+    this.lastActiveMs = this.openedMs = performance.now();
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('drain', () => this.onDrain());
@@ -137,6 +138,15 @@ export class Connection {
     // A finished answer not yet flushed (flush runs on setImmediate, after the timers phase the
     // sweep runs in) or still in the socket's buffer is not idle: closing then would drop it.
     return this.slots.length === 0 && this.socket.writableLength === 0;
+  }
+
+  /**
+   * On a sasl+ listener: opened before `sinceMs` (performance.now() time) and still not logged in
+   * (nor failed, whose close is on its way). Such a connection holds one of its address's
+   * unauthenticated slots, so the registry closes it past a deadline even while it keeps talking.
+   */
+  loginOverdue(sinceMs: number): boolean {
+    return !this.closed && this.openedMs < sinceMs && this.sasl?.awaitingLogin === true;
   }
 
   /** Bytes of responses the client has not taken yet. */
@@ -354,6 +364,7 @@ export class Connection {
         answered(sent);
       };
       const answered = (sent: unknown) => {
+        if (ctx.mutationThrottleMs && !this.closed) this.mute(ctx.mutationThrottleMs);
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
         if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
         slot.done = true;

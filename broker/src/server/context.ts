@@ -66,6 +66,11 @@ export interface RequestContext {
    * is written; undefined for other APIs and outside a connection (no bound then).
    */
   responseHold?: ResponseHold;
+  /**
+   * Set by CreateTopics / CreatePartitions / DeleteTopics over their controller_mutation_rate
+   * (KIP-599): the connection is muted this long after the answer, as for the other quotas.
+   */
+  mutationThrottleMs?: number;
 }
 
 /**

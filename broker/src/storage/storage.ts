@@ -6,6 +6,7 @@
 // group commit and pays a microtask per call. Waiting (fetch max_wait, group commit) belongs to
 // the server. Kafka outcomes come back as error codes; engines throw only StorageError (I/O, corruption).
 // Offsets and timestamps are JS numbers here (exact up to 2^53); the protocol layer uses bigint.
+import type { ActiveProducer, TxnMarkerResult } from './active-producers';
 import type { AclBinding } from '../protocol/acl';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import type { ScramCredential, ScramMechanismName } from '../sasl/scram-crypto';
@@ -333,6 +334,27 @@ export interface SyncStorage {
    * stored timeout kept, else the producers' default 60000).
    */
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number };
+
+  /**
+   * DescribeProducers (kafka-transactions describe-producers / find-hanging): every producer with
+   * state in the partition, by producer id; undefined for an unknown partition (active-producers.ts).
+   */
+  activeProducers(topic: string, partition: number): ActiveProducer[] | undefined;
+  /**
+   * WriteTxnMarkers (kafka-transactions abort): a COMMIT/ABORT marker for the producer at the
+   * partition's high watermark in one transaction, ending its open transaction there (an abort
+   * records the aborted range), as endTransaction does for one partition; refused for an epoch
+   * older than the producer's here (active-producers.ts markerRefusal). The coordinator's own state
+   * of any transactional id is left alone, as Kafka's is.
+   */
+  writeTxnMarker(
+    topic: string,
+    partition: number,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+    nowMs: number,
+  ): TxnMarkerResult;
 
   // Transactions (KIP-98; docs/transactions.md). The coordinator (src/transactions) checks each
   // request against the stored state, as Kafka's TransactionCoordinator does; the engine stores

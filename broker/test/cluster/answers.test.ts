@@ -132,4 +132,43 @@ describe('cluster answers', () => {
     });
     expect(leave.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
   });
+
+  it('DescribeTopicPartitions names the placed leaders; a reassignment only to the placed replica is a no-op', async () => {
+    const dtp = await conn.send(ApiKey.DescribeTopicPartitions, 0, {
+      topics: [{ name: 't' }],
+      responsePartitionLimit: 10,
+      cursor: null,
+    });
+    expect(
+      dtp.topics[0].partitions.map((p: { leaderId: number; replicaNodes: number[] }) => [p.leaderId, p.replicaNodes]),
+    ).toEqual([
+      [self, [self]],
+      [self + 1, [self + 1]],
+      [self + 2, [self + 2]],
+    ]);
+    // Partition 1 is placed on self + 1: moving it to that broker is nothing to do; to another live
+    // broker, or to two, is refused (the database holds the only copy, placement picks the leader).
+    const res = await conn.send(ApiKey.AlterPartitionReassignments, 0, {
+      timeoutMs: 5000,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 1, replicas: [self + 1] },
+            { partitionIndex: 1, replicas: [self] },
+            { partitionIndex: 2, replicas: [self + 2, self] },
+          ],
+        },
+      ],
+    });
+    const outcomes = res.responses[0].partitions.map((p: { errorCode: number; errorMessage: string | null }) => [
+      p.errorCode,
+      p.errorMessage,
+    ]);
+    expect(outcomes).toEqual([
+      [ErrorCode.NONE, null],
+      [ErrorCode.INVALID_REPLICA_ASSIGNMENT, expect.stringContaining(`keeps its replica set [${self + 1}]`)],
+      [ErrorCode.INVALID_REPLICA_ASSIGNMENT, expect.stringContaining(`keeps its replica set [${self + 2}]`)],
+    ]);
+  });
 });

@@ -28,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(errors.New("usage: sarama-client produce|consume|read|offset-for-time|describe-config [flags]"))
+		fail(errors.New("usage: sarama-client produce|consume|read|offset-for-time|describe-config|reassign [flags]"))
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	brokers := fs.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma separated")
@@ -66,6 +66,8 @@ func main() {
 		out, err = offsetForTime(addrs, *topic, *timeMs)
 	case "describe-config":
 		out, err = describeConfig(addrs, *topic)
+	case "reassign":
+		out, err = reassign(addrs, *topic)
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -327,5 +329,37 @@ func describeConfig(addrs []string, topic string) (*described, error) {
 	for _, e := range entries {
 		out.Configs = append(out.Configs, configEntry{Name: e.Name, Value: e.Value, Default: e.Default})
 	}
+	return out, nil
+}
+
+type reassigned struct {
+	Same   string `json:"same"`
+	Other  string `json:"other"`
+	Listed int    `json:"listed"`
+}
+
+// reassign moves partition 0 of the topic to broker 1 (its replica set already) and to broker 2
+// (refused), then lists reassignments; errors are results. Needs config.Version 2.4+ (sarama 1.61).
+func reassign(addrs []string, topic string) (*reassigned, error) {
+	admin, err := sarama.NewClusterAdmin(addrs, newConfig())
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	defer admin.Close()
+	text := func(err error) string {
+		if err == nil {
+			return "ok"
+		}
+		return err.Error()
+	}
+	out := &reassigned{
+		Same:  text(admin.AlterPartitionReassignments(topic, [][]int32{{1}})),
+		Other: text(admin.AlterPartitionReassignments(topic, [][]int32{{2}})),
+	}
+	listed, err := admin.ListPartitionReassignments(topic, []int32{0})
+	if err != nil {
+		return nil, fmt.Errorf("list reassignments of %s: %w", topic, err)
+	}
+	out.Listed = len(listed[topic])
 	return out, nil
 }

@@ -166,6 +166,18 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     expect(out.listed_after_delete).toBe(false);
   }, 120_000);
 
+  it("AdminClient: a broker's dynamic configs minnow does not use are set and read back (librdkafka 0081)", async () => {
+    const out = await py('ck_broker_configs.py', [bootstrap(), String(broker.context.identity.nodeId)]);
+    // The legacy AlterConfigs replaces the broker's set, so the incremental one comes after it.
+    expect(out.alter).toBe('ok');
+    expect(out.incremental).toBe('ok');
+    // ConfigSource 2 = DYNAMIC_BROKER_CONFIG.
+    expect(out.describe).toEqual({
+      'sasl.kerberos.min.time.before.relogin': { value: '58000', source: 2 },
+      'log.cleaner.threads': { value: '2', source: 2 },
+    });
+  }, 90_000);
+
   it('resets out-of-range positions (past the end, below the log start) with auto.offset.reset=earliest and reads the records', async () => {
     const out = await py('ck_offset_reset.py', [bootstrap(), 'ck-out-of-range', '6', '4', '20']);
     // librdkafka logs each reset as a WARNING ("offset reset ... Offset out of range"); a fetch

@@ -544,6 +544,33 @@ describe('responses never carry null where Kafka sends empty', () => {
       { name: 'all', body: () => ({ topics: [], responsePartitionLimit: 1, cursor: null }) },
       { name: 'named', body: () => ({ topics: [{ name: 't' }, { name: 'nope' }], cursor: null }) },
     ],
+    [ApiKey.DescribeProducers]: [
+      {
+        name: 'known, unknown',
+        body: () => ({
+          topics: [
+            { name: 't', partitionIndexes: [0, 99] },
+            { name: 'nope', partitionIndexes: [0] },
+          ],
+        }),
+      },
+    ],
+    [ApiKey.WriteTxnMarkers]: [
+      {
+        name: 'old epoch, unknown',
+        body: () => ({
+          markers: [
+            {
+              producerId: 1n,
+              producerEpoch: 0,
+              transactionResult: false,
+              coordinatorEpoch: 0,
+              topics: [{ name: 'nope', partitionIndexes: [0] }],
+            },
+          ],
+        }),
+      },
+    ],
     [ApiKey.ListTransactions]: [
       {
         name: 'filtered',

@@ -1,8 +1,13 @@
 // Issue 29 item 1: failed logins cost the failing client, not its neighbours. Twelve failed logins
 // of alice from 127.0.0.1 (kafkajs), each answered later than the one before; then bob, and alice
 // with the right password, log in at once from that address with kafkajs and kcat. And the cap on
-// connections from one address that have not logged in (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP).
+// connections from one address that have not logged in (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP),
+// which a client that never logs in cannot hold past a deadline, and the deprecated lockout
+// setting, accepted without effect.
 import { Kafka, logLevel } from 'kafkajs';
+import { KafkaConnection } from '../../src/client/connection';
+import { ApiKey } from '../../src/protocol/api-keys';
+import { loadConfig } from '../../src/server/config';
 import { createLogger } from '../../src/logger';
 import { describeWithTools } from '../support/external-tools';
 import { run } from './helpers';
@@ -137,5 +142,55 @@ describe('MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP', () => {
     }
     expect(admitted).toBe('ok');
     for (const c of waiting) c.close();
+  });
+});
+
+describe('MINNOW_SASL_MAX_FAILURES_PER_ADDRESS (deprecated)', () => {
+  it('is still accepted, has no effect, and the broker says so at start', async () => {
+    expect(loadConfig({ MINNOW_SASL_MAX_FAILURES_PER_ADDRESS: '10' }).saslMaxFailuresPerAddress).toBe(10);
+    const { b, lines } = await brokerWithLog({ saslMaxFailuresPerAddress: 1 });
+    try {
+      expect(
+        lines.find((l) => /MINNOW_SASL_MAX_FAILURES_PER_ADDRESS is deprecated and has no effect/.test(l.msg)),
+      ).toBeDefined();
+      const login = (password: string) =>
+        KafkaConnection.connect('127.0.0.1', b.saslPort, {
+          sasl: { mechanism: 'SCRAM-SHA-256', username: 'alice', password },
+        }).then(
+          (c) => (c.close(), 'ok'),
+          (e: Error) => e.message,
+        );
+      for (let i = 0; i < 3; i++) expect(await login('wrong')).not.toBe('ok');
+      expect(await login('alice-secret')).toBe('ok');
+    } finally {
+      await b.broker.stop();
+    }
+  });
+});
+
+describe('a SASL connection that never logs in', () => {
+  let b: SaslBroker;
+  // The deadline is the shorter of 30 s and CONNECTIONS_MAX_IDLE_MS: 300 ms here.
+  beforeAll(async () => ({ b } = await brokerWithLog({ connectionsMaxIdleMs: 300 })));
+  afterAll(() => b.broker.stop());
+
+  it('is closed past its deadline even while it keeps talking; a logged-in one as busy is not', async () => {
+    const loggedIn = await KafkaConnection.connect('127.0.0.1', b.saslPort, {
+      sasl: { mechanism: 'SCRAM-SHA-256', username: 'alice', password: 'alice-secret' },
+    });
+    const lurker = await RawConnection.connect(b.saslPort);
+    // Both talk every 50 ms (never idle) until the lurker is closed, for at most 200 rounds.
+    let closedAtRound = -1;
+    for (let i = 0; i < 200 && closedAtRound < 0; i++) {
+      lurker.request(ApiKey.ApiVersions, 3, i, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
+      if ((await lurker.next()) === 'closed') closedAtRound = i;
+      await loggedIn.send(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(closedAtRound).toBeGreaterThan(0);
+    expect(await loggedIn.send(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false })).toMatchObject({
+      brokers: [expect.anything()],
+    });
+    loggedIn.close();
   });
 });

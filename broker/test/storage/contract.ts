@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { readBatchHeader } from '../../src/protocol/record-batch';
 import type { AsyncStorage } from '../../src/storage/storage';
 import { aclsContract } from './contract-acls';
+import { activeProducersContract } from './contract-active-producers';
 import { compactionContract } from './contract-compaction';
 import { producersContract } from './contract-producers';
 import { clientQuotasContract } from './contract-quotas';
@@ -43,6 +44,7 @@ export function storageContract(
     producersContract(ctx);
     retentionContract(ctx);
     transactionsContract(ctx);
+    activeProducersContract(ctx);
     compactionContract(ctx);
     aclsContract(ctx);
     clientQuotasContract(ctx);

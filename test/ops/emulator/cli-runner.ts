@@ -27,9 +27,15 @@ export interface CliResult {
   readonly err: string;
 }
 
-export async function runOps(clients: () => OpsClients, argv: string[]): Promise<CliResult> {
+/** `contextFile`: where preflight reads and writes the remembered values (cdk.context.json). */
+export async function runOps(clients: () => OpsClients, argv: string[], contextFile?: string): Promise<CliResult> {
   const out: string[] = [];
   const runtime = emulatorRuntime();
-  const code = await main(argv, { clients, runtime, out: (text) => out.push(text) });
+  const code = await main(argv, {
+    clients,
+    runtime,
+    out: (text) => out.push(text),
+    ...(contextFile !== undefined && { contextFile }),
+  });
   return { code, out: out.join('\n'), err: runtime.lines.join('\n') };
 }

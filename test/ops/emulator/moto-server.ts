@@ -2,7 +2,6 @@
 // (broker/test/integration/python-venv.ts, pinned in requirements.txt), one server per test file,
 // killed in afterAll. Its state is in memory only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { venvPython } from '../../../broker/test/integration/python-venv';
 import { createClients, type OpsClients } from '../../../lib/ops/clients';
@@ -19,18 +18,6 @@ export interface MotoServer {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on now (the kernel's choice); moto binds it right after. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Whether moto answers its own API (GET /moto-api/ is its dashboard). */
 async function answers(endpoint: string): Promise<boolean> {
   try {
@@ -44,16 +31,18 @@ async function answers(endpoint: string): Promise<boolean> {
 
 export async function startMotoServer(): Promise<MotoServer> {
   const python = await venvPython(REQUIREMENTS);
-  const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
-  // `-m moto.server`, not the venv's moto_server script: the venv was built under another name
-  // and renamed, so its scripts' #! lines name a python that no longer exists.
-  const child: ChildProcess = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
+  // Port 0: the kernel picks a free one and werkzeug prints it ("Running on http://127.0.0.1:N"),
+  // so no other process can take it between a choice and the bind. `-m moto.server`, not the venv's
+  // moto_server script: the venv was built under another name and renamed, so its scripts' #!
+  // lines name a python that no longer exists.
+  const child: ChildProcess = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  let endpoint: string | undefined;
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    endpoint ??= /Running on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
   });
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) =>
@@ -67,17 +56,19 @@ export async function startMotoServer(): Promise<MotoServer> {
     await exit;
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await answers(endpoint))) {
+  while (endpoint === undefined || !(await answers(endpoint))) {
     if (exited !== undefined || Date.now() >= deadline) {
       await stop();
       throw new Error(
-        `moto_server on ${endpoint} did not answer within ${START_TIMEOUT_MS / 1000}s ` +
-          `(${exited !== undefined ? `it exited ${exited}` : 'still starting'}); its stderr:\n${stderr}`,
+        `moto_server (${python} -m moto.server) did not answer within ${START_TIMEOUT_MS / 1000}s ` +
+          `(${exited !== undefined ? `it exited ${exited}` : `still starting, at ${endpoint ?? 'no address yet'}`}); ` +
+          `its stderr:\n${stderr}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { endpoint, clients: () => createClients(REGION, { endpoint }), stop };
+  const url = endpoint;
+  return { endpoint: url, clients: () => createClients(REGION, { endpoint: url }), stop };
 }
 
 /**

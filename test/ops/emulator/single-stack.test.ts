@@ -5,24 +5,32 @@
 // What moto 5.2.6 could not cover, and why:
 // - CloudFormation from the synthesized template (test/helpers/synth.ts): CreateStack fails, so
 //   the stack here is a small one whose Outputs carry the seeded ids. moto crashes on an
-//   AWS::SSM::Parameter without a Name (the kit lets CloudFormation name the CA parameter); with a
-//   Name added it refuses the AWS::IAM::Policy ("Policy statement must contain resources"), and on
-//   the cluster's template it crashes on the AWS::RDS::DBInstance's DBParameterGroupName Ref.
+//   AWS::SSM::Parameter without a Name (the kit lets CloudFormation name the CA parameter); its
+//   CloudFormation has no AWS::SecretsManager::Secret, so the broker role's policy statement that
+//   Refs the admin secret has no Resource and moto's IAM refuses it ("Policy statement must contain
+//   resources"); it skips AWS::DLM::LifecyclePolicy with a warning; the security=off template
+//   (neither secret nor parameter) stops at Fn::GetAtt PublicIp of the AWS::EC2::EIP (unsupported);
+//   and the cluster's crashes on the AWS::RDS::DBInstance's DBParameterGroupName Ref.
 // - EC2 state transitions are immediate (stop, start, a snapshot is "completed" at once), so the
 //   waits' polling and their timeouts are covered by the mock tests (test/ops/*.test.ts) only.
 // - SSM Run Command: SendCommand is recorded and GetCommandInvocation answers Success at once with
 //   no output (nothing runs minnow-rollback); its failure paths stay with the mock tests.
 // - CloudWatch: no metrics of its own (no CPUCreditBalance from the instance), so seed.ts puts the
 //   datapoints; it does not evaluate alarms either (a new one is OK), so seed.ts sets one to ALARM.
-// - DescribeInstanceTypes' architectures are real (t4g is arm64), but type offerings per zone and
-//   the instance's stop-to-resize rule (ModifyInstanceAttribute on a running instance) are not
-//   checked by moto: the test checks the CLI stops first by reading its log.
+// - EC2 GetEbsDefaultKmsKeyId is not implemented (moto answers 500), so preflight for a stack not
+//   deployed yet is covered up to its zone choice (DescribeInstanceTypeOfferings) only.
+// - DescribeInstanceTypes' architectures are real (t4g is arm64), but moto lets
+//   ModifyInstanceAttribute change the type of a running instance, which EC2 refuses: the test
+//   checks that the CLI stops the instance first by reading its log.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { GetStackPolicyCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeInstancesCommand, DescribeSnapshotsCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { ListCommandsCommand } from '@aws-sdk/client-ssm';
 import { describeWithTools } from '../../../broker/test/support/external-tools';
+import { zonesOffering } from '../../../lib/ops/preflight';
+import { ALLOW_ALL_POLICY, PROTECT_DATA_VOLUME_POLICY } from '../../../lib/ops/protect';
 import { kitTempDir } from '../../helpers/temp-dirs';
 import { runOps } from './cli-runner';
 import { REGION, startMotoServer, useFakeCredentials, type MotoServer } from './moto-server';
@@ -57,7 +65,12 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
     expect(out).toContain(`bootstrap servers  ${seeded.publicIp}:9093`);
     expect(out).toContain(`instance           ${seeded.instanceId}  running  t3.micro (x86_64)  ${ZONE}`);
     expect(out).toContain(`public address     ${seeded.publicIp}`);
-    expect(out).toContain(`AMI                ${seeded.imageId}   (pin it with -c amiId=${seeded.imageId})`);
+    // moto's copy of AWS's image list: the real AL2023 name; created when moto started (see image.test.ts).
+    expect(out).toMatch(
+      new RegExp(
+        `\nimage {14}${seeded.imageId} {2}al2023-ami-\\S+-x86_64 {2}\\(x86_64, created [-\\d]{10}, 0 days old\\)\n`,
+      ),
+    );
     expect(out).toContain(`data volume        ${seeded.volumeId}`);
     // seed.ts: 100 down to 78 over an hour, 2 credits per 5 minutes.
     expect(out).toContain('CPU credits        78.0  (-24.0/h over the last 3 h, empty in ~3.3 h at this rate)');
@@ -110,6 +123,36 @@ describeWithTools('python3-venv')('ops CLI against moto (single instance)', () =
         Parameters: { commands: ['/usr/local/sbin/minnow-rollback'], executionTimeout: ['900'] },
       }),
     ]);
+  });
+
+  test("preflight: the deployed volume's zone and size go to cdk.context.json", async () => {
+    const contextFile = path.join(kitTempDir('minnow-emulator-'), 'cdk.context.json');
+    const { code, out } = await runOps(moto.clients, ['preflight', '--stack', STACK, '--region', REGION], contextFile);
+    expect(code).toBe(0);
+    expect(out).toContain(`stack ${STACK}: availability zone ${ZONE} (deployed volume)`);
+    expect(JSON.parse(fs.readFileSync(contextFile, 'utf8'))).toMatchObject({
+      [`minnow:${STACK}:availabilityZone`]: ZONE,
+      [`minnow:${STACK}:dataVolumeGiB`]: 20,
+    });
+  });
+
+  // The whole command needs GetEbsDefaultKmsKeyId, which moto does not implement (see the header).
+  test('preflight for a stack not deployed yet: the zones that offer the type, in order', async () => {
+    const zones = await zonesOffering(moto.clients(), 't3.micro');
+    expect(zones[0]).toBe('us-east-1a');
+    expect([...zones].sort()).toEqual(zones);
+  });
+
+  test('protect sets the stack policy that denies replacing or deleting the volume; --off allows all again', async () => {
+    expect((await ops('protect')).code).toBe(0);
+    const policy = async () =>
+      JSON.parse(
+        (await moto.clients().cloudformation.send(new GetStackPolicyCommand({ StackName: STACK }))).StackPolicyBody ??
+          '{}',
+      );
+    expect(await policy()).toEqual(PROTECT_DATA_VOLUME_POLICY);
+    expect((await ops('protect', '--off')).code).toBe(0);
+    expect(await policy()).toEqual(ALLOW_ALL_POLICY);
   });
 
   test('scale --apply across architectures is refused, and the instance is left alone', async () => {

@@ -76,6 +76,8 @@ const ANSWERS = new Map<number, { kind: Kind; build: ErrorAnswerBuilder<any, unk
   [ApiKey.ApiVersions, { kind: 'storage', build: admin.apiVersionsError }],
   [ApiKey.DescribeTopicPartitions, { kind: 'storage', build: tools.describeTopicPartitionsError }],
   [ApiKey.AlterPartitionReassignments, { kind: 'storage', build: tools.alterPartitionReassignmentsError }],
+  [ApiKey.DescribeProducers, { kind: 'storage', build: tools.describeProducersError }],
+  [ApiKey.WriteTxnMarkers, { kind: 'storage', build: tools.writeTxnMarkersError }],
 ]);
 
 /** The API keys that have an error answer (the unit test holds this to every API the broker serves). */

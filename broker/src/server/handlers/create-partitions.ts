@@ -1,6 +1,8 @@
 // CreatePartitions (key 37): v0-3 (librdkafka sends v0 only). Grows a topic; never shrinks it.
 // Partition bounds as CreateTopics (partition-limits.ts), validateOnly included: over the request
 // bound every topic is refused (Kafka's controller bounds a request's records, MAX_RECORDS_PER_USER_OP).
+// controller_mutation_rate (KIP-599): each topic that passed every check is charged the partitions
+// it gains; strict (refused with THROTTLING_QUOTA_EXCEEDED) from v3 (quotas/controller-mutation-quotas.ts).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type {
@@ -13,6 +15,9 @@ import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import { catalogChanges } from '../../keyed-serial';
+import { mutationThrottleMs, requestMutationQuota } from '../quotas/controller-mutation-quotas';
+
+const STRICT_QUOTA_SINCE_VERSION = 3;
 
 export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: ApiKey.CreatePartitions,
@@ -34,6 +39,7 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
     const tooMany = requestPartitionsRefusal(broker.config, requested);
     if (tooMany) return { throttleTimeMs: 0, results: req.topics.map((t) => ({ name: t.name, ...tooMany })) };
     const budget = new PartitionBudget(broker, req.validateOnly);
+    const quota = requestMutationQuota(ctx, STRICT_QUOTA_SINCE_VERSION);
     // Each topic's check, budget and growth run as one catalog change (keyed-serial.ts).
     const grow = async (
       t: CreatePartitionsRequest['topics'][number],
@@ -60,6 +66,8 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
       }
       const refused = await budget.claim(t.name, t.count - topic.partitionCount);
       if (refused) return { name: t.name, ...refused };
+      const throttled = quota.record(t.count - topic.partitionCount, broker.now());
+      if (throttled) return fail(ErrorCode.THROTTLING_QUOTA_EXCEEDED, throttled.message);
       if (!req.validateOnly) {
         try {
           await broker.storage.createPartitions(t.name, t.count);
@@ -80,6 +88,6 @@ export const createPartitionsHandler: ApiHandler<CreatePartitionsRequest, Create
     };
     const results = [];
     for (const t of req.topics) results.push(await catalogChanges.run(broker.storage, () => grow(t)));
-    return { throttleTimeMs: 0, results };
+    return { throttleTimeMs: mutationThrottleMs(ctx, quota), results };
   },
 };

@@ -1,7 +1,9 @@
 // CreateTopics (key 19): v0-7 (v0-1, gone in Kafka 4.0 by KIP-896, are v2 without the throttle
 // time; v0 has no validateOnly and no error message in the response). One broker, so replication factor 1 (or -1, the default) only;
 // validate_only checks without creating; v5+ returns the resulting configs, v7 the topic id.
-// Partition bounds: partition-limits.ts. A big request is worked in slices that yield to the event
+// Partition bounds: partition-limits.ts. controller_mutation_rate (KIP-599): each topic that passed
+// every check is charged its partitions, validate_only too as in Kafka's controller; strict (refused
+// with THROTTLING_QUOTA_EXCEEDED) from v6 (quotas/controller-mutation-quotas.ts). A big request is worked in slices that yield to the event
 // loop (yield-slices.ts), so other clients are answered while it runs (issue 11).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
@@ -22,6 +24,14 @@ import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } fro
 import { isReservedTopic, topicNameError } from '../topic-names';
 import { SliceClock } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
+import {
+  ControllerMutationQuota,
+  mutationThrottleMs,
+  requestMutationQuota,
+} from '../quotas/controller-mutation-quotas';
+
+/** CreateTopics v6+ answers THROTTLING_QUOTA_EXCEEDED per topic (KIP-599); older versions are throttled only. */
+const STRICT_QUOTA_SINCE_VERSION = 6;
 
 type Check = { errorCode: number; errorMessage: string } | { partitions: number; configs: Record<string, string> };
 
@@ -117,6 +127,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       };
     }
     const budget = new PartitionBudget(broker, req.validateOnly);
+    const quota = requestMutationQuota(ctx, STRICT_QUOTA_SINCE_VERSION);
     // The resulting configs (v5+), built once per distinct set of overrides: most topics of a big
     // request have none, and building the 30-odd entries was a third of each topic's cost.
     const layers = await brokerConfigLayers(broker.storage, broker.config, broker.identity.nodeId);
@@ -158,7 +169,9 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       }
       // The exists-check, the budget and the creation run as one catalog change (keyed-serial.ts):
       // no other request of this broker creates the topic or claims partitions in between.
-      const created = await catalogChanges.run(broker.storage, () => createOne(broker, t, budget, !!req.validateOnly));
+      const created = await catalogChanges.run(broker.storage, () =>
+        createOne(broker, t, budget, quota, !!req.validateOnly),
+      );
       if ('errorCode' in created) {
         topics.push(failed(t.name, created.errorCode, created.errorMessage));
         continue;
@@ -176,7 +189,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         configs: configsVisible ? resultConfigs(configs) : [],
       });
     }
-    return { throttleTimeMs: 0, topics };
+    return { throttleTimeMs: mutationThrottleMs(ctx, quota), topics };
   },
 };
 
@@ -188,12 +201,15 @@ async function createOne(
   broker: BrokerContext,
   t: CreateTopicsRequestCreatableTopic,
   budget: PartitionBudget,
+  quota: ControllerMutationQuota,
   validateOnly: boolean,
 ): Promise<Created> {
   const c = await check(broker, t);
   if ('errorCode' in c) return c;
   const refused = await budget.claim(t.name, c.partitions);
   if (refused) return refused;
+  const throttled = quota.record(c.partitions, broker.now());
+  if (throttled) return { errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED, errorMessage: throttled.message };
   if (validateOnly) return { ...c, topicId: ZERO_UUID };
   let topicId: string;
   try {

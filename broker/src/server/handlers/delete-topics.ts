@@ -2,6 +2,8 @@
 // throttle time in the response). Deletes exactly the named topics (v6 also by id) with their
 // batches, producer state and committed offsets. Worked in slices that yield to the event loop
 // (yield-slices.ts), as CreateTopics: deleting thousands of topics must not stall other clients.
+// controller_mutation_rate (KIP-599): each topic found and allowed is charged its partitions;
+// strict (refused with THROTTLING_QUOTA_EXCEEDED) from v5 (quotas/controller-mutation-quotas.ts).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type {
@@ -16,6 +18,9 @@ import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
 import { SliceClock } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
+import { mutationThrottleMs, requestMutationQuota } from '../quotas/controller-mutation-quotas';
+
+const STRICT_QUOTA_SINCE_VERSION = 5;
 
 export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> = {
   apiKey: ApiKey.DeleteTopics,
@@ -27,6 +32,7 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
       req.topics && req.topics.length > 0
         ? req.topics
         : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
+    const quota = requestMutationQuota(ctx, STRICT_QUOTA_SINCE_VERSION);
     const clock = new SliceClock();
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
     for (const w of wanted) {
@@ -34,7 +40,7 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
       // Look-up and deletion as one catalog change (keyed-serial.ts).
       responses.push(await catalogChanges.run(broker.storage, () => deleteOne(w)));
     }
-    return { throttleTimeMs: 0, responses };
+    return { throttleTimeMs: mutationThrottleMs(ctx, quota), responses };
 
     async function deleteOne(w: {
       name?: string | null;
@@ -81,6 +87,14 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
         };
       };
       if (!topic) return gone();
+      const throttled = quota.record(topic.partitionCount, broker.now());
+      if (throttled)
+        return {
+          name: topic.name,
+          topicId: topic.topicId,
+          errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED,
+          errorMessage: throttled.message,
+        };
       try {
         // false: another broker on the same database deleted it first.
         if (!(await retryIfDiskFull(broker, () => broker.storage.deleteTopic(topic.name)))) return gone();

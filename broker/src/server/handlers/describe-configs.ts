@@ -57,7 +57,7 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
             `Unexpected broker id, expected ${nodeId} or empty string, but received ${res.resourceName}`,
           );
         }
-        entries = brokerConfigEntries(await layers(), res.resourceName !== '');
+        entries = brokerConfigEntries(await layers(), res.resourceName !== '', res.configurationKeys ?? []);
       } else if (res.resourceType === ResourceType.BROKER_LOGGER) {
         if (res.resourceName === '') return fail(ErrorCode.INVALID_REQUEST, 'Broker id must not be empty');
         if (!/^[+-]?\d+$/.test(res.resourceName))

@@ -19,6 +19,7 @@ import { describeClientQuotasHandler } from './describe-client-quotas';
 import { describeClusterHandler } from './describe-cluster';
 import { describeConfigsHandler } from './describe-configs';
 import { describeLogDirsHandler } from './describe-log-dirs';
+import { describeProducersHandler } from './describe-producers';
 import { describeTopicPartitionsHandler } from './describe-topic-partitions';
 import { describeTransactionsHandler } from './describe-transactions';
 import { electLeadersHandler } from './elect-leaders';
@@ -34,6 +35,7 @@ import { produceHandler } from './produce';
 import { saslAuthenticateHandler } from './sasl-authenticate';
 import { saslHandshakeHandler } from './sasl-handshake';
 import { txnOffsetCommitHandler } from './txn-offset-commit';
+import { writeTxnMarkersHandler } from './write-txn-markers';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials';
 
@@ -73,6 +75,8 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     endTxnHandler,
     describeTransactionsHandler,
     listTransactionsHandler,
+    describeProducersHandler,
+    writeTxnMarkersHandler,
     ...groupHandlers,
     consumerGroupHeartbeatHandler,
     describeClientQuotasHandler,

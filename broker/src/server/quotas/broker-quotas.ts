@@ -2,6 +2,7 @@
 // rebuilt after each AlterClientQuotas. Handlers and connections reach it as `broker.quotas`.
 import type { ClientQuotaEntry, Storage } from '../../storage/storage';
 import { ClientQuotaManager } from './client-quota-manager';
+import { ControllerMutationQuotas } from './controller-mutation-quotas';
 import { IpConnectionRate } from './ip-connection-rate';
 import { CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE } from './quota-entities';
 import type { RateWindow } from './sampled-rate';
@@ -15,6 +16,8 @@ export class BrokerQuotas {
   readonly request: ClientQuotaManager;
   /** KIP-612: new connections per second from one IP. */
   readonly connections: IpConnectionRate;
+  /** KIP-599: partitions created or deleted per second (CreateTopics, CreatePartitions, DeleteTopics). */
+  readonly controllerMutation: ControllerMutationQuotas;
   /** Some client quota (produce, fetch or request) is set: connections measure requests only then. */
   clientQuotasOn = false;
 
@@ -26,6 +29,7 @@ export class BrokerQuotas {
     this.fetch = new ClientQuotaManager(CONSUMER_BYTE_RATE, window);
     this.request = new ClientQuotaManager(REQUEST_PERCENTAGE, window, window.windowMs);
     this.connections = new IpConnectionRate(window);
+    this.controllerMutation = new ControllerMutationQuotas(window);
   }
 
   /** Reads the stored quotas again; an older read finishing last does not overwrite a newer one. */
@@ -41,6 +45,7 @@ export class BrokerQuotas {
   apply(entries: readonly ClientQuotaEntry[]): void {
     for (const m of [this.produce, this.fetch, this.request]) m.update(entries);
     this.connections.update(entries);
+    this.controllerMutation.update(entries);
     this.clientQuotasOn = this.produce.enabled || this.fetch.enabled || this.request.enabled;
   }
 }

@@ -11,7 +11,7 @@ const entityKey = (user: Part, clientId: Part) =>
   JSON.stringify([user === undefined ? 0 : user, clientId === undefined ? 0 : clientId]);
 
 /** Which sensor a (user, client id) records into and its bound: Kafka's metric tags and quota limit. */
-interface Resolved {
+export interface Resolved {
   sensor: string;
   bound: number;
 }
@@ -88,7 +88,15 @@ export class ClientQuotaManager {
     return this.resolve(user, clientId)?.bound;
   }
 
-  private resolve(user: string, clientId: string): Resolved | null {
+  /**
+   * Which usage the (user, client id) counts toward (its sensor) and the bound, or null when no
+   * quota applies: for managers that measure in their own way (controller-mutation-quotas.ts).
+   */
+  resolve(user: string, clientId: string): Resolved | null {
+    return this.enabled ? this.resolveEnabled(user, clientId) : null;
+  }
+
+  private resolveEnabled(user: string, clientId: string): Resolved | null {
     let byClient = this.resolved.get(user);
     let r = byClient?.get(clientId);
     if (r === undefined) {

@@ -12,7 +12,7 @@ export const IP = 'ip';
 export const PRODUCER_BYTE_RATE = 'producer_byte_rate';
 export const CONSUMER_BYTE_RATE = 'consumer_byte_rate';
 export const REQUEST_PERCENTAGE = 'request_percentage';
-/** KIP-599: stored and described like Kafka; minnow does not throttle topic creation by it. */
+/** KIP-599: partitions created or deleted per second (controller-mutation-quotas.ts). */
 export const CONTROLLER_MUTATION_RATE = 'controller_mutation_rate';
 export const CONNECTION_CREATION_RATE = 'connection_creation_rate';
 

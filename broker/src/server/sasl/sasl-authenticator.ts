@@ -71,6 +71,11 @@ export class SaslAuthenticator {
     return this.phase === 'authenticate' && this.rawTokens;
   }
 
+  /** Not logged in yet (re-authentications do not count) and not failed. */
+  get awaitingLogin(): boolean {
+    return this.holdsSlot && this.phase !== 'failed';
+  }
+
   get authenticated(): boolean {
     return this.phase === 'authenticated';
   }

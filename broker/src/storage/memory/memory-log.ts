@@ -8,6 +8,9 @@ import type { CleanerCheckpoint } from '../compaction/cleaner';
 import type { ProducerPartitionState } from '../producer-state';
 import type { AbortedTransaction, ReadResult, StoredBatch } from '../storage';
 import { lastStableOffset, overlappingAborted, stateAfterMarker } from '../txn-rules';
+import { activeProducer, markerRefusal, newestBatchOffset } from '../active-producers';
+import type { ActiveProducer, TxnMarkerResult } from '../active-producers';
+import { controlBatch } from '../control-batch';
 
 export class MemoryLog {
   logStartOffset = 0;
@@ -36,6 +39,33 @@ export class MemoryLog {
     const state = stateAfterMarker(this.producers.get(row.producerId), row.producerEpoch);
     if (state) this.producers.set(row.producerId, state);
     this.append([row], row.lastOffset + 1);
+  }
+
+  /** DescribeProducers: every producer with state here, by producer id (active-producers.ts). */
+  activeProducers(): ActiveProducer[] {
+    return [...this.producers.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([id, state]) => {
+        const base = newestBatchOffset(state);
+        const newest = base === undefined ? undefined : this.batches[this.indexHolding(base)];
+        const ts = newest?.baseOffset === base ? newest?.maxTimestamp : undefined;
+        return activeProducer(id, state, this.openTxns.get(id), ts);
+      });
+  }
+
+  /** WriteTxnMarkers: the operator's marker for one producer (SyncStorage.writeTxnMarker). */
+  writeMarker(
+    producerId: number,
+    epoch: number,
+    commit: boolean,
+    nowMs: number,
+    logAppendTime: boolean,
+  ): TxnMarkerResult {
+    const refused = markerRefusal(this.producers.get(producerId), producerId, epoch);
+    if (refused) return refused;
+    const offset = this.highWatermark;
+    this.appendMarker(controlBatch(producerId, epoch, commit, offset, nowMs, logAppendTime), commit);
+    return { errorCode: 0, message: null, offset };
   }
 
   /** Stores planned rows; copies each blob so the request frame it points into can be freed. */

@@ -39,6 +39,8 @@ import { MemoryLog } from './memory-log';
 import { MemoryTransactions } from './memory-txns';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { isLogAppendTime } from '../topic-config';
+import { unknownPartitionMarker } from '../active-producers';
+import type { ActiveProducer } from '../active-producers';
 
 interface MemoryTopic {
   info: TopicInfo;
@@ -310,6 +312,16 @@ export class MemoryStorage implements SyncStorage {
     brokerDefaults?: Readonly<Record<string, string>>,
   ): CleanerState | undefined {
     return this.cleaner.stateSync(topic, partition, nowMs, brokerDefaults);
+  }
+
+  activeProducers(topic: string, partition: number): ActiveProducer[] | undefined {
+    return this.log(topic, partition)?.activeProducers();
+  }
+  writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
+    const log = this.log(topic, partition);
+    if (!log) return unknownPartitionMarker(topic, partition);
+    const logAppendTime = isLogAppendTime(this.topics.get(topic)!.info.configs);
+    return log.writeMarker(producerId, epoch, commit, nowMs, logAppendTime);
   }
 
   initProducerId(transactionalId: string | null, nowMs: number): { producerId: number; producerEpoch: number } {

@@ -33,6 +33,7 @@ import type {
 } from '../storage';
 import { Cleaner } from '../compaction/cleaner';
 import { append } from './append';
+import { activeProducers, writeTxnMarker } from './active-producers';
 import { PgCleanerLog } from './cleaner';
 import { Db } from './db';
 import type { DbOptions } from './db';
@@ -231,6 +232,12 @@ export class PostgresStorage implements AsyncStorage {
     nowMs: number,
   ): Promise<void> {
     return this.txns.commitOffsets(transactionalId, groupId, offsets, nowMs);
+  }
+  activeProducers(topic: string, partition: number) {
+    return activeProducers(this.db, topic, partition);
+  }
+  writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
+    return writeTxnMarker(this.db, topic, partition, producerId, epoch, commit, nowMs);
   }
   endTransaction(
     transactionalId: string,

@@ -39,6 +39,7 @@ import { GroupOffsets } from './offsets';
 import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
 import type { PragmaOptions } from './pragmas';
 import { Producers } from './producers';
+import { ActiveProducers } from './active-producers';
 import { Records } from './records';
 import { Retention } from './retention';
 import { SqliteCleanerLog } from './cleaner';
@@ -68,6 +69,7 @@ export class SqliteStorage implements SyncStorage {
   private readonly tx: Transactor;
   private readonly topics: Topics;
   private readonly producers: Producers;
+  private readonly activeProducerStates: ActiveProducers;
   private readonly records: Records;
   private readonly retention: Retention;
   private readonly cleaner: Cleaner;
@@ -136,6 +138,7 @@ export class SqliteStorage implements SyncStorage {
       );
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
+      this.activeProducerStates = new ActiveProducers(this.db, this.tx, this.topics, this.producers, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
       this.acls = new Acls(this.db, this.tx);
       this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
@@ -337,6 +340,12 @@ export class SqliteStorage implements SyncStorage {
     nowMs: number,
   ): void {
     this.guard(() => this.txns.commitOffsets(transactionalId, groupId, offsets, nowMs));
+  }
+  activeProducers(topic: string, partition: number) {
+    return this.guard(() => this.activeProducerStates.list(topic, partition));
+  }
+  writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
+    return this.guard(() => this.activeProducerStates.writeMarker(topic, partition, producerId, epoch, commit, nowMs));
   }
   endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
     return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch));

@@ -42,8 +42,10 @@ public final class Driver {
         return CompactionScenario::run;
       case "cluster":
         return ClusterScenario::run;
+      case "mutation-quota":
+        return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol, compaction or cluster");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol, compaction, cluster or mutation-quota");
     }
   }
 
