@@ -13,6 +13,7 @@
 //
 // Flags: --quick (short runs, for trying the harness), --no-profile, --no-write (print only),
 // --render-only (rewrite the section and the plot from bench/last-run.json), --no-peers.
+import { runAbuse } from './abuse';
 import { execFileSync } from 'node:child_process';
 import {
   closeSync,
@@ -270,6 +271,7 @@ class BenchRun {
     await this.codecs();
     await this.ceilings();
     await this.sweep();
+    this.r.abuse = await runAbuse(this.tmp, QUICK ? 1 : 3);
     if (PROFILE) await this.profiles();
     this.r.machine!.fsyncAfter = fsyncProbe(this.tmp);
     return this.r as Results;

@@ -1,5 +1,6 @@
 // Renders a run's results as the generated section of BENCHMARKS.md: the targets table with each
 // figure's ratio to its ceiling, then one table per scenario.
+import { renderAbuse } from './abuse';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { bestIndex, Results } from './results';
 
@@ -161,6 +162,16 @@ export function render(r: Results, ctx: { seconds: (s: number) => number; bareNo
     L(
       `| ${c.codec} | ${f1(c.summary.mbPerSec)} MB/s | ${f2(c.summary.latency.p99Ms)} ms | ${(c.summary.wireBytes / Math.max(1, c.summary.bytes)).toFixed(3)} | ${f1(c.noop.mbPerSec)} MB/s | ${pct(c.summary.mbPerSec / c.noop.mbPerSec)} |`,
     );
+  }
+  if (r.abuse) {
+    L();
+    L('### One abusive client vs the others (issue 29)');
+    L();
+    L(
+      'A side producer sends a 100-byte acks=1 batch every 5 ms, one in flight, while another connection keeps up the pattern; every run shown.',
+    );
+    L();
+    L(renderAbuse(r.abuse));
   }
   L();
   L('### Latency vs offered load');

@@ -1,5 +1,6 @@
 // What one `npm run bench` measures (bench/last-run.json holds the last run's), shared by the
 // harness that fills it and the report that renders it.
+import type { AbuseRow } from './abuse';
 import type { ProfileSummary } from './cpu-profile';
 import type { SweepPoint } from './plot';
 import type { ProcSample } from './proc';
@@ -70,6 +71,8 @@ export interface Results {
   sweep: (SweepPoint & { abandoned: number; cpuPercent: number })[];
   peakRss: { scenario: string; bytes: number; anonBytes: number; fileBytes: number }[];
   profiles: { name: string; summary: ProfileSummary }[];
+  /** The side producer's round trips during each abusive pattern (bench/abuse.ts, issue 29). */
+  abuse?: AbuseRow[];
 }
 
 export function bestIndex(runs: MaxRun[]): number {

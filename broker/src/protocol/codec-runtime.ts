@@ -25,6 +25,32 @@ export function readArray<T>(r: Reader, flex: boolean, field: string, elem: (r: 
   return readNullableArray(r, flex, false, field, elem)!;
 }
 
+/**
+ * Where writeArray wrote the array passed to `traceArray`, in the writer's bytes: its length prefix
+ * at `start`, its elements from `elemsStart` to `end`. The sliced response encoder (server/
+ * sliced-encoding.ts) uses it to encode a large array's elements a slice at a time.
+ */
+export interface ArraySpan {
+  start: number;
+  elemsStart: number;
+  end: number;
+}
+let tracedArray: readonly unknown[] | undefined;
+let tracedSpan: ArraySpan | undefined;
+
+/** Records where the next encoding writes `a` (one array at a time; encoding is synchronous). */
+export function traceArray(a: readonly unknown[]): void {
+  tracedArray = a;
+  tracedSpan = undefined;
+}
+
+/** The span of the traced array, once written; clears the trace. */
+export function takeArraySpan(): ArraySpan | undefined {
+  const span = tracedSpan;
+  tracedArray = tracedSpan = undefined;
+  return span;
+}
+
 export function writeArray<T>(
   w: Writer,
   flex: boolean,
@@ -42,9 +68,19 @@ export function writeArray<T>(
     }
     a = [];
   }
+  if (a === tracedArray) return writeTracedArray(w, flex, a, elem);
   if (flex) w.compactArrayLength(a.length);
   else w.arrayLength(a.length);
   for (const e of a) elem(w, e);
+}
+
+function writeTracedArray<T>(w: Writer, flex: boolean, a: readonly T[], elem: (w: Writer, e: T) => void): void {
+  const start = w.length;
+  if (flex) w.compactArrayLength(a.length);
+  else w.arrayLength(a.length);
+  const elemsStart = w.length;
+  for (const e of a) elem(w, e);
+  tracedSpan = { start, elemsStart, end: w.length };
 }
 
 /** Nullable structs carry an int8 marker: -1 null, 1 present. */

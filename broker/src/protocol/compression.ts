@@ -17,10 +17,10 @@ let snappyModule: typeof Snappy | undefined;
 let zstdModule: typeof Zstd | undefined;
 let zstdBindingModule: typeof ZstdBinding | undefined;
 /* eslint-disable @typescript-eslint/no-require-imports -- native codecs load on first use only */
-const lz4 = () => (lz4Module ??= require('lz4-napi') as typeof Lz4);
-const snappy = () => (snappyModule ??= require('snappy') as typeof Snappy);
+export const lz4 = () => (lz4Module ??= require('lz4-napi') as typeof Lz4);
+export const snappy = () => (snappyModule ??= require('snappy') as typeof Snappy);
 const zstd = () => (zstdModule ??= require('zstd-napi') as typeof Zstd);
-const zstdBinding = () => (zstdBindingModule ??= require('zstd-napi/binding') as typeof ZstdBinding);
+export const zstdBinding = () => (zstdBindingModule ??= require('zstd-napi/binding') as typeof ZstdBinding);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export const CompressionType = { None: 0, Gzip: 1, Snappy: 2, Lz4: 3, Zstd: 4 } as const;
@@ -69,7 +69,7 @@ export function decompress(type: number, data: Buffer, maxBytes = DEFAULT_MAX_DE
   }
 }
 
-function checkSize(size: number, maxBytes: number, what: string): number {
+export function checkSize(size: number, maxBytes: number, what: string): number {
   if (size > maxBytes) {
     throw new DecompressionLimitError(
       `${what} data of ${size} bytes exceeds the decompression limit of ${maxBytes} bytes`,
@@ -79,7 +79,7 @@ function checkSize(size: number, maxBytes: number, what: string): number {
 }
 
 /** Runs a native decoder, turning its errors (plain Error) into DecodeError. */
-function native<T>(codec: string, fn: () => T): T {
+export function native<T>(codec: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
@@ -110,10 +110,10 @@ function gunzip(data: Buffer, maxBytes: number): Buffer {
 // block holding at most 32 KiB of input. librdkafka writes raw snappy and reads both; so do we.
 
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]); // \x82SNAPPY\0
-const XERIAL_HEADER_SIZE = 16; // magic, int32 version = 1, int32 minimum compatible version = 1
+export const XERIAL_HEADER_SIZE = 16; // magic, int32 version = 1, int32 minimum compatible version = 1
 const XERIAL_BLOCK_SIZE = 32 * 1024;
 
-function isXerialHeader(data: Buffer, at: number): boolean {
+export function isXerialHeader(data: Buffer, at: number): boolean {
   return data.length - at >= XERIAL_HEADER_SIZE && data.compare(XERIAL_MAGIC, 0, 8, at, at + 8) === 0;
 }
 
@@ -132,7 +132,7 @@ function xerialCompress(data: Buffer): Buffer {
 }
 
 /** Raw snappy starts with its uncompressed length as a uvarint: check it before allocating. */
-function rawSnappyLength(block: Buffer): number {
+export function rawSnappyLength(block: Buffer): number {
   let value = 0;
   for (let i = 0; i < 5 && i < block.length; i++) {
     const b = block[i]!;
@@ -184,7 +184,7 @@ function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
 const LZ4_MAGIC = 0x184d2204;
 const LZ4_MAX_EXPANSION = 255;
 
-function lz4OutputBound(data: Buffer, maxBytes: number): number {
+export function lz4OutputBound(data: Buffer, maxBytes: number): number {
   let bound = 0;
   let at = 0;
   const need = (n: number, what: string): number => {
@@ -234,6 +234,14 @@ function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
 
 let zstdContext: InstanceType<typeof ZstdBinding.DCtx> | undefined;
 
+/**
+ * At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
+ * declaring the content size, so a lower cap would reject small batches it legitimately wrote.
+ */
+export function zstdWindowLogMax(maxBytes: number): number {
+  return Math.min(27, Math.max(23, Math.ceil(Math.log2(Math.max(1, maxBytes)))));
+}
+
 function zstdContentSize(data: Buffer): number | null {
   let total = 0;
   for (let frame = data; frame.length > 0; frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame))) {
@@ -248,10 +256,7 @@ function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   return native('zstd', () => {
     const dctx = (zstdContext ??= new (zstdBinding().DCtx)());
     dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
-    // At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
-    // declaring the content size, so a lower cap would reject small batches it legitimately wrote.
-    const windowLog = Math.min(27, Math.max(23, Math.ceil(Math.log2(Math.max(1, maxBytes)))));
-    dctx.setParameter(zstdBinding().DParameter.windowLogMax, windowLog);
+    dctx.setParameter(zstdBinding().DParameter.windowLogMax, zstdWindowLogMax(maxBytes));
     const known = zstdContentSize(data);
     if (known !== null) {
       const out = Buffer.allocUnsafe(checkSize(known, maxBytes, 'zstd'));

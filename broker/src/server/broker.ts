@@ -38,9 +38,8 @@ import { ReloadOutcome, TlsCertificates } from './tls-certificates';
 import { describeCertificate } from './tls-material';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { MetricsServer, openMetricsServer } from './metrics/metrics-server';
+import { sweepRetention } from './retention-sweep-task';
 
-/** Batches deleted per retention step, so one step never holds the writer for long. */
-const RETENTION_BATCHES_PER_STEP = 500;
 /** How long a stop waits for in-flight requests before closing connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
 /**
@@ -362,11 +361,14 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
         retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)),
         cleanupPolicy: topicConfig({}, 'cleanup.policy', brokerDefaults),
       };
-      const r = await retryIfDiskFull(context, () =>
-        storage.enforceRetention(now(), defaults, RETENTION_BATCHES_PER_STEP),
-      );
+      const r = await sweepRetention(storage, {
+        nowMs: now(),
+        defaults,
+        step: (call) => retryIfDiskFull(context, call),
+        stopped: () => stopping !== undefined,
+      });
       if (r.deletedBatches > 0) {
-        logger.info('retention deleted batches', { ...r });
+        logger.info('retention deleted batches', { deletedBatches: r.deletedBatches, deletedBytes: r.deletedBytes });
         diskSpace?.invalidate();
       }
     } catch (err) {

@@ -24,6 +24,7 @@ import { apiVersionsBody } from './handlers/api-versions';
 import type { WarningLimiter } from '../logger';
 import type { RequestMemoryPool } from './request-memory-pool';
 import { ResponseHold } from './response-memory';
+import { encodeInSlices, slicedField } from './sliced-encoding';
 import { recordRequest, throttledBody } from './quotas/request-quotas';
 import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
 
@@ -344,11 +345,25 @@ export class Connection {
       // costs one property read more.
       const quotasOn = this.broker.quotas.clientQuotasOn;
       let handlerMs = 0;
-      const finish = (body: unknown) => {
+      const finish = (body: unknown): void | Promise<void> => {
         let sent = body;
         if (quotasOn) sent = this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
-        else if (body !== null && !this.closed)
+        else if (body !== null && !this.closed) {
+          // A large answer is encoded in slices (sliced-encoding.ts); its slot stays unfinished, so
+          // the answers after it wait: responses go out in request order.
+          const field = slicedField(apiKey, body);
+          if (field !== undefined) {
+            const encode = (b: unknown) => this.encode(correlationId, apiKey, apiVersion, b);
+            return encodeInSlices(encode, body as Record<string, unknown>, field).then((chunks) => {
+              if (!this.closed) this.setResponse(slot, chunks);
+              answered(body);
+            });
+          }
           this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
+        }
+        answered(sent);
+      };
+      const answered = (sent: unknown) => {
         if (ctx.mutationThrottleMs && !this.closed) this.mute(ctx.mutationThrottleMs);
         if (metrics && !this.closed) metrics.answered(apiKey, sent);
         if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
@@ -384,8 +399,9 @@ export class Connection {
             // fail never throws (an unhandled rejection would end the process).
             result.then(finish, fail).catch(fail).finally(done);
           } else {
-            finish(result);
-            done();
+            const finished = finish(result);
+            if (finished) finished.catch(fail).finally(done);
+            else done();
           }
         } catch (err) {
           fail(err);
@@ -411,7 +427,7 @@ export class Connection {
     api: string,
     request: unknown,
     err: unknown,
-    finish: (body: unknown) => void,
+    finish: (body: unknown) => void | Promise<void>,
   ): void {
     if (this.closed) return;
     const storage = err instanceof StorageError;
@@ -435,10 +451,12 @@ export class Connection {
       errorCode: answer.code,
       err,
     });
-    try {
-      finish(answer.body);
-    } catch (e) {
+    const failed = (e: unknown) =>
       this.reject(`${api} error answer failed`, e as Error, { correlationId: ctx.correlationId });
+    try {
+      finish(answer.body)?.catch(failed); // a large error answer is encoded in slices
+    } catch (e) {
+      failed(e);
     }
   }
 

@@ -17,8 +17,9 @@
 //   see odd offsets) and answers UNKNOWN_SERVER_ERROR for a compressed one; every v2 client numbers
 //   records 0..n-1, so minnow refuses both with INVALID_RECORD.
 // - errorMessage: Kafka sends null except with record errors; minnow says what failed.
-// - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES gets MESSAGE_TOO_LARGE (the Java
-//   producer then splits it); Kafka streams records out of the codec and has no such bound.
+// - a batch that decompresses to more than its records count x max.message.bytes, or than
+//   MAX_DECOMPRESSED_BYTES, gets MESSAGE_TOO_LARGE (the Java producer then splits it); Kafka streams
+//   records out of the codec and has no such bound (produce-inflation.ts says why it is sound).
 import {
   CompressionType,
   DEFAULT_MAX_DECOMPRESSED_BYTES,
@@ -30,6 +31,7 @@ import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
 import { Reader } from '../protocol/reader';
 import { readRecord } from '../protocol/record';
+import { RecordTooLargeError } from '../protocol/record-framing';
 import {
   ATTRIBUTES,
   BATCH_HEADER_SIZE,
@@ -45,6 +47,13 @@ import {
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
 import { isCompacted, topicConfig } from '../storage/topic-config';
+import {
+  type DeferredInflation,
+  INFLATE_ON_LOOP_MAX_BYTES,
+  type Inflated,
+  inflationLimit,
+  probeGzip,
+} from './produce-inflation';
 
 /**
  * Output bound for decompressing one batch: the codecs' default (compression.ts), 64 MiB. Not tied to
@@ -72,6 +81,8 @@ export interface ProducePolicy {
   compacted: boolean;
   nowMs: number;
   maxDecompressedBytes?: number;
+  /** Batches whose inflation limit is above this are left to inflate off the loop (`inflate`); unset: none. */
+  inflateOnLoopMaxBytes?: number;
 }
 
 /**
@@ -101,6 +112,7 @@ export function producePolicy(
     timestampAfterMaxMs: parsed.timestampAfterMaxMs,
     compacted: parsed.compacted,
     nowMs,
+    inflateOnLoopMaxBytes: INFLATE_ON_LOOP_MAX_BYTES,
   };
 }
 
@@ -162,6 +174,12 @@ export type BatchCheck =
        * nor for corrupt or too large batches (UNKNOWN_LOG_APPEND_INFO: -1).
        */
       withLogStartOffset: boolean;
+      /**
+       * Set when the batch is valid so far but its records must be inflated off the event loop
+       * first: the caller inflates them (inflateOffLoop) and validates again with the result.
+       * Without it the answer is UNKNOWN_SERVER_ERROR, never a silent acceptance.
+       */
+      inflate?: DeferredInflation;
     };
 
 const fail = (errorCode: number, message: string, recordErrors: RecordError[] = []): BatchCheck => ({
@@ -217,7 +235,12 @@ function nextBatch(buf: Buffer): NextBatch {
  * `topicPartition` ("topic-0") names the partition in the compacted-topic key error, as Kafka's
  * TopicPartition.toString does.
  */
-export function validateProduceRecords(records: Buffer | null, policy: ProducePolicy, topicPartition = ''): BatchCheck {
+export function validateProduceRecords(
+  records: Buffer | null,
+  policy: ProducePolicy,
+  topicPartition = '',
+  inflated?: Inflated,
+): BatchCheck {
   const v = policy.produceVersion;
   // ProduceRequest.validateRecords: exactly one whole magic-2 batch, as Kafka's iterator reads them;
   // its CorruptRecordException is an ApiException, answered CORRUPT_MESSAGE (KafkaApis.handleProduceRequest).
@@ -263,7 +286,7 @@ export function validateProduceRecords(records: Buffer | null, policy: ProducePo
     if (err instanceof DecodeError) return fail(ErrorCode.CORRUPT_MESSAGE, err.message);
     throw err;
   }
-  return validateBatch(data, header, policy, topicPartition);
+  return validateBatch(data, header, policy, topicPartition, inflated);
 }
 
 function validateBatch(
@@ -271,6 +294,7 @@ function validateBatch(
   header: RecordBatchHeader,
   policy: ProducePolicy,
   topicPartition: string,
+  inflated: Inflated | undefined,
 ): BatchCheck {
   const codec = compression(header.attributes);
   if (codec > CompressionType.Zstd)
@@ -315,15 +339,31 @@ function validateBatch(
   // Transactional batches are checked against the producer's transaction by storage, inside the
   // append's write transaction (txn-rules.ts: epoch, ongoing, partition added per KIP-890).
 
-  // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then walked.
+  // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then
+  // walked. A limit too large to inflate in one turn of the event loop is left to the caller.
+  const limit = inflationLimit(count, policy.maxMessageBytes, policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
+  if (codec !== CompressionType.None && inflated === undefined && limit > (policy.inflateOnLoopMaxBytes ?? Infinity)) {
+    const compressed = data.subarray(BATCH_HEADER_SIZE);
+    const deferred = { codec, compressed, limit, recordsCount: count, maxRecordBytes: policy.maxMessageBytes };
+    const message = 'the records were not inflated (validateProduceRecords needs them inflated off the loop)';
+    return {
+      ok: false,
+      errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+      message,
+      recordErrors: [],
+      withLogStartOffset: false,
+      inflate: deferred,
+    };
+  }
   let records: Buffer;
   try {
+    if (inflated instanceof Error) throw inflated;
+    if (codec === CompressionType.Gzip && inflated === undefined)
+      probeGzip(data.subarray(BATCH_HEADER_SIZE), count, policy.maxMessageBytes);
     records =
-      codec === CompressionType.None
-        ? data
-        : decompress(codec, data.subarray(BATCH_HEADER_SIZE), policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
+      codec === CompressionType.None ? data : (inflated ?? decompress(codec, data.subarray(BATCH_HEADER_SIZE), limit));
   } catch (err) {
-    if (err instanceof DecompressionLimitError)
+    if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError)
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `${err.message}; send smaller batches`);
     if (err instanceof DecodeError)
       return fail(ErrorCode.INVALID_RECORD, `the records do not decompress: ${err.message}`);

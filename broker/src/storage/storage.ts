@@ -111,6 +111,29 @@ export interface RetentionDefaults {
 export interface RetentionResult {
   deletedBatches: number;
   deletedBytes: number;
+  /**
+   * With a window: the last partition the call finished when partitions remain after it (the next
+   * call's `window.after`); absent once the sweep has passed the last partition.
+   */
+  resumeAfter?: RetentionCursor;
+}
+
+/** A place in retention's sweep, which visits partitions in (topic name, partition) order. */
+export interface RetentionCursor {
+  topic: string;
+  partition: number;
+}
+
+/** Before the first partition (topic names are never empty). */
+export const RETENTION_SWEEP_START: RetentionCursor = { topic: '', partition: -1 };
+
+/**
+ * The partitions one retention call visits: those after `after`, at most `maxPartitions`, so a
+ * sweep over thousands of partitions goes in short steps instead of one long transaction (issue 29).
+ */
+export interface RetentionWindow {
+  after: RetentionCursor;
+  maxPartitions: number;
 }
 
 /**
@@ -271,8 +294,16 @@ export interface SyncStorage {
    * start offset to it. OFFSET_OUT_OF_RANGE past the high watermark, UNKNOWN_TOPIC_OR_PARTITION.
    */
   deleteRecords(topic: string, partition: number, offset: number): DeleteRecordsResult;
-  /** Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call. */
-  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult;
+  /**
+   * Deletes batches past retention.ms / retention.bytes, at most `maxBatches` per call, in the
+   * partitions of `window` (default: all of them).
+   */
+  enforceRetention(
+    nowMs: number,
+    defaults: RetentionDefaults,
+    maxBatches: number,
+    window?: RetentionWindow,
+  ): RetentionResult;
 
   // Compaction (issue 17, docs/compaction.md; the shared logic is compaction/cleaner.ts). Topics
   // whose cleanup.policy holds compact are cleaned by the engine, one bounded step per call: the

@@ -1,5 +1,6 @@
 // Contract part: retention by time and by size, the per-call budget, and producer state expiry.
 import { ErrorCode } from '../../src/protocol/error-codes';
+import { RETENTION_SWEEP_START } from '../../src/storage/storage';
 import { baseOffsets, batch, NOW_MS, part } from './fixtures';
 import type { ContractContext } from './fixtures';
 
@@ -83,6 +84,34 @@ export function retentionContract(ctx: ContractContext): void {
       expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2)).deletedBatches).toBe(2);
       expect((await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100)).deletedBatches).toBe(2);
       expect((await ctx.s.offsets('a', 0))!.logStartOffset + (await ctx.s.offsets('b', 0))!.logStartOffset).toBe(12);
+    });
+    it('visits at most maxPartitions per call, in (topic, partition) order, resuming after the cursor', async () => {
+      // Three topics of 2 partitions, created out of name order; every batch expired.
+      for (const topic of ['c', 'a', 'b']) {
+        await ctx.s.createTopic(topic, 2, { 'retention.ms': '1' });
+        for (const partition of [0, 1])
+          await ctx.s.append([part(topic, partition, [batch({ records: 2, timestampMs: NOW_MS - 9000 })])], NOW_MS);
+      }
+      const seen: string[] = [];
+      let after = RETENTION_SWEEP_START;
+      for (let call = 0; call < 10; call++) {
+        const r = await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100, { after, maxPartitions: 4 });
+        seen.push(`${r.deletedBatches}:${r.resumeAfter ? `${r.resumeAfter.topic}-${r.resumeAfter.partition}` : 'end'}`);
+        if (!r.resumeAfter) break;
+        after = r.resumeAfter;
+      }
+      expect(seen).toEqual(['4:b-1', '2:end']);
+      for (const topic of ['a', 'b', 'c']) expect((await ctx.s.offsets(topic, 1))!.logStartOffset).toBe(2);
+    });
+    it('resumes at the partition where the batch budget ran out', async () => {
+      await fill('a', [9000, 9000, 9000], { 'retention.ms': '1' });
+      await fill('b', [9000], { 'retention.ms': '1' });
+      const window = { after: RETENTION_SWEEP_START, maxPartitions: 10 };
+      const first = await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 2, window);
+      expect(first).toMatchObject({ deletedBatches: 2, resumeAfter: RETENTION_SWEEP_START });
+      const second = await ctx.s.enforceRetention(NOW_MS, KEEP_FOREVER, 100, { ...window, after: first.resumeAfter! });
+      expect(second.deletedBatches).toBe(2);
+      expect(second.resumeAfter).toBeUndefined();
     });
     it('forgets producers whose batches are all gone', async () => {
       await ctx.s.createTopic('a', 1, { 'retention.ms': '1000' });

@@ -16,6 +16,7 @@ import type { PartitionAppend, PartitionAppendResult } from '../../storage/stora
 import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler, BrokerContext, RequestContext } from '../context';
 import type { ProduceTurn } from '../produce-order';
+import { inflateOffLoop } from '../produce-inflation';
 import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
 
@@ -127,7 +128,11 @@ async function produce(
         continue;
       }
       const policy = producePolicy(topic.configs, apiVersion, broker.now(), await brokerDefaults());
-      const check = validateProduceRecords(records, policy, policy.compacted ? `${name}-${index}` : '');
+      const partitionName = policy.compacted ? `${name}-${index}` : '';
+      let check = validateProduceRecords(records, policy, partitionName);
+      // A batch too large to inflate on the event loop is inflated off it, then validated again.
+      if (!check.ok && check.inflate)
+        check = validateProduceRecords(records, policy, partitionName, await inflateOffLoop(check.inflate));
       if (!check.ok) {
         broker.logger.debug('produce rejected', {
           topic: name,

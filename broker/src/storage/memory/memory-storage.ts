@@ -7,6 +7,7 @@ import { randomUuid } from '../../protocol/uuid';
 import { planAppend } from '../append-plan';
 import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-key';
 import { deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
+import { SweepProgress, sweepWindow } from '../retention-sweep';
 import { StorageError } from '../storage';
 import type {
   ClientQuotaChange,
@@ -24,6 +25,7 @@ import type {
   ReadResult,
   RetentionDefaults,
   RetentionResult,
+  RetentionWindow,
   SyncStorage,
   StoredBatch,
   TopicInfo,
@@ -274,17 +276,33 @@ export class MemoryStorage implements SyncStorage {
     return { errorCode: target.errorCode, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
   }
 
-  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
+  enforceRetention(
+    nowMs: number,
+    defaults: RetentionDefaults,
+    maxBatches: number,
+    window?: RetentionWindow,
+  ): RetentionResult {
     const result: RetentionResult = { deletedBatches: 0, deletedBytes: 0 };
-    for (const t of [...this.topics.values()].sort((a, b) => (a.info.name < b.info.name ? -1 : 1))) {
-      const limits = retentionLimits(t.info.configs, defaults, nowMs);
-      for (const log of t.logs) {
-        const deleted = log.enforceRetention(limits, maxBatches - result.deletedBatches);
-        result.deletedBatches += deleted.batches;
-        result.deletedBytes += deleted.bytes;
+    const topics = [...this.topics.values()].map((t) => ({ name: t.info.name, partitions: t.logs, t }));
+    const { visit, more } = sweepWindow(topics, window);
+    const progress = new SweepProgress(window);
+    for (const { topic, partition } of visit) {
+      const budget = maxBatches - result.deletedBatches;
+      if (budget <= 0) {
+        progress.stop();
+        break;
       }
+      const limits = retentionLimits(topic.t.info.configs, defaults, nowMs);
+      const deleted = topic.partitions[partition]!.enforceRetention(limits, budget);
+      result.deletedBatches += deleted.batches;
+      result.deletedBytes += deleted.bytes;
+      if (deleted.batches >= budget) {
+        progress.stop(); // the budget ran out here: this partition may hold more
+        break;
+      }
+      progress.finished(topic.name, partition);
     }
-    return result;
+    return progress.result(result, more);
   }
 
   compactStep(nowMs: number, opts?: CleanerOptions): Promise<CompactionStepResult> {

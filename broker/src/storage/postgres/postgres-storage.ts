@@ -24,6 +24,7 @@ import type {
   ReadResult,
   RetentionDefaults,
   RetentionResult,
+  RetentionWindow,
   StoredBatch,
   TopicInfo,
   TransactionInfo,
@@ -171,8 +172,13 @@ export class PostgresStorage implements AsyncStorage {
   deleteRecords(topic: string, partition: number, offset: number): Promise<DeleteRecordsResult> {
     return deleteRecords(this.db, topic, partition, offset);
   }
-  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): Promise<RetentionResult> {
-    return enforceRetention(this.db, nowMs, defaults, maxBatches);
+  enforceRetention(
+    nowMs: number,
+    defaults: RetentionDefaults,
+    maxBatches: number,
+    window?: RetentionWindow,
+  ): Promise<RetentionResult> {
+    return enforceRetention(this.db, nowMs, defaults, maxBatches, window);
   }
 
   // Producers

@@ -5,7 +5,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { deleteRecordsTarget, retentionDeletes, retentionLimits } from '../log-rules';
 import type { RetentionLimits } from '../log-rules';
-import type { DeleteRecordsResult, RetentionDefaults, RetentionResult } from '../storage';
+import { SweepProgress } from '../retention-sweep';
+import { RETENTION_SWEEP_START } from '../storage';
+import type { DeleteRecordsResult, RetentionDefaults, RetentionResult, RetentionWindow } from '../storage';
 import type { Db, Queryable } from './db';
 import { lockPartitions, partitionKey } from './log-writes';
 import type { LockedPartition } from './log-writes';
@@ -77,28 +79,56 @@ export async function enforceRetention(
   nowMs: number,
   defaults: RetentionDefaults,
   maxBatches: number,
+  window?: RetentionWindow,
 ): Promise<RetentionResult> {
   const result: RetentionResult = { deletedBatches: 0, deletedBytes: 0 };
+  // Sweep order: topic name (COLLATE "C": code-unit order, as the other engines sort), partition.
+  const after = window?.after ?? RETENTION_SWEEP_START;
+  const limit = window ? window.maxPartitions + 1 : null; // one more: are there partitions after the window?
   const candidates = await db.query<Candidate>(
     `SELECT p.id, t.name AS topic, p.partition_index AS partition, p.high_watermark AS hw,
        coalesce((SELECT json_object_agg(c.name, c.value) FROM topic_config c WHERE c.topic_id = t.id), '{}') AS "topicConfigs",
        (SELECT json_build_object('lastOffset', b.last_offset, 'maxTimestamp', b.max_timestamp, 'size', b.size)
         FROM record_batch b WHERE b.partition_id = p.id ORDER BY b.base_offset LIMIT 1) AS first
-     FROM partition p JOIN topic t ON t.id = p.topic_id ORDER BY p.id`,
+     FROM partition p JOIN topic t ON t.id = p.topic_id
+     WHERE (t.name COLLATE "C", p.partition_index) > ($1::text COLLATE "C", $2::int)
+     ORDER BY t.name COLLATE "C", p.partition_index LIMIT $3::int`,
+    [after.topic, after.partition, limit],
   );
-  for (const c of candidates) {
+  const more = limit !== null && candidates.length === limit;
+  const progress = new SweepProgress(window);
+  for (const c of more ? candidates.slice(0, -1) : candidates) {
     const budget = maxBatches - result.deletedBatches;
-    if (budget <= 0) break;
-    if (!c.first) continue;
-    const limits = retentionLimits(c.topicConfigs, defaults, nowMs);
-    if (limits.minTimestamp === -Infinity && limits.maxBytes === Infinity) continue;
-    // By time alone the oldest batch decides; by bytes the partition's size does (under the lock).
-    if (limits.maxBytes === Infinity && !retentionDeletes(c.first, 0, c.hw, limits)) continue;
-    const deleted = await db.tx((q) => enforceOne(q, c, limits, budget));
+    if (budget <= 0) {
+      progress.stop();
+      break;
+    }
+    const deleted = await enforceCandidate(db, c, defaults, nowMs, budget);
     result.deletedBatches += deleted.batches;
     result.deletedBytes += deleted.bytes;
+    if (deleted.batches >= budget) {
+      progress.stop(); // the budget ran out here: this partition may hold more
+      break;
+    }
+    progress.finished(c.topic, c.partition);
   }
-  return result;
+  return progress.result(result, more);
+}
+
+async function enforceCandidate(
+  db: Db,
+  c: Candidate,
+  defaults: RetentionDefaults,
+  nowMs: number,
+  budget: number,
+): Promise<{ batches: number; bytes: number }> {
+  const none = { batches: 0, bytes: 0 };
+  if (!c.first) return none;
+  const limits = retentionLimits(c.topicConfigs, defaults, nowMs);
+  if (limits.minTimestamp === -Infinity && limits.maxBytes === Infinity) return none;
+  // By time alone the oldest batch decides; by bytes the partition's size does (under the lock).
+  if (limits.maxBytes === Infinity && !retentionDeletes(c.first, 0, c.hw, limits)) return none;
+  return db.tx((q) => enforceOne(q, c, limits, budget));
 }
 
 async function enforceOne(

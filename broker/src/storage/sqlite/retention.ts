@@ -2,10 +2,11 @@
 // batches go from the low end of each partition, at most `maxBatches` per call, so the server can
 // call this often with a small budget instead of stalling the event loop on one large delete.
 import type Database from 'better-sqlite3';
-import { retentionDeletes, retentionLimits } from '../log-rules';
-import type { RetentionDefaults, RetentionResult } from '../storage';
+import { type RetentionLimits, retentionDeletes, retentionLimits } from '../log-rules';
+import { SweepProgress, sweepWindow } from '../retention-sweep';
+import type { RetentionDefaults, RetentionResult, RetentionWindow } from '../storage';
 import type { Records } from './records';
-import type { Topics } from './topics';
+import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
 
 /** Pages reclaimed per call beyond what the call itself freed, to work off older free pages (deleted topics). */
@@ -31,28 +32,47 @@ export class Retention {
     );
   }
 
-  enforce(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
+  enforce(nowMs: number, defaults: RetentionDefaults, maxBatches: number, window?: RetentionWindow): RetentionResult {
     const result: RetentionResult = { deletedBatches: 0, deletedBytes: 0 };
+    const { visit, more } = sweepWindow(this.topics.forSweep(), window);
+    const progress = new SweepProgress(window);
     this.tx.run(() => {
-      for (const { configs, entry } of this.topics.allPartitions()) {
+      for (const { topic, partition } of visit) {
         const budget = maxBatches - result.deletedBatches;
-        if (budget <= 0) break;
-        const limits = retentionLimits(configs, defaults, nowMs);
-        if (limits.minTimestamp === -Infinity && limits.maxBytes === Infinity) continue;
-        let bytes = limits.maxBytes === Infinity ? 0 : this.records.partitionBytes(entry);
-        let endOffset = -1;
-        for (const b of this.oldest.iterate(entry.id, budget) as IterableIterator<OldBatch>) {
-          if (!retentionDeletes(b, bytes, entry.highWatermark, limits)) break;
-          bytes -= b.size;
-          endOffset = b.lastOffset + 1;
+        if (budget <= 0) {
+          progress.stop();
+          break;
         }
-        if (endOffset < 0) continue;
-        const deleted = this.records.deleteBelow(entry, endOffset, endOffset);
-        result.deletedBatches += deleted.batches;
-        result.deletedBytes += deleted.bytes;
+        const limits = retentionLimits(topic.configs, defaults, nowMs);
+        if (limits.minTimestamp !== -Infinity || limits.maxBytes !== Infinity) {
+          const deleted = this.enforceOne(topic.partitions[partition]!, limits, budget);
+          result.deletedBatches += deleted.batches;
+          result.deletedBytes += deleted.bytes;
+          if (deleted.batches >= budget) {
+            progress.stop(); // the budget ran out here: this partition may hold more
+            break;
+          }
+        }
+        progress.finished(topic.name, partition);
       }
     });
-    return result; // the caller reclaims the freed pages
+    return progress.result(result, more); // the caller reclaims the freed pages
+  }
+
+  private enforceOne(
+    entry: PartitionEntry,
+    limits: RetentionLimits,
+    budget: number,
+  ): { batches: number; bytes: number } {
+    let bytes = limits.maxBytes === Infinity ? 0 : this.records.partitionBytes(entry);
+    let endOffset = -1;
+    for (const b of this.oldest.iterate(entry.id, budget) as IterableIterator<OldBatch>) {
+      if (!retentionDeletes(b, bytes, entry.highWatermark, limits)) break;
+      bytes -= b.size;
+      endOffset = b.lastOffset + 1;
+    }
+    if (endOffset < 0) return { batches: 0, bytes: 0 };
+    return this.records.deleteBelow(entry, endOffset, endOffset);
   }
 
   /**

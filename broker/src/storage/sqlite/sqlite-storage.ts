@@ -23,6 +23,7 @@ import type {
   ReadResult,
   RetentionDefaults,
   RetentionResult,
+  RetentionWindow,
   SyncStorage,
   StoredBatch,
   TopicInfo,
@@ -260,8 +261,13 @@ export class SqliteStorage implements SyncStorage {
     if (deletedBytes > 0) this.reclaim(deletedBytes);
     return result;
   }
-  enforceRetention(nowMs: number, defaults: RetentionDefaults, maxBatches: number): RetentionResult {
-    const result = this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches));
+  enforceRetention(
+    nowMs: number,
+    defaults: RetentionDefaults,
+    maxBatches: number,
+    window?: RetentionWindow,
+  ): RetentionResult {
+    const result = this.guard(() => this.retention.enforce(nowMs, defaults, maxBatches, window));
     if (result.deletedBytes > 0) this.reclaim(result.deletedBytes);
     return result;
   }

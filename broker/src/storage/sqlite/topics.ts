@@ -142,11 +142,10 @@ export class Topics {
     return this.byName.get(topic)?.partitions[partition];
   }
 
-  /** Every partition with its topic's configs, for retention. */
-  *allPartitions(): Generator<{ topic: string; configs: Record<string, string>; entry: PartitionEntry }> {
-    for (const t of this.byName.values()) {
-      for (const entry of t.partitions) yield { topic: t.info.name, configs: t.info.configs, entry };
-    }
+  /** Every topic with its configs and partitions, for retention's sweep. */
+  *forSweep(): Generator<{ name: string; configs: Record<string, string>; partitions: PartitionEntry[] }> {
+    for (const t of this.byName.values())
+      yield { name: t.info.name, configs: t.info.configs, partitions: t.partitions };
   }
 
   create(

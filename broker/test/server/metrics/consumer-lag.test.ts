@@ -71,4 +71,27 @@ describe('consumerLag', () => {
     expect(lag.max).toBe(10);
     expect(lag.groupCount).toBe(4);
   });
+
+  it('yields to the event loop every LAG_OFFSETS_PER_TURN committed offsets, so a big scrape runs in slices', async () => {
+    for (let g = 0; g < 200; g++) {
+      await storage.commitOffsets(
+        `group-${g}`,
+        [0, 1].map((partition) => ({ topic: 'orders', partition, offset: 1, leaderEpoch: -1, metadata: null })),
+        0,
+      );
+    }
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const lag = await consumerLag(storage, 10, 30); // 200 groups x (2 offsets + 1): 600 reads
+    done = true;
+    expect(lag.groupCount).toBe(200);
+    expect(lag.max).toBe(9 + 3);
+    expect(turns).toBeGreaterThanOrEqual(600 / 30 - 1);
+  });
 });

@@ -1,0 +1,168 @@
+// Decompression bombs in produce validation (issue 29): inflating is bounded by what the batch
+// states (records count x max.message.bytes), and a bound too large for one turn of the event loop
+// is inflated off it, the loop turning meanwhile.
+import * as zlib from 'node:zlib';
+import { CompressionType } from '../../src/protocol/compression';
+import { crc32c } from '../../src/protocol/crc32c';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import {
+  ATTRIBUTES,
+  BATCH_HEADER_SIZE,
+  BATCH_LENGTH,
+  CRC,
+  LAST_OFFSET_DELTA,
+  LOG_OVERHEAD,
+  RECORDS_COUNT,
+  encodeRecordBatch,
+} from '../../src/protocol/record-batch';
+import { RecordFraming } from '../../src/protocol/record-framing';
+import { INFLATE_ON_LOOP_MAX_BYTES, inflateOffLoop, inflationLimit } from '../../src/server/produce-inflation';
+import { type BatchCheck, type ProducePolicy, validateProduceRecords } from '../../src/server/produce-validation';
+
+const NOW = 1_700_000_000_000;
+const MiB = 1024 * 1024;
+
+function policy(o: Partial<ProducePolicy> = {}): ProducePolicy {
+  return {
+    maxMessageBytes: 1048588,
+    produceVersion: 9,
+    logAppendTime: false,
+    timestampBeforeMaxMs: 9223372036854775807n,
+    timestampAfterMaxMs: 9223372036854775807n,
+    compacted: false,
+    nowMs: NOW,
+    inflateOnLoopMaxBytes: INFLATE_ON_LOOP_MAX_BYTES, // as producePolicy sets it
+    ...o,
+  };
+}
+
+/** A batch claiming `count` records whose records section is `compressed` under `codec`. */
+function bombBatch(codec: CompressionType, compressed: Buffer, count: number): Buffer {
+  const header = encodeRecordBatch({ records: [{ value: Buffer.from('x'), timestamp: BigInt(NOW) }] }).subarray(
+    0,
+    BATCH_HEADER_SIZE,
+  );
+  const b = Buffer.concat([header, compressed]);
+  b.writeInt32BE(b.length - LOG_OVERHEAD, BATCH_LENGTH);
+  b.writeInt32BE(count, RECORDS_COUNT);
+  b.writeInt32BE(count - 1, LAST_OFFSET_DELTA);
+  b.writeInt16BE(b.readInt16BE(ATTRIBUTES) | codec, ATTRIBUTES);
+  b.writeUInt32BE(crc32c(b, ATTRIBUTES), CRC);
+  return b;
+}
+
+function refused(check: BatchCheck) {
+  if (check.ok) throw new Error('expected the batch to be refused');
+  return check;
+}
+
+/** Runs `work`, counting the turns of the event loop (setImmediate callbacks) until it settles. */
+async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    return { result: await work(), turns };
+  } finally {
+    done = true;
+  }
+}
+
+const bytesFed = (fed: jest.SpyInstance<void, [Buffer]>) => fed.mock.calls.reduce((n, [chunk]) => n + chunk.length, 0);
+
+describe('the inflation limit a batch states', () => {
+  it('is its records count times max.message.bytes, under the ceiling', () => {
+    expect(inflationLimit(1, 1048588, 64 * MiB)).toBe(1048588);
+    expect(inflationLimit(10, 1000, 64 * MiB)).toBe(10_000);
+    expect(inflationLimit(1_000_000, 1048588, 64 * MiB)).toBe(64 * MiB);
+  });
+});
+
+describe('a gzip bomb', () => {
+  const bomb = zlib.gzipSync(Buffer.alloc(64 * MiB), { level: 9 }); // about 64 KB
+
+  it('stating one record is refused on the loop after inflating its first bytes only', () => {
+    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, bomb, 1), policy()));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(check.message).toMatch(/record 0: Invalid record size: 0 bytes/);
+    expect(check.inflate).toBeUndefined();
+  });
+
+  it('stating one plausible record is refused at max.message.bytes of output, on the loop', () => {
+    const claim = Buffer.from([0x80, 0x89, 0x7a]); // zigzag varint of 1,000,000: a plausible record length
+    const plausible = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(64 * MiB)]), { level: 9 });
+    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, plausible, 1), policy()));
+    expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(check.message).toMatch(/decompression limit of 1048588 bytes/);
+    expect(check.inflate).toBeUndefined();
+  });
+
+  it('stating many records is inflated off the loop and stops at the first bad record', async () => {
+    const fed = jest.spyOn(RecordFraming.prototype, 'feed');
+    const batch = bombBatch(CompressionType.Gzip, bomb, 32);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toMatchObject({ codec: CompressionType.Gzip, limit: 32 * 1048588 });
+    expect(first.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR); // what a caller ignoring `inflate` answers
+
+    const inflated = await inflateOffLoop(first.inflate!);
+    const second = refused(validateProduceRecords(batch, policy(), '', inflated));
+    expect(second.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(second.message).toMatch(/record 0: Invalid record size: 0 bytes/);
+    // A chunk of zeros or two was enough: not 32 MiB.
+    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * 256 * 1024);
+    fed.mockRestore();
+  });
+
+  it('of records each claiming more than max.message.bytes is MESSAGE_TOO_LARGE after the first chunk', async () => {
+    const fed = jest.spyOn(RecordFraming.prototype, 'feed');
+    const claim = Buffer.from([0x80, 0x80, 0x80, 0x02]); // zigzag varint of 2 MiB
+    const bigRecords = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(32 * MiB)]), { level: 9 });
+    const batch = bombBatch(CompressionType.Gzip, bigRecords, 32);
+    const first = refused(validateProduceRecords(batch, policy()));
+    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(check.message).toMatch(/record 0 of 2097152 bytes exceeds max.message.bytes=1048588/);
+    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * 256 * 1024);
+    fed.mockRestore();
+  });
+});
+
+describe('a legitimately large compressed batch', () => {
+  it.each([CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd])(
+    'codec %s: inflated off the loop, which turns meanwhile, then accepted',
+    async (codec) => {
+      const records = Array.from({ length: 8 }, (_, i) => ({
+        value: Buffer.alloc(400_000, 97 + i),
+        timestamp: BigInt(NOW),
+      }));
+      const batch = encodeRecordBatch({ compression: codec, records });
+      expect(batch.length).toBeLessThan(1048588);
+      const first = refused(validateProduceRecords(batch, policy()));
+      expect(first.inflate!.limit).toBeGreaterThan(INFLATE_ON_LOOP_MAX_BYTES);
+      const { result: inflated, turns } = await loopTurnsDuring(() => inflateOffLoop(first.inflate!));
+      expect(turns).toBeGreaterThan(0); // 3.2 MB take several chunks, the loop turning between them
+      const check = validateProduceRecords(batch, policy(), '', inflated);
+      expect(check.ok).toBe(true);
+    },
+  );
+
+  it('a malformed one is INVALID_RECORD, as on the loop', async () => {
+    const batch = bombBatch(CompressionType.Gzip, Buffer.from('not gzip at all'), 8);
+    const first = refused(validateProduceRecords(batch, policy()));
+    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('a small batch is still inflated on the loop', () => {
+    const batch = encodeRecordBatch({
+      compression: CompressionType.Gzip,
+      records: [{ value: Buffer.alloc(1000), timestamp: BigInt(NOW) }],
+    });
+    expect(validateProduceRecords(batch, policy()).ok).toBe(true);
+  });
+});
