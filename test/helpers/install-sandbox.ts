@@ -74,7 +74,7 @@ for a in "$@"; do case $a in -*) ;; *) [ -e "$STUB_STATE/pkg-$a" ] || exit 1 ;; 
   *api/token*) echo token-123 ;;
   *meta-data/instance-id) echo ${INSTANCE_ID} ;;
   *meta-data/placement/region) echo ${REGION} ;;
-  *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo 203.0.113.99 ;;
+  *meta-data/public-ipv4) cat "$STUB_STATE/public-ip" 2>/dev/null || echo "$MINNOW_ADVERTISED_HOST" ;; # the Elastic IP, once associated
   *meta-data/public-hostname)
     [ ! -e "$STUB_STATE/no-public-hostname" ] || exit 22 # IMDS answers 404: the VPC gives no DNS hostnames
     cat "$STUB_STATE/public-hostname" 2>/dev/null || echo ${PUBLIC_DNS} ;;
