@@ -151,6 +151,16 @@ function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
   if (!isXerialHeader(data, 0)) return rawSnappy(data, maxBytes);
   const blocks: Buffer[] = [];
   let total = 0;
+  for (const compressed of xerialBlocks(data)) {
+    const block = rawSnappy(compressed, maxBytes - total);
+    total += block.length;
+    blocks.push(block);
+  }
+  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, total);
+}
+
+/** The raw snappy blocks of xerial-framed data, checked against the data's length. */
+export function* xerialBlocks(data: Buffer): Generator<Buffer> {
   let at = 0;
   while (at < data.length) {
     // snappy-java also accepts concatenated streams, each with its own header.
@@ -166,12 +176,9 @@ function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
         `xerial snappy block of ${len} bytes at offset ${at} exceeds the ${data.length - at} bytes left`,
       );
     }
-    const block = rawSnappy(data.subarray(at, at + len), maxBytes - total);
+    yield data.subarray(at, at + len);
     at += len;
-    total += block.length;
-    blocks.push(block);
   }
-  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, total);
 }
 
 // --- lz4 --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import * as zlib from 'node:zlib';
 import {
   CompressionType,
   DecompressionLimitError,
-  XERIAL_HEADER_SIZE,
+  xerialBlocks,
   checkSize,
   decompress,
   isXerialHeader,
@@ -114,22 +114,8 @@ async function snappyDecompress(data: Buffer, maxBytes: number, framing?: Record
   const blocks: Buffer[] = [];
   let total = 0;
   let sinceYield = 0;
-  let at = 0;
-  while (at < data.length) {
-    if (isXerialHeader(data, at)) {
-      at += XERIAL_HEADER_SIZE;
-      continue;
-    }
-    if (data.length - at < 4) throw new DecodeError(`truncated xerial snappy block length at offset ${at}`);
-    const len = data.readInt32BE(at);
-    at += 4;
-    if (len < 0 || len > data.length - at) {
-      throw new DecodeError(
-        `xerial snappy block of ${len} bytes at offset ${at} exceeds the ${data.length - at} bytes left`,
-      );
-    }
-    const block = await rawSnappy(data.subarray(at, at + len), maxBytes - total);
-    at += len;
+  for (const compressed of xerialBlocks(data)) {
+    const block = await rawSnappy(compressed, maxBytes - total);
     total += block.length;
     blocks.push(block);
     framing?.feed(block);
