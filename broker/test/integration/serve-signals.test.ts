@@ -25,7 +25,7 @@ describe('minnow serve', () => {
     const r = await run('node', [MINNOW, 'serve'], { env: { ...process.env, STORAGE_ENGINE: 'mysql://x' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /STORAGE_ENGINE="mysql:\/\/x" is not valid: expected sqlite:\/\/PATH, sqlite:\/\/\/ABS\/PATH or memory:\/\//,
+      /STORAGE_ENGINE="mysql:\/\/x" is not valid: expected sqlite:\/\/PATH, sqlite:\/\/\/ABS\/PATH, memory:\/\/ or postgres:\/\/USER\[:PASSWORD\]@HOST\[:PORT\]\/DB/,
     );
   });
 
