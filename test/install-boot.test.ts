@@ -56,7 +56,7 @@ describeWithTools(
     expect(run.stderr).toContain('warning: the public address is not 203.0.113.99 yet; installing the agent anyway');
     const at = (match: (c: string) => boolean) => run.calls.findIndex(match);
     const polls = run.calls.filter((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
-    expect(polls.length).toBeGreaterThan(1);
+    expect(polls.length).toBeGreaterThanOrEqual(1); // bash counts SECONDS whole: a 1 s wait may poll once
     const signalled = at((c) => c.startsWith('curl ') && c.includes('--data-binary'));
     const firstPoll = at((c) => c.startsWith('curl ') && c.endsWith('public-ipv4'));
     const agent = at((c) => c.startsWith('dnf ') && c.includes('amazon-cloudwatch-agent'));
