@@ -18,6 +18,7 @@ import {
 import { RecordFraming } from '../../src/protocol/record-framing';
 import { INFLATE_ON_LOOP_MAX_BYTES, inflateOffLoop, inflationLimit } from '../../src/server/produce-inflation';
 import { type BatchCheck, type ProducePolicy, validateProduceRecords } from '../../src/server/produce-validation';
+import { loopTurnsDuring } from '../support/loop-turns';
 
 const NOW = 1_700_000_000_000;
 const MiB = 1024 * 1024;
@@ -54,23 +55,6 @@ function bombBatch(codec: CompressionType, compressed: Buffer, count: number): B
 function refused(check: BatchCheck) {
   if (check.ok) throw new Error('expected the batch to be refused');
   return check;
-}
-
-/** Runs `work`, counting the turns of the event loop (setImmediate callbacks) until it settles. */
-async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let done = false;
-  const tick = () => {
-    if (done) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    return { result: await work(), turns };
-  } finally {
-    done = true;
-  }
 }
 
 const bytesFed = (fed: jest.SpyInstance<void, [Buffer]>) => fed.mock.calls.reduce((n, [chunk]) => n + chunk.length, 0);

@@ -4,6 +4,7 @@ import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-ba
 import { sweepRetention } from '../../src/server/retention-sweep-task';
 import { openStorage } from '../../src/storage/open-storage';
 import type { RetentionResult, RetentionWindow, Storage } from '../../src/storage/storage';
+import { loopTurnsDuring } from '../support/loop-turns';
 
 const NOW = 1_700_000_000_000;
 
@@ -38,22 +39,15 @@ describe('sweepRetention', () => {
       windows.push(window!);
       return enforce(nowMs, defaults, maxBatches, window);
     });
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const r = await sweepRetention(storage, {
-      nowMs: NOW,
-      defaults: { retentionMs: -1, retentionBytes: -1 },
-      step: (call: () => Promise<RetentionResult>) => call(),
-      stopped: () => false,
-      partitionsPerStep: 8,
-    });
-    done = true;
+    const { result: r, turns } = await loopTurnsDuring(() =>
+      sweepRetention(storage, {
+        nowMs: NOW,
+        defaults: { retentionMs: -1, retentionBytes: -1 },
+        step: (call: () => Promise<RetentionResult>) => call(),
+        stopped: () => false,
+        partitionsPerStep: 8,
+      }),
+    );
     expect(r).toMatchObject({ deletedBatches: 50, steps: 7 }); // 50 partitions, 8 per step
     expect(windows.every((w) => w.maxPartitions === 8)).toBe(true);
     expect(turns).toBeGreaterThanOrEqual(6);

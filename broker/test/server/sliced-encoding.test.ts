@@ -6,6 +6,7 @@ import { API_SPEC_BY_KEY } from '../../src/protocol/messages/registry';
 import { Writer } from '../../src/protocol/writer';
 import { SLICED_MIN_ELEMENTS, encodeInSlices, slicedField } from '../../src/server/sliced-encoding';
 import { SliceClock } from '../../src/server/yield-slices';
+import { loopTurnsDuring } from '../support/loop-turns';
 
 /** The frame the connection writes: size, correlation id, header tagged fields, body. */
 const frameEncoder = (apiKey: number, apiVersion: number) => (body: unknown) => {
@@ -68,16 +69,9 @@ describe('encodeInSlices', () => {
     const encode = frameEncoder(apiKey, version);
     const field = slicedField(apiKey, body)!;
     expect(field).toBe('topics');
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const chunks = await encodeInSlices((b) => [encode(b)], body, field, new SliceClock(0)); // yield every slice
-    done = true;
+    const { result: chunks, turns } = await loopTurnsDuring(
+      () => encodeInSlices((b) => [encode(b)], body, field, new SliceClock(0)), // yield every slice
+    );
     expect(Buffer.concat(chunks).equals(encode(body))).toBe(true);
     expect(turns).toBeGreaterThanOrEqual(Math.floor(body.topics.length / 64) - 1);
   });

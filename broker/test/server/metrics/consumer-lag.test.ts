@@ -2,6 +2,7 @@ import { encodeRecordBatch, readBatchHeader } from '../../../src/protocol/record
 import { consumerLag } from '../../../src/server/metrics/consumer-lag';
 import { openStorage } from '../../../src/storage/open-storage';
 import type { Storage } from '../../../src/storage/storage';
+import { loopTurnsDuring } from '../../support/loop-turns';
 
 /** Appends `n` one-record batches to topic/partition. */
 async function produce(storage: Storage, topic: string, partition: number, n: number): Promise<void> {
@@ -80,16 +81,8 @@ describe('consumerLag', () => {
         0,
       );
     }
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const lag = await consumerLag(storage, 10, 30); // 200 groups x (2 offsets + 1): 600 reads
-    done = true;
+    // 200 groups x (2 offsets + 1): 600 reads
+    const { result: lag, turns } = await loopTurnsDuring(() => consumerLag(storage, 10, 30));
     expect(lag.groupCount).toBe(200);
     expect(lag.max).toBe(9 + 3);
     expect(turns).toBeGreaterThanOrEqual(600 / 30 - 1);
