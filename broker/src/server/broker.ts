@@ -1,5 +1,4 @@
 // The broker: configuration + storage + TCP server + background retention, with a clean stop.
-import type { Socket } from 'node:net';
 import { GroupCoordinator } from '../groups/coordinator';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { DiskSpace } from '../storage/disk-space';
@@ -16,7 +15,7 @@ import { Authorizer } from './authorizer';
 import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
 import { BrokerConfig, checkConfig, loadConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
-import { LoginThrottle } from './sasl/login-throttle';
+import { admitUnauthenticated, LoginThrottle } from './sasl/login-throttle';
 import { ensureBootstrapAdmin } from './sasl/bootstrap-admin';
 import type { SaslServices } from './sasl/sasl-authenticator';
 import { ConnectionRegistry } from './connection-registry';
@@ -261,20 +260,6 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     );
   }
   let nextConnectionId = 1;
-  /** A sasl+ connection takes one of its address's unauthenticated slots (login-throttle.ts) or is closed. */
-  const admitUnauthenticated = (socket: Socket): boolean => {
-    const address = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    if (sasl.throttle.tryOpen(address)) return true;
-    socket.on('error', () => {});
-    socket.destroy();
-    const max = sasl.throttle.maxUnauthenticatedPerAddress;
-    warnings.warn(
-      `refusing connection from ${address}: ${max} connections from it have not logged in yet or failed within their delay (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP=${max})`,
-      { remote: address, open: sasl.throttle.unauthenticatedFrom(address) },
-      'refused unauthenticated',
-    );
-    return false;
-  };
   const hasTls = listeners.some((l) => usesTls(l.securityProtocol));
   /** A start-up failure after this point lets go of what was opened, the database (and its lock) last. */
   const releaseCore = async () => {
@@ -307,7 +292,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     {
       admit: (socket) => registry.admit(socket),
       open: (socket, listener, principal) => {
-        if (usesSasl(listener.securityProtocol) && !admitUnauthenticated(socket)) return;
+        if (usesSasl(listener.securityProtocol) && !admitUnauthenticated(sasl.throttle, socket, warnings)) return;
         const c = new Connection(socket, context, handlers, nextConnectionId++, shared, listener);
         if (principal) c.session.principal = principal; // mTLS, before the connection's first request
         registry.attach(socket, c);

@@ -17,6 +17,9 @@
 // failed go first), forgotten FORGET_AFTER_MS after their last failure.
 // https://cwiki.apache.org/confluence/display/KAFKA/KIP-306%3A+Configuration+for+Delaying+Response+to+Failed+Authentication
 
+import type { Socket } from 'node:net';
+import type { WarningLimiter } from '../../logger';
+
 export const MAX_REMEMBERED = 10_000;
 export const FORGET_AFTER_MS = 10 * 60_000;
 export const ADDRESS_FAILURES_PER_DOUBLING = 10;
@@ -139,3 +142,21 @@ export class LoginThrottle {
 }
 
 const pairKey = (address: string, user: string) => `${address}\u0000${user}`;
+
+/**
+ * A new connection of a sasl+ listener takes one of its address's unauthenticated slots, or is
+ * closed at once, the refusal logged (once per burst) and counted by the throttle.
+ */
+export function admitUnauthenticated(throttle: LoginThrottle, socket: Socket, warnings: WarningLimiter): boolean {
+  const address = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (throttle.tryOpen(address)) return true;
+  socket.on('error', () => {});
+  socket.destroy();
+  const max = throttle.maxUnauthenticatedPerAddress;
+  warnings.warn(
+    `refusing connection from ${address}: ${max} connections from it have not logged in yet or failed within their delay (MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP=${max})`,
+    { remote: address, open: throttle.unauthenticatedFrom(address) },
+    'refused unauthenticated',
+  );
+  return false;
+}
