@@ -1,5 +1,5 @@
 // ApiVersions (key 18): v0-4. v3+ is flexible but its response header stays v0 (KIP-511); a
-// request newer than v4 gets error 35 with our ranges in a v0 body (see connection.ts).
+// request newer than v4 gets error 35 with our ranges in a v0 body (see request-routing.ts).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages';
