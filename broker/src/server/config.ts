@@ -58,6 +58,8 @@ export interface BrokerConfig {
   transactionalIdExpirationMs: number;
   /** How often timed-out transactions are aborted and idle ids expired (transaction.abort.timed.out.transaction.cleanup.interval.ms). */
   transactionCleanupIntervalMs: number;
+  /** The finalized transaction.version ApiVersions reports (features.ts): 2 lets Java 4.x clients use KIP-890 part 2. */
+  transactionVersion: number;
   /** Least ms between the starts of two produce commits (group commit pacing, server/append-queue.ts). */
   commitIntervalMs: number;
   /** Partitions of all topics together (KIP-578's max.partitions, never merged into Kafka). */
@@ -345,6 +347,15 @@ export const SETTINGS = [
     default: '10000',
     expected: 'an integer 1..2147483647 (ms)',
     parse: int(1, 2 ** 31 - 1),
+  },
+  {
+    key: 'transactionVersion',
+    env: 'TRANSACTION_VERSION',
+    flag: 'transaction-version',
+    doc: 'the transaction.version feature level ApiVersions reports as finalized (kafka-features describe shows it): at 2, as on a new Kafka 4 cluster, Java 4.x producers use KIP-890 part 2 (no AddPartitionsToTxn, an epoch bump per transaction); at 0 or 1 they keep version 1, as every older client does. Kafka sets it with kafka-storage format --feature or kafka-features upgrade/downgrade',
+    default: '2',
+    expected: 'an integer 0..2',
+    parse: int(0, 2),
   },
   {
     key: 'commitIntervalMs',
