@@ -29,7 +29,14 @@ async function runLine(line: Line, dir: string): Promise<Outcome> {
   try {
     const r = await run(
       'java',
-      ['-cp', driverClasspath(line.module), 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, line.prefix, 'transactions-v2'],
+      [
+        '-cp',
+        driverClasspath(line.module),
+        'minnow.javaclient.Driver',
+        `127.0.0.1:${broker.port}`,
+        line.prefix,
+        'transactions-v2',
+      ],
       { timeoutMs: 150_000 },
     );
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('{"scenario":"transactions-v2"'));
@@ -69,7 +76,10 @@ describeWithTools('java', 'mvn')('transaction version 2 with the Java client', (
       const aborted = s.readUncommitted.filter((v: string) => v.startsWith('aborted-'));
       expect(aborted.length).toBeGreaterThan(0);
       expect(s.readUncommitted).toEqual([...expected, ...aborted, 'successor', 'zombie'].sort());
-      expect(s.groupOffsets).toEqual({ [`${line.prefix}-tv2-in-0`]: RECORDS / 2, [`${line.prefix}-tv2-in-1`]: RECORDS / 2 });
+      expect(s.groupOffsets).toEqual({
+        [`${line.prefix}-tv2-in-0`]: RECORDS / 2,
+        [`${line.prefix}-tv2-in-1`]: RECORDS / 2,
+      });
     });
 
     it('fences the zombie when a new instance initializes the transactional id', () => {
