@@ -160,6 +160,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     authorizer,
     quotas,
     cluster,
+    // The start time as the features' epoch: a restart with another level is re-read by clients.
+    features: { transactionVersion: config.transactionVersion, epoch: Date.now() },
     now,
   };
   const handlers = createHandlers();

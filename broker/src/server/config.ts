@@ -84,6 +84,7 @@ const ORDER: readonly AnySetting['key'][] = [
   'transactionMaxTimeoutMs',
   'transactionalIdExpirationMs',
   'transactionCleanupIntervalMs',
+  'transactionVersion',
   'commitIntervalMs',
   'dumpFramesDir',
   'queuedMaxRequestBytes',

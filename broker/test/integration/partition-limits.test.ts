@@ -229,8 +229,9 @@ describe('partition limits', () => {
       });
     // 5 stored: auto-1 brings 9, auto-2 would bring 13 > 12.
     const res = await metadata(['auto-1', 'auto-2']);
+    // auto-1 is created (answered as Kafka 4 answers while it creates a topic), auto-2 refused.
     expect(res.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
-      ['auto-1', 0, 4],
+      ['auto-1', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0],
       ['auto-2', ErrorCode.POLICY_VIOLATION, 0],
     ]);
     expect(stored()).toEqual([
@@ -239,7 +240,11 @@ describe('partition limits', () => {
     ]);
     // Room again after a delete.
     engineOf(broker).deleteTopic('a');
-    expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(stored()).toEqual([
+      ['auto-1', 4],
+      ['auto-2', 4],
+    ]);
   });
 
   it('refuses auto-creation beyond the request bound, counted over the topics one Metadata request names', async () => {
@@ -253,8 +258,8 @@ describe('partition limits', () => {
       includeTopicAuthorizedOperations: false,
     });
     expect(res.topics.map((t) => [t.name, t.errorCode])).toEqual([
-      ['m1', 0],
-      ['m2', 0],
+      ['m1', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+      ['m2', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
       ['m3', ErrorCode.POLICY_VIOLATION],
     ]);
   });

@@ -1,9 +1,10 @@
-// Produce (key 0): advertised v0-11 (librdkafka checks compression support against Produce v0,
-// docs/clients.md note 1), served v3-11: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
+// Produce (key 0): advertised v0-12 (librdkafka checks compression support against Produce v0,
+// docs/clients.md note 1), served v3-12: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
 // on every partition, not up-converted: Kafka 4.0 refuses them too (KIP-896, KAFKA-18659), and the
 // clients that send them without negotiating are sarama <= 1.27.0 with its default config.Version
 // and Java clients before 0.10.2 (old-message-formats.ts has the evidence).
-// acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
+// v12 is v11 whose transactional batches add their partitions to the transaction (KIP-890 part 2,
+// produce-txn-add.ts). acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
 // A transactional batch of a fenced (older) epoch gets storage's INVALID_PRODUCER_EPOCH in every
 // version, never PRODUCER_FENCED: Kafka's ProducerAppendInfo answers so since 2.7 (KIP-588), and
 // AddPartitionsToTxnManager maps its verification's PRODUCER_FENCED to it too.
@@ -21,6 +22,7 @@ import type { RecordError } from '../produce-batch-check';
 import { producePolicy } from '../produce-policy';
 import { validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
+import { addProducePartitions, IMPLICIT_ADD_PRODUCE_VERSION } from '../produce-txn-add';
 
 const MIN_SERVED_VERSION = 3;
 
@@ -42,7 +44,7 @@ const failed = (
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   apiKey: ApiKey.Produce,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   async handle(ctx, req) {
     // Taken before the first await: this request enters the append queue after the connection's
     // earlier ones (produce-order.ts).
@@ -88,9 +90,9 @@ async function produce(
       });
     return { responses, throttleTimeMs: 0 };
   }
-  const appends: PartitionAppend[] = [];
+  let appends: PartitionAppend[] = [];
   /** The response entry of each append, filled in once the transaction committed. */
-  const pending: ProduceResponsePartitionProduceResponse[] = [];
+  let pending: ProduceResponsePartitionProduceResponse[] = [];
   const ackError =
     apiVersion < MIN_SERVED_VERSION
       ? {
@@ -160,6 +162,18 @@ async function produce(
       pending.push(entry);
       out.push(entry);
     }
+  }
+  if (apiVersion >= IMPLICIT_ADD_PRODUCE_VERSION && req.transactionalId != null && appends.length > 0) {
+    // Transaction version 2: these partitions join the transaction here (produce-txn-add.ts).
+    const refused = await addProducePartitions(broker.transactions, req.transactionalId, appends);
+    for (const [i, errorCode] of refused) {
+      const { topic, partition } = appends[i]!;
+      const errorMessage = `adding ${topic}-${partition} to transaction "${req.transactionalId}" failed with error ${errorCode}`;
+      Object.assign(pending[i]!, { errorCode, errorMessage });
+    }
+    const kept = (_: unknown, i: number) => !refused.has(i);
+    appends = appends.filter(kept);
+    pending = pending.filter(kept);
   }
   if (appends.length > 0) {
     if (turn) await turn.ready;

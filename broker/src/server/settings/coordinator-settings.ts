@@ -10,6 +10,8 @@ export interface CoordinatorSettings {
   transactionalIdExpirationMs: number;
   /** How often timed-out transactions are aborted and idle ids expired (transaction.abort.timed.out.transaction.cleanup.interval.ms). */
   transactionCleanupIntervalMs: number;
+  /** The finalized transaction.version ApiVersions reports (features.ts): 2 lets Java 4.x clients use KIP-890 part 2. */
+  transactionVersion: number;
 }
 
 export const COORDINATOR_SETTINGS = [
@@ -49,5 +51,14 @@ export const COORDINATOR_SETTINGS = [
     default: '10000',
     expected: 'an integer 1..2147483647 (ms)',
     parse: int(1, 2 ** 31 - 1),
+  },
+  {
+    key: 'transactionVersion',
+    env: 'TRANSACTION_VERSION',
+    flag: 'transaction-version',
+    doc: 'the transaction.version feature level ApiVersions reports as finalized (kafka-features describe shows it): at 2, as on a new Kafka 4 cluster, Java 4.x producers use KIP-890 part 2 (no AddPartitionsToTxn, an epoch bump per transaction); at 0 or 1 they keep version 1, as every older client does. Kafka sets it with kafka-storage format --feature or kafka-features upgrade/downgrade',
+    default: '2',
+    expected: 'an integer 0..2',
+    parse: int(0, 2),
   },
 ] as const satisfies readonly Setting<CoordinatorSettings>[];
