@@ -1,7 +1,6 @@
 // Issue 11: partitions are bounded per request, per topic and on the broker, for CreateTopics,
 // CreatePartitions and Metadata auto-creation alike; a refusal is a Kafka error code for the topic
 // with nothing created, and validateOnly answers exactly what a real request would.
-import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
@@ -11,8 +10,7 @@ import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { StorageError } from '../../src/storage/storage';
 import { run, startTestBroker, engineOf } from './helpers';
-
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+import { MINNOW } from './serve-child';
 
 // Small bounds so the test creates few partitions: 12 on the broker, 5 per topic, 10 per request.
 const LIMITS = { maxPartitions: 12, maxPartitionsPerTopic: 5, maxPartitionsPerRequest: 10 };
