@@ -82,6 +82,7 @@ export const ErrorCode = {
   UNKNOWN_TOPIC_ID: 100,
   INCONSISTENT_TOPIC_ID: 103,
   TRANSACTIONAL_ID_NOT_FOUND: 105,
+  TRANSACTION_ABORTABLE: 120,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,6 +1,6 @@
 // Transaction version 2's requests over a real connection (memory engine), as a Java 4.x producer
 // sends them: Produce v12 adds its partitions to the transaction (v11 without AddPartitionsToTxn is
-// refused), TxnOffsetCommit v5 adds the group, EndTxn v5 answers the bumped epoch, and the ended
+// refused, TRANSACTION_ABORTABLE as Kafka answers it), TxnOffsetCommit v5 adds the group, EndTxn v5 answers the bumped epoch, and the ended
 // epoch's produce is refused INVALID_PRODUCER_EPOCH (the coordinator's PRODUCER_FENCED, as Kafka's
 // AddPartitionsToTxnManager maps it for Produce).
 import { KafkaConnection } from '../../src/client/connection';
@@ -44,9 +44,10 @@ describe('transaction version 2 requests', () => {
   const endTxn = (id: string, p: Producer, committed: boolean, v = 5) =>
     conn.send(ApiKey.EndTxn, v, { transactionalId: id, ...p, committed });
 
-  it('Produce v11 of a partition not added is INVALID_TXN_STATE; v12 adds it', async () => {
+  it('Produce v11 of a partition not added is TRANSACTION_ABORTABLE (v10: INVALID_TXN_STATE); v12 adds it', async () => {
     const p = await init('v2-produce');
-    expect((await produce(11, 'v2-produce', p, 0, 'a', 0)).errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await produce(10, 'v2-produce', p, 0, 'a', 0)).errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await produce(11, 'v2-produce', p, 0, 'a', 0)).errorCode).toBe(E.TRANSACTION_ABORTABLE);
     expect(await produce(12, 'v2-produce', p, 0, 'a', 0)).toMatchObject({ errorCode: E.NONE });
     await expect(broker.context.storage.transaction('v2-produce')).resolves.toMatchObject({
       state: 'Ongoing',
