@@ -22,9 +22,9 @@ async function requestCounts(broker: RunningBroker): Promise<(api: string) => nu
   return (api) => scraped.value('minnow_requests_total', { api }) ?? 0;
 }
 
-async function runLine(line: Line, dir: string): Promise<Outcome> {
-  const broker = await startTestBroker(`sqlite://${path.join(dir, `${line.module}.db`)}`, {
-    config: { metricsListener: { host: '127.0.0.1', port: 0 } },
+async function runLine(line: Line, dir: string, transactionVersion = 2): Promise<Outcome> {
+  const broker = await startTestBroker(`sqlite://${path.join(dir, `${line.module}-tv${transactionVersion}.db`)}`, {
+    config: { metricsListener: { host: '127.0.0.1', port: 0 }, transactionVersion },
   });
   try {
     const r = await run(
@@ -50,15 +50,17 @@ async function runLine(line: Line, dir: string): Promise<Outcome> {
 describeWithTools('java', 'mvn')('transaction version 2 with the Java client', () => {
   const tmp = tempDir();
   const outcomes = new Map<Line['module'], Outcome>();
+  const KAFKA_4 = LINES.find((l) => l.module === 'kafka-4')!;
+  let kafka4AtLevel1: Outcome;
 
   beforeAll(async () => {
     await buildDriver();
     for (const line of LINES) outcomes.set(line.module, await runLine(line, tmp.dir));
-  }, 330_000);
+    kafka4AtLevel1 = await runLine(KAFKA_4, tmp.dir, 1);
+  }, 420_000);
   afterAll(() => tmp.cleanup());
 
-  function outcome(line: Line): Outcome {
-    const o = outcomes.get(line.module)!;
+  function outcome(line: Line, o = outcomes.get(line.module)!): Outcome {
     expect({ ok: o.scenario.ok, error: o.scenario.error, stderr: o.scenario.ok ? '' : o.stderr }).toEqual({
       ok: true,
       error: undefined,
@@ -95,7 +97,7 @@ describeWithTools('java', 'mvn')('transaction version 2 with the Java client', (
   });
 
   it('kafka-clients 4.x uses transaction version 2: no AddPartitionsToTxn, an epoch bump per commit and abort', () => {
-    const { scenario: s, requests } = outcome(LINES.find((l) => l.module === 'kafka-4')!);
+    const { scenario: s, requests } = outcome(KAFKA_4);
     expect({ addPartitions: requests('AddPartitionsToTxn'), addOffsets: requests('AddOffsetsToTxn') }).toEqual({
       addPartitions: 0,
       addOffsets: 0,
@@ -112,5 +114,13 @@ describeWithTools('java', 'mvn')('transaction version 2 with the Java client', (
     expect(requests('AddPartitionsToTxn')).toBeGreaterThanOrEqual(s.transactions);
     expect(requests('AddOffsetsToTxn')).toBeGreaterThanOrEqual(s.transactions);
     expect(new Set(s.epochs)).toEqual(new Set([s.epochs[0]]));
+  });
+
+  it('kafka-clients 4.x keeps transaction version 1 on a broker at TRANSACTION_VERSION=1', () => {
+    const { scenario: s, requests } = outcome(KAFKA_4, kafka4AtLevel1);
+    expect(s.features).toEqual({ 'finalized transaction.version': 1, 'supported transaction.version': '0-2' });
+    expect(requests('AddPartitionsToTxn')).toBeGreaterThanOrEqual(s.transactions);
+    expect(new Set(s.epochs)).toEqual(new Set([s.epochs[0]]));
+    expect(s.readCommitted).toEqual([...Array.from({ length: RECORDS }, (_, i) => `out-v${i}`), 'successor'].sort());
   });
 });

@@ -182,11 +182,12 @@ async function produce(
     const results = await appended;
     if (broker.metrics) countStored(broker.metrics, appends, results);
     results.forEach((r, i) => {
+      const verification = refusedByVerification(appends[i]!, r);
       Object.assign(pending[i]!, {
-        errorCode: r.errorCode,
+        errorCode: verificationError(r.errorCode, verification, apiVersion),
         baseOffset: BigInt(r.baseOffset),
         logAppendTimeMs: BigInt(r.logAppendTimeMs),
-        logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
+        logStartOffset: verification ? -1n : BigInt(r.logStartOffset),
         errorMessage: r.errorMessage,
       });
     });
@@ -233,6 +234,17 @@ function refusedByVerification(append: PartitionAppend, r: PartitionAppendResult
     (r.errorCode === ErrorCode.INVALID_TXN_STATE || r.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH) &&
     append.batches.some((b) => isTransactional(b.header.attributes))
   );
+}
+
+/**
+ * A partition not in the producer's transaction is TRANSACTION_ABORTABLE for Produce v11+ (KIP-890:
+ * the producer aborts and goes on) and INVALID_TXN_STATE before, as Kafka's AddPartitionsToTxnManager
+ * answers its verification (npm run compat, scenario transactions-v2).
+ */
+function verificationError(errorCode: number, verification: boolean, apiVersion: number): number {
+  return verification && errorCode === ErrorCode.INVALID_TXN_STATE && apiVersion >= 11
+    ? ErrorCode.TRANSACTION_ABORTABLE
+    : errorCode;
 }
 
 function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {
