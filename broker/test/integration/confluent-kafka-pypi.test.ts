@@ -1,8 +1,8 @@
 // confluent-kafka from PyPI, whose wheel bundles a current librdkafka (python/requirements-pypi.txt
 // pins it; the venv is made once, see python-venv.ts), against the broker on SQLite: idempotent
 // produce with every codec, a consumer group that commits and resumes across a broker restart,
-// the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848),
-// which must fail loudly. python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka
+// the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848:
+// the broker assigns). python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka
 // 2.0.2); this file is the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -193,13 +193,13 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     });
   }, 90_000);
 
-  it('fails loudly with group.protocol=consumer (KIP-848), which the broker does not implement', async () => {
-    const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '20']);
-    expect(out.values).toEqual([]);
-    // Today's librdkafka (2.16) turns the UNSUPPORTED_VERSION answer into a fatal error (error_cb,
-    // _FATAL) at once; without key 68 in ApiVersions it retried forever, logging only at debug level.
-    expect(out.errors.map((e: KafkaErr) => [e.name, e.message])).toEqual([
-      ['_FATAL', expect.stringMatching(/ConsumerGroupHeartbeat fatal error: Broker: API version not supported/)],
-    ]);
+  it('consumes and commits with group.protocol=consumer (KIP-848: the broker assigns)', async () => {
+    const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '40', '40']);
+    expect(out.errors).toEqual([]);
+    expect([...out.values].sort()).toEqual([...values('zstd', 0, 40)].sort());
+    const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
+    expect(problems).toEqual([]);
+    const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
+    expect(end).toBe(40);
   }, 60_000);
 });

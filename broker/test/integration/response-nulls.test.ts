@@ -479,10 +479,18 @@ describe('responses never carry null where Kafka sends empty', () => {
         body: () => ({
           ...m.defaultConsumerGroupHeartbeatRequest(),
           groupId: 'kip848',
+          memberId: 'nulls-member',
           memberEpoch: 0,
+          rebalanceTimeoutMs: 30_000,
           subscribedTopicNames: ['t'],
           topicPartitions: [],
         }),
+      },
+    ],
+    [ApiKey.ConsumerGroupDescribe]: [
+      {
+        name: 'a joined group and an unknown one',
+        body: () => ({ groupIds: ['kip848', 'nope'], includeAuthorizedOperations: true }),
       },
     ],
     // Transactions: the error paths (no such producer, unknown partitions, unknown id).
