@@ -142,6 +142,43 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     expect(second.errors).toEqual([]);
   }, 150_000);
 
+  it('a group.protocol=consumer member rides out a broker restart with its member id and epoch (no rebalance)', async () => {
+    const topic = 'ck-kip848-restart';
+    const group = 'ck-kip848-restart-group';
+    expect((await produce(topic, 'before', 10)).errors).toEqual([]);
+    const member = spawnLines(
+      python,
+      [script('ck_group_consume.py'), bootstrap(), topic, group, '20', '90', 'consumer'],
+      120_000,
+    );
+    await member.waitForLines(10, 60_000);
+    const held = broker.context.groups.consumer.group(group)!;
+    const [memberId, before] = [...held.members.entries()][0]!;
+    const epoch = held.groupEpoch;
+
+    const port = broker.port;
+    await broker.stop();
+    broker = await startTestBroker(url, {
+      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+    });
+    expect((await produce(topic, 'after', 10)).errors).toEqual([]);
+    await member.waitForLines(20, 60_000);
+    // The restarted broker loaded the group: the same member at the same epochs, never rejoined
+    // (checked before the member leaves at its end, which moves the group to a new epoch).
+    const after = broker.context.groups.consumer.group(group);
+    expect({ groupEpoch: after?.groupEpoch, memberEpoch: after?.members.get(memberId)?.memberEpoch }).toEqual({
+      groupEpoch: epoch,
+      memberEpoch: before.memberEpoch,
+    });
+    const first = lastJson('ck_group_consume.py (through the restart)', await member.done);
+    expect(first.values).toEqual([...values('before', 0, 10), ...values('after', 0, 10)]);
+    expect(first.committed).toEqual({ '0': 20 });
+    const unexpected = (first.errors as KafkaErr[]).filter(
+      (e) => !['_TRANSPORT', '_ALL_BROKERS_DOWN'].includes(e.name),
+    );
+    expect(unexpected).toEqual([]);
+  }, 150_000);
+
   it('AdminClient: topics, configs, records, offsets, cluster, a live group, its offsets, deleting groups and topics', async () => {
     const out = await py('ck_admin.py', [bootstrap(), 'ck-admin', 'ck-admin-group'], 90_000);
     expect(out.create).toEqual({ 'ck-admin': 'ok', 'ck-admin-doomed': 'ok' });
