@@ -26,6 +26,7 @@ import type {
 } from '../../src/protocol/messages';
 import { decodeRecords, encodeRecordBatch, splitBatches } from '../../src/protocol/record-batch';
 import { ChildBroker } from './child-broker';
+import { recordBytes } from '../../src/protocol/records';
 
 export interface CrashRunOptions {
   /** Folder for the database file (one file for the whole run). */
@@ -299,7 +300,7 @@ export async function runCrashSuite(opts: CrashRunOptions): Promise<CrashRunRepo
           fail(`fetch of ${TOPIC}/${p.partition} at ${offset} answered ${errorName(part.errorCode)}`);
         highWatermark = Number(part.highWatermark);
         if (offset >= highWatermark) break;
-        const { batches } = splitBatches(part.records ?? Buffer.alloc(0));
+        const { batches } = splitBatches(recordBytes(part.records ?? Buffer.alloc(0)));
         if (batches.length === 0)
           fail(
             `fetch of ${TOPIC}/${p.partition} at ${offset} returned no batch below the high watermark ${highWatermark}`,
