@@ -25,6 +25,14 @@ export interface TopicInfo {
   configs: Record<string, string>;
 }
 
+/** A topic to create (createTopics). */
+export interface NewTopic {
+  name: string;
+  partitionCount: number;
+  configs: Record<string, string>;
+  topicId?: string;
+}
+
 export interface PartitionOffsets {
   logStartOffset: number;
   /** One past the last offset (log end offset = high watermark with a single replica). */
@@ -237,6 +245,14 @@ export interface SyncStorage {
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo;
   /** Deletes the topic, its batches, producer state and committed offsets. False if it did not exist. */
   deleteTopic(name: string): boolean;
+  /**
+   * createTopic for each, answered each on its own (its TopicInfo, or the StorageError createTopic
+   * would throw), in as few transactions as the engine can (SQLite: one, a savepoint per topic).
+   * Throws only if no topic could be stored (SQLite: the commit failed). CreateTopics' slices.
+   */
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[];
+  /** deleteTopic for each name, answered each on its own, as createTopics. DeleteTopics' slices. */
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[];
   /** Grows the topic to `partitionCount` partitions. */
   createPartitions(name: string, partitionCount: number): void;
   /** Sets and removes topic config overrides. */

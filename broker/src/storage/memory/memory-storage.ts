@@ -9,7 +9,9 @@ import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-
 import { deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
 import { SweepProgress, sweepWindow } from '../retention-sweep';
 import { StorageError } from '../storage';
+import { eachOnItsOwn } from '../topic-batches';
 import type {
+  NewTopic,
   ClientQuotaChange,
   ClientQuotaEntry,
   ClusterIdentity,
@@ -131,6 +133,13 @@ export class MemoryStorage implements SyncStorage {
     }
     this.dropEmptyGroups();
     return true;
+  }
+
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return eachOnItsOwn(topics, (t) => this.createTopic(t.name, t.partitionCount, t.configs, t.topicId));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return eachOnItsOwn(names, (name) => this.deleteTopic(name));
   }
 
   createPartitions(name: string, partitionCount: number): void {

@@ -8,6 +8,7 @@ import { releaseReserveIfFull } from '../disk-space';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type {
+  NewTopic,
   ClientQuotaChange,
   ClientQuotaEntry,
   ClusterIdentity,
@@ -197,6 +198,17 @@ export class SqliteStorage implements SyncStorage {
       if (!partitionIds) return false;
       this.producers.forget(partitionIds);
       return true;
+    });
+  }
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return this.guard(() => this.topics.createMany(topics, Date.now()));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return this.guard(() => {
+      const gone: number[] = [];
+      const results = this.topics.deleteMany(names, gone);
+      this.producers.forget(gone);
+      return results;
     });
   }
   createPartitions(name: string, partitionCount: number): void {
