@@ -17,7 +17,7 @@ import type { ProducerStore, TransactionStore } from './transaction-store';
 
 export type { StoredGroup, StoredGroupMember } from './group-metadata';
 export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
-export type { TopicInfo, TopicStore } from './topic-store';
+export type { NewTopic, TopicInfo, TopicStore } from './topic-store';
 export type {
   AbortedTransaction,
   DeleteRecordsResult,

@@ -265,9 +265,14 @@ describe('partition limits', () => {
   it('answers KAFKA_STORAGE_ERROR for a topic the storage fails to create or grow, and keeps the connection', async () => {
     await createTopics([['a', 1]]);
     const storage = broker.context.storage;
-    const failCreate = jest.spyOn(storage, 'createTopic').mockImplementationOnce(() => {
-      throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
-    });
+    // The handler writes a slice of topics at once; the engine answers each on its own.
+    const createEach = storage.createTopics.bind(storage);
+    const failCreate = jest
+      .spyOn(storage, 'createTopics')
+      .mockImplementationOnce(async ([x, ...rest]) => [
+        new StorageError(`SQLite failed: database or disk is full (SQLITE_FULL) creating ${x!.name}`),
+        ...(await createEach(rest)),
+      ]);
     const failGrow = jest.spyOn(storage, 'createPartitions').mockImplementationOnce(() => {
       throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
     });
@@ -281,7 +286,7 @@ describe('partition limits', () => {
         ['y', 0],
       ]);
       expect(res.topics[0]!.errorMessage).toBe(
-        'topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL)',
+        'topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL) creating x',
       );
       const grown = await createPartitions([['a', 2]]);
       expect(grown.results.map(outcome)).toEqual([['a', ErrorCode.KAFKA_STORAGE_ERROR]]);
@@ -293,6 +298,31 @@ describe('partition limits', () => {
       ['a', 1],
       ['y', 1],
     ]);
+  });
+
+  it('answers KAFKA_STORAGE_ERROR for every topic of a slice whose commit failed, and creates none', async () => {
+    const storage = broker.context.storage;
+    const failCommit = jest.spyOn(storage, 'createTopics').mockImplementationOnce(() => {
+      throw new StorageError('SQLite failed: disk I/O error (SQLITE_IOERR_WRITE)');
+    });
+    try {
+      const res = await createTopics([
+        ['x', 1],
+        ['y', 1],
+      ]);
+      expect(res.topics.map(outcome)).toEqual([
+        ['x', ErrorCode.KAFKA_STORAGE_ERROR],
+        ['y', ErrorCode.KAFKA_STORAGE_ERROR],
+      ]);
+      expect(res.topics[1]!.errorMessage).toBe(
+        'topic y was not created: SQLite failed: disk I/O error (SQLITE_IOERR_WRITE)',
+      );
+    } finally {
+      failCommit.mockRestore();
+    }
+    expect(stored()).toEqual([]);
+    // The claims of the failed slice are not held against the broker's total.
+    expect((await createTopics([['z', 5]])).topics.map(outcome)).toEqual([['z', 0]]);
   });
 
   it('shows kafkajs and `minnow topic create` the refusal and its reason', async () => {

@@ -7,6 +7,7 @@ import { planAppend } from '../append-plan';
 import { deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
 import { SweepProgress, sweepWindow } from '../retention-sweep';
 import { StorageError } from '../storage';
+import { eachOnItsOwn } from '../topic-batches';
 import type {
   ClientQuotaChange,
   ClientQuotaEntry,
@@ -28,6 +29,7 @@ import type {
   SyncStorage,
   StoredBatch,
   TopicInfo,
+  NewTopic,
   UserScramCredential,
   UserScramCredentialInfo,
 } from '../storage';
@@ -91,6 +93,12 @@ export class MemoryStorage implements SyncStorage {
     this.txns.forgetTopic(name);
     this.groups.forgetTopic(name);
     return true;
+  }
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return eachOnItsOwn(topics, (t) => this.createTopic(t.name, t.partitionCount, t.configs, t.topicId));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return eachOnItsOwn(names, (name) => this.deleteTopic(name));
   }
   createPartitions(name: string, partitionCount: number): void {
     this.topics.grow(name, partitionCount);

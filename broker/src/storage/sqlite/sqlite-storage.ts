@@ -2,7 +2,9 @@
 // open-database.ts opens the file (lock, pragmas, checks, migrations); this class hands each
 // Storage call to the module for its concern: topics.ts, records.ts, retention.ts, producers.ts, offsets.ts.
 import Database from 'better-sqlite3';
+import { StorageError } from '../storage';
 import type {
+  NewTopic,
   ClientQuotaChange,
   ClientQuotaEntry,
   ClusterIdentity,
@@ -132,6 +134,17 @@ export class SqliteStorage implements SyncStorage {
       if (!partitionIds) return false;
       this.producers.forget(partitionIds);
       return true;
+    });
+  }
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return this.guard(() => this.topics.createMany(topics, Date.now()));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return this.guard(() => {
+      const gone: number[] = [];
+      const results = this.topics.deleteMany(names, gone);
+      this.producers.forget(gone);
+      return results;
     });
   }
   createPartitions(name: string, partitionCount: number): void {
