@@ -69,6 +69,8 @@ export class FieldCode {
   }
 
   protected elemTs(t: string): string {
+    // A response's records may be stored batches not yet joined (src/protocol/records.ts).
+    if (t === 'records' && this.spec.type === 'response') return 'Records';
     return PRIMITIVES[t] ?? this.struct(t).tsName;
   }
 

@@ -39,6 +39,7 @@ export { RETENTION_SWEEP_START } from './log-cleanup-store';
 export type { CommittedOffset, GroupStore } from './group-store';
 export type {
   EndTransactionResult,
+  EpochBump,
   ProducerStore,
   TransactionInfo,
   TransactionState,

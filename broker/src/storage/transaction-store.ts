@@ -44,6 +44,16 @@ export interface TransactionInfo {
   groups: string[];
 }
 
+/**
+ * How endTransaction moves the producer epoch before its markers. 'none': EndTxn of transaction
+ * version 0/1. 'fence': the broker's abort of a timed-out transaction, epoch + 1 (32767 at most,
+ * Kafka's prepareFenceProducerEpoch), so the producer is fenced. 'next': EndTxn of transaction
+ * version 2 (KIP-890 part 2), epoch + 1 at every transaction end; the markers carry it, and once it
+ * reaches 32767 the id moves on to a new producer id at epoch 0 after them (Kafka's
+ * prepareAbortOrCommit / prepareComplete with a nextProducerId).
+ */
+export type EpochBump = 'none' | 'fence' | 'next';
+
 /** What endTransaction did: the id's new state and the partitions that got a marker (fetches to wake). */
 export interface EndTransactionResult {
   info: TransactionInfo;
@@ -124,17 +134,16 @@ export interface TransactionStore {
     nowMs: number,
   ): void;
   /**
-   * EndTxn, or the broker's abort (timeout, fencing), all in one storage transaction: with
-   * `bumpEpoch` the epoch is bumped first (last* remember the old one); a control batch (COMMIT or
+   * EndTxn, or the broker's abort (timeout, fencing), all in one storage transaction: with a `bump`
+   * the epoch is bumped first (last* remember the old id and epoch, EpochBump); a control batch (COMMIT or
    * ABORT; producer id and the current epoch) appended to every partition of the transaction; on
    * commit the pending offsets become the groups' committed offsets, on abort they are dropped and
    * each partition the transaction wrote to records its aborted range; the partitions' open
    * transaction ends (the last stable offset moves); the state becomes CompleteCommit or
    * CompleteAbort with no partitions or groups. A partition added but never written gets its
    * marker too (as Kafka's); a partition of a topic deleted meanwhile has left the transaction.
-   * With `bumpEpoch` the epoch goes up to 32767 at most (Kafka's prepareFenceProducerEpoch).
    */
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch?: boolean): EndTransactionResult;
+  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bump?: EpochBump): EndTransactionResult;
   /** Partitions of `groupId` with a transactional offset pending (OffsetFetch require_stable, KIP-447). */
   pendingTransactionalOffsets(groupId: string): TxnPartition[];
   /** Forgets a transactional id (transactional.id.expiration.ms); refused (false) while Ongoing. */

@@ -73,7 +73,7 @@ async function cleanupOne(
   const t = await host.storage.transaction(transactionalId);
   if (!t) return;
   if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
-    const { info, markedPartitions } = await host.storage.endTransaction(t.transactionalId, false, now, true);
+    const { info, markedPartitions } = await host.storage.endTransaction(t.transactionalId, false, now, 'fence');
     // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
     // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
     host.recoveries.set(t.transactionalId, {

@@ -17,6 +17,7 @@ import type { GroupRegistry } from '../groups/group-registry';
 import { realTimers, TimerLike } from '../groups/timers';
 import { CleanupTimer } from './timers';
 import { runCleanupPass } from './cleanup-pass';
+import { endTxnV1, endTxnV2 } from './end-txn-rules';
 import { containsAll, producerError, sameProducer } from './txn-checks';
 import type { Recoveries } from './txn-checks';
 import { validateTxnOffsetCommit, validateTxnOffsets } from './txn-offsets';
@@ -210,7 +211,8 @@ export class TransactionCoordinator {
 
   /**
    * TxnOffsetCommit (the group coordinator's commitTransactionalOffset with KIP-890's check that
-   * the group was added to the transaction): one error code per offset, in the order given.
+   * the group was added to the transaction, or its implicit add for v5+: `addsGroup`): one error
+   * code per offset, in the order given.
    * `offsets` are those of known partitions (the handler answers unknown ones).
    */
   async commitOffsets(input: TxnOffsetCommitInput, offsets: readonly OffsetToCommitInTxn[]): Promise<number[]> {
@@ -224,7 +226,9 @@ export class TransactionCoordinator {
       const error = producerError(info, input);
       if (error !== ErrorCode.NONE)
         return all(error === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : error);
-      if (info!.state !== 'Ongoing' || !info!.groups.includes(input.groupId)) return all(ErrorCode.INVALID_TXN_STATE);
+      const added = info!.state === 'Ongoing' && info!.groups.includes(input.groupId);
+      if (!added && !input.addsGroup) return all(ErrorCode.INVALID_TXN_STATE);
+      if (!added) await this.storage.addToTransaction(input.transactionalId, [], [input.groupId], this.now());
       const groupError = validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
       if (groupError !== ErrorCode.NONE) return all(groupError);
       const { errors, valid } = validateTxnOffsets(offsets);
@@ -235,34 +239,36 @@ export class TransactionCoordinator {
   }
 
   /**
-   * EndTxn (endTransaction, isFromClient, transaction version 1): the current producer commits or
-   * aborts its ongoing transaction; a retry of the decision already taken is answered NONE, the
-   * opposite one and an Empty id INVALID_TXN_STATE.
+   * EndTxn (handleEndTransaction, from the client): transaction version 0/1 for EndTxn v0-4, 2 for
+   * v5+ (end-txn-rules.ts). The answer carries the producer id and epoch the producer goes on with:
+   * with version 2 the epoch bumped by this end (a new producer id once it overflows).
    */
-  async endTransaction(transactionalId: string, producer: ProducerIdAndEpoch, commit: boolean): Promise<InitResult> {
+  async endTransaction(
+    transactionalId: string,
+    producer: ProducerIdAndEpoch,
+    commit: boolean,
+    transactionVersion = 1,
+  ): Promise<InitResult> {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
     return this.guard(transactionalId, noProducer, async () => {
       const info = await this.storage.transaction(transactionalId);
-      const error = producerError(info, producer);
-      if (error !== ErrorCode.NONE) return noProducer(error);
-      const current = { producerId: info!.producerId, producerEpoch: info!.producerEpoch };
-      switch (info!.state) {
-        case 'Ongoing': {
+      const decision = transactionVersion >= 2 ? endTxnV2(info, producer, commit) : endTxnV1(info, producer, commit);
+      switch (decision.kind) {
+        case 'error':
+          return noProducer(decision.errorCode);
+        case 'done':
+          return { errorCode: ErrorCode.NONE, producerId: info!.producerId, producerEpoch: info!.producerEpoch };
+        case 'end': {
           const { info: done, markedPartitions } = await this.storage.endTransaction(
             transactionalId,
-            commit,
+            decision.commit,
             this.now(),
+            decision.bump,
           );
           this.onMarked(markedPartitions);
           return { errorCode: ErrorCode.NONE, producerId: done.producerId, producerEpoch: done.producerEpoch };
         }
-        case 'CompleteCommit':
-          return commit ? { errorCode: ErrorCode.NONE, ...current } : noProducer(ErrorCode.INVALID_TXN_STATE);
-        case 'CompleteAbort':
-          return commit ? noProducer(ErrorCode.INVALID_TXN_STATE) : { errorCode: ErrorCode.NONE, ...current };
-        case 'Empty':
-          return noProducer(ErrorCode.INVALID_TXN_STATE);
       }
     });
   }

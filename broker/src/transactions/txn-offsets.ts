@@ -20,6 +20,11 @@ export interface TxnOffsetCommitInput extends ProducerIdAndEpoch {
   generationId: number;
   memberId: string;
   groupInstanceId: string | null;
+  /**
+   * TxnOffsetCommit v5+ (transaction version 2): the group joins the transaction with this request,
+   * as AddOffsetsToTxn would have added it (KIP-890 part 2: the producer sends no AddOffsetsToTxn).
+   */
+  addsGroup?: boolean;
 }
 
 export interface OffsetToCommitInTxn {

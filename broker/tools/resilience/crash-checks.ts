@@ -12,6 +12,7 @@ import type {
   OffsetFetchResponse,
 } from '../../src/protocol/messages';
 import { decodeRecords, splitBatches } from '../../src/protocol/record-batch';
+import { recordBytes } from '../../src/protocol/records';
 import { GROUP, recordValue, TOPIC } from './crash-load';
 import type { CrashLoad, Fail, PartitionProducer } from './crash-load';
 
@@ -104,7 +105,7 @@ export async function verifyLog(
         fail(`fetch of ${TOPIC}/${p.partition} at ${offset} answered ${errorName(part.errorCode)}`);
       highWatermark = Number(part.highWatermark);
       if (offset >= highWatermark) break;
-      const { batches } = splitBatches(part.records ?? Buffer.alloc(0));
+      const { batches } = splitBatches(recordBytes(part.records ?? Buffer.alloc(0)));
       if (batches.length === 0)
         fail(
           `fetch of ${TOPIC}/${p.partition} at ${offset} returned no batch below the high watermark ${highWatermark}`,

@@ -15,6 +15,7 @@ import type {
   StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   TransactionInfo,
   TxnPartition,
   PartitionAppend,
@@ -288,8 +289,13 @@ export class MemoryStorage implements SyncStorage {
   ): void {
     this.txns.commitOffsets(transactionalId, groupId, offsets);
   }
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
-    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bump);
   }
   pendingTransactionalOffsets(groupId: string): TxnPartition[] {
     return this.txns.pendingOffsets(groupId);

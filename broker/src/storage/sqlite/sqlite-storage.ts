@@ -10,6 +10,7 @@ import type {
   StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   TransactionInfo,
   TxnPartition,
   PartitionAppend,
@@ -285,8 +286,13 @@ export class SqliteStorage implements SyncStorage {
   writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
     return this.guard(() => this.activeProducerStates.writeMarker(topic, partition, producerId, epoch, commit, nowMs));
   }
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
-    return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch));
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
+    return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bump));
   }
   pendingTransactionalOffsets(groupId: string): TxnPartition[] {
     return this.guard(() => this.txns.pendingOffsets(groupId));

@@ -133,10 +133,18 @@ export const GROUP_SCENARIOS: ScenarioTable = {
       body: () => ({
         ...m.defaultConsumerGroupHeartbeatRequest(),
         groupId: 'kip848',
+        memberId: 'nulls-member',
         memberEpoch: 0,
+        rebalanceTimeoutMs: 30_000,
         subscribedTopicNames: ['t'],
         topicPartitions: [],
       }),
+    },
+  ],
+  [ApiKey.ConsumerGroupDescribe]: [
+    {
+      name: 'a joined group and an unknown one',
+      body: () => ({ groupIds: ['kip848', 'nope'], includeAuthorizedOperations: true }),
     },
   ],
 };
