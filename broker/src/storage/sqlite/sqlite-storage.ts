@@ -52,6 +52,7 @@ import { Topics } from './topics';
 import { Transactions } from './transactions';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { asStorageError, Transactor } from './transaction';
+import { TailCache } from '../tail-cache';
 import { Checkpointer } from './checkpointer';
 import { DatabaseLock } from './db-lock';
 import { checkFileSystemWritable, startupError, quickCheck } from './startup-checks';
@@ -63,6 +64,8 @@ export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   checkpointerIdleStopMs?: number;
   /** Where start-up notes go (the disk reserve released on a full disk); default: process warnings. */
   warn?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Bytes of recently appended batches kept in memory for reads at the end of a log (tail-cache.ts); 0: none. */
+  tailCacheBytes?: number;
 }
 
 export class SqliteStorage implements SyncStorage {
@@ -134,7 +137,7 @@ export class SqliteStorage implements SyncStorage {
       this.tx = new Transactor(this.db, checkpointer ? () => checkpointer.committed() : undefined);
       this.topics = new Topics(this.db, this.tx);
       this.producers = new Producers(this.db, this.tx);
-      this.records = new Records(this.db, this.tx, this.topics, this.producers);
+      this.records = new Records(this.db, this.tx, this.topics, this.producers, new TailCache(options.tailCacheBytes));
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.cleaner = new Cleaner(
         new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
@@ -193,6 +196,7 @@ export class SqliteStorage implements SyncStorage {
   }
   deleteTopic(name: string): boolean {
     return this.guard(() => {
+      this.records.dropTopicTails(name);
       const partitionIds = this.topics.delete(name);
       if (!partitionIds) return false;
       this.producers.forget(partitionIds);
