@@ -20,6 +20,7 @@ import type {
   CompactionStepResult,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   PartitionAppend,
   PartitionAppendResult,
   PartitionOffsets,
@@ -262,9 +263,9 @@ export class PostgresStorage implements AsyncStorage {
     transactionalId: string,
     commit: boolean,
     nowMs: number,
-    bumpEpoch?: boolean,
+    bump?: EpochBump,
   ): Promise<EndTransactionResult> {
-    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bump);
   }
   pendingTransactionalOffsets(groupId: string): Promise<TxnPartition[]> {
     return this.txns.pendingOffsets(groupId);
