@@ -19,12 +19,14 @@ import { groupScenarios } from './scenarios/groups';
 import { miscScenarios } from './scenarios/misc';
 import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
+import { transactionV2Scenarios } from './scenarios/transactions-v2';
 import { quotaScenarios } from './scenarios/quotas';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
 export const SCENARIOS: Scenario[] = [
   ...transactionScenarios,
+  ...transactionV2Scenarios,
   ...miscScenarios,
   ...adminScenarios,
   ...dataScenarios,

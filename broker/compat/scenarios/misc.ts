@@ -10,7 +10,7 @@ const DeleteAcls = 31;
 export const miscScenarios: Scenario[] = [
   {
     name: 'api-versions',
-    about: 'ApiVersions v3 with and without client software, v0',
+    about: 'ApiVersions v3 with and without client software, v0, v4 (feature flags)',
     async run(ctx) {
       await ctx.send('v3 with client software name', ApiKey.ApiVersions, 3, {
         clientSoftwareName: 'minnow-compat',
@@ -25,6 +25,11 @@ export const miscScenarios: Scenario[] = [
         clientSoftwareVersion: '1',
       });
       await ctx.send('v0', ApiKey.ApiVersions, 0, {});
+      // v4 lists features with a minimum of 0 (transaction.version, which Java 4.x producers read).
+      await ctx.send('v4', ApiKey.ApiVersions, 4, {
+        clientSoftwareName: 'minnow-compat',
+        clientSoftwareVersion: '1.0',
+      });
     },
   },
   {
