@@ -176,11 +176,16 @@ function capacityRows(): Row[] {
     },
     {
       label: 'rates tried: broker CPU (✓ within, ✗ over or not reached)',
-      value: (r) => (r.capacity?.steps ?? []).flatMap((x) => [x.rate, x.brokerCpuPercent, x.pass ? 1 : 0]),
+      value: (r) =>
+        (r.capacity?.steps ?? []).flatMap((x) => [x.rate, x.brokerCpuPercent, x.pass ? 1 : 0, x.achievedRate]),
       show: (xs) => {
         const cells: string[] = [];
-        for (let i = 0; i + 2 < xs.length; i += 3)
-          cells.push(`${int(xs[i]!)}: ${pctCore(xs[i + 1]!)} ${xs[i + 2] ? '✓' : '✗'}`);
+        for (let i = 0; i + 3 < xs.length; i += 4) {
+          const [rate, cpu, pass, reached] = xs.slice(i, i + 4) as [number, number, number, number];
+          // A rate the tool did not reach says so: a busy machine or the tool itself can be the bound.
+          const short = reached < 0.97 * rate ? ` (reached ${int(reached)})` : '';
+          cells.push(`${int(rate)}: ${pctCore(cpu)} ${pass ? '✓' : '✗'}${short}`);
+        }
         return cells.length ? cells.join(', ') : '–';
       },
       noRatio: true,

@@ -250,14 +250,14 @@ describe('peer tables', () => {
       load: 'the load',
       results: [
         found('minnow', 14000, 19, [step(7000, 10, true), step(14000, 19, true), step(15000, 21, false)]),
-        found('kafka-small', 3500, 20, [step(7000, 40, false), step(3500, 20, true)]),
+        found('kafka-small', 3500, 20, [{ ...step(7000, 40, false), achievedRate: 5000 }, step(3500, 20, true)]),
       ],
     };
     const lines = renderScenarioTable(s, PEERS).split('\n');
     expect(lines).toContain('| highest rate with broker CPU within the budget, records/s | 14,000 | 3,500 | 4.00× |');
     expect(lines).toContain('| broker CPU at that rate, % of a core | 19 % | 20 % | 0.95× |');
     expect(lines).toContain(
-      '| rates tried: broker CPU (✓ within, ✗ over or not reached) | 7,000: 10 % ✓, 14,000: 19 % ✓, 15,000: 21 % ✗ | 7,000: 40 % ✗, 3,500: 20 % ✓ |  |',
+      '| rates tried: broker CPU (✓ within, ✗ over or not reached) | 7,000: 10 % ✓, 14,000: 19 % ✓, 15,000: 21 % ✗ | 7,000: 40 % ✗ (reached 5,000), 3,500: 20 % ✓ |  |',
     );
     const summary = renderReadmeSummary({ ...results, scenarios: [s] });
     expect(summary).toContain(
