@@ -1,5 +1,5 @@
 // The transaction coordinator (KIP-98) of this one node: each request's checks against the stored
-// state, as Kafka's TransactionCoordinator.scala makes them (transaction version 1), then one
+// state, as Kafka's TransactionCoordinator.scala makes them (transaction versions 1 and 2), then one
 // Storage call that writes the step in one storage transaction. No Prepare* state is ever seen:
 // EndTxn writes its markers and decision at once (docs/transactions.md), so CONCURRENT_TRANSACTIONS
 // is never answered with a synchronous engine. The requests of one transactional id run one at a
@@ -17,6 +17,8 @@ import type { GroupRegistry } from '../groups/group-registry';
 import { realTimers, TimerLike } from '../groups/timers';
 import { CleanupTimer } from './timers';
 import { endTxnV1, endTxnV2 } from './end-txn-rules';
+import { AddedPartitions } from './added-partitions';
+import { contains, producerError, same } from './txn-checks';
 import {
   OffsetToCommitInTxn,
   ProducerIdAndEpoch,
@@ -88,6 +90,8 @@ export class TransactionCoordinator {
   private closed = false;
   /** One request (or cleanup step) per transactional id at a time. */
   private readonly serial = new KeyedSerial<string>();
+  /** Partitions known to be in each ongoing transaction: Produce v12's add skips storage for them. */
+  private readonly added = new AddedPartitions();
   /**
    * The epoch bumps a producer may still recover from, by transactional id: a KIP-360 bump asked
    * for with the producer's current id/epoch (a retry whose answer was lost gets the same answer),
@@ -149,6 +153,7 @@ export class TransactionCoordinator {
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
     if (timeoutMs <= 0 || timeoutMs > this.maxTimeoutMs) return noProducer(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     return this.guard(transactionalId, noProducer, async () => {
+      this.added.forget(transactionalId);
       const info = await this.storage.transaction(transactionalId);
       if (info && expected) {
         const retry = this.recoveries.get(transactionalId);
@@ -206,6 +211,7 @@ export class TransactionCoordinator {
   ): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    if (groups.length === 0 && this.added.has(transactionalId, producer, partitions)) return ErrorCode.NONE;
     return this.guard(
       transactionalId,
       (e) => e,
@@ -214,8 +220,11 @@ export class TransactionCoordinator {
         const error = producerError(info, producer);
         if (error !== ErrorCode.NONE) return error;
         // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
-        if (info!.state === 'Ongoing' && contains(info!, partitions, groups)) return ErrorCode.NONE;
-        await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        const done =
+          info!.state === 'Ongoing' && contains(info!, partitions, groups)
+            ? info!
+            : await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        this.added.remember(transactionalId, producer, done.partitions);
         return ErrorCode.NONE;
       },
     );
@@ -272,6 +281,7 @@ export class TransactionCoordinator {
         case 'done':
           return { errorCode: ErrorCode.NONE, producerId: info!.producerId, producerEpoch: info!.producerEpoch };
         case 'end': {
+          this.added.forget(transactionalId);
           const { info: done, markedPartitions } = await this.storage.endTransaction(
             transactionalId,
             decision.commit,
@@ -337,6 +347,7 @@ export class TransactionCoordinator {
 
   private async cleanupOne(transactionalId: string, now: number, aborted: string[], expired: string[]): Promise<void> {
     if (this.closed) return;
+    this.added.forget(transactionalId);
     const t = await this.storage.transaction(transactionalId);
     if (!t) return;
     if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
@@ -379,21 +390,4 @@ export class TransactionCoordinator {
       }
     });
   }
-}
-
-const same = (a: ProducerIdAndEpoch, b: ProducerIdAndEpoch) =>
-  a.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
-
-/** The producer checks every request after InitProducerId makes (an unknown id is no mapping). */
-function producerError(info: TransactionInfo | undefined, producer: ProducerIdAndEpoch): number {
-  if (!info || info.producerId !== producer.producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-  if (info.producerEpoch !== producer.producerEpoch) return ErrorCode.PRODUCER_FENCED;
-  return ErrorCode.NONE;
-}
-
-function contains(info: TransactionInfo, partitions: readonly TxnPartition[], groups: readonly string[]): boolean {
-  const have = new Set(info.partitions.map((p) => `${p.topic}\u0000${p.partition}`));
-  return (
-    partitions.every((p) => have.has(`${p.topic}\u0000${p.partition}`)) && groups.every((g) => info.groups.includes(g))
-  );
 }
