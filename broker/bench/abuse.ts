@@ -8,7 +8,8 @@
 // harness.ts does. Prints the table and writes bench/abuse-last-run.json.
 //
 // Flags: --runs=N (default 3; every run shown), --seconds=S per pattern (default 6), --main=PATH
-// (another build's cli/main.js, for a before/after comparison; its table goes to stdout only).
+// (another build's cli/main.js, for a before/after comparison; its table goes to stdout only),
+// --only=TEXT (the patterns whose name contains TEXT, plus the quiet baseline; stdout only).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -36,6 +37,7 @@ const SECONDS = arg('seconds', 6);
 const SIDE_INTERVAL_MS = 5;
 const RESULTS_JSON = path.join(BROKER_DIR, 'bench', 'abuse-last-run.json');
 const OTHER_MAIN = process.argv.find((a) => a.startsWith('--main='))?.slice('--main='.length);
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 
 export interface AbuseRow {
   pattern: string;
@@ -225,6 +227,7 @@ export async function runAbuse(tmp: string, runs: number): Promise<AbuseRow[]> {
   const rows: AbuseRow[] = [];
   for (let run = 0; run < runs; run++) {
     for (const [pattern, abuser] of PATTERNS) {
+      if (ONLY !== undefined && pattern !== 'quiet' && !pattern.includes(ONLY)) continue;
       log(`abuse run ${run + 1}/${runs}: ${pattern}`);
       rows.push(await runPattern(tmp, pattern, abuser, run));
     }
@@ -242,7 +245,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
   const md = renderAbuse(rows);
-  if (!OTHER_MAIN)
+  if (!OTHER_MAIN && ONLY === undefined)
     writeFileSync(RESULTS_JSON, JSON.stringify({ at: new Date().toISOString(), loadavg: os.loadavg(), rows }, null, 2));
   process.stdout.write(`${md}\n`);
 }

@@ -35,6 +35,16 @@ export const SCENARIOS: Scenario[] = [
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];
 
+/**
+ * minnow always has an authorizer (server/authorizer.ts), open to everyone while no listener
+ * authenticates anyone: Kafka is started with its own (KRaft's StandardAuthorizer) set the same way,
+ * so the ACL APIs are compared rather than answered SECURITY_DISABLED by a Kafka without one.
+ */
+export const KAFKA_AUTHORIZER: Record<string, string> = {
+  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  'allow.everyone.if.no.acl.found': 'true',
+};
+
 export interface StepReport {
   scenario: string;
   step: string;
@@ -154,7 +164,12 @@ async function main(): Promise<number> {
       kafka = { host: host!, port: Number(port) };
       say(`using the Kafka already running at ${values.kafka}`);
     } else {
-      const k = await startKafka({ heap: values.heap, kafkaVersion: values['kafka-version'], log: (l) => say(l) });
+      const k = await startKafka({
+        heap: values.heap,
+        kafkaVersion: values['kafka-version'],
+        serverProperties: KAFKA_AUTHORIZER,
+        log: (l) => say(l),
+      });
       cleanups.push(() => k.stop());
       kafka = k;
     }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
 import type { GroupProtocol } from './group';
 import type { TimerLike } from './timers';
+import type { ConsumerCoordinatorOptions } from './consumer/consumer-options';
 
 /** Kafka's group.initial.rebalance.delay.ms default (GroupCoordinatorConfig.GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT). */
 export const DEFAULT_INITIAL_REBALANCE_DELAY_MS = 3000;
@@ -26,6 +27,8 @@ export interface GroupCoordinatorOptions {
   maxSessionTimeoutMs?: number;
   /** How long a new member's JoinGroup may be held before the member is dropped (Kafka: 5 min). */
   newMemberJoinTimeoutMs?: number;
+  /** The KIP-848 consumer groups' settings (group.consumer.*); storage, logger and time are shared. */
+  consumer?: Omit<ConsumerCoordinatorOptions, 'storage' | 'logger' | 'now' | 'timers'>;
 }
 
 export interface JoinGroupInput {

@@ -14,6 +14,7 @@ import * as admin from './group-admin';
 import * as offsets from './group-offsets';
 import type { JoinGroupInput, LeaveResult, MemberIdentity, SyncGroupInput } from './coordinator-options';
 import { StaticMemberJoin } from './static-member-join';
+import { offsetFetchError } from './consumer/consumer-admin';
 
 export { DEFAULT_INITIAL_REBALANCE_DELAY_MS } from './coordinator-options';
 export type {
@@ -49,6 +50,10 @@ export class GroupCoordinator extends StaticMemberJoin {
       return respond(joinError(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId));
     }
     const isUnknownMember = req.memberId === '';
+    // A consumer-protocol group of this id (KIP-848): classic members may take it over only while
+    // it is empty (Kafka 4 with group.consumer.migration.policy=disabled/upgrade answers the same).
+    if (!this.consumer.dropEmptyGroup(req.groupId))
+      return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
     let group = this.groups.get(req.groupId);
     if (!group) {
       // A known member id for a group we do not have (e.g. after a restart): the client resets its id.
@@ -267,6 +272,15 @@ export class GroupCoordinator extends StaticMemberJoin {
     return offsets.fetchOffsets(this, groupId, topics);
   }
 
+  /**
+   * OffsetFetch v9+ naming a member of a KIP-848 consumer group: UNKNOWN_MEMBER_ID or
+   * STALE_MEMBER_EPOCH unless it is one at that epoch; NONE for other groups.
+   */
+  offsetFetchMemberError(groupId: string, memberId: string | null, memberEpoch: number): number {
+    const group = this.consumer.group(groupId);
+    return group ? offsetFetchError(group, memberId, memberEpoch) : ErrorCode.NONE;
+  }
+
   deleteOffsets(groupId: string, topics: offsets.FetchTopic[]): Promise<offsets.DeleteOffsetsResult> {
     return offsets.deleteOffsets(this, groupId, topics);
   }
@@ -293,6 +307,12 @@ export class GroupCoordinator extends StaticMemberJoin {
    */
   private async deleteGroup(groupId: string): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
+    if (this.consumer.group(groupId)) {
+      if (!this.consumer.dropEmptyGroup(groupId)) return ErrorCode.NON_EMPTY_GROUP;
+      if (!(await this.deleteStoredOffsets(groupId))) return ErrorCode.NOT_COORDINATOR;
+      this.logger.info('consumer group deleted', { groupId });
+      return ErrorCode.NONE;
+    }
     const group = this.groups.get(groupId);
     if (group) {
       if (!group.is(GroupState.Empty))
@@ -347,6 +367,7 @@ export class GroupCoordinator extends StaticMemberJoin {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.consumer.close();
     for (const groupId of [...this.groups.keys()]) this.unload(groupId);
   }
 
@@ -358,6 +379,7 @@ export class GroupCoordinator extends StaticMemberJoin {
   unload(groupId: string): void {
     // Read the stored membership again when the group comes back to this broker.
     this.loads.delete(groupId);
+    this.consumer.unload(groupId);
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearTimer(group, 'joinTimer');

@@ -2,10 +2,11 @@
 // (listed as Empty, as Kafka lists groups it loaded from __consumer_offsets).
 import { ErrorCode } from '../protocol/error-codes';
 import type { GroupRegistry } from './group-registry';
-import { GroupState, parseGroupState } from './group-state';
+import { GroupState } from './group-state';
 
-/** Every group here speaks the classic protocol (KIP-848's "consumer" type is not implemented). */
+/** ListGroups v5's group types: classic groups, and KIP-848 consumer groups (groups/consumer/). */
 export const GROUP_TYPE = 'classic';
+export const CONSUMER_GROUP_TYPE = 'consumer';
 
 export interface ListedGroup {
   groupId: string;
@@ -51,19 +52,29 @@ export async function listGroups(
         groupType: GROUP_TYPE,
       });
   }
+  for (const g of coord.consumer.allGroups())
+    out.set(g.groupId, {
+      groupId: g.groupId,
+      protocolType: 'consumer',
+      groupState: g.state(),
+      groupType: CONSUMER_GROUP_TYPE,
+    });
   for (const groupId of await coord.storage.offsetGroups()) {
     if (!out.has(groupId))
       out.set(groupId, { groupId, protocolType: '', groupState: GroupState.Empty, groupType: GROUP_TYPE });
   }
-  const states = new Set(statesFilter.map((s) => parseGroupState(s) ?? s));
+  const states = new Set(statesFilter.map((s) => s.toLowerCase()));
   const types = new Set(typesFilter.map((t) => t.toLowerCase()));
   return [...out.values()].filter(
     (g) =>
-      (states.size === 0 || states.has(g.groupState as GroupState)) && (types.size === 0 || types.has(g.groupType)),
+      (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType)),
   );
 }
 
-/** DescribeGroups for one id. An unknown group is described as Dead with no error (v0-5 behaviour). */
+/**
+ * DescribeGroups for one id. An unknown group is described as Dead with no error (v0-5 behaviour),
+ * and so is a KIP-848 consumer group, as Kafka 4 answers v0-5 (ConsumerGroupDescribe describes it).
+ */
 export async function describeGroup(coord: GroupRegistry, groupId: string): Promise<DescribedGroup> {
   const none = (groupState: string): DescribedGroup => ({
     errorCode: ErrorCode.NONE,
@@ -74,6 +85,7 @@ export async function describeGroup(coord: GroupRegistry, groupId: string): Prom
     members: [],
   });
   if (coord.isClosed) return { ...none(''), errorCode: ErrorCode.NOT_COORDINATOR };
+  if (coord.consumer.group(groupId)) return none(GroupState.Dead);
   const g = coord.group(groupId);
   if (!g) return none((await coord.storage.fetchOffsets(groupId)).length > 0 ? GroupState.Empty : GroupState.Dead);
   const stable = g.is(GroupState.Stable);

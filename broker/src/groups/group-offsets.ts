@@ -7,6 +7,7 @@ import { consumerSubscription } from '../protocol/consumer-protocol';
 import { Group, validateCurrentMember } from './group';
 import type { GroupRegistry } from './group-registry';
 import { GroupState } from './group-state';
+import { offsetCommitError } from './consumer/consumer-admin';
 
 /** offset.metadata.max.bytes */
 export const OFFSET_METADATA_MAX_BYTES = 4096;
@@ -26,6 +27,8 @@ export interface CommitInput {
   memberId: string;
   groupInstanceId: string | null;
   offsets: OffsetToCommit[];
+  /** OffsetCommit's version: consumer-protocol members must commit with v9+ (KIP-848). */
+  apiVersion?: number;
 }
 
 export interface FetchTopic {
@@ -66,7 +69,12 @@ async function commitNow(coord: GroupRegistry, req: CommitInput): Promise<number
     coord,
     req.offsets.map((o) => o.topic),
   );
-  const groupError = coord.isClosed ? ErrorCode.NOT_COORDINATOR : validateCommit(coord.group(req.groupId), req);
+  const consumerGroup = coord.consumer.group(req.groupId);
+  const groupError = coord.isClosed
+    ? ErrorCode.NOT_COORDINATOR
+    : consumerGroup
+      ? offsetCommitError(consumerGroup, req.memberId, req.generationId, req.apiVersion ?? 9, false)
+      : validateCommit(coord.group(req.groupId), req);
   if (groupError !== ErrorCode.NONE) {
     coord.logger.debug('offset commit refused', {
       groupId: req.groupId,

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
 import type { KeyedSerial } from '../keyed-serial';
 import type { Group } from './group';
+import type { ConsumerGroupCoordinator } from './consumer/consumer-coordinator';
 
 export interface GroupRegistry {
   readonly storage: Storage;
@@ -18,4 +19,6 @@ export interface GroupRegistry {
   group(groupId: string): Group | undefined;
   /** In-memory groups, for ListGroups. */
   allGroups(): IterableIterator<Group>;
+  /** The KIP-848 consumer groups (their own coordinator, groups/consumer/). */
+  readonly consumer: ConsumerGroupCoordinator;
 }

@@ -13,6 +13,8 @@ import { DEFAULT_INITIAL_REBALANCE_DELAY_MS, GroupCoordinatorOptions } from './c
 import type { GroupRegistry } from './group-registry';
 import { restoredGroup, storedGroup } from './group-persistence';
 import { realTimers, TimerHandle, TimerLike } from './timers';
+import { ConsumerGroupCoordinator } from './consumer/consumer-coordinator';
+import { isStoredConsumerGroup } from './consumer/consumer-persistence';
 
 export abstract class GroupSessions implements GroupRegistry {
   readonly storage: Storage;
@@ -25,6 +27,8 @@ export abstract class GroupSessions implements GroupRegistry {
   protected readonly newMemberJoinTimeoutMs: number;
   protected readonly groups = new Map<string, Group>();
   protected closed = false;
+  /** The KIP-848 consumer groups (groups/consumer/), sharing the group-id space with these. */
+  readonly consumer: ConsumerGroupCoordinator;
   readonly offsetWrites = new KeyedSerial<string>();
   /** Membership writes of one group, in the order the rebalances ended (group-persistence.ts). */
   protected readonly groupWrites = new KeyedSerial<string>();
@@ -41,6 +45,23 @@ export abstract class GroupSessions implements GroupRegistry {
     this.minSessionTimeoutMs = opts.minSessionTimeoutMs ?? 6_000;
     this.maxSessionTimeoutMs = opts.maxSessionTimeoutMs ?? 1_800_000;
     this.newMemberJoinTimeoutMs = opts.newMemberJoinTimeoutMs ?? 300_000;
+    this.consumer = new ConsumerGroupCoordinator({
+      ...opts.consumer,
+      storage: this.storage,
+      logger: this.logger,
+      now: this.now,
+      timers: this.timers,
+    });
+    this.consumer.attachClassic({
+      classicGroupState: (groupId) => {
+        const g = this.groups.get(groupId);
+        if (!g || g.is(GroupState.Dead)) return 'none';
+        return g.is(GroupState.Empty) && g.size === 0 && g.pendingMembers.size === 0 ? 'empty' : 'active';
+      },
+      dropEmptyClassicGroup: (groupId) => {
+        this.groups.delete(groupId);
+      },
+    });
   }
 
   get isClosed(): boolean {
@@ -69,8 +90,18 @@ export abstract class GroupSessions implements GroupRegistry {
     const done: Promise<number> = this.storage.groupMetadata(groupId).then(
       (stored) => {
         // Unloaded or closed meanwhile, or made in memory already (no gate before it): keep that.
-        if (this.loads.get(groupId) !== done || this.closed || this.groups.has(groupId)) return ErrorCode.NONE;
+        if (
+          this.loads.get(groupId) !== done ||
+          this.closed ||
+          this.groups.has(groupId) ||
+          this.consumer.group(groupId) !== undefined
+        )
+          return ErrorCode.NONE;
         if (!stored || (stored.members.length === 0 && stored.generationId === 0)) return ErrorCode.NONE;
+        if (isStoredConsumerGroup(stored)) {
+          this.consumer.adoptStored(stored);
+          return ErrorCode.NONE;
+        }
         const group = restoredGroup(stored);
         this.groups.set(groupId, group);
         for (const m of group.members.values()) this.scheduleHeartbeat(group, m);
@@ -114,7 +145,7 @@ export abstract class GroupSessions implements GroupRegistry {
 
   /** Settles once every membership write issued so far has (the broker awaits it before closing storage). */
   async writesSettled(): Promise<void> {
-    await Promise.all([...this.unsettledWrites]);
+    await Promise.all([...this.unsettledWrites, this.consumer.writesSettled()]);
   }
 
   /** Removes a member whose session expired (rebalance.ts). */

@@ -1,5 +1,5 @@
 // The transaction coordinator (KIP-98) of this one node: each request's checks against the stored
-// state, as Kafka's TransactionCoordinator.scala makes them (transaction versions 1 and 2), then one
+// state, as Kafka's TransactionCoordinator.scala makes them (transaction version 1), then one
 // Storage call that writes the step in one storage transaction. No Prepare* state is ever seen:
 // EndTxn writes its markers and decision at once (docs/transactions.md), so CONCURRENT_TRANSACTIONS
 // is never answered with a synchronous engine. The requests of one transactional id run one at a
@@ -16,18 +16,16 @@ import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage'
 import type { GroupRegistry } from '../groups/group-registry';
 import { realTimers, TimerLike } from '../groups/timers';
 import { CleanupTimer } from './timers';
+import { runCleanupPass } from './cleanup-pass';
 import { endTxnV1, endTxnV2 } from './end-txn-rules';
+import { containsAll, producerError, sameProducer } from './txn-checks';
 import { AddedPartitions } from './added-partitions';
-import { contains, producerError, same } from './txn-checks';
-import {
-  OffsetToCommitInTxn,
-  ProducerIdAndEpoch,
-  TxnOffsetCommitInput,
-  validateTxnOffsetCommit,
-  validateTxnOffsets,
-} from './txn-offsets';
+import type { Recoveries } from './txn-checks';
+import { validateTxnOffsetCommit, validateTxnOffsets } from './txn-offsets';
+import type { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput } from './txn-offsets';
 
 export type { ProducerIdAndEpoch } from './txn-offsets';
+export { fencedFor } from './txn-checks';
 
 /** Kafka's defaults (TransactionStateManagerConfig). */
 export const DEFAULT_MAX_TIMEOUT_MS = 900_000;
@@ -65,17 +63,6 @@ export interface InitResult extends ProducerIdAndEpoch {
 /** A result without a producer id (Kafka's RecordBatch.NO_PRODUCER_ID / NO_PRODUCER_EPOCH). */
 const noProducer = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
 
-/**
- * Kafka's newer PRODUCER_FENCED (KIP-588) is INVALID_PRODUCER_EPOCH for the request versions
- * before `sinceVersion` (KafkaApis: InitProducerId < 4, AddPartitionsToTxn, AddOffsetsToTxn and
- * EndTxn < 2), whose clients do not know it.
- */
-export function fencedFor(errorCode: number, apiVersion: number, sinceVersion: number): number {
-  return errorCode === ErrorCode.PRODUCER_FENCED && apiVersion < sinceVersion
-    ? ErrorCode.INVALID_PRODUCER_EPOCH
-    : errorCode;
-}
-
 export class TransactionCoordinator {
   readonly storage: Storage;
   readonly logger: Logger;
@@ -99,7 +86,7 @@ export class TransactionCoordinator {
    * as Kafka's lastProducerEpoch allows; any other InitProducerId ends it. Kept in memory only: after
    * a restart such a request is fenced, which is safe (never a second owner of an epoch).
    */
-  private readonly recoveries = new Map<string, { from: ProducerIdAndEpoch; to: ProducerIdAndEpoch }>();
+  private readonly recoveries: Recoveries = new Map();
 
   constructor(opts: TransactionCoordinatorOptions) {
     this.storage = opts.storage;
@@ -160,8 +147,8 @@ export class TransactionCoordinator {
         if (
           retry &&
           info.state !== 'Ongoing' &&
-          same(retry.from, expected) &&
-          same(retry.to, { producerId: info.producerId, producerEpoch: info.producerEpoch })
+          sameProducer(retry.from, expected) &&
+          sameProducer(retry.to, { producerId: info.producerId, producerEpoch: info.producerEpoch })
         )
           return { errorCode: ErrorCode.NONE, ...retry.to };
         // isValidProducerId and prepareIncrementProducerEpoch: another producer id, or an epoch that
@@ -221,7 +208,7 @@ export class TransactionCoordinator {
         if (error !== ErrorCode.NONE) return error;
         // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
         const done =
-          info!.state === 'Ongoing' && contains(info!, partitions, groups)
+          info!.state === 'Ongoing' && containsAll(info!, partitions, groups)
             ? info!
             : await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
         this.added.remember(transactionalId, producer, done.partitions);
@@ -305,74 +292,21 @@ export class TransactionCoordinator {
     return this.storage.transactions();
   }
 
-  /**
-   * One cleanup pass (abortTimedOutTransactions, then TransactionStateManager's expiration): an
-   * Ongoing transaction older than its timeout is aborted with an epoch bump, so its producer's
-   * next request is fenced; an id neither Ongoing nor touched for transactional.id.expiration.ms
-   * is deleted. A failure is logged and retried at the next pass.
-   */
-  async runCleanup(): Promise<{ aborted: string[]; expired: string[] }> {
-    const aborted: string[] = [];
-    const expired: string[] = [];
-    if (this.closed) return { aborted, expired };
-    let all: TransactionInfo[];
-    try {
-      all = await this.storage.transactions();
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
-      this.logger.error('reading transactions for the timeout check failed', { err });
-      return { aborted, expired };
-    }
-    const now = this.now();
-    for (const listed of all) {
-      if (!this.owns(listed.transactionalId)) continue; // another broker's to time out
-      try {
-        // Each id's step runs in its turn (keyed-serial.ts) on its state as stored now: a request
-        // may have ended or restarted the transaction since the list was read.
-        await this.serial.run(listed.transactionalId, () =>
-          this.cleanupOne(listed.transactionalId, now, aborted, expired),
-        );
-      } catch (err) {
-        if (!(err instanceof StorageError)) throw err;
-        this.onStorageError(err);
-        this.logger.error('transaction cleanup failed; retried at the next pass', {
-          transactionalId: listed.transactionalId,
-          err,
-        });
-      }
-    }
-    if (expired.length > 0) this.logger.info('expired transactional ids removed', { count: expired.length });
-    return { aborted, expired };
-  }
-
-  private async cleanupOne(transactionalId: string, now: number, aborted: string[], expired: string[]): Promise<void> {
-    if (this.closed) return;
-    this.added.forget(transactionalId);
-    const t = await this.storage.transaction(transactionalId);
-    if (!t) return;
-    if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
-      const { info, markedPartitions } = await this.storage.endTransaction(t.transactionalId, false, now, 'fence');
-      // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
-      // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
-      this.recoveries.set(t.transactionalId, {
-        from: { producerId: t.producerId, producerEpoch: t.producerEpoch },
-        to: { producerId: info.producerId, producerEpoch: info.producerEpoch },
-      });
-      aborted.push(t.transactionalId);
-      this.logger.info('transaction timed out: aborted, its producer fenced', {
-        transactionalId: t.transactionalId,
-        producerId: info.producerId,
-        producerEpoch: info.producerEpoch,
-        timeoutMs: t.timeoutMs,
-        partitions: markedPartitions.length,
-      });
-      this.onMarked(markedPartitions);
-    } else if (t.state !== 'Ongoing' && t.updatedMs <= now - this.idExpirationMs) {
-      if (await this.storage.deleteTransaction(t.transactionalId)) {
-        this.recoveries.delete(t.transactionalId);
-        expired.push(t.transactionalId);
-      }
-    }
+  /** One pass of the timeout and expiration task (cleanup-pass.ts). */
+  runCleanup(): Promise<{ aborted: string[]; expired: string[] }> {
+    return runCleanupPass({
+      storage: this.storage,
+      logger: this.logger,
+      now: () => this.now(),
+      idExpirationMs: this.idExpirationMs,
+      isClosed: () => this.closed,
+      serial: this.serial,
+      recoveries: this.recoveries,
+      added: this.added,
+      owns: (transactionalId) => this.owns(transactionalId),
+      onMarked: (partitions) => this.onMarked(partitions),
+      onStorageError: (err) => this.onStorageError(err),
+    });
   }
 
   /** Runs a step; a storage failure is COORDINATOR_NOT_AVAILABLE (retriable: the step was rolled back). */

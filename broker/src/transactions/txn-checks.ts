@@ -1,9 +1,27 @@
-// The producer checks the coordinator's steps share (TransactionCoordinator.scala's, per request).
+// The checks the transaction coordinator makes of each request's producer, as Kafka's
+// TransactionCoordinator does, and the error-code mapping for older request versions.
 import { ErrorCode } from '../protocol/error-codes';
 import type { TransactionInfo, TxnPartition } from '../storage/storage';
 import type { ProducerIdAndEpoch } from './txn-offsets';
 
-export const same = (a: ProducerIdAndEpoch, b: ProducerIdAndEpoch) =>
+/**
+ * The epoch bumps a producer may still recover from, by transactional id (KIP-360): the producer
+ * naming `from` gets `to` back. Kept in memory only (coordinator.ts's `recoveries`).
+ */
+export type Recoveries = Map<string, { from: ProducerIdAndEpoch; to: ProducerIdAndEpoch }>;
+
+/**
+ * Kafka's newer PRODUCER_FENCED (KIP-588) is INVALID_PRODUCER_EPOCH for the request versions
+ * before `sinceVersion` (KafkaApis: InitProducerId < 4, AddPartitionsToTxn, AddOffsetsToTxn and
+ * EndTxn < 2), whose clients do not know it.
+ */
+export function fencedFor(errorCode: number, apiVersion: number, sinceVersion: number): number {
+  return errorCode === ErrorCode.PRODUCER_FENCED && apiVersion < sinceVersion
+    ? ErrorCode.INVALID_PRODUCER_EPOCH
+    : errorCode;
+}
+
+export const sameProducer = (a: ProducerIdAndEpoch, b: ProducerIdAndEpoch) =>
   a.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
 
 /** The producer checks every request after InitProducerId makes (an unknown id is no mapping). */
@@ -13,7 +31,8 @@ export function producerError(info: TransactionInfo | undefined, producer: Produ
   return ErrorCode.NONE;
 }
 
-export function contains(
+/** Whether the transaction holds all these partitions and groups already (nothing to write). */
+export function containsAll(
   info: TransactionInfo,
   partitions: readonly TxnPartition[],
   groups: readonly string[],

@@ -3,9 +3,9 @@
 // accepted whatever the group's state (older producers send none), and a rebalance in progress
 // does not refuse it.
 import { ErrorCode } from '../protocol/error-codes';
+import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import { Group, validateCurrentMember } from '../groups/group';
 import { GroupState } from '../groups/group-state';
-import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 
 /** What every request after InitProducerId names: the producer and its epoch. */
 export interface ProducerIdAndEpoch {
@@ -53,7 +53,7 @@ export function validateTxnOffsetCommit(group: Group | undefined, req: TxnOffset
   return ErrorCode.NONE;
 }
 
-/** The metadata size of each offset (OFFSET_METADATA_TOO_LARGE): an error per offset, and the valid ones to store. */
+/** Each offset's error (OFFSET_METADATA_TOO_LARGE or NONE), and the valid ones to store (null metadata as ''). */
 export function validateTxnOffsets(offsets: readonly OffsetToCommitInTxn[]): {
   errors: number[];
   valid: OffsetToCommitInTxn[];

@@ -1,8 +1,8 @@
 // confluent-kafka from PyPI, whose wheel bundles a current librdkafka (python/requirements-pypi.txt
 // pins it; the venv is made once, see python-venv.ts), against the broker on SQLite: idempotent
 // produce with every codec, a consumer group that commits and resumes across a broker restart,
-// the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848),
-// which must fail loudly. python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka
+// the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848:
+// the broker assigns). python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka
 // 2.0.2); this file is the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -15,6 +15,8 @@ const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
 const script = (name: string) => path.join(__dirname, 'python', name);
 /** compression.type -> the codec id in a record batch's attributes (bits 0-2). */
 const CODECS = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
+/** Groups form at once: each group here has one member (it waited the 3 s initial rebalance delay). */
+const NO_DELAY = { groupInitialRebalanceDelayMs: 0 };
 /**
  * What a member may see across a broker restart: connection errors while the broker is down, then
  * one failed commit, because group membership lives in memory and the restarted coordinator no
@@ -87,7 +89,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     ]);
     if (r.code !== 0) throw new Error(`the venv's confluent_kafka does not import: ${r.stderr}`);
     console.log(`confluent-kafka-pypi.test.ts: ${r.stdout.trim()}`);
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: NO_DELAY });
   }, 360_000);
   afterAll(async () => {
     await broker?.stop();
@@ -126,7 +128,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     const port = broker.port;
     await broker.stop();
     broker = await startTestBroker(url, {
-      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+      config: { ...NO_DELAY, listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
     });
     expect((await produce(topic, 'after', 10)).errors).toEqual([]);
 
@@ -140,6 +142,43 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     expect(second.values).toEqual(values('later', 0, 3));
     expect(second.committed).toEqual({ '0': 23 });
     expect(second.errors).toEqual([]);
+  }, 150_000);
+
+  it('a group.protocol=consumer member rides out a broker restart with its member id and epoch (no rebalance)', async () => {
+    const topic = 'ck-kip848-restart';
+    const group = 'ck-kip848-restart-group';
+    expect((await produce(topic, 'before', 10)).errors).toEqual([]);
+    const member = spawnLines(
+      python,
+      [script('ck_group_consume.py'), bootstrap(), topic, group, '20', '90', 'consumer'],
+      120_000,
+    );
+    await member.waitForLines(10, 60_000);
+    const held = broker.context.groups.consumer.group(group)!;
+    const [memberId, before] = [...held.members.entries()][0]!;
+    const epoch = held.groupEpoch;
+
+    const port = broker.port;
+    await broker.stop();
+    broker = await startTestBroker(url, {
+      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+    });
+    expect((await produce(topic, 'after', 10)).errors).toEqual([]);
+    await member.waitForLines(20, 60_000);
+    // The restarted broker loaded the group: the same member at the same epochs, never rejoined
+    // (checked before the member leaves at its end, which moves the group to a new epoch).
+    const after = broker.context.groups.consumer.group(group);
+    expect({ groupEpoch: after?.groupEpoch, memberEpoch: after?.members.get(memberId)?.memberEpoch }).toEqual({
+      groupEpoch: epoch,
+      memberEpoch: before.memberEpoch,
+    });
+    const first = lastJson('ck_group_consume.py (through the restart)', await member.done);
+    expect(first.values).toEqual([...values('before', 0, 10), ...values('after', 0, 10)]);
+    expect(first.committed).toEqual({ '0': 20 });
+    const unexpected = (first.errors as KafkaErr[]).filter(
+      (e) => !['_TRANSPORT', '_ALL_BROKERS_DOWN'].includes(e.name),
+    );
+    expect(unexpected).toEqual([]);
   }, 150_000);
 
   it('AdminClient: topics, configs, records, offsets, cluster, a live group, its offsets, deleting groups and topics', async () => {
@@ -193,13 +232,13 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     });
   }, 90_000);
 
-  it('fails loudly with group.protocol=consumer (KIP-848), which the broker does not implement', async () => {
-    const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '20']);
-    expect(out.values).toEqual([]);
-    // Today's librdkafka (2.16) turns the UNSUPPORTED_VERSION answer into a fatal error (error_cb,
-    // _FATAL) at once; without key 68 in ApiVersions it retried forever, logging only at debug level.
-    expect(out.errors.map((e: KafkaErr) => [e.name, e.message])).toEqual([
-      ['_FATAL', expect.stringMatching(/ConsumerGroupHeartbeat fatal error: Broker: API version not supported/)],
-    ]);
+  it('consumes and commits with group.protocol=consumer (KIP-848: the broker assigns)', async () => {
+    const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '40', '40']);
+    expect(out.errors).toEqual([]);
+    expect([...out.values].sort()).toEqual([...values('zstd', 0, 40)].sort());
+    const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
+    expect(problems).toEqual([]);
+    const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
+    expect(end).toBe(40);
   }, 60_000);
 });

@@ -12,7 +12,8 @@ import { kcat, run, startTestBroker, tempDir } from './helpers';
 import { buildDriver, driverClasspath, LINES } from './java-driver';
 
 type Line = (typeof LINES)[number];
-const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'transactions', 'consumer-protocol'];
+// KIP-848's group.protocol=consumer has a file of its own: consumer-protocol-java.test.ts.
+const SCENARIOS = ['produce', 'fetch', 'group', 'rebalance', 'admin', 'transactions'];
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 const CODEC_IDS: Record<(typeof CODECS)[number], number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
 const RECORDS = 20;
@@ -313,15 +314,6 @@ describeWithTools(
       expect(t.describedState).toBe('CompleteCommit');
       expect(t.describedEpoch).toBeGreaterThanOrEqual(1);
       expect(t.describedPartitions).toBe(0);
-    });
-
-    // KIP-848: the broker serves only the classic protocol. It answers ConsumerGroupHeartbeat (68)
-    // with UNSUPPORTED_VERSION as Kafka does with the protocol off (consumer-group-heartbeat.ts), so
-    // a consumer configured with group.protocol=consumer fails at poll(), not silently.
-    it('fails a group.protocol=consumer consumer loudly with UnsupportedVersionException', async () => {
-      const c = scenario(line, 'consumer-protocol');
-      expect(c).toMatchObject({ outcome: 'error', error: 'UnsupportedVersionException' });
-      expect(c.message).toMatch(/CONSUMER_GROUP_HEARTBEAT|CONSUMER group protocol|set group.protocol=classic/);
     });
 
     it('exits 0 with every scenario ok', async () => {

@@ -1,6 +1,6 @@
-// ConsumerGroupHeartbeat (KIP-848) is advertised and refused with UNSUPPORTED_VERSION, as Kafka 4.x
-// does while the consumer protocol is disabled, so clients that opt into it fail loudly.
-// confluent-kafka-pypi.test.ts shows librdkafka's side.
+// ConsumerGroupHeartbeat (KIP-848) through the handler and the wire codec, v0 and v1: a joining
+// member gets a member id, epoch and its partitions; ConsumerGroupDescribe shows the group. The
+// state machine itself is tested in test/groups/consumer/.
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
@@ -9,55 +9,95 @@ import { Writer } from '../../src/protocol/writer';
 import { newSession, PLAINTEXT_LISTENER } from '../../src/server/session';
 import type { BrokerContext, RequestContext } from '../../src/server/context';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
-import { CONSUMER_PROTOCOL_UNSUPPORTED } from '../../src/server/handlers/consumer-group-heartbeat';
 import { createHandlers } from '../../src/server/handlers';
+import { GroupCoordinator } from '../../src/groups/coordinator';
+import { silentLogger } from '../../src/logger';
+import { MemoryStorage } from '../../src/storage/memory/memory-storage';
+import { promised } from '../../src/storage/sync-adapter';
+import { Authorizer } from '../../src/server/authorizer';
 
 const handlers = createHandlers();
 
-it('advertises ConsumerGroupHeartbeat v0-1 in ApiVersions, as Kafka 4.x does', () => {
-  expect(apiVersionsBody(handlers).apiKeys).toContainEqual({
-    apiKey: ApiKey.ConsumerGroupHeartbeat,
-    minVersion: 0,
-    maxVersion: 1,
-  });
+it('advertises ConsumerGroupHeartbeat v0-1 and ConsumerGroupDescribe v0 in ApiVersions, as Kafka 4.x does', () => {
+  const keys = apiVersionsBody(handlers).apiKeys;
+  expect(keys).toContainEqual({ apiKey: ApiKey.ConsumerGroupHeartbeat, minVersion: 0, maxVersion: 1 });
+  expect(keys).toContainEqual({ apiKey: ApiKey.ConsumerGroupDescribe, minVersion: 0, maxVersion: 0 });
 });
 
-it.each([0, 1])(
-  'answers a joining v%i heartbeat with UNSUPPORTED_VERSION and says to use group.protocol=classic',
-  async (version) => {
-    const spec = API_SPEC_BY_KEY.get(ApiKey.ConsumerGroupHeartbeat)!;
-    const join = {
+async function call(broker: BrokerContext, apiKey: number, version: number, body: unknown): Promise<any> {
+  const spec = API_SPEC_BY_KEY.get(apiKey)!;
+  const rw = new Writer();
+  spec.encodeRequest(rw, version, body);
+  const req = spec.decodeRequest(new Reader(rw.toBuffer()), version);
+  const ctx = {
+    broker,
+    apiKey,
+    apiVersion: version,
+    correlationId: 1,
+    clientId: 'c',
+    connectionId: 1,
+    clientHost: '/127.0.0.1',
+    session: newSession(PLAINTEXT_LISTENER, '127.0.0.1'),
+  } as RequestContext;
+  const out = await handlers.get(apiKey)!.handle(ctx, req);
+  const w = new Writer();
+  spec.encodeResponse(w, version, out);
+  return spec.decodeResponse(new Reader(w.toBuffer()), version);
+}
+
+it.each([0, 1])('lets a v%i member join and describes the group', async (version) => {
+  const engine = new MemoryStorage();
+  const topic = engine.createTopic('t', 2, {});
+  const storage = promised(engine);
+  const groups = new GroupCoordinator({ storage, logger: silentLogger });
+  const broker = {
+    storage,
+    groups,
+    identity: { clusterId: 'c', nodeId: 7 },
+    logger: silentLogger,
+    now: Date.now,
+    authorizer: new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true }),
+  } as unknown as BrokerContext;
+  try {
+    const res = await call(broker, ApiKey.ConsumerGroupHeartbeat, version, {
       groupId: 'g',
-      memberId: 'm',
+      memberId: 'm-1',
       memberEpoch: 0,
       rebalanceTimeoutMs: 30_000,
       subscribedTopicNames: ['t'],
       serverAssignor: null,
       topicPartitions: [],
-    };
-    const rw = new Writer();
-    spec.encodeRequest(rw, version, join);
-    const req = spec.decodeRequest(new Reader(rw.toBuffer()), version);
-    const ctx = {
-      broker: {} as BrokerContext,
-      apiKey: ApiKey.ConsumerGroupHeartbeat,
-      apiVersion: version,
-      correlationId: 1,
-      clientId: 'c',
-      connectionId: 1,
-      clientHost: '/127.0.0.1',
-      session: newSession(PLAINTEXT_LISTENER, '127.0.0.1'),
-    } as RequestContext;
-    const body = await handlers.get(ApiKey.ConsumerGroupHeartbeat)!.handle(ctx, req);
-    const w = new Writer();
-    spec.encodeResponse(w, version, body);
-    const res = spec.decodeResponse(new Reader(w.toBuffer()), version);
-    expect(res).toMatchObject({
-      errorCode: ErrorCode.UNSUPPORTED_VERSION,
-      errorMessage: CONSUMER_PROTOCOL_UNSUPPORTED,
-      memberId: null,
-      assignment: null,
     });
-    expect(CONSUMER_PROTOCOL_UNSUPPORTED).toMatch(/group\.protocol=classic/);
-  },
-);
+    expect(res).toMatchObject({
+      errorCode: ErrorCode.NONE,
+      memberId: 'm-1',
+      memberEpoch: 1,
+      heartbeatIntervalMs: 5000,
+    });
+    expect(res.assignment).toEqual({ topicPartitions: [{ topicId: topic.topicId, partitions: [0, 1] }] });
+    const described = await call(broker, ApiKey.ConsumerGroupDescribe, 0, {
+      groupIds: ['g', 'nope'],
+      includeAuthorizedOperations: false,
+    });
+    expect(described.groups[0]).toMatchObject({
+      errorCode: 0,
+      groupState: 'Stable',
+      groupEpoch: 1,
+      assignmentEpoch: 1,
+      assignorName: 'uniform',
+      members: [
+        {
+          memberId: 'm-1',
+          memberEpoch: 1,
+          clientId: 'c',
+          clientHost: '/127.0.0.1',
+          subscribedTopicNames: ['t'],
+          assignment: { topicPartitions: [{ topicId: topic.topicId, topicName: 't', partitions: [0, 1] }] },
+        },
+      ],
+    });
+    expect(described.groups[1]).toMatchObject({ groupId: 'nope', errorCode: ErrorCode.GROUP_ID_NOT_FOUND });
+  } finally {
+    groups.close();
+  }
+});

@@ -147,6 +147,24 @@ export const consumerGroupHeartbeatError: ErrorAnswerBuilder<
   assignment: null,
 });
 
+export const consumerGroupDescribeError: ErrorAnswerBuilder<
+  M.ConsumerGroupDescribeRequest,
+  M.ConsumerGroupDescribeResponse
+> = (req, _v, e) => ({
+  throttleTimeMs: 0,
+  groups: req.groupIds.map((groupId) => ({
+    errorCode: e.code,
+    errorMessage: e.message,
+    groupId,
+    groupState: '',
+    groupEpoch: -1,
+    assignmentEpoch: -1,
+    assignorName: '',
+    members: [],
+    authorizedOperations: -2147483648,
+  })),
+});
+
 export const initProducerIdError: ErrorAnswerBuilder<M.InitProducerIdRequest, M.InitProducerIdResponse> = (
   _req,
   _v,

@@ -47,6 +47,7 @@ const ANSWERS = new Map<number, { kind: Kind; build: ErrorAnswerBuilder<any, unk
   [ApiKey.DeleteGroups, { kind: 'coordinator', build: coordinators.deleteGroupsError }],
   [ApiKey.OffsetDelete, { kind: 'coordinator', build: coordinators.offsetDeleteError }],
   [ApiKey.ConsumerGroupHeartbeat, { kind: 'coordinator', build: coordinators.consumerGroupHeartbeatError }],
+  [ApiKey.ConsumerGroupDescribe, { kind: 'coordinator', build: coordinators.consumerGroupDescribeError }],
   [ApiKey.InitProducerId, { kind: 'coordinator', build: coordinators.initProducerIdError }],
   [ApiKey.AddPartitionsToTxn, { kind: 'coordinator', build: coordinators.addPartitionsToTxnError }],
   [ApiKey.AddOffsetsToTxn, { kind: 'coordinator', build: coordinators.addOffsetsToTxnError }],

@@ -1,5 +1,5 @@
 // ApiVersions (key 18): v0-4. v3+ is flexible but its response header stays v0 (KIP-511); a
-// request newer than v4 gets error 35 with our ranges in a v0 body (see connection.ts). v3+ also
+// request newer than v4 gets error 35 with our ranges in a v0 body (see request-routing.ts). v3+ also
 // carries the feature flags (features.ts): transaction.version, which Java 4.x producers read to
 // choose KIP-890 part 2.
 import { ApiKey } from '../../protocol/api-keys';

@@ -8,6 +8,7 @@ import { alterPartitionReassignmentsHandler } from './alter-partition-reassignme
 import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-configs';
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
+import { consumerGroupDescribeHandler } from './consumer-group-describe';
 import { createAclsHandler } from './create-acls';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
@@ -79,6 +80,7 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     writeTxnMarkersHandler,
     ...groupHandlers,
     consumerGroupHeartbeatHandler,
+    consumerGroupDescribeHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
     // SASL (server/sasl/) and its users.

@@ -18,7 +18,9 @@ import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler, BrokerContext, RequestContext } from '../context';
 import type { ProduceTurn } from '../produce-order';
 import { inflateOffLoop } from '../produce-inflation';
-import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
+import type { RecordError } from '../produce-batch-check';
+import { producePolicy } from '../produce-policy';
+import { validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
 import { addProducePartitions, IMPLICIT_ADD_PRODUCE_VERSION } from '../produce-txn-add';
 

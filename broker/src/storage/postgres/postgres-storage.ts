@@ -6,7 +6,9 @@ import { randomUuid } from '../../protocol/uuid';
 import type { AclBinding } from '../../protocol/acl';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { StorageError } from '../storage';
+import { eachOnItsOwnAsync } from '../topic-batches';
 import type {
+  NewTopic,
   AsyncStorage,
   CleanerOptions,
   CleanerState,
@@ -133,6 +135,13 @@ export class PostgresStorage implements AsyncStorage {
   }
   deleteTopic(name: string): Promise<boolean> {
     return this.topics.delete(name);
+  }
+  createTopics(topics: readonly NewTopic[]): Promise<(TopicInfo | StorageError)[]> {
+    const nowMs = Date.now();
+    return eachOnItsOwnAsync(topics, (t) => this.topics.create(t.name, t.partitionCount, t.configs, t.topicId, nowMs));
+  }
+  deleteTopics(names: readonly string[]): Promise<(boolean | StorageError)[]> {
+    return eachOnItsOwnAsync(names, (name) => this.topics.delete(name));
   }
   createPartitions(name: string, partitionCount: number): Promise<void> {
     return this.topics.grow(name, partitionCount);

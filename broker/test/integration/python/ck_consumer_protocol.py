@@ -1,8 +1,8 @@
-"""confluent-kafka with group.protocol=consumer (KIP-848), which the broker does not implement: the
-client must fail loudly (an error from poll() or error_cb) within TIMEOUT_S rather than wait
-forever. Prints the errors it got, whether one was fatal, and librdkafka's log lines.
+"""confluent-kafka with group.protocol=consumer (KIP-848): the broker assigns the partitions. Reads
+COUNT records (or stops at TIMEOUT_S), commits them, and prints the values, the errors it got, the
+committed offsets and librdkafka's log lines.
 
-usage: ck_consumer_protocol.py BOOTSTRAP TOPIC GROUP TIMEOUT_S"""
+usage: ck_consumer_protocol.py BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S"""
 import json
 import sys
 import time
@@ -12,7 +12,7 @@ from confluent_kafka import Consumer, KafkaException
 
 from ck_logs import librdkafka_logger
 
-bootstrap, topic, group, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+bootstrap, topic, group, count, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 errors = []
 logger, logs = librdkafka_logger("ck_consumer_protocol")
 
@@ -25,13 +25,15 @@ consumer = Consumer({
     "bootstrap.servers": bootstrap,
     "group.id": group,
     "group.protocol": "consumer",
+    "auto.offset.reset": "earliest",
+    "enable.auto.commit": False,
     "error_cb": record,
     "logger": logger,
 })
 consumer.subscribe([topic])
 deadline = time.monotonic() + timeout_s
 values = []
-while time.monotonic() < deadline and not errors:
+while time.monotonic() < deadline and len(values) < count and not any(e["fatal"] for e in errors):
     try:
         msg = consumer.poll(0.2)
     except KafkaException as e:
@@ -43,5 +45,15 @@ while time.monotonic() < deadline and not errors:
         record(msg.error())
     else:
         values.append(msg.value().decode())
+committed = []
+if values:
+    consumer.commit(asynchronous=False)
+    committed = [[tp.partition, tp.offset] for tp in consumer.committed(consumer.assignment(), timeout=10)]
 consumer.close()
-print(json.dumps({"librdkafka": confluent_kafka.libversion()[0], "errors": errors, "values": values, "logs": logs.summary()}))
+print(json.dumps({
+    "librdkafka": confluent_kafka.libversion()[0],
+    "errors": errors,
+    "values": values,
+    "committed": sorted(committed),
+    "logs": logs.summary(),
+}))

@@ -5,7 +5,8 @@ counted (the group redelivers it). Then it polls one more second to catch record
 prints a summary line {"values", "committed", "errors"} (errors as {"name", "message"}) and leaves
 the group.
 
-usage: ck_group_consume.py BOOTSTRAP TOPIC GROUP EXPECT TIMEOUT_S"""
+usage: ck_group_consume.py BOOTSTRAP TOPIC GROUP EXPECT TIMEOUT_S [GROUP_PROTOCOL]
+(GROUP_PROTOCOL: classic, the default, or consumer for KIP-848)"""
 import json
 import sys
 import time
@@ -14,9 +15,11 @@ import confluent_kafka
 from confluent_kafka import Consumer, KafkaException
 
 bootstrap, topic, group, expect, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+group_protocol = sys.argv[6] if len(sys.argv) > 6 else "classic"
 errors, values = [], []
 consumer = Consumer({
     "bootstrap.servers": bootstrap,
+    "group.protocol": group_protocol,
     "group.id": group,
     "auto.offset.reset": "earliest",
     "enable.auto.commit": False,

@@ -6,7 +6,9 @@
 // commitTimestamp, v2-4 carry retentionTimeMs instead: both only set when Kafka expires the offset,
 // and minnow keeps offsets until the group or topic is deleted, so they change nothing here.
 // v6 adds committedLeaderEpoch, v7 groupInstanceId, v8 is flexible. Generation -1 with an empty
-// member id is a "simple" consumer's commit, accepted while the group has no members.
+// member id is a "simple" consumer's commit, accepted while the group has no members. For a KIP-848
+// consumer group the generation is the member epoch (v9+): STALE_MEMBER_EPOCH when it is not the
+// member's current one (groups/consumer/consumer-admin.ts).
 import { ApiKey } from '../../../protocol/api-keys';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { OffsetCommitRequest, OffsetCommitResponse } from '../../../protocol/messages';
@@ -97,6 +99,7 @@ export const offsetCommitHandler: ApiHandler<OffsetCommitRequest, OffsetCommitRe
       memberId: req.memberId ?? '',
       groupInstanceId: v >= 7 ? (req.groupInstanceId ?? null) : null,
       offsets,
+      apiVersion: v,
     });
     const answer = new Map(storable.map((p, i) => [p, errors[i]!] as const));
     return {

@@ -156,6 +156,12 @@ export const offsetFetchHandler: ApiHandler<OffsetFetchRequest, OffsetFetchRespo
         throttleTimeMs: 0,
         groups: await Promise.all(
           (req.groups ?? []).map(async (g) => {
+            // v9+ (KIP-848): a consumer-protocol member fetches with its member id and epoch.
+            const memberError =
+              ctx.apiVersion >= 9
+                ? ctx.broker.groups.offsetFetchMemberError(g.groupId ?? '', g.memberId ?? null, g.memberEpoch ?? -1)
+                : ErrorCode.NONE;
+            if (memberError !== ErrorCode.NONE) return { groupId: g.groupId ?? '', errorCode: memberError, topics: [] };
             const r = await fetchAuthorized(ctx, g.groupId ?? '', toTopics(g.topics), req.requireStable ?? false);
             return { groupId: g.groupId ?? '', errorCode: r.errorCode, topics: partitionsOut(r) };
           }),

@@ -1,0 +1,69 @@
+// What the KIP-848 consumer group coordinator is configured with (consumer-coordinator.ts), and the
+// view it has of the classic groups sharing the group-id space (coordinator.ts implements it).
+import type { Logger } from '../../logger';
+import type { Storage } from '../../storage/storage';
+import type { TimerLike } from '../timers';
+
+/** Kafka's group.consumer.session.timeout.ms default. */
+export const DEFAULT_CONSUMER_SESSION_TIMEOUT_MS = 45_000;
+/** Kafka's group.consumer.heartbeat.interval.ms default. */
+export const DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS = 5_000;
+/** How long a snapshot of the topics serves heartbeats before it is read again (topics-view.ts). */
+export const DEFAULT_TOPICS_REFRESH_MS = 1_000;
+
+/** A group's own settings (GROUP config resources), overriding the broker's where set. */
+export interface ConsumerGroupSettings {
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+}
+
+/** The classic groups, as the consumer coordinator needs to see them (one group-id space). */
+export interface ClassicGroupView {
+  /** 'none': no classic group in memory; 'empty': one without members; 'active': one with members. */
+  classicGroupState(groupId: string): 'none' | 'empty' | 'active';
+  /** Forgets an empty classic group that a consumer-protocol member is taking over (offsets stay). */
+  dropEmptyClassicGroup(groupId: string): void;
+}
+
+export interface ConsumerCoordinatorOptions {
+  storage: Storage;
+  logger: Logger;
+  now?: () => number;
+  timers?: TimerLike;
+  /** group.consumer.session.timeout.ms */
+  sessionTimeoutMs?: number;
+  /** group.consumer.heartbeat.interval.ms */
+  heartbeatIntervalMs?: number;
+  /** group.consumer.assignors: names, the first the default. */
+  assignors?: readonly string[];
+  /** group.consumer.max.size */
+  maxSize?: number;
+  topicsRefreshMs?: number;
+  /** A group's own settings (GROUP config resources); none by default. */
+  groupSettings?: (groupId: string) => ConsumerGroupSettings;
+}
+
+/** ConsumerGroupHeartbeat as the coordinator takes it (the request plus who sent it). */
+export interface HeartbeatInput {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+  topicPartitions: { topicId: string; partitions: number[] }[] | null;
+  clientId: string;
+  clientHost: string;
+}
+
+export interface HeartbeatResult {
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: { topicPartitions: { topicId: string; partitions: number[] }[] } | null;
+}
