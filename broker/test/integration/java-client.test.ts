@@ -60,7 +60,11 @@ describeWithTools(
   const results = new Map<Line['module'], Map<string, ScenarioLine>>();
 
   beforeAll(async () => {
-    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'java.db')}`);
+    // Groups form at once: each scenario's first member waited the 3 s initial rebalance delay,
+    // and every scenario with two members waits for both (the assignments they must end with).
+    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'java.db')}`, {
+      config: { groupInitialRebalanceDelayMs: 0 },
+    });
     await buildDriver();
     // Separate prefixes keep the two runs' topics and groups apart, so they can share the broker.
     await Promise.all(LINES.map(async (l) => results.set(l.module, await runDriver(broker, l))));
