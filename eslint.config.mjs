@@ -15,6 +15,7 @@ export default tseslint.config(
       'broker/dist/**',
       'broker/bench/.build/**', // the bench's own compiled copy of src/
       'broker/bench/.scratch/**',
+      'broker/.test-build/**', // the tests' compiled copy of src/ (test/support/child-build.ts)
       'broker/src/protocol/messages/**',
       'broker/test/.venv/**',
       'broker/test/java/**',

@@ -1,6 +1,7 @@
 // What `npm run bench:peers` measures (bench/peers-last-run.json) and how BENCHMARKS.md and the
 // README show it: one table per scenario, a column per broker, minnow ÷ Kafka ratios. Pure:
 // broker/test/perf/peers.test.ts.
+import type { CapacityFigures } from './capacity-scenario';
 import type { DiskUsage } from './disk-usage';
 
 export type PeerId = 'minnow' | 'kafka-default' | 'kafka-small';
@@ -52,9 +53,11 @@ export interface PeerScenarioResult {
   /** du of the data after the scenario, and the record bytes (keys + values) sent to it. */
   disk?: DiskUsage;
   payloadBytes?: number;
+  /** The t3.micro baseline scenario's search (its runs hold the tool's figures at the rate found). */
+  capacity?: CapacityFigures;
 }
 
-export type ScenarioId = 'seed' | 'max1k' | 'max100' | 'consume';
+export type ScenarioId = 'seed' | 'capacity' | 'max1k' | 'max100' | 'consume';
 
 export interface PeerScenario {
   id: ScenarioId;
@@ -148,7 +151,51 @@ function toolRows(tool: ToolName, produce: boolean): Row[] {
   return rows;
 }
 
+/** The baseline scenario: the rate found, the figures at it, every rate tried. */
+function capacityRows(): Row[] {
+  const KPT: ToolName = 'kafka-producer-perf-test';
+  const at = (pick: (t: ToolFigures) => number[]) => (r: PeerScenarioResult) => {
+    const t = runOf(r, KPT);
+    return t ? pick(t) : [NaN];
+  };
+  return [
+    {
+      label: 'highest rate with broker CPU within the budget, records/s',
+      value: (r) => [r.capacity ? r.capacity.rate || NaN : NaN],
+      show: ([x]) => int(x!),
+    },
+    {
+      label: 'broker CPU at that rate, % of a core',
+      value: at((t) => [t.brokerCpuPercent]),
+      show: ([x]) => pctCore(x!),
+    },
+    {
+      label: `${KPT}: latency p50 / p99 / p99.9 ms at that rate`,
+      value: at((t) => [t.p50Ms, t.p99Ms, t.p999Ms]),
+      show: (xs) => (xs.every((x) => !Number.isFinite(x)) ? '–' : xs.map(ms).join(' / ')),
+    },
+    {
+      label: 'rates tried: broker CPU (✓ within, ✗ over or not reached)',
+      value: (r) =>
+        (r.capacity?.steps ?? []).flatMap((x) => [x.rate, x.brokerCpuPercent, x.pass ? 1 : 0, x.achievedRate]),
+      show: (xs) => {
+        const cells: string[] = [];
+        for (let i = 0; i + 3 < xs.length; i += 4) {
+          const [rate, cpu, pass, reached] = xs.slice(i, i + 4) as [number, number, number, number];
+          // A rate the tool did not reach says so: a busy machine or the tool itself can be the bound.
+          const short = reached < 0.97 * rate ? ` (reached ${int(reached)})` : '';
+          cells.push(`${int(rate)}: ${pctCore(cpu)} ${pass ? '✓' : '✗'}${short}`);
+        }
+        return cells.length ? cells.join(', ') : '–';
+      },
+      noRatio: true,
+    },
+    { label: 'broker RSS peak', value: (r) => [r.peakRssBytes], show: ([x]) => mb(x!) },
+  ];
+}
+
 function rowsFor(s: PeerScenario): Row[] {
+  if (s.id === 'capacity') return capacityRows();
   const produce = s.id !== 'consume';
   const tools: ToolName[] = produce
     ? ['kafka-producer-perf-test', 'minnow perf produce']
@@ -318,6 +365,12 @@ export function renderReadmeSummary(r: PeersResults): string {
     ['consume MB/s, kafka-consumer-perf-test', 'consume', 'kafka-consumer-perf-test', (t) => t.mbPerSec, mbs],
   ];
   for (const [label, id, tool, pick, show] of toolRows) add(label, id, fig(tool, pick), show);
+  add(
+    't3.micro baseline: 1 KiB records/s within 20 % of a core',
+    'capacity',
+    (x) => (x.capacity ? x.capacity.rate || NaN : NaN),
+    int,
+  );
   add('broker RSS idle', 'seed', (x) => x.idleRssBytes, mb);
   add('broker RSS peak (seed)', 'seed', (x) => x.peakRssBytes, mb);
   add('disk per payload byte (1 KiB)', 'max1k', diskPerPayload, perByte);

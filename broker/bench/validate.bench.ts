@@ -18,7 +18,8 @@ import {
   readBatchHeader,
 } from '../src/protocol/record-batch';
 import { scanRecords } from '../src/protocol/record-scan';
-import { producePolicy, validateProduceRecords } from '../src/server/produce-validation';
+import { producePolicy } from '../src/server/produce-policy';
+import { validateProduceRecords } from '../src/server/produce-validation';
 
 const RUN_MS = Number(process.env.BENCH_MS ?? 1500);
 const RECORD_BYTES = 1024;

@@ -20,12 +20,14 @@ import { consumerGroupScenarios } from './scenarios/consumer-groups';
 import { miscScenarios } from './scenarios/misc';
 import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
+import { transactionV2Scenarios } from './scenarios/transactions-v2';
 import { quotaScenarios } from './scenarios/quotas';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
 export const SCENARIOS: Scenario[] = [
   ...transactionScenarios,
+  ...transactionV2Scenarios,
   ...miscScenarios,
   ...adminScenarios,
   ...dataScenarios,
@@ -34,6 +36,16 @@ export const SCENARIOS: Scenario[] = [
   ...toolScenarios,
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];
+
+/**
+ * minnow always has an authorizer (server/authorizer.ts), open to everyone while no listener
+ * authenticates anyone: Kafka is started with its own (KRaft's StandardAuthorizer) set the same way,
+ * so the ACL APIs are compared rather than answered SECURITY_DISABLED by a Kafka without one.
+ */
+export const KAFKA_AUTHORIZER: Record<string, string> = {
+  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  'allow.everyone.if.no.acl.found': 'true',
+};
 
 export interface StepReport {
   scenario: string;
@@ -154,7 +166,12 @@ async function main(): Promise<number> {
       kafka = { host: host!, port: Number(port) };
       say(`using the Kafka already running at ${values.kafka}`);
     } else {
-      const k = await startKafka({ heap: values.heap, kafkaVersion: values['kafka-version'], log: (l) => say(l) });
+      const k = await startKafka({
+        heap: values.heap,
+        kafkaVersion: values['kafka-version'],
+        serverProperties: KAFKA_AUTHORIZER,
+        log: (l) => say(l),
+      });
       cleanups.push(() => k.stop());
       kafka = k;
     }

@@ -70,7 +70,7 @@ export const adminScenarios: Scenario[] = [
   },
   {
     name: 'delete-topics',
-    about: 'DeleteTopics v6: unknown, existing, internal and twice-named topics',
+    about: 'DeleteTopics v6: unknown, existing, internal and twice-named topics; Metadata after it, auto-creating',
     async run(ctx) {
       await ctx.quiet(CreateTopics, 7, { topics: [topic('dt-a')], timeoutMs: 30_000, validateOnly: false });
       await ctx.waitForTopic('dt-a');
@@ -88,6 +88,17 @@ export const adminScenarios: Scenario[] = [
       await ctx.send('metadata of the deleted topic', ApiKey.Metadata, 12, {
         topics: [{ name: 'dt-a' }],
         allowAutoTopicCreation: false,
+      });
+      // kafka-go's delete-topics tests read the deleted topics' partitions with auto-creation on
+      // (Metadata v6) and expect none: the first answer re-creates the topic without telling it.
+      await ctx.send('metadata of the deleted topic, auto-creation allowed', ApiKey.Metadata, 6, {
+        topics: [{ name: 'dt-a' }],
+        allowAutoTopicCreation: true,
+      });
+      await ctx.waitForTopic('dt-a');
+      await ctx.send('metadata of the re-created topic', ApiKey.Metadata, 6, {
+        topics: [{ name: 'dt-a' }],
+        allowAutoTopicCreation: true,
       });
     },
   },

@@ -1,4 +1,4 @@
-// ApiVersions, Metadata (internal topics, bad names), ACL APIs without an authorizer, and the
+// ApiVersions, Metadata (internal topics, bad names), ACL APIs (both with an authorizer), and the
 // request versions Kafka 4 removed (KIP-896).
 import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeBody, rawFrame, type Scenario } from '../scenario';
@@ -10,7 +10,7 @@ const DeleteAcls = 31;
 export const miscScenarios: Scenario[] = [
   {
     name: 'api-versions',
-    about: 'ApiVersions v3 with and without client software, v0',
+    about: 'ApiVersions v3 with and without client software, v0, v4 (feature flags)',
     async run(ctx) {
       await ctx.send('v3 with client software name', ApiKey.ApiVersions, 3, {
         clientSoftwareName: 'minnow-compat',
@@ -25,6 +25,11 @@ export const miscScenarios: Scenario[] = [
         clientSoftwareVersion: '1',
       });
       await ctx.send('v0', ApiKey.ApiVersions, 0, {});
+      // v4 lists features with a minimum of 0 (transaction.version, which Java 4.x producers read).
+      await ctx.send('v4', ApiKey.ApiVersions, 4, {
+        clientSoftwareName: 'minnow-compat',
+        clientSoftwareVersion: '1.0',
+      });
     },
   },
   {
@@ -56,7 +61,7 @@ export const miscScenarios: Scenario[] = [
   },
   {
     name: 'acls',
-    about: 'ACL APIs on a broker without an authorizer: Kafka answers SECURITY_DISABLED',
+    about: 'ACL APIs (Kafka runs its StandardAuthorizer, open while no ACL names a resource, as minnow by default)',
     async run(ctx) {
       await ctx.send('describe all ACLs', DescribeAcls, 3, {
         resourceTypeFilter: 1,

@@ -13,6 +13,7 @@ import type {
   ProduceResponse,
 } from '../protocol/messages';
 import { ConnectOptions, KafkaClientError, KafkaConnection, parseHostPort } from './connection';
+import { recordBytes } from '../protocol/records';
 
 export interface PartitionMeta {
   partition: number;
@@ -261,7 +262,7 @@ export class KafkaClient {
       rackId: '',
     });
     const p = res.responses[0]!.partitions[0]!;
-    return { errorCode: p.errorCode, highWatermark: p.highWatermark, records: p.records };
+    return { errorCode: p.errorCode, highWatermark: p.highWatermark, records: p.records && recordBytes(p.records) };
   }
 
   close(): void {

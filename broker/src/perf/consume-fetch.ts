@@ -4,6 +4,7 @@ import { ErrorCode, errorName } from '../protocol/error-codes';
 import type { FetchRequest, FetchResponse } from '../protocol/messages';
 import { BASE_OFFSET, LAST_OFFSET_DELTA, splitBatches } from '../protocol/record-batch';
 import { MiB } from './report';
+import { recordBytes } from '../protocol/records';
 
 const FETCH_MAX_BYTES = 50 * MiB; // fetch.max.bytes default
 
@@ -71,7 +72,7 @@ export function advancePositions(
       if (pd.errorCode !== ErrorCode.NONE)
         throw new Error(`fetch ${topic}/${pd.partitionIndex} at ${s.position}: ${errorName(pd.errorCode)}`);
       if (!pd.records || pd.records.length === 0) continue;
-      const { batches } = splitBatches(pd.records);
+      const { batches } = splitBatches(recordBytes(pd.records));
       if (batches.length === 0) continue;
       const lastBatch = batches[batches.length - 1]!;
       const next = lastBatch.readBigInt64BE(BASE_OFFSET) + BigInt(lastBatch.readInt32BE(LAST_OFFSET_DELTA)) + 1n;

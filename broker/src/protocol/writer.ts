@@ -1,4 +1,5 @@
 import { EncodeError } from './errors';
+import { RecordChunks, type Records } from './records';
 import { uuidToBytes } from './uuid';
 
 const INITIAL_CAPACITY = 256;
@@ -111,8 +112,12 @@ export class Writer {
     return this;
   }
 
-  /** Appends raw bytes; large ones by reference. */
-  raw(b: Buffer): this {
+  /** Appends raw bytes; large ones by reference (each chunk of a RecordChunks on its own). */
+  raw(b: Records): this {
+    if (b instanceof RecordChunks) {
+      for (const c of b.chunks) this.raw(c);
+      return this;
+    }
     if (b.length >= ZERO_COPY_THRESHOLD) {
       this.flushChunk();
       this.chunks.push(b);
@@ -157,16 +162,16 @@ export class Writer {
   compactNullableString(s: string | null): this {
     return s === null ? this.uvarint(0) : this.compactString(s);
   }
-  bytes(b: Buffer): this {
+  bytes(b: Records): this {
     return this.int32(b.length).raw(b);
   }
-  nullableBytes(b: Buffer | null): this {
+  nullableBytes(b: Records | null): this {
     return b === null ? this.int32(-1) : this.bytes(b);
   }
-  compactBytes(b: Buffer): this {
+  compactBytes(b: Records): this {
     return this.uvarint(b.length + 1).raw(b);
   }
-  compactNullableBytes(b: Buffer | null): this {
+  compactNullableBytes(b: Records | null): this {
     return b === null ? this.uvarint(0) : this.compactBytes(b);
   }
   arrayLength(n: number | null): this {

@@ -1,22 +1,15 @@
-// The broker: configuration + storage + TCP server + background retention, with a clean stop.
+// The broker: configuration, storage, coordinators, listeners and background tasks wired together
+// in order (each part in its own module), with a clean stop.
 import { GroupCoordinator } from '../groups/coordinator';
 import { TransactionCoordinator } from '../transactions/coordinator';
-import { DiskSpace } from '../storage/disk-space';
-import { openStorage } from '../storage/open-storage';
-import { syncEngine } from '../storage/sync-adapter';
-import { parseStorageUrl, StorageUrl } from '../storage/storage-url';
-import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
-import type { Storage } from '../storage/storage';
-import { topicConfig } from '../storage/topic-config';
-import { brokerTopicDefaults } from './broker-configs';
-import { LogCleanerTask } from './log-cleaner';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
 import { allowEveryoneIfNoAclFound } from './authorizer-defaults';
-import { BrokerConfig, checkConfig, loadConfig } from './config';
+import { startBackgroundTasks } from './background-tasks';
+import { openBrokerStorage } from './broker-storage';
+import type { BrokerConfig } from './config';
 import { Connection, ConnectionShared } from './connection';
 import { admitUnauthenticated, LoginThrottle } from './sasl/login-throttle';
-import { ensureBootstrapAdmin } from './sasl/bootstrap-admin';
 import type { SaslServices } from './sasl/sasl-authenticator';
 import { ConnectionRegistry } from './connection-registry';
 import type { BrokerContext } from './context';
@@ -27,9 +20,7 @@ import { createLogger, Logger, WarningLimiter } from '../logger';
 import { BrokerQuotas } from './quotas/broker-quotas';
 import { RequestMemoryPool } from './request-memory-pool';
 import { ResponseMemory } from './response-memory';
-import { retryIfDiskFull } from './space-retry';
 import type { KafkaPrincipal } from './session';
-import { isReservedTopic } from './topic-names';
 import { openListenerServers } from './listener-servers';
 import { describeListeners, ResolvedListener, resolveListeners, usesSasl, usesTls } from './listeners';
 import type { Session } from './session';
@@ -37,7 +28,7 @@ import { ReloadOutcome, TlsCertificates } from './tls-certificates';
 import { describeCertificate } from './tls-material';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { MetricsServer, openMetricsServer } from './metrics/metrics-server';
-import { sweepRetention } from './retention-sweep-task';
+import { ConfigOverrides, startConfig } from './start-config';
 
 /** How long a stop waits for in-flight requests before closing connections anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -51,7 +42,7 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface StartOptions {
   /** Overrides on top of the configuration read from `env`; the storage URL parsed or as text. */
-  config?: Partial<Omit<BrokerConfig, 'storageUrl'>> & { storageUrl?: StorageUrl | string };
+  config?: ConfigOverrides;
   /** Environment to read (default: an empty one, so tests are not affected by the shell). */
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
@@ -82,17 +73,7 @@ export interface RunningBroker {
 }
 
 export async function startBroker(opts: StartOptions = {}): Promise<RunningBroker> {
-  const base = loadConfig(opts.env ?? {});
-  // A whole loadConfig() result (minnow serve) brings its own list; else each override counts as given.
-  const explicit = opts.config?.explicit ?? new Set([...(base.explicit ?? []), ...Object.keys(opts.config ?? {})]);
-  const storageUrl =
-    typeof opts.config?.storageUrl === 'string'
-      ? parseStorageUrl(opts.config.storageUrl)
-      : (opts.config?.storageUrl ?? base.storageUrl);
-  const config: BrokerConfig = { ...base, ...opts.config, storageUrl, explicit };
-  // Listeners given without advertised addresses advertise themselves, whatever the env said.
-  if (opts.config?.listeners && !opts.config.advertisedListeners) config.advertisedListeners = undefined;
-  checkConfig(config);
+  const config = startConfig(opts.env ?? {}, opts.config);
   const logger = opts.logger ?? createLogger(config.logLevel);
   const now = opts.now ?? Date.now;
   if (config.saslMaxFailuresPerAddress !== undefined)
@@ -100,62 +81,19 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       'MINNOW_SASL_MAX_FAILURES_PER_ADDRESS is deprecated and has no effect: failed logins no longer lock an address out (that refused the right passwords of everyone behind it); they are answered later and later instead, see MINNOW_SASL_FAILED_LOGIN_MAX_DELAY_MS and MINNOW_MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP. Remove the setting.',
       { value: config.saslMaxFailuresPerAddress },
     );
-  const storage: Storage = await openStorage(config.storageUrl, {
-    synchronous: config.sqliteSynchronous,
-    walMaxBytes: config.walMaxBytes,
-    warn: (msg, fields) => logger.error(msg, fields),
-  });
-  // The free-space floor watches the SQLite file (a network engine's disk is not this host's).
-  const sqlite = syncEngine(storage);
-  const sqliteFile = sqlite instanceof SqliteStorage ? sqlite : undefined;
-  const diskSpace = sqliteFile
-    ? new DiskSpace({
-        dbPath: sqliteFile.path,
-        floorBytes: config.minFreeBytes,
-        reusableBytes: () => sqliteFile.reusableBytes(),
-        log: (msg, fields) => logger.error(msg, fields),
-      })
-    : undefined;
-  diskSpace?.refresh(); // writes the reserve file if there is room for it
-  let identity;
-  try {
-    identity = await storage.identity({ clusterId: config.clusterId, nodeId: config.nodeId });
-  } catch (err) {
-    await storage.close(); // and its lock: a retry in this process must not find it held
-    throw err;
-  }
-  if (config.clusterId && config.clusterId !== identity.clusterId) {
-    logger.warn('CLUSTER_ID differs from the id stored in the database; keeping the stored one', {
-      wanted: config.clusterId,
-      stored: identity.clusterId,
-    });
-  }
-  for (const t of (await storage.listTopics()).filter((t) => isReservedTopic(t.name))) {
-    // An older minnow auto-created internal names as ordinary topics (a lag monitor asking for
-    // __consumer_offsets did); offsets were never kept there.
-    logger.warn(
-      'a topic has an internal topic name; minnow keeps that state in its database, not in a topic: delete it (kafka-topics --delete)',
-      { topic: t.name, partitions: t.partitionCount },
-    );
-  }
-  try {
-    await ensureBootstrapAdmin(storage, config.adminUser, config.adminPasswordFile, logger);
-  } catch (err) {
-    await storage.close();
-    throw err;
-  }
+  const { storage, sqliteFile, diskSpace, identity: stored } = await openBrokerStorage(config, logger);
   const fetchWaiters = new FetchWaiters();
   // Several brokers on one postgres:// database (src/cluster): this broker's own node id, leases.
   let clusterSetup;
   try {
-    clusterSetup = await openCluster(config, logger, fetchWaiters, identity.nodeId);
+    clusterSetup = await openCluster(config, logger, fetchWaiters, stored.nodeId);
   } catch (err) {
     await storage.close();
     throw err;
   }
   const { cluster } = clusterSetup;
   clusterSetup.fenceStorage(storage);
-  identity = { ...identity, nodeId: cluster.nodeId };
+  const identity = { ...stored, nodeId: cluster.nodeId };
   const appendQueue = new AppendQueue(
     storage,
     logger,
@@ -222,6 +160,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     authorizer,
     quotas,
     cluster,
+    // The start time as the features' epoch: a restart with another level is re-read by clients.
+    features: { transactionVersion: config.transactionVersion, epoch: Date.now() },
     now,
   };
   const handlers = createHandlers();
@@ -335,47 +275,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   certificates?.watch(config.tlsReloadIntervalMs);
   const port = listeners[0]!.port;
 
-  // One retention step at a time: a step still awaiting storage when the next tick comes skips it.
-  let retentionStep: Promise<void> | undefined;
-  const retainOnce = async () => {
-    try {
-      // Dynamic broker configs (log.retention.ms / log.retention.bytes) change the topic defaults at runtime.
-      const brokerDefaults = await brokerTopicDefaults(storage, identity.nodeId);
-      const defaults = {
-        retentionMs: Number(topicConfig({}, 'retention.ms', brokerDefaults)),
-        retentionBytes: Number(topicConfig({}, 'retention.bytes', brokerDefaults)),
-        cleanupPolicy: topicConfig({}, 'cleanup.policy', brokerDefaults),
-      };
-      const r = await sweepRetention(storage, {
-        nowMs: now(),
-        defaults,
-        step: (call) => retryIfDiskFull(context, call),
-        stopped: () => stopping !== undefined,
-      });
-      if (r.deletedBatches > 0) {
-        logger.info('retention deleted batches', { deletedBatches: r.deletedBatches, deletedBytes: r.deletedBytes });
-        diskSpace?.invalidate();
-      }
-    } catch (err) {
-      logger.error('retention step failed', { err });
-    }
-  };
-  const retention = setInterval(() => {
-    retentionStep ??= retainOnce().finally(() => (retentionStep = undefined));
-  }, config.retentionCheckIntervalMs);
-  retention.unref();
-  // cleanup.policy=compact (issue 17): compaction steps between requests, every log.cleaner.backoff.ms when idle.
-  const cleaner = new LogCleanerTask(storage, {
-    backoffMs: config.logCleanerBackoffMs,
-    dedupeBytes: config.logCleanerDedupeBytes,
-    brokerDefaults: () => brokerTopicDefaults(storage, identity.nodeId),
-    now,
-    logger,
-    // On a shared database each broker compacts the partitions it leads (the others' are theirs).
-    cleans: cluster.shared ? (topic, partition) => cluster.leaderOf(topic, partition) === cluster.nodeId : undefined,
-    onFreed: () => diskSpace?.invalidate(),
-  });
-  cleaner.start();
+  const tasks = startBackgroundTasks(context, cluster);
 
   logger.info('minnow broker listening', {
     listener: `${listeners[0]!.host}:${port}`,
@@ -400,9 +300,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const stop = () =>
     (stopping ??= (async () => {
       logger.info('stopping: no new connections, answering in-flight requests');
-      clearInterval(retention);
-      const retentionStopped = retentionStep;
-      const cleanerStopped = cleaner.stop();
+      const tasksStopped = tasks.stop();
       certificates?.stop();
       const closed = servers.close();
       const metricsClosed = metricsServer?.close();
@@ -420,9 +318,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       await metricsClosed;
       registry.stop();
       warnings.flush();
-      await cleanerStopped;
+      await tasksStopped;
       await left;
-      await retentionStopped;
       await groups.writesSettled(); // a rebalance that ended just now is stored (groups/group-persistence.ts)
       await storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).

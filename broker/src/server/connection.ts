@@ -2,55 +2,31 @@
 // out strictly in request order. Reading pauses while too many requests are in flight, while the
 // responses not yet taken by the client exceed a bound, and while the broker-wide request memory
 // pool cannot hold the next frame.
-import { ProduceOrder } from './produce-order';
-import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
-import * as path from 'node:path';
 import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
-import { requestHeaderVersion, responseHeaderVersion } from '../protocol/headers';
-import { API_SPEC_BY_KEY } from '../protocol/messages/registry';
-import { Reader } from '../protocol/reader';
-import { Writer } from '../protocol/writer';
-import type { ApiHandler, BrokerContext, RequestContext } from './context';
-import { usesSasl } from './listeners';
-import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 import { FrameReader, FrameTooLargeError } from '../protocol/frame-reader';
-import { StorageError } from '../storage/storage';
-import { errorAnswer } from './error-answers';
-import { unservedAnswer } from './unserved-answers';
-import { apiVersionsBody } from './handlers/api-versions';
+import { requestHeaderVersion } from '../protocol/headers';
+import { Reader } from '../protocol/reader';
 import type { WarningLimiter } from '../logger';
+import { ConnectionMute } from './connection-throttle';
+import type { ApiHandler, BrokerContext, RequestContext } from './context';
+import { dumpRequestFrame } from './frame-dump';
+import { usesSasl } from './listeners';
+import { ProduceOrder } from './produce-order';
+import { RequestAdmission } from './request-admission';
+import { dispatchRequest, DispatchingConnection } from './request-dispatch';
 import type { RequestMemoryPool } from './request-memory-pool';
+import { routeRequest } from './request-routing';
+import { RequestScheduler } from './request-scheduler';
 import { ResponseHold } from './response-memory';
-import { encodeInSlices, slicedField } from './sliced-encoding';
-import { recordRequest, throttledBody } from './quotas/request-quotas';
+import { ResponseQueue } from './response-queue';
 import { SaslAuthenticator, SaslServices } from './sasl/sasl-authenticator';
+import { KafkaPrincipal, ListenerInfo, newSession, PLAINTEXT_LISTENER, Session } from './session';
 
 /** Requests a connection may have in flight before we stop reading from it (backpressure). */
 const MAX_IN_FLIGHT = 64;
-
-/**
- * Response bytes a connection may have pending (in the socket's buffer, or encoded and waiting for
- * an earlier response) before it stops reading requests and starting handlers until the client
- * has read them ('drain'). Kafka mutes a channel while one response is being sent; this allows a
- * little more so small pipelined responses keep flowing, and the kernel's own socket buffer (up to
- * a few MiB, not in the broker's heap) comes on top. A client that never reads thus holds at most
- * this plus the one response being built (bounded by the fetch size limits), not every fetch it
- * pipelined.
- */
-export const MAX_PENDING_RESPONSE_BYTES = 1024 * 1024;
-
-interface Slot {
-  done: boolean;
-  /** Encoded response frame, or null when no response is due. */
-  chunks: Buffer[] | null;
-  /** Bytes of `chunks`. */
-  bytes: number;
-  /** A Fetch's share of the broker's response memory, released once the socket has taken it. */
-  hold?: ResponseHold;
-}
 
 /** What all connections of a broker share. */
 export interface ConnectionShared {
@@ -64,42 +40,33 @@ export interface ConnectionShared {
   testOnlyPrincipalForClientId?: (clientId: string | null) => KafkaPrincipal | undefined;
 }
 
-/** Responses of at most this many bytes in all are copied into one buffer before writing (see write()). */
-const JOIN_RESPONSES_UP_TO_BYTES = 16 * 1024;
-
 /** After a failed authentication the response goes out, then the connection closes; this long at most. */
 const CLOSE_AFTER_FAILURE_MS = 5000;
 
 export class Connection {
   private readonly frames: FrameReader;
-  private readonly slots: Slot[] = [];
   private closed = false;
-  private idleWaiters: (() => void)[] = [];
   private readonly clientHost: string;
   /** Who is connected (principal) and through which listener: see session.ts. */
   readonly session: Session;
   private readonly produceOrder = new ProduceOrder();
   /** The SASL exchange on a sasl+ listener (its own module); undefined elsewhere. */
   private readonly sasl: SaslAuthenticator | undefined;
-  /** Handlers started and not finished; all Produce when runningProduceOnly. */
-  private running = 0;
-  private flushScheduled = false;
+  /** The answers, in request order (response-queue.ts). */
+  private readonly responses: ResponseQueue;
+  /** When decoded requests start their handlers (request-scheduler.ts). */
+  private readonly scheduler: RequestScheduler;
+  /** This connection's share of the request memory pool (request-admission.ts). */
+  private readonly admission: RequestAdmission;
+  /** Over a client quota: neither read nor start requests until this timer fires (KIP-219 muting). */
+  private readonly throttle: ConnectionMute;
   /** A failed authentication's answer is the last: close once it is written. */
   private closeWhenFlushed = false;
-  private runningProduceOnly = false;
-  /** Decoded requests waiting for the ones before them to finish. */
-  private readonly waiting: { produce: boolean; start: () => void }[] = [];
-  /** Bytes of finished responses not yet handed to the socket. */
-  private encodedUnwritten = 0;
-  /** Request bytes this connection holds in the pool (frames admitted and not yet answered). */
-  private held = 0;
-  private readonly wakeOnMemory = () => this.retryAdmission();
   /** Last time bytes came in, a response went out or the client took response bytes (CONNECTIONS_MAX_IDLE_MS). */
   private lastActiveMs: number;
   private readonly openedMs: number;
-  /** Over a client quota: neither read nor start requests until this timer fires (KIP-219 muting). */
-  private throttleTimer: NodeJS.Timeout | undefined;
-  private mutedUntil = 0;
+  /** What a request uses on its way to the answer (request-dispatch.ts). */
+  private readonly dispatching: DispatchingConnection;
 
   constructor(
     private readonly socket: Socket,
@@ -114,7 +81,29 @@ export class Connection {
     if (saslListener && !shared.sasl)
       throw new Error(`listener ${listener.name} has SASL but the broker gave no SASL services`);
     this.sasl = saslListener ? new SaslAuthenticator(this.session, shared.sasl!) : undefined;
-    this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admit(size));
+    const isClosed = () => this.closed;
+    this.responses = new ResponseQueue(socket, () => this.flush(), isClosed);
+    this.throttle = new ConnectionMute(() => {
+      if (this.closed) return;
+      this.scheduler.startWaiting();
+      this.updateReading();
+    });
+    this.scheduler = new RequestScheduler(() => !this.responses.congested && !this.throttle.muted, isClosed);
+    this.admission = new RequestAdmission(shared.pool, broker.config.maxRequestBytes, () => this.retryAdmission());
+    this.frames = new FrameReader(broker.config.maxRequestBytes, (size) => this.admission.admit(size));
+    this.dispatching = {
+      id,
+      warnings: shared.warnings,
+      responses: this.responses,
+      scheduler: this.scheduler,
+      closed: isClosed,
+      reject: (why, err, fields) => this.reject(why, err, fields),
+      mute: (ms) => this.mute(ms),
+      answered: () => {
+        if (this.sasl?.failed) this.closeWhenFlushed = true;
+      },
+      releaseRequest: (bytes) => this.releaseRequest(bytes),
+    };
     this.clientHost = `/${this.session.clientAddress}`; // Kafka's form in DescribeGroups
     this.lastActiveMs = this.openedMs = performance.now();
     socket.setNoDelay(true);
@@ -125,7 +114,7 @@ export class Connection {
   }
 
   get inFlight(): number {
-    return this.slots.length;
+    return this.responses.length;
   }
 
   /**
@@ -137,7 +126,7 @@ export class Connection {
     if (this.closed || this.lastActiveMs > sinceMs || this.frames.blocked) return false;
     // A finished answer not yet flushed (flush runs on setImmediate, after the timers phase the
     // sweep runs in) or still in the socket's buffer is not idle: closing then would drop it.
-    return this.slots.length === 0 && this.socket.writableLength === 0;
+    return this.responses.length === 0 && this.socket.writableLength === 0;
   }
 
   /**
@@ -149,19 +138,9 @@ export class Connection {
     return !this.closed && this.openedMs < sinceMs && this.sasl?.awaitingLogin === true;
   }
 
-  /** Bytes of responses the client has not taken yet. */
-  private get pendingResponseBytes(): number {
-    return this.socket.writableLength + this.encodedUnwritten;
-  }
-
-  private get congested(): boolean {
-    return this.pendingResponseBytes >= MAX_PENDING_RESPONSE_BYTES;
-  }
-
   /** Resolves once every request received so far has been answered. */
   drained(): Promise<void> {
-    if (this.slots.length === 0 || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.responses.drained();
   }
 
   close(): void {
@@ -173,38 +152,16 @@ export class Connection {
   private onClose(): void {
     this.closed = true;
     this.sasl?.closed();
-    this.waiting.length = 0;
-    for (const slot of this.slots) slot.hold?.releaseAll();
-    this.slots.length = 0;
-    this.encodedUnwritten = 0;
-    clearTimeout(this.throttleTimer);
-    this.throttleTimer = undefined;
-    this.shared.pool.cancel(this.wakeOnMemory);
-    this.shared.pool.release(this.held);
-    this.held = 0;
-    for (const w of this.idleWaiters.splice(0)) w();
-  }
-
-  /**
-   * Reserves a frame's bytes when its size prefix arrives. Besides the pool, one connection may
-   * hold several unanswered requests only while they total at most one maximum frame, so a single
-   * pipelining client cannot take the whole pool from the others.
-   */
-  private admit(size: number): boolean {
-    if (this.held > 0 && this.held + size > this.broker.config.maxRequestBytes) return false; // retried when its own requests are answered
-    if (!this.shared.pool.tryReserve(size)) {
-      this.shared.pool.onRelease(this.wakeOnMemory);
-      return false;
-    }
-    this.held += size;
-    return true;
+    this.scheduler.clear();
+    this.throttle.cancel();
+    this.admission.close();
+    this.responses.clear();
   }
 
   /** The request of this frame is answered (or will never be): its bytes go back to the pool. */
   private releaseRequest(bytes: number): void {
     if (this.closed || bytes === 0) return;
-    this.held -= bytes;
-    this.shared.pool.release(bytes);
+    this.admission.release(bytes);
     if (this.frames.blocked) this.retryAdmission();
   }
 
@@ -233,7 +190,7 @@ export class Connection {
   private updateReading(): void {
     if (this.closed) return;
     const stop =
-      this.slots.length >= MAX_IN_FLIGHT || this.congested || this.frames.blocked || this.throttleTimer !== undefined;
+      this.responses.length >= MAX_IN_FLIGHT || this.responses.congested || this.frames.blocked || this.throttle.muted;
     if (stop && !this.socket.isPaused()) this.socket.pause();
     else if (!stop && this.socket.isPaused()) this.socket.resume();
   }
@@ -272,51 +229,21 @@ export class Connection {
       apiVersion = r.int16();
       correlationId = r.int32();
       if (this.sasl && this.routeSasl(apiKey, apiVersion, correlationId)) return;
-      const handler = this.handlers.get(apiKey);
-      const spec = API_SPEC_BY_KEY.get(apiKey);
-      if (apiKey === ApiKey.ApiVersions && handler && apiVersion > handler.maxVersion) {
-        // KIP-511: a client newer than us gets error 35 and, like Kafka, only the ApiVersions range
-        // in a v0 body: enough to retry with a version we know.
-        const own = apiVersionsBody(this.handlers).apiKeys.filter((k) => k.apiKey === ApiKey.ApiVersions);
-        this.push(correlationId, apiKey, 0, {
-          errorCode: ErrorCode.UNSUPPORTED_VERSION,
-          apiKeys: own,
-          throttleTimeMs: 0,
-        });
+      const route = routeRequest(this.handlers, apiKey, apiVersion);
+      if (route.to === 'answer') {
+        this.responses.push({ correlationId, apiKey, apiVersion: route.apiVersion }, route.body);
         this.broker.metrics?.requested(apiKey);
         this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
         this.releaseRequest(reserved);
         return;
       }
-      const unserved = !handler && spec ? unservedAnswer(spec, apiVersion) : null;
-      if (unserved) {
-        this.push(correlationId, apiKey, apiVersion, unserved);
-        this.broker.metrics?.requested(apiKey);
-        this.broker.metrics?.answered(apiKey, { errorCode: ErrorCode.UNSUPPORTED_VERSION });
-        this.releaseRequest(reserved);
+      if (route.to === 'close') {
+        this.reject(route.why, route.err, { apiKey, apiVersion, correlationId });
         return;
       }
-      if (!handler || !spec) {
-        this.reject('unsupported API key', new DecodeError(`API key ${apiKey} is not supported`), {
-          apiKey,
-          apiVersion,
-          correlationId,
-        });
-        return;
-      }
-      if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
-        this.reject(
-          'unsupported API version',
-          new DecodeError(`${spec.name} v${apiVersion} is not supported (${handler.minVersion}-${handler.maxVersion})`),
-          {
-            apiKey,
-            apiVersion,
-            correlationId,
-          },
-        );
-        return;
-      }
-      if (this.broker.config.dumpFramesDir) this.dumpFrame(spec.name, apiVersion, correlationId, frame);
+      const { handler, spec } = route;
+      if (this.broker.config.dumpFramesDir)
+        dumpRequestFrame(this.broker.config.dumpFramesDir, spec.name, apiVersion, this.id, correlationId, frame);
       const headerVersion = requestHeaderVersion(apiKey, apiVersion);
       const clientId = headerVersion >= 1 ? r.nullableString() : null;
       if (headerVersion >= 2) r.skipTaggedFields();
@@ -335,186 +262,18 @@ export class Connection {
         sasl: this.sasl,
         produceOrder: this.produceOrder,
       };
-      const slot: Slot = { done: false, chunks: null, bytes: 0 };
       if (apiKey === ApiKey.Fetch && this.broker.responseMemory)
-        slot.hold = ctx.responseHold = new ResponseHold(this.broker.responseMemory);
-      this.slots.push(slot);
-      const metrics = this.broker.metrics;
-      metrics?.requested(apiKey);
-      // Client quotas (server/quotas): looked at only when one is set, so without quotas a request
-      // costs one property read more.
-      const quotasOn = this.broker.quotas.clientQuotasOn;
-      let handlerMs = 0;
-      const finish = (body: unknown): void | Promise<void> => {
-        let sent = body;
-        if (quotasOn) sent = this.finishWithQuotas(slot, ctx, reserved, handlerMs, body);
-        else if (body !== null && !this.closed) {
-          // A large answer is encoded in slices (sliced-encoding.ts); its slot stays unfinished, so
-          // the answers after it wait: responses go out in request order.
-          const field = slicedField(apiKey, body);
-          if (field !== undefined) {
-            const encode = (b: unknown) => this.encode(correlationId, apiKey, apiVersion, b);
-            return encodeInSlices(encode, body as Record<string, unknown>, field).then((chunks) => {
-              if (!this.closed) this.setResponse(slot, chunks);
-              answered(body);
-            });
-          }
-          this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
-        }
-        answered(sent);
-      };
-      const answered = (sent: unknown) => {
-        if (ctx.mutationThrottleMs && !this.closed) this.mute(ctx.mutationThrottleMs);
-        if (metrics && !this.closed) metrics.answered(apiKey, sent);
-        if (!slot.chunks) slot.hold?.releaseAll(); // nothing will be written (no response, or closed)
-        slot.done = true;
-        if (this.sasl?.failed) this.closeWhenFlushed = true;
-        if (this.broker.logger.enabled('debug')) {
-          this.broker.logger.debug('request', {
-            connectionId: this.id,
-            api: spec.name,
-            apiVersion,
-            correlationId,
-            clientId,
-            ms: Math.round((performance.now() - started) * 1000) / 1000,
-          });
-        }
-        this.scheduleFlush();
-      };
-      const fail = (err: unknown) => this.answerFailure(slot, ctx, spec.name, request, err, finish);
-      const produce = apiKey === ApiKey.Produce;
-      this.schedule(produce, () => {
-        const done = () => {
-          // A handler that went on after its connection closed may have taken memory since.
-          if (this.closed) slot.hold?.releaseAll();
-          this.releaseRequest(reserved);
-          this.handlerDone();
-        };
-        try {
-          const t0 = quotasOn ? performance.now() : 0;
-          const result = handler.handle(ctx, request);
-          if (quotasOn) handlerMs = performance.now() - t0;
-          if (result instanceof Promise) {
-            // finish can throw too (an answer that does not encode): answered as a failed handler;
-            // fail never throws (an unhandled rejection would end the process).
-            result.then(finish, fail).catch(fail).finally(done);
-          } else {
-            const finished = finish(result);
-            if (finished) finished.catch(fail).finally(done);
-            else done();
-          }
-        } catch (err) {
-          fail(err);
-          done();
-        }
-      });
+        ctx.responseHold = new ResponseHold(this.broker.responseMemory);
+      dispatchRequest(this.dispatching, { handler, spec, ctx, request, reserved, started });
     } catch (err) {
       if (err instanceof DecodeError) this.reject('malformed request', err, { apiKey, apiVersion, correlationId });
       else this.reject('request failed', err as Error, { apiKey, apiVersion, correlationId });
     }
   }
 
-  /**
-   * A handler threw (the database out of reach, or a bug) or its answer did not encode: Kafka's
-   * answer for an unexpected error (KafkaApis.handleError), the error in every error field of the
-   * API's response (error-answers/), rather than closing a connection the client would take for a
-   * dead broker. Logged once per burst. Closes when no answer is due (Produce acks=0) or the error
-   * answer itself fails. Never throws.
-   */
-  private answerFailure(
-    slot: Slot,
-    ctx: RequestContext,
-    api: string,
-    request: unknown,
-    err: unknown,
-    finish: (body: unknown) => void | Promise<void>,
-  ): void {
-    if (this.closed) return;
-    const storage = err instanceof StorageError;
-    let answer: { body: unknown; code: number } | undefined;
-    // An answer already (partly) made cannot be replaced: close.
-    if (!slot.done && slot.chunks === null) {
-      try {
-        answer = errorAnswer(ctx, request, err);
-      } catch {
-        answer = undefined;
-      }
-    }
-    if (!answer || answer.body === null) {
-      this.reject(`${api} handler failed`, err as Error, { correlationId: ctx.correlationId });
-      return;
-    }
-    const why = storage ? 'storage unavailable: answering with a retriable error' : `${api} handler failed: answering`;
-    this.shared.warnings.log(storage ? 'warn' : 'error', why, {
-      connectionId: this.id,
-      api,
-      errorCode: answer.code,
-      err,
-    });
-    const failed = (e: unknown) =>
-      this.reject(`${api} error answer failed`, e as Error, { correlationId: ctx.correlationId });
-    try {
-      finish(answer.body)?.catch(failed); // a large error answer is encoded in slices
-    } catch (e) {
-      failed(e);
-    }
-  }
-
-  /**
-   * Encodes the response and records the request against its client's quotas (request bytes,
-   * response bytes, handler and encoding time); over a quota, the response carries the throttle
-   * time (a fetch then carries no data) and goes out at once, and the connection is muted for
-   * that time (KIP-219). Returns the body sent (the throttled one, if throttled).
-   */
-  private finishWithQuotas(
-    slot: Slot,
-    ctx: RequestContext,
-    requestBytes: number,
-    handlerMs: number,
-    body: unknown,
-  ): unknown {
-    if (this.closed) return body;
-    const t0 = performance.now();
-    let chunks = body === null ? null : this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, body);
-    const responseBytes = chunks ? chunks.reduce((n, c) => n + c.length, 0) : 0;
-    const t = recordRequest(
-      this.broker.quotas,
-      {
-        apiKey: ctx.apiKey,
-        user: this.session.principal.name,
-        clientId: ctx.clientId ?? '',
-        requestBytes,
-        responseBytes,
-        handlerMs: handlerMs + (performance.now() - t0),
-        noResponse: body === null,
-      },
-      Date.now(),
-    );
-    let sent = body;
-    if (t.throttleMs > 0) {
-      if (body !== null) {
-        sent = throttledBody(body, t);
-        chunks = this.encode(ctx.correlationId, ctx.apiKey, ctx.apiVersion, sent);
-      }
-      this.mute(t.throttleMs);
-    }
-    if (chunks) this.setResponse(slot, chunks);
-    return sent;
-  }
-
   /** Stops reading and starting requests for `ms` (or longer, if already muted for longer). */
   private mute(ms: number): void {
-    const until = performance.now() + ms;
-    if (this.throttleTimer !== undefined && until <= this.mutedUntil) return;
-    this.mutedUntil = until;
-    clearTimeout(this.throttleTimer);
-    this.throttleTimer = setTimeout(() => {
-      this.throttleTimer = undefined;
-      if (this.closed) return;
-      this.startWaiting();
-      this.updateReading();
-    }, ms);
-    this.updateReading();
+    if (this.throttle.mute(ms)) this.updateReading();
   }
 
   /**
@@ -538,9 +297,8 @@ export class Connection {
 
   /** An unframed SASL token (after SaslHandshake v0): the whole frame, answered by a size-prefixed token. */
   private answerRawToken(frame: Buffer): void {
-    const slot: Slot = { done: false, chunks: null, bytes: 0 };
-    this.slots.push(slot);
-    this.schedule(false, () => {
+    const slot = this.responses.open();
+    this.scheduler.schedule(false, () => {
       this.sasl!.rawToken(frame)
         .then(
           (token) => {
@@ -551,162 +309,34 @@ export class Connection {
             }
             const size = Buffer.alloc(4);
             size.writeInt32BE(token.length, 0);
-            this.setResponse(slot, [size, token]);
+            this.responses.setResponse(slot, [size, token]);
             slot.done = true;
-            this.scheduleFlush();
+            this.responses.scheduleFlush();
           },
           (err) => this.reject('SASL token failed', err as Error),
         )
         .finally(() => {
           this.releaseRequest(frame.length);
-          this.handlerDone();
+          this.scheduler.handlerDone();
         });
     });
   }
 
-  /** --dump-frames: the request frame (without its size prefix) as hex, named api-vN-connection-correlation. */
-  private dumpFrame(api: string, apiVersion: number, correlationId: number, frame: Buffer): void {
-    const dir = this.broker.config.dumpFramesDir!;
-    fs.mkdirSync(dir, { recursive: true });
-    const name = `${api.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}-request-v${apiVersion}-c${this.id}-${correlationId}.hex`;
-    fs.writeFileSync(path.join(dir, name), frame.toString('hex') + '\n');
-  }
-
   /**
-   * Kafka processes the requests of one connection in order (a produce is visible to the next
-   * request on that connection), so a handler starts only when the previous one has finished.
-   * The exception keeps pipelined produces fast: consecutive Produce requests start together,
-   * since the append queue applies them in arrival order (and in one transaction).
-   */
-  private schedule(produce: boolean, start: () => void): void {
-    const canStart =
-      !this.congested &&
-      this.throttleTimer === undefined &&
-      (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
-    if (!canStart) {
-      this.waiting.push({ produce, start });
-      return;
-    }
-    this.runningProduceOnly = this.running === 0 ? produce : this.runningProduceOnly && produce;
-    this.running++;
-    start();
-  }
-
-  private handlerDone(): void {
-    this.running--;
-    this.startWaiting();
-  }
-
-  /**
-   * Starts the next request, and with it any produces queued right behind a produce; none while
-   * the client has not taken the responses already made (they would only pile up in memory).
-   */
-  private startWaiting(): void {
-    if (this.running > 0 || this.closed) return;
-    while (this.waiting.length > 0 && !this.congested && this.throttleTimer === undefined) {
-      const next = this.waiting[0]!;
-      if (this.running > 0 && !(next.produce && this.runningProduceOnly)) break;
-      this.waiting.shift();
-      this.runningProduceOnly = this.running === 0 ? next.produce : this.runningProduceOnly && next.produce;
-      this.running++;
-      next.start();
-    }
-  }
-
-  /** Queues an already complete response (no handler involved). */
-  private push(correlationId: number, apiKey: number, apiVersion: number, body: unknown): void {
-    const slot: Slot = { done: true, chunks: null, bytes: 0 };
-    this.setResponse(slot, this.encode(correlationId, apiKey, apiVersion, body));
-    this.slots.push(slot);
-    this.scheduleFlush();
-  }
-
-  private setResponse(slot: Slot, chunks: Buffer[]): void {
-    slot.chunks = chunks;
-    slot.bytes = chunks.reduce((n, c) => n + c.length, 0);
-    this.encodedUnwritten += slot.bytes;
-  }
-
-  private encode(correlationId: number, apiKey: number, apiVersion: number, body: unknown): Buffer[] {
-    const w = new Writer(256);
-    w.int32(0); // size, patched below
-    w.int32(correlationId);
-    if (responseHeaderVersion(apiKey, apiVersion) >= 1) w.uvarint(0);
-    API_SPEC_BY_KEY.get(apiKey)!.encodeResponse(w, apiVersion, body);
-    const chunks = w.toChunks();
-    chunks[0]!.writeInt32BE(w.length - 4, 0);
-    return chunks;
-  }
-
-  /**
-   * Responses that finish in the same turn of the event loop (e.g. the produces of one group
-   * commit) go out in one write: a socket write is a system call, and at thousands of small
-   * requests a second those calls were a third of the broker's CPU.
-   */
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
-  }
-
-  /**
-   * Writes the finished responses at the head of the queue, in request order, while the socket
-   * holds less than MAX_PENDING_RESPONSE_BYTES; the rest go out on 'drain'. Then starts waiting
-   * handlers and resumes reading if the connection is no longer over its bounds.
+   * Writes the finished responses (response-queue.ts), then starts waiting handlers and resumes
+   * reading if the connection is no longer over its bounds.
    */
   private flush(): void {
     if (this.closed) return;
-    const out: Buffer[] = [];
-    const holds: ResponseHold[] = [];
-    let bytes = 0;
-    // `bytes`: what this flush will hand to the socket, counted as if already in its buffer.
-    while (
-      this.slots.length > 0 &&
-      this.slots[0]!.done &&
-      this.socket.writableLength + bytes < MAX_PENDING_RESPONSE_BYTES
-    ) {
-      const slot = this.slots.shift()!;
-      if (slot.hold) holds.push(slot.hold);
-      if (slot.chunks) {
-        this.encodedUnwritten -= slot.bytes;
-        bytes += slot.bytes;
-        for (const c of slot.chunks) out.push(c);
-      }
-    }
-    const written = holds.length === 0 ? undefined : () => holds.forEach((h) => h.releaseAll());
-    if (out.length > 0) {
-      this.write(out, bytes, written);
-      this.lastActiveMs = performance.now(); // answering a long poll starts the idle time afresh
-    } else written?.();
-    if (this.closeWhenFlushed && this.slots.length === 0) {
+    // Answering a long poll starts the idle time afresh.
+    if (this.responses.writeFinished()) this.lastActiveMs = performance.now();
+    if (this.closeWhenFlushed && this.responses.length === 0) {
       this.closeGracefully();
       return;
     }
-    this.startWaiting();
+    this.scheduler.startWaiting();
     this.updateReading();
-    if (this.slots.length === 0) for (const w of this.idleWaiters.splice(0)) w();
-  }
-
-  /**
-   * Hands response chunks to the socket in one system call. Small ones (produce answers, metadata,
-   * a fetch with little data) are joined into one buffer and written as is: a corked stream of
-   * several chunks goes through the stream's buffered-write path and writev, which cost more
-   * JavaScript per response than the copy of a few hundred bytes (the seed load's profile). Large
-   * responses (fetched record batches) keep their chunks and go out in one writev, uncopied.
-   */
-  private write(chunks: Buffer[], bytes: number, written?: () => void): void {
-    // `written` runs once the socket has taken the bytes (or was destroyed with them).
-    if (chunks.length === 1 || bytes <= JOIN_RESPONSES_UP_TO_BYTES) {
-      this.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), written);
-      return;
-    }
-    this.socket.cork();
-    for (let i = 0; i < chunks.length; i++)
-      this.socket.write(chunks[i]!, i === chunks.length - 1 ? written : undefined);
-    this.socket.uncork();
+    this.responses.notifyIfEmpty();
   }
 
   /** Ends the connection after what was written reaches the client (destroyed if it does not read). */

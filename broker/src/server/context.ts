@@ -16,6 +16,7 @@ import type { SaslAuthenticator } from './sasl/sasl-authenticator';
 import type { ResolvedListener } from './listeners';
 import type { BrokerMetrics } from './metrics/broker-metrics';
 import type { ResponseHold, ResponseMemory } from './response-memory';
+import type { FeatureLevels } from './features';
 
 export interface BrokerContext {
   config: BrokerConfig;
@@ -43,6 +44,8 @@ export interface BrokerContext {
   metrics?: BrokerMetrics;
   /** The brokers sharing the storage (src/cluster); undefined: this one alone (a hand-built context). */
   cluster?: Cluster;
+  /** The feature levels ApiVersions reports (features.ts); undefined (a hand-built context): the defaults. */
+  features?: FeatureLevels;
   now(): number;
 }
 

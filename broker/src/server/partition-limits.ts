@@ -40,7 +40,8 @@ export function requestPartitionsRefusal(config: BrokerConfig, requested: number
  * The partitions one request adds, checked against the broker total and the per-request bound as
  * it goes (auto-creation in Metadata cannot know its total up front). Reads the stored total at
  * each claim, so topics other requests create meanwhile count too; validate-only claims count
- * only within their request.
+ * only within their request. With `writesLater` (CreateTopics writes a slice of topics at once)
+ * claims count as pending until `stored()` says the stored total holds them.
  */
 export class PartitionBudget {
   private claimed = 0;
@@ -50,6 +51,7 @@ export class PartitionBudget {
     private readonly broker: BrokerContext,
     /** True for validateOnly: claims are not stored, so they are kept here. */
     private readonly dryRun = false,
+    private readonly writesLater = false,
   ) {}
 
   /** Claims `added` new partitions for `name`; a refusal leaves the budget as it was. */
@@ -65,7 +67,12 @@ export class PartitionBudget {
       };
     }
     this.claimed += added;
-    if (this.dryRun) this.pending += added;
+    if (this.dryRun || this.writesLater) this.pending += added;
     return undefined;
+  }
+
+  /** The claims so far were written (or failed): the stored total now holds what they added. */
+  stored(): void {
+    if (!this.dryRun) this.pending = 0;
   }
 }

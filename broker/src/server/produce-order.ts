@@ -1,6 +1,6 @@
 // Keeps one connection's Produce requests in arrival order on their way into the append queue.
-// connection.ts starts consecutive Produce requests together (pipelined produces stay fast), and
-// each awaits storage (topic, broker configs) before it appends: with a network engine
+// request-scheduler.ts starts consecutive Produce requests together (pipelined produces stay
+// fast), and each awaits storage (topic, broker configs) before it appends: with a network engine
 // (postgres://) those awaits end in any order, and a later request could reach the append queue
 // first. Kafka handles a connection's requests one at a time, so an idempotent producer's pipelined
 // batches (max.in.flight <= 5) must be stored in send order (else OUT_OF_ORDER_SEQUENCE_NUMBER,

@@ -29,8 +29,6 @@ import {
 import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
-import { Reader } from '../protocol/reader';
-import { readRecord } from '../protocol/record';
 import { RecordTooLargeError } from '../protocol/record-framing';
 import {
   ATTRIBUTES,
@@ -46,14 +44,10 @@ import {
   timestampType,
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
-import { isCompacted, topicConfig } from '../storage/topic-config';
-import {
-  type DeferredInflation,
-  INFLATE_ON_LOOP_MAX_BYTES,
-  type Inflated,
-  inflationLimit,
-  probeGzip,
-} from './produce-inflation';
+import { BatchCheck, fail, refuse } from './produce-batch-check';
+import { type Inflated, inflationLimit, probeGzip } from './produce-inflation';
+import type { ProducePolicy } from './produce-policy';
+import { checkKeys, checkTimestamps, NO_TIMESTAMP } from './produce-record-checks';
 
 /**
  * Output bound for decompressing one batch: the codecs' default (compression.ts), 64 MiB. Not tied to
@@ -62,141 +56,6 @@ import {
  * on the 1 GiB instance; 64 MiB is 64x the default max.message.bytes.
  */
 export const MAX_DECOMPRESSED_BYTES = DEFAULT_MAX_DECOMPRESSED_BYTES;
-
-/** Java's Long.MAX_VALUE: the "no limit" default of the timestamp limits. */
-const LONG_MAX = 9223372036854775807n;
-/** RecordBatch.NO_TIMESTAMP */
-const NO_TIMESTAMP = -1;
-
-/** What validation needs to know about the partition's topic and the request. */
-export interface ProducePolicy {
-  maxMessageBytes: number;
-  produceVersion: number;
-  /** message.timestamp.type=LogAppendTime: the broker stamps the time, producers' timestamps are not checked. */
-  logAppendTime: boolean;
-  /** With CreateTime, how far a record's timestamp may be before / after now (ms, KIP-937). */
-  timestampBeforeMaxMs: bigint;
-  timestampAfterMaxMs: bigint;
-  /** cleanup.policy holds compact: every record needs a key (LogValidator.validateKey). */
-  compacted: boolean;
-  nowMs: number;
-  maxDecompressedBytes?: number;
-  /** Batches whose inflation limit is above this are left to inflate off the loop (`inflate`); unset: none. */
-  inflateOnLoopMaxBytes?: number;
-}
-
-/**
- * Reads the policy from a topic's configs: its overrides, else the broker-level defaults (dynamic
- * broker configs, broker-configs.ts), else Kafka's defaults (topic-config.ts).
- */
-export function producePolicy(
-  topicOverrides: Record<string, string>,
-  produceVersion: number,
-  nowMs: number,
-  brokerDefaults: Readonly<Record<string, string>> = {},
-): ProducePolicy {
-  // Every produce reads its topics' limits. Parsing them (a merge, regular expressions, BigInts,
-  // megamorphic config lookups) showed as 4.4 µs per request in the seed load's on-CPU profile.
-  // A topic without overrides under a broker without dynamic defaults (the usual case) has Kafka's
-  // defaults, which never change: parsed once. (Storage hands out a copy of a topic's configs per
-  // call, so there is no object to key a cache of other topics' limits on.)
-  const parsed =
-    isEmpty(topicOverrides) && isEmpty(brokerDefaults)
-      ? (kafkaDefaults ??= parsePolicy({}, {}))
-      : parsePolicy(topicOverrides, brokerDefaults);
-  return {
-    maxMessageBytes: parsed.maxMessageBytes,
-    produceVersion,
-    logAppendTime: parsed.logAppendTime,
-    timestampBeforeMaxMs: parsed.timestampBeforeMaxMs,
-    timestampAfterMaxMs: parsed.timestampAfterMaxMs,
-    compacted: parsed.compacted,
-    nowMs,
-    inflateOnLoopMaxBytes: INFLATE_ON_LOOP_MAX_BYTES,
-  };
-}
-
-type ParsedPolicy = Omit<ProducePolicy, 'produceVersion' | 'nowMs'>;
-/** The limits of a topic without overrides under a broker without dynamic defaults. */
-let kafkaDefaults: ParsedPolicy | undefined;
-
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
-}
-
-function parsePolicy(
-  topicOverrides: Record<string, string>,
-  brokerDefaults: Readonly<Record<string, string>>,
-): ParsedPolicy {
-  const configs = { ...brokerDefaults, ...topicOverrides };
-  // A limit the topic does not set falls back to the deprecated message.timestamp.difference.max.ms
-  // when that one is set (Kafka 3.6-3.9's LogConfig; 4.0 dropped the key), else to its default.
-  // A key this build does not know reads as '': no limit rather than BigInt('') = 0n.
-  const read = (key: string) => {
-    const v = topicConfig(configs, key);
-    return /^\d+$/.test(v) ? BigInt(v) : LONG_MAX;
-  };
-  const difference = 'message.timestamp.difference.max.ms';
-  const limit = (key: string) => read(key in configs || !(difference in configs) ? key : difference);
-  return {
-    maxMessageBytes: Number(topicConfig(configs, 'max.message.bytes')),
-    logAppendTime: topicConfig(configs, 'message.timestamp.type') === 'LogAppendTime',
-    timestampBeforeMaxMs: limit('message.timestamp.before.max.ms'),
-    timestampAfterMaxMs: limit('message.timestamp.after.max.ms'),
-    compacted: isCompacted(configs),
-  };
-}
-
-/** ProduceResponse's BatchIndexAndErrorMessage (KIP-467). */
-export interface RecordError {
-  batchIndex: number;
-  batchIndexErrorMessage: string | null;
-}
-
-export interface ValidBatch {
-  /** The header as received, except maxTimestamp: computed from the records. */
-  header: RecordBatchHeader;
-  data: Buffer;
-}
-
-export type BatchCheck =
-  | { ok: true; batches: ValidBatch[] }
-  | {
-      ok: false;
-      errorCode: number;
-      message: string;
-      recordErrors: RecordError[];
-      /**
-       * Whether Kafka's answer carries the partition's log start offset: it does for faults its log
-       * finds (LogValidator's RecordValidationException and the other exceptions of
-       * ReplicaManager.appendToLocalLog's last catch), not for ProduceRequest.validateRecords' checks
-       * nor for corrupt or too large batches (UNKNOWN_LOG_APPEND_INFO: -1).
-       */
-      withLogStartOffset: boolean;
-      /**
-       * Set when the batch is valid so far but its records must be inflated off the event loop
-       * first: the caller inflates them (inflateOffLoop) and validates again with the result.
-       * Without it the answer is UNKNOWN_SERVER_ERROR, never a silent acceptance.
-       */
-      inflate?: DeferredInflation;
-    };
-
-const fail = (errorCode: number, message: string, recordErrors: RecordError[] = []): BatchCheck => ({
-  ok: false,
-  errorCode,
-  message,
-  recordErrors,
-  withLogStartOffset: errorCode !== ErrorCode.CORRUPT_MESSAGE && errorCode !== ErrorCode.MESSAGE_TOO_LARGE,
-});
-/** A fault ProduceRequest.validateRecords finds, before the log is involved. */
-const refuse = (errorCode: number, message: string): BatchCheck => ({
-  ok: false,
-  errorCode,
-  message,
-  recordErrors: [],
-  withLogStartOffset: false,
-});
 
 /** LegacyRecord.RECORD_OVERHEAD_V0: Kafka's batch iterator calls a smaller size corrupt. */
 const MIN_RECORD_OVERHEAD = 14;
@@ -398,80 +257,4 @@ function validateBatch(
   const maxTimestamp = base + BigInt(maxDelta);
   header.maxTimestamp = maxTimestamp > BigInt(NO_TIMESTAMP) ? maxTimestamp : BigInt(NO_TIMESTAMP);
   return { ok: true, batches: [{ header, data }] };
-}
-
-/**
- * INVALID_RECORD with one record error per record without a key (LogValidator.validateKey and
- * processRecordErrors' message), or null when every record has one. Kafka checks a record's key
- * before its timestamp; a batch with both faults gets the key errors here.
- */
-function checkKeys(records: Buffer, start: number, count: number, topicPartition: string): BatchCheck | null {
-  const errors: RecordError[] = [];
-  const r = new Reader(records, start);
-  for (let i = 0; i < count; i++) {
-    if (readRecord(r).key === null) {
-      errors.push({
-        batchIndex: i,
-        batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${topicPartition}`,
-      });
-    }
-  }
-  if (errors.length === 0) return null;
-  const shown = errors
-    .slice(0, 3)
-    .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`)
-    .join(', ');
-  return fail(
-    ErrorCode.INVALID_RECORD,
-    `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
-    errors,
-  );
-}
-
-/**
- * Returns the INVALID_TIMESTAMP failure with one record error per bad record, or null when every
- * record passes. The scan's timestamp range settles the usual case without looking at records again.
- */
-function checkTimestamps(
-  records: Buffer,
-  start: number,
-  count: number,
-  policy: ProducePolicy,
-  base: bigint,
-  minDelta: number,
-  maxDelta: number,
-  flaggedLogAppendTime: boolean,
-): BatchCheck | null {
-  const now = policy.nowMs;
-  const lowest = now - Number(policy.timestampBeforeMaxMs);
-  const highest = now + Number(policy.timestampAfterMaxMs);
-  const baseMs = Number(base);
-  if (!flaggedLogAppendTime && baseMs + minDelta >= lowest && baseMs + maxDelta <= highest) return null;
-
-  // Kafka prints the window with Java's long arithmetic, overflow included.
-  const windowLow = BigInt.asIntN(64, BigInt(now) - policy.timestampBeforeMaxMs);
-  const windowHigh = BigInt.asIntN(64, BigInt(now) + policy.timestampAfterMaxMs);
-  const errors: RecordError[] = [];
-  const r = new Reader(records, start);
-  for (let i = 0; i < count; i++) {
-    const record = readRecord(r); // the scan accepted these bytes, so this cannot throw
-    const timestamp = flaggedLogAppendTime ? base : base + BigInt(record.timestampDelta);
-    const ms = Number(timestamp);
-    if (!policy.logAppendTime && ms !== NO_TIMESTAMP) {
-      if (now - ms > Number(policy.timestampBeforeMaxMs) || ms - now > Number(policy.timestampAfterMaxMs)) {
-        errors.push({
-          batchIndex: i,
-          batchIndexErrorMessage: `Timestamp ${timestamp} of message with offset ${record.offsetDelta} is out of range. The timestamp should be within [${windowLow}, ${windowHigh}]`,
-        });
-      }
-    } else if (flaggedLogAppendTime) {
-      const described = `DefaultRecord(offset=${record.offsetDelta}, timestamp=${timestamp}, key=${record.key?.length ?? 0} bytes, value=${record.value?.length ?? 0} bytes)`;
-      errors.push({
-        batchIndex: i,
-        batchIndexErrorMessage: `Invalid timestamp type in message ${described}. Producer should not set timestamp type to LogAppendTime.`,
-      });
-    }
-  }
-  if (errors.length === 0) return null;
-  return fail(ErrorCode.INVALID_TIMESTAMP, 'One or more records have been rejected due to invalid timestamp', errors);
 }

@@ -1,6 +1,8 @@
-// Long handlers (a CreateTopics with thousands of topics) run in slices: after SLICE_MS of work
-// they yield to the event loop with setImmediate, so other connections' requests (and their
-// I/O) are served between slices instead of waiting for the whole request (issue 11).
+// Long work runs in slices that yield to the event loop with setImmediate, so other connections'
+// requests (and their I/O) are served between slices instead of waiting for the whole request
+// (issues 11, 29): SliceClock yields after SLICE_MS of work (encoding a large answer); slicesOf cuts
+// a request's items into slices bounded by count and size, each its own step (CreateTopics and
+// DeleteTopics: a slice's topics are one storage transaction, and the loop turns between slices).
 export const SLICE_MS = 10;
 
 export class SliceClock {
@@ -15,3 +17,38 @@ export class SliceClock {
     this.sliceStart = performance.now();
   }
 }
+
+/** Resolves in a later turn of the event loop: I/O and other connections' requests run first. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * `items` cut in order into slices of at most `maxItems` whose `weight`s add up to at most
+ * `maxWeight` (an item heavier than that is a slice of its own): work bounded by count and size.
+ */
+export function* slicesOf<T>(
+  items: readonly T[],
+  maxItems: number,
+  weight: (item: T) => number = () => 0,
+  maxWeight = Infinity,
+): Generator<T[]> {
+  let slice: T[] = [];
+  let sliceWeight = 0;
+  for (const item of items) {
+    const w = weight(item);
+    if (slice.length > 0 && (slice.length >= maxItems || sliceWeight + w > maxWeight)) {
+      yield slice;
+      slice = [];
+      sliceWeight = 0;
+    }
+    slice.push(item);
+    sliceWeight += w;
+  }
+  if (slice.length > 0) yield slice;
+}
+
+/** Topics per slice of CreateTopics / DeleteTopics: one storage transaction and one loop turn each. */
+export const TOPICS_PER_SLICE = 64;
+/** Partitions per slice of CreateTopics: a slice of big topics is cut shorter (their rows are the cost). */
+export const PARTITIONS_PER_SLICE = 1000;

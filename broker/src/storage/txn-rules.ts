@@ -6,7 +6,7 @@ import { isTransactional } from '../protocol/record-batch';
 import type { RecordBatchHeader } from '../protocol/record-batch';
 import { bumpedEpoch, MAX_PRODUCER_EPOCH } from './log-rules';
 import type { ProducerPartitionState } from './producer-state';
-import type { AbortedTransaction, TransactionState, TxnPartition } from './storage';
+import type { AbortedTransaction, EpochBump, TransactionState, TxnPartition } from './storage';
 
 /** What the append check needs of the transaction a producer id belongs to. */
 export interface ProducerTxn {
@@ -98,6 +98,17 @@ export function overlappingAborted(
 /** The epoch a fencing abort (timeout, InitProducerId during a transaction) writes its markers with. */
 export function fencedEpoch(epoch: number): number {
   return Math.min(epoch + 1, MAX_PRODUCER_EPOCH);
+}
+
+/**
+ * endTransaction's epoch (EpochBump): the epoch its markers carry, and whether the id moves on to a
+ * new producer id (at epoch 0) after them: transaction version 2 once the epoch reaches 32767
+ * (TransactionMetadata.isProducerEpochExhausted before the bump: 32766 or more).
+ */
+export function endTxnEpoch(epoch: number, bump: EpochBump): { markerEpoch: number; newProducerId: boolean } {
+  if (bump === 'none') return { markerEpoch: epoch, newProducerId: false };
+  const markerEpoch = fencedEpoch(epoch);
+  return { markerEpoch, newProducerId: bump === 'next' && markerEpoch === MAX_PRODUCER_EPOCH };
 }
 
 export interface TxnProducerChange {

@@ -13,13 +13,18 @@ import { ErrorCode } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
 import { KeyedSerial } from '../keyed-serial';
 import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage';
-import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import type { GroupRegistry } from '../groups/group-registry';
 import { realTimers, TimerLike } from '../groups/timers';
 import { CleanupTimer } from './timers';
-import { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput, validateTxnOffsetCommit } from './txn-offsets';
+import { runCleanupPass } from './cleanup-pass';
+import { endTxnV1, endTxnV2 } from './end-txn-rules';
+import { containsAll, producerError, sameProducer } from './txn-checks';
+import type { Recoveries } from './txn-checks';
+import { validateTxnOffsetCommit, validateTxnOffsets } from './txn-offsets';
+import type { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput } from './txn-offsets';
 
 export type { ProducerIdAndEpoch } from './txn-offsets';
+export { fencedFor } from './txn-checks';
 
 /** Kafka's defaults (TransactionStateManagerConfig). */
 export const DEFAULT_MAX_TIMEOUT_MS = 900_000;
@@ -57,17 +62,6 @@ export interface InitResult extends ProducerIdAndEpoch {
 /** A result without a producer id (Kafka's RecordBatch.NO_PRODUCER_ID / NO_PRODUCER_EPOCH). */
 const noProducer = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
 
-/**
- * Kafka's newer PRODUCER_FENCED (KIP-588) is INVALID_PRODUCER_EPOCH for the request versions
- * before `sinceVersion` (KafkaApis: InitProducerId < 4, AddPartitionsToTxn, AddOffsetsToTxn and
- * EndTxn < 2), whose clients do not know it.
- */
-export function fencedFor(errorCode: number, apiVersion: number, sinceVersion: number): number {
-  return errorCode === ErrorCode.PRODUCER_FENCED && apiVersion < sinceVersion
-    ? ErrorCode.INVALID_PRODUCER_EPOCH
-    : errorCode;
-}
-
 export class TransactionCoordinator {
   readonly storage: Storage;
   readonly logger: Logger;
@@ -89,7 +83,7 @@ export class TransactionCoordinator {
    * as Kafka's lastProducerEpoch allows; any other InitProducerId ends it. Kept in memory only: after
    * a restart such a request is fenced, which is safe (never a second owner of an epoch).
    */
-  private readonly recoveries = new Map<string, { from: ProducerIdAndEpoch; to: ProducerIdAndEpoch }>();
+  private readonly recoveries: Recoveries = new Map();
 
   constructor(opts: TransactionCoordinatorOptions) {
     this.storage = opts.storage;
@@ -149,8 +143,8 @@ export class TransactionCoordinator {
         if (
           retry &&
           info.state !== 'Ongoing' &&
-          same(retry.from, expected) &&
-          same(retry.to, { producerId: info.producerId, producerEpoch: info.producerEpoch })
+          sameProducer(retry.from, expected) &&
+          sameProducer(retry.to, { producerId: info.producerId, producerEpoch: info.producerEpoch })
         )
           return { errorCode: ErrorCode.NONE, ...retry.to };
         // isValidProducerId and prepareIncrementProducerEpoch: another producer id, or an epoch that
@@ -208,7 +202,7 @@ export class TransactionCoordinator {
         const error = producerError(info, producer);
         if (error !== ErrorCode.NONE) return error;
         // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
-        if (info!.state === 'Ongoing' && contains(info!, partitions, groups)) return ErrorCode.NONE;
+        if (info!.state === 'Ongoing' && containsAll(info!, partitions, groups)) return ErrorCode.NONE;
         await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
         return ErrorCode.NONE;
       },
@@ -217,7 +211,8 @@ export class TransactionCoordinator {
 
   /**
    * TxnOffsetCommit (the group coordinator's commitTransactionalOffset with KIP-890's check that
-   * the group was added to the transaction): one error code per offset, in the order given.
+   * the group was added to the transaction, or its implicit add for v5+: `addsGroup`): one error
+   * code per offset, in the order given.
    * `offsets` are those of known partitions (the handler answers unknown ones).
    */
   async commitOffsets(input: TxnOffsetCommitInput, offsets: readonly OffsetToCommitInTxn[]): Promise<number[]> {
@@ -231,7 +226,9 @@ export class TransactionCoordinator {
       const error = producerError(info, input);
       if (error !== ErrorCode.NONE)
         return all(error === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : error);
-      if (info!.state !== 'Ongoing' || !info!.groups.includes(input.groupId)) return all(ErrorCode.INVALID_TXN_STATE);
+      const added = info!.state === 'Ongoing' && info!.groups.includes(input.groupId);
+      if (!added && !input.addsGroup) return all(ErrorCode.INVALID_TXN_STATE);
+      if (!added) await this.storage.addToTransaction(input.transactionalId, [], [input.groupId], this.now());
       const groupError = validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
       if (groupError !== ErrorCode.NONE) return all(groupError);
       const { errors, valid } = validateTxnOffsets(offsets);
@@ -242,34 +239,36 @@ export class TransactionCoordinator {
   }
 
   /**
-   * EndTxn (endTransaction, isFromClient, transaction version 1): the current producer commits or
-   * aborts its ongoing transaction; a retry of the decision already taken is answered NONE, the
-   * opposite one and an Empty id INVALID_TXN_STATE.
+   * EndTxn (handleEndTransaction, from the client): transaction version 0/1 for EndTxn v0-4, 2 for
+   * v5+ (end-txn-rules.ts). The answer carries the producer id and epoch the producer goes on with:
+   * with version 2 the epoch bumped by this end (a new producer id once it overflows).
    */
-  async endTransaction(transactionalId: string, producer: ProducerIdAndEpoch, commit: boolean): Promise<InitResult> {
+  async endTransaction(
+    transactionalId: string,
+    producer: ProducerIdAndEpoch,
+    commit: boolean,
+    transactionVersion = 1,
+  ): Promise<InitResult> {
     if (this.closed) return noProducer(ErrorCode.NOT_COORDINATOR);
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
     return this.guard(transactionalId, noProducer, async () => {
       const info = await this.storage.transaction(transactionalId);
-      const error = producerError(info, producer);
-      if (error !== ErrorCode.NONE) return noProducer(error);
-      const current = { producerId: info!.producerId, producerEpoch: info!.producerEpoch };
-      switch (info!.state) {
-        case 'Ongoing': {
+      const decision = transactionVersion >= 2 ? endTxnV2(info, producer, commit) : endTxnV1(info, producer, commit);
+      switch (decision.kind) {
+        case 'error':
+          return noProducer(decision.errorCode);
+        case 'done':
+          return { errorCode: ErrorCode.NONE, producerId: info!.producerId, producerEpoch: info!.producerEpoch };
+        case 'end': {
           const { info: done, markedPartitions } = await this.storage.endTransaction(
             transactionalId,
-            commit,
+            decision.commit,
             this.now(),
+            decision.bump,
           );
           this.onMarked(markedPartitions);
           return { errorCode: ErrorCode.NONE, producerId: done.producerId, producerEpoch: done.producerEpoch };
         }
-        case 'CompleteCommit':
-          return commit ? { errorCode: ErrorCode.NONE, ...current } : noProducer(ErrorCode.INVALID_TXN_STATE);
-        case 'CompleteAbort':
-          return commit ? noProducer(ErrorCode.INVALID_TXN_STATE) : { errorCode: ErrorCode.NONE, ...current };
-        case 'Empty':
-          return noProducer(ErrorCode.INVALID_TXN_STATE);
       }
     });
   }
@@ -284,73 +283,20 @@ export class TransactionCoordinator {
     return this.storage.transactions();
   }
 
-  /**
-   * One cleanup pass (abortTimedOutTransactions, then TransactionStateManager's expiration): an
-   * Ongoing transaction older than its timeout is aborted with an epoch bump, so its producer's
-   * next request is fenced; an id neither Ongoing nor touched for transactional.id.expiration.ms
-   * is deleted. A failure is logged and retried at the next pass.
-   */
-  async runCleanup(): Promise<{ aborted: string[]; expired: string[] }> {
-    const aborted: string[] = [];
-    const expired: string[] = [];
-    if (this.closed) return { aborted, expired };
-    let all: TransactionInfo[];
-    try {
-      all = await this.storage.transactions();
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
-      this.logger.error('reading transactions for the timeout check failed', { err });
-      return { aborted, expired };
-    }
-    const now = this.now();
-    for (const listed of all) {
-      if (!this.owns(listed.transactionalId)) continue; // another broker's to time out
-      try {
-        // Each id's step runs in its turn (keyed-serial.ts) on its state as stored now: a request
-        // may have ended or restarted the transaction since the list was read.
-        await this.serial.run(listed.transactionalId, () =>
-          this.cleanupOne(listed.transactionalId, now, aborted, expired),
-        );
-      } catch (err) {
-        if (!(err instanceof StorageError)) throw err;
-        this.onStorageError(err);
-        this.logger.error('transaction cleanup failed; retried at the next pass', {
-          transactionalId: listed.transactionalId,
-          err,
-        });
-      }
-    }
-    if (expired.length > 0) this.logger.info('expired transactional ids removed', { count: expired.length });
-    return { aborted, expired };
-  }
-
-  private async cleanupOne(transactionalId: string, now: number, aborted: string[], expired: string[]): Promise<void> {
-    if (this.closed) return;
-    const t = await this.storage.transaction(transactionalId);
-    if (!t) return;
-    if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {
-      const { info, markedPartitions } = await this.storage.endTransaction(t.transactionalId, false, now, true);
-      // Kafka 4.1 lets the timed-out producer recover (KIP-360): its InitProducerId naming the
-      // epoch it had gets the fenced epoch back, unbumped, until another InitProducerId comes.
-      this.recoveries.set(t.transactionalId, {
-        from: { producerId: t.producerId, producerEpoch: t.producerEpoch },
-        to: { producerId: info.producerId, producerEpoch: info.producerEpoch },
-      });
-      aborted.push(t.transactionalId);
-      this.logger.info('transaction timed out: aborted, its producer fenced', {
-        transactionalId: t.transactionalId,
-        producerId: info.producerId,
-        producerEpoch: info.producerEpoch,
-        timeoutMs: t.timeoutMs,
-        partitions: markedPartitions.length,
-      });
-      this.onMarked(markedPartitions);
-    } else if (t.state !== 'Ongoing' && t.updatedMs <= now - this.idExpirationMs) {
-      if (await this.storage.deleteTransaction(t.transactionalId)) {
-        this.recoveries.delete(t.transactionalId);
-        expired.push(t.transactionalId);
-      }
-    }
+  /** One pass of the timeout and expiration task (cleanup-pass.ts). */
+  runCleanup(): Promise<{ aborted: string[]; expired: string[] }> {
+    return runCleanupPass({
+      storage: this.storage,
+      logger: this.logger,
+      now: () => this.now(),
+      idExpirationMs: this.idExpirationMs,
+      isClosed: () => this.closed,
+      serial: this.serial,
+      recoveries: this.recoveries,
+      owns: (transactionalId) => this.owns(transactionalId),
+      onMarked: (partitions) => this.onMarked(partitions),
+      onStorageError: (err) => this.onStorageError(err),
+    });
   }
 
   /** Runs a step; a storage failure is COORDINATOR_NOT_AVAILABLE (retriable: the step was rolled back). */
@@ -368,36 +314,4 @@ export class TransactionCoordinator {
       }
     });
   }
-}
-
-const same = (a: ProducerIdAndEpoch, b: ProducerIdAndEpoch) =>
-  a.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
-
-/** The producer checks every request after InitProducerId makes (an unknown id is no mapping). */
-function producerError(info: TransactionInfo | undefined, producer: ProducerIdAndEpoch): number {
-  if (!info || info.producerId !== producer.producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-  if (info.producerEpoch !== producer.producerEpoch) return ErrorCode.PRODUCER_FENCED;
-  return ErrorCode.NONE;
-}
-
-function contains(info: TransactionInfo, partitions: readonly TxnPartition[], groups: readonly string[]): boolean {
-  const have = new Set(info.partitions.map((p) => `${p.topic}\u0000${p.partition}`));
-  return (
-    partitions.every((p) => have.has(`${p.topic}\u0000${p.partition}`)) && groups.every((g) => info.groups.includes(g))
-  );
-}
-
-function validateTxnOffsets(offsets: readonly OffsetToCommitInTxn[]): {
-  errors: number[];
-  valid: OffsetToCommitInTxn[];
-} {
-  const errors = offsets.map((o) =>
-    o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES
-      ? ErrorCode.OFFSET_METADATA_TOO_LARGE
-      : ErrorCode.NONE,
-  );
-  const valid = offsets
-    .filter((_, i) => errors[i] === ErrorCode.NONE)
-    .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
-  return { errors, valid };
 }

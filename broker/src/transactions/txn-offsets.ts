@@ -3,6 +3,7 @@
 // accepted whatever the group's state (older producers send none), and a rebalance in progress
 // does not refuse it.
 import { ErrorCode } from '../protocol/error-codes';
+import { OFFSET_METADATA_MAX_BYTES } from '../groups/group-offsets';
 import { Group, validateCurrentMember } from '../groups/group';
 import { GroupState } from '../groups/group-state';
 
@@ -19,6 +20,11 @@ export interface TxnOffsetCommitInput extends ProducerIdAndEpoch {
   generationId: number;
   memberId: string;
   groupInstanceId: string | null;
+  /**
+   * TxnOffsetCommit v5+ (transaction version 2): the group joins the transaction with this request,
+   * as AddOffsetsToTxn would have added it (KIP-890 part 2: the producer sends no AddOffsetsToTxn).
+   */
+  addsGroup?: boolean;
 }
 
 export interface OffsetToCommitInTxn {
@@ -45,4 +51,20 @@ export function validateTxnOffsetCommit(group: Group | undefined, req: TxnOffset
     if (req.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
   }
   return ErrorCode.NONE;
+}
+
+/** Each offset's error (OFFSET_METADATA_TOO_LARGE or NONE), and the valid ones to store (null metadata as ''). */
+export function validateTxnOffsets(offsets: readonly OffsetToCommitInTxn[]): {
+  errors: number[];
+  valid: OffsetToCommitInTxn[];
+} {
+  const errors = offsets.map((o) =>
+    o.metadata !== null && Buffer.byteLength(o.metadata) > OFFSET_METADATA_MAX_BYTES
+      ? ErrorCode.OFFSET_METADATA_TOO_LARGE
+      : ErrorCode.NONE,
+  );
+  const valid = offsets
+    .filter((_, i) => errors[i] === ErrorCode.NONE)
+    .map((o) => ({ ...o, metadata: o.metadata ?? '' }));
+  return { errors, valid };
 }

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import * as m from '../../src/protocol/messages';
 import { decodeRecords, encodeRecordBatch } from '../../src/protocol/record-batch';
 import { describeWithPostgres, useChildCluster } from './test-database';
+import { recordBytes } from '../../src/protocol/records';
 
 const MAX_WAIT_MS = 30_000;
 const TOO_LATE_MS = 25_000;
@@ -61,7 +62,7 @@ describeWithPostgres('fetch wake-up through another broker', () => {
         answered = true;
         const p = res.responses[0]!.partitions[0]!;
         expect(p.errorCode).toBe(ErrorCode.NONE);
-        return decodeRecords(p.records ?? Buffer.alloc(0)).map((r) => String(r.value));
+        return decodeRecords(recordBytes(p.records ?? Buffer.alloc(0))).map((r) => String(r.value));
       });
     let timer: NodeJS.Timeout | undefined;
     const tooLate = new Promise<'too late'>((resolve) => (timer = setTimeout(() => resolve('too late'), TOO_LATE_MS)));

@@ -1,9 +1,7 @@
 // The `minnow` CLI against a running broker: topic admin, produce from stdin, consume.
-import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { run, startTestBroker } from './helpers';
-
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+import { MINNOW } from './serve-child';
 
 describe('minnow CLI', () => {
   let broker: RunningBroker;

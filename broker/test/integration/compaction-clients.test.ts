@@ -20,8 +20,11 @@ const PYTHON = '/usr/bin/python3';
 const script = (name: string) => path.join(__dirname, 'python', name);
 /** confluent-kafka from PyPI (librdkafka 2.16) beside Debian's 1.7.0 (librdkafka 2.0.2). */
 const PYPI_REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
-/** The compactor looks this often (LOG_CLEANER_BACKOFF_MS; Kafka's log.cleaner.backoff.ms is 15 s). */
-const CLEANER: object = { logCleanerBackoffMs: 100 };
+/**
+ * The compactor looks this often (LOG_CLEANER_BACKOFF_MS; Kafka's log.cleaner.backoff.ms is 15 s),
+ * and groups form at once (each reader is its group's only member: it waited the 3 s default).
+ */
+const CLEANER: object = { logCleanerBackoffMs: 100, groupInitialRebalanceDelayMs: 0 };
 const CODECS = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
 const HOUR = '3600000';
 

@@ -15,6 +15,8 @@ const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
 const script = (name: string) => path.join(__dirname, 'python', name);
 /** compression.type -> the codec id in a record batch's attributes (bits 0-2). */
 const CODECS = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
+/** Groups form at once: each group here has one member (it waited the 3 s initial rebalance delay). */
+const NO_DELAY = { groupInitialRebalanceDelayMs: 0 };
 /**
  * What a member may see across a broker restart: connection errors while the broker is down, then
  * one failed commit, because group membership lives in memory and the restarted coordinator no
@@ -87,7 +89,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     ]);
     if (r.code !== 0) throw new Error(`the venv's confluent_kafka does not import: ${r.stderr}`);
     console.log(`confluent-kafka-pypi.test.ts: ${r.stdout.trim()}`);
-    broker = await startTestBroker(url);
+    broker = await startTestBroker(url, { config: NO_DELAY });
   }, 360_000);
   afterAll(async () => {
     await broker?.stop();
@@ -126,7 +128,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     const port = broker.port;
     await broker.stop();
     broker = await startTestBroker(url, {
-      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+      config: { ...NO_DELAY, listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
     });
     expect((await produce(topic, 'after', 10)).errors).toEqual([]);
 

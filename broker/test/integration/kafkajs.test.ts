@@ -1,6 +1,10 @@
-// kafkajs 2.2.4 against the broker: admin, gzip produce/consume, an idempotent producer.
+// kafkajs 2.2.4 against the broker: admin, auto-creation, gzip produce/consume, an idempotent producer.
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import type { RunningBroker } from '../../src/server/broker';
+import { KafkaConnection } from '../../src/client/connection';
+import { ApiKey } from '../../src/protocol/api-keys';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import type { MetadataResponse } from '../../src/protocol/messages';
 import { Engine, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
 
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
@@ -56,6 +60,34 @@ describe.each<Engine>(['memory', 'sqlite'])('kafkajs against %s storage', (engin
     } finally {
       await admin.disconnect();
     }
+  });
+
+  it('re-creates a deleted topic for a producer, answering the first Metadata without it as Kafka 4 does', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'deleted-then-used' }] });
+    await admin.deleteTopics({ topics: ['deleted-then-used'] });
+    await admin.disconnect();
+    // kafka-go's delete-topics tests: Metadata v6 with auto-creation, no partitions expected.
+    const conn = await KafkaConnection.connect('127.0.0.1', broker.port);
+    try {
+      const md: MetadataResponse = await conn.send(ApiKey.Metadata, 6, {
+        topics: [{ name: 'deleted-then-used' }],
+        allowAutoTopicCreation: true,
+      });
+      expect(md.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
+        ['deleted-then-used', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0],
+      ]);
+    } finally {
+      conn.close();
+    }
+    // kafkajs retries that answer; an auto-creating producer's first send to a new topic goes through.
+    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    await producer.send({ topic: 'deleted-then-used', messages: [{ value: 'again' }] });
+    await producer.send({ topic: 'never-created', messages: [{ value: 'first' }] });
+    await producer.disconnect();
+    expect(engineOf(broker).read('never-created', 0, 0, 1 << 30).batches.length).toBe(1);
   });
 
   it('produces gzip batches and consumes them back with their keys and headers', async () => {

@@ -12,8 +12,8 @@ import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
 import { run, startTestBroker, tempDir } from './helpers';
+import { MINNOW } from './serve-child';
 
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 const TOPIC = 'orders';
 const COUNT = 20;
 const COMMITTED = 12;

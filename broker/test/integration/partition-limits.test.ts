@@ -1,7 +1,6 @@
 // Issue 11: partitions are bounded per request, per topic and on the broker, for CreateTopics,
 // CreatePartitions and Metadata auto-creation alike; a refusal is a Kafka error code for the topic
 // with nothing created, and validateOnly answers exactly what a real request would.
-import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaConnection } from '../../src/client/connection';
 import { ApiKey } from '../../src/protocol/api-keys';
@@ -11,8 +10,7 @@ import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { StorageError } from '../../src/storage/storage';
 import { run, startTestBroker, engineOf } from './helpers';
-
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+import { MINNOW } from './serve-child';
 
 // Small bounds so the test creates few partitions: 12 on the broker, 5 per topic, 10 per request.
 const LIMITS = { maxPartitions: 12, maxPartitionsPerTopic: 5, maxPartitionsPerRequest: 10 };
@@ -229,8 +227,9 @@ describe('partition limits', () => {
       });
     // 5 stored: auto-1 brings 9, auto-2 would bring 13 > 12.
     const res = await metadata(['auto-1', 'auto-2']);
+    // auto-1 is created (answered as Kafka 4 answers while it creates a topic), auto-2 refused.
     expect(res.topics.map((t) => [t.name, t.errorCode, t.partitions.length])).toEqual([
-      ['auto-1', 0, 4],
+      ['auto-1', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0],
       ['auto-2', ErrorCode.POLICY_VIOLATION, 0],
     ]);
     expect(stored()).toEqual([
@@ -239,7 +238,11 @@ describe('partition limits', () => {
     ]);
     // Room again after a delete.
     engineOf(broker).deleteTopic('a');
-    expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect((await metadata(['auto-2'])).topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(stored()).toEqual([
+      ['auto-1', 4],
+      ['auto-2', 4],
+    ]);
   });
 
   it('refuses auto-creation beyond the request bound, counted over the topics one Metadata request names', async () => {
@@ -253,8 +256,8 @@ describe('partition limits', () => {
       includeTopicAuthorizedOperations: false,
     });
     expect(res.topics.map((t) => [t.name, t.errorCode])).toEqual([
-      ['m1', 0],
-      ['m2', 0],
+      ['m1', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+      ['m2', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
       ['m3', ErrorCode.POLICY_VIOLATION],
     ]);
   });
@@ -262,9 +265,14 @@ describe('partition limits', () => {
   it('answers KAFKA_STORAGE_ERROR for a topic the storage fails to create or grow, and keeps the connection', async () => {
     await createTopics([['a', 1]]);
     const storage = broker.context.storage;
-    const failCreate = jest.spyOn(storage, 'createTopic').mockImplementationOnce(() => {
-      throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
-    });
+    // The handler writes a slice of topics at once; the engine answers each on its own.
+    const createEach = storage.createTopics.bind(storage);
+    const failCreate = jest
+      .spyOn(storage, 'createTopics')
+      .mockImplementationOnce(async ([x, ...rest]) => [
+        new StorageError(`SQLite failed: database or disk is full (SQLITE_FULL) creating ${x!.name}`),
+        ...(await createEach(rest)),
+      ]);
     const failGrow = jest.spyOn(storage, 'createPartitions').mockImplementationOnce(() => {
       throw new StorageError('SQLite failed: database or disk is full (SQLITE_FULL)');
     });
@@ -278,7 +286,7 @@ describe('partition limits', () => {
         ['y', 0],
       ]);
       expect(res.topics[0]!.errorMessage).toBe(
-        'topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL)',
+        'topic x was not created: SQLite failed: database or disk is full (SQLITE_FULL) creating x',
       );
       const grown = await createPartitions([['a', 2]]);
       expect(grown.results.map(outcome)).toEqual([['a', ErrorCode.KAFKA_STORAGE_ERROR]]);
@@ -290,6 +298,31 @@ describe('partition limits', () => {
       ['a', 1],
       ['y', 1],
     ]);
+  });
+
+  it('answers KAFKA_STORAGE_ERROR for every topic of a slice whose commit failed, and creates none', async () => {
+    const storage = broker.context.storage;
+    const failCommit = jest.spyOn(storage, 'createTopics').mockImplementationOnce(() => {
+      throw new StorageError('SQLite failed: disk I/O error (SQLITE_IOERR_WRITE)');
+    });
+    try {
+      const res = await createTopics([
+        ['x', 1],
+        ['y', 1],
+      ]);
+      expect(res.topics.map(outcome)).toEqual([
+        ['x', ErrorCode.KAFKA_STORAGE_ERROR],
+        ['y', ErrorCode.KAFKA_STORAGE_ERROR],
+      ]);
+      expect(res.topics[1]!.errorMessage).toBe(
+        'topic y was not created: SQLite failed: disk I/O error (SQLITE_IOERR_WRITE)',
+      );
+    } finally {
+      failCommit.mockRestore();
+    }
+    expect(stored()).toEqual([]);
+    // The claims of the failed slice are not held against the broker's total.
+    expect((await createTopics([['z', 5]])).topics.map(outcome)).toEqual([['z', 0]]);
   });
 
   it('shows kafkajs and `minnow topic create` the refusal and its reason', async () => {

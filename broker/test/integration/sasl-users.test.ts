@@ -11,8 +11,8 @@ import { describeWithTools } from '../support/external-tools';
 import { run, tempDir } from './helpers';
 import { venvPython } from './python-venv';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
+import { MINNOW } from './serve-child';
 
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
 const SHA256 = 1;
 const SHA512 = 2;
 

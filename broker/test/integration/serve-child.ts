@@ -2,9 +2,10 @@
 // from /proc/<pid>/status, not the jest process's) or signal it as an operator would.
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { MINNOW_BIN } from '../../tools/resilience/child-broker';
 
-export const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+/** The `minnow` command the tests run (the jest run's compiled copy when there is one). */
+export const MINNOW = MINNOW_BIN;
 
 export interface ChildBroker {
   port: number;

@@ -13,9 +13,7 @@ import {
   type JoinGroupResponse,
 } from '../../src/protocol/messages';
 import { run, tempDir } from './helpers';
-import { startChildBroker } from './serve-child';
-
-const MINNOW = path.resolve(__dirname, '../../bin/minnow.js');
+import { MINNOW, startChildBroker } from './serve-child';
 
 describe('minnow serve', () => {
   const tmp = tempDir();

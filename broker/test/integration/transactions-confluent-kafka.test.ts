@@ -64,7 +64,9 @@ function suite(getPython: () => Promise<string>) {
     console.log(`transactions-confluent-kafka.test.ts: confluent-kafka ${r.stdout.trim()}`);
     broker = await startTestBroker(url, {
       // The setting the coordinator's timeout timer reads (transaction.abort.timed.out.transaction.cleanup.interval.ms).
-      config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS },
+      // Groups form at once: each consume-transform-produce consumer is its group's only member
+      // (it waited the 3 s group.initial.rebalance.delay.ms for no one).
+      config: { transactionCleanupIntervalMs: TXN_CLEANUP_INTERVAL_MS, groupInitialRebalanceDelayMs: 0 },
     });
   }, 360_000);
   afterAll(async () => {

@@ -232,6 +232,39 @@ describe('peer tables', () => {
     );
   });
 
+  it('shows the baseline capacity found, the figures at it and every rate tried, with ratios to the Kafka it ran on', () => {
+    const step = (rate: number, cpu: number, pass: boolean) => ({
+      rate,
+      brokerCpuPercent: cpu,
+      achievedRate: rate,
+      pass,
+    });
+    const found = (peer: PeerScenarioResult['peer'], rate: number, cpu: number, steps: ReturnType<typeof step>[]) => ({
+      ...result(peer, 4, cpu, 60),
+      runs: [{ ...tool('kafka-producer-perf-test', rate, 4, cpu) }],
+      capacity: { rate, budgetPercent: 20, windowS: 60, steps },
+    });
+    const s: PeerScenario = {
+      id: 'capacity',
+      title: 't3.micro baseline',
+      load: 'the load',
+      results: [
+        found('minnow', 14000, 19, [step(7000, 10, true), step(14000, 19, true), step(15000, 21, false)]),
+        found('kafka-small', 3500, 20, [{ ...step(7000, 40, false), achievedRate: 5000 }, step(3500, 20, true)]),
+      ],
+    };
+    const lines = renderScenarioTable(s, PEERS).split('\n');
+    expect(lines).toContain('| highest rate with broker CPU within the budget, records/s | 14,000 | 3,500 | 4.00× |');
+    expect(lines).toContain('| broker CPU at that rate, % of a core | 19 % | 20 % | 0.95× |');
+    expect(lines).toContain(
+      '| rates tried: broker CPU (✓ within, ✗ over or not reached) | 7,000: 10 % ✓, 14,000: 19 % ✓, 15,000: 21 % ✗ | 7,000: 40 % ✗ (reached 5,000), 3,500: 20 % ✓ |  |',
+    );
+    const summary = renderReadmeSummary({ ...results, scenarios: [s] });
+    expect(summary).toContain(
+      '| t3.micro baseline: 1 KiB records/s within 20 % of a core | 14,000 | – | 3,500 | – | 4.00× |',
+    );
+  });
+
   const results: PeersResults = {
     startedAt: '2026-12-03T19:00:00.000Z',
     durationS: 600,

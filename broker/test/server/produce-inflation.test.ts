@@ -17,7 +17,9 @@ import {
 } from '../../src/protocol/record-batch';
 import { RecordFraming } from '../../src/protocol/record-framing';
 import { INFLATE_ON_LOOP_MAX_BYTES, inflateOffLoop, inflationLimit } from '../../src/server/produce-inflation';
-import { type BatchCheck, type ProducePolicy, validateProduceRecords } from '../../src/server/produce-validation';
+import type { BatchCheck } from '../../src/server/produce-batch-check';
+import type { ProducePolicy } from '../../src/server/produce-policy';
+import { validateProduceRecords } from '../../src/server/produce-validation';
 import { loopTurnsDuring } from '../support/loop-turns';
 
 const NOW = 1_700_000_000_000;

@@ -16,12 +16,9 @@ import {
   TimestampType,
   encodeRecordBatch,
 } from '../../src/protocol/record-batch';
-import {
-  type BatchCheck,
-  type ProducePolicy,
-  producePolicy,
-  validateProduceRecords,
-} from '../../src/server/produce-validation';
+import type { BatchCheck } from '../../src/server/produce-batch-check';
+import { type ProducePolicy, producePolicy } from '../../src/server/produce-policy';
+import { validateProduceRecords } from '../../src/server/produce-validation';
 
 const NOW = 1_700_000_000_000;
 const LONG_MAX = 9223372036854775807n;

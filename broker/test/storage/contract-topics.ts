@@ -136,6 +136,44 @@ export function topicsContract(ctx: ContractContext): void {
     });
   });
 
+  describe('createTopics and deleteTopics (a slice of a CreateTopics / DeleteTopics)', () => {
+    it('answers each topic on its own: a refused one leaves the others created', async () => {
+      await ctx.s.createTopic('taken', 1, {});
+      const res = await ctx.s.createTopics([
+        { name: 'a', partitionCount: 2, configs: { 'retention.ms': '7' } },
+        { name: 'taken', partitionCount: 1, configs: {} },
+        { name: 'zero', partitionCount: 0, configs: {} },
+        { name: 'b', partitionCount: 1, configs: {}, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' },
+        { name: 'same-id', partitionCount: 1, configs: {}, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' },
+      ]);
+      expect(res.map((r) => (r instanceof StorageError ? 'refused' : r.name))).toEqual([
+        'a',
+        'refused',
+        'refused',
+        'b',
+        'refused',
+      ]);
+      expect(res[0]).toEqual(await ctx.s.topic('a'));
+      expect((await ctx.s.listTopics()).map((t) => [t.name, t.partitionCount])).toEqual([
+        ['a', 2],
+        ['b', 1],
+        ['taken', 1],
+      ]);
+      expect(await ctx.s.totalPartitions()).toBe(4);
+      expect((await ctx.s.topicById('AAAAAAAAAAAAAAAAAAAAAQ'))!.name).toBe('b');
+      expect(await ctx.s.offsets('a', 1)).toEqual({ logStartOffset: 0, highWatermark: 0 });
+    });
+    it('deletes each name on its own: false for one that does not exist', async () => {
+      await ctx.s.createTopics(['a', 'b', 'c'].map((name) => ({ name, partitionCount: 2, configs: {} })));
+      await ctx.s.append([part('b', 1, [batch()])], NOW_MS);
+      expect(await ctx.s.deleteTopics(['a', 'nope', 'b'])).toEqual([true, false, true]);
+      expect((await ctx.s.listTopics()).map((t) => t.name)).toEqual(['c']);
+      expect(await ctx.s.totalPartitions()).toBe(2);
+      expect((await ctx.s.read('b', 1, 0, 1e6)).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      expect(await ctx.s.deleteTopics([])).toEqual([]);
+    });
+  });
+
   describe('group offsets', () => {
     const o = (topic: string, partition: number, offset: number, metadata: string | null = null) => ({
       topic,

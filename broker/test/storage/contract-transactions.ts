@@ -383,7 +383,7 @@ export function transactionsContract(ctx: ContractContext): void {
     it('endTransaction with bumpEpoch fences the producer: the markers carry the new epoch', async () => {
       const info = await begin();
       await s().append([part('t', 0, [txBatch(info, 0)])], NOW_MS);
-      const ended = await s().endTransaction('tx', false, LATER, true);
+      const ended = await s().endTransaction('tx', false, LATER, 'fence');
       expect(ended.info).toMatchObject({
         producerId: info.producerId,
         producerEpoch: 1,

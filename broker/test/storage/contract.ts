@@ -15,6 +15,7 @@ import { retentionContract } from './contract-retention';
 import { scramContract } from './contract-scram';
 import { topicsContract } from './contract-topics';
 import { transactionsContract } from './contract-transactions';
+import { transactionsV2Contract } from './contract-transactions-v2';
 import { batch, NOW_MS, part, resend } from './fixtures';
 import type { ContractContext, ContractHooks } from './fixtures';
 
@@ -45,6 +46,7 @@ export function storageContract(
     producersContract(ctx);
     retentionContract(ctx);
     transactionsContract(ctx);
+    transactionsV2Contract(ctx);
     activeProducersContract(ctx);
     compactionContract(ctx);
     aclsContract(ctx);

@@ -1,5 +1,6 @@
 // The Transactor's commit hook (the checkpointer's wake-up) runs once per outermost commit, never
-// for a rollback, and after the rollback path: a failing hook cannot undo committed caches.
+// for a rollback, and after the rollback path: a failing hook cannot undo committed caches. A
+// nested call (a savepoint) that fails undoes its own cache changes, so its caller may go on.
 import Database from 'better-sqlite3';
 import { Transactor } from '../../src/storage/sqlite/transaction';
 
@@ -42,5 +43,34 @@ describe('Transactor commit hook', () => {
     ).toThrow('hook failed');
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
     expect(cache.value).toBe('after');
+  });
+
+  it('a nested call that fails undoes its own cache changes; the outer call commits the rest', () => {
+    const { db, tx } = setup(() => {});
+    const cache: number[] = [];
+    const insert = (x: number, fail = false) =>
+      tx.run(() => {
+        db.prepare('INSERT INTO t VALUES (?)').run(x);
+        cache.push(x);
+        tx.onRollback(() => cache.splice(cache.indexOf(x), 1));
+        if (fail) throw new Error(`no ${x}`);
+      });
+    tx.run(() => {
+      insert(1);
+      expect(() => insert(2, true)).toThrow('no 2');
+      insert(3);
+    });
+    expect(cache).toEqual([1, 3]);
+    expect(db.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 3]);
+    // The outer call failing afterwards undoes what is left, once.
+    expect(() =>
+      tx.run(() => {
+        insert(4);
+        expect(() => insert(5, true)).toThrow('no 5');
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(cache).toEqual([1, 3]);
+    expect(db.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 3]);
   });
 });

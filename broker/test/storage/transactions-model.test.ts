@@ -169,7 +169,7 @@ async function run(s0: AsyncStorage, ops: readonly Op[], reopen: (s: AsyncStorag
       case 'end': {
         if (!ongoing[o.p]) break;
         markers(o.p);
-        const ended = await s.endTransaction(`tx${o.p}`, o.commit, NOW_MS, o.bump);
+        const ended = await s.endTransaction(`tx${o.p}`, o.commit, NOW_MS, o.bump ? 'fence' : 'none');
         settle(o.p, o.commit);
         ongoing[o.p] = false;
         if (o.bump) seq[o.p] = 0; // a new epoch starts its sequences at 0

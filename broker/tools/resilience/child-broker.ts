@@ -5,7 +5,14 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const MINNOW_BIN = path.resolve(__dirname, '../../bin/minnow.js');
+/**
+ * The `minnow` command: under jest, the sources it compiled once for the processes tests start
+ * (MINNOW_TEST_BUILD, test/support/child-build.ts: tsx took ~1.5 s more per start); else
+ * bin/minnow.js.
+ */
+export const MINNOW_BIN = process.env.MINNOW_TEST_BUILD
+  ? path.join(process.env.MINNOW_TEST_BUILD, 'minnow.js')
+  : path.resolve(__dirname, '../../bin/minnow.js');
 
 export interface LogLine {
   level: string;

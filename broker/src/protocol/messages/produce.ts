@@ -13,7 +13,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** ProduceRequest: versions 0-11, flexible 9+. */
+/** ProduceRequest: versions 0-12, flexible 9+. */
 export interface ProduceRequest {
   /** The transactional ID, or null if the producer is not transactional. */
   transactionalId?: string | null;
@@ -120,19 +120,19 @@ function writeProduceRequestPartitionProduceData(w: Writer, v: number, o: Produc
 
 /** Decodes a ProduceRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeProduceRequest(r: Reader, version: number): ProduceRequest {
-  checkVersion('ProduceRequest', version, 0, 11);
+  checkVersion('ProduceRequest', version, 0, 12);
   return readProduceRequest(r, version);
 }
 
 /** Encodes a ProduceRequest body in the given version. */
 export function encodeProduceRequest(w: Writer, version: number, body: ProduceRequest): void {
-  checkVersion('ProduceRequest', version, 0, 11);
+  checkVersion('ProduceRequest', version, 0, 12);
   writeProduceRequest(w, version, body);
 }
 
 export { defaultProduceRequest };
 
-/** ProduceResponse: versions 0-11, flexible 9+. */
+/** ProduceResponse: versions 0-12, flexible 9+. */
 export interface ProduceResponse {
   /** Each produce response */
   responses: ProduceResponseTopicProduceResponse[];
@@ -377,13 +377,13 @@ function writeProduceResponseNodeEndpoint(w: Writer, v: number, o: ProduceRespon
 
 /** Decodes a ProduceResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeProduceResponse(r: Reader, version: number): ProduceResponse {
-  checkVersion('ProduceResponse', version, 0, 11);
+  checkVersion('ProduceResponse', version, 0, 12);
   return readProduceResponse(r, version);
 }
 
 /** Encodes a ProduceResponse body in the given version. */
 export function encodeProduceResponse(w: Writer, version: number, body: ProduceResponse): void {
-  checkVersion('ProduceResponse', version, 0, 11);
+  checkVersion('ProduceResponse', version, 0, 12);
   writeProduceResponse(w, version, body);
 }
 

@@ -41,7 +41,7 @@ function api(facts: ApiFacts, load: () => ApiCodecs): ApiSpec {
 
 export const API_SPECS: readonly ApiSpec[] = [
   api(
-    { apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleMinVersion: 9, deprecatedVersions: [0, 6], latestVersionUnstable: false, listeners: ["zkBroker","broker"] },
+    { apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 12, flexibleMinVersion: 9, deprecatedVersions: [0, 6], latestVersionUnstable: false, listeners: ["zkBroker","broker"] },
     () => {
       const m = require('./produce') as typeof import('./produce');
       return { decodeRequest: m.decodeProduceRequest, encodeRequest: m.encodeProduceRequest, decodeResponse: m.decodeProduceResponse, encodeResponse: m.encodeProduceResponse };
@@ -237,7 +237,7 @@ export const API_SPECS: readonly ApiSpec[] = [
     },
   ),
   api(
-    { apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 4, flexibleMinVersion: 3, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["zkBroker","broker"] },
+    { apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 5, flexibleMinVersion: 3, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
     () => {
       const m = require('./txn-offset-commit') as typeof import('./txn-offset-commit');
       return { decodeRequest: m.decodeTxnOffsetCommitRequest, encodeRequest: m.encodeTxnOffsetCommitRequest, decodeResponse: m.decodeTxnOffsetCommitResponse, encodeResponse: m.encodeTxnOffsetCommitResponse };

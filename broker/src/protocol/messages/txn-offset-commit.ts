@@ -13,7 +13,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** TxnOffsetCommitRequest: versions 0-4, flexible 3+. */
+/** TxnOffsetCommitRequest: versions 0-5, flexible 3+. */
 export interface TxnOffsetCommitRequest {
   /** The ID of the transaction. */
   transactionalId: string;
@@ -148,19 +148,19 @@ function writeTxnOffsetCommitRequestPartition(w: Writer, v: number, o: TxnOffset
 
 /** Decodes a TxnOffsetCommitRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeTxnOffsetCommitRequest(r: Reader, version: number): TxnOffsetCommitRequest {
-  checkVersion('TxnOffsetCommitRequest', version, 0, 4);
+  checkVersion('TxnOffsetCommitRequest', version, 0, 5);
   return readTxnOffsetCommitRequest(r, version);
 }
 
 /** Encodes a TxnOffsetCommitRequest body in the given version. */
 export function encodeTxnOffsetCommitRequest(w: Writer, version: number, body: TxnOffsetCommitRequest): void {
-  checkVersion('TxnOffsetCommitRequest', version, 0, 4);
+  checkVersion('TxnOffsetCommitRequest', version, 0, 5);
   writeTxnOffsetCommitRequest(w, version, body);
 }
 
 export { defaultTxnOffsetCommitRequest };
 
-/** TxnOffsetCommitResponse: versions 0-4, flexible 3+. */
+/** TxnOffsetCommitResponse: versions 0-5, flexible 3+. */
 export interface TxnOffsetCommitResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
@@ -257,13 +257,13 @@ function writeTxnOffsetCommitResponsePartition(w: Writer, v: number, o: TxnOffse
 
 /** Decodes a TxnOffsetCommitResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeTxnOffsetCommitResponse(r: Reader, version: number): TxnOffsetCommitResponse {
-  checkVersion('TxnOffsetCommitResponse', version, 0, 4);
+  checkVersion('TxnOffsetCommitResponse', version, 0, 5);
   return readTxnOffsetCommitResponse(r, version);
 }
 
 /** Encodes a TxnOffsetCommitResponse body in the given version. */
 export function encodeTxnOffsetCommitResponse(w: Writer, version: number, body: TxnOffsetCommitResponse): void {
-  checkVersion('TxnOffsetCommitResponse', version, 0, 4);
+  checkVersion('TxnOffsetCommitResponse', version, 0, 5);
   writeTxnOffsetCommitResponse(w, version, body);
 }
 

@@ -1,9 +1,12 @@
 // ApiVersions (key 18): v0-4. v3+ is flexible but its response header stays v0 (KIP-511); a
-// request newer than v4 gets error 35 with our ranges in a v0 body (see connection.ts).
+// request newer than v4 gets error 35 with our ranges in a v0 body (see request-routing.ts). v3+ also
+// carries the feature flags (features.ts): transaction.version, which Java 4.x producers read to
+// choose KIP-890 part 2.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages';
-import type { ApiHandler } from '../context';
+import type { ApiHandler, BrokerContext } from '../context';
+import { featureFields, FeatureLevels, MAX_TRANSACTION_VERSION } from '../features';
 
 export function apiVersionsBody(handlers: ReadonlyMap<number, ApiHandler>): ApiVersionsResponse {
   const apiKeys = [...handlers.values()]
@@ -14,6 +17,12 @@ export function apiVersionsBody(handlers: ReadonlyMap<number, ApiHandler>): ApiV
 
 /** KIP-511: what a client software name or version may look like (Kafka's ApiVersionsRequest.isValid). */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+function featureLevels(broker: BrokerContext): FeatureLevels {
+  return (
+    broker.features ?? { transactionVersion: broker.config?.transactionVersion ?? MAX_TRANSACTION_VERSION, epoch: 0 }
+  );
+}
 
 export function apiVersionsHandler(
   handlers: ReadonlyMap<number, ApiHandler>,
@@ -29,7 +38,7 @@ export function apiVersionsHandler(
         (SOFTWARE_NAME_VERSION.test(req.clientSoftwareName ?? '') &&
           SOFTWARE_NAME_VERSION.test(req.clientSoftwareVersion ?? ''));
       return valid
-        ? apiVersionsBody(handlers)
+        ? { ...apiVersionsBody(handlers), ...featureFields(featureLevels(ctx.broker), ctx.apiVersion) }
         : { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
     },
   };

@@ -32,10 +32,11 @@ export const createAclsHandler: ApiHandler<CreateAclsRequest, CreateAclsResponse
     }
     return {
       throttleTimeMs: 0,
+      // A success leaves the message at Kafka's generated default: "", not null.
       results: checked.map((c) =>
         c.error
           ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: c.error }
-          : { errorCode: ErrorCode.NONE, errorMessage: null },
+          : { errorCode: ErrorCode.NONE, errorMessage: '' },
       ),
     };
   },

@@ -3,8 +3,10 @@
 // validate_only checks without creating; v5+ returns the resulting configs, v7 the topic id.
 // Partition bounds: partition-limits.ts. controller_mutation_rate (KIP-599): each topic that passed
 // every check is charged its partitions, validate_only too as in Kafka's controller; strict (refused
-// with THROTTLING_QUOTA_EXCEEDED) from v6 (quotas/controller-mutation-quotas.ts). A big request is worked in slices that yield to the event
-// loop (yield-slices.ts), so other clients are answered while it runs (issue 11).
+// with THROTTLING_QUOTA_EXCEEDED) from v6 (quotas/controller-mutation-quotas.ts). A big request is
+// worked in slices of at most TOPICS_PER_SLICE topics / PARTITIONS_PER_SLICE partitions, each one
+// storage transaction, with a turn of the event loop between them (yield-slices.ts), so other
+// clients are answered while it runs (issues 11, 29); each topic still succeeds or fails alone.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type {
@@ -15,14 +17,16 @@ import type {
 } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import { StorageError } from '../../storage/storage';
+import type { TopicInfo } from '../../storage/storage';
 import { validateTopicConfigs } from '../../storage/topic-config';
 import { brokerConfigLayers } from '../broker-configs';
 import { topicConfigEntries } from '../config-entries';
 import { authorizedNames, may, mayOnCluster } from './authz';
 import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
+import type { Refusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
-import { SliceClock } from '../yield-slices';
+import { nextTurn, PARTITIONS_PER_SLICE, slicesOf, TOPICS_PER_SLICE } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
 import type { ControllerMutationQuota } from '../quotas/controller-mutation-quotas';
 import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
@@ -123,7 +127,7 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         ),
       };
     }
-    const budget = new PartitionBudget(broker, req.validateOnly);
+    const budget = new PartitionBudget(broker, req.validateOnly, true);
     const quota = requestMutationQuota(ctx, STRICT_QUOTA_SINCE_VERSION);
     // The resulting configs (v5+), built once per distinct set of overrides: most topics of a big
     // request have none, and building the 30-odd entries was a third of each topic's cost.
@@ -144,39 +148,10 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       }
       return configs;
     };
-    const clock = new SliceClock();
-    const topics: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (const t of req.topics) {
-      await clock.maybeYield();
-      if (answered.has(t.name)) continue;
-      answered.add(t.name);
-      if (counts.get(t.name)! > 1) {
-        topics.push(
-          failed(
-            t.name,
-            ErrorCode.INVALID_REQUEST,
-            `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`,
-          ),
-        );
-        continue;
-      }
-      if (!creatable.has(t.name)) {
-        topics.push(unauthorized(t.name));
-        continue;
-      }
-      // The exists-check, the budget and the creation run as one catalog change (keyed-serial.ts):
-      // no other request of this broker creates the topic or claims partitions in between.
-      const created = await catalogChanges.run(broker.storage, () =>
-        createOne(broker, t, budget, quota, !!req.validateOnly),
-      );
-      if ('errorCode' in created) {
-        topics.push(failed(t.name, created.errorCode, created.errorMessage));
-        continue;
-      }
-      const { topicId, partitions, configs } = created;
-      const configsVisible = may(ctx, 'DESCRIBE_CONFIGS', 'TOPIC', t.name);
-      topics.push({
-        name: t.name,
+    const success = (name: string, topicId: string, partitions: number, configs: Record<string, string>) => {
+      const configsVisible = may(ctx, 'DESCRIBE_CONFIGS', 'TOPIC', name);
+      return {
+        name,
         topicId,
         errorCode: ErrorCode.NONE,
         errorMessage: null,
@@ -184,54 +159,127 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
         numPartitions: partitions,
         replicationFactor: 1,
         configs: configsVisible ? resultConfigs(configs) : [],
+      };
+    };
+    // One slice: its checks in request order, then its topics written together (one transaction).
+    const createSlice = async (slice: CreateTopicsRequestCreatableTopic[]) => {
+      const answers: (CreateTopicsResponseCreatableTopicResult | undefined)[] = [];
+      const planned: Planned[] = [];
+      for (const t of slice) {
+        if (answered.has(t.name)) continue;
+        answered.add(t.name);
+        if (counts.get(t.name)! > 1) {
+          answers.push(
+            failed(
+              t.name,
+              ErrorCode.INVALID_REQUEST,
+              `topic ${t.name} is named ${counts.get(t.name)} times in the request; it was not created`,
+            ),
+          );
+          continue;
+        }
+        if (!creatable.has(t.name)) {
+          answers.push(unauthorized(t.name));
+          continue;
+        }
+        const c = await check(broker, t);
+        const refused = 'errorCode' in c ? c : await claim(broker, t.name, c.partitions, budget, quota);
+        if (refused) {
+          answers.push(failed(t.name, refused.errorCode, refused.errorMessage));
+          continue;
+        }
+        planned.push({ at: answers.length, name: t.name, ...(c as Checked) });
+        answers.push(undefined);
+      }
+      const stored = req.validateOnly ? planned.map(() => ZERO_UUID) : await store(broker, planned);
+      budget.stored();
+      planned.forEach((p, i) => {
+        const r = stored[i]!;
+        answers[p.at] =
+          typeof r === 'string'
+            ? success(p.name, r, p.partitions, p.configs)
+            : failed(p.name, r.errorCode, r.errorMessage);
       });
+      return answers as CreateTopicsResponseCreatableTopicResult[];
+    };
+    const topics: CreateTopicsResponseCreatableTopicResult[] = [];
+    const slices = slicesOf(
+      req.topics,
+      TOPICS_PER_SLICE,
+      (t) => topicPartitions(t, broker.config.numPartitions),
+      PARTITIONS_PER_SLICE,
+    );
+    let first = true;
+    for (const slice of slices) {
+      if (!first) await nextTurn();
+      first = false;
+      // A slice's exists-checks, budget claims and creation run as one catalog change
+      // (keyed-serial.ts): no other request of this broker creates its topics or claims in between.
+      topics.push(...(await catalogChanges.run(broker.storage, () => createSlice(slice))));
     }
     return { throttleTimeMs: mutationThrottleMs(ctx, quota), topics };
   },
 };
 
-type Created =
-  | { errorCode: number; errorMessage: string }
-  | { partitions: number; configs: Record<string, string>; topicId: string };
+type Checked = { partitions: number; configs: Record<string, string> };
+type Planned = Checked & { name: string; at: number };
 
-async function createOne(
+/** The budget's and the mutation quota's refusal of a checked topic, if any. */
+async function claim(
   broker: BrokerContext,
-  t: CreateTopicsRequestCreatableTopic,
+  name: string,
+  partitions: number,
   budget: PartitionBudget,
   quota: ControllerMutationQuota,
-  validateOnly: boolean,
-): Promise<Created> {
-  const c = await check(broker, t);
-  if ('errorCode' in c) return c;
-  const refused = await budget.claim(t.name, c.partitions);
+): Promise<Refusal | undefined> {
+  const refused = await budget.claim(name, partitions);
   if (refused) return refused;
-  const throttled = quota.record(c.partitions, broker.now());
+  const throttled = quota.record(partitions, broker.now());
   if (throttled) return { errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED, errorMessage: throttled.message };
-  if (validateOnly) return { ...c, topicId: ZERO_UUID };
-  let topicId: string;
+  return undefined;
+}
+
+/** Writes a slice's topics in one storage call: each one's topic id, or why it was not created. */
+async function store(broker: BrokerContext, planned: readonly Planned[]): Promise<(string | Refusal)[]> {
+  if (planned.length === 0) return [];
+  let results: (TopicInfo | StorageError)[];
   try {
-    topicId = (await broker.storage.createTopic(t.name, c.partitions, c.configs)).topicId;
+    results = await broker.storage.createTopics(
+      planned.map((p) => ({ name: p.name, partitionCount: p.partitions, configs: p.configs })),
+    );
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
-    // Another broker on the same database created it first: the engine refused the duplicate.
-    if (await broker.storage.topic(t.name))
-      return { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${t.name} already exists` };
-    return {
-      errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
-      errorMessage: `topic ${t.name} was not created: ${err.message}`,
-    };
+    results = planned.map(() => err); // the slice's commit failed: none of its topics was stored
   }
-  broker.logger.info('created topic', { topic: t.name, partitions: c.partitions, configs: c.configs });
-  return { ...c, topicId };
+  const out: (string | Refusal)[] = [];
+  for (const [i, r] of results.entries()) {
+    const p = planned[i]!;
+    if (!(r instanceof StorageError)) {
+      broker.logger.info('created topic', { topic: p.name, partitions: p.partitions, configs: p.configs });
+      out.push(r.topicId);
+    } else if (await broker.storage.topic(p.name)) {
+      // Another broker on the same database created it first: the engine refused the duplicate.
+      out.push({ errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage: `topic ${p.name} already exists` });
+    } else {
+      out.push({
+        errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+        errorMessage: `topic ${p.name} was not created: ${r.message}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The partitions a topic asks for, as Kafka counts them (validateTotalNumberOfPartitions). */
+function topicPartitions(t: CreateTopicsRequestCreatableTopic, defaultPartitions: number): number {
+  if (t.assignments.length > 0) return t.assignments.length;
+  if (t.numPartitions === -1) return defaultPartitions;
+  return Math.max(0, t.numPartitions);
 }
 
 /** Partitions asked for in all, as Kafka counts them (validateTotalNumberOfPartitions). */
 function requestedPartitions(req: CreateTopicsRequest, defaultPartitions: number): number {
   let total = 0;
-  for (const t of req.topics) {
-    if (t.assignments.length > 0) total += t.assignments.length;
-    else if (t.numPartitions === -1) total += defaultPartitions;
-    else if (t.numPartitions > 0) total += t.numPartitions;
-  }
+  for (const t of req.topics) total += topicPartitions(t, defaultPartitions);
   return total;
 }

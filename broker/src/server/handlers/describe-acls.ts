@@ -54,6 +54,7 @@ export const describeAclsHandler: ApiHandler<DescribeAclsRequest, DescribeAclsRe
         permissionType: codes.permissionType,
       });
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, resources: [...resources.values()] };
+    // Kafka leaves ErrorMessage at its generated default, "" (not null), on success.
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', resources: [...resources.values()] };
   },
 };

@@ -25,6 +25,7 @@ import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { FetchRequest, FetchResponse, FetchResponsePartitionData } from '../../protocol/messages';
 import { BASE_OFFSET, LAST_OFFSET_DELTA } from '../../protocol/record-batch';
+import { RecordChunks } from '../../protocol/records';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
@@ -166,7 +167,9 @@ async function collect(
       };
       const batches = read.batches;
       const end = batches.length > 0 ? endOffsetOf(batches[batches.length - 1]!) : Number(p.fetchOffset);
-      const records = batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+      // Several batches stay apart (records.ts): written to the socket as they are, not copied together.
+      const records =
+        batches.length === 0 ? NO_RECORDS : batches.length === 1 ? batches[0]! : new RecordChunks(batches);
       // DelayedFetch counts up to what the isolation level may read: past the LSO, data of an open
       // transaction is not available to read_committed (it waits for the marker instead).
       const readUpTo = readCommitted ? read.lastStableOffset : read.highWatermark;

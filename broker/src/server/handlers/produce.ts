@@ -1,9 +1,10 @@
-// Produce (key 0): advertised v0-11 (librdkafka checks compression support against Produce v0,
-// docs/clients.md note 1), served v3-11: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
+// Produce (key 0): advertised v0-12 (librdkafka checks compression support against Produce v0,
+// docs/clients.md note 1), served v3-12: v0-2 carry the old message formats and get UNSUPPORTED_VERSION
 // on every partition, not up-converted: Kafka 4.0 refuses them too (KIP-896, KAFKA-18659), and the
 // clients that send them without negotiating are sarama <= 1.27.0 with its default config.Version
 // and Java clients before 0.10.2 (old-message-formats.ts has the evidence).
-// acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
+// v12 is v11 whose transactional batches add their partitions to the transaction (KIP-890 part 2,
+// produce-txn-add.ts). acks 0/1/-1; answered only after the storage transaction committed (group commit, append-queue.ts).
 // A transactional batch of a fenced (older) epoch gets storage's INVALID_PRODUCER_EPOCH in every
 // version, never PRODUCER_FENCED: Kafka's ProducerAppendInfo answers so since 2.7 (KIP-588), and
 // AddPartitionsToTxnManager maps its verification's PRODUCER_FENCED to it too.
@@ -17,8 +18,11 @@ import { brokerTopicDefaults } from '../broker-configs';
 import type { ApiHandler, BrokerContext, RequestContext } from '../context';
 import type { ProduceTurn } from '../produce-order';
 import { inflateOffLoop } from '../produce-inflation';
-import { producePolicy, RecordError, validateProduceRecords } from '../produce-validation';
+import type { RecordError } from '../produce-batch-check';
+import { producePolicy } from '../produce-policy';
+import { validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
+import { addProducePartitions, IMPLICIT_ADD_PRODUCE_VERSION } from '../produce-txn-add';
 
 const MIN_SERVED_VERSION = 3;
 
@@ -40,7 +44,7 @@ const failed = (
 export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   apiKey: ApiKey.Produce,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   async handle(ctx, req) {
     // Taken before the first await: this request enters the append queue after the connection's
     // earlier ones (produce-order.ts).
@@ -86,9 +90,9 @@ async function produce(
       });
     return { responses, throttleTimeMs: 0 };
   }
-  const appends: PartitionAppend[] = [];
+  let appends: PartitionAppend[] = [];
   /** The response entry of each append, filled in once the transaction committed. */
-  const pending: ProduceResponsePartitionProduceResponse[] = [];
+  let pending: ProduceResponsePartitionProduceResponse[] = [];
   const ackError =
     apiVersion < MIN_SERVED_VERSION
       ? {
@@ -159,6 +163,18 @@ async function produce(
       out.push(entry);
     }
   }
+  if (apiVersion >= IMPLICIT_ADD_PRODUCE_VERSION && req.transactionalId != null && appends.length > 0) {
+    // Transaction version 2: these partitions join the transaction here (produce-txn-add.ts).
+    const refused = await addProducePartitions(broker.transactions, req.transactionalId, appends);
+    for (const [i, errorCode] of refused) {
+      const { topic, partition } = appends[i]!;
+      const errorMessage = `adding ${topic}-${partition} to transaction "${req.transactionalId}" failed with error ${errorCode}`;
+      Object.assign(pending[i]!, { errorCode, errorMessage });
+    }
+    const kept = (_: unknown, i: number) => !refused.has(i);
+    appends = appends.filter(kept);
+    pending = pending.filter(kept);
+  }
   if (appends.length > 0) {
     if (turn) await turn.ready;
     const appended = broker.appendQueue.append(appends); // enters the queue synchronously
@@ -166,11 +182,12 @@ async function produce(
     const results = await appended;
     if (broker.metrics) countStored(broker.metrics, appends, results);
     results.forEach((r, i) => {
+      const verification = refusedByVerification(appends[i]!, r);
       Object.assign(pending[i]!, {
-        errorCode: r.errorCode,
+        errorCode: verificationError(r.errorCode, verification, apiVersion),
         baseOffset: BigInt(r.baseOffset),
         logAppendTimeMs: BigInt(r.logAppendTimeMs),
-        logStartOffset: refusedByVerification(appends[i]!, r) ? -1n : BigInt(r.logStartOffset),
+        logStartOffset: verification ? -1n : BigInt(r.logStartOffset),
         errorMessage: r.errorMessage,
       });
     });
@@ -217,6 +234,17 @@ function refusedByVerification(append: PartitionAppend, r: PartitionAppendResult
     (r.errorCode === ErrorCode.INVALID_TXN_STATE || r.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH) &&
     append.batches.some((b) => isTransactional(b.header.attributes))
   );
+}
+
+/**
+ * A partition not in the producer's transaction is TRANSACTION_ABORTABLE for Produce v11+ (KIP-890:
+ * the producer aborts and goes on) and INVALID_TXN_STATE before, as Kafka's AddPartitionsToTxnManager
+ * answers its verification (npm run compat, scenario transactions-v2).
+ */
+function verificationError(errorCode: number, verification: boolean, apiVersion: number): number {
+  return verification && errorCode === ErrorCode.INVALID_TXN_STATE && apiVersion >= 11
+    ? ErrorCode.TRANSACTION_ABORTABLE
+    : errorCode;
 }
 
 function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {

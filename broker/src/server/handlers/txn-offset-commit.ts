@@ -1,7 +1,8 @@
-// TxnOffsetCommit (key 28): v0-4, sendOffsetsToTransaction's second step: the group's offsets are
+// TxnOffsetCommit (key 28): v0-5, sendOffsetsToTransaction's second step: the group's offsets are
 // staged in the transaction and become its committed offsets only when the transaction commits
 // (KIP-98); v3+ carries the consumer's generation and member, checked as an OffsetCommit's
-// (KIP-447). KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id and READ on the
+// (KIP-447). v5 is transaction version 2 (KIP-890 part 2): the producer sent no AddOffsetsToTxn,
+// this request adds the group to the transaction. KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id and READ on the
 // group (else every partition gets the error), READ on each topic, unknown partitions answered
 // before the coordinator sees the rest.
 import { storableOffset } from './groups/offset-commit';
@@ -16,7 +17,7 @@ import { coordinatorGate } from '../cluster-answers';
 export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> = {
   apiKey: ApiKey.TxnOffsetCommit,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   async handle(ctx, req) {
     const { broker } = ctx;
     const topics = req.topics.map((t) => ({
@@ -72,6 +73,7 @@ export const txnOffsetCommitHandler: ApiHandler<TxnOffsetCommitRequest, TxnOffse
           generationId: req.generationId ?? -1,
           memberId: req.memberId ?? '',
           groupInstanceId: req.groupInstanceId ?? null,
+          addsGroup: ctx.apiVersion >= 5,
         },
         offsets,
       );

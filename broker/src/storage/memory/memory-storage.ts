@@ -1,14 +1,13 @@
 // The memory:// engine: everything in Maps, lost on exit. For tests and trying minnow out; it
 // follows the same rules as SQLite (append-plan.ts, log-rules.ts) and passes the same contract.
-import { bindingKey } from '../../protocol/acl';
 import type { AclBinding } from '../../protocol/acl';
 import { ErrorCode } from '../../protocol/error-codes';
 import { randomUuid } from '../../protocol/uuid';
 import { planAppend } from '../append-plan';
-import { clientQuotaEntityFromKey, clientQuotaEntityKey } from '../client-quota-key';
 import { deleteRecordsTarget, retentionLimits, unknownPartitionRead } from '../log-rules';
 import { SweepProgress, sweepWindow } from '../retention-sweep';
 import { StorageError } from '../storage';
+import { eachOnItsOwn } from '../topic-batches';
 import type {
   ClientQuotaChange,
   ClientQuotaEntry,
@@ -17,6 +16,7 @@ import type {
   StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   TransactionInfo,
   TxnPartition,
   PartitionAppend,
@@ -29,6 +29,7 @@ import type {
   SyncStorage,
   StoredBatch,
   TopicInfo,
+  NewTopic,
   UserScramCredential,
   UserScramCredentialInfo,
 } from '../storage';
@@ -36,47 +37,32 @@ import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypt
 import { Cleaner } from '../compaction/cleaner';
 import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
 import { MemoryCleanerLog } from './memory-cleaner';
-import { MemoryLog } from './memory-log';
+import type { MemoryLog } from './memory-log';
+import { MemoryAdmin } from './memory-admin';
+import { MemoryGroups } from './memory-groups';
+import { MemoryTopics } from './memory-topics';
 import { MemoryTransactions } from './memory-txns';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { isLogAppendTime } from '../topic-config';
 import { unknownPartitionMarker } from '../active-producers';
 import type { ActiveProducer } from '../active-producers';
 
-interface MemoryTopic {
-  info: TopicInfo;
-  logs: MemoryLog[];
-}
-
-const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
 export class MemoryStorage implements SyncStorage {
-  private readonly topics = new Map<string, MemoryTopic>();
-  private readonly topicsById = new Map<string, MemoryTopic>();
-  private partitionTotal = 0;
+  private readonly topics = new MemoryTopics();
+  private readonly groups = new MemoryGroups();
+  private readonly admin = new MemoryAdmin();
   private nextProducerId = 1;
   private readonly txns = new MemoryTransactions({
     log: (topic, partition) => this.log(topic, partition),
-    logAppendTime: (topic) => isLogAppendTime(this.topics.get(topic)?.info.configs ?? {}),
+    logAppendTime: (topic) => isLogAppendTime(this.topics.stored(topic)?.info.configs ?? {}),
     allocateProducerId: () => this.nextProducerId++,
-    commitOffsets: (groupId, offsets, nowMs) => this.commitOffsets(groupId, offsets, nowMs),
+    commitOffsets: (groupId, offsets, nowMs) => this.groups.commitOffsets(groupId, offsets, nowMs),
   });
-  private readonly groups = new Map<string, Map<string, CommittedOffset>>();
-  /** Classic group membership (storage/group-metadata.ts), copied in and out. */
-  private readonly groupMembership = new Map<string, StoredGroup>();
   private identityValue: ClusterIdentity | undefined;
-  private readonly brokerConfigValues = new Map<string, Record<string, string>>();
-  /** By bindingKey: a binding is stored once. */
-  private readonly acls = new Map<string, AclBinding>();
-  /** By clientQuotaEntityKey(entity). */
-  private readonly clientQuotaValues = new Map<string, Record<string, number>>();
-  /** By `user NUL mechanism`. */
-  private readonly scram = new Map<string, UserScramCredential>();
-
   private readonly cleaner = new Cleaner(
     new MemoryCleanerLog(
-      () => this.topics.values(),
-      (name) => this.topics.get(name),
+      () => this.topics.all(),
+      (name) => this.topics.stored(name),
     ),
   );
 
@@ -88,124 +74,72 @@ export class MemoryStorage implements SyncStorage {
   }
 
   totalPartitions(): number {
-    return this.partitionTotal;
+    return this.topics.totalPartitions();
   }
   listTopics(): TopicInfo[] {
-    return [...this.topics.values()]
-      .map((t) => copyInfo(t.info))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.topics.list();
   }
   topic(name: string): TopicInfo | undefined {
-    const t = this.topics.get(name);
-    return t && copyInfo(t.info);
+    return this.topics.get(name);
   }
   topicById(topicId: string): TopicInfo | undefined {
-    const t = this.topicsById.get(topicId);
-    return t && copyInfo(t.info);
+    return this.topics.getById(topicId);
   }
-
   createTopic(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
-    if (this.topics.has(name))
-      throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
-    checkPartitionCount(name, partitionCount);
-    const id = topicId ?? randomUuid();
-    const clash = this.topicsById.get(id);
-    if (clash) throw new StorageError(`topic id ${id} is already used by topic "${clash.info.name}"`);
-    const logs = Array.from({ length: partitionCount }, () => new MemoryLog());
-    const topic: MemoryTopic = { info: { name, topicId: id, partitionCount, configs: { ...configs } }, logs };
-    this.topics.set(name, topic);
-    this.topicsById.set(id, topic);
-    this.partitionTotal += partitionCount;
-    return copyInfo(topic.info);
+    return this.topics.create(name, partitionCount, configs, topicId);
   }
-
   deleteTopic(name: string): boolean {
-    const topic = this.topics.get(name);
-    if (!topic) return false;
-    this.topics.delete(name);
-    this.topicsById.delete(topic.info.topicId);
-    this.partitionTotal -= topic.logs.length;
+    if (!this.topics.delete(name)) return false;
     this.txns.forgetTopic(name);
-    for (const offsets of this.groups.values()) {
-      for (const [key, o] of offsets) if (o.topic === name) offsets.delete(key);
-    }
-    this.dropEmptyGroups();
+    this.groups.forgetTopic(name);
     return true;
   }
-
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return eachOnItsOwn(topics, (t) => this.createTopic(t.name, t.partitionCount, t.configs, t.topicId));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return eachOnItsOwn(names, (name) => this.deleteTopic(name));
+  }
   createPartitions(name: string, partitionCount: number): void {
-    const t = this.mustGet(name);
-    checkPartitionCount(name, partitionCount);
-    if (partitionCount < t.info.partitionCount) {
-      throw new StorageError(
-        `topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
-      );
-    }
-    this.partitionTotal += partitionCount - t.logs.length;
-    while (t.logs.length < partitionCount) t.logs.push(new MemoryLog());
-    t.info.partitionCount = partitionCount;
+    this.topics.grow(name, partitionCount);
   }
-
   alterTopicConfigs(name: string, set: Record<string, string>, remove: readonly string[]): void {
-    const t = this.mustGet(name);
-    for (const k of remove) delete t.info.configs[k];
-    Object.assign(t.info.configs, set);
+    this.topics.alterConfigs(name, set, remove);
   }
 
+  // Cluster administration (memory-admin.ts)
   brokerConfigs(resource: string): Record<string, string> {
-    return { ...this.brokerConfigValues.get(resource) };
+    return this.admin.brokerConfigs(resource);
+  }
+  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
+    this.admin.alterBrokerConfigs(resource, set, remove);
+  }
+  clientQuotas(): ClientQuotaEntry[] {
+    return this.admin.clientQuotas();
+  }
+  alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
+    this.admin.alterClientQuotas(changes);
   }
   scramCredential(user: string, mechanism: ScramMechanismName): ScramCredential | undefined {
-    const c = this.scram.get(`${user}\u0000${mechanism}`);
-    return (
-      c && {
-        salt: Buffer.from(c.salt),
-        iterations: c.iterations,
-        storedKey: Buffer.from(c.storedKey),
-        serverKey: Buffer.from(c.serverKey),
-      }
-    );
+    return this.admin.scramCredential(user, mechanism);
   }
   scramCredentials(): UserScramCredentialInfo[] {
-    return [...this.scram.values()]
-      .map(({ user, mechanism, iterations }) => ({ user, mechanism, iterations }))
-      .sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : a.mechanism < b.mechanism ? -1 : 1));
+    return this.admin.scramCredentials();
   }
   alterScramCredentials(
     upserts: readonly UserScramCredential[],
     deletions: readonly { user: string; mechanism: ScramMechanismName }[],
   ): void {
-    for (const d of deletions) this.scram.delete(`${d.user}\u0000${d.mechanism}`);
-    for (const u of upserts)
-      this.scram.set(`${u.user}\u0000${u.mechanism}`, {
-        ...u,
-        salt: Buffer.from(u.salt),
-        storedKey: Buffer.from(u.storedKey),
-        serverKey: Buffer.from(u.serverKey),
-      });
+    this.admin.alterScramCredentials(upserts, deletions);
   }
-  alterBrokerConfigs(resource: string, set: Record<string, string>, remove: readonly string[]): void {
-    const configs = { ...this.brokerConfigValues.get(resource) };
-    for (const k of remove) delete configs[k];
-    Object.assign(configs, set);
-    this.brokerConfigValues.set(resource, configs);
+  listAcls(): AclBinding[] {
+    return this.admin.listAcls();
   }
-
-  clientQuotas(): ClientQuotaEntry[] {
-    return [...this.clientQuotaValues].map(([key, values]) => ({
-      entity: clientQuotaEntityFromKey(key),
-      values: { ...values },
-    }));
+  createAcls(bindings: readonly AclBinding[]): void {
+    this.admin.createAcls(bindings);
   }
-  alterClientQuotas(changes: readonly ClientQuotaChange[]): void {
-    for (const c of changes) {
-      const key = clientQuotaEntityKey(c.entity);
-      const values = { ...this.clientQuotaValues.get(key) };
-      for (const k of c.remove) delete values[k];
-      Object.assign(values, c.set);
-      if (Object.keys(values).length > 0) this.clientQuotaValues.set(key, values);
-      else this.clientQuotaValues.delete(key);
-    }
+  deleteAcls(bindings: readonly AclBinding[]): number {
+    return this.admin.deleteAcls(bindings);
   }
 
   /** Plans and applies each part in turn, so later parts for the same partition see earlier ones. */
@@ -283,7 +217,7 @@ export class MemoryStorage implements SyncStorage {
     window?: RetentionWindow,
   ): RetentionResult {
     const result: RetentionResult = { deletedBatches: 0, deletedBytes: 0 };
-    const topics = [...this.topics.values()].map((t) => ({ name: t.info.name, partitions: t.logs, t }));
+    const topics = [...this.topics.all()].map((t) => ({ name: t.info.name, partitions: t.logs, t }));
     const { visit, more } = sweepWindow(topics, window);
     const progress = new SweepProgress(window);
     for (const { topic, partition } of visit) {
@@ -323,7 +257,7 @@ export class MemoryStorage implements SyncStorage {
   writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
     const log = this.log(topic, partition);
     if (!log) return unknownPartitionMarker(topic, partition);
-    const logAppendTime = isLogAppendTime(this.topics.get(topic)!.info.configs);
+    const logAppendTime = isLogAppendTime(this.topics.stored(topic)!.info.configs);
     return log.writeMarker(producerId, epoch, commit, nowMs, logAppendTime);
   }
 
@@ -363,8 +297,13 @@ export class MemoryStorage implements SyncStorage {
   ): void {
     this.txns.commitOffsets(transactionalId, groupId, offsets);
   }
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
-    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bump);
   }
   pendingTransactionalOffsets(groupId: string): TxnPartition[] {
     return this.txns.pendingOffsets(groupId);
@@ -373,46 +312,27 @@ export class MemoryStorage implements SyncStorage {
     return this.txns.delete(transactionalId);
   }
 
+  // Consumer groups (memory-groups.ts)
   commitOffsets(groupId: string, offsets: readonly Omit<CommittedOffset, 'commitTimestampMs'>[], nowMs: number): void {
-    let group = this.groups.get(groupId);
-    if (!group) this.groups.set(groupId, (group = new Map()));
-    for (const o of offsets) group.set(offsetKey(o.topic, o.partition), { ...o, commitTimestampMs: nowMs });
+    this.groups.commitOffsets(groupId, offsets, nowMs);
   }
-
   fetchOffsets(groupId: string): CommittedOffset[] {
-    const list = [...(this.groups.get(groupId)?.values() ?? [])].map((o) => ({ ...o }));
-    return list.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+    return this.groups.fetchOffsets(groupId);
   }
-
   deleteOffsets(groupId: string, partitions?: readonly { topic: string; partition: number }[]): void {
-    if (partitions === undefined) this.groups.delete(groupId);
-    else for (const p of partitions) this.groups.get(groupId)?.delete(offsetKey(p.topic, p.partition));
-    this.dropEmptyGroups();
+    this.groups.deleteOffsets(groupId, partitions);
   }
-
   offsetGroups(): string[] {
-    return [...this.groups.keys()].sort();
+    return this.groups.offsetGroups();
   }
   storeGroupMetadata(groupId: string, group: StoredGroup | null): void {
-    if (group === null) this.groupMembership.delete(groupId);
-    else this.groupMembership.set(groupId, { ...group, members: group.members.map((m) => ({ ...m })) });
+    this.groups.storeGroupMetadata(groupId, group);
   }
   groupMetadata(groupId: string): StoredGroup | undefined {
-    const g = this.groupMembership.get(groupId);
-    return g && { ...g, members: g.members.map((m) => ({ ...m })) };
+    return this.groups.groupMetadata(groupId);
   }
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */
-  listAcls(): AclBinding[] {
-    return [...this.acls.values()].map((b) => ({ ...b }));
-  }
-  createAcls(bindings: readonly AclBinding[]): void {
-    for (const b of bindings) if (!this.acls.has(bindingKey(b))) this.acls.set(bindingKey(b), { ...b });
-  }
-  deleteAcls(bindings: readonly AclBinding[]): number {
-    return bindings.reduce((n, b) => n + (this.acls.delete(bindingKey(b)) ? 1 : 0), 0);
-  }
-
   async backup(destPath: string): Promise<void> {
     throw new StorageError(
       `memory:// has nothing to back up (asked to write "${destPath}"); run the broker with --storage sqlite://PATH to keep data`,
@@ -422,27 +342,8 @@ export class MemoryStorage implements SyncStorage {
   close(): void {}
 
   private log(topic: string, partition: number): MemoryLog | undefined {
-    return this.topics.get(topic)?.logs[partition];
+    return this.topics.log(topic, partition);
   }
-
-  private mustGet(name: string): MemoryTopic {
-    const t = this.topics.get(name);
-    if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
-    return t;
-  }
-
-  private dropEmptyGroups(): void {
-    for (const [id, offsets] of this.groups) if (offsets.size === 0) this.groups.delete(id);
-  }
-}
-
-function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1)
-    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
-}
-
-function copyInfo(info: TopicInfo): TopicInfo {
-  return { ...info, configs: { ...info.configs } };
 }
 
 function failed(errorCode: number, logStartOffset: number, errorMessage: string): PartitionAppendResult {

@@ -3,8 +3,8 @@
 // checks everything it can fail on before it changes anything, so a refused call leaves no trace.
 import { controlBatch } from '../control-batch';
 import { StorageError } from '../storage';
-import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
-import { checkTxnBatch, fencedEpoch, initTxnProducer, sortTxnPartitions } from '../txn-rules';
+import type { CommittedOffset, EndTransactionResult, EpochBump, TransactionInfo, TxnPartition } from '../storage';
+import { checkTxnBatch, endTxnEpoch, fencedEpoch, initTxnProducer, sortTxnPartitions } from '../txn-rules';
 import type { TxnCheck } from '../txn-rules';
 import type { RecordBatchHeader } from '../../protocol/record-batch';
 import type { MemoryLog } from './memory-log';
@@ -96,15 +96,24 @@ export class MemoryTransactions {
     for (const o of offsets) pending.set(key(o.topic, o.partition), { ...o });
   }
 
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
     const t = this.mustGet(transactionalId);
-    const epoch = bumpEpoch ? fencedEpoch(t.info.producerEpoch) : t.info.producerEpoch;
-    if (bumpEpoch) {
-      t.info.lastProducerId = t.info.producerId;
-      t.info.lastProducerEpoch = t.info.producerEpoch;
-      t.info.producerEpoch = epoch;
+    const { markerEpoch, newProducerId } = endTxnEpoch(t.info.producerEpoch, bump);
+    const last = { lastProducerId: t.info.producerId, lastProducerEpoch: t.info.producerEpoch };
+    if (markerEpoch !== t.info.producerEpoch) Object.assign(t.info, { ...last, producerEpoch: markerEpoch });
+    const markedPartitions = this.end(t, commit, nowMs, markerEpoch);
+    if (newProducerId) {
+      // Transaction version 2's epoch overflow: the markers went out with the old id, the
+      // producer goes on with a new one (EndTxn answers it).
+      this.byProducer.delete(t.info.producerId);
+      Object.assign(t.info, { ...last, producerId: this.host.allocateProducerId(), producerEpoch: 0 });
+      this.byProducer.set(t.info.producerId, t);
     }
-    const markedPartitions = this.end(t, commit, nowMs, epoch);
     return { info: describe(t), markedPartitions };
   }
 

@@ -6,7 +6,9 @@ import { randomUuid } from '../../protocol/uuid';
 import type { AclBinding } from '../../protocol/acl';
 import type { ScramCredential, ScramMechanismName } from '../../sasl/scram-crypto';
 import { StorageError } from '../storage';
+import { eachOnItsOwnAsync } from '../topic-batches';
 import type {
+  NewTopic,
   AsyncStorage,
   CleanerOptions,
   CleanerState,
@@ -18,6 +20,7 @@ import type {
   CompactionStepResult,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   PartitionAppend,
   PartitionAppendResult,
   PartitionOffsets,
@@ -132,6 +135,13 @@ export class PostgresStorage implements AsyncStorage {
   }
   deleteTopic(name: string): Promise<boolean> {
     return this.topics.delete(name);
+  }
+  createTopics(topics: readonly NewTopic[]): Promise<(TopicInfo | StorageError)[]> {
+    const nowMs = Date.now();
+    return eachOnItsOwnAsync(topics, (t) => this.topics.create(t.name, t.partitionCount, t.configs, t.topicId, nowMs));
+  }
+  deleteTopics(names: readonly string[]): Promise<(boolean | StorageError)[]> {
+    return eachOnItsOwnAsync(names, (name) => this.topics.delete(name));
   }
   createPartitions(name: string, partitionCount: number): Promise<void> {
     return this.topics.grow(name, partitionCount);
@@ -253,9 +263,9 @@ export class PostgresStorage implements AsyncStorage {
     transactionalId: string,
     commit: boolean,
     nowMs: number,
-    bumpEpoch?: boolean,
+    bump?: EpochBump,
   ): Promise<EndTransactionResult> {
-    return this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch);
+    return this.txns.endTransaction(transactionalId, commit, nowMs, bump);
   }
   pendingTransactionalOffsets(groupId: string): Promise<TxnPartition[]> {
     return this.txns.pendingOffsets(groupId);

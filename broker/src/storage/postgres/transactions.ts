@@ -8,9 +8,9 @@
 // appends cannot deadlock and the markers' NOTIFY reaches the other brokers at commit. The
 // transactional checks of append are append.ts' (one statement per append for every producer).
 import { StorageError } from '../storage';
-import type { CommittedOffset, EndTransactionResult, TransactionInfo, TxnPartition } from '../storage';
+import type { CommittedOffset, EndTransactionResult, EpochBump, TransactionInfo, TxnPartition } from '../storage';
 import { MAX_PRODUCER_EPOCH } from '../log-rules';
-import { DEFAULT_TXN_TIMEOUT_MS, fencedEpoch, initTxnProducer } from '../txn-rules';
+import { DEFAULT_TXN_TIMEOUT_MS, endTxnEpoch, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Db, Queryable } from './db';
 import { lockPartitions } from './log-writes';
 import { OFFSET_ORDER, TXN_OFFSET_ORDER } from './offsets';
@@ -87,12 +87,7 @@ export class PgTransactions {
       }
       let producerId = change.producerId;
       if (change.newProducerId) {
-        await q.query('UPDATE producer SET transactional_id = NULL WHERE transactional_id = $1', [transactionalId]);
-        const [created] = await q.query<{ producer_id: number }>(
-          'INSERT INTO producer (transactional_id, epoch, updated_ms) VALUES ($1, 0, $2) RETURNING producer_id',
-          [transactionalId, nowMs],
-        );
-        producerId = created!.producer_id;
+        producerId = await newTxnProducer(q, transactionalId, nowMs);
       } else {
         await setProducerEpoch(q, producerId, change.producerEpoch, nowMs);
       }
@@ -200,16 +195,23 @@ export class PgTransactions {
     transactionalId: string,
     commit: boolean,
     nowMs: number,
-    bumpEpoch = false,
+    bump: EpochBump = 'none',
   ): Promise<EndTransactionResult> {
     return this.db.tx(async (q) => {
       const t = await this.mustGet(q, transactionalId);
-      if (bumpEpoch) {
-        const epoch = fencedEpoch(t.producerEpoch);
-        Object.assign(t, { lastProducerId: t.producerId, lastProducerEpoch: t.producerEpoch, producerEpoch: epoch });
-        await setProducerEpoch(q, t.producerId, epoch, nowMs);
+      const { markerEpoch, newProducerId } = endTxnEpoch(t.producerEpoch, bump);
+      const last = { lastProducerId: t.producerId, lastProducerEpoch: t.producerEpoch };
+      if (markerEpoch !== t.producerEpoch) {
+        Object.assign(t, { ...last, producerEpoch: markerEpoch });
+        await setProducerEpoch(q, t.producerId, markerEpoch, nowMs);
       }
-      const markedPartitions = await this.end(q, t, commit, nowMs, t.producerEpoch);
+      const markedPartitions = await this.end(q, t, commit, nowMs, markerEpoch);
+      if (newProducerId) {
+        // Transaction version 2's epoch overflow: the markers went out with the old id, the
+        // producer goes on with a new one (EndTxn answers it).
+        Object.assign(t, { ...last, producerId: await newTxnProducer(q, transactionalId, nowMs), producerEpoch: 0 });
+        await upsert(q, t);
+      }
       return { info: { ...t, partitions: [], groups: [] }, markedPartitions }; // end() removed them
     });
   }
@@ -325,6 +327,16 @@ export class PgTransactions {
 
 function lockId(q: Queryable, transactionalId: string): Promise<unknown> {
   return q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TXN_LOCK_SPACE, transactionalId]);
+}
+
+/** A new producer id (epoch 0) for the transactional id; its previous one is released. */
+async function newTxnProducer(q: Queryable, transactionalId: string, nowMs: number): Promise<number> {
+  await q.query('UPDATE producer SET transactional_id = NULL WHERE transactional_id = $1', [transactionalId]);
+  const [created] = await q.query<{ producer_id: number }>(
+    'INSERT INTO producer (transactional_id, epoch, updated_ms) VALUES ($1, 0, $2) RETURNING producer_id',
+    [transactionalId, nowMs],
+  );
+  return created!.producer_id;
 }
 
 function setProducerEpoch(q: Queryable, producerId: number, epoch: number, nowMs: number): Promise<unknown> {

@@ -1,13 +1,10 @@
 // The sqlite:// engine: the broker's whole state in one SQLite file, written by one connection.
-// This file opens the database (pragmas, migrations) and hands each Storage call to the module
-// for its concern: topics.ts, records.ts, retention.ts, producers.ts, offsets.ts.
+// open-database.ts opens the file (lock, pragmas, checks, migrations); this class hands each
+// Storage call to the module for its concern: topics.ts, records.ts, retention.ts, producers.ts, offsets.ts.
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { releaseReserveIfFull } from '../disk-space';
-import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type {
+  NewTopic,
   ClientQuotaChange,
   ClientQuotaEntry,
   ClusterIdentity,
@@ -15,6 +12,7 @@ import type {
   StoredGroup,
   DeleteRecordsResult,
   EndTransactionResult,
+  EpochBump,
   TransactionInfo,
   TxnPartition,
   PartitionAppend,
@@ -38,8 +36,6 @@ import { BrokerConfigs } from './broker-configs';
 import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
 import { GroupMetadataStore } from './group-metadata';
-import { applyPragmas, DEFAULT_PRAGMAS } from './pragmas';
-import type { PragmaOptions } from './pragmas';
 import { Producers } from './producers';
 import { ActiveProducers } from './active-producers';
 import { Records } from './records';
@@ -47,23 +43,20 @@ import { Retention } from './retention';
 import { SqliteCleanerLog } from './cleaner';
 import { Cleaner } from '../compaction/cleaner';
 import type { CleanerOptions, CleanerState, CompactionStepResult } from '../compaction/cleaner';
-import { migrate } from './schema';
 import { Topics } from './topics';
 import { Transactions } from './transactions';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
-import { asStorageError, Transactor } from './transaction';
-import { Checkpointer } from './checkpointer';
-import { DatabaseLock } from './db-lock';
-import { checkFileSystemWritable, startupError, quickCheck } from './startup-checks';
+import { TailCache } from '../tail-cache';
+import { asStorageError } from './transaction';
+import type { Transactor } from './transaction';
+import type { Checkpointer } from './checkpointer';
+import type { DatabaseLock } from './db-lock';
+import { failedStartup, openDatabase } from './open-database';
+import { backupDatabase } from './backup';
+import { ClusterIdentityStore } from './cluster-identity';
+import type { SqliteStorageOptions } from './open-database';
 
-export interface SqliteStorageOptions extends Partial<PragmaOptions> {
-  /** The URL it was opened with, reported by `url`. Default: sqlite:// + path. */
-  url?: string;
-  /** The checkpointer thread exits after this long without a commit (default 30 s). */
-  checkpointerIdleStopMs?: number;
-  /** Where start-up notes go (the disk reserve released on a full disk); default: process warnings. */
-  warn?: (msg: string, fields: Record<string, unknown>) => void;
-}
+export type { SqliteStorageOptions } from './open-database';
 
 export class SqliteStorage implements SyncStorage {
   readonly url: string;
@@ -82,7 +75,7 @@ export class SqliteStorage implements SyncStorage {
   private readonly acls: Acls;
   private readonly clientQuotaStore: ClientQuotas;
   private readonly scramStore: ScramCredentials;
-  private identityCache: ClusterIdentity | undefined;
+  private readonly clusterIdentity: ClusterIdentityStore;
   /** Held from open to close: one broker per database file (db-lock.ts). */
   private readonly lock: DatabaseLock;
   /** The WAL checkpointer thread's owner (undefined with checkpointIntervalMs 0); public for tests. */
@@ -93,48 +86,13 @@ export class SqliteStorage implements SyncStorage {
     options: SqliteStorageOptions = {},
   ) {
     this.url = options.url ?? `sqlite://${path}`;
-    const warn = options.warn ?? ((msg, fields) => process.emitWarning(`minnow: ${msg} ${JSON.stringify(fields)}`));
-    checkFileSystemWritable(path);
-    this.lock = DatabaseLock.acquire(path);
-    // On a full disk SQLite cannot even create its -shm file (SQLITE_IOERR_SHMSIZE): the reserve
-    // file kept for this (disk-space.ts) goes first.
-    const released = releaseReserveIfFull(path);
-    if (released)
-      warn(`disk full: ${released.freeBefore} bytes free on ${dirname(path)}`, {
-        what: `released the ${released.released}-byte reserve file to start`,
-      });
+    const opened = openDatabase(path, options);
+    ({ db: this.db, tx: this.tx, lock: this.lock, checkpointer: this.checkpointer } = opened);
     try {
-      this.db = new Database(path);
-    } catch (err) {
-      this.lock.release();
-      throw new StorageError(
-        `cannot open SQLite database "${path}": ${(err as Error).message}; check the path and its permissions`,
-        { cause: err },
-      );
-    }
-    try {
-      applyPragmas(this.db, { ...DEFAULT_PRAGMAS, ...options });
-      checkIsMinnowDatabase(this.db, path);
-      quickCheck(this.db, path);
-      migrate(this.db, Date.now());
-      const { checkpointIntervalMs, walAutocheckpointPages, walMaxBytes } = { ...DEFAULT_PRAGMAS, ...options };
-      const checkpointer =
-        checkpointIntervalMs > 0
-          ? new Checkpointer(
-              path,
-              checkpointIntervalMs,
-              (message) => process.emitWarning(`minnow: WAL checkpoint of ${path}: ${message}`),
-              options.checkpointerIdleStopMs,
-              () => this.db.pragma(`wal_autocheckpoint = ${walAutocheckpointPages}`),
-              walMaxBytes,
-              () => void (this.db.open && this.db.pragma('wal_checkpoint(PASSIVE)')),
-            )
-          : undefined;
-      this.checkpointer = checkpointer;
-      this.tx = new Transactor(this.db, checkpointer ? () => checkpointer.committed() : undefined);
+      this.clusterIdentity = new ClusterIdentityStore(this.db);
       this.topics = new Topics(this.db, this.tx);
       this.producers = new Producers(this.db, this.tx);
-      this.records = new Records(this.db, this.tx, this.topics, this.producers);
+      this.records = new Records(this.db, this.tx, this.topics, this.producers, new TailCache(options.tailCacheBytes));
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.cleaner = new Cleaner(
         new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
@@ -148,32 +106,12 @@ export class SqliteStorage implements SyncStorage {
       this.clientQuotaStore = new ClientQuotas(this.db, this.tx);
       this.scramStore = new ScramCredentials(this.db, this.tx);
     } catch (err) {
-      this.checkpointer?.stop();
-      this.db.close();
-      this.lock.release();
-      throw startupError(asStorageError(err), path);
+      throw failedStartup(opened, err, path);
     }
   }
 
   identity(wanted: Partial<ClusterIdentity>): ClusterIdentity {
-    // Not through this.tx: no cache to undo, and a broker that only starts up (one tiny write on
-    // a new file) should not wake the checkpointer thread.
-    const identity = (this.identityCache ??= this.guard(() =>
-      this.db
-        .transaction(() => {
-          const row = this.db
-            .prepare('SELECT cluster_id AS clusterId, node_id AS nodeId FROM cluster WHERE id = 1')
-            .get() as ClusterIdentity | undefined;
-          if (row) return row;
-          const created = { clusterId: wanted.clusterId ?? randomUuid(), nodeId: wanted.nodeId ?? 1 };
-          this.db
-            .prepare('INSERT INTO cluster (id, cluster_id, node_id) VALUES (1, ?, ?)')
-            .run(created.clusterId, created.nodeId);
-          return created;
-        })
-        .immediate(),
-    ));
-    return { ...identity };
+    return this.guard(() => this.clusterIdentity.get(wanted));
   }
 
   listTopics(): TopicInfo[] {
@@ -193,10 +131,23 @@ export class SqliteStorage implements SyncStorage {
   }
   deleteTopic(name: string): boolean {
     return this.guard(() => {
+      this.records.dropTopicTails(name);
       const partitionIds = this.topics.delete(name);
       if (!partitionIds) return false;
       this.producers.forget(partitionIds);
       return true;
+    });
+  }
+  createTopics(topics: readonly NewTopic[]): (TopicInfo | StorageError)[] {
+    return this.guard(() => this.topics.createMany(topics, Date.now()));
+  }
+  deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
+    return this.guard(() => {
+      for (const name of names) this.records.dropTopicTails(name);
+      const gone: number[] = [];
+      const results = this.topics.deleteMany(names, gone);
+      this.producers.forget(gone);
+      return results;
     });
   }
   createPartitions(name: string, partitionCount: number): void {
@@ -351,8 +302,13 @@ export class SqliteStorage implements SyncStorage {
   writeTxnMarker(topic: string, partition: number, producerId: number, epoch: number, commit: boolean, nowMs: number) {
     return this.guard(() => this.activeProducerStates.writeMarker(topic, partition, producerId, epoch, commit, nowMs));
   }
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
-    return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bumpEpoch));
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
+    return this.guard(() => this.txns.endTransaction(transactionalId, commit, nowMs, bump));
   }
   pendingTransactionalOffsets(groupId: string): TxnPartition[] {
     return this.guard(() => this.txns.pendingOffsets(groupId));
@@ -390,19 +346,9 @@ export class SqliteStorage implements SyncStorage {
     return this.guard(() => this.acls.delete(bindings));
   }
 
-  /**
-   * SQLite's online backup API, a few hundred pages per step between event-loop turns, so the
-   * broker keeps serving; writes made meanwhile through this connection are copied too.
-   */
-  async backup(destPath: string): Promise<void> {
-    if (existsSync(destPath))
-      throw new StorageError(`backup destination "${destPath}" already exists; remove it or choose a new path`);
-    mkdirSync(dirname(destPath), { recursive: true });
-    try {
-      await this.db.backup(destPath);
-    } catch (err) {
-      throw new StorageError(`backup to "${destPath}" failed: ${(err as Error).message}`, { cause: err });
-    }
+  /** A copy of the database while serving (backup.ts). */
+  backup(destPath: string): Promise<void> {
+    return backupDatabase(this.db, destPath);
   }
 
   /** Checkpoints the WAL into the main file (so the .db alone is complete) and closes. */
@@ -430,18 +376,5 @@ export class SqliteStorage implements SyncStorage {
     } catch (err) {
       throw asStorageError(err);
     }
-  }
-}
-
-/** Refuses to migrate someone else's database into a minnow one. */
-function checkIsMinnowDatabase(db: Database.Database, path: string): void {
-  const names = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .pluck()
-    .all() as string[];
-  if (names.length > 0 && !names.includes('schema_version')) {
-    throw new StorageError(
-      `"${path}" is an SQLite database but not a minnow one (tables: ${names.slice(0, 5).join(', ')}); point --storage at a new or minnow file`,
-    );
   }
 }

@@ -7,7 +7,9 @@
 import type Database from 'better-sqlite3';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
-import type { TopicInfo } from '../storage';
+import type { NewTopic, TopicInfo } from '../storage';
+import type { PartitionTail } from '../tail-cache';
+import { eachOnItsOwn } from '../topic-batches';
 import type { Transactor } from './transaction';
 
 export interface PartitionEntry {
@@ -21,6 +23,8 @@ export interface PartitionEntry {
    * open): the last stable offset without a query.
    */
   openTxns: Map<number, number>;
+  /** Its batches in the tail cache (tail-cache.ts), made at the first append or read. */
+  tail?: PartitionTail;
 }
 
 interface TopicEntry {
@@ -174,6 +178,24 @@ export class Topics {
       this.tx.onRollback(() => this.remove(entry));
       return copyInfo(entry.info);
     });
+  }
+
+  /** create() for each topic in one transaction, each in a savepoint: a refused topic leaves the others. */
+  createMany(topics: readonly NewTopic[], nowMs: number): (TopicInfo | StorageError)[] {
+    return this.tx.run(() =>
+      eachOnItsOwn(topics, (t) => this.create(t.name, t.partitionCount, t.configs, t.topicId, nowMs)),
+    );
+  }
+
+  /** delete() for each name in one transaction, as createMany; the deleted partitions' ids go to `gone`. */
+  deleteMany(names: readonly string[], gone: number[]): (boolean | StorageError)[] {
+    return this.tx.run(() =>
+      eachOnItsOwn(names, (name) => {
+        const ids = this.delete(name);
+        if (ids) gone.push(...ids);
+        return ids !== undefined;
+      }),
+    );
   }
 
   /** Deletes the topic with all it owns; returns its partition ids (for other caches), or undefined. */

@@ -18,7 +18,7 @@ export class Transactor {
 
   /** Runs `fn` in a transaction; on any error the database and the caches roll back together. */
   run<T>(fn: () => T): T {
-    if (this.undoLog) return this.txn(fn) as T; // nested: the outer call owns the undo log
+    if (this.undoLog) return this.nested(fn);
     const log: (() => void)[] = [];
     this.undoLog = log;
     let result: T;
@@ -32,6 +32,23 @@ export class Transactor {
     }
     this.onCommit(); // after the commit, outside the rollback path: it must not undo committed caches
     return result;
+  }
+
+  /**
+   * A call inside another: a SAVEPOINT (better-sqlite3 nests db.transaction so). On an error its
+   * own cache changes are undone here, since its caller may catch the error and commit the rest
+   * (a batch of topics, each answered on its own); the outer call owns the earlier entries.
+   */
+  private nested<T>(fn: () => T): T {
+    const log = this.undoLog!;
+    const mark = log.length;
+    try {
+      return this.txn(fn) as T;
+    } catch (err) {
+      for (let i = log.length - 1; i >= mark; i--) log[i]!();
+      log.length = mark;
+      throw asStorageError(err);
+    }
   }
 
   /** Registers how to restore a cache if the current transaction rolls back (outside one: nothing to do). */

@@ -9,12 +9,13 @@ import { StorageError } from '../storage';
 import type {
   CommittedOffset,
   EndTransactionResult,
+  EpochBump,
   TransactionInfo,
   TransactionState,
   TxnPartition,
 } from '../storage';
 import { isLogAppendTime } from '../topic-config';
-import { fencedEpoch, initTxnProducer } from '../txn-rules';
+import { endTxnEpoch, fencedEpoch, initTxnProducer } from '../txn-rules';
 import type { Records } from './records';
 import type { Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -196,15 +197,29 @@ export class Transactions {
     });
   }
 
-  endTransaction(transactionalId: string, commit: boolean, nowMs: number, bumpEpoch = false): EndTransactionResult {
+  endTransaction(
+    transactionalId: string,
+    commit: boolean,
+    nowMs: number,
+    bump: EpochBump = 'none',
+  ): EndTransactionResult {
     return this.tx.run(() => {
       const t = this.mustGet(transactionalId);
-      if (bumpEpoch) {
-        const epoch = fencedEpoch(t.producerEpoch);
-        Object.assign(t, { lastProducerId: t.producerId, lastProducerEpoch: t.producerEpoch, producerEpoch: epoch });
-        this.q.setProducerEpoch.run(epoch, nowMs, t.producerId);
+      const { markerEpoch, newProducerId } = endTxnEpoch(t.producerEpoch, bump);
+      const last = { lastProducerId: t.producerId, lastProducerEpoch: t.producerEpoch };
+      if (markerEpoch !== t.producerEpoch) {
+        Object.assign(t, { ...last, producerEpoch: markerEpoch });
+        this.q.setProducerEpoch.run(markerEpoch, nowMs, t.producerId);
       }
-      const markedPartitions = this.end(t, commit, nowMs, t.producerEpoch);
+      const markedPartitions = this.end(t, commit, nowMs, markerEpoch);
+      if (newProducerId) {
+        // Transaction version 2's epoch overflow: the markers went out with the old id, the
+        // producer goes on with a new one (EndTxn answers it).
+        this.q.releaseProducer.run(transactionalId);
+        const producerId = Number(this.q.insertProducer.run(transactionalId, nowMs).lastInsertRowid);
+        Object.assign(t, { ...last, producerId, producerEpoch: 0 });
+        this.q.upsert.run(t);
+      }
       return { info: this.describe(t), markedPartitions };
     });
   }

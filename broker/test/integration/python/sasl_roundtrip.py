@@ -68,10 +68,15 @@ def confluent():
         sasl["ssl.ca.location"] = ca
     producer = Producer({**sasl, "acks": "all", "message.timeout.ms": 5000})
     delivered = []
+    # librdkafka reports a refused login through error_cb at once, and would hold the record until
+    # message.timeout.ms: a refusal ends the wait.
+    refused = lambda: any("Authentication failed" in e for e in errors)
     for i in range(count):
         producer.produce(topic, value=b"v%d" % i, on_delivery=lambda err, msg: delivered.append(err))
-        producer.flush(15)
-        if any(delivered):
+        deadline = time.time() + 15
+        while len(delivered) <= i and not refused() and time.time() < deadline:
+            producer.flush(0.1)
+        if any(delivered) or refused():
             break
         if i == 0 and pause:
             time.sleep(pause)

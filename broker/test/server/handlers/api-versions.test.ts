@@ -1,15 +1,18 @@
 // ApiVersions v3+ names the client software; Kafka answers INVALID_REQUEST with no API list when
-// a name or version breaks KIP-511's pattern (found by npm run compat against Kafka 4.1).
+// a name or version breaks KIP-511's pattern (found by npm run compat against Kafka 4.1). v3+ also
+// reports the transaction.version feature (features.ts), which Java 4.x producers read.
 import { ApiKey } from '../../../src/protocol/api-keys';
 import { ErrorCode } from '../../../src/protocol/error-codes';
 import { apiVersionsHandler } from '../../../src/server/handlers/api-versions';
-import type { ApiHandler, RequestContext } from '../../../src/server/context';
+import type { ApiHandler, BrokerContext, RequestContext } from '../../../src/server/context';
+import type { FeatureLevels } from '../../../src/server/features';
 
 const produce: ApiHandler = { apiKey: ApiKey.Produce, minVersion: 3, maxVersion: 11, handle: () => null };
 const handlers = new Map<number, ApiHandler>([[ApiKey.Produce, produce]]);
 const handler = apiVersionsHandler(handlers);
 handlers.set(ApiKey.ApiVersions, handler);
-const ctx = (apiVersion: number) => ({ apiKey: ApiKey.ApiVersions, apiVersion }) as RequestContext;
+const ctx = (apiVersion: number, features: FeatureLevels = { transactionVersion: 2, epoch: 7 }) =>
+  ({ apiKey: ApiKey.ApiVersions, apiVersion, broker: { features } as BrokerContext }) as RequestContext;
 
 describe('ApiVersions client software check (KIP-511)', () => {
   it.each([
@@ -38,5 +41,36 @@ describe('ApiVersions client software check (KIP-511)', () => {
   it('does not check before v3, where the fields do not exist', async () => {
     const res = (await handler.handle(ctx(2), { clientSoftwareName: '', clientSoftwareVersion: '' }))!;
     expect(res.errorCode).toBe(ErrorCode.NONE);
+  });
+});
+
+describe('ApiVersions feature flags (KIP-584)', () => {
+  const versions = { clientSoftwareName: 'x', clientSoftwareVersion: '1' };
+
+  it('v4 reports transaction.version supported 0-2 and finalized at the configured level', async () => {
+    const res = (await handler.handle(ctx(4), versions))!;
+    expect(res).toMatchObject({
+      supportedFeatures: [{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }],
+      finalizedFeaturesEpoch: 7n,
+      finalizedFeatures: [{ name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 }],
+    });
+  });
+
+  it('v3 omits supported features whose minimum is 0 (KAFKA-17011), as Kafka does', async () => {
+    const res = (await handler.handle(ctx(3), versions))!;
+    expect(res.supportedFeatures).toEqual([]);
+    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 }]);
+  });
+
+  it('a level of 0 is not finalized (a Java 4.x producer then uses transaction version 1)', async () => {
+    const res = (await handler.handle(ctx(4, { transactionVersion: 0, epoch: 7 }), versions))!;
+    expect(res.finalizedFeatures).toEqual([]);
+    expect(res.finalizedFeaturesEpoch).toBe(7n);
+  });
+
+  it('v0-2 carry no features', async () => {
+    const res = (await handler.handle(ctx(2), {}))!;
+    expect(res.supportedFeatures).toBeUndefined();
+    expect(res.finalizedFeatures).toBeUndefined();
   });
 });

@@ -36,6 +36,8 @@ public final class Driver {
         return RebalanceScenario::run;
       case "transactions":
         return TransactionsScenario::run;
+      case "transactions-v2":
+        return TransactionsV2Scenario::run;
       case "consumer-protocol":
         return ConsumerProtocolScenario::run;
       case "compaction":
@@ -45,7 +47,7 @@ public final class Driver {
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, consumer-protocol, compaction, cluster or mutation-quota");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster or mutation-quota");
     }
   }
 

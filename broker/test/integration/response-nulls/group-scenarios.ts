@@ -1,0 +1,150 @@
+// response-nulls scenarios for the consumer group APIs: offsets, membership (classic and
+// KIP-848), describe, list, delete; their error paths included.
+import { ApiKey } from '../../../src/protocol/api-keys';
+import * as m from '../../../src/protocol/messages';
+import { group } from './scenario';
+import type { ScenarioTable } from './scenario';
+
+export const GROUP_SCENARIOS: ScenarioTable = {
+  [ApiKey.OffsetCommit]: [
+    {
+      name: 'simple commit',
+      body: (v) => ({
+        ...m.defaultOffsetCommitRequest(),
+        groupId: group(v, 'commit'),
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }],
+      }),
+    },
+    {
+      name: 'unknown member',
+      body: (v) => ({
+        ...m.defaultOffsetCommitRequest(),
+        groupId: group(v, 'commit'),
+        generationIdOrMemberEpoch: 3,
+        memberId: 'who',
+        topics: [{ name: 'nope', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }],
+      }),
+    },
+  ],
+  [ApiKey.OffsetFetch]: [
+    {
+      name: 'named and all',
+      body: (v) =>
+        v >= 8
+          ? {
+              ...m.defaultOffsetFetchRequest(),
+              groups: [
+                { groupId: group(v, 'fetch'), topics: [{ name: 't', partitionIndexes: [0] }] },
+                { groupId: group(v, 'fetch-all'), topics: null },
+              ],
+            }
+          : {
+              ...m.defaultOffsetFetchRequest(),
+              groupId: group(v, 'fetch'),
+              topics: v >= 2 ? null : [{ name: 't', partitionIndexes: [0] }],
+            },
+    },
+  ],
+  [ApiKey.FindCoordinator]: [
+    {
+      name: 'group and transaction',
+      body: (v) =>
+        v >= 4
+          ? { ...m.defaultFindCoordinatorRequest(), keyType: 1, coordinatorKeys: ['a', 'b'] }
+          : { ...m.defaultFindCoordinatorRequest(), key: 'g', keyType: v >= 1 ? 1 : 0 },
+    },
+  ],
+  [ApiKey.JoinGroup]: [
+    {
+      name: 'new member',
+      body: (v) => ({
+        ...m.defaultJoinGroupRequest(),
+        groupId: group(v, 'join'),
+        sessionTimeoutMs: 6000,
+        rebalanceTimeoutMs: 6000,
+        memberId: '',
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      }),
+    },
+    {
+      name: 'bad session timeout',
+      body: (v) => ({
+        ...m.defaultJoinGroupRequest(),
+        groupId: group(v, 'join-bad'),
+        sessionTimeoutMs: 1,
+        memberId: '',
+        protocolType: 'consumer',
+        protocols: [],
+      }),
+    },
+  ],
+  [ApiKey.Heartbeat]: [
+    {
+      name: 'unknown member',
+      body: (v) => ({ ...m.defaultHeartbeatRequest(), groupId: group(v, 'hb'), generationId: 1, memberId: 'who' }),
+    },
+  ],
+  [ApiKey.LeaveGroup]: [
+    {
+      name: 'unknown member',
+      body: (v) => ({
+        ...m.defaultLeaveGroupRequest(),
+        groupId: group(v, 'leave'),
+        memberId: 'who',
+        members: [{ memberId: 'who', groupInstanceId: null }],
+      }),
+    },
+  ],
+  [ApiKey.SyncGroup]: [
+    {
+      name: 'unknown member',
+      body: (v) => ({
+        ...m.defaultSyncGroupRequest(),
+        groupId: group(v, 'sync'),
+        generationId: 1,
+        memberId: 'who',
+        assignments: [],
+      }),
+    },
+  ],
+  [ApiKey.DescribeGroups]: [
+    { name: 'unknown group', body: (v) => ({ ...m.defaultDescribeGroupsRequest(), groups: [group(v, 'nobody')] }) },
+  ],
+  [ApiKey.ListGroups]: [{ name: 'all', body: () => m.defaultListGroupsRequest() }],
+  [ApiKey.DeleteGroups]: [
+    { name: 'unknown', body: (v) => ({ ...m.defaultDeleteGroupsRequest(), groupsNames: [group(v, 'gone')] }) },
+  ],
+  [ApiKey.OffsetDelete]: [
+    {
+      name: 'unknown group',
+      body: (v) => ({
+        ...m.defaultOffsetDeleteRequest(),
+        groupId: group(v, 'odel'),
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+      }),
+    },
+  ],
+  [ApiKey.ConsumerGroupHeartbeat]: [
+    {
+      name: 'join',
+      body: () => ({
+        ...m.defaultConsumerGroupHeartbeatRequest(),
+        groupId: 'kip848',
+        memberId: 'nulls-member',
+        memberEpoch: 0,
+        rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['t'],
+        topicPartitions: [],
+      }),
+    },
+  ],
+  [ApiKey.ConsumerGroupDescribe]: [
+    {
+      name: 'a joined group and an unknown one',
+      body: () => ({ groupIds: ['kip848', 'nope'], includeAuthorizedOperations: true }),
+    },
+  ],
+};
