@@ -26,8 +26,9 @@ export interface PostgresServer {
   /**
    * A new empty database (dropped first if a previous run left it), named `name` plus this
    * process's id and a counter so parallel workers and files never share one; returns its URL.
+   * `template`: the URL of a database to copy instead (it must have no open connection).
    */
-  createDatabase(name: string): Promise<string>;
+  createDatabase(name: string, template?: string): Promise<string>;
   /** Drops one database this handle created (by its URL), closing its connections first. */
   dropDatabase(url: string): Promise<void>;
   /** Drops the databases this handle created (the private server itself stops at process exit). */
@@ -210,11 +211,12 @@ export async function postgresServer(): Promise<PostgresServer> {
   };
   return {
     url: (db) => `${baseUrl}/${db}`,
-    async createDatabase(name) {
+    async createDatabase(name, template) {
       const db = `${name}_${process.pid}_${++counter}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+      const from = template === undefined ? '' : ` TEMPLATE ${template.slice(template.lastIndexOf('/') + 1)}`;
       await admin(async (c) => {
         await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-        await c.query(`CREATE DATABASE ${db}`);
+        await c.query(`CREATE DATABASE ${db}${from}`);
       });
       created.push(db);
       return `${baseUrl}/${db}`;

@@ -35,6 +35,7 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
     );
     if (refusal) return this.refused(req, refusal);
     const view = await this.topics();
+    await this.loadGroupSettings(req.groupId);
     if (this.closed) return this.refused(req, { errorCode: ErrorCode.NOT_COORDINATOR, message: 'coordinator closed' });
     if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
       return this.leave(req);
