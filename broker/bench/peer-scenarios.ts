@@ -12,7 +12,7 @@ import type { ProduceSummary } from '../src/perf/producer';
 
 const MiB = 1024 * 1024;
 /** As the main harness: paced runs count broker CPU from this long after the load starts (JIT warm-up). */
-const STEADY_AFTER_MS = 3000;
+export const STEADY_AFTER_MS = 3000;
 
 /** One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props acks=all ...`. */
 export async function kafkaProducerPerf(

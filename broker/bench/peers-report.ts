@@ -1,7 +1,8 @@
 // What `npm run bench:peers` measures (bench/peers-last-run.json) and how BENCHMARKS.md and the
 // README show it: one table per scenario, a column per broker, minnow ÷ Kafka ratios. Pure:
 // broker/test/perf/peers.test.ts.
-import type { DiskUsage } from './disk-usage';
+import type { CapacityFigures } from './capacity-scenario';
+import { bytesPerPayloadByte, DiskUsage } from './disk-usage';
 
 export type PeerId = 'minnow' | 'kafka-default' | 'kafka-small';
 
@@ -52,9 +53,11 @@ export interface PeerScenarioResult {
   /** du of the data after the scenario, and the record bytes (keys + values) sent to it. */
   disk?: DiskUsage;
   payloadBytes?: number;
+  /** The t3.micro baseline scenario's search (its runs hold the tool's figures at the rate found). */
+  capacity?: CapacityFigures;
 }
 
-export type ScenarioId = 'seed' | 'max1k' | 'max100' | 'consume';
+export type ScenarioId = 'seed' | 'capacity' | 'max1k' | 'max100' | 'consume';
 
 export interface PeerScenario {
   id: ScenarioId;
@@ -98,7 +101,7 @@ const perByte = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 
 /** Disk bytes per payload byte of one result, NaN when not measured. */
 export function diskPerPayload(r: PeerScenarioResult): number {
-  return r.disk && r.payloadBytes ? r.disk.allocatedBytes / r.payloadBytes : NaN;
+  return r.disk && r.payloadBytes ? bytesPerPayloadByte(r.disk, r.payloadBytes) : NaN;
 }
 
 /** A row: its heading, the figure per broker (as number for ratios) and how it is printed. */
@@ -148,7 +151,51 @@ function toolRows(tool: ToolName, produce: boolean): Row[] {
   return rows;
 }
 
+/** The baseline scenario: the rate found, the figures at it, every rate tried. */
+function capacityRows(): Row[] {
+  const KPT: ToolName = 'kafka-producer-perf-test';
+  const at = (pick: (t: ToolFigures) => number[]) => (r: PeerScenarioResult) => {
+    const t = runOf(r, KPT);
+    return t ? pick(t) : [NaN];
+  };
+  return [
+    {
+      label: 'highest rate with broker CPU within the budget, records/s',
+      value: (r) => [r.capacity ? r.capacity.rate || NaN : NaN],
+      show: ([x]) => int(x!),
+    },
+    {
+      label: 'broker CPU at that rate, % of a core',
+      value: at((t) => [t.brokerCpuPercent]),
+      show: ([x]) => pctCore(x!),
+    },
+    {
+      label: `${KPT}: latency p50 / p99 / p99.9 ms at that rate`,
+      value: at((t) => [t.p50Ms, t.p99Ms, t.p999Ms]),
+      show: (xs) => (xs.every((x) => !Number.isFinite(x)) ? '–' : xs.map(ms).join(' / ')),
+    },
+    {
+      label: 'rates tried: broker CPU (✓ within, ✗ over or not reached)',
+      value: (r) =>
+        (r.capacity?.steps ?? []).flatMap((x) => [x.rate, x.brokerCpuPercent, x.pass ? 1 : 0, x.achievedRate]),
+      show: (xs) => {
+        const cells: string[] = [];
+        for (let i = 0; i + 3 < xs.length; i += 4) {
+          const [rate, cpu, pass, reached] = xs.slice(i, i + 4) as [number, number, number, number];
+          // A rate the tool did not reach says so: a busy machine or the tool itself can be the bound.
+          const short = reached < 0.97 * rate ? ` (reached ${int(reached)})` : '';
+          cells.push(`${int(rate)}: ${pctCore(cpu)} ${pass ? '✓' : '✗'}${short}`);
+        }
+        return cells.length ? cells.join(', ') : '–';
+      },
+      noRatio: true,
+    },
+    { label: 'broker RSS peak', value: (r) => [r.peakRssBytes], show: ([x]) => mb(x!) },
+  ];
+}
+
 function rowsFor(s: PeerScenario): Row[] {
+  if (s.id === 'capacity') return capacityRows();
   const produce = s.id !== 'consume';
   const tools: ToolName[] = produce
     ? ['kafka-producer-perf-test', 'minnow perf produce']
@@ -164,11 +211,19 @@ function rowsFor(s: PeerScenario): Row[] {
     },
   );
   if (produce)
-    rows.push({
-      label: 'bytes on disk per payload byte',
-      value: (r) => [diskPerPayload(r)],
-      show: ([x]) => perByte(x!),
-    });
+    rows.push(
+      {
+        label: 'bytes on disk per payload byte (without the reserve file)',
+        value: (r) => [diskPerPayload(r)],
+        show: ([x]) => perByte(x!),
+      },
+      {
+        label: "minnow's reserve file, apart",
+        value: (r) => [r.disk?.reserveBytes ?? NaN],
+        show: ([x]) => mb(x!),
+        noRatio: true,
+      },
+    );
   rows.push({ label: 'start to first answered Metadata', value: (r) => [r.startupMs], show: ([x]) => seconds(x!) });
   return rows;
 }
@@ -250,7 +305,7 @@ export function renderPeers(r: PeersResults): string {
     'Broker CPU is utime+stime of the broker process (the whole JVM for Kafka) from /proc/PID/stat over the load window (the paced seed from 3 s in, past JIT warm-up); RSS is VmRSS (idle: 3 s after the first answer) and the largest sampled over the loads (VmHWM for produce);',
   );
   L.push(
-    "disk is du (allocated blocks) of minnow's data folder (the SQLite file and its 16 MiB `.reserve`, kept to recover from a full disk) or of Kafka's log.dirs (segments, indexes, the KRaft metadata log) after a clean stop, over the record bytes sent;",
+    "disk is du (allocated blocks) of minnow's data folder (the SQLite file; its 16 MiB `.reserve`, kept to recover from a full disk, is shown apart and left out of the ratio) or of Kafka's log.dirs (segments, indexes, the KRaft metadata log) after a clean stop, over the record bytes sent;",
   );
   L.push(
     "start-up is spawn to the first Metadata answer that names a broker (polled every 20-50 ms; Kafka's KRaft storage is formatted before, as kafka-storage format would be).",
@@ -318,9 +373,15 @@ export function renderReadmeSummary(r: PeersResults): string {
     ['consume MB/s, kafka-consumer-perf-test', 'consume', 'kafka-consumer-perf-test', (t) => t.mbPerSec, mbs],
   ];
   for (const [label, id, tool, pick, show] of toolRows) add(label, id, fig(tool, pick), show);
+  add(
+    't3.micro baseline: 1 KiB records/s within 20 % of a core',
+    'capacity',
+    (x) => (x.capacity ? x.capacity.rate || NaN : NaN),
+    int,
+  );
   add('broker RSS idle', 'seed', (x) => x.idleRssBytes, mb);
   add('broker RSS peak (seed)', 'seed', (x) => x.peakRssBytes, mb);
-  add('disk per payload byte (1 KiB)', 'max1k', diskPerPayload, perByte);
+  add('disk per payload byte (1 KiB, without the reserve file)', 'max1k', diskPerPayload, perByte);
   add('start to first answer', 'seed', (x) => x.startupMs, seconds);
   return [
     `Beside Apache Kafka ${r.kafkaVersion} on the same machine, in the same run (${r.startedAt.slice(0, 10)}, \`npm run bench:peers\`): each broker driven by Kafka's own kafka-producer-perf-test / kafka-consumer-perf-test and by \`minnow perf\`, acks=all; full tables and the settings to rerun them [below](#minnow-beside-apache-kafka-npm-run-benchpeers). Kafka acknowledges from the page cache, minnow after its SQLite commit (neither fsyncs per message):`,

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../tools/kafka-oracle/kafka';
+import { capacityPlan, capacityScenario } from './capacity-scenario';
 import { bytesPerPayloadByte } from './disk-usage';
 import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText } from './kafka-peer';
 import { SEED_RATE } from './load-args';
@@ -55,13 +56,16 @@ const PEERS: PeerInfo[] = [
   { id: 'kafka-small', label: `Kafka, ${KAFKA_T3_MICRO_HEAP} heap`, heap: KAFKA_T3_MICRO_HEAP },
 ];
 
+/** The baseline scenario runs on the brokers a t3.micro would run: minnow, and Kafka in the heap it leaves. */
+const CAPACITY_PEERS = PEERS.filter((p) => p.id !== 'kafka-default');
+
 export const MINNOW_SETTINGS =
   '`minnow serve --listener tcp://127.0.0.1:<port> --storage sqlite://<fresh file>` with every other setting at its default: SQLite WAL with synchronous=NORMAL, produce requests of the same millisecond share one transaction (MINNOW_COMMIT_INTERVAL_MS=1), and a produce is acknowledged once its transaction has committed to the WAL, with no fsync per commit (the WAL is fsynced at checkpoints): safe against a broker crash, not a power loss.';
 
 class PeersRun {
   readonly scenarios: PeerScenario[] = [];
   private step = 0;
-  private readonly steps = 3 * PEERS.length;
+  private readonly steps = 3 * PEERS.length + CAPACITY_PEERS.length;
 
   constructor(
     private readonly tmp: string,
@@ -113,6 +117,12 @@ class PeersRun {
       `Seed workload: ${fmt(n.seed)} × 1 KiB at ${fmt(SEED_RATE)} records/s, acks=all`,
       `kafka-producer-perf-test \`--num-records ${n.seed} --record-size 1024 --throughput ${SEED_RATE} --producer-props acks=all bootstrap.servers=...\` (the seed article's command), then \`minnow perf produce\` with the same figures, on a fresh broker.`,
     );
+    const plan = capacityPlan(this.o.quick);
+    const capacity = this.scenario(
+      'capacity',
+      `t3.micro baseline: the highest rate of 1 KiB records with broker CPU within 20 % of one core over ${plan.windowS} s`,
+      `kafka-producer-perf-test \`--record-size 1024 --throughput <rate> --producer-props acks=all bootstrap.servers=...\` (the seed article's command) at up to ${plan.maxSteps} rates from ${fmt(SEED_RATE)}/s, each on a new topic for ${plan.windowS} s after 3 s of warm-up, on one fresh broker per column: a rate passes when the broker's CPU over the window is at most 20 % of a core (a t3.micro's CPU credit baseline: 10 % of each of its 2 vCPUs) and the tool reached 97 % of it. The next rate follows the line through the last two measurements, kept inside the bracket of the highest passing and lowest failing rates; the search stops when they are within 5 %.`,
+    );
     const max1k = this.scenario(
       'max1k',
       `Maximum produce, ${fmt(n.max1k)} × 1 KiB, acks=all`,
@@ -133,6 +143,12 @@ class PeersRun {
         await this.session(p, 'seed workload', async (peer) => {
           return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.seed, 1024, SEED_RATE)).result;
         }),
+      );
+    for (const p of CAPACITY_PEERS)
+      capacity.results.push(
+        await this.session(p, 't3.micro baseline capacity', (peer) =>
+          capacityScenario(peer, this.o.kafkaVersion, p.id, this.o.quick),
+        ),
       );
     for (const p of PEERS)
       max1k.results.push(
@@ -157,7 +173,7 @@ class PeersRun {
     result.disk = await peer.stopAndMeasure();
     const ratio = bytesPerPayloadByte(result.disk, result.payloadBytes ?? 0);
     log(
-      `  stopped; ${(result.disk.allocatedBytes / MiB).toFixed(0)} MB on disk, ${ratio.toFixed(2)} bytes per payload byte`,
+      `  stopped; ${(result.disk.allocatedBytes / MiB).toFixed(0)} MB on disk${result.disk.reserveBytes ? ` (of which the reserve file ${(result.disk.reserveBytes / MiB).toFixed(0)} MB)` : ''}, ${ratio.toFixed(2)} bytes per payload byte without it`,
     );
     for (const r of result.runs)
       if (r.missing > 0) log(`  warning: ${r.tool} got ${r.missing} records fewer acknowledged than it sent`);

@@ -1,6 +1,6 @@
 // `minnow group list|describe|delete|reset-offsets`: consumer-group admin over the Kafka protocol
-// (FindCoordinator, ListGroups, DescribeGroups, OffsetFetch, OffsetCommit, DeleteGroups), so it works
-// against minnow or any Kafka broker. Output is JSON, like `minnow topic`.
+// (FindCoordinator, ListGroups, DescribeGroups or ConsumerGroupDescribe, OffsetFetch, OffsetCommit,
+// DeleteGroups), so it works against minnow or any Kafka broker. Output is JSON, like `minnow topic`.
 import { KafkaClient } from '../client/client';
 import { KafkaClientError, KafkaConnection } from '../client/connection';
 import { consumerAssignment, consumerSubscription } from '../protocol/consumer-protocol';
@@ -17,10 +17,12 @@ import type {
 } from '../protocol/messages';
 import { bootstrapFrom, parse, UsageError } from '../args';
 import { connectOptionsOf } from '../client-auth';
+import { DescribedMemberForCli, describeConsumerProtocolGroup } from './consumer-group-describe';
 
 const USAGE = `usage:
-  minnow group list                  (JSON array of {groupId, state, protocolType})
-  minnow group describe GROUP        (JSON: state, members with their assignments, and per partition
+  minnow group list                  (JSON array of {groupId, state, protocolType, groupType})
+  minnow group describe GROUP        (JSON: type (classic or consumer, KIP-848), state, members with
+                                      their assignments, and per partition
                                       the committed offset, end offset and lag)
   minnow group delete GROUP          (only a group without members; deletes its committed offsets)
   minnow group reset-offsets GROUP --topic TOPIC (--to-earliest | --to-latest | --to-offset N) [--dry-run]
@@ -137,13 +139,13 @@ class GroupAdmin {
   }
 
   /** ListGroups on every broker of the cluster (each lists the groups it coordinates). */
-  async list(): Promise<{ groupId: string; state: string | null; protocolType: string }[]> {
+  async list(): Promise<{ groupId: string; state: string | null; protocolType: string; groupType: string }[]> {
     const conn = await this.client.connect();
     const md: MetadataResponse = await conn.send(ApiKey.Metadata, conn.version(ApiKey.Metadata, 1, 12), {
       topics: [],
       allowAutoTopicCreation: false,
     });
-    const out = new Map<string, { groupId: string; state: string | null; protocolType: string }>();
+    const out = new Map<string, { groupId: string; state: string | null; protocolType: string; groupType: string }>();
     for (const b of md.brokers) {
       const c =
         b.host === conn.address.split(':')[0] && String(b.port) === conn.address.split(':')[1]
@@ -158,6 +160,8 @@ class GroupAdmin {
             groupId: g.groupId,
             state: v >= 4 ? (g.groupState ?? null) : null,
             protocolType: g.protocolType,
+            // ListGroups v5 (KIP-848): classic or consumer; older brokers only have classic groups.
+            groupType: v >= 5 ? (g.groupType ?? 'classic') : 'classic',
           });
       } finally {
         if (c !== conn) c.close();
@@ -167,23 +171,26 @@ class GroupAdmin {
   }
 
   async describe(groupId: string) {
-    const g = await this.describeGroup(groupId);
-    const members = g.members.map((m) => {
-      const sub = consumerSubscription(m.memberMetadata);
-      const assignment = consumerAssignment(m.memberAssignment);
-      return {
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId ?? null,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        subscription: sub?.topics ?? null,
-        assignment:
-          assignment?.assignedPartitions.map((t) => ({
-            topic: t.topic,
-            partitions: [...t.partitions].sort((a, b) => a - b),
-          })) ?? null,
-      };
-    });
+    const modern = await describeConsumerProtocolGroup(await this.coordinator(groupId), groupId);
+    const g = modern ? null : await this.describeGroup(groupId);
+    const members: DescribedMemberForCli[] =
+      modern?.members ??
+      g!.members.map((m) => {
+        const sub = consumerSubscription(m.memberMetadata);
+        const assignment = consumerAssignment(m.memberAssignment);
+        return {
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId ?? null,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          subscription: sub?.topics ?? null,
+          assignment:
+            assignment?.assignedPartitions.map((t) => ({
+              topic: t.topic,
+              partitions: [...t.partitions].sort((a, b) => a - b),
+            })) ?? null,
+        };
+      });
     const owner = new Map<string, { clientId: string; memberId: string }>();
     for (const m of members)
       for (const t of m.assignment ?? [])
@@ -218,11 +225,19 @@ class GroupAdmin {
         memberId: o?.memberId ?? null,
       });
     }
+    const kind = modern
+      ? {
+          groupType: 'consumer',
+          state: modern.state,
+          protocolType: 'consumer',
+          groupEpoch: modern.groupEpoch,
+          assignmentEpoch: modern.assignmentEpoch,
+          assignor: modern.assignor,
+        }
+      : { groupType: 'classic', state: g!.groupState, protocolType: g!.protocolType, protocol: g!.protocolData };
     return {
       groupId,
-      state: g.groupState,
-      protocolType: g.protocolType,
-      protocol: g.protocolData,
+      ...kind,
       members,
       offsets,
       totalLag: offsets.reduce((s, o) => s + (o.lag ?? 0), 0),
@@ -242,10 +257,13 @@ class GroupAdmin {
 
   /** Commits the target offsets for every partition of `topic` as a "simple" (generation -1) commit. */
   async resetOffsets(groupId: string, topic: string, target: ResetTarget, dryRun: boolean) {
-    const g = await this.describeGroup(groupId);
-    if (g.groupState !== 'Empty' && g.groupState !== 'Dead') {
+    const g =
+      (await describeConsumerProtocolGroup(await this.coordinator(groupId), groupId)) ??
+      (await this.describeGroup(groupId));
+    const state = 'groupType' in g ? g.state : g.groupState;
+    if (state !== 'Empty' && state !== 'Dead') {
       throw new KafkaClientError(
-        `group ${groupId} is ${g.groupState} with ${g.members.length} member(s); offsets can only be reset while it has none: stop its consumers first`,
+        `group ${groupId} is ${state} with ${g.members.length} member(s); offsets can only be reset while it has none: stop its consumers first`,
       );
     }
     const meta = await this.client.topic(topic);

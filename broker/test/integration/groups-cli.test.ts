@@ -65,6 +65,7 @@ describe('minnow group CLI', () => {
     }
     expect(d).toMatchObject({
       groupId: GROUP,
+      groupType: 'classic',
       state: 'Stable',
       protocolType: 'consumer',
       protocol: 'RoundRobinAssigner',
@@ -96,7 +97,9 @@ describe('minnow group CLI', () => {
         memberId: d.members[0].memberId,
       },
     ]);
-    expect((await run('list')).json()).toEqual([{ groupId: GROUP, state: 'Stable', protocolType: 'consumer' }]);
+    expect((await run('list')).json()).toEqual([
+      { groupId: GROUP, state: 'Stable', protocolType: 'consumer', groupType: 'classic' },
+    ]);
   }, 60_000);
 
   it('refuses to reset offsets or delete while the group has members', async () => {
@@ -124,6 +127,51 @@ describe('minnow group CLI', () => {
     expect((await run('list')).json()).toEqual([]);
     await expect(run('delete', GROUP)).rejects.toThrow(/GROUP_ID_NOT_FOUND/);
   }, 30_000);
+
+  it('lists and describes a KIP-848 consumer group with its type, epochs and assignments', async () => {
+    const consumerGroup = 'cli-kip848';
+    const joined = await broker.context.groups.consumer.heartbeat({
+      groupId: consumerGroup,
+      memberId: 'cli-member',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: [TOPIC],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: [],
+      clientId: 'cli-848',
+      clientHost: '/127.0.0.1',
+    });
+    expect(joined.errorCode).toBe(0);
+    expect((await run('list')).json()).toContainEqual({
+      groupId: consumerGroup,
+      state: 'Stable',
+      protocolType: 'consumer',
+      groupType: 'consumer',
+    });
+    const d = (await run('describe', consumerGroup)).json();
+    expect(d).toMatchObject({
+      groupType: 'consumer',
+      state: 'Stable',
+      groupEpoch: 1,
+      assignor: 'uniform',
+      members: [
+        {
+          memberId: 'cli-member',
+          memberEpoch: 1,
+          clientId: 'cli-848',
+          subscription: [TOPIC],
+          assignment: [{ topic: TOPIC, partitions: [0, 1] }],
+        },
+      ],
+    });
+    expect(d.offsets.map((o: any) => o.memberId)).toEqual(['cli-member', 'cli-member']);
+    await expect(run('reset-offsets', consumerGroup, '--topic', TOPIC, '--to-earliest')).rejects.toThrow(
+      /is Stable with 1 member/,
+    );
+  });
 
   it('explains its usage', async () => {
     expect((await run('--help')).text).toMatch(/minnow group reset-offsets GROUP --topic TOPIC/);

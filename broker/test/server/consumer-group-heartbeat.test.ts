@@ -3,18 +3,9 @@
 // state machine itself is tested in test/groups/consumer/.
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
-import { Reader } from '../../src/protocol/reader';
-import { Writer } from '../../src/protocol/writer';
-import { newSession, PLAINTEXT_LISTENER } from '../../src/server/session';
-import type { BrokerContext, RequestContext } from '../../src/server/context';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
 import { createHandlers } from '../../src/server/handlers';
-import { GroupCoordinator } from '../../src/groups/coordinator';
-import { silentLogger } from '../../src/logger';
-import { MemoryStorage } from '../../src/storage/memory/memory-storage';
-import { promised } from '../../src/storage/sync-adapter';
-import { Authorizer } from '../../src/server/authorizer';
+import { call, handlerBroker } from './handler-harness';
 
 const handlers = createHandlers();
 
@@ -24,40 +15,9 @@ it('advertises ConsumerGroupHeartbeat v0-1 and ConsumerGroupDescribe v0 in ApiVe
   expect(keys).toContainEqual({ apiKey: ApiKey.ConsumerGroupDescribe, minVersion: 0, maxVersion: 0 });
 });
 
-async function call(broker: BrokerContext, apiKey: number, version: number, body: unknown): Promise<any> {
-  const spec = API_SPEC_BY_KEY.get(apiKey)!;
-  const rw = new Writer();
-  spec.encodeRequest(rw, version, body);
-  const req = spec.decodeRequest(new Reader(rw.toBuffer()), version);
-  const ctx = {
-    broker,
-    apiKey,
-    apiVersion: version,
-    correlationId: 1,
-    clientId: 'c',
-    connectionId: 1,
-    clientHost: '/127.0.0.1',
-    session: newSession(PLAINTEXT_LISTENER, '127.0.0.1'),
-  } as RequestContext;
-  const out = await handlers.get(apiKey)!.handle(ctx, req);
-  const w = new Writer();
-  spec.encodeResponse(w, version, out);
-  return spec.decodeResponse(new Reader(w.toBuffer()), version);
-}
-
 it.each([0, 1])('lets a v%i member join and describes the group', async (version) => {
-  const engine = new MemoryStorage();
+  const { engine, groups, broker } = handlerBroker();
   const topic = engine.createTopic('t', 2, {});
-  const storage = promised(engine);
-  const groups = new GroupCoordinator({ storage, logger: silentLogger });
-  const broker = {
-    storage,
-    groups,
-    identity: { clusterId: 'c', nodeId: 7 },
-    logger: silentLogger,
-    now: Date.now,
-    authorizer: new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true }),
-  } as unknown as BrokerContext;
   try {
     const res = await call(broker, ApiKey.ConsumerGroupHeartbeat, version, {
       groupId: 'g',

@@ -36,11 +36,15 @@ export interface ConsumerCoordinatorOptions {
   heartbeatIntervalMs?: number;
   /** group.consumer.assignors: names, the first the default. */
   assignors?: readonly string[];
+  /** group.consumer.min/max.session.timeout.ms: the range a group's own setting must be in (GROUP configs). */
+  minSessionTimeoutMs?: number;
+  maxSessionTimeoutMs?: number;
+  /** group.consumer.min/max.heartbeat.interval.ms, likewise. */
+  minHeartbeatIntervalMs?: number;
+  maxHeartbeatIntervalMs?: number;
   /** group.consumer.max.size */
   maxSize?: number;
   topicsRefreshMs?: number;
-  /** A group's own settings (GROUP config resources); none by default. */
-  groupSettings?: (groupId: string) => ConsumerGroupSettings;
 }
 
 /** ConsumerGroupHeartbeat as the coordinator takes it (the request plus who sent it). */

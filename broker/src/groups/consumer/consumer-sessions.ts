@@ -20,6 +20,7 @@ import {
 } from './consumer-options';
 import { restoredConsumerGroup, storedConsumerGroup } from './consumer-persistence';
 import { sameTopics, EMPTY_TOPICS, topicsView, TopicsView } from './topics-view';
+import { consumerSettingsOf, groupConfigResource, GroupConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
 
 export abstract class ConsumerSessions {
   readonly storage: Storage;
@@ -31,7 +32,10 @@ export abstract class ConsumerSessions {
   readonly assignors: readonly PartitionAssignor[];
   readonly maxSize: number;
   private readonly topicsRefreshMs: number;
-  private readonly groupSettings: (groupId: string) => ConsumerGroupSettings;
+  /** Checks GROUP config values and gives their defaults (group-configs.ts). */
+  readonly bounds: GroupConfigBounds;
+  /** Each group's own settings (GROUP config resources), read from storage once per group. */
+  private readonly groupSettings = new Map<string, ConsumerGroupSettings>();
   protected readonly groups = new Map<string, ConsumerGroup>();
   protected classic: ClassicGroupView = { classicGroupState: () => 'none', dropEmptyClassicGroup: () => {} };
   private view: TopicsView = EMPTY_TOPICS;
@@ -54,7 +58,16 @@ export abstract class ConsumerSessions {
     if (this.assignors.length === 0) throw new Error('group.consumer.assignors is empty: name uniform and/or range');
     this.maxSize = opts.maxSize ?? 2_147_483_647;
     this.topicsRefreshMs = opts.topicsRefreshMs ?? DEFAULT_TOPICS_REFRESH_MS;
-    this.groupSettings = opts.groupSettings ?? (() => ({}));
+    this.bounds = {
+      consumerSessionTimeoutMs: this.sessionTimeoutMs,
+      consumerHeartbeatIntervalMs: this.heartbeatIntervalMs,
+      consumerMinSessionTimeoutMs: opts.minSessionTimeoutMs ?? KAFKA_CONSUMER_BOUNDS.consumerMinSessionTimeoutMs,
+      consumerMaxSessionTimeoutMs: opts.maxSessionTimeoutMs ?? KAFKA_CONSUMER_BOUNDS.consumerMaxSessionTimeoutMs,
+      consumerMinHeartbeatIntervalMs:
+        opts.minHeartbeatIntervalMs ?? KAFKA_CONSUMER_BOUNDS.consumerMinHeartbeatIntervalMs,
+      consumerMaxHeartbeatIntervalMs:
+        opts.maxHeartbeatIntervalMs ?? KAFKA_CONSUMER_BOUNDS.consumerMaxHeartbeatIntervalMs,
+    };
   }
 
   /** Set by the classic coordinator, which owns this one (coordinator.ts). */
@@ -71,11 +84,30 @@ export abstract class ConsumerSessions {
   }
 
   protected settingsOf(groupId: string): Required<ConsumerGroupSettings> {
-    const s = this.groupSettings(groupId);
+    const s = this.groupSettings.get(groupId) ?? {};
     return {
       sessionTimeoutMs: s.sessionTimeoutMs ?? this.sessionTimeoutMs,
       heartbeatIntervalMs: s.heartbeatIntervalMs ?? this.heartbeatIntervalMs,
     };
+  }
+
+  /** Reads the group's GROUP configs the first time the group is heartbeated here. */
+  protected async loadGroupSettings(groupId: string): Promise<void> {
+    if (this.groupSettings.has(groupId)) return;
+    let configs: Record<string, string> = {};
+    try {
+      configs = await this.storage.brokerConfigs(groupConfigResource(groupId));
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      this.logger.error("reading a group's configs failed; using the broker's", { groupId, err });
+      return;
+    }
+    this.groupSettings.set(groupId, consumerSettingsOf(configs));
+  }
+
+  /** A group's configs were altered (IncrementalAlterConfigs on its GROUP resource): used from now. */
+  groupConfigsChanged(groupId: string, configs: Record<string, string>): void {
+    this.groupSettings.set(groupId, consumerSettingsOf(configs));
   }
 
   /** The topics snapshot, read again when older than the refresh interval (one read at a time). */
@@ -139,12 +171,14 @@ export abstract class ConsumerSessions {
     });
   }
 
-  /** Removes a member (left, session or rebalance timeout): the group moves to a new epoch. */
+  /**
+   * Removes a member (left, session or rebalance timeout): the group moves to a new epoch, whose
+   * target assignment the next heartbeat computes (as Kafka: the group is Assigning meanwhile).
+   */
   protected fenceMember(group: ConsumerGroup, memberId: string, reason: string): void {
     if (!group.removeMember(memberId)) return;
     this.clearMemberTimers(group.groupId, memberId);
     this.refreshSubscriptions(group, this.view, true);
-    this.computeTargetAssignment(group);
     this.persist(group);
     this.logger.info('consumer group member removed', {
       groupId: group.groupId,
@@ -266,6 +300,7 @@ export abstract class ConsumerSessions {
 
   /** Forgets a group's in-memory state (its coordination moved to another broker, src/cluster). */
   unload(groupId: string): void {
+    this.groupSettings.delete(groupId); // read again (another broker may have changed them)
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearGroupTimers(group);

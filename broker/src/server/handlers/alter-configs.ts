@@ -2,7 +2,7 @@
 // reset to their defaults, as in Kafka). IncrementalAlterConfigs (key 44): v0-1 — SET, DELETE,
 // APPEND and SUBTRACT on single configs (KIP-339). TOPIC resources take every Kafka topic config
 // (topic-config.ts); BROKER resources (node id, or "" cluster-wide) the dynamic broker configs
-// (broker-configs.ts). Checks, texts and codes follow Kafka's ConfigAdminManager (broker side)
+// (broker-configs.ts); GROUP resources a group's own configs (groups/group-configs.ts). Checks, texts and codes follow Kafka's ConfigAdminManager (broker side)
 // and ConfigurationControlManager (controller side).
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
@@ -19,6 +19,7 @@ import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { configsAuthorizationError, ResourceType } from './describe-configs';
 import { KeyedSerial } from '../../keyed-serial';
+import { groupConfigResource, validateGroupConfigs } from '../../groups/group-configs';
 
 /** IncrementalAlterConfigs operations (AlterConfigOp.OpType) */
 export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
@@ -67,6 +68,8 @@ function alterResource(broker: BrokerContext, res: Resource, next: Next, validat
     return resourceChanges.run(key, () => alterTopic(broker, res.resourceName, next, validateOnly));
   if (res.resourceType === ResourceType.BROKER)
     return resourceChanges.run(key, () => alterBroker(broker, res.resourceName, next, validateOnly));
+  if (res.resourceType === ResourceType.GROUP)
+    return resourceChanges.run(key, () => alterGroup(broker, res.resourceName, next, validateOnly));
   return Promise.resolve(fail(ErrorCode.INVALID_REQUEST, `Unknown resource type ${res.resourceType}`));
 }
 
@@ -113,6 +116,27 @@ async function alterBroker(broker: BrokerContext, name: string, next: Next, vali
       configs: check.configs,
       removed: remove,
     });
+  }
+  return ok;
+}
+
+/** A group's own configs (GROUP resource, groups/group-configs.ts); the coordinator uses them at once. */
+async function alterGroup(broker: BrokerContext, groupId: string, next: Next, validateOnly: boolean): Promise<Outcome> {
+  if (groupId === '') return fail(ErrorCode.INVALID_REQUEST, 'Group id must not be empty');
+  const resource = groupConfigResource(groupId);
+  const current = await broker.storage.brokerConfigs(resource);
+  const wanted = next(current, ResourceType.GROUP);
+  if (!('configs' in wanted)) return wanted;
+  const problem = validateGroupConfigs(wanted.configs, broker.groups.consumer.bounds);
+  if (problem) return fail(ErrorCode.INVALID_CONFIG, problem);
+  if (!validateOnly) {
+    const remove = Object.keys(current).filter((k) => !(k in wanted.configs));
+    const failed = await storageFailure(broker, () =>
+      broker.storage.alterBrokerConfigs(resource, wanted.configs, remove),
+    );
+    if (failed) return failed;
+    broker.groups.consumer.groupConfigsChanged(groupId, wanted.configs);
+    broker.logger.info('altered group configs', { groupId, configs: wanted.configs, removed: remove });
   }
   return ok;
 }

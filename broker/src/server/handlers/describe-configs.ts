@@ -17,10 +17,12 @@ import { brokerConfigLayers, ConfigSource } from '../broker-configs';
 import { CLEANER_STATE_KEY, cleanerStateEntry } from '../cleaner-report';
 import { brokerConfigEntries, ConfigEntry, topicConfigEntries } from '../config-entries';
 import type { ApiHandler, RequestContext } from '../context';
+import { ConfigType } from '../../storage/config-def';
+import { groupConfigEntries, groupConfigResource } from '../../groups/group-configs';
 import { may, mayOnCluster } from './authz';
 
 /** org.apache.kafka.common.config.ConfigResource.Type */
-export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, GROUP: 32 } as const;
 
 export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> = {
   apiKey: ApiKey.DescribeConfigs,
@@ -68,10 +70,23 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
             `Unexpected broker id, expected ${nodeId} but received ${res.resourceName}`,
           );
         entries = [rootLogger(broker.logger.level)];
+      } else if (res.resourceType === ResourceType.GROUP) {
+        // A group's own configs (groups/group-configs.ts), the broker's value where it has none.
+        const own = await broker.storage.brokerConfigs(groupConfigResource(res.resourceName));
+        entries = groupConfigEntries(own, broker.groups.consumer.bounds).map((e) => ({
+          name: e.name,
+          value: e.value,
+          readOnly: false,
+          source: e.source,
+          isSensitive: false,
+          type: e.type === 'INT' ? ConfigType.INT : ConfigType.STRING,
+          documentation: e.doc,
+          synonyms: [{ name: e.name, value: e.value, source: e.source }],
+        }));
       } else {
         return fail(
           ErrorCode.INVALID_REQUEST,
-          `resource type ${res.resourceType} is not supported; use TOPIC (2), BROKER (4) or BROKER_LOGGER (8)`,
+          `resource type ${res.resourceType} is not supported; use TOPIC (2), BROKER (4), BROKER_LOGGER (8) or GROUP (32)`,
         );
       }
       const keys = res.configurationKeys;
@@ -123,6 +138,13 @@ export function configsAuthorizationError(
     return {
       errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
       errorMessage: `Topic authorization failed: ${operation} on topic ${resourceName} is not allowed.`,
+    };
+  }
+  if (resourceType === ResourceType.GROUP) {
+    if (may(ctx, operation, 'GROUP', resourceName)) return undefined;
+    return {
+      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+      errorMessage: `Group authorization failed: ${operation} on group ${resourceName} is not allowed.`,
     };
   }
   if (resourceType === ResourceType.BROKER || resourceType === ResourceType.BROKER_LOGGER) {
