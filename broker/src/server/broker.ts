@@ -1,6 +1,7 @@
 // The broker: configuration, storage, coordinators, listeners and background tasks wired together
 // in order (each part in its own module), with a clean stop.
 import { GroupCoordinator } from '../groups/coordinator';
+import { consumerCoordinatorOptions } from './settings/consumer-group-settings';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
@@ -107,6 +108,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     logger,
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+    consumer: consumerCoordinatorOptions(config),
   });
   // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
   // read_committed fetches waiting on those partitions answer at once.
