@@ -14,7 +14,8 @@ import type {
 } from '../../protocol/messages';
 import { ConfigType } from '../../storage/config-def';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config';
-import { BROKER_CONFIGS, forgetBrokerTopicDefaults, validateBrokerConfigs } from '../broker-configs';
+import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
+import { forgetBrokerTopicDefaults } from '../topic-defaults-memo';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { configsAuthorizationError, ResourceType } from './describe-configs';
