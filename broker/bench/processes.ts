@@ -69,10 +69,21 @@ export class BrokerProcess {
   static async start(
     storageUrl: string,
     /** `main`: another build's cli/main.js (A/B runs, bench/produce-path.bench.ts). */
-    opts: { cpuProfDir?: string; logLevel?: 'warn' | 'info'; main?: string; extraArgs?: string[] } = {},
+    opts: {
+      cpuProfDir?: string;
+      logLevel?: 'warn' | 'info';
+      main?: string;
+      extraArgs?: string[];
+      /** More node flags (bench/loop-turns-preload.js: `--require` it) and environment. */
+      nodeArgs?: string[];
+      env?: Record<string, string>;
+    } = {},
   ): Promise<BrokerProcess> {
     const port = await freePort();
-    const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+    const nodeArgs = [
+      ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+      ...(opts.nodeArgs ?? []),
+    ];
     const child = spawn(
       process.execPath,
       [
@@ -90,7 +101,7 @@ export class BrokerProcess {
       {
         cwd: BROKER_DIR,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_ENV: 'production' },
+        env: { ...process.env, NODE_ENV: 'production', ...opts.env },
       },
     );
     children.add(child.pid!);

@@ -143,6 +143,8 @@ export class SqliteCleanerLog implements CleanerLog {
   apply(topic: string, partition: number, changes: readonly BatchChange[]): number {
     const entry = this.topics.partition(topic, partition);
     if (!entry) return 0;
+    // Batches rewritten or deleted: the tail cache forgets the partition rather than follow them.
+    if (changes.some((c) => c.kind !== 'horizon')) this.records.dropTail(entry);
     return this.tx.run(() => {
       let freed = 0;
       for (const c of changes) {

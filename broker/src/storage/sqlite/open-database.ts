@@ -20,6 +20,8 @@ export interface SqliteStorageOptions extends Partial<PragmaOptions> {
   checkpointerIdleStopMs?: number;
   /** Where start-up notes go (the disk reserve released on a full disk); default: process warnings. */
   warn?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Bytes of recently appended batches kept in memory for reads at the end of a log (tail-cache.ts); 0: none. */
+  tailCacheBytes?: number;
 }
 
 /** An open, migrated database file and what is held with it until close. */

@@ -19,6 +19,7 @@ import type {
   TransactionState,
 } from '../storage';
 import { checkTxnBatch, lastStableOffset, stateAfterMarker } from '../txn-rules';
+import { PartitionTail, TailCache } from '../tail-cache';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -33,6 +34,8 @@ export class Records {
     private readonly tx: Transactor,
     private readonly topics: Topics,
     private readonly producers: Producers,
+    /** The batches appended last (tail-cache.ts): reads at the end of a partition skip SQLite. */
+    private readonly tailCache: TailCache,
   ) {
     this.q = {
       insert: db.prepare(
@@ -124,7 +127,7 @@ export class Records {
         }
         let bytes = 0;
         for (const r of plan.rows) {
-          this.insertRow(entry.id, r);
+          this.insertRow(entry, r);
           bytes += r.size;
         }
         for (const [producerId, state] of plan.producers) this.producers.save(entry.id, producerId, state);
@@ -160,6 +163,10 @@ export class Records {
     const lso = this.lastStableOffset(entry);
     const empty = checkFetchOffset(entry, fetchOffset, lso, readCommitted);
     if (empty) return empty;
+    const tail = (entry.tail ??= new PartitionTail());
+    const cached = this.tailCache.indexFor(tail, fetchOffset);
+    if (cached >= 0)
+      return this.readCached(entry, tail, cached, fetchOffset, maxBytes, minOneBatch, readCommitted, lso);
     const floor = this.q.floor.get(entry.id, fetchOffset) as { baseOffset: number; lastOffset: number } | undefined;
     const start = floor && floor.lastOffset >= fetchOffset ? floor.baseOffset : fetchOffset;
     let total = 0;
@@ -190,6 +197,51 @@ export class Records {
     };
   }
 
+  /** read() answered from the tail cache, from tail.batches[index] on: the same rules as the query. */
+  private readCached(
+    entry: PartitionEntry,
+    tail: PartitionTail,
+    index: number,
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch: boolean,
+    readCommitted: boolean,
+    lso: number,
+  ): ReadResult {
+    const batches: Buffer[] = [];
+    let total = 0;
+    let lastReturned = -1;
+    for (let i = index; i < tail.batches.length; i++) {
+      const b = tail.batches[i]!;
+      if (readCommitted && b.lastOffset >= lso) break;
+      if (!fitsFetch(total, b.data.length, maxBytes, minOneBatch)) break;
+      total += b.data.length;
+      batches.push(b.data);
+      lastReturned = b.lastOffset;
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      highWatermark: entry.highWatermark,
+      logStartOffset: entry.logStartOffset,
+      lastStableOffset: lso,
+      batches,
+      abortedTransactions:
+        readCommitted && batches.length > 0
+          ? (this.q.abortedBetween.all(entry.id, fetchOffset, lastReturned) as AbortedTransaction[])
+          : [],
+    };
+  }
+
+  /** Forgets the partition's cached batches: call when stored batches change other than by append (compaction). */
+  dropTail(entry: PartitionEntry): void {
+    if (entry.tail) this.tailCache.clear(entry.tail);
+  }
+
+  /** Forgets the cached batches of every partition of a topic (being deleted). */
+  dropTopicTails(topic: string): void {
+    for (let p = 0, entry; (entry = this.topics.partition(topic, p)); p++) this.dropTail(entry);
+  }
+
   /** The partition's last stable offset, from the cached open transactions (txn-rules.ts). */
   lastStableOffset(entry: PartitionEntry): number {
     return lastStableOffset(entry.openTxns.values(), entry.highWatermark, entry.logStartOffset);
@@ -201,7 +253,7 @@ export class Records {
    * the endTransaction's transaction.
    */
   appendMarker(entry: PartitionEntry, row: BatchRow, commit: boolean): void {
-    this.insertRow(entry.id, row);
+    this.insertRow(entry, row);
     this.setOffsets(entry, entry.logStartOffset, row.lastOffset + 1, row.size);
     this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
     const state = stateAfterMarker(this.producers.state(entry.id, row.producerId), row.producerEpoch);
@@ -277,6 +329,7 @@ export class Records {
    */
   deleteBelow(entry: PartitionEntry, endOffset: number, logStartOffset: number): { batches: number; bytes: number } {
     const sizes = this.q.deleteBelow.all(entry.id, endOffset, endOffset) as number[];
+    if (entry.tail) this.tailCache.dropBelow(entry.tail, endOffset);
     const bytes = sizes.reduce((a, b) => a + b, 0);
     this.setOffsets(entry, Math.max(entry.logStartOffset, logStartOffset), entry.highWatermark, -bytes);
     this.q.setOffsets.run(entry.logStartOffset, entry.highWatermark, entry.id);
@@ -301,9 +354,10 @@ export class Records {
     return entry.bytes;
   }
 
-  private insertRow(partitionId: number, r: BatchRow): void {
+  /** Stores a batch and caches it as the partition's newest (forgotten again if the transaction rolls back). */
+  private insertRow(entry: PartitionEntry, r: BatchRow): void {
     this.q.insert.run(
-      partitionId,
+      entry.id,
       r.baseOffset,
       r.lastOffset,
       r.recordCount,
@@ -314,6 +368,9 @@ export class Records {
       r.size,
       r.data,
     );
+    const tail = (entry.tail ??= new PartitionTail());
+    this.tailCache.append(tail, r.baseOffset, r.lastOffset, r.data);
+    this.tx.onRollback(() => this.tailCache.clear(tail));
   }
 
   private batchAt(partitionId: number, baseOffset: number): StoredBatch | undefined {

@@ -46,6 +46,7 @@ import type { CleanerOptions, CleanerState, CompactionStepResult } from '../comp
 import { Topics } from './topics';
 import { Transactions } from './transactions';
 import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
+import { TailCache } from '../tail-cache';
 import { asStorageError } from './transaction';
 import type { Transactor } from './transaction';
 import type { Checkpointer } from './checkpointer';
@@ -91,7 +92,7 @@ export class SqliteStorage implements SyncStorage {
       this.clusterIdentity = new ClusterIdentityStore(this.db);
       this.topics = new Topics(this.db, this.tx);
       this.producers = new Producers(this.db, this.tx);
-      this.records = new Records(this.db, this.tx, this.topics, this.producers);
+      this.records = new Records(this.db, this.tx, this.topics, this.producers, new TailCache(options.tailCacheBytes));
       this.retention = new Retention(this.db, this.tx, this.topics, this.records);
       this.cleaner = new Cleaner(
         new SqliteCleanerLog(this.db, this.tx, this.topics, this.records, (freed) => this.reclaim(freed)),
@@ -130,6 +131,7 @@ export class SqliteStorage implements SyncStorage {
   }
   deleteTopic(name: string): boolean {
     return this.guard(() => {
+      this.records.dropTopicTails(name);
       const partitionIds = this.topics.delete(name);
       if (!partitionIds) return false;
       this.producers.forget(partitionIds);
@@ -141,6 +143,7 @@ export class SqliteStorage implements SyncStorage {
   }
   deleteTopics(names: readonly string[]): (boolean | StorageError)[] {
     return this.guard(() => {
+      for (const name of names) this.records.dropTopicTails(name);
       const gone: number[] = [];
       const results = this.topics.deleteMany(names, gone);
       this.producers.forget(gone);

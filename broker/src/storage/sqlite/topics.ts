@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
 import type { NewTopic, TopicInfo } from '../storage';
+import type { PartitionTail } from '../tail-cache';
 import { eachOnItsOwn } from '../topic-batches';
 import type { Transactor } from './transaction';
 
@@ -22,6 +23,8 @@ export interface PartitionEntry {
    * open): the last stable offset without a query.
    */
   openTxns: Map<number, number>;
+  /** Its batches in the tail cache (tail-cache.ts), made at the first append or read. */
+  tail?: PartitionTail;
 }
 
 interface TopicEntry {
