@@ -16,6 +16,7 @@ import { runScenario, type Scenario, type StepRecord } from './scenario';
 import { adminScenarios } from './scenarios/admin';
 import { dataScenarios } from './scenarios/data';
 import { groupScenarios } from './scenarios/groups';
+import { consumerGroupScenarios } from './scenarios/consumer-groups';
 import { miscScenarios } from './scenarios/misc';
 import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
@@ -31,6 +32,7 @@ export const SCENARIOS: Scenario[] = [
   ...adminScenarios,
   ...dataScenarios,
   ...groupScenarios,
+  ...consumerGroupScenarios,
   ...toolScenarios,
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];

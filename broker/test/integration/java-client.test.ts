@@ -298,10 +298,11 @@ describeWithTools(
       });
     });
 
-    // Transactions (transaction version 1): committed data is read once by read_committed, the
-    // aborted and the fenced zombie's records only by read_uncommitted, no control record ever
-    // surfaces as a record, both isolation levels reach the same end (every transaction closed),
-    // and the offsets sent in the committed transaction reach the group.
+    // Transactions (version 2 for 4.x, 1 for 3.x: transactions-v2-java.test.ts shows which):
+    // committed data is read once by read_committed, the aborted and the fenced zombie's records
+    // only by read_uncommitted, no control record ever surfaces as a record, both isolation levels
+    // reach the same end (every transaction closed), and the offsets sent in the committed
+    // transaction reach the group.
     it('commits, aborts, sends offsets and fences a zombie transactional producer', async () => {
       const t = scenario(line, 'transactions');
       const committed = [0, 1].flatMap((p) => [0, 1, 2].map((i) => `committed-${p}-${i}`));

@@ -85,7 +85,8 @@ export function describeConsumerGroup(
       clientId: m.clientId,
       clientHost: m.clientHost,
       subscribedTopicNames: [...m.subscribedTopicNames],
-      subscribedTopicRegex: m.subscribedTopicRegex,
+      // Kafka sends "" for a member without a regex.
+      subscribedTopicRegex: m.subscribedTopicRegex ?? '',
       assignment: named(m.assignedPartitions),
       targetAssignment: named(group.targetAssignment.get(m.memberId) ?? new Map()),
     })),
@@ -99,8 +100,8 @@ export function notAConsumerGroup(groupId: string, exists: boolean): DescribedCo
     errorMessage: exists ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`,
     groupId,
     groupState: '',
-    groupEpoch: -1,
-    assignmentEpoch: -1,
+    groupEpoch: 0,
+    assignmentEpoch: 0,
     assignorName: '',
     members: [],
   };

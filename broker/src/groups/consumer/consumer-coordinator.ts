@@ -171,19 +171,15 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
     const joining = req.memberEpoch === JOIN_GROUP_MEMBER_EPOCH;
     const existing = group.members.get(memberId);
     if (req.instanceId === null || (joining && existing)) {
-      if (joining) {
-        // A member joining again with its id (Kafka 4 clients keep theirs, KIP-1082) starts over:
-        // it gave up its partitions before rejoining, so it holds none now.
-        return {
-          member: existing ? { ...newMember(memberId), instanceId: existing.instanceId } : newMember(memberId),
-          isNew: true,
-        };
-      }
-      if (!existing)
+      if (!existing) {
+        if (joining) return { member: newMember(memberId), isNew: true };
         return {
           errorCode: ErrorCode.UNKNOWN_MEMBER_ID,
           message: `Member ${memberId} is not a member of group ${group.groupId}.`,
         };
+      }
+      // A known member id with epoch 0 (Kafka 4 clients keep their id, KIP-1082) is checked as any
+      // epoch: accepted as the previous one (e.g. its answer was lost), else FENCED_MEMBER_EPOCH.
       const bad = checkMemberEpoch(existing, req.memberEpoch, req.topicPartitions);
       return bad ?? { member: existing, isNew: false };
     }

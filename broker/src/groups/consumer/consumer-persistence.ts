@@ -29,6 +29,8 @@ interface StoredMemberState {
 
 interface StoredGroupFacts {
   assignor: string;
+  /** The target assignment's epoch (below the group epoch after a member left, until the next heartbeat). */
+  assignmentEpoch?: number;
   topics: TopicFacts[];
 }
 
@@ -44,6 +46,7 @@ export function storedConsumerGroup(group: ConsumerGroup, nowMs: number, session
     protocolName: CONSUMER_GROUP_MARK,
     leaderId: JSON.stringify({
       assignor: group.assignorName,
+      assignmentEpoch: group.assignmentEpoch,
       topics: [...group.subscriptionMetadata.values()],
     } satisfies StoredGroupFacts),
     updatedMs: nowMs,
@@ -74,17 +77,16 @@ export function storedConsumerGroup(group: ConsumerGroup, nowMs: number, session
 }
 
 /**
- * The stored group back in memory. The target assignment was stored with its epoch (the group
- * epoch: the coordinator computes it as soon as the epoch moves); the subscribed topics are
+ * The stored group back in memory, with its target assignment and that assignment's epoch; the subscribed topics are
  * compared with the broker's again at the first heartbeat (metadataVersion -1), which bumps the
  * epoch only if they changed meanwhile.
  */
 export function restoredConsumerGroup(stored: StoredGroup): ConsumerGroup {
   const group = new ConsumerGroup(stored.groupId);
   group.groupEpoch = stored.generationId;
-  group.assignmentEpoch = stored.generationId;
   const facts = JSON.parse(stored.leaderId ?? '{"assignor":"","topics":[]}') as StoredGroupFacts;
   group.assignorName = facts.assignor;
+  group.assignmentEpoch = facts.assignmentEpoch ?? stored.generationId;
   group.subscriptionMetadata = new Map(facts.topics.map((t) => [t.name, t] as const));
   for (const row of stored.members) {
     const s = JSON.parse(row.subscription.toString('utf8')) as StoredMemberState;

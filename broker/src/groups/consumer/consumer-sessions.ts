@@ -171,12 +171,14 @@ export abstract class ConsumerSessions {
     });
   }
 
-  /** Removes a member (left, session or rebalance timeout): the group moves to a new epoch. */
+  /**
+   * Removes a member (left, session or rebalance timeout): the group moves to a new epoch, whose
+   * target assignment the next heartbeat computes (as Kafka: the group is Assigning meanwhile).
+   */
   protected fenceMember(group: ConsumerGroup, memberId: string, reason: string): void {
     if (!group.removeMember(memberId)) return;
     this.clearMemberTimers(group.groupId, memberId);
     this.refreshSubscriptions(group, this.view, true);
-    this.computeTargetAssignment(group);
     this.persist(group);
     this.logger.info('consumer group member removed', {
       groupId: group.groupId,

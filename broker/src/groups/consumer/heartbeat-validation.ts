@@ -29,7 +29,8 @@ export function checkRequest(req: HeartbeatInput, assignorNames: readonly string
     if (req.rebalanceTimeoutMs === -1) return invalid('RebalanceTimeoutMs must be provided in first request.');
     if (req.topicPartitions === null || req.topicPartitions.length > 0)
       return invalid('TopicPartitions must be empty when (re-)joining.');
-    if ((req.subscribedTopicNames ?? []).length === 0 && (req.subscribedTopicRegex ?? '') === '')
+    // Set, not non-empty: Kafka 4 lets a member join subscribed to nothing (an empty list).
+    if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null)
       return invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
   } else if (e === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
     if (req.memberId === '') return invalid("MemberId can't be empty.");
