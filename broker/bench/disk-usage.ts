@@ -11,6 +11,11 @@ export interface DiskUsage {
   /** What `du -s --apparent-size --block-size=1` prints, less the directories' own sizes: file lengths. */
   apparentBytes: number;
   files: number;
+  /**
+   * Of allocatedBytes, minnow's reserve file (`<db>.reserve`, 16 MiB by default: space kept to
+   * recover from a full disk, disk-space.ts): no data, so left out of the per-payload ratio.
+   */
+  reserveBytes?: number;
 }
 
 /** The fields of a stat that du adds up. */
@@ -52,7 +57,10 @@ export function diskUsage(...paths: string[]): DiskUsage {
   return sumUsage(stats);
 }
 
-/** Disk bytes per byte of record payload (keys + values) the broker was sent; NaN without payload. */
+/**
+ * Disk bytes per byte of record payload (keys + values) the broker was sent, the reserve file left
+ * out (issue 33 goal 5 reports it apart); NaN without payload.
+ */
 export function bytesPerPayloadByte(usage: DiskUsage, payloadBytes: number): number {
-  return payloadBytes > 0 ? usage.allocatedBytes / payloadBytes : NaN;
+  return payloadBytes > 0 ? (usage.allocatedBytes - (usage.reserveBytes ?? 0)) / payloadBytes : NaN;
 }

@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { probeMetadata } from '../tools/kafka-oracle/kafka';
+import { reservePathFor } from '../src/storage/disk-space';
 import { diskUsage } from './disk-usage';
 import { startKafkaPeer } from './kafka-peer';
 import { ProcSample, sample, Sampler } from './proc';
@@ -23,7 +24,8 @@ export interface RunningPeer {
 export async function startMinnowBroker(tmp: string): Promise<RunningPeer> {
   const dir = mkdtempSync(path.join(tmp, 'minnow-'));
   const t0 = Date.now();
-  const b = await BrokerProcess.start(`sqlite://${path.join(dir, 'minnow.db')}`);
+  const dbPath = path.join(dir, 'minnow.db');
+  const b = await BrokerProcess.start(`sqlite://${dbPath}`);
   for (let why = await probeMetadata(b.port); why !== null; why = await probeMetadata(b.port)) {
     if (Date.now() - t0 > 60_000) throw new Error(`minnow did not answer Metadata within 60 s: ${why}`);
     await sleep(20);
@@ -37,7 +39,8 @@ export async function startMinnowBroker(tmp: string): Promise<RunningPeer> {
     idleRssBytes: await idleRss(b.pid),
     async stopAndMeasure() {
       await b.stop();
-      const usage = diskUsage(dir);
+      const reserveBytes = diskUsage(reservePathFor(dbPath)).allocatedBytes;
+      const usage = { ...diskUsage(dir), reserveBytes };
       rmSync(dir, { recursive: true, force: true });
       return usage;
     },

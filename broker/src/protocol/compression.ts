@@ -142,9 +142,17 @@ export function rawSnappyLength(block: Buffer): number {
   throw new DecodeError('malformed snappy data: bad uncompressed-length preamble');
 }
 
+/**
+ * copyOutputData: the output is copied into a buffer V8 allocates instead of handed over as an
+ * external buffer. Its doc says slower; measured here 6x faster (issue 33: 260 MB/s against
+ * 1.4-1.9 GB/s of CPU time for 16-256 KiB of 1 KiB records), the external buffer's bookkeeping and
+ * finalizer costing more than the copy.
+ */
+export const SNAPPY_DECODE = { asBuffer: true, copyOutputData: true } as const;
+
 function rawSnappy(block: Buffer, maxBytes: number): Buffer {
   checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
+  return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
 }
 
 function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
@@ -191,7 +199,17 @@ export function* xerialBlocks(data: Buffer): Generator<Buffer> {
 const LZ4_MAGIC = 0x184d2204;
 const LZ4_MAX_EXPANSION = 255;
 
-export function lz4OutputBound(data: Buffer, maxBytes: number): number {
+/** What lz4Frame() found: the output bound, and the blocks when the block API can decode them. */
+export interface Lz4Frame {
+  bound: number;
+  maxBlockSize: number;
+  /** Each block's data (offset and length in the frame) and whether it is stored uncompressed. */
+  blocks: { at: number; size: number; stored: boolean }[];
+  /** Independent blocks and no checksums: the block decoder gives what the frame decoder would. */
+  plain: boolean;
+}
+
+export function lz4Frame(data: Buffer, maxBytes: number): Lz4Frame {
   let bound = 0;
   let at = 0;
   const need = (n: number, what: string): number => {
@@ -214,24 +232,49 @@ export function lz4OutputBound(data: Buffer, maxBytes: number): number {
   if (flg & 0x01) need(4, 'dictionary id');
   need(1, 'header checksum');
   const blockChecksumSize = flg & 0x10 ? 4 : 0;
+  const blocks: Lz4Frame['blocks'] = [];
   for (;;) {
     const word = data.readUInt32LE(need(4, 'block size'));
     if (word === 0) break; // end mark
     const size = word & 0x7fffffff;
     if (size > maxBlockSize) throw new DecodeError(`lz4 block of ${size} bytes exceeds the frame's ${maxBlockSize}`);
-    need(size + blockChecksumSize, 'block data');
     // The high bit marks a block stored uncompressed.
-    bound += word >>> 31 ? size : Math.min(maxBlockSize, size * LZ4_MAX_EXPANSION);
+    const stored = word >>> 31 === 1;
+    blocks.push({ at: need(size + blockChecksumSize, 'block data'), size, stored });
+    bound += stored ? size : Math.min(maxBlockSize, size * LZ4_MAX_EXPANSION);
   }
   if (flg & 0x04) need(4, 'content checksum');
   // lz4-napi would silently drop a second frame; Kafka writers emit exactly one.
   if (at !== data.length) throw new DecodeError(`${data.length - at} bytes after the lz4 frame`);
-  return bound;
+  // FLG bit 5: blocks independent (Java's KafkaLZ4BlockOutputStream, librdkafka, lz4-napi write them so).
+  return { bound, maxBlockSize, blocks, plain: (flg & 0x20) !== 0 && (flg & 0x14) === 0 };
+}
+
+/** [uint32 LE output limit][block]: what lz4-napi's block decoder reads; reused between calls. */
+let lz4Scratch = Buffer.alloc(0);
+
+/**
+ * One block of a `plain` frame, with lz4-napi's block API: 4-6x the frame API's throughput here
+ * (issue 33: ~220 MB/s against ~1-1.5 GB/s for 16-256 KiB batches of 1 KiB records). Its output is
+ * limited as lz4Frame's bound counts it. Throws the codec's Error on malformed data.
+ */
+export function lz4DecodeBlock(data: Buffer, frame: Lz4Frame, b: Lz4Frame['blocks'][number]): Buffer {
+  if (b.stored) return data.subarray(b.at, b.at + b.size);
+  if (lz4Scratch.length < b.size + 4) lz4Scratch = Buffer.allocUnsafe(Math.max(b.size + 4, 64 * 1024 + 4));
+  lz4Scratch.writeUInt32LE(Math.min(frame.maxBlockSize, b.size * LZ4_MAX_EXPANSION), 0);
+  data.copy(lz4Scratch, 4, b.at, b.at + b.size);
+  return lz4().uncompressSync(lz4Scratch.subarray(0, b.size + 4));
+}
+
+function lz4DecodeBlocks(data: Buffer, frame: Lz4Frame): Buffer {
+  const out = frame.blocks.map((b) => lz4DecodeBlock(data, frame, b));
+  return out.length === 1 ? out[0]! : Buffer.concat(out);
 }
 
 function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
-  checkSize(lz4OutputBound(data, maxBytes), maxBytes, 'lz4');
-  return native('lz4', () => lz4().decompressFrameSync(data));
+  const frame = lz4Frame(data, maxBytes);
+  checkSize(frame.bound, maxBytes, 'lz4');
+  return native('lz4', () => (frame.plain ? lz4DecodeBlocks(data, frame) : lz4().decompressFrameSync(data)));
 }
 
 // --- zstd -------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // requests (and their I/O) are served between slices instead of waiting for the whole request
 // (issues 11, 29): SliceClock yields after SLICE_MS of work (encoding a large answer); slicesOf cuts
 // a request's items into slices bounded by count and size, each its own step (CreateTopics and
-// DeleteTopics: a slice's topics are one storage transaction, and the loop turns between slices).
+// DeleteTopics: a slice's topics are one storage transaction, and the loop turns between slices),
+// sized by SliceSizer to take about TARGET_SLICE_MS each.
 export const SLICE_MS = 10;
 
 export class SliceClock {
@@ -29,15 +30,16 @@ export function nextTurn(): Promise<void> {
  */
 export function* slicesOf<T>(
   items: readonly T[],
-  maxItems: number,
+  maxItems: number | (() => number),
   weight: (item: T) => number = () => 0,
   maxWeight = Infinity,
 ): Generator<T[]> {
+  const most = typeof maxItems === 'number' ? () => maxItems : maxItems;
   let slice: T[] = [];
   let sliceWeight = 0;
   for (const item of items) {
     const w = weight(item);
-    if (slice.length > 0 && (slice.length >= maxItems || sliceWeight + w > maxWeight)) {
+    if (slice.length > 0 && (slice.length >= most() || sliceWeight + w > maxWeight)) {
       yield slice;
       slice = [];
       sliceWeight = 0;
@@ -48,7 +50,45 @@ export function* slicesOf<T>(
   if (slice.length > 0) yield slice;
 }
 
-/** Topics per slice of CreateTopics / DeleteTopics: one storage transaction and one loop turn each. */
+/** Topics per slice of CreateTopics / DeleteTopics at most: one storage transaction and one loop turn each. */
 export const TOPICS_PER_SLICE = 64;
+/** The first slice of a request, before any cost is known: it shares its turn with the decode. */
+export const FIRST_SLICE_TOPICS = 16;
+/** What a slice of topics should take; the next slice is sized from the last one's cost (SliceSizer). */
+export const TARGET_SLICE_MS = 5;
+
+/**
+ * Slice sizes that follow the measured cost of the work: each slice is sized to take about
+ * `targetMs` at the last slice's cost per item, within 1..`max`. A loaded machine (or topics
+ * dearer than usual) gets smaller slices, an idle one slices of `max`.
+ */
+export class SliceSizer {
+  constructor(
+    private size: number,
+    private readonly max: number,
+    private readonly targetMs = TARGET_SLICE_MS,
+  ) {}
+
+  /** The size of the next slice. */
+  get next(): number {
+    return this.size;
+  }
+
+  /** A slice of `count` items took `ms`. */
+  measured(count: number, ms: number): void {
+    const perItemMs = Math.max(ms, 0.01) / Math.max(count, 1);
+    this.size = Math.max(1, Math.min(this.max, Math.floor(this.targetMs / perItemMs)));
+  }
+}
+
+/** Runs `step`, telling `sizer` how long it took for its `count` items. */
+export async function sized<T>(sizer: SliceSizer, count: number, step: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    sizer.measured(count, performance.now() - started);
+  }
+}
 /** Partitions per slice of CreateTopics: a slice of big topics is cut shorter (their rows are the cost). */
 export const PARTITIONS_PER_SLICE = 1000;

@@ -15,6 +15,7 @@ import type { RecordStore } from './record-store';
 import type { TopicStore } from './topic-store';
 import type { ProducerStore, TransactionStore } from './transaction-store';
 
+export { StorageError } from './storage-error';
 export type { StoredGroup, StoredGroupMember } from './group-metadata';
 export type { CleanerOptions, CleanerState, CompactionStepResult } from './compaction/cleaner-types';
 export type { NewTopic, TopicInfo, TopicStore } from './topic-store';
@@ -95,19 +96,3 @@ export type AsyncStorage = Promised<SyncStorage>;
 
 /** What the broker, coordinators and tools hold (issue 18): every call awaited. */
 export type Storage = AsyncStorage;
-
-export class StorageError extends Error {
-  override readonly name = 'StorageError';
-  /** The engine's error code when it has one (SQLite: SQLITE_FULL, SQLITE_IOERR_WRITE ...). */
-  readonly code: string | undefined;
-
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
-    super(message, options);
-    this.code = options?.code;
-  }
-
-  /** The file system is full: the write failed for want of space, nothing else is wrong. */
-  get diskFull(): boolean {
-    return this.code === 'SQLITE_FULL';
-  }
-}

@@ -1,6 +1,6 @@
 // The topic catalog part of the Storage interface (storage.ts composes it): topics, their
 // partitions and config overrides.
-import type { StorageError } from './storage';
+import type { StorageError } from './storage-error';
 
 export interface TopicInfo {
   name: string;

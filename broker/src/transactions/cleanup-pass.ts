@@ -6,6 +6,7 @@ import type { KeyedSerial } from '../keyed-serial';
 import { StorageError } from '../storage/storage';
 import type { Storage, TransactionInfo, TxnPartition } from '../storage/storage';
 import type { Recoveries } from './txn-checks';
+import type { AddedPartitions } from './added-partitions';
 
 /** What the pass needs of the coordinator. */
 export interface CleanupHost {
@@ -18,6 +19,8 @@ export interface CleanupHost {
   /** The coordinator's turn per transactional id: a pass step and a request never interleave. */
   readonly serial: KeyedSerial<string>;
   readonly recoveries: Recoveries;
+  /** Produce v12's record of added partitions (added-partitions.ts): forgotten for an id this pass ends. */
+  readonly added: AddedPartitions;
   owns(transactionalId: string): boolean;
   onMarked(partitions: readonly TxnPartition[]): void;
   onStorageError(err: StorageError): void;
@@ -70,6 +73,7 @@ async function cleanupOne(
   expired: string[],
 ): Promise<void> {
   if (host.isClosed()) return;
+  host.added.forget(transactionalId);
   const t = await host.storage.transaction(transactionalId);
   if (!t) return;
   if (t.state === 'Ongoing' && t.startedMs + t.timeoutMs < now) {

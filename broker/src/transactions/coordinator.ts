@@ -20,6 +20,7 @@ import { CleanupTimer } from './timers';
 import { runCleanupPass } from './cleanup-pass';
 import { endTxnV1, endTxnV2 } from './end-txn-rules';
 import { containsAll, producerError, sameProducer } from './txn-checks';
+import { AddedPartitions } from './added-partitions';
 import type { Recoveries } from './txn-checks';
 import { validateTxnOffsetCommit, validateTxnOffsets } from './txn-offsets';
 import type { OffsetToCommitInTxn, ProducerIdAndEpoch, TxnOffsetCommitInput } from './txn-offsets';
@@ -77,6 +78,8 @@ export class TransactionCoordinator {
   private closed = false;
   /** One request (or cleanup step) per transactional id at a time. */
   private readonly serial = new KeyedSerial<string>();
+  /** Partitions known to be in each ongoing transaction: Produce v12's add skips storage for them. */
+  private readonly added = new AddedPartitions();
   /**
    * The epoch bumps a producer may still recover from, by transactional id: a KIP-360 bump asked
    * for with the producer's current id/epoch (a retry whose answer was lost gets the same answer),
@@ -138,6 +141,7 @@ export class TransactionCoordinator {
     if (transactionalId === '') return noProducer(ErrorCode.INVALID_REQUEST);
     if (timeoutMs <= 0 || timeoutMs > this.maxTimeoutMs) return noProducer(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     return this.guard(transactionalId, noProducer, async () => {
+      this.added.forget(transactionalId);
       const info = await this.storage.transaction(transactionalId);
       if (info && expected) {
         const retry = this.recoveries.get(transactionalId);
@@ -195,6 +199,7 @@ export class TransactionCoordinator {
   ): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    if (groups.length === 0 && this.added.has(transactionalId, producer, partitions)) return ErrorCode.NONE;
     return this.guard(
       transactionalId,
       (e) => e,
@@ -203,8 +208,11 @@ export class TransactionCoordinator {
         const error = producerError(info, producer);
         if (error !== ErrorCode.NONE) return error;
         // Kafka's shortcut: nothing new for an ongoing transaction, nothing to write.
-        if (info!.state === 'Ongoing' && containsAll(info!, partitions, groups)) return ErrorCode.NONE;
-        await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        const done =
+          info!.state === 'Ongoing' && containsAll(info!, partitions, groups)
+            ? info!
+            : await this.storage.addToTransaction(transactionalId, partitions, groups, this.now());
+        this.added.remember(transactionalId, producer, done.partitions);
         return ErrorCode.NONE;
       },
     );
@@ -265,6 +273,7 @@ export class TransactionCoordinator {
         case 'done':
           return { errorCode: ErrorCode.NONE, producerId: info!.producerId, producerEpoch: info!.producerEpoch };
         case 'end': {
+          this.added.forget(transactionalId);
           const { info: done, markedPartitions } = await this.storage.endTransaction(
             transactionalId,
             decision.commit,
@@ -298,6 +307,7 @@ export class TransactionCoordinator {
       isClosed: () => this.closed,
       serial: this.serial,
       recoveries: this.recoveries,
+      added: this.added,
       owns: (transactionalId) => this.owns(transactionalId),
       onMarked: (partitions) => this.onMarked(partitions),
       onStorageError: (err) => this.onStorageError(err),

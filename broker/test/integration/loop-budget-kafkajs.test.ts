@@ -12,7 +12,8 @@ describe('kafkajs against answers encoded in slices and batches inflated off the
   let broker: RunningBroker;
   let kafka: Kafka;
   beforeAll(async () => {
-    broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir));
+    // Groups form at once (the reader is its group's only member: it waited the 3 s initial delay).
+    broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir), { config: { groupInitialRebalanceDelayMs: 0 } });
     kafka = new Kafka({
       clientId: 'loop-budget',
       brokers: [`127.0.0.1:${broker.port}`],

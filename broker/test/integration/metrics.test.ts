@@ -55,7 +55,12 @@ describeWithTools('kcat')('metrics endpoint with kafkajs and kcat', () => {
 
   beforeAll(async () => {
     broker = await startTestBroker(storageUrlFor('sqlite', tmp.dir), {
-      config: { metricsListener: { host: '127.0.0.1', port: 0 }, autoCreateTopics: false },
+      // Groups form at once (each group here has one member: it waited the 3 s initial delay).
+      config: {
+        metricsListener: { host: '127.0.0.1', port: 0 },
+        autoCreateTopics: false,
+        groupInitialRebalanceDelayMs: 0,
+      },
     });
     kafka = new Kafka({ clientId: 'metrics-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING });
     const admin = kafka.admin();

@@ -36,6 +36,8 @@ async function broker(storageUrl: string): Promise<RunningBroker> {
         { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
       ],
       allowEveryoneIfNoAclFound: true,
+      // Groups form at once (the consumer is its group's only member: it waited the 3 s initial delay).
+      groupInitialRebalanceDelayMs: 0,
       connectionFailedAuthenticationDelayMs: 0,
     },
   });

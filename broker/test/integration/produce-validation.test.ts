@@ -98,7 +98,8 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('produce validation
   const offsets = () => engineOf(broker).offsets(TOPIC, 0);
 
   beforeAll(async () => {
-    broker = await startTestBroker(storageUrlFor(engine, tmp.dir));
+    // Groups form at once (the consumer is its group's only member: it waited the 3 s initial delay).
+    broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { groupInitialRebalanceDelayMs: 0 } });
     engineOf(broker).createTopic(TOPIC, 1, {
       'retention.ms': String(HOUR),
       'message.timestamp.before.max.ms': String(HOUR),

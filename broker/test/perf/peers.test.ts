@@ -141,6 +141,8 @@ describe('du of a broker data folder', () => {
     expect(u).toEqual({ allocatedBytes: 24 * 512, apparentBytes: 6000, files: 2 });
     expect(bytesPerPayloadByte(u, 6144)).toBe(2);
     expect(bytesPerPayloadByte(u, 0)).toBeNaN();
+    // minnow's reserve file holds no data: it is shown apart, not in the ratio.
+    expect(bytesPerPayloadByte({ ...u, reserveBytes: 12 * 512 }, 6144)).toBe(1);
   });
 });
 
@@ -170,7 +172,10 @@ const result = (peer: PeerScenarioResult['peer'], p99: number, cpu: number, rss:
   idleRssBytes: rss * 1024 * 1024,
   peakRssBytes: rss * 2 * 1024 * 1024,
   peakAnonBytes: rss * 1024 * 1024,
-  disk: { allocatedBytes: 2048, apparentBytes: 2048, files: 1 },
+  disk:
+    peer === 'minnow'
+      ? { allocatedBytes: 3072, apparentBytes: 3072, files: 2, reserveBytes: 1024 }
+      : { allocatedBytes: 2048, apparentBytes: 2048, files: 1 },
   payloadBytes: 1024,
 });
 
@@ -209,7 +214,10 @@ describe('peer tables', () => {
     );
     // The tool's CPU is shown (a tool at a full core is the bound) but is no figure of the broker: no ratio.
     expect(lines).toContain("| kafka-producer-perf-test: the tool's own CPU, % of a core | 90 % | 90 % | 90 % |  |  |");
-    expect(lines).toContain('| bytes on disk per payload byte | 2.00 | 2.00 | 2.00 | 1.00× | 1.00× |');
+    expect(lines).toContain(
+      '| bytes on disk per payload byte (without the reserve file) | 2.00 | 2.00 | 2.00 | 1.00× | 1.00× |',
+    );
+    expect(lines).toContain("| minnow's reserve file, apart | 0 MB | – | – |  |  |");
     expect(lines).toContain('| start to first answered Metadata | 0.30 s | 6.00 s | 6.00 s | 0.050× | 0.050× |');
   });
 

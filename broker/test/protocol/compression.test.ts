@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import * as lz4 from 'lz4-napi';
 import * as snappy from 'snappy';
 import * as zstd from 'zstd-napi';
 import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from '../../src/protocol/compression';
+import { decompressOffLoop } from '../../src/protocol/decompress-off-loop';
 import { DecodeError, EncodeError } from '../../src/protocol/errors';
 import { itWithTools } from '../support/external-tools';
 
@@ -187,8 +189,9 @@ describe('lz4 (frame format)', () => {
   });
 
   /** A frame like KafkaLZ4BlockOutputStream's: 64 KiB blocks, one of them stored uncompressed. */
-  function javaStyleFrame(content: Buffer, opts: { contentSize?: bigint } = {}): Buffer {
-    const flg = 0x60 | 0x04 | (opts.contentSize === undefined ? 0 : 0x08); // + content checksum
+  function javaStyleFrame(content: Buffer, opts: { contentSize?: bigint; contentChecksum?: boolean } = {}): Buffer {
+    const checksum = opts.contentChecksum ?? true;
+    const flg = 0x60 | (checksum ? 0x04 : 0) | (opts.contentSize === undefined ? 0 : 0x08);
     const descriptor = Buffer.alloc(opts.contentSize === undefined ? 2 : 10);
     descriptor[0] = flg;
     descriptor[1] = 0x40; // 64 KiB blocks
@@ -210,11 +213,73 @@ describe('lz4 (frame format)', () => {
         parts.push(size, block);
       }
     }
-    const tail = Buffer.alloc(8);
-    tail.writeUInt32LE(xxh32(content), 4);
-    parts.push(tail); // end mark + content checksum
+    const tail = Buffer.alloc(checksum ? 8 : 4);
+    if (checksum) tail.writeUInt32LE(xxh32(content), 4);
+    parts.push(tail); // end mark (+ content checksum)
     return Buffer.concat(parts);
   }
+
+  // Independent blocks without checksums (what Java and librdkafka write) are decoded block by
+  // block (issue 33: the frame API ran at ~230 MB/s); anything else by the frame decoder.
+  describe('block by block', () => {
+    let blockDecodes: jest.SpyInstance;
+    beforeEach(() => {
+      // The module object compression.ts requires (`import * as` gives a copy of its exports).
+      blockDecodes = jest.spyOn(require('lz4-napi') as typeof lz4, 'uncompressSync');
+    });
+    afterEach(() => blockDecodes.mockRestore());
+
+    it('decodes multi-block frames with stored blocks as the frame decoder does', () => {
+      const data = sampleText(200_000);
+      const frame = javaStyleFrame(data, { contentChecksum: false });
+      expect(decompress(CompressionType.Lz4, frame).equals(data)).toBe(true);
+      expect(decompress(CompressionType.Lz4, frame).equals(lz4.decompressFrameSync(frame))).toBe(true);
+      expect(blockDecodes).toHaveBeenCalledTimes(2 * 2); // the two compressed blocks of four, each decode
+    });
+
+    it('decodes what we write, one block or several, stored ones too', () => {
+      for (const data of [sampleText(100), sampleText(16_384), sampleText(300_000)]) {
+        blockDecodes.mockClear();
+        expect(decompress(CompressionType.Lz4, compress(CompressionType.Lz4, data)).equals(data)).toBe(true);
+        expect(blockDecodes).toHaveBeenCalled();
+      }
+      const incompressible = randomBytes(70_000); // lz4_flex stores its blocks as they are
+      expect(
+        decompress(CompressionType.Lz4, compress(CompressionType.Lz4, incompressible)).equals(incompressible),
+      ).toBe(true);
+    });
+
+    it('off the loop too (batches of several records), and frames with a content checksum in the threadpool', async () => {
+      const data = sampleText(200_000);
+      const plain = javaStyleFrame(data, { contentChecksum: false });
+      expect((await decompressOffLoop(CompressionType.Lz4, plain, 1 << 20)).equals(data)).toBe(true);
+      expect(blockDecodes).toHaveBeenCalledTimes(2);
+      blockDecodes.mockClear();
+      expect((await decompressOffLoop(CompressionType.Lz4, javaStyleFrame(data), 1 << 20)).equals(data)).toBe(true);
+      expect(blockDecodes).not.toHaveBeenCalled();
+      await expect(decompressOffLoop(CompressionType.Lz4, plain, 100_000)).rejects.toThrow(
+        /exceeds the decompression limit/,
+      );
+    });
+
+    it('leaves frames with a content checksum to the frame decoder, which checks it', () => {
+      expect(decompress(CompressionType.Lz4, javaStyleFrame(sampleText(1000))).equals(sampleText(1000))).toBe(true);
+      expect(blockDecodes).not.toHaveBeenCalled();
+    });
+
+    it("refuses a block that decodes past the frame's maximum block size, and a corrupt block", () => {
+      // 80,000 bytes in one block of a frame declaring 64 KiB blocks.
+      const block = lz4.compressSync(Buffer.alloc(80_000, 1)).subarray(4);
+      const size = Buffer.alloc(4);
+      size.writeUInt32LE(block.length);
+      const head = Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, (xxh32(Buffer.from([0x60, 0x40])) >>> 8) & 0xff]);
+      const frame = Buffer.concat([head, size, block, Buffer.alloc(4)]);
+      expectDecodeError(() => decompress(CompressionType.Lz4, frame), /malformed lz4 data/);
+      const corrupt = javaStyleFrame(sampleText(150_000), { contentChecksum: false });
+      corrupt.fill(0xff, 65_560, 65_600); // inside the second (compressed) block
+      expectDecodeError(() => decompress(CompressionType.Lz4, corrupt), /malformed lz4 data/);
+    });
+  });
 
   it('reads multi-block frames with stored blocks and a content checksum', () => {
     const data = sampleText(200_000);
@@ -300,7 +365,7 @@ describe('decompression bombs', () => {
 
 // The reference implementations, where installed (Debian packages lz4 and zstd).
 describe.each([
-  ['lz4', CompressionType.Lz4, [[], ['-BD'], ['-B4', '-BD', '--content-size'], ['-B7', '-BX']]],
+  ['lz4', CompressionType.Lz4, [[], ['-BD'], ['-B4', '-BD', '--content-size'], ['-B7', '-BX'], ['--no-frame-crc']]],
   ['zstd', CompressionType.Zstd, [['-1'], ['-19'], ['--no-check', '--no-content-size']]],
 ] as const)('%s command-line tool', (cli, type, variants) => {
   const run = itWithTools(cli);

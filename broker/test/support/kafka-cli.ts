@@ -1,4 +1,4 @@
-// Kafka's own command-line tools (kafka-topics, kafka-configs, kafka-transactions,
+// Kafka's own command-line tools (kafka-topics, kafka-configs, kafka-transactions, kafka-features,
 // kafka-reassign-partitions), run from the Kafka jars the oracle resolves (tools/kafka-oracle), as
 // their .sh wrappers run them: one JVM per command, against a broker on 127.0.0.1. Needs `java`
 // and `mvn` (describeWithTools('java', 'mvn')).
@@ -11,6 +11,7 @@ export const KAFKA_TOOLS = {
   'kafka-topics': 'org.apache.kafka.tools.TopicCommand',
   'kafka-configs': 'kafka.admin.ConfigCommand',
   'kafka-transactions': 'org.apache.kafka.tools.TransactionsCommand',
+  'kafka-features': 'org.apache.kafka.tools.FeatureCommand',
   'kafka-reassign-partitions': 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
 } as const;
 

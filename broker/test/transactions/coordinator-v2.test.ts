@@ -144,3 +144,23 @@ describe('TxnOffsetCommit v5 (addsGroup)', () => {
     expect(await h.coord.commitOffsets(input(a, true), [offset])).toEqual([E.INVALID_PRODUCER_EPOCH]);
   });
 });
+
+describe("Produce v12's add, remembered (added-partitions.ts)", () => {
+  it('is answered from memory while the transaction goes on, and read again after each end', async () => {
+    const h = harness();
+    const a = await begin(h);
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    const reads = jest.spyOn(h.storage, 'transaction');
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    expect(reads).not.toHaveBeenCalled();
+    // A version-1 end keeps the epoch: the next add must start a transaction again, not be skipped.
+    await h.coord.endTransaction('tx', a, true, 1);
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.NONE);
+    expect(h.info()).toMatchObject({ state: 'Ongoing', partitions: [t(0)] });
+    // The timeout abort forgets too: the fenced epoch's add is refused, not answered from memory.
+    h.timers.nowMs += 61_000;
+    await h.coord.runCleanup();
+    expect(await h.coord.addPartitions('tx', a, [t(0)])).toBe(E.PRODUCER_FENCED);
+    reads.mockRestore();
+  });
+});

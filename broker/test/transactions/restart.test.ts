@@ -80,4 +80,36 @@ describe('transactions across a restart (sqlite)', () => {
       conn.close();
     }
   }, 40_000);
+
+  // Transaction version 2: the bumped epoch is stored with the markers, so after a restart the
+  // producer goes on with it, a retry of its EndTxn still gets it, and the ended epoch stays fenced.
+  it('keeps transaction version 2 epochs across a restart', async () => {
+    await broker?.stop();
+    await start();
+    if (!(await broker!.context.storage.topic('t'))) await broker!.context.storage.createTopic('t', 2, {});
+    let conn = await KafkaConnection.connect('127.0.0.1', broker!.port);
+    const init = await conn.send(ApiKey.InitProducerId, 5, {
+      ...m.defaultInitProducerIdRequest(),
+      transactionalId: 'v2',
+      transactionTimeoutMs: 600_000,
+    });
+    const p = { producerId: init.producerId as bigint, producerEpoch: init.producerEpoch as number };
+    const produced = await conn.send(ApiKey.Produce, 12, txnProduceRequest('v2', 't', 0, p, 'x', 0));
+    expect(produced.responses[0].partitionResponses[0].errorCode).toBe(E.NONE);
+    const ended = await conn.send(ApiKey.EndTxn, 5, { transactionalId: 'v2', ...p, committed: true });
+    expect(ended).toMatchObject({ errorCode: E.NONE, producerEpoch: p.producerEpoch + 1 });
+    conn.close();
+    await broker!.stop();
+
+    await start();
+    conn = await KafkaConnection.connect('127.0.0.1', broker!.port);
+    const retry = await conn.send(ApiKey.EndTxn, 5, { transactionalId: 'v2', ...p, committed: true });
+    expect(retry).toMatchObject({ errorCode: E.NONE, producerId: p.producerId, producerEpoch: p.producerEpoch + 1 });
+    const late = await conn.send(ApiKey.Produce, 12, txnProduceRequest('v2', 't', 0, p, 'late', 1));
+    expect(late.responses[0].partitionResponses[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    const next = { producerId: p.producerId, producerEpoch: p.producerEpoch + 1 };
+    const again = await conn.send(ApiKey.Produce, 12, txnProduceRequest('v2', 't', 0, next, 'y', 0));
+    expect(again.responses[0].partitionResponses[0].errorCode).toBe(E.NONE);
+    conn.close();
+  });
 });

@@ -573,28 +573,28 @@ export const API_SPECS: readonly ApiSpec[] = [
     },
   ),
   api(
-    { apiKey: 76, name: 'ShareGroupHeartbeat', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: true, listeners: ["broker"] },
+    { apiKey: 76, name: 'ShareGroupHeartbeat', minVersion: 1, maxVersion: 1, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
     () => {
       const m = require('./share-group-heartbeat') as typeof import('./share-group-heartbeat');
       return { decodeRequest: m.decodeShareGroupHeartbeatRequest, encodeRequest: m.encodeShareGroupHeartbeatRequest, decodeResponse: m.decodeShareGroupHeartbeatResponse, encodeResponse: m.encodeShareGroupHeartbeatResponse };
     },
   ),
   api(
-    { apiKey: 77, name: 'ShareGroupDescribe', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: true, listeners: ["broker"] },
+    { apiKey: 77, name: 'ShareGroupDescribe', minVersion: 1, maxVersion: 1, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
     () => {
       const m = require('./share-group-describe') as typeof import('./share-group-describe');
       return { decodeRequest: m.decodeShareGroupDescribeRequest, encodeRequest: m.encodeShareGroupDescribeRequest, decodeResponse: m.decodeShareGroupDescribeResponse, encodeResponse: m.encodeShareGroupDescribeResponse };
     },
   ),
   api(
-    { apiKey: 78, name: 'ShareFetch', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: true, listeners: ["broker"] },
+    { apiKey: 78, name: 'ShareFetch', minVersion: 1, maxVersion: 2, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
     () => {
       const m = require('./share-fetch') as typeof import('./share-fetch');
       return { decodeRequest: m.decodeShareFetchRequest, encodeRequest: m.encodeShareFetchRequest, decodeResponse: m.decodeShareFetchResponse, encodeResponse: m.encodeShareFetchResponse };
     },
   ),
   api(
-    { apiKey: 79, name: 'ShareAcknowledge', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: true, listeners: ["broker"] },
+    { apiKey: 79, name: 'ShareAcknowledge', minVersion: 1, maxVersion: 2, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
     () => {
       const m = require('./share-acknowledge') as typeof import('./share-acknowledge');
       return { decodeRequest: m.decodeShareAcknowledgeRequest, encodeRequest: m.encodeShareAcknowledgeRequest, decodeResponse: m.decodeShareAcknowledgeResponse, encodeResponse: m.encodeShareAcknowledgeResponse };

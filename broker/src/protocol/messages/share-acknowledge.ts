@@ -13,7 +13,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** ShareAcknowledgeRequest: versions 0, flexible 0+. */
+/** ShareAcknowledgeRequest: versions 1-2, flexible 0+. */
 export interface ShareAcknowledgeRequest {
   /** The group identifier. */
   groupId?: string | null;
@@ -21,6 +21,8 @@ export interface ShareAcknowledgeRequest {
   memberId: string | null;
   /** The current share session epoch: 0 to open a share session; -1 to close it; otherwise increments for consecutive requests. */
   shareSessionEpoch: number;
+  /** Whether Renew type acknowledgements present in AcknowledgementBatches. */
+  isRenewAck?: boolean;
   /** The topics containing records to acknowledge. */
   topics: ShareAcknowledgeRequestAcknowledgeTopic[];
 }
@@ -30,6 +32,7 @@ function defaultShareAcknowledgeRequest(): ShareAcknowledgeRequest {
     groupId: null,
     memberId: "",
     shareSessionEpoch: 0,
+    isRenewAck: false,
     topics: [],
   };
 }
@@ -39,6 +42,7 @@ function readShareAcknowledgeRequest(r: Reader, v: number): ShareAcknowledgeRequ
   o.groupId = r.compactNullableString();
   o.memberId = r.compactNullableString();
   o.shareSessionEpoch = r.int32();
+  if (v >= 2) o.isRenewAck = r.bool();
   o.topics = rt.readArray(r, true, 'Topics', (r) => readShareAcknowledgeRequestAcknowledgeTopic(r, v));
   r.skipTaggedFields();
   return o;
@@ -48,6 +52,7 @@ function writeShareAcknowledgeRequest(w: Writer, v: number, o: ShareAcknowledgeR
   w.compactNullableString((o.groupId === undefined ? null : o.groupId));
   w.compactNullableString(o.memberId);
   w.int32(o.shareSessionEpoch);
+  if (v >= 2) { w.bool((o.isRenewAck ?? false)); }
   rt.writeArray(w, true, false, 'Topics', o.topics, (w, e) => { writeShareAcknowledgeRequestAcknowledgeTopic(w, v, e); });
   w.uvarint(0);
 }
@@ -116,7 +121,7 @@ export interface ShareAcknowledgeRequestAcknowledgementBatch {
   firstOffset: bigint;
   /** Last offset (inclusive) of batch of records to acknowledge. */
   lastOffset: bigint;
-  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject. */
+  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. */
   acknowledgeTypes: number[];
 }
 
@@ -148,19 +153,19 @@ function writeShareAcknowledgeRequestAcknowledgementBatch(w: Writer, v: number, 
 
 /** Decodes a ShareAcknowledgeRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareAcknowledgeRequest(r: Reader, version: number): ShareAcknowledgeRequest {
-  checkVersion('ShareAcknowledgeRequest', version, 0, 0);
+  checkVersion('ShareAcknowledgeRequest', version, 1, 2);
   return readShareAcknowledgeRequest(r, version);
 }
 
 /** Encodes a ShareAcknowledgeRequest body in the given version. */
 export function encodeShareAcknowledgeRequest(w: Writer, version: number, body: ShareAcknowledgeRequest): void {
-  checkVersion('ShareAcknowledgeRequest', version, 0, 0);
+  checkVersion('ShareAcknowledgeRequest', version, 1, 2);
   writeShareAcknowledgeRequest(w, version, body);
 }
 
 export { defaultShareAcknowledgeRequest };
 
-/** ShareAcknowledgeResponse: versions 0, flexible 0+. */
+/** ShareAcknowledgeResponse: versions 1-2, flexible 0+. */
 export interface ShareAcknowledgeResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
@@ -168,6 +173,8 @@ export interface ShareAcknowledgeResponse {
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
   errorMessage?: string | null;
+  /** The time in milliseconds for which the acquired records are locked. */
+  acquisitionLockTimeoutMs?: number;
   /** The response topics. */
   responses: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[];
   /** Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER. */
@@ -179,6 +186,7 @@ function defaultShareAcknowledgeResponse(): ShareAcknowledgeResponse {
     throttleTimeMs: 0,
     errorCode: 0,
     errorMessage: null,
+    acquisitionLockTimeoutMs: 0,
     responses: [],
     nodeEndpoints: [],
   };
@@ -189,6 +197,7 @@ function readShareAcknowledgeResponse(r: Reader, v: number): ShareAcknowledgeRes
   o.throttleTimeMs = r.int32();
   o.errorCode = r.int16();
   o.errorMessage = r.compactNullableString();
+  if (v >= 2) o.acquisitionLockTimeoutMs = r.int32();
   o.responses = rt.readArray(r, true, 'Responses', (r) => readShareAcknowledgeResponseShareAcknowledgeTopicResponse(r, v));
   o.nodeEndpoints = rt.readArray(r, true, 'NodeEndpoints', (r) => readShareAcknowledgeResponseNodeEndpoint(r, v));
   r.skipTaggedFields();
@@ -199,6 +208,7 @@ function writeShareAcknowledgeResponse(w: Writer, v: number, o: ShareAcknowledge
   w.int32(o.throttleTimeMs);
   w.int16(o.errorCode);
   w.compactNullableString((o.errorMessage === undefined ? null : o.errorMessage));
+  if (v >= 2) { w.int32((o.acquisitionLockTimeoutMs ?? 0)); }
   rt.writeArray(w, true, false, 'Responses', o.responses, (w, e) => { writeShareAcknowledgeResponseShareAcknowledgeTopicResponse(w, v, e); });
   rt.writeArray(w, true, false, 'NodeEndpoints', o.nodeEndpoints, (w, e) => { writeShareAcknowledgeResponseNodeEndpoint(w, v, e); });
   w.uvarint(0);
@@ -241,6 +251,7 @@ export interface ShareAcknowledgeResponsePartitionData {
   errorCode: number;
   /** The error message, or null if there was no error. */
   errorMessage?: string | null;
+  /** The current leader of the partition. */
   currentLeader: ShareAcknowledgeResponseLeaderIdAndEpoch;
 }
 
@@ -344,13 +355,13 @@ function writeShareAcknowledgeResponseNodeEndpoint(w: Writer, v: number, o: Shar
 
 /** Decodes a ShareAcknowledgeResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareAcknowledgeResponse(r: Reader, version: number): ShareAcknowledgeResponse {
-  checkVersion('ShareAcknowledgeResponse', version, 0, 0);
+  checkVersion('ShareAcknowledgeResponse', version, 1, 2);
   return readShareAcknowledgeResponse(r, version);
 }
 
 /** Encodes a ShareAcknowledgeResponse body in the given version. */
 export function encodeShareAcknowledgeResponse(w: Writer, version: number, body: ShareAcknowledgeResponse): void {
-  checkVersion('ShareAcknowledgeResponse', version, 0, 0);
+  checkVersion('ShareAcknowledgeResponse', version, 1, 2);
   writeShareAcknowledgeResponse(w, version, body);
 }
 

@@ -14,7 +14,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** ShareFetchRequest: versions 0, flexible 0+. */
+/** ShareFetchRequest: versions 1-2, flexible 0+. */
 export interface ShareFetchRequest {
   /** The group identifier. */
   groupId?: string | null;
@@ -26,8 +26,14 @@ export interface ShareFetchRequest {
   maxWaitMs: number;
   /** The minimum bytes to accumulate in the response. */
   minBytes: number;
-  /** The maximum bytes to fetch.  See KIP-74 for cases where this limit may not be honored. */
+  /** The maximum bytes to fetch. See KIP-74 for cases where this limit may not be honored. */
   maxBytes?: number;
+  /** The maximum number of records to fetch. This limit can be exceeded for alignment of batch boundaries. */
+  maxRecords: number;
+  /** The optimal number of records for batches of acquired records and acknowledgements. */
+  batchSize: number;
+  /** The acquire mode to control the fetch behavior: 0:Batch-optimized,1:Record-limit,255:Renew. */
+  shareAcquireMode?: number;
   /** The topics to fetch. */
   topics: ShareFetchRequestFetchTopic[];
   /** The partitions to remove from this share session. */
@@ -42,6 +48,9 @@ function defaultShareFetchRequest(): ShareFetchRequest {
     maxWaitMs: 0,
     minBytes: 0,
     maxBytes: 2147483647,
+    maxRecords: 0,
+    batchSize: 0,
+    shareAcquireMode: 0,
     topics: [],
     forgottenTopicsData: [],
   };
@@ -55,6 +64,9 @@ function readShareFetchRequest(r: Reader, v: number): ShareFetchRequest {
   o.maxWaitMs = r.int32();
   o.minBytes = r.int32();
   o.maxBytes = r.int32();
+  o.maxRecords = r.int32();
+  o.batchSize = r.int32();
+  if (v >= 2) o.shareAcquireMode = r.int8();
   o.topics = rt.readArray(r, true, 'Topics', (r) => readShareFetchRequestFetchTopic(r, v));
   o.forgottenTopicsData = rt.readArray(r, true, 'ForgottenTopicsData', (r) => readShareFetchRequestForgottenTopic(r, v));
   r.skipTaggedFields();
@@ -68,6 +80,9 @@ function writeShareFetchRequest(w: Writer, v: number, o: ShareFetchRequest): voi
   w.int32(o.maxWaitMs);
   w.int32(o.minBytes);
   w.int32((o.maxBytes ?? 2147483647));
+  w.int32(o.maxRecords);
+  w.int32(o.batchSize);
+  if (v >= 2) { w.int8((o.shareAcquireMode ?? 0)); }
   rt.writeArray(w, true, false, 'Topics', o.topics, (w, e) => { writeShareFetchRequestFetchTopic(w, v, e); });
   rt.writeArray(w, true, false, 'ForgottenTopicsData', o.forgottenTopicsData, (w, e) => { writeShareFetchRequestForgottenTopic(w, v, e); });
   w.uvarint(0);
@@ -107,7 +122,7 @@ export interface ShareFetchRequestFetchPartition {
   /** The partition index. */
   partitionIndex: number;
   /** The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is required. See KIP-74 for cases where this limit may not be honored. */
-  partitionMaxBytes: number;
+  partitionMaxBytes?: number;
   /** Record batches to acknowledge. */
   acknowledgementBatches: ShareFetchRequestAcknowledgementBatch[];
 }
@@ -123,7 +138,6 @@ function defaultShareFetchRequestFetchPartition(): ShareFetchRequestFetchPartiti
 function readShareFetchRequestFetchPartition(r: Reader, v: number): ShareFetchRequestFetchPartition {
   const o = defaultShareFetchRequestFetchPartition();
   o.partitionIndex = r.int32();
-  o.partitionMaxBytes = r.int32();
   o.acknowledgementBatches = rt.readArray(r, true, 'AcknowledgementBatches', (r) => readShareFetchRequestAcknowledgementBatch(r, v));
   r.skipTaggedFields();
   return o;
@@ -131,7 +145,6 @@ function readShareFetchRequestFetchPartition(r: Reader, v: number): ShareFetchRe
 
 function writeShareFetchRequestFetchPartition(w: Writer, v: number, o: ShareFetchRequestFetchPartition): void {
   w.int32(o.partitionIndex);
-  w.int32(o.partitionMaxBytes);
   rt.writeArray(w, true, false, 'AcknowledgementBatches', o.acknowledgementBatches, (w, e) => { writeShareFetchRequestAcknowledgementBatch(w, v, e); });
   w.uvarint(0);
 }
@@ -142,7 +155,7 @@ export interface ShareFetchRequestAcknowledgementBatch {
   firstOffset: bigint;
   /** Last offset (inclusive) of batch of records to acknowledge. */
   lastOffset: bigint;
-  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject. */
+  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. */
   acknowledgeTypes: number[];
 }
 
@@ -205,19 +218,19 @@ function writeShareFetchRequestForgottenTopic(w: Writer, v: number, o: ShareFetc
 
 /** Decodes a ShareFetchRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareFetchRequest(r: Reader, version: number): ShareFetchRequest {
-  checkVersion('ShareFetchRequest', version, 0, 0);
+  checkVersion('ShareFetchRequest', version, 1, 2);
   return readShareFetchRequest(r, version);
 }
 
 /** Encodes a ShareFetchRequest body in the given version. */
 export function encodeShareFetchRequest(w: Writer, version: number, body: ShareFetchRequest): void {
-  checkVersion('ShareFetchRequest', version, 0, 0);
+  checkVersion('ShareFetchRequest', version, 1, 2);
   writeShareFetchRequest(w, version, body);
 }
 
 export { defaultShareFetchRequest };
 
-/** ShareFetchResponse: versions 0, flexible 0+. */
+/** ShareFetchResponse: versions 1-2, flexible 0+. */
 export interface ShareFetchResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
@@ -225,6 +238,8 @@ export interface ShareFetchResponse {
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
   errorMessage?: string | null;
+  /** The time in milliseconds for which the acquired records are locked. */
+  acquisitionLockTimeoutMs: number;
   /** The response topics. */
   responses: ShareFetchResponseShareFetchableTopicResponse[];
   /** Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER. */
@@ -236,6 +251,7 @@ function defaultShareFetchResponse(): ShareFetchResponse {
     throttleTimeMs: 0,
     errorCode: 0,
     errorMessage: null,
+    acquisitionLockTimeoutMs: 0,
     responses: [],
     nodeEndpoints: [],
   };
@@ -246,6 +262,7 @@ function readShareFetchResponse(r: Reader, v: number): ShareFetchResponse {
   o.throttleTimeMs = r.int32();
   o.errorCode = r.int16();
   o.errorMessage = r.compactNullableString();
+  o.acquisitionLockTimeoutMs = r.int32();
   o.responses = rt.readArray(r, true, 'Responses', (r) => readShareFetchResponseShareFetchableTopicResponse(r, v));
   o.nodeEndpoints = rt.readArray(r, true, 'NodeEndpoints', (r) => readShareFetchResponseNodeEndpoint(r, v));
   r.skipTaggedFields();
@@ -256,6 +273,7 @@ function writeShareFetchResponse(w: Writer, v: number, o: ShareFetchResponse): v
   w.int32(o.throttleTimeMs);
   w.int16(o.errorCode);
   w.compactNullableString((o.errorMessage === undefined ? null : o.errorMessage));
+  w.int32(o.acquisitionLockTimeoutMs);
   rt.writeArray(w, true, false, 'Responses', o.responses, (w, e) => { writeShareFetchResponseShareFetchableTopicResponse(w, v, e); });
   rt.writeArray(w, true, false, 'NodeEndpoints', o.nodeEndpoints, (w, e) => { writeShareFetchResponseNodeEndpoint(w, v, e); });
   w.uvarint(0);
@@ -302,6 +320,7 @@ export interface ShareFetchResponsePartitionData {
   acknowledgeErrorCode: number;
   /** The acknowledge error message, or null if there was no acknowledge error. */
   acknowledgeErrorMessage?: string | null;
+  /** The current leader of the partition. */
   currentLeader: ShareFetchResponseLeaderIdAndEpoch;
   /** The record data. */
   records: Records | null;
@@ -330,7 +349,7 @@ function readShareFetchResponsePartitionData(r: Reader, v: number): ShareFetchRe
   o.acknowledgeErrorCode = r.int16();
   o.acknowledgeErrorMessage = r.compactNullableString();
   o.currentLeader = readShareFetchResponseLeaderIdAndEpoch(r, v);
-  o.records = r.compactNullableBytes();
+  o.records = r.compactBytes();
   o.acquiredRecords = rt.readArray(r, true, 'AcquiredRecords', (r) => readShareFetchResponseAcquiredRecords(r, v));
   r.skipTaggedFields();
   return o;
@@ -343,7 +362,7 @@ function writeShareFetchResponsePartitionData(w: Writer, v: number, o: ShareFetc
   w.int16(o.acknowledgeErrorCode);
   w.compactNullableString((o.acknowledgeErrorMessage === undefined ? null : o.acknowledgeErrorMessage));
   writeShareFetchResponseLeaderIdAndEpoch(w, v, o.currentLeader ?? defaultShareFetchResponseLeaderIdAndEpoch());
-  w.compactNullableBytes(o.records);
+  w.compactBytes(rt.nonNull(o.records, 'Records', v));
   rt.writeArray(w, true, false, 'AcquiredRecords', o.acquiredRecords, (w, e) => { writeShareFetchResponseAcquiredRecords(w, v, e); });
   w.uvarint(0);
 }
@@ -457,13 +476,13 @@ function writeShareFetchResponseNodeEndpoint(w: Writer, v: number, o: ShareFetch
 
 /** Decodes a ShareFetchResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareFetchResponse(r: Reader, version: number): ShareFetchResponse {
-  checkVersion('ShareFetchResponse', version, 0, 0);
+  checkVersion('ShareFetchResponse', version, 1, 2);
   return readShareFetchResponse(r, version);
 }
 
 /** Encodes a ShareFetchResponse body in the given version. */
 export function encodeShareFetchResponse(w: Writer, version: number, body: ShareFetchResponse): void {
-  checkVersion('ShareFetchResponse', version, 0, 0);
+  checkVersion('ShareFetchResponse', version, 1, 2);
   writeShareFetchResponse(w, version, body);
 }
 

@@ -13,7 +13,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** ShareGroupDescribeRequest: versions 0, flexible 0+. */
+/** ShareGroupDescribeRequest: versions 1, flexible 0+. */
 export interface ShareGroupDescribeRequest {
   /** The ids of the groups to describe */
   groupIds: string[];
@@ -45,19 +45,19 @@ function writeShareGroupDescribeRequest(w: Writer, v: number, o: ShareGroupDescr
 
 /** Decodes a ShareGroupDescribeRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareGroupDescribeRequest(r: Reader, version: number): ShareGroupDescribeRequest {
-  checkVersion('ShareGroupDescribeRequest', version, 0, 0);
+  checkVersion('ShareGroupDescribeRequest', version, 1, 1);
   return readShareGroupDescribeRequest(r, version);
 }
 
 /** Encodes a ShareGroupDescribeRequest body in the given version. */
 export function encodeShareGroupDescribeRequest(w: Writer, version: number, body: ShareGroupDescribeRequest): void {
-  checkVersion('ShareGroupDescribeRequest', version, 0, 0);
+  checkVersion('ShareGroupDescribeRequest', version, 1, 1);
   writeShareGroupDescribeRequest(w, version, body);
 }
 
 export { defaultShareGroupDescribeRequest };
 
-/** ShareGroupDescribeResponse: versions 0, flexible 0+. */
+/** ShareGroupDescribeResponse: versions 1, flexible 0+. */
 export interface ShareGroupDescribeResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
@@ -265,13 +265,13 @@ function writeShareGroupDescribeResponseMember(w: Writer, v: number, o: ShareGro
 
 /** Decodes a ShareGroupDescribeResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareGroupDescribeResponse(r: Reader, version: number): ShareGroupDescribeResponse {
-  checkVersion('ShareGroupDescribeResponse', version, 0, 0);
+  checkVersion('ShareGroupDescribeResponse', version, 1, 1);
   return readShareGroupDescribeResponse(r, version);
 }
 
 /** Encodes a ShareGroupDescribeResponse body in the given version. */
 export function encodeShareGroupDescribeResponse(w: Writer, version: number, body: ShareGroupDescribeResponse): void {
-  checkVersion('ShareGroupDescribeResponse', version, 0, 0);
+  checkVersion('ShareGroupDescribeResponse', version, 1, 1);
   writeShareGroupDescribeResponse(w, version, body);
 }
 

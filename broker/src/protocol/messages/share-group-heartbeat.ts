@@ -13,7 +13,7 @@ function checkVersion(name: string, version: number, min: number, max: number): 
   if (!(version >= min && version <= max)) throw new EncodeError(`${name} has no version ${version} (valid ${min}-${max})`);
 }
 
-/** ShareGroupHeartbeatRequest: versions 0, flexible 0+. */
+/** ShareGroupHeartbeatRequest: versions 1, flexible 0+. */
 export interface ShareGroupHeartbeatRequest {
   /** The group identifier. */
   groupId: string;
@@ -60,19 +60,19 @@ function writeShareGroupHeartbeatRequest(w: Writer, v: number, o: ShareGroupHear
 
 /** Decodes a ShareGroupHeartbeatRequest body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareGroupHeartbeatRequest(r: Reader, version: number): ShareGroupHeartbeatRequest {
-  checkVersion('ShareGroupHeartbeatRequest', version, 0, 0);
+  checkVersion('ShareGroupHeartbeatRequest', version, 1, 1);
   return readShareGroupHeartbeatRequest(r, version);
 }
 
 /** Encodes a ShareGroupHeartbeatRequest body in the given version. */
 export function encodeShareGroupHeartbeatRequest(w: Writer, version: number, body: ShareGroupHeartbeatRequest): void {
-  checkVersion('ShareGroupHeartbeatRequest', version, 0, 0);
+  checkVersion('ShareGroupHeartbeatRequest', version, 1, 1);
   writeShareGroupHeartbeatRequest(w, version, body);
 }
 
 export { defaultShareGroupHeartbeatRequest };
 
-/** ShareGroupHeartbeatResponse: versions 0, flexible 0+. */
+/** ShareGroupHeartbeatResponse: versions 1, flexible 0+. */
 export interface ShareGroupHeartbeatResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
@@ -183,13 +183,13 @@ function writeShareGroupHeartbeatResponseAssignment(w: Writer, v: number, o: Sha
 
 /** Decodes a ShareGroupHeartbeatResponse body of the given version. Throws DecodeError on malformed input. */
 export function decodeShareGroupHeartbeatResponse(r: Reader, version: number): ShareGroupHeartbeatResponse {
-  checkVersion('ShareGroupHeartbeatResponse', version, 0, 0);
+  checkVersion('ShareGroupHeartbeatResponse', version, 1, 1);
   return readShareGroupHeartbeatResponse(r, version);
 }
 
 /** Encodes a ShareGroupHeartbeatResponse body in the given version. */
 export function encodeShareGroupHeartbeatResponse(w: Writer, version: number, body: ShareGroupHeartbeatResponse): void {
-  checkVersion('ShareGroupHeartbeatResponse', version, 0, 0);
+  checkVersion('ShareGroupHeartbeatResponse', version, 1, 1);
   writeShareGroupHeartbeatResponse(w, version, body);
 }
 

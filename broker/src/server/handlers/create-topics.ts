@@ -4,8 +4,9 @@
 // Partition bounds: partition-limits.ts. controller_mutation_rate (KIP-599): each topic that passed
 // every check is charged its partitions, validate_only too as in Kafka's controller; strict (refused
 // with THROTTLING_QUOTA_EXCEEDED) from v6 (quotas/controller-mutation-quotas.ts). A big request is
-// worked in slices of at most TOPICS_PER_SLICE topics / PARTITIONS_PER_SLICE partitions, each one
-// storage transaction, with a turn of the event loop between them (yield-slices.ts), so other
+// worked in slices of at most TOPICS_PER_SLICE topics / PARTITIONS_PER_SLICE partitions (fewer
+// when topics are dear: SliceSizer), each one storage transaction, with a turn of the event loop
+// between them (yield-slices.ts), so other
 // clients are answered while it runs (issues 11, 29); each topic still succeeds or fails alone.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
@@ -26,7 +27,15 @@ import type { ApiHandler, BrokerContext } from '../context';
 import { PartitionBudget, requestPartitionsRefusal, topicPartitionsRefusal } from '../partition-limits';
 import type { Refusal } from '../partition-limits';
 import { isReservedTopic, topicNameError } from '../topic-names';
-import { nextTurn, PARTITIONS_PER_SLICE, slicesOf, TOPICS_PER_SLICE } from '../yield-slices';
+import {
+  FIRST_SLICE_TOPICS,
+  nextTurn,
+  PARTITIONS_PER_SLICE,
+  sized,
+  SliceSizer,
+  slicesOf,
+  TOPICS_PER_SLICE,
+} from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
 import type { ControllerMutationQuota } from '../quotas/controller-mutation-quotas';
 import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
@@ -203,9 +212,10 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       return answers as CreateTopicsResponseCreatableTopicResult[];
     };
     const topics: CreateTopicsResponseCreatableTopicResult[] = [];
+    const sizer = new SliceSizer(FIRST_SLICE_TOPICS, TOPICS_PER_SLICE);
     const slices = slicesOf(
       req.topics,
-      TOPICS_PER_SLICE,
+      () => sizer.next,
       (t) => topicPartitions(t, broker.config.numPartitions),
       PARTITIONS_PER_SLICE,
     );
@@ -215,7 +225,9 @@ export const createTopicsHandler: ApiHandler<CreateTopicsRequest, CreateTopicsRe
       first = false;
       // A slice's exists-checks, budget claims and creation run as one catalog change
       // (keyed-serial.ts): no other request of this broker creates its topics or claims in between.
-      topics.push(...(await catalogChanges.run(broker.storage, () => createSlice(slice))));
+      topics.push(
+        ...(await sized(sizer, slice.length, () => catalogChanges.run(broker.storage, () => createSlice(slice)))),
+      );
     }
     return { throttleTimeMs: mutationThrottleMs(ctx, quota), topics };
   },

@@ -1,6 +1,7 @@
 // DeleteTopics (key 20): v0-6 (v0, gone in Kafka 4.0 by KIP-896, differs from v1 only by having no
 // throttle time in the response). Deletes exactly the named topics (v6 also by id) with their
-// batches, producer state and committed offsets. Worked in slices of TOPICS_PER_SLICE topics, each
+// batches, producer state and committed offsets. Worked in slices of at most TOPICS_PER_SLICE
+// topics (fewer when topics are dear: SliceSizer), each
 // one storage transaction with a turn of the event loop between them (yield-slices.ts), as
 // CreateTopics: deleting thousands of topics must not stall other clients (issues 11, 29).
 // controller_mutation_rate (KIP-599): each topic found and allowed is charged its partitions;
@@ -18,7 +19,7 @@ import type { TopicInfo } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { may } from './authz';
 import { retryIfDiskFull } from '../space-retry';
-import { nextTurn, slicesOf, TOPICS_PER_SLICE } from '../yield-slices';
+import { FIRST_SLICE_TOPICS, nextTurn, sized, SliceSizer, slicesOf, TOPICS_PER_SLICE } from '../yield-slices';
 import { catalogChanges } from '../../keyed-serial';
 import { mutationThrottleMs, requestMutationQuota } from '../quotas/request-mutation-quota';
 
@@ -37,11 +38,14 @@ export const deleteTopicsHandler: ApiHandler<DeleteTopicsRequest, DeleteTopicsRe
     const quota = requestMutationQuota(ctx, STRICT_QUOTA_SINCE_VERSION);
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
     let first = true;
-    for (const slice of slicesOf(wanted, TOPICS_PER_SLICE)) {
+    const sizer = new SliceSizer(FIRST_SLICE_TOPICS, TOPICS_PER_SLICE);
+    for (const slice of slicesOf(wanted, () => sizer.next)) {
       if (!first) await nextTurn();
       first = false;
       // A slice's look-ups and deletions as one catalog change (keyed-serial.ts).
-      responses.push(...(await catalogChanges.run(broker.storage, () => deleteSlice(slice))));
+      responses.push(
+        ...(await sized(sizer, slice.length, () => catalogChanges.run(broker.storage, () => deleteSlice(slice)))),
+      );
     }
     return { throttleTimeMs: mutationThrottleMs(ctx, quota), responses };
 

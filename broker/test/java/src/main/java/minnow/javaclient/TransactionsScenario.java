@@ -18,8 +18,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Transactions with the reference client (transaction version 1: minnow does not advertise
- * transaction.version 2, KIP-890 part 2). On topic PREFIX-txn (2 partitions): a committed
+ * Transactions with the reference client (transaction version 2 for a 4.x client, KIP-890 part 2,
+ * as minnow finalizes transaction.version 2; version 1 for a 3.x client: TransactionsV2Scenario
+ * tells them apart). On topic PREFIX-txn (2 partitions): a committed
  * transaction over both partitions with offsets sent for group PREFIX-txn-group, an aborted one,
  * then a second producer with the same transactional.id fences the first (its next commit fails
  * with ProducerFencedException) and commits its own. Reports what a read_committed and a
