@@ -1,6 +1,8 @@
 // The broker: configuration, storage, coordinators, listeners and background tasks wired together
 // in order (each part in its own module), with a clean stop.
 import { GroupCoordinator } from '../groups/coordinator';
+import { consumerCoordinatorOptions } from './settings/consumer-group-settings';
+import { ShareGroups } from '../groups/share/share-groups';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
@@ -107,6 +109,20 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     logger,
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+    consumer: consumerCoordinatorOptions(config),
+  });
+  const shareGroups = new ShareGroups({
+    storage,
+    logger,
+    now,
+    fetchWaiters: {
+      wait: (parts, ms) =>
+        fetchWaiters.wait(
+          parts.map((p) => partitionKey(p.topic, p.partition)),
+          ms,
+        ),
+      notify: (topic, partition) => fetchWaiters.notify(partitionKey(topic, partition)),
+    },
   });
   // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
   // read_committed fetches waiting on those partitions answer at once.
@@ -155,6 +171,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     fetchWaiters,
     responseMemory: new ResponseMemory(config.fetchResponseMemoryBytes),
     groups,
+    shareGroups,
     transactions,
     diskSpace,
     authorizer,
@@ -205,6 +222,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   const releaseCore = async () => {
     registry.stop();
     groups.close();
+    shareGroups.close();
     transactions.close();
     await cluster.stop();
     await storage.close();
@@ -306,6 +324,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       const metricsClosed = metricsServer?.close();
       fetchWaiters.close();
       groups.close();
+      shareGroups.close();
       transactions.close();
       // Leaving at once hands this broker's groups and partitions to the others (src/cluster).
       const left = cluster.stop();

@@ -7,6 +7,7 @@ import type { BrokerConfig, Endpoint } from './config';
 import type { FetchWaiters } from './fetch-waiters';
 import type { Logger } from '../logger';
 import type { GroupCoordinator } from '../groups/coordinator';
+import type { ShareGroups } from '../groups/share/share-groups';
 import type { TransactionCoordinator } from '../transactions/coordinator';
 import type { DiskSpace } from '../storage/disk-space';
 import type { Authorizer } from './authorizer';
@@ -32,6 +33,8 @@ export interface BrokerContext {
   /** Fetched record bytes held across connections (MINNOW_FETCH_RESPONSE_MEMORY_BYTES; response-memory.ts). */
   responseMemory?: ResponseMemory;
   groups: GroupCoordinator;
+  /** Share groups (KIP-932): membership, share-partition delivery state, share sessions. */
+  shareGroups: ShareGroups;
   /** The transaction coordinator (src/transactions): every transactional id is coordinated here. */
   transactions: TransactionCoordinator;
   /** Free space of the database's file system (sqlite:// only): the produce floor, the reserve. */

@@ -9,6 +9,10 @@ import { alterConfigsHandler, incrementalAlterConfigsHandler } from './alter-con
 import { apiVersionsHandler } from './api-versions';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat';
 import { consumerGroupDescribeHandler } from './consumer-group-describe';
+import { shareGroupHeartbeatHandler } from './share-group-heartbeat';
+import { shareGroupDescribeHandler } from './share-group-describe';
+import { shareFetchHandler } from './share-fetch';
+import { shareAcknowledgeHandler } from './share-acknowledge';
 import { createAclsHandler } from './create-acls';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
@@ -81,6 +85,11 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     ...groupHandlers,
     consumerGroupHeartbeatHandler,
     consumerGroupDescribeHandler,
+    // Share groups (src/groups/share, KIP-932).
+    shareGroupHeartbeatHandler,
+    shareGroupDescribeHandler,
+    shareFetchHandler,
+    shareAcknowledgeHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
     // SASL (server/sasl/) and its users.

@@ -85,4 +85,17 @@ final class Clients {
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
     return Admin.create(p);
   }
+
+  /** KIP-932 share consumer (kafka-clients 4.1+ speaks the stable share APIs). */
+  org.apache.kafka.clients.consumer.KafkaShareConsumer<String, String> shareConsumer(String groupId, Map<String, Object> overrides) {
+    Properties p = new Properties();
+    p.putAll(common);
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, name("share"));
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.putAll(overrides);
+    return new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+  }
 }

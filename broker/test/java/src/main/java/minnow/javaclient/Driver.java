@@ -44,10 +44,12 @@ public final class Driver {
         return CompactionScenario::run;
       case "cluster":
         return ClusterScenario::run;
+      case "share":
+        return ShareScenario::run;
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster or mutation-quota");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota or share");
     }
   }
 

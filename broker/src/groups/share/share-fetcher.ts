@@ -1,0 +1,262 @@
+// ShareFetch and ShareAcknowledge (KIP-932; Kafka's KafkaApis.handleShareFetchRequest and
+// SharePartitionManager): the share session's epoch, the acknowledgements carried by the request,
+// then, for ShareFetch, records acquired for the member from every partition of its session,
+// answered as whole batches plus the AcquiredRecords ranges the client may hand to the application.
+// A fetch that acquires nothing waits up to MaxWaitMs for an append (or a release) on its partitions.
+import { ErrorCode } from '../../protocol/error-codes';
+import { RecordChunks, type Records } from '../../protocol/records';
+import type { Storage } from '../../storage/storage';
+import type { TopicInfo } from '../../storage/topic-store';
+import type { AcquiredRange } from './share-partition';
+import type { SharePartitions } from './share-partitions';
+import { CLOSE_EPOCH, OPEN_EPOCH, sessionPartitionKey, type ShareSessions } from './share-sessions';
+
+export interface AckBatch {
+  firstOffset: bigint;
+  lastOffset: bigint;
+  acknowledgeTypes: number[];
+}
+
+export interface ShareRequestTopic {
+  topicId: string;
+  partitions: Array<{ partitionIndex: number; acknowledgementBatches: AckBatch[] }>;
+}
+
+export interface ShareFetchInput {
+  groupId: string;
+  memberId: string;
+  shareSessionEpoch: number;
+  maxWaitMs: number;
+  maxBytes: number;
+  maxRecords: number;
+  topics: ShareRequestTopic[];
+  forgotten: Array<{ topicId: string; partitions: number[] }>;
+  /** READ on the topic (checked by the handler's authorizer). */
+  mayRead: (topicName: string) => boolean;
+  /** false for ShareAcknowledge: acknowledgements only. */
+  fetch: boolean;
+}
+
+export interface SharePartitionAnswer {
+  topicId: string;
+  partitionIndex: number;
+  errorCode: number;
+  acknowledgeErrorCode: number;
+  records: Records;
+  acquiredRecords: Array<{ firstOffset: bigint; lastOffset: bigint; deliveryCount: number }>;
+}
+
+export interface ShareFetchOutput {
+  errorCode: number;
+  errorMessage: string | null;
+  partitions: SharePartitionAnswer[];
+}
+
+/** The broker's fetch waiters (server/fetch-waiters.ts), seen from here: groups/ sits below server/. */
+export interface PartitionWaiters {
+  /** Resolves on an append to one of the partitions (or a notify), or after timeoutMs. */
+  wait(partitions: ReadonlyArray<{ topic: string; partition: number }>, timeoutMs: number): Promise<void>;
+  notify(topic: string, partition: number): void;
+}
+
+export interface ShareFetcherDeps {
+  storage: Storage;
+  fetchWaiters: PartitionWaiters;
+  partitions: SharePartitions;
+  sessions: ShareSessions;
+  now: () => number;
+}
+
+const NO_RECORDS = Buffer.alloc(0);
+const baseOffsetOf = (batch: Buffer) => Number(batch.readBigInt64BE(0));
+const lastOffsetOf = (batch: Buffer) => baseOffsetOf(batch) + batch.readInt32BE(23);
+/** Per partition, like Kafka's default max.partition.fetch.bytes for share fetches. */
+const PARTITION_MAX_BYTES = 1024 * 1024;
+
+export class ShareFetcher {
+  constructor(private readonly deps: ShareFetcherDeps) {}
+
+  async handle(req: ShareFetchInput): Promise<ShareFetchOutput> {
+    const { sessions } = this.deps;
+    const fail = (errorCode: number, errorMessage: string): ShareFetchOutput => ({
+      errorCode,
+      errorMessage,
+      partitions: [],
+    });
+    const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
+    if (req.shareSessionEpoch === OPEN_EPOCH && hasAcks) {
+      return fail(ErrorCode.INVALID_REQUEST, 'Acknowledge data present on initial share fetch request.');
+    }
+    if (!req.fetch && req.shareSessionEpoch === OPEN_EPOCH) {
+      return fail(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'ShareAcknowledge cannot open a share session (epoch 0).');
+    }
+    const checked = sessions.check(req.groupId, req.memberId, req.shareSessionEpoch);
+    if (checked.errorCode !== ErrorCode.NONE || !checked.session) {
+      const what = checked.errorCode === ErrorCode.SHARE_SESSION_NOT_FOUND ? 'no share session' : 'another epoch';
+      return fail(
+        checked.errorCode,
+        `Share session epoch ${req.shareSessionEpoch} of member ${req.memberId} in group ${req.groupId}: the broker has ${what}; the client starts a new session with epoch 0.`,
+      );
+    }
+    const session = checked.session;
+    const answers = new Map<string, SharePartitionAnswer>();
+    const answerFor = (topicId: string, partitionIndex: number): SharePartitionAnswer => {
+      const k = sessionPartitionKey(topicId, partitionIndex);
+      let a = answers.get(k);
+      if (!a) {
+        a = {
+          topicId,
+          partitionIndex,
+          errorCode: 0,
+          acknowledgeErrorCode: 0,
+          records: NO_RECORDS,
+          acquiredRecords: [],
+        };
+        answers.set(k, a);
+      }
+      return a;
+    };
+    const topics = new Map<string, TopicInfo | undefined>();
+    const topicOf = async (id: string) => {
+      if (!topics.has(id)) topics.set(id, await this.deps.storage.topicById(id));
+      return topics.get(id);
+    };
+    // Acknowledgements first (Kafka acknowledges before it fetches, so released records can go out again).
+    for (const t of req.topics) {
+      const topic = await topicOf(t.topicId);
+      for (const p of t.partitions) {
+        if (req.fetch) session.partitions.add(sessionPartitionKey(t.topicId, p.partitionIndex));
+        if (p.acknowledgementBatches.length === 0) {
+          if (!req.fetch) answerFor(t.topicId, p.partitionIndex);
+          continue;
+        }
+        const a = answerFor(t.topicId, p.partitionIndex);
+        const err = this.partitionError(topic, p.partitionIndex, req.mayRead);
+        if (err !== ErrorCode.NONE) {
+          a.acknowledgeErrorCode = err;
+          if (!req.fetch) a.errorCode = err;
+          continue;
+        }
+        const state = await this.deps.partitions.get(req.groupId, topic!, p.partitionIndex);
+        let ok = true;
+        for (const b of p.acknowledgementBatches) {
+          ok =
+            state.acknowledge(
+              req.memberId,
+              Number(b.firstOffset),
+              Number(b.lastOffset),
+              b.acknowledgeTypes,
+              this.deps.now(),
+            ) && ok;
+        }
+        this.deps.partitions.changed(req.groupId, topic!.topicId, p.partitionIndex, state);
+        if (!ok) {
+          a.acknowledgeErrorCode = ErrorCode.INVALID_RECORD_STATE;
+          if (!req.fetch) a.errorCode = ErrorCode.INVALID_RECORD_STATE;
+        }
+        // Released records may go to a member waiting on this partition.
+        this.deps.fetchWaiters.notify(topic!.name, p.partitionIndex);
+      }
+    }
+    for (const f of req.forgotten) {
+      for (const p of f.partitions) session.partitions.delete(sessionPartitionKey(f.topicId, p));
+    }
+    if (req.shareSessionEpoch === CLOSE_EPOCH) {
+      // Closing the session gives the member's acquired records back (SharePartitionManager.releaseSession).
+      await this.releaseMember(req.groupId, req.memberId);
+      return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+    }
+    if (req.fetch) {
+      let acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+      if (acquired === 0 && req.maxWaitMs > 0) {
+        const keys: Array<{ topic: string; partition: number }> = [];
+        for (const k of session.partitions) {
+          const [topicId, part] = k.split('\u0000');
+          const topic = await topicOf(topicId!);
+          if (topic) keys.push({ topic: topic.name, partition: Number(part) });
+        }
+        await this.deps.fetchWaiters.wait(keys, req.maxWaitMs);
+        acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+      }
+    }
+    return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+  }
+
+  /** A member left its group: every record it holds in the group goes back. */
+  async releaseMember(groupId: string, memberId: string): Promise<void> {
+    for (const p of await this.deps.partitions.loaded(groupId)) {
+      if (p.state.releaseMember(memberId) === 0) continue;
+      this.deps.partitions.changed(groupId, p.topicId, p.partition, p.state);
+      const topic = await this.deps.storage.topicById(p.topicId);
+      if (topic) this.deps.fetchWaiters.notify(topic.name, p.partition);
+    }
+  }
+
+  private partitionError(topic: TopicInfo | undefined, partition: number, mayRead: (n: string) => boolean): number {
+    if (!topic) return ErrorCode.UNKNOWN_TOPIC_ID;
+    if (!mayRead(topic.name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    if (partition < 0 || partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return ErrorCode.NONE;
+  }
+
+  /** One pass over the session's partitions; returns how many records were acquired. */
+  private async acquire(
+    req: ShareFetchInput,
+    keys: string[],
+    topicOf: (id: string) => Promise<TopicInfo | undefined>,
+    answerFor: (topicId: string, partition: number) => SharePartitionAnswer,
+  ): Promise<number> {
+    let left = req.maxRecords > 0 ? req.maxRecords : 500;
+    let bytesLeft = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
+    let total = 0;
+    for (const k of keys) {
+      if (left <= 0 || bytesLeft <= 0) break;
+      const [topicId, part] = k.split('\u0000');
+      const partition = Number(part);
+      const topic = await topicOf(topicId!);
+      const err = this.partitionError(topic, partition, req.mayRead);
+      if (err !== ErrorCode.NONE) {
+        answerFor(topicId!, partition).errorCode = err;
+        continue;
+      }
+      const state = await this.deps.partitions.get(req.groupId, topic!, partition);
+      const from = state.nextFetchOffset(this.deps.now());
+      const read = await this.deps.storage.read(
+        topic!.name,
+        partition,
+        from,
+        Math.min(PARTITION_MAX_BYTES, bytesLeft),
+        total === 0,
+      );
+      if (read.errorCode !== ErrorCode.NONE) {
+        answerFor(topicId!, partition).errorCode = read.errorCode;
+        continue;
+      }
+      if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
+      if (read.batches.length === 0) continue;
+      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), read.highWatermark - 1);
+      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now());
+      if (ranges.length === 0) continue;
+      this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
+      const batches = read.batches.filter((b) => overlaps(b, ranges));
+      const a = answerFor(topicId!, partition);
+      a.records = batches.length === 1 ? batches[0]! : new RecordChunks(batches);
+      a.acquiredRecords = ranges.map((r) => ({
+        firstOffset: BigInt(r.firstOffset),
+        lastOffset: BigInt(r.lastOffset),
+        deliveryCount: r.deliveryCount,
+      }));
+      const n = ranges.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);
+      left -= n;
+      total += n;
+      bytesLeft -= a.records.length;
+    }
+    return total;
+  }
+}
+
+function overlaps(batch: Buffer, ranges: readonly AcquiredRange[]): boolean {
+  const first = baseOffsetOf(batch);
+  const last = lastOffsetOf(batch);
+  return ranges.some((r) => r.firstOffset <= last && r.lastOffset >= first);
+}

@@ -1,0 +1,63 @@
+// Share groups (KIP-932) on this broker: the coordinator (membership), the share-partitions
+// (delivery state), the share sessions and the fetcher, wired together. What BrokerContext holds.
+import type { Logger } from '../../logger';
+import type { Storage } from '../../storage/storage';
+import { ShareCoordinator } from './share-coordinator';
+import { ShareFetcher, type PartitionWaiters } from './share-fetcher';
+import { KAFKA_SHARE_LIMITS, type SharePartitionLimits } from './share-partition';
+import { SharePartitions, type SharePartitionStore } from './share-partitions';
+import { ShareSessions } from './share-sessions';
+
+export interface ShareGroupsOptions {
+  storage: Storage;
+  logger: Logger;
+  now: () => number;
+  fetchWaiters: PartitionWaiters;
+  /** Where share-partition state is kept across restarts; undefined: memory only. */
+  store?: SharePartitionStore;
+  limits?: Partial<SharePartitionLimits>;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  maxGroupSize?: number;
+}
+
+export class ShareGroups {
+  readonly coordinator: ShareCoordinator;
+  readonly partitions: SharePartitions;
+  readonly sessions = new ShareSessions();
+  readonly fetcher: ShareFetcher;
+  readonly limits: SharePartitionLimits;
+
+  constructor(opts: ShareGroupsOptions) {
+    this.limits = { ...KAFKA_SHARE_LIMITS, ...opts.limits };
+    this.partitions = new SharePartitions(opts.storage, opts.store, this.limits);
+    this.fetcher = new ShareFetcher({
+      storage: opts.storage,
+      fetchWaiters: opts.fetchWaiters,
+      partitions: this.partitions,
+      sessions: this.sessions,
+      now: opts.now,
+    });
+    this.coordinator = new ShareCoordinator({
+      storage: opts.storage,
+      logger: opts.logger,
+      now: opts.now,
+      // Kafka's GroupCoordinatorConfig defaults (group.share.*).
+      sessionTimeoutMs: opts.sessionTimeoutMs ?? 45_000,
+      heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000,
+      maxGroupSize: opts.maxGroupSize ?? 200,
+      onMemberGone: (groupId, memberId) => {
+        this.sessions.drop(groupId, memberId);
+        this.fetcher.releaseMember(groupId, memberId).catch((err: unknown) => {
+          opts.logger.warn(
+            `share group ${groupId}: releasing the records of member ${memberId} failed: ${String(err)}`,
+          );
+        });
+      },
+    });
+  }
+
+  close(): void {
+    this.coordinator.close();
+  }
+}

@@ -1,0 +1,75 @@
+// Every share-partition of every share group on this broker (Kafka's SharePartitionManager cache):
+// created on a group's first ShareFetch of the partition, its start offset set by the group's
+// `share.auto.offset.reset` (latest by default: only records produced from then on are delivered),
+// or resumed from the stored state (share-persistence.ts).
+import type { Storage } from '../../storage/storage';
+import type { TopicInfo } from '../../storage/topic-store';
+import { groupConfigResource } from '../group-configs';
+import {
+  KAFKA_SHARE_LIMITS,
+  SharePartition,
+  type SharePartitionLimits,
+  type SharePartitionSnapshot,
+} from './share-partition';
+
+export interface SharePartitionStore {
+  load(groupId: string, topicId: string, partition: number): Promise<SharePartitionSnapshot | undefined>;
+  save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
+}
+
+const key = (groupId: string, topicId: string, partition: number) => `${groupId}\u0000${topicId}\u0000${partition}`;
+
+export class SharePartitions {
+  private readonly partitions = new Map<string, Promise<SharePartition>>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly store: SharePartitionStore | undefined,
+    private readonly limits: SharePartitionLimits = KAFKA_SHARE_LIMITS,
+  ) {}
+
+  get(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
+    const k = key(groupId, topic.topicId, partition);
+    let p = this.partitions.get(k);
+    if (!p) {
+      p = this.create(groupId, topic, partition);
+      this.partitions.set(k, p);
+      p.catch(() => this.partitions.delete(k));
+    }
+    return p;
+  }
+
+  /** The partitions of `groupId` already loaded (a leaving member's records are released in them). */
+  async loaded(groupId: string): Promise<Array<{ topicId: string; partition: number; state: SharePartition }>> {
+    const out: Array<{ topicId: string; partition: number; state: SharePartition }> = [];
+    for (const [k, p] of this.partitions) {
+      const [g, topicId, part] = k.split('\u0000');
+      if (g !== groupId) continue;
+      out.push({ topicId: topicId!, partition: Number(part), state: await p });
+    }
+    return out;
+  }
+
+  /** Stores one partition's state after a change (not awaited by the answer). */
+  changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
+    this.store?.save(groupId, topicId, partition, state.snapshot());
+  }
+
+  private async create(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
+    const stored = await this.store?.load(groupId, topic.topicId, partition);
+    const offsets = await this.storage.offsets(topic.name, partition);
+    const logStart = offsets?.logStartOffset ?? 0;
+    const logEnd = offsets?.highWatermark ?? 0;
+    if (stored) {
+      const p = SharePartition.fromSnapshot(stored, this.limits);
+      // Retention or DeleteRecords may have removed records since.
+      p.moveStartTo(logStart);
+      return p;
+    }
+    const configs = await this.storage.brokerConfigs(groupConfigResource(groupId));
+    const reset = (configs['share.auto.offset.reset'] ?? 'latest').toLowerCase();
+    // by_duration:<ISO duration> is not supported yet: it starts as latest does.
+    const start = reset === 'earliest' ? logStart : logEnd;
+    return new SharePartition(start, start, this.limits);
+  }
+}
