@@ -1,7 +1,14 @@
 // The memory:// engine's topic catalog: each topic's info and one MemoryLog per partition, by name
 // and by topic id. Copies go out, so a caller cannot change what is stored.
 import { randomUuid } from '../../protocol/uuid';
-import { StorageError } from '../storage';
+import {
+  checkNoShrink,
+  checkPartitionCount,
+  copyTopicInfo,
+  topicExistsError,
+  topicIdTakenError,
+  unknownTopicError,
+} from '../topic-rules';
 import type { TopicInfo } from '../storage';
 import { MemoryLog } from './memory-log';
 
@@ -22,16 +29,16 @@ export class MemoryTopics {
   /** Sorted by name. */
   list(): TopicInfo[] {
     return [...this.byName.values()]
-      .map((t) => copyInfo(t.info))
+      .map((t) => copyTopicInfo(t.info))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   get(name: string): TopicInfo | undefined {
     const t = this.byName.get(name);
-    return t && copyInfo(t.info);
+    return t && copyTopicInfo(t.info);
   }
   getById(topicId: string): TopicInfo | undefined {
     const t = this.byId.get(topicId);
-    return t && copyInfo(t.info);
+    return t && copyTopicInfo(t.info);
   }
 
   /** The stored topic itself (not a copy), for the engine's own modules. */
@@ -47,18 +54,17 @@ export class MemoryTopics {
   }
 
   create(name: string, partitionCount: number, configs: Record<string, string>, topicId?: string): TopicInfo {
-    if (this.byName.has(name))
-      throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
+    if (this.byName.has(name)) throw topicExistsError(name);
     checkPartitionCount(name, partitionCount);
     const id = topicId ?? randomUuid();
     const clash = this.byId.get(id);
-    if (clash) throw new StorageError(`topic id ${id} is already used by topic "${clash.info.name}"`);
+    if (clash) throw topicIdTakenError(id, clash.info.name);
     const logs = Array.from({ length: partitionCount }, () => new MemoryLog());
     const topic: MemoryTopic = { info: { name, topicId: id, partitionCount, configs: { ...configs } }, logs };
     this.byName.set(name, topic);
     this.byId.set(id, topic);
     this.partitionTotal += partitionCount;
-    return copyInfo(topic.info);
+    return copyTopicInfo(topic.info);
   }
 
   /** Forgets the topic and its logs; false if it did not exist. */
@@ -74,11 +80,7 @@ export class MemoryTopics {
   grow(name: string, partitionCount: number): void {
     const t = this.mustGet(name);
     checkPartitionCount(name, partitionCount);
-    if (partitionCount < t.info.partitionCount) {
-      throw new StorageError(
-        `topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
-      );
-    }
+    checkNoShrink(name, t.info.partitionCount, partitionCount);
     this.partitionTotal += partitionCount - t.logs.length;
     while (t.logs.length < partitionCount) t.logs.push(new MemoryLog());
     t.info.partitionCount = partitionCount;
@@ -92,16 +94,7 @@ export class MemoryTopics {
 
   private mustGet(name: string): MemoryTopic {
     const t = this.byName.get(name);
-    if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
+    if (!t) throw unknownTopicError(name);
     return t;
   }
-}
-
-function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1)
-    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
-}
-
-function copyInfo(info: TopicInfo): TopicInfo {
-  return { ...info, configs: { ...info.configs } };
 }

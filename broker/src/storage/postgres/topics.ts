@@ -3,7 +3,13 @@
 // UNKNOWN_TOPIC_OR_PARTITION for a topic that exists (or serve one that is gone). Each lookup is
 // one indexed query.
 import { randomUuid } from '../../protocol/uuid';
-import { StorageError } from '../storage';
+import {
+  checkNoShrink,
+  checkPartitionCount,
+  topicExistsError,
+  topicIdTakenError,
+  unknownTopicError,
+} from '../topic-rules';
 import type { TopicInfo } from '../storage';
 import { prepared } from './db';
 import type { Db, Queryable } from './db';
@@ -76,9 +82,8 @@ export class Topics {
           name,
           uuid,
         ]);
-        if (taken?.name === name || !taken)
-          throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
-        throw new StorageError(`topic id ${uuid} is already used by topic "${taken.name}"`);
+        if (taken?.name === name || !taken) throw topicExistsError(name);
+        throw topicIdTakenError(uuid, taken.name);
       }
       await insertPartitions(q, row.id, 0, partitionCount);
       await setConfigs(q, row.id, configs);
@@ -112,12 +117,8 @@ export class Topics {
         'SELECT id, partitions FROM topic WHERE name = $1 FOR NO KEY UPDATE',
         [name],
       );
-      if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
-      if (partitionCount < t.partitions) {
-        throw new StorageError(
-          `topic "${name}" has ${t.partitions} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
-        );
-      }
+      if (!t) throw unknownTopicError(name);
+      checkNoShrink(name, t.partitions, partitionCount);
       await insertPartitions(q, t.id, t.partitions, partitionCount);
       await q.query('UPDATE topic SET partitions = $1 WHERE id = $2', [partitionCount, t.id]);
     });
@@ -126,7 +127,7 @@ export class Topics {
   async alterConfigs(name: string, set: Record<string, string>, remove: readonly string[]): Promise<void> {
     await this.db.tx(async (q) => {
       const [t] = await q.query<{ id: number }>('SELECT id FROM topic WHERE name = $1 FOR NO KEY UPDATE', [name]);
-      if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
+      if (!t) throw unknownTopicError(name);
       if (remove.length > 0)
         await q.query('DELETE FROM topic_config WHERE topic_id = $1 AND name = ANY($2::text[])', [t.id, [...remove]]);
       await setConfigs(q, t.id, set);
@@ -159,9 +160,4 @@ async function setConfigs(q: Queryable, topicId: number, configs: Record<string,
 
 function info(row: TopicRow): TopicInfo {
   return { name: row.name, topicId: row.topic_uuid, partitionCount: row.partitions, configs: { ...row.configs } };
-}
-
-function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1)
-    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
 }

@@ -7,6 +7,14 @@
 import type Database from 'better-sqlite3';
 import { randomUuid } from '../../protocol/uuid';
 import { StorageError } from '../storage';
+import {
+  checkNoShrink,
+  checkPartitionCount,
+  copyTopicInfo,
+  topicExistsError,
+  topicIdTakenError,
+  unknownTopicError,
+} from '../topic-rules';
 import type { NewTopic, TopicInfo } from '../storage';
 import type { PartitionTail } from '../tail-cache';
 import { eachOnItsOwn } from '../topic-batches';
@@ -119,7 +127,7 @@ export class Topics {
     this.sorted ??= [...this.byName.values()].sort((a, b) =>
       a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0,
     );
-    return this.sorted.map((t) => copyInfo(t.info));
+    return this.sorted.map((t) => copyTopicInfo(t.info));
   }
 
   /** Partitions of all topics together. */
@@ -129,12 +137,12 @@ export class Topics {
 
   get(name: string): TopicInfo | undefined {
     const t = this.byName.get(name);
-    return t && copyInfo(t.info);
+    return t && copyTopicInfo(t.info);
   }
 
   getById(topicId: string): TopicInfo | undefined {
     const t = this.byUuid.get(topicId);
-    return t && copyInfo(t.info);
+    return t && copyTopicInfo(t.info);
   }
 
   /** The cached configs of a topic (not copied: read-only for callers). */
@@ -159,12 +167,10 @@ export class Topics {
     topicId: string | undefined,
     nowMs: number,
   ): TopicInfo {
-    if (this.byName.has(name))
-      throw new StorageError(`topic "${name}" already exists; delete it first or pick another name`);
+    if (this.byName.has(name)) throw topicExistsError(name);
     checkPartitionCount(name, partitionCount);
     const uuid = topicId ?? randomUuid();
-    if (this.byUuid.has(uuid))
-      throw new StorageError(`topic id ${uuid} is already used by topic "${this.byUuid.get(uuid)!.info.name}"`);
+    if (this.byUuid.has(uuid)) throw topicIdTakenError(uuid, this.byUuid.get(uuid)!.info.name);
     return this.tx.run(() => {
       const id = Number(this.q.insertTopic.run(name, uuid, partitionCount, nowMs).lastInsertRowid);
       const partitions = this.insertPartitions(id, 0, partitionCount);
@@ -176,7 +182,7 @@ export class Topics {
       };
       this.add(entry);
       this.tx.onRollback(() => this.remove(entry));
-      return copyInfo(entry.info);
+      return copyTopicInfo(entry.info);
     });
   }
 
@@ -215,11 +221,7 @@ export class Topics {
   grow(name: string, partitionCount: number): void {
     const t = this.mustGet(name);
     checkPartitionCount(name, partitionCount);
-    if (partitionCount < t.info.partitionCount) {
-      throw new StorageError(
-        `topic "${name}" has ${t.info.partitionCount} partitions, cannot shrink to ${partitionCount}; Kafka only adds partitions`,
-      );
-    }
+    checkNoShrink(name, t.info.partitionCount, partitionCount);
     const before = t.info.partitionCount;
     this.tx.run(() => {
       const added = this.insertPartitions(t.id, before, partitionCount);
@@ -274,16 +276,7 @@ export class Topics {
 
   private mustGet(name: string): TopicEntry {
     const t = this.byName.get(name);
-    if (!t) throw new StorageError(`topic "${name}" does not exist; create it first`);
+    if (!t) throw unknownTopicError(name);
     return t;
   }
-}
-
-function checkPartitionCount(name: string, n: number): void {
-  if (!Number.isInteger(n) || n < 1)
-    throw new StorageError(`topic "${name}": partition count ${n} must be a positive integer`);
-}
-
-function copyInfo(info: TopicInfo): TopicInfo {
-  return { ...info, configs: { ...info.configs } };
 }
