@@ -102,6 +102,33 @@ function gunzip(data: Buffer, maxBytes: number, framing?: RecordFraming): Promis
   });
 }
 
+/**
+ * The decoded blocks of one batch (xerial snappy, lz4), each fed to the framing as it comes,
+ * yielding the loop after every YIELD_EVERY_BYTES of output.
+ */
+class DecodedBlocks {
+  private readonly blocks: Buffer[] = [];
+  total = 0;
+  private sinceYield = 0;
+
+  constructor(private readonly framing: RecordFraming | undefined) {}
+
+  async add(block: Buffer): Promise<void> {
+    this.total += block.length;
+    this.blocks.push(block);
+    this.framing?.feed(block);
+    this.sinceYield += block.length;
+    if (this.sinceYield >= YIELD_EVERY_BYTES) {
+      this.sinceYield = 0;
+      await nextTurn();
+    }
+  }
+
+  joined(): Buffer {
+    return this.blocks.length === 1 ? this.blocks[0]! : Buffer.concat(this.blocks, this.total);
+  }
+}
+
 async function rawSnappy(block: Buffer, maxBytes: number): Promise<Buffer> {
   const size = checkSize(rawSnappyLength(block), maxBytes, 'snappy');
   if (size <= YIELD_EVERY_BYTES) return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
@@ -111,21 +138,12 @@ async function rawSnappy(block: Buffer, maxBytes: number): Promise<Buffer> {
 /** As compression.ts's snappyDecompress (xerial framing or raw), yielding between blocks. */
 async function snappyDecompress(data: Buffer, maxBytes: number, framing?: RecordFraming): Promise<Buffer> {
   if (!isXerialHeader(data, 0)) return rawSnappy(data, maxBytes);
-  const blocks: Buffer[] = [];
-  let total = 0;
-  let sinceYield = 0;
+  const out = new DecodedBlocks(framing);
   for (const compressed of xerialBlocks(data)) {
-    const block = await rawSnappy(compressed, maxBytes - total);
-    total += block.length;
-    blocks.push(block);
-    framing?.feed(block);
-    sinceYield += block.length;
-    if (sinceYield >= YIELD_EVERY_BYTES) {
-      sinceYield = 0;
-      await nextTurn();
-    }
+    const block = await rawSnappy(compressed, maxBytes - out.total);
+    await out.add(block);
   }
-  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, total);
+  return out.joined();
 }
 
 /**
@@ -136,21 +154,12 @@ async function lz4Decompress(data: Buffer, maxBytes: number, framing?: RecordFra
   const frame = lz4Frame(data, maxBytes);
   checkSize(frame.bound, maxBytes, 'lz4');
   if (!frame.plain) return threadpool('lz4', () => lz4().decompressFrame(data));
-  const blocks: Buffer[] = [];
-  let total = 0;
-  let sinceYield = 0;
+  const out = new DecodedBlocks(framing);
   for (const b of frame.blocks) {
     const block = native('lz4', () => lz4DecodeBlock(data, frame, b));
-    total += block.length;
-    blocks.push(block);
-    framing?.feed(block);
-    sinceYield += block.length;
-    if (sinceYield >= YIELD_EVERY_BYTES) {
-      sinceYield = 0;
-      await nextTurn();
-    }
+    await out.add(block);
   }
-  return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, total);
+  return out.joined();
 }
 
 /** zstd's streaming decoder with its own context (the shared one may serve `decompress` meanwhile). */
