@@ -5,57 +5,17 @@
 // table; a produce of the ended epoch. Kafka writes markers after answering EndTxn: after each one
 // the scenario waits, on both brokers, until DescribeTransactions shows the decision complete.
 import { ApiKey } from '../../src/protocol/api-keys';
-import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { Scenario, ScenarioContext } from '../scenario';
+import { initBody, offsetToCommit, transactionalProduce, txnOffsetCommitBody, waitUntil } from './txn-requests';
+import type { Producer } from './txn-requests';
 
 const TOPIC = 'cx2-t';
 const GROUP = 'cx2-g';
 const ID = 'cx2-tx';
-const WAIT_LIMIT_MS = 30_000;
-
-interface Producer {
-  producerId: bigint;
-  producerEpoch: number;
-}
-
-async function waitUntil(what: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_LIMIT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const initBody = (transactionalId: string) => ({
-  transactionalId,
-  transactionTimeoutMs: 60_000,
-  producerId: -1n,
-  producerEpoch: -1,
-});
 
 /** One transactional record of `p` for TOPIC-`partition` at `seq`. */
-const produceBody = (p: Producer, partition: number, seq: number, value: string) => ({
-  transactionalId: ID,
-  acks: -1,
-  timeoutMs: 10_000,
-  topicData: [
-    {
-      name: TOPIC,
-      partitionData: [
-        {
-          index: partition,
-          records: encodeRecordBatch({
-            records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
-            producerId: p.producerId,
-            producerEpoch: p.producerEpoch,
-            baseSequence: seq,
-            isTransactional: true,
-          }),
-        },
-      ],
-    },
-  ],
-});
+const produceBody = (p: Producer, partition: number, seq: number, value: string) =>
+  transactionalProduce({ id: ID, topic: TOPIC, timeoutMs: 10_000 }, p, partition, seq, value);
 
 const endTxn = (p: Producer, committed: boolean) => ({ transactionalId: ID, ...p, committed });
 
@@ -92,21 +52,12 @@ export const transactionV2Scenarios: Scenario[] = [
 
       await ctx.send('Produce v11 without AddPartitionsToTxn', ApiKey.Produce, 11, produceBody(p0, 0, 0, 'v11'));
       await ctx.send('Produce v12 adds the partition', ApiKey.Produce, 12, produceBody(p0, 0, 0, 'a'));
-      await ctx.send('TxnOffsetCommit v5 adds the group', ApiKey.TxnOffsetCommit, 5, {
-        transactionalId: ID,
-        groupId: GROUP,
-        producerId: p0.producerId,
-        producerEpoch: p0.producerEpoch,
-        generationId: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [
-          {
-            name: TOPIC,
-            partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
-          },
-        ],
-      });
+      await ctx.send(
+        'TxnOffsetCommit v5 adds the group',
+        ApiKey.TxnOffsetCommit,
+        5,
+        txnOffsetCommitBody(p0, [offsetToCommit(TOPIC, 1n)], undefined, { transactionalId: ID, groupId: GROUP }),
+      );
       await describe('describe (Ongoing, added by Produce v12)');
 
       const committed = await ctx.send('EndTxn v5 commit', ApiKey.EndTxn, 5, endTxn(p0, true));

@@ -14,6 +14,7 @@ import {
   TOPIC,
   addPartitions,
   byTimeBody,
+  offsetToCommit,
   createTopic,
   endTxn,
   fetchBody,
@@ -21,6 +22,7 @@ import {
   latestBody,
   offsetFetchStable,
   produceBody,
+  txnOffsetCommitBody,
   waitForState,
   waitForTxnCoordinator,
 } from './txn-requests';
@@ -112,58 +114,34 @@ const transactionsScenario: Scenario = {
       await ctx.send(`list offsets ${what} read_committed (open)`, ApiKey.ListOffsets, 7, byTimeBody(1, ts));
       await ctx.send(`list offsets ${what} read_uncommitted (open)`, ApiKey.ListOffsets, 7, byTimeBody(0, ts));
     }
-    await ctx.send('txn offset commit: group not added', ApiKey.TxnOffsetCommit, 3, {
-      transactionalId: ID,
-      groupId: GROUP,
-      ...p,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: 'm' }],
-        },
-      ],
-    });
+    await ctx.send(
+      'txn offset commit: group not added',
+      ApiKey.TxnOffsetCommit,
+      3,
+      txnOffsetCommitBody(p, [offsetToCommit(TOPIC, 42n, 'm')]),
+    );
     await ctx.send('add offsets: a newer epoch', ApiKey.AddOffsetsToTxn, 3, {
       transactionalId: ID,
       ...newer,
       groupId: GROUP,
     });
     await ctx.send('add offsets', ApiKey.AddOffsetsToTxn, 3, { transactionalId: ID, ...p, groupId: GROUP });
-    await ctx.send('txn offset commit (an unknown partition, a stale generation)', ApiKey.TxnOffsetCommit, 3, {
-      transactionalId: ID,
-      groupId: GROUP,
-      ...p,
-      generationId: 5,
-      memberId: 'm-1',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
-        },
-        {
-          name: 'cx-nope',
-          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
-        },
-      ],
-    });
-    await ctx.send('txn offset commit', ApiKey.TxnOffsetCommit, 3, {
-      transactionalId: ID,
-      groupId: GROUP,
-      ...p,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: 'm' }],
-        },
-      ],
-    });
+    await ctx.send(
+      'txn offset commit (an unknown partition, a stale generation)',
+      ApiKey.TxnOffsetCommit,
+      3,
+      txnOffsetCommitBody(p, [offsetToCommit(TOPIC, 1n), offsetToCommit('cx-nope', 1n)], {
+        generationId: 5,
+        memberId: 'm-1',
+        groupInstanceId: null,
+      }),
+    );
+    await ctx.send(
+      'txn offset commit',
+      ApiKey.TxnOffsetCommit,
+      3,
+      txnOffsetCommitBody(p, [offsetToCommit(TOPIC, 42n, 'm')]),
+    );
     await ctx.send('offset fetch require_stable (pending)', ApiKey.OffsetFetch, 7, offsetFetchStable);
     await ctx.send('offset fetch v8 require_stable (pending)', ApiKey.OffsetFetch, 8, {
       groups: [{ groupId: GROUP, topics: null }],
@@ -227,20 +205,12 @@ const transactionsScenario: Scenario = {
       ...p,
       groupId: GROUP,
     });
-    await ctx.send('txn offset commit: the fenced epoch', ApiKey.TxnOffsetCommit, 3, {
-      transactionalId: ID,
-      groupId: GROUP,
-      ...p,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [{ partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }],
-        },
-      ],
-    });
+    await ctx.send(
+      'txn offset commit: the fenced epoch',
+      ApiKey.TxnOffsetCommit,
+      3,
+      txnOffsetCommitBody(p, [offsetToCommit(TOPIC, 7n)]),
+    );
     await ctx.send('produce: the fenced epoch', ApiKey.Produce, 9, produceBody(sequences, p, 0, 'zombie', true));
     await ctx.send('init naming the fenced epoch (v4, KIP-360)', ApiKey.InitProducerId, 4, initBody(ID, { ...p }));
     await ctx.send('init naming the fenced epoch (v3)', ApiKey.InitProducerId, 3, initBody(ID, { ...p }));

@@ -2,7 +2,14 @@
 // checks, during and after a rebalance.
 import { ApiKey } from '../../src/protocol/api-keys';
 import type { Scenario } from '../scenario';
-import { TOPIC, createTopic, initBody, waitForTxnCoordinator } from './txn-requests';
+import {
+  TOPIC,
+  createTopic,
+  initBody,
+  offsetToCommit,
+  txnOffsetCommitBody,
+  waitForTxnCoordinator,
+} from './txn-requests';
 import type { Producer } from './txn-requests';
 
 export const txnOffsetCommitMemberScenario: Scenario = {
@@ -34,20 +41,17 @@ export const txnOffsetCommitMemberScenario: Scenario = {
     // CompletingRebalance until the leader's SyncGroup.
     const joined = await join(first.memberId);
     const commit = (step: string, generationId: number, memberId: string, groupInstanceId: string | null = null) =>
-      ctx.send(step, ApiKey.TxnOffsetCommit, 3, {
-        transactionalId: id,
-        groupId: group,
-        ...p,
-        generationId,
-        memberId,
-        groupInstanceId,
-        topics: [
-          {
-            name: TOPIC,
-            partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }],
-          },
-        ],
-      });
+      ctx.send(
+        step,
+        ApiKey.TxnOffsetCommit,
+        3,
+        txnOffsetCommitBody(
+          p,
+          [offsetToCommit(TOPIC, 3n)],
+          { generationId, memberId, groupInstanceId },
+          { transactionalId: id, groupId: group },
+        ),
+      );
     await commit('the member, during the rebalance', joined.generationId, joined.memberId);
     await ctx.quiet(ApiKey.SyncGroup, 5, {
       groupId: group,

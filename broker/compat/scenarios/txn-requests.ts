@@ -1,6 +1,7 @@
-// What the transaction scenarios (transactions.ts, transaction-timeout.ts,
-// txn-offset-commit-member.ts) share: their topic, group and transactional id, the request bodies
-// they send, and the waits for Kafka's asynchronous steps (the coordinator loading, EndTxn's markers).
+// What the transaction scenarios (transactions.ts, transaction-timeout.ts, txn-offset-commit-member.ts,
+// and transactions-v2.ts with ids of its own) share: their topic, group and transactional id, the
+// request bodies they send, and the waits for Kafka's asynchronous steps (the coordinator loading,
+// EndTxn's markers).
 import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { ScenarioContext } from '../scenario';
@@ -68,29 +69,55 @@ export function produceBody(
   const key = `${p.producerId}/${p.producerEpoch}/${partition}`;
   const seq = sequences.get(key) ?? 0;
   if (!refused) sequences.set(key, seq + 1);
-  return {
-    transactionalId: ID,
-    acks: -1,
-    timeoutMs: 5000,
-    topicData: [
-      {
-        name: TOPIC,
-        partitionData: [
-          {
-            index: partition,
-            records: encodeRecordBatch({
-              records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
-              producerId: p.producerId,
-              producerEpoch: p.producerEpoch,
-              baseSequence: seq,
-              isTransactional: true,
-            }),
-          },
-        ],
-      },
-    ],
-  };
+  return transactionalProduce({ id: ID, topic: TOPIC, timeoutMs: 5000 }, p, partition, seq, value);
 }
+
+/** Produce's body for one transactional record of `p` at `seq` in `to.topic`-`partition`. */
+export const transactionalProduce = (
+  to: { id: string; topic: string; timeoutMs: number },
+  p: Producer,
+  partition: number,
+  seq: number,
+  value: string,
+) => ({
+  transactionalId: to.id,
+  acks: -1,
+  timeoutMs: to.timeoutMs,
+  topicData: [
+    {
+      name: to.topic,
+      partitionData: [
+        {
+          index: partition,
+          records: encodeRecordBatch({
+            records: [{ value: Buffer.from(value), timestamp: BigInt(Date.now()) }],
+            producerId: p.producerId,
+            producerEpoch: p.producerEpoch,
+            baseSequence: seq,
+            isTransactional: true,
+          }),
+        },
+      ],
+    },
+  ],
+});
+
+/** One partition's offset as TxnOffsetCommit carries it (partition 0 unless named). */
+export const offsetToCommit = (name: string, committedOffset: bigint, committedMetadata = '', partitionIndex = 0) => ({
+  name,
+  partitions: [{ partitionIndex, committedOffset, committedLeaderEpoch: -1, committedMetadata }],
+});
+
+/** The member fields of a TxnOffsetCommit from a producer outside any group generation. */
+const NO_MEMBER = { generationId: -1, memberId: '', groupInstanceId: null as string | null };
+
+/** TxnOffsetCommit's body: `p` commits `topics` for `ids` (this module's ID and GROUP unless named). */
+export const txnOffsetCommitBody = (
+  p: Producer,
+  topics: ReturnType<typeof offsetToCommit>[],
+  member = NO_MEMBER,
+  ids = { transactionalId: ID, groupId: GROUP },
+) => ({ ...ids, producerId: p.producerId, producerEpoch: p.producerEpoch, ...member, topics });
 
 export const fetchBody = (partition: number, isolationLevel: number) => ({
   replicaId: -1,
