@@ -18,19 +18,15 @@ import * as path from 'node:path';
 import type { ConsumeSummary } from '../src/perf/consumer';
 import type { ProduceSummary } from '../src/perf/producer';
 import { CONFIGS_1K, pacedArgs, produceArgs } from './load-args';
-import { BrokerProcess, BUILD, log, OUT, perf, sleep } from './processes';
+import { parseVariant, variantsOrCurrent, withEnv } from './build-variants';
+import type { Variant } from './build-variants';
+import { BrokerProcess, log, OUT, perf, sleep } from './processes';
 import { sample } from './proc';
 
 const SCENARIOS = ['catchup', 'tail'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const TOPIC = 'consume-path';
 const MiB = 1024 * 1024;
-
-interface Variant {
-  name: string;
-  main: string;
-  env: Record<string, string>;
-}
 
 function parseArgs(argv: string[]) {
   const opts = {
@@ -54,32 +50,10 @@ function parseArgs(argv: string[]) {
     else if (a === '--tail-rate') opts.tailRate = Number(v);
     else if (a === '--tail-consumers') opts.tailConsumers = Number(v);
     else if (a === '--only') opts.only = v as Scenario;
-    else if (a === '--variant') {
-      const [name, rest] = v.split(/=(.*)/s) as [string, string];
-      const [dir, ...envs] = rest.split(',');
-      opts.variants.push({
-        name,
-        main: path.join(path.resolve(dir || BUILD), 'cli', 'main.js'),
-        env: Object.fromEntries(envs.filter(Boolean).map((e) => e.split(/=(.*)/s).slice(0, 2) as [string, string])),
-      });
-    } else throw new Error(`unknown option ${a}`);
+    else if (a === '--variant') opts.variants.push(parseVariant(v));
+    else throw new Error(`unknown option ${a}`);
   }
-  if (opts.variants.length === 0)
-    opts.variants.push({ name: 'current', main: path.join(BUILD, 'cli', 'main.js'), env: {} });
-  return opts;
-}
-
-async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, val] of Object.entries(saved)) {
-      if (val === undefined) delete process.env[k];
-      else process.env[k] = val;
-    }
-  }
+  return { ...opts, variants: variantsOrCurrent(opts.variants) };
 }
 
 const startBroker = (v: Variant, db: string) =>

@@ -21,18 +21,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ProduceSummary } from '../src/perf/producer';
 import { CONFIGS_1K, maxRateArgs, pacedArgs, produceArgs, SEED_RATE, seedFloorLoad } from './load-args';
-import { BrokerProcess, BROKER_DIR, BUILD, log, OUT, perf, sleep } from './processes';
+import { parseVariant, variantsOrCurrent, withEnv } from './build-variants';
+import type { Variant } from './build-variants';
+import { BrokerProcess, BROKER_DIR, log, OUT, perf, sleep } from './processes';
 import type { PacedResult } from './results';
 import type { CeilingResult } from './sqlite-ceiling';
 
 const SCENARIOS = ['seed', 'max1k', 'closed'] as const;
 type Scenario = (typeof SCENARIOS)[number];
-
-interface Variant {
-  name: string;
-  main: string;
-  env: Record<string, string>;
-}
 
 function parseArgs(argv: string[]) {
   const opts = {
@@ -57,19 +53,10 @@ function parseArgs(argv: string[]) {
     else if (a === '--max-s') opts.maxS = Number(v);
     else if (a === '--closed-records') opts.closedRecords = Number(v);
     else if (a === '--only') opts.only = v as Scenario;
-    else if (a === '--variant') {
-      const [name, rest] = v.split(/=(.*)/s) as [string, string];
-      const [dir, ...envs] = rest.split(',');
-      opts.variants.push({
-        name,
-        main: path.join(path.resolve(dir || BUILD), 'cli', 'main.js'),
-        env: Object.fromEntries(envs.filter(Boolean).map((e) => e.split(/=(.*)/s).slice(0, 2) as [string, string])),
-      });
-    } else throw new Error(`unknown option ${a}`);
+    else if (a === '--variant') opts.variants.push(parseVariant(v));
+    else throw new Error(`unknown option ${a}`);
   }
-  if (opts.variants.length === 0)
-    opts.variants.push({ name: 'current', main: path.join(BUILD, 'cli', 'main.js'), env: {} });
-  return opts;
+  return { ...opts, variants: variantsOrCurrent(opts.variants) };
 }
 
 function tsxScript(script: string, args: (string | number)[]): string {
@@ -85,19 +72,6 @@ const jsonLines = <T>(out: string): T[] =>
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as T);
-
-async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, val] of Object.entries(saved)) {
-      if (val === undefined) delete process.env[k];
-      else process.env[k] = val;
-    }
-  }
-}
 
 async function seed(v: Variant, tmp: string, seconds: number, floors: boolean) {
   const b = await withEnv(v.env, () =>
