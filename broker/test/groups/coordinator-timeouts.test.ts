@@ -7,19 +7,23 @@ import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { FakeTimers } from './fake-timers';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { flush, GROUP, harness, heartbeat, join, REBALANCE_MS, SESSION_MS, stableSingle, sync } from './harness';
+import {
+  flush,
+  GROUP,
+  harness,
+  heartbeat,
+  join,
+  REBALANCE_MS,
+  SESSION_MS,
+  stableSingle,
+  stablePair,
+  sync,
+} from './harness';
 
 describe('timeouts', () => {
   it('a member that stops heartbeating is removed after its session timeout and the group rebalances', async () => {
     const { coord, timers } = harness();
-    const a = await stableSingle(coord);
-    const b = join(coord, { clientId: 'b' });
-    join(coord, { memberId: a.memberId });
-    await flush();
-    const bId = b.value!.memberId;
-    sync(coord, bId, 2);
-    sync(coord, a.memberId, 2, []);
-    await flush();
+    const { a, bId } = await stablePair(coord);
     for (let t = 0; t < SESSION_MS + 3000; t += 3000) {
       timers.advance(3000);
       expect(heartbeat(coord, a.memberId, 2)).toBe(
@@ -57,14 +61,7 @@ describe('timeouts', () => {
 
   it('members that do not rejoin within the rebalance timeout are dropped from the new generation', async () => {
     const { coord, timers } = harness();
-    const a = await stableSingle(coord);
-    const b = join(coord, { clientId: 'b' });
-    join(coord, { memberId: a.memberId });
-    await flush();
-    const bId = b.value!.memberId;
-    sync(coord, bId, 2);
-    sync(coord, a.memberId, 2, []);
-    await flush();
+    const { a, bId } = await stablePair(coord);
     const c = join(coord, { clientId: 'c' });
     const a3 = join(coord, { memberId: a.memberId });
     await flush();

@@ -3,7 +3,18 @@
 // coordinator-timeouts.test.ts, static membership (KIP-345) coordinator-static.test.ts.
 import { GroupState } from '../../src/groups/group-state';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import { assignmentOf, flush, GROUP, harness, heartbeat, join, stableSingle, subscription, sync } from './harness';
+import {
+  assignmentOf,
+  flush,
+  GROUP,
+  harness,
+  heartbeat,
+  join,
+  stableSingle,
+  stablePair,
+  subscription,
+  sync,
+} from './harness';
 
 describe('join and sync', () => {
   it('a lone member joins, leads, assigns and becomes Stable', async () => {
@@ -99,14 +110,7 @@ describe('join and sync', () => {
 
   it('a rejoin in Stable with unchanged metadata returns the current generation without a rebalance', async () => {
     const { coord } = harness();
-    const a = await stableSingle(coord);
-    const b = join(coord, { clientId: 'b' });
-    join(coord, { memberId: a.memberId });
-    await flush();
-    const bId = b.value!.memberId;
-    sync(coord, bId, 2);
-    sync(coord, a.memberId, 2, []);
-    await flush();
+    const { a, bId } = await stablePair(coord);
     const again = join(coord, { memberId: bId });
     await flush();
     expect(again.value).toMatchObject({ errorCode: 0, generationId: 2, leader: a.memberId, members: [] });
@@ -230,14 +234,7 @@ describe('LeaveGroup', () => {
 
   it('the leader leaving hands leadership to the member that rejoins', async () => {
     const { coord } = harness();
-    const a = await stableSingle(coord);
-    const b = join(coord, { clientId: 'b' });
-    join(coord, { memberId: a.memberId });
-    await flush();
-    const bId = b.value!.memberId;
-    sync(coord, bId, 2);
-    sync(coord, a.memberId, 2, []);
-    await flush();
+    const { a, bId } = await stablePair(coord);
     coord.leaveGroup(GROUP, [{ memberId: a.memberId, groupInstanceId: null }]);
     expect(heartbeat(coord, bId, 2)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
     const b2 = join(coord, { memberId: bId });

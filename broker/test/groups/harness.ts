@@ -108,3 +108,16 @@ export async function stableSingle(coord: GroupCoordinator): Promise<{ memberId:
   if (s.value?.errorCode !== 0) throw new Error(`sync failed: ${s.value?.errorCode}`);
   return { memberId: r.memberId, generationId: r.generationId! };
 }
+
+/** `a` (stableSingle's, the leader) and a second member `bId`, Stable at generation 2, `a` assigned nothing. */
+export async function stablePair(coord: GroupCoordinator): Promise<{ a: { memberId: string }; bId: string }> {
+  const a = await stableSingle(coord);
+  const b = join(coord, { clientId: 'b' });
+  join(coord, { memberId: a.memberId });
+  await flush();
+  const bId = b.value!.memberId;
+  sync(coord, bId, 2);
+  sync(coord, a.memberId, 2, []);
+  await flush();
+  return { a, bId };
+}
