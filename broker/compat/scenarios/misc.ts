@@ -2,6 +2,7 @@
 // request versions Kafka 4 removed (KIP-896).
 import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeBody, rawFrame, type Scenario } from '../scenario';
+import { ANY_ACL_FILTER } from '../../src/protocol/acl';
 
 const DescribeAcls = 29;
 const CreateAcls = 30;
@@ -64,13 +65,7 @@ export const miscScenarios: Scenario[] = [
     about: 'ACL APIs (Kafka runs its StandardAuthorizer, open while no ACL names a resource, as minnow by default)',
     async run(ctx) {
       await ctx.send('describe all ACLs', DescribeAcls, 3, {
-        resourceTypeFilter: 1,
-        resourceNameFilter: null,
-        patternTypeFilter: 1,
-        principalFilter: null,
-        hostFilter: null,
-        operation: 1,
-        permissionType: 1,
+        ...ANY_ACL_FILTER,
       });
       await ctx.send('create one ACL', CreateAcls, 3, {
         creations: [

@@ -49,6 +49,20 @@ export const WILDCARD = '*';
 /** An ACL principal matching every principal. */
 export const WILDCARD_PRINCIPAL = 'User:*';
 
+/**
+ * Kafka's AclBindingFilter.ANY as DescribeAcls and DeleteAcls carry it (their filter fields): every
+ * resource of every pattern, principal, host, operation and permission.
+ */
+export const ANY_ACL_FILTER = {
+  resourceTypeFilter: RESOURCE_TYPES.ANY,
+  resourceNameFilter: null,
+  patternTypeFilter: PATTERN_TYPES.ANY,
+  principalFilter: null,
+  hostFilter: null,
+  operation: OPERATIONS.ANY,
+  permissionType: PERMISSION_TYPES.ANY,
+} as const;
+
 /** One stored ACL, Kafka's AclBinding: who may (or may not) do what to which resources from where. */
 export interface AclBinding {
   resourceType: ResourceTypeName;

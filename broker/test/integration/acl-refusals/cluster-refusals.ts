@@ -2,6 +2,7 @@
 import { ApiKey } from '../../../src/protocol/api-keys';
 import { ErrorCode } from '../../../src/protocol/error-codes';
 import type { Refusal } from './refusal';
+import { ANY_ACL_FILTER } from '../../../src/protocol/acl';
 
 export const CLUSTER_REFUSALS: Refusal[] = [
   {
@@ -9,13 +10,7 @@ export const CLUSTER_REFUSALS: Refusal[] = [
     key: ApiKey.DescribeAcls,
     v: 3,
     body: () => ({
-      resourceTypeFilter: 1,
-      resourceNameFilter: null,
-      patternTypeFilter: 1,
-      principalFilter: null,
-      hostFilter: null,
-      operation: 1,
-      permissionType: 1,
+      ...ANY_ACL_FILTER,
     }),
     codes: (r) => [r.errorCode],
     want: [ErrorCode.CLUSTER_AUTHORIZATION_FAILED],
@@ -47,13 +42,7 @@ export const CLUSTER_REFUSALS: Refusal[] = [
     body: () => ({
       filters: [
         {
-          resourceTypeFilter: 1,
-          resourceNameFilter: null,
-          patternTypeFilter: 1,
-          principalFilter: null,
-          hostFilter: null,
-          operation: 1,
-          permissionType: 1,
+          ...ANY_ACL_FILTER,
         },
       ],
     }),

@@ -3,6 +3,7 @@
 import { ApiKey } from '../../../src/protocol/api-keys';
 import * as m from '../../../src/protocol/messages';
 import type { ScenarioTable } from './scenario';
+import { ANY_ACL_FILTER } from '../../../src/protocol/acl';
 
 export const SECURITY_SCENARIOS: ScenarioTable = {
   [ApiKey.DescribeAcls]: [
@@ -10,13 +11,7 @@ export const SECURITY_SCENARIOS: ScenarioTable = {
       name: 'any',
       body: () => ({
         ...m.defaultDescribeAclsRequest(),
-        resourceTypeFilter: 1,
-        resourceNameFilter: null,
-        patternTypeFilter: 1,
-        principalFilter: null,
-        hostFilter: null,
-        operation: 1,
-        permissionType: 1,
+        ...ANY_ACL_FILTER,
       }),
     },
   ],
@@ -44,13 +39,7 @@ export const SECURITY_SCENARIOS: ScenarioTable = {
       body: () => ({
         filters: [
           {
-            resourceTypeFilter: 1,
-            resourceNameFilter: null,
-            patternTypeFilter: 1,
-            principalFilter: null,
-            hostFilter: null,
-            operation: 1,
-            permissionType: 1,
+            ...ANY_ACL_FILTER,
           },
         ],
       }),
