@@ -4,15 +4,14 @@
 // every producer is transactional, with its own transactional id at the coordinator.
 import { KafkaClient } from '../client/client';
 import { KafkaClientError, KafkaConnection } from '../client/connection';
+import { initIdempotentProducer } from '../client/idempotent-producer';
 import {
   Coordinator,
   findTransactionCoordinator,
   initTransactions,
   TransactionalProducer,
 } from '../client/transactions';
-import { ApiKey } from '../protocol/api-keys';
 import { ErrorCode, errorName } from '../protocol/error-codes';
-import type { InitProducerIdResponse } from '../protocol/messages';
 import { PerfIo, sleep } from './io';
 import type { ProduceOptions } from './options';
 
@@ -155,13 +154,7 @@ function noopProducer(opts: ProduceOptions, index: number): Producer {
 
 async function initProducerId(client: KafkaClient): Promise<Pick<Producer, 'producerId' | 'producerEpoch'>> {
   const conn = await client.connect();
-  const v = conn.version(ApiKey.InitProducerId, 0, 4);
-  const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, {
-    transactionalId: null,
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
+  const res = await initIdempotentProducer(conn);
   if (res.errorCode !== ErrorCode.NONE)
     throw new KafkaClientError(`InitProducerId failed: ${errorName(res.errorCode)}`, res.errorCode);
   return { producerId: res.producerId ?? -1n, producerEpoch: res.producerEpoch };

@@ -3,14 +3,10 @@
 // offsets are kept, and InitProducerId never hands out a producer id twice.
 import Database from 'better-sqlite3';
 import { KafkaConnection } from '../../src/client/connection';
+import { initIdempotentProducer } from '../../src/client/idempotent-producer';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode, errorName } from '../../src/protocol/error-codes';
-import type {
-  FetchResponse,
-  InitProducerIdResponse,
-  ListOffsetsResponse,
-  OffsetFetchResponse,
-} from '../../src/protocol/messages';
+import type { FetchResponse, ListOffsetsResponse, OffsetFetchResponse } from '../../src/protocol/messages';
 import { decodeRecords, splitBatches } from '../../src/protocol/record-batch';
 import { recordBytes } from '../../src/protocol/records';
 import { GROUP, recordValue, TOPIC } from './crash-load';
@@ -22,13 +18,7 @@ export async function freshProducerId(
   producerIdsSeen: Set<bigint>,
   fail: Fail,
 ): Promise<{ producerId: bigint; producerEpoch: number }> {
-  const v = conn.version(ApiKey.InitProducerId, 0, 4);
-  const res: InitProducerIdResponse = await conn.send(ApiKey.InitProducerId, v, {
-    transactionalId: null,
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
+  const res = await initIdempotentProducer(conn);
   if (res.errorCode !== ErrorCode.NONE) fail(`InitProducerId failed after a restart: ${errorName(res.errorCode)}`);
   const id = res.producerId ?? -1n;
   if (producerIdsSeen.has(id))
