@@ -4,8 +4,8 @@
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker, tempDir } from './helpers';
-import { buildDriver, driverClasspath, LINES } from './java-driver';
+import { startTestBroker, tempDir } from './helpers';
+import { buildDriver, LINES, runDriverScenario } from './java-driver';
 
 const line = LINES.find((l) => l.module === 'kafka-4')!;
 
@@ -21,20 +21,8 @@ describeWithTools('java', 'mvn')(`KIP-848 consumer groups with the Java client $
       config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 },
     });
     await buildDriver();
-    const r = await run(
-      'java',
-      [
-        '-cp',
-        driverClasspath(line.module),
-        'minnow.javaclient.Driver',
-        `127.0.0.1:${broker.port}`,
-        'k848',
-        'consumer-protocol',
-      ],
-      { timeoutMs: 240_000 },
-    );
-    const found = r.stdout.split('\n').find((l) => l.includes('"scenario":"consumer-protocol"'));
-    if (found) result = JSON.parse(found);
+    const r = await runDriverScenario(line, broker.port, 'k848', 'consumer-protocol', 240_000);
+    result = r.result ?? {};
     failure = `exit ${r.code}; ${result.error ?? ''}\nstderr:\n${r.stderr.slice(-3000)}`;
   }, 300_000);
   afterAll(async () => {

@@ -11,8 +11,8 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { ZERO_UUID } from '../../src/protocol/uuid';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker } from './helpers';
-import { buildDriver, driverClasspath, LINES } from './java-driver';
+import { startTestBroker } from './helpers';
+import { buildDriver, LINES, runDriverScenario } from './java-driver';
 
 // Two one-second samples: a rate of 5 partitions/s holds 10 tokens.
 const WINDOW = { quotaWindowNum: 2, quotaWindowSizeSeconds: 1 };
@@ -151,24 +151,14 @@ describeWithTools('java', 'mvn')('controller_mutation_rate and the Java AdminCli
         out: () => {},
       });
       expect(set).toBe(0);
-      const r = await run(
-        'java',
-        [
-          '-cp',
-          driverClasspath(line.module),
-          'minnow.javaclient.Driver',
-          `127.0.0.1:${broker.port}`,
-          line.prefix,
-          'mutation-quota',
-        ],
-        { timeoutMs: 60_000 },
+      const { result, code, stderr } = await runDriverScenario(
+        line,
+        broker.port,
+        line.prefix,
+        'mutation-quota',
+        60_000,
       );
-      const result = r.stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l.scenario === 'mutation-quota');
-      if (!result) throw new Error(`no result from the driver (exit ${r.code}): ${r.stderr.slice(-3000)}`);
+      if (!result) throw new Error(`no result from the driver (exit ${code}): ${stderr.slice(-3000)}`);
       expect(result).toMatchObject({ ok: true, third: 'ThrottlingQuotaExceededException' });
       expect(result.message).toMatch(/^The throttling quota has been exceeded\./);
       // -10 tokens at 1 a second, less the little time between the two requests.

@@ -67,3 +67,27 @@ export function driverClasspath(module: (typeof LINES)[number]['module']): strin
     path.delimiter,
   );
 }
+
+/** What one driver scenario reported: its JSON line (undefined if it printed none) and how the JVM ended. */
+export interface DriverRun {
+  result: Record<string, any> | undefined;
+  code: number | null;
+  stderr: string;
+}
+
+/** Runs the driver's `scenario` with `line`'s client against 127.0.0.1:`port`, its names prefixed `prefix`. */
+export async function runDriverScenario(
+  line: (typeof LINES)[number],
+  port: number,
+  prefix: string,
+  scenario: string,
+  timeoutMs: number,
+): Promise<DriverRun> {
+  const r = await run(
+    'java',
+    ['-cp', driverClasspath(line.module), 'minnow.javaclient.Driver', `127.0.0.1:${port}`, prefix, scenario],
+    { timeoutMs },
+  );
+  const found = r.stdout.split('\n').find((l) => l.startsWith('{') && l.includes(`"scenario":"${scenario}"`));
+  return { result: found ? JSON.parse(found) : undefined, code: r.code, stderr: r.stderr };
+}

@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { ScrapedMetrics } from '../support/prometheus-text';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker, tempDir } from './helpers';
-import { buildDriver, driverClasspath, LINES } from './java-driver';
+import { startTestBroker, tempDir } from './helpers';
+import { buildDriver, LINES, runDriverScenario } from './java-driver';
 
 type Line = (typeof LINES)[number];
 type Outcome = { scenario: Record<string, any>; requests: (api: string) => number; stderr: string };
@@ -27,20 +27,8 @@ async function runLine(line: Line, dir: string, transactionVersion = 2): Promise
     config: { metricsListener: { host: '127.0.0.1', port: 0 }, transactionVersion },
   });
   try {
-    const r = await run(
-      'java',
-      [
-        '-cp',
-        driverClasspath(line.module),
-        'minnow.javaclient.Driver',
-        `127.0.0.1:${broker.port}`,
-        line.prefix,
-        'transactions-v2',
-      ],
-      { timeoutMs: 150_000 },
-    );
-    const lines = r.stdout.split('\n').filter((l) => l.startsWith('{"scenario":"transactions-v2"'));
-    const scenario = lines.length > 0 ? JSON.parse(lines[0]!) : { ok: false, error: `exit ${r.code}` };
+    const r = await runDriverScenario(line, broker.port, line.prefix, 'transactions-v2', 150_000);
+    const scenario = r.result ?? { ok: false, error: `exit ${r.code}` };
     return { scenario, requests: await requestCounts(broker), stderr: r.stderr.slice(-4000) };
   } finally {
     await broker.stop();
