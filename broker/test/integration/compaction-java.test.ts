@@ -6,8 +6,8 @@
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker, tempDir } from './helpers';
-import { buildDriver, driverClasspath, LINES } from './java-driver';
+import { startTestBroker, tempDir } from './helpers';
+import { buildDriver, LINES, runDriverScenario } from './java-driver';
 
 const CLEANER: object = { logCleanerBackoffMs: 100 };
 
@@ -27,24 +27,14 @@ describeWithTools('java', 'mvn')('compaction with the Java client', () => {
   it.each(LINES.map((l) => [l.module, l] as const))(
     '%s reads the compacted view',
     async (_module, line) => {
-      const r = await run(
-        'java',
-        [
-          '-cp',
-          driverClasspath(line.module),
-          'minnow.javaclient.Driver',
-          `127.0.0.1:${broker.port}`,
-          `c${line.prefix}`,
-          'compaction',
-        ],
-        { timeoutMs: 120_000 },
+      const { result: out, stderr } = await runDriverScenario(
+        line,
+        broker.port,
+        `c${line.prefix}`,
+        'compaction',
+        120_000,
       );
-      const out = r.stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l))
-        .find((l: { scenario: string }) => l.scenario === 'compaction');
-      if (!out?.ok) throw new Error(`java compaction scenario: ${JSON.stringify(out)} ${r.stderr.slice(-3000)}`);
+      if (!out?.ok) throw new Error(`java compaction scenario: ${JSON.stringify(out)} ${stderr.slice(-3000)}`);
       // 20 keys x 10 rounds (offsets 0-199), each key again (200-219), tombstones of k0 and k1
       // (220, 221), the sentinel (222).
       const want = [
