@@ -107,7 +107,12 @@ const sizeNow = (t: number, file: string): [number, number, number] => [
 async function runPhase(name: string, seconds: number, o: Opts, configs: Record<string, string>): Promise<Phase> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'minnow-soak-'));
   const file = path.join(dir, 'soak.db');
-  const broker = await BrokerProcess.start(`sqlite://${file}`);
+  // How long the broker's event loop was held, and with how much CPU (loop-turns-preload.js).
+  const loopOut = `${file}.loop.json`;
+  const broker = await BrokerProcess.start(`sqlite://${file}`, {
+    nodeArgs: ['--require', path.join(__dirname, 'loop-turns-preload.js')],
+    env: { MINNOW_LOOP_TURNS_OUT: loopOut },
+  });
   const client = new KafkaClient(`127.0.0.1:${broker.port}`);
   const random = randomBytes(64 * 1024);
   const hist = new LatencyHistogram();
@@ -119,6 +124,7 @@ async function runPhase(name: string, seconds: number, o: Opts, configs: Record<
   try {
     await client.createTopic('soak', 1, configs);
     await client.topic('soak'); // learns the leader's address
+    process.kill(broker.pid, 'SIGUSR2'); // the loop figures leave start-up out
     const t0 = Date.now();
     const elapsedS = () => (Date.now() - t0) / 1000;
     sizes.push(sizeNow(0, file));
@@ -189,6 +195,7 @@ async function runPhase(name: string, seconds: number, o: Opts, configs: Record<
   } finally {
     client.close();
     await broker.stop();
+    if (existsSync(loopOut)) log(`${name}: broker event loop ${readFileSync(loopOut, 'utf8')}`);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,8 +9,10 @@ const { writeFileSync } = require('node:fs');
 
 const out = process.env.MINNOW_LOOP_TURNS_OUT;
 let stats;
+let since = performance.now();
 const reset = () => {
-  stats = { gaps: 0, maxWallMs: 0, maxCpuMs: 0, cpuOver20Ms: 0, cpuOver50Ms: 0, wallOver50Ms: 0 };
+  since = performance.now();
+  stats = { gaps: 0, maxWallMs: 0, maxCpuMs: 0, cpuOver20Ms: 0, cpuOver50Ms: 0, wallOver50Ms: 0, top: [] };
 };
 reset();
 let last = performance.now();
@@ -27,6 +29,9 @@ setInterval(() => {
     if (cpuMs > 20) stats.cpuOver20Ms++;
     if (cpuMs > 50) stats.cpuOver50Ms++;
     if (wallMs > 50) stats.wallOver50Ms++;
+    // The five holds with the most CPU, with when they ended (ms since the count began).
+    stats.top.push({ cpuMs: Math.round(cpuMs), wallMs: Math.round(wallMs), atMs: Math.round(now - since) });
+    stats.top = stats.top.sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 5);
   }
   last = now;
   lastCpu = cpu;

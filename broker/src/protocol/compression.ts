@@ -200,7 +200,7 @@ const LZ4_MAGIC = 0x184d2204;
 const LZ4_MAX_EXPANSION = 255;
 
 /** What lz4Frame() found: the output bound, and the blocks when the block API can decode them. */
-interface Lz4Frame {
+export interface Lz4Frame {
   bound: number;
   maxBlockSize: number;
   /** Each block's data (offset and length in the frame) and whether it is stored uncompressed. */
@@ -209,7 +209,7 @@ interface Lz4Frame {
   plain: boolean;
 }
 
-function lz4Frame(data: Buffer, maxBytes: number): Lz4Frame {
+export function lz4Frame(data: Buffer, maxBytes: number): Lz4Frame {
   let bound = 0;
   let at = 0;
   const need = (n: number, what: string): number => {
@@ -250,34 +250,25 @@ function lz4Frame(data: Buffer, maxBytes: number): Lz4Frame {
   return { bound, maxBlockSize, blocks, plain: (flg & 0x20) !== 0 && (flg & 0x14) === 0 };
 }
 
-export function lz4OutputBound(data: Buffer, maxBytes: number): number {
-  return lz4Frame(data, maxBytes).bound;
-}
-
 /** [uint32 LE output limit][block]: what lz4-napi's block decoder reads; reused between calls. */
 let lz4Scratch = Buffer.alloc(0);
 
 /**
- * A frame of independent blocks without checksums decoded block by block with lz4-napi's block
- * API: 4-6x the frame API's throughput here (issue 33: ~230 MB/s against ~1-1.5 GB/s for 16-256 KiB
- * batches of 1 KiB records). Each block's output is limited as lz4Frame's bound counts it.
+ * One block of a `plain` frame, with lz4-napi's block API: 4-6x the frame API's throughput here
+ * (issue 33: ~220 MB/s against ~1-1.5 GB/s for 16-256 KiB batches of 1 KiB records). Its output is
+ * limited as lz4Frame's bound counts it. Throws the codec's Error on malformed data.
  */
+export function lz4DecodeBlock(data: Buffer, frame: Lz4Frame, b: Lz4Frame['blocks'][number]): Buffer {
+  if (b.stored) return data.subarray(b.at, b.at + b.size);
+  if (lz4Scratch.length < b.size + 4) lz4Scratch = Buffer.allocUnsafe(Math.max(b.size + 4, 64 * 1024 + 4));
+  lz4Scratch.writeUInt32LE(Math.min(frame.maxBlockSize, b.size * LZ4_MAX_EXPANSION), 0);
+  data.copy(lz4Scratch, 4, b.at, b.at + b.size);
+  return lz4().uncompressSync(lz4Scratch.subarray(0, b.size + 4));
+}
+
 function lz4DecodeBlocks(data: Buffer, frame: Lz4Frame): Buffer {
-  const out: Buffer[] = [];
-  let total = 0;
-  for (const b of frame.blocks) {
-    let block: Buffer;
-    if (b.stored) block = data.subarray(b.at, b.at + b.size);
-    else {
-      if (lz4Scratch.length < b.size + 4) lz4Scratch = Buffer.allocUnsafe(Math.max(b.size + 4, 64 * 1024 + 4));
-      lz4Scratch.writeUInt32LE(Math.min(frame.maxBlockSize, b.size * LZ4_MAX_EXPANSION), 0);
-      data.copy(lz4Scratch, 4, b.at, b.at + b.size);
-      block = lz4().uncompressSync(lz4Scratch.subarray(0, b.size + 4));
-    }
-    out.push(block);
-    total += block.length;
-  }
-  return out.length === 1 ? out[0]! : Buffer.concat(out, total);
+  const out = frame.blocks.map((b) => lz4DecodeBlock(data, frame, b));
+  return out.length === 1 ? out[0]! : Buffer.concat(out);
 }
 
 function lz4Decompress(data: Buffer, maxBytes: number): Buffer {

@@ -117,6 +117,48 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => String(c.groupInitialRebalanceDelayMs),
       'groupInitialRebalanceDelayMs',
     ),
+    'group.consumer.session.timeout.ms': startup(
+      ConfigType.INT,
+      '45000',
+      (c) => String(c.groupConsumerSessionTimeoutMs),
+      'groupConsumerSessionTimeoutMs',
+    ),
+    'group.consumer.heartbeat.interval.ms': startup(
+      ConfigType.INT,
+      '5000',
+      (c) => String(c.groupConsumerHeartbeatIntervalMs),
+      'groupConsumerHeartbeatIntervalMs',
+    ),
+    'group.consumer.min.session.timeout.ms': startup(
+      ConfigType.INT,
+      '45000',
+      (c) => String(c.groupConsumerMinSessionTimeoutMs),
+      'groupConsumerMinSessionTimeoutMs',
+    ),
+    'group.consumer.max.session.timeout.ms': startup(
+      ConfigType.INT,
+      '60000',
+      (c) => String(c.groupConsumerMaxSessionTimeoutMs),
+      'groupConsumerMaxSessionTimeoutMs',
+    ),
+    'group.consumer.min.heartbeat.interval.ms': startup(
+      ConfigType.INT,
+      '5000',
+      (c) => String(c.groupConsumerMinHeartbeatIntervalMs),
+      'groupConsumerMinHeartbeatIntervalMs',
+    ),
+    'group.consumer.max.heartbeat.interval.ms': startup(
+      ConfigType.INT,
+      '15000',
+      (c) => String(c.groupConsumerMaxHeartbeatIntervalMs),
+      'groupConsumerMaxHeartbeatIntervalMs',
+    ),
+    'group.consumer.assignors': startup(
+      ConfigType.LIST,
+      'uniform,range',
+      (c) => c.groupConsumerAssignors.join(','),
+      'groupConsumerAssignors',
+    ),
     'transaction.max.timeout.ms': startup(
       ConfigType.INT,
       '900000',

@@ -1,6 +1,7 @@
 // The broker: configuration, storage, coordinators, listeners and background tasks wired together
 // in order (each part in its own module), with a clean stop.
 import { GroupCoordinator } from '../groups/coordinator';
+import { consumerCoordinatorOptions } from './settings/consumer-group-settings';
 import { ShareGroups } from '../groups/share/share-groups';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { AppendQueue } from './append-queue';
@@ -108,6 +109,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     logger,
     now,
     initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+    consumer: consumerCoordinatorOptions(config),
   });
   const shareGroups = new ShareGroups({
     storage,

@@ -8,6 +8,11 @@ import { sharesPort } from './metrics/metrics-listener';
 import { AUTHORIZATION_SETTINGS, AuthorizationSettings } from './settings/authorization-settings';
 import { CLUSTER_SETTINGS, ClusterSettings } from './settings/cluster-settings';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from './settings/coordinator-settings';
+import {
+  CONSUMER_GROUP_SETTINGS,
+  ConsumerGroupSettings,
+  consumerGroupSettingsProblem,
+} from './settings/consumer-group-settings';
 import { DIAGNOSTIC_SETTINGS, DiagnosticSettings } from './settings/diagnostic-settings';
 import { LIMIT_SETTINGS, LimitSettings } from './settings/limit-settings';
 import { LISTENER_SETTINGS, ListenerSettings } from './settings/listener-settings';
@@ -26,6 +31,7 @@ export interface BrokerConfig
     ClusterSettings,
     TopicSettings,
     CoordinatorSettings,
+    ConsumerGroupSettings,
     LimitSettings,
     QuotaSettings,
     TlsSettings,
@@ -49,6 +55,7 @@ const BY_CONCERN = [
   ...CLUSTER_SETTINGS,
   ...TOPIC_SETTINGS,
   ...COORDINATOR_SETTINGS,
+  ...CONSUMER_GROUP_SETTINGS,
   ...LIMIT_SETTINGS,
   ...QUOTA_SETTINGS,
   ...TLS_SETTINGS,
@@ -81,6 +88,13 @@ const ORDER: readonly AnySetting['key'][] = [
   'logCleanerBackoffMs',
   'logCleanerDedupeBytes',
   'groupInitialRebalanceDelayMs',
+  'groupConsumerSessionTimeoutMs',
+  'groupConsumerHeartbeatIntervalMs',
+  'groupConsumerMinSessionTimeoutMs',
+  'groupConsumerMaxSessionTimeoutMs',
+  'groupConsumerMinHeartbeatIntervalMs',
+  'groupConsumerMaxHeartbeatIntervalMs',
+  'groupConsumerAssignors',
   'transactionMaxTimeoutMs',
   'transactionalIdExpirationMs',
   'transactionCleanupIntervalMs',
@@ -188,6 +202,8 @@ export function checkConfig(cfg: BrokerConfig): void {
       `TLS_CLIENT_AUTH=${cfg.tlsClientAuth} needs TLS_CA_FILE: the PEM CA certificates that issue your clients' certificates`,
     );
   }
+  const consumerGroups = consumerGroupSettingsProblem(cfg);
+  if (consumerGroups) throw new ConfigError(consumerGroups);
   // A frame is admitted whole from the request memory pool, so a larger one could never be read.
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(

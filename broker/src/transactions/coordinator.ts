@@ -8,6 +8,7 @@
 //
 // Errors come back as Kafka error codes. PRODUCER_FENCED is returned as such; the handlers turn it
 // into INVALID_PRODUCER_EPOCH for the request versions that predate it (fencedFor, KafkaApis).
+import { offsetCommitError } from '../groups/consumer/consumer-admin';
 import type { Logger } from '../logger';
 import { ErrorCode } from '../protocol/error-codes';
 import { StorageError } from '../storage/storage';
@@ -237,7 +238,11 @@ export class TransactionCoordinator {
       const added = info!.state === 'Ongoing' && info!.groups.includes(input.groupId);
       if (!added && !input.addsGroup) return all(ErrorCode.INVALID_TXN_STATE);
       if (!added) await this.storage.addToTransaction(input.transactionalId, [], [input.groupId], this.now());
-      const groupError = validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
+      // A KIP-848 consumer group checks the member epoch (Kafka's ConsumerGroup.validateOffsetCommit).
+      const consumerGroup = this.groups?.consumer.group(input.groupId);
+      const groupError = consumerGroup
+        ? offsetCommitError(consumerGroup, input.memberId, input.generationId, 9, true)
+        : validateTxnOffsetCommit(this.groups?.group(input.groupId), input);
       if (groupError !== ErrorCode.NONE) return all(groupError);
       const { errors, valid } = validateTxnOffsets(offsets);
       if (valid.length > 0)

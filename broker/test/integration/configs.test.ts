@@ -473,6 +473,27 @@ describe('configs round-trip as in Kafka', () => {
     expect(await broker.context.storage.brokerConfigs('')).toEqual({});
   });
 
+  it('applies a change of a dynamic broker default to the very next Produce (the produce path memoizes the defaults)', async () => {
+    await broker.context.storage.createTopic('dynmemo', 1, {});
+    const produce = async () => {
+      const big = encodeRecordBatch({ records: [{ value: Buffer.alloc(500), timestamp: BigInt(Date.now()) }] });
+      const res = await conn.send(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'dynmemo', partitionData: [{ index: 0, records: big }] }],
+      });
+      return res.responses[0].partitionResponses[0].errorCode;
+    };
+    expect(await produce()).toBe(ErrorCode.NONE); // the defaults are read (and kept) here
+    const set = [{ name: 'message.max.bytes', configOperation: SET, value: '200' }];
+    expect(await incremental(BROKER, '', set)).toMatchObject({ errorCode: 0 });
+    expect(await produce()).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    const unset = [{ name: 'message.max.bytes', configOperation: DELETE, value: null }];
+    expect(await incremental(BROKER, '', unset)).toMatchObject({ errorCode: 0 });
+    expect(await produce()).toBe(ErrorCode.NONE);
+  });
+
   it('applies a cluster-wide log.retention.ms to topics without their own retention.ms', async () => {
     await broker.context.storage.createTopic('dynret', 1, {});
     await broker.context.storage.createTopic('dynret-own', 1, { 'retention.ms': '-1' });

@@ -16,7 +16,10 @@ describeWithTools('java', 'mvn')(`KIP-848 consumer groups with the Java client $
   let failure = '';
 
   beforeAll(async () => {
-    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'kip848.db')}`);
+    // A 500 ms heartbeat (Kafka's 5 s is the default): a released partition reaches its next owner sooner.
+    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'kip848.db')}`, {
+      config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 },
+    });
     await buildDriver();
     const r = await run(
       'java',

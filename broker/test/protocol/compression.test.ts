@@ -10,6 +10,7 @@ import * as lz4 from 'lz4-napi';
 import * as snappy from 'snappy';
 import * as zstd from 'zstd-napi';
 import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from '../../src/protocol/compression';
+import { decompressOffLoop } from '../../src/protocol/decompress-off-loop';
 import { DecodeError, EncodeError } from '../../src/protocol/errors';
 import { itWithTools } from '../support/external-tools';
 
@@ -246,6 +247,19 @@ describe('lz4 (frame format)', () => {
       expect(
         decompress(CompressionType.Lz4, compress(CompressionType.Lz4, incompressible)).equals(incompressible),
       ).toBe(true);
+    });
+
+    it('off the loop too (batches of several records), and frames with a content checksum in the threadpool', async () => {
+      const data = sampleText(200_000);
+      const plain = javaStyleFrame(data, { contentChecksum: false });
+      expect((await decompressOffLoop(CompressionType.Lz4, plain, 1 << 20)).equals(data)).toBe(true);
+      expect(blockDecodes).toHaveBeenCalledTimes(2);
+      blockDecodes.mockClear();
+      expect((await decompressOffLoop(CompressionType.Lz4, javaStyleFrame(data), 1 << 20)).equals(data)).toBe(true);
+      expect(blockDecodes).not.toHaveBeenCalled();
+      await expect(decompressOffLoop(CompressionType.Lz4, plain, 100_000)).rejects.toThrow(
+        /exceeds the decompression limit/,
+      );
     });
 
     it('leaves frames with a content checksum to the frame decoder, which checks it', () => {

@@ -189,3 +189,27 @@ describe('broker configuration', () => {
     );
   });
 });
+
+describe('consumer group (KIP-848) settings', () => {
+  it("has Kafka's defaults and takes a shorter heartbeat with its bound lowered", () => {
+    const d = loadConfig({});
+    expect({
+      session: d.groupConsumerSessionTimeoutMs,
+      heartbeat: d.groupConsumerHeartbeatIntervalMs,
+      assignors: d.groupConsumerAssignors,
+    }).toEqual({ session: 45_000, heartbeat: 5_000, assignors: ['uniform', 'range'] });
+    const fast = loadConfig({
+      GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS: '500',
+      GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS: '100',
+      GROUP_CONSUMER_ASSIGNORS: 'org.apache.kafka.coordinator.group.assignor.RangeAssignor',
+    });
+    expect([fast.groupConsumerHeartbeatIntervalMs, fast.groupConsumerAssignors]).toEqual([500, ['range']]);
+  });
+
+  it('refuses a heartbeat interval outside its bounds and an unknown assignor, naming the settings', () => {
+    expect(() => loadConfig({ GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS: '500' })).toThrow(
+      /GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS=500 is outside GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS=5000/,
+    );
+    expect(() => loadConfig({ GROUP_CONSUMER_ASSIGNORS: 'sticky' })).toThrow(ConfigError);
+  });
+});

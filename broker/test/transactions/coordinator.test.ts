@@ -311,6 +311,36 @@ describe('TxnOffsetCommit', () => {
       E.NONE,
     ]);
   });
+
+  it('checks the member epoch for a KIP-848 consumer group (sendOffsetsToTransaction with group.protocol=consumer)', async () => {
+    const h = harness();
+    const joined = await h.groups.consumer.heartbeat({
+      groupId: 'g',
+      memberId: 'm-1',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['t'],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: [],
+      clientId: 'c',
+      clientHost: '/127.0.0.1',
+    });
+    expect(joined).toMatchObject({ errorCode: E.NONE, memberEpoch: 1 });
+    const a = await begin(h);
+    await h.coord.addOffsets('tx', a, 'g');
+    expect(await h.coord.commitOffsets(input(a, { generationId: 1, memberId: 'm-1' }), [offset(0, 1)])).toEqual([
+      E.NONE,
+    ]);
+    expect(await h.coord.commitOffsets(input(a, { generationId: 0, memberId: 'm-1' }), [offset(0, 1)])).toEqual([
+      E.STALE_MEMBER_EPOCH,
+    ]);
+    expect(await h.coord.commitOffsets(input(a, { generationId: 1, memberId: 'm-9' }), [offset(0, 1)])).toEqual([
+      E.UNKNOWN_MEMBER_ID,
+    ]);
+  });
 });
 
 describe('the cleanup pass', () => {

@@ -100,7 +100,17 @@ export async function healthCheck(port: number, round: number): Promise<void> {
   const client = new KafkaClient(`127.0.0.1:${port}`, { clientId: 'fuzz-health', requestTimeoutMs: 10_000 });
   try {
     const topic = `fuzz-health-${round}`;
-    const md = await client.metadata([topic], true);
+    // Kafka 4 answers the Metadata that auto-creates a topic UNKNOWN_TOPIC_OR_PARTITION; the next one
+    // names its partitions (a client asks again, as this does, a bounded number of times).
+    let md = await client.metadata([topic], true);
+    for (
+      let ask = 0;
+      ask < 20 && md.topics.find((x) => x.name === topic)?.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      ask++
+    ) {
+      await new Promise((r) => setTimeout(r, 50));
+      md = await client.metadata([topic], true);
+    }
     const t = md.topics.find((x) => x.name === topic);
     if (!t || t.errorCode !== ErrorCode.NONE || t.partitions.length === 0)
       throw new FuzzFailure(`Metadata for ${topic}: ${JSON.stringify(t)}`);

@@ -46,6 +46,10 @@ export interface TxnCrashReport {
   liveNotCommitted: string[];
   /** Times the live reader was replaced after kafkajs gave up on it. */
   liveRestarts: number;
+  /** Times kafkajs restarted the live reader itself (each time it rejoins as a new member). */
+  liveRejoins: number;
+  /** How the wait for the live reader to catch up with the committed records of B ended. */
+  liveCatchUp: string;
   /** The broker's error log lines over the run. */
   brokerErrors: LogLine[];
 }
@@ -56,6 +60,16 @@ const GROUP = 'txn-crash-group';
 const TXN_ID = 'txn-crash-processor';
 const PARTITIONS = 2;
 const BROKER_ENV = { LOG_LEVEL: 'info', GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
+/**
+ * The live reader's session timeout. When kafkajs restarts a crashed consumer it joins as a new
+ * member; the member it replaces could not leave (the broker was down), so the new one's JoinGroup
+ * waits until the old one misses this timeout, counted afresh at every broker start that loads the
+ * group (Kafka's coordinator reschedules each member's heartbeat on load too). kafkajs' default is
+ * 30 s; 10 s keeps that wait short.
+ */
+const LIVE_SESSION_TIMEOUT_MS = 10_000;
+/** Beyond that session timeout, what the live reader gets to rejoin and read the rest of B. */
+const LIVE_CATCH_UP_MARGIN_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,6 +102,8 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     liveDelivered: 0,
     liveNotCommitted: [],
     liveRestarts: 0,
+    liveRejoins: 0,
+    liveCatchUp: '',
     brokerErrors: [],
   };
   const kafka = (clientId: string) =>
@@ -256,10 +272,16 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
       groupId: 'txn-crash-live',
       readUncommitted: false,
       maxWaitTimeInMs: 200,
+      sessionTimeout: LIVE_SESSION_TIMEOUT_MS,
+      heartbeatInterval: 1_000,
     });
     liveConsumer = consumer;
     consumer.on(consumer.events.CRASH, (e) => {
-      if (e.payload.restart || liveStopped) return;
+      if (liveStopped) return;
+      if (e.payload.restart) {
+        report.liveRejoins++;
+        return;
+      }
       report.liveRestarts++;
       void within(consumer.disconnect(), 5_000, undefined)
         .then(() => sleep(200))
@@ -323,6 +345,16 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     const counts = new Map<string, number>();
     for (const v of committed) counts.set(v, (counts.get(v) ?? 0) + 1);
     const byOffset = new Map(committedAt);
+    // The live reader may still be behind, waiting to rejoin (LIVE_SESSION_TIMEOUT_MS): wait until it
+    // holds every committed offset of B, or a value there that the check below reports.
+    const catchUpStart = Date.now();
+    const catchUpUntil = catchUpStart + LIVE_SESSION_TIMEOUT_MS + LIVE_CATCH_UP_MARGIN_MS;
+    const liveBehind = () => committedAt.filter(([at]) => !live.has(at)).length;
+    while (liveBehind() > 0 && Date.now() < catchUpUntil) await sleep(100);
+    const behind = liveBehind();
+    report.liveCatchUp = behind
+      ? `the live reader still lacked ${behind} of ${committedAt.length} committed offsets of ${B} ${Date.now() - catchUpStart} ms after the final read (${report.liveRejoins} rejoins as a new member)`
+      : `the live reader held every committed offset of ${B} ${Date.now() - catchUpStart} ms after the final read`;
     report.liveDelivered = live.size;
     report.liveNotCommitted = [...live].filter(([at, v]) => byOffset.get(at) !== v).map(([at, v]) => `${v}@${at}`);
     const inA = new Set(values);
@@ -332,7 +364,7 @@ export async function runTxnCrash(opts: TxnCrashOptions): Promise<TxnCrashReport
     const uncommitted = (await readB(true, values.length)).map(([, v]) => v);
     report.abortedRecords = uncommitted.length - committed.length;
     log(
-      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed, ${report.liveRestarts} reader restarts); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
+      `txn-crash: live read_committed ${live.size} records (${report.liveNotCommitted.length} not committed, ${report.liveRestarts} reader restarts, ${report.liveRejoins} rejoins; ${report.liveCatchUp}); B read_committed ${committed.length} records (${report.missing.length} missing, ${Object.keys(report.duplicated).length} duplicated), read_uncommitted ${uncommitted.length}; ${report.commits} commits`,
     );
     return report;
   } finally {

@@ -44,6 +44,8 @@ export abstract class ConsumerSessions {
   private readonly sessionTimers = new Map<string, TimerHandle>();
   private readonly rebalanceTimers = new Map<string, TimerHandle>();
   private readonly groupWrites = new KeyedSerial<string>();
+  /** Groups with a write queued that has not started yet (persist() coalesces into it). */
+  private readonly queuedWrites = new Set<string>();
   private readonly unsettledWrites = new Set<Promise<void>>();
   protected closed = false;
 
@@ -238,15 +240,30 @@ export abstract class ConsumerSessions {
     for (const memberId of group.members.keys()) this.clearMemberTimers(group.groupId, memberId);
   }
 
-  /** Stores the group as it is now, after its earlier writes; the answer does not wait for it. */
+  /**
+   * Stores the group, after its earlier writes; the answer does not wait for it. Writes coalesce:
+   * while one is queued, more changes ride on it (it snapshots the group when it starts), so a
+   * large group reconciling writes its whole state a few times, not once per heartbeat.
+   */
   protected persist(group: ConsumerGroup): void {
-    const snapshot = storedConsumerGroup(group, this.now(), this.settingsOf(group.groupId).sessionTimeoutMs);
+    if (this.queuedWrites.has(group.groupId)) return;
+    this.queuedWrites.add(group.groupId);
+    let groupEpoch = group.groupEpoch;
     const write = this.groupWrites
-      .run(group.groupId, () => this.storage.storeGroupMetadata(group.groupId, snapshot))
+      .run(group.groupId, () => {
+        this.queuedWrites.delete(group.groupId);
+        // Replaced meanwhile (deleted and made again): the newer group writes its own state. A
+        // group closed or unloaded still writes its last state (the broker awaits writesSettled()).
+        const current = this.groups.get(group.groupId);
+        if (current !== undefined && current !== group) return;
+        groupEpoch = group.groupEpoch;
+        const snapshot = storedConsumerGroup(group, this.now(), this.settingsOf(group.groupId).sessionTimeoutMs);
+        return this.storage.storeGroupMetadata(group.groupId, snapshot);
+      })
       .catch((err: unknown) =>
         this.logger.error("storing a consumer group's state failed; a restart will make its members rejoin", {
           groupId: group.groupId,
-          groupEpoch: snapshot.generationId,
+          groupEpoch,
           err,
         }),
       );

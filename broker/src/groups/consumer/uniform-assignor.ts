@@ -34,15 +34,23 @@ export const uniformAssignor: PartitionAssignor = {
 
     // Shares: each partition to the eligible member with the fewest so far; on a tie, the member
     // that holds more now gets it, so the one-more shares fall where partitions already are.
+    const held = new Map(ordered.map((m) => [m.memberId, partitionCount(m.currentAssignment)] as const));
     const share = new Map<string, number>(ordered.map((m) => [m.memberId, 0]));
-    const held = (m: AssignorMember) => partitionCount(m.currentAssignment);
-    for (const s of byConstraint) {
-      let best = s.eligible[0]!;
-      for (const m of s.eligible) {
-        const d = share.get(m.memberId)! - share.get(best.memberId)!;
-        if (d < 0 || (d === 0 && held(m) > held(best))) best = m;
+    if (slots.every((s) => s.eligible.length === ordered.length)) {
+      // Everyone may take every partition (the usual case): the shares without the scan, O(members).
+      const base = Math.floor(slots.length / Math.max(1, ordered.length));
+      let extra = slots.length - base * ordered.length;
+      const byHeld = [...ordered].sort((a, b) => held.get(b.memberId)! - held.get(a.memberId)!);
+      for (const m of byHeld) share.set(m.memberId, base + (extra-- > 0 ? 1 : 0));
+    } else {
+      for (const s of byConstraint) {
+        let best = s.eligible[0]!;
+        for (const m of s.eligible) {
+          const d = share.get(m.memberId)! - share.get(best.memberId)!;
+          if (d < 0 || (d === 0 && held.get(m.memberId)! > held.get(best.memberId)!)) best = m;
+        }
+        share.set(best.memberId, share.get(best.memberId)! + 1);
       }
-      share.set(best.memberId, share.get(best.memberId)! + 1);
     }
 
     const out = new Map<string, AssignmentBuilder>(ordered.map((m) => [m.memberId, new AssignmentBuilder()]));
@@ -56,7 +64,8 @@ export const uniformAssignor: PartitionAssignor = {
         for (const p of [...ps].sort((a, b) => a - b)) {
           const k = keyOf(topicId, p);
           const slot = eligibleFor.get(k);
-          if (!slot || taken.has(k) || !slot.eligible.includes(m) || mine.size >= share.get(m.memberId)!) continue;
+          if (!slot || taken.has(k) || !m.subscribedTopicIds.has(topicId) || mine.size >= share.get(m.memberId)!)
+            continue;
           mine.add(topicId, p);
           taken.add(k);
         }

@@ -15,6 +15,7 @@ import type {
 import { ConfigType } from '../../storage/config-def';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../storage/topic-config';
 import { BROKER_CONFIGS, validateBrokerConfigs } from '../broker-configs';
+import { forgetBrokerTopicDefaults } from '../topic-defaults-memo';
 import { StorageError } from '../../storage/storage';
 import type { ApiHandler, BrokerContext } from '../context';
 import { configsAuthorizationError, ResourceType } from './describe-configs';
@@ -110,6 +111,8 @@ async function alterBroker(broker: BrokerContext, name: string, next: Next, vali
     const failed = await storageFailure(broker, () =>
       broker.storage.alterBrokerConfigs(resource, check.configs, remove),
     );
+    // After the write (a Produce during it may have memoized the old values): the next Produce reads the change.
+    forgetBrokerTopicDefaults(broker.storage);
     if (failed) return failed;
     broker.logger.info('altered dynamic broker configs', {
       resource: resource === '' ? 'cluster default' : resource,

@@ -14,7 +14,7 @@ import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceRe
 import { isTransactional } from '../../protocol/record-batch';
 import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend, PartitionAppendResult } from '../../storage/storage';
-import { brokerTopicDefaults } from '../broker-configs';
+import { cachedBrokerTopicDefaults, memoizedBrokerTopicDefaults } from '../topic-defaults-memo';
 import type { ApiHandler, BrokerContext, RequestContext } from '../context';
 import type { ProduceTurn } from '../produce-order';
 import { inflateOffLoop } from '../produce-inflation';
@@ -103,8 +103,8 @@ async function produce(
         ? { code: ErrorCode.INVALID_REQUIRED_ACKS, msg: `acks=${req.acks}; expected 0, 1 or -1` }
         : null;
   // Dynamic broker configs (message.max.bytes ...) are the defaults of topics without an override.
-  let defaults: Record<string, string> | undefined;
-  const brokerDefaults = async () => (defaults ??= await brokerTopicDefaults(broker.storage, broker.identity.nodeId));
+  // Read once a request, without an await while the memo is fresh (broker-configs.ts).
+  let defaults: Readonly<Record<string, string>> | undefined;
   // Below the free-space floor (MINNOW_MIN_FREE_BYTES) every partition is refused with
   // POLICY_VIOLATION and "disk full: N bytes free on PATH, floor M". Not Kafka's
   // KAFKA_STORAGE_ERROR: that one is retriable, so producers retried it in silence until their
@@ -131,7 +131,10 @@ async function produce(
         out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
         continue;
       }
-      const policy = producePolicy(topic.configs, apiVersion, broker.now(), await brokerDefaults());
+      defaults ??=
+        memoizedBrokerTopicDefaults(broker.storage, broker.identity.nodeId) ??
+        (await cachedBrokerTopicDefaults(broker.storage, broker.identity.nodeId));
+      const policy = producePolicy(topic.configs, apiVersion, broker.now(), defaults);
       const partitionName = policy.compacted ? `${name}-${index}` : '';
       let check = validateProduceRecords(records, policy, partitionName);
       // A batch too large to inflate on the event loop is inflated off it, then validated again.

@@ -17,14 +17,18 @@ from confluent_kafka import Consumer, KafkaException
 bootstrap, topic, group, expect, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 group_protocol = sys.argv[6] if len(sys.argv) > 6 else "classic"
 errors, values = [], []
-consumer = Consumer({
+config = {
     "bootstrap.servers": bootstrap,
-    "group.protocol": group_protocol,
     "group.id": group,
     "auto.offset.reset": "earliest",
     "enable.auto.commit": False,
     "error_cb": lambda err: errors.append({"name": err.name(), "message": err.str()}),
-})
+}
+# librdkafka before 2.4 (Debian's 1.7) has no group.protocol setting and refuses it: name it only
+# when it is not the classic default.
+if group_protocol != "classic":
+    config["group.protocol"] = group_protocol
+consumer = Consumer(config)
 consumer.subscribe([topic])
 
 
