@@ -340,6 +340,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       await tasksStopped;
       await left;
       await groups.writesSettled(); // a rebalance that ended just now is stored (groups/group-persistence.ts)
+      await shareGroups.writesSettled(); // and the share-partitions' last changes (groups/share/share-persistence.ts)
       await storage.close();
       // Commits vs requests shows what group commit and its pacing saved (the benchmark reads it).
       logger.info('stopped; database closed', {

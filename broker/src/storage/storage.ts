@@ -10,6 +10,7 @@
 // record-store.ts, log-cleanup-store.ts, transaction-store.ts, group-store.ts, admin-store.ts.
 import type { AclStore, BrokerConfigStore, ClientQuotaStore, ScramStore } from './admin-store';
 import type { GroupStore } from './group-store';
+import type { ShareStore } from './share-store';
 import type { LogCleanupStore } from './log-cleanup-store';
 import type { RecordStore } from './record-store';
 import type { TopicStore } from './topic-store';
@@ -38,6 +39,7 @@ export type {
 } from './log-cleanup-store';
 export { RETENTION_SWEEP_START } from './log-cleanup-store';
 export type { CommittedOffset, GroupStore } from './group-store';
+export type { ShareStore, StoredSharePartition } from './share-store';
 export type {
   EndTransactionResult,
   EpochBump,
@@ -72,6 +74,7 @@ export interface SyncStorage
     ProducerStore,
     TransactionStore,
     GroupStore,
+    ShareStore,
     BrokerConfigStore,
     ClientQuotaStore,
     ScramStore,

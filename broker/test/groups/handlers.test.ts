@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { FakeTimers } from './fake-timers';
 import { subscription } from './harness';
+import { ShareGroups } from '../../src/groups/share/share-groups';
 
 function setup() {
   const engine = new MemoryStorage();
@@ -30,9 +31,16 @@ function setup() {
     initialRebalanceDelayMs: 0,
   });
   const transactions = new TransactionCoordinator({ storage, logger: silentLogger, now: timers.now, timers, groups });
+  const shareGroups = new ShareGroups({
+    storage,
+    logger: silentLogger,
+    now: timers.now,
+    fetchWaiters: { wait: () => Promise.resolve(), notify: () => {} },
+  });
   const broker = {
     storage,
     groups,
+    shareGroups,
     transactions,
     identity: { clusterId: 'c', nodeId: 7 },
     advertised: { host: 'broker.local', port: 9999 },

@@ -40,6 +40,7 @@ describeWithTools('java', 'mvn')(`KIP-932 share groups with the Java client ${li
     const s = result.shared;
     expect(s).toMatchObject({ produced: 40, distinct: 40, deliveries: 40 });
     expect(s.byA + s.byB).toBe(40);
+    expect({ aGotSome: s.byA > 0, bGotSome: s.byB > 0 }).toEqual({ aGotSome: true, bGotSome: true });
   });
 
   it('delivers a released record again with a higher delivery count, and never after it is accepted', () => {

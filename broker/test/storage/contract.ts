@@ -8,6 +8,7 @@ import { aclsContract } from './contract-acls';
 import { activeProducersContract } from './contract-active-producers';
 import { compactionContract } from './contract-compaction';
 import { groupMetadataContract } from './contract-group-metadata';
+import { sharePartitionsContract } from './contract-share-partitions';
 import { producersContract } from './contract-producers';
 import { clientQuotasContract } from './contract-quotas';
 import { recordsContract } from './contract-records';
@@ -53,6 +54,7 @@ export function storageContract(
     clientQuotasContract(ctx);
     scramContract(ctx);
     groupMetadataContract(ctx);
+    sharePartitionsContract(ctx);
 
     if (reopen) {
       describe('after close and reopen', () => {

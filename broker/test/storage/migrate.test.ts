@@ -86,6 +86,11 @@ async function buildSource(path: string): Promise<void> {
         },
       ],
     });
+    s.storeSharePartition('share-g', 'topic-id', 0, {
+      startOffset: 3_000_000_000,
+      endOffset: 3_000_000_002,
+      records: [{ offset: 3_000_000_001, state: 2, deliveryCount: 1 }],
+    });
     s.alterBrokerConfigs('', { 'log.retention.ms': '1000' }, []);
     s.createAcls([
       {

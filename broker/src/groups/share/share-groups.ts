@@ -5,7 +5,8 @@ import type { Storage } from '../../storage/storage';
 import { ShareCoordinator } from './share-coordinator';
 import { ShareFetcher, type PartitionWaiters } from './share-fetcher';
 import { KAFKA_SHARE_LIMITS, type SharePartitionLimits } from './share-partition';
-import { SharePartitions, type SharePartitionStore } from './share-partitions';
+import { SharePartitions } from './share-partitions';
+import { StoredSharePartitions } from './share-persistence';
 import { ShareSessions } from './share-sessions';
 
 export interface ShareGroupsOptions {
@@ -13,8 +14,6 @@ export interface ShareGroupsOptions {
   logger: Logger;
   now: () => number;
   fetchWaiters: PartitionWaiters;
-  /** Where share-partition state is kept across restarts; undefined: memory only. */
-  store?: SharePartitionStore;
   limits?: Partial<SharePartitionLimits>;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
@@ -27,10 +26,12 @@ export class ShareGroups {
   readonly sessions = new ShareSessions();
   readonly fetcher: ShareFetcher;
   readonly limits: SharePartitionLimits;
+  private readonly store: StoredSharePartitions;
 
   constructor(opts: ShareGroupsOptions) {
     this.limits = { ...KAFKA_SHARE_LIMITS, ...opts.limits };
-    this.partitions = new SharePartitions(opts.storage, opts.store, this.limits);
+    this.store = new StoredSharePartitions(opts.storage, opts.logger);
+    this.partitions = new SharePartitions(opts.storage, this.store, this.limits);
     this.fetcher = new ShareFetcher({
       storage: opts.storage,
       fetchWaiters: opts.fetchWaiters,
@@ -59,5 +60,10 @@ export class ShareGroups {
 
   close(): void {
     this.coordinator.close();
+  }
+
+  /** The share-partition writes asked for so far have ended (stop, before the database closes). */
+  writesSettled(): Promise<void> {
+    return this.store.settled();
   }
 }

@@ -6,7 +6,8 @@
 //   ACQUIRED  -> ACKNOWLEDGED (accept) | ARCHIVED (reject, gap) | AVAILABLE (release, lock timeout)
 // and a release or a lock timeout archives a record whose delivery count reached the limit.
 // The start offset moves over every finished (acknowledged or archived) offset at its front.
-// Pure: the caller passes `now` and persists `snapshot()` (groups/share/share-store in storage).
+// Pure: the caller passes `now` and persists `snapshot()` (share-persistence.ts).
+import type { StoredSharePartition } from '../../storage/share-store';
 
 export enum RecordState {
   AVAILABLE = 0,
@@ -54,13 +55,8 @@ export const KAFKA_SHARE_LIMITS: SharePartitionLimits = {
   maxInFlight: 2000,
 };
 
-/** What is persisted: enough to resume after a restart (Kafka's ShareGroupState records). */
-export interface SharePartitionSnapshot {
-  startOffset: number;
-  endOffset: number;
-  /** Offsets in [startOffset, endOffset) and their state; ACQUIRED is stored as AVAILABLE. */
-  records: Array<{ offset: number; state: RecordState; deliveryCount: number }>;
-}
+/** What is persisted (storage/share-store.ts): enough to resume after a restart. */
+export type SharePartitionSnapshot = StoredSharePartition;
 
 const finished = (s: RecordState) => s === RecordState.ACKNOWLEDGED || s === RecordState.ARCHIVED;
 
@@ -87,7 +83,12 @@ export class SharePartition {
   snapshot(): SharePartitionSnapshot {
     const records = [...this.inFlight.entries()]
       .sort((a, b) => a[0] - b[0])
-      .map(([offset, r]) => ({ offset, state: r.state, deliveryCount: r.deliveryCount }));
+      .map(([offset, r]) => ({
+        offset,
+        // An acquisition does not survive a restart: its member's lock goes with the broker.
+        state: r.state === RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state,
+        deliveryCount: r.deliveryCount,
+      }));
     return { startOffset: this.startOffset, endOffset: this.endOffset, records };
   }
 

@@ -24,7 +24,7 @@ export class SharePartitions {
 
   constructor(
     private readonly storage: Storage,
-    private readonly store: SharePartitionStore | undefined,
+    private readonly store: SharePartitionStore,
     private readonly limits: SharePartitionLimits = KAFKA_SHARE_LIMITS,
   ) {}
 
@@ -52,11 +52,11 @@ export class SharePartitions {
 
   /** Stores one partition's state after a change (not awaited by the answer). */
   changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
-    this.store?.save(groupId, topicId, partition, state.snapshot());
+    this.store.save(groupId, topicId, partition, state.snapshot());
   }
 
   private async create(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
-    const stored = await this.store?.load(groupId, topic.topicId, partition);
+    const stored = await this.store.load(groupId, topic.topicId, partition);
     const offsets = await this.storage.offsets(topic.name, partition);
     const logStart = offsets?.logStartOffset ?? 0;
     const logEnd = offsets?.highWatermark ?? 0;

@@ -1,6 +1,7 @@
 // The memory:// engine's consumer group state: committed offsets by group, and the classic
 // groups' stored membership (storage/group-metadata.ts), copied in and out.
 import type { CommittedOffset, StoredGroup } from '../storage';
+import type { StoredSharePartition } from '../share-store';
 
 const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -46,6 +47,19 @@ export class MemoryGroups {
   groupMetadata(groupId: string): StoredGroup | undefined {
     const g = this.membership.get(groupId);
     return g && { ...g, members: g.members.map((m) => ({ ...m })) };
+  }
+
+  /** Share-partition delivery state (share-store.ts), by "group\0topicId\0partition". */
+  private readonly shareState = new Map<string, StoredSharePartition>();
+
+  storeSharePartition(groupId: string, topicId: string, partition: number, state: StoredSharePartition | null): void {
+    const key = `${groupId}\u0000${topicId}\u0000${partition}`;
+    if (state === null) this.shareState.delete(key);
+    else this.shareState.set(key, { ...state, records: state.records.map((r) => ({ ...r })) });
+  }
+  sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
+    const s = this.shareState.get(`${groupId}\u0000${topicId}\u0000${partition}`);
+    return s && { ...s, records: s.records.map((r) => ({ ...r })) };
   }
 
   private dropEmptyGroups(): void {

@@ -46,6 +46,7 @@ import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { isLogAppendTime } from '../topic-config';
 import { unknownPartitionMarker } from '../active-producers';
 import type { ActiveProducer } from '../active-producers';
+import type { StoredSharePartition } from '../share-store';
 
 export class MemoryStorage implements SyncStorage {
   private readonly topics = new MemoryTopics();
@@ -330,6 +331,12 @@ export class MemoryStorage implements SyncStorage {
   }
   groupMetadata(groupId: string): StoredGroup | undefined {
     return this.groups.groupMetadata(groupId);
+  }
+  storeSharePartition(groupId: string, topicId: string, partition: number, state: StoredSharePartition | null): void {
+    this.groups.storeSharePartition(groupId, topicId, partition, state);
+  }
+  sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
+    return this.groups.sharePartition(groupId, topicId, partition);
   }
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */

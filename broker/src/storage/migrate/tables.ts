@@ -29,6 +29,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'log_cleaner', orderBy: 'partition_id' },
   { name: 'group_metadata', orderBy: 'group_id' },
   { name: 'group_member', orderBy: 'group_id, member_id' },
+  { name: 'share_partition_state', orderBy: 'group_id, topic_id, partition' },
 ];
 
 /** The table copied partition by partition, in chunks (each chunk one PostgreSQL transaction). */

@@ -232,7 +232,21 @@ CREATE TABLE group_member (
 );
 `;
 
+// Share groups' delivery state per share-partition (sqlite's migration 9, storage/share-store.ts).
+const sharePartitionState = `
+CREATE TABLE share_partition_state (
+  group_id     text    NOT NULL,
+  topic_id     text    NOT NULL,
+  partition    integer NOT NULL,
+  start_offset bigint  NOT NULL,
+  end_offset   bigint  NOT NULL,
+  records      text    NOT NULL,
+  PRIMARY KEY (group_id, topic_id, partition)
+);
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'group_metadata', sql: groupMetadata },
+  { version: 3, name: 'share_partition_state', sql: sharePartitionState },
 ];

@@ -43,6 +43,8 @@ import { Db } from './db';
 import type { DbOptions } from './db';
 import { GroupOffsets } from './offsets';
 import { GroupMetadataStore } from './group-metadata';
+import { SharePartitionStore } from './share-partitions';
+import type { StoredSharePartition } from '../share-store';
 import { newProducerId } from './producers';
 import { Records } from './records';
 import { PgSecurity } from './security';
@@ -59,6 +61,7 @@ export class PostgresStorage implements AsyncStorage {
   private readonly records: Records;
   private readonly groupOffsets: GroupOffsets;
   private readonly groupMembers: GroupMetadataStore;
+  private readonly shareState: SharePartitionStore;
   private readonly txns: PgTransactions;
   private readonly cleaner: Cleaner;
   /** ACLs, client quotas, SCRAM users, broker configs; invalidate() when another broker announces a change. */
@@ -75,6 +78,7 @@ export class PostgresStorage implements AsyncStorage {
     this.records = new Records(db);
     this.groupOffsets = new GroupOffsets(db);
     this.groupMembers = new GroupMetadataStore(db);
+    this.shareState = new SharePartitionStore(db);
     this.txns = new PgTransactions(db);
     this.cleaner = new Cleaner(new PgCleanerLog(db));
     this.security = new PgSecurity(db);
@@ -225,6 +229,17 @@ export class PostgresStorage implements AsyncStorage {
   }
   groupMetadata(groupId: string): Promise<StoredGroup | undefined> {
     return this.groupMembers.load(groupId);
+  }
+  storeSharePartition(
+    groupId: string,
+    topicId: string,
+    partition: number,
+    state: StoredSharePartition | null,
+  ): Promise<void> {
+    return this.shareState.store(groupId, topicId, partition, state);
+  }
+  sharePartition(groupId: string, topicId: string, partition: number): Promise<StoredSharePartition | undefined> {
+    return this.shareState.load(groupId, topicId, partition);
   }
 
   // Transactions (pg-rest: transactions.ts)

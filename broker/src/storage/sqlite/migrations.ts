@@ -252,6 +252,19 @@ CREATE TABLE group_member (
 ) WITHOUT ROWID;
 `;
 
+// Share groups' delivery state per share-partition (KIP-932; storage/share-store.ts).
+const sharePartitionState = `
+CREATE TABLE share_partition_state (
+  group_id     TEXT    NOT NULL,
+  topic_id     TEXT    NOT NULL,
+  partition    INTEGER NOT NULL,
+  start_offset INTEGER NOT NULL,
+  end_offset   INTEGER NOT NULL,
+  records      TEXT    NOT NULL,
+  PRIMARY KEY (group_id, topic_id, partition)
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'broker_config', sql: brokerConfig },
@@ -261,4 +274,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'transactions', sql: transactions },
   { version: 7, name: 'compaction', sql: compaction },
   { version: 8, name: 'group_metadata', sql: groupMetadata },
+  { version: 9, name: 'share_partition_state', sql: sharePartitionState },
 ];

@@ -36,6 +36,8 @@ import { BrokerConfigs } from './broker-configs';
 import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
 import { GroupMetadataStore } from './group-metadata';
+import { SharePartitionStore } from './share-partitions';
+import type { StoredSharePartition } from '../share-store';
 import { Producers } from './producers';
 import { ActiveProducers } from './active-producers';
 import { Records } from './records';
@@ -70,6 +72,7 @@ export class SqliteStorage implements SyncStorage {
   private readonly cleaner: Cleaner;
   private readonly groupOffsets: GroupOffsets;
   private readonly groupMembers: GroupMetadataStore;
+  private readonly shareState: SharePartitionStore;
   private readonly txns: Transactions;
   private readonly brokerConfigStore: BrokerConfigs;
   private readonly acls: Acls;
@@ -99,6 +102,7 @@ export class SqliteStorage implements SyncStorage {
       );
       this.groupOffsets = new GroupOffsets(this.db, this.tx);
       this.groupMembers = new GroupMetadataStore(this.db, this.tx);
+      this.shareState = new SharePartitionStore(this.db);
       this.txns = new Transactions(this.db, this.tx, this.topics, this.records);
       this.activeProducerStates = new ActiveProducers(this.db, this.tx, this.topics, this.producers, this.records);
       this.brokerConfigStore = new BrokerConfigs(this.db, this.tx);
@@ -334,6 +338,12 @@ export class SqliteStorage implements SyncStorage {
   }
   groupMetadata(groupId: string): StoredGroup | undefined {
     return this.guard(() => this.groupMembers.load(groupId));
+  }
+  storeSharePartition(groupId: string, topicId: string, partition: number, state: StoredSharePartition | null): void {
+    this.guard(() => this.shareState.store(groupId, topicId, partition, state));
+  }
+  sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
+    return this.guard(() => this.shareState.load(groupId, topicId, partition));
   }
 
   listAcls(): AclBinding[] {

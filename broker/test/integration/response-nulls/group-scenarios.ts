@@ -1,7 +1,8 @@
 // response-nulls scenarios for the consumer group APIs: offsets, membership (classic and
-// KIP-848), describe, list, delete; their error paths included.
+// KIP-848), share groups (KIP-932), describe, list, delete; their error paths included.
 import { ApiKey } from '../../../src/protocol/api-keys';
 import * as m from '../../../src/protocol/messages';
+import { ZERO_UUID } from '../../../src/protocol/uuid';
 import { group } from './scenario';
 import type { ScenarioTable } from './scenario';
 
@@ -145,6 +146,51 @@ export const GROUP_SCENARIOS: ScenarioTable = {
     {
       name: 'a joined group and an unknown one',
       body: () => ({ groupIds: ['kip848', 'nope'], includeAuthorizedOperations: true }),
+    },
+  ],
+  [ApiKey.ShareGroupHeartbeat]: [
+    {
+      name: 'join',
+      body: () => ({
+        ...m.defaultShareGroupHeartbeatRequest(),
+        groupId: 'kip932',
+        memberId: 'nulls-share-member',
+        memberEpoch: 0,
+        subscribedTopicNames: ['t'],
+      }),
+    },
+    {
+      name: 'unknown member',
+      body: () => ({ ...m.defaultShareGroupHeartbeatRequest(), groupId: 'kip932', memberId: 'who', memberEpoch: 3 }),
+    },
+  ],
+  [ApiKey.ShareGroupDescribe]: [
+    {
+      name: 'a joined share group and an unknown one',
+      body: () => ({ groupIds: ['kip932', 'nope'], includeAuthorizedOperations: true }),
+    },
+  ],
+  [ApiKey.ShareFetch]: [
+    {
+      name: 'a new session naming an unknown topic id',
+      body: () => ({
+        ...m.defaultShareFetchRequest(),
+        groupId: 'kip932',
+        memberId: 'nulls-share-member',
+        shareSessionEpoch: 0,
+        maxRecords: 10,
+        topics: [{ topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+      }),
+    },
+    {
+      name: 'no session',
+      body: () => ({ ...m.defaultShareFetchRequest(), groupId: 'kip932', memberId: 'who', shareSessionEpoch: 4 }),
+    },
+  ],
+  [ApiKey.ShareAcknowledge]: [
+    {
+      name: 'no session',
+      body: () => ({ ...m.defaultShareAcknowledgeRequest(), groupId: 'kip932', memberId: 'who', shareSessionEpoch: 4 }),
     },
   ],
 };

@@ -13,6 +13,8 @@ export const KAFKA_SENDS_NULL: Record<string, string[]> = {
   FetchResponse: ['Responses.Partitions.AbortedTransactions'],
   // ConsumerGroupHeartbeatRequest.getErrorResponse leaves the assignment at its default, null.
   ConsumerGroupHeartbeatResponse: ['Assignment'],
+  // ShareGroupHeartbeatRequest.getErrorResponse too; an unchanged assignment is also sent as null.
+  ShareGroupHeartbeatResponse: ['Assignment'],
   // DescribeClientQuotasRequest.getErrorResponse: a refused filter answers entries null.
   DescribeClientQuotasResponse: ['Entries'],
   // KRaftMetadataCache.describeTopicResponse: no cursor once every partition is answered.
