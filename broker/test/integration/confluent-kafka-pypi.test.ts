@@ -241,4 +241,21 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
     expect(end).toBe(40);
   }, 60_000);
+
+  // A KIP-848 member's positions sent to a transaction (TxnOffsetCommit with its member epoch):
+  // answered ILLEGAL_GENERATION before, so every transaction aborted and the loop never finished.
+  it('an exactly-once loop with a group.protocol=consumer member commits its transactions', async () => {
+    const sent = await py('ck_produce.py', [bootstrap(), 'ck-eos-in', 'eos', '120', 'none']);
+    expect(sent.errors).toEqual([]);
+    const out = await py(
+      'ck_txn_loop.py',
+      [bootstrap(), 'ck-eos-in', 'ck-eos-out', 'ck-eos-group', 'ck-eos-txn', '120', '20', '60', 'consumer'],
+      90_000,
+    );
+    expect(out).toMatchObject({ done: true, restarts: 0, aborts: 0, reasons: [] });
+    expect(out.commits).toBeGreaterThan(0);
+    // 120 records and a commit marker per transaction.
+    const copied = await broker.context.storage.offsets('ck-eos-out', 0);
+    expect(copied?.highWatermark).toBeGreaterThan(120);
+  }, 120_000);
 });

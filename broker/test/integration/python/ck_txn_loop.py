@@ -8,7 +8,9 @@ a JSON line {"committed": N, "restarts": R} after each commit and stops when the
 offsets reach IN's end offsets (given as END, comma-separated per partition) or DEADLINE_S passes;
 the last line is a summary {"done", "commits", "restarts", "aborts", "reasons"}.
 
-usage: ck_txn_loop.py BOOTSTRAP IN OUT GROUP TXN_ID END CHUNK DEADLINE_S"""
+usage: ck_txn_loop.py BOOTSTRAP IN OUT GROUP TXN_ID END CHUNK DEADLINE_S [GROUP_PROTOCOL]
+(GROUP_PROTOCOL: classic, the default, or consumer: the consumer is a KIP-848 member, whose
+send_offsets_to_transaction carries its member epoch)"""
 import faulthandler
 import json
 import os
@@ -21,6 +23,7 @@ bootstrap, src, dst, group, txn_id = sys.argv[1:6]
 end = [int(x) for x in sys.argv[6].split(",")]
 chunk, deadline = int(sys.argv[7]), time.monotonic() + float(sys.argv[8])
 # A call that hangs past the deadline leaves its stack on stderr for the test's failure message.
+group_protocol = sys.argv[9] if len(sys.argv) > 9 else "classic"
 faulthandler.dump_traceback_later(float(sys.argv[8]) + 10, exit=True)
 t0 = time.monotonic()
 state = {"done": False, "commits": 0, "committed": 0, "restarts": 0, "aborts": 0, "reasons": []}
@@ -66,7 +69,8 @@ def start():
         "isolation.level": "read_committed",
         "auto.offset.reset": "earliest",
         "enable.auto.commit": False,
-        "session.timeout.ms": 10000,
+        # KIP-848 members take their session timeout from the broker (group.consumer.session.timeout.ms).
+        **({"session.timeout.ms": 10000} if group_protocol == "classic" else {"group.protocol": group_protocol}),
         **RECONNECT,
         "error_cb": lambda err: None,
         **({"debug": os.environ["CK_DEBUG_CONSUMER"]} if os.environ.get("CK_DEBUG_CONSUMER") else {}),
