@@ -173,7 +173,7 @@ class PeersRun {
     result.disk = await peer.stopAndMeasure();
     const ratio = bytesPerPayloadByte(result.disk, result.payloadBytes ?? 0);
     log(
-      `  stopped; ${(result.disk.allocatedBytes / MiB).toFixed(0)} MB on disk${result.disk.reserveBytes ? ` (of which the reserve file ${(result.disk.reserveBytes / MiB).toFixed(0)} MB)` : ''}, ${ratio.toFixed(2)} bytes per payload byte without it`,
+      `  stopped; ${(result.disk.allocatedBytes / MiB).toFixed(0)} MB on disk${result.disk.reserveBytes ? ` (of which the reserve file ${(result.disk.reserveBytes / MiB).toFixed(0)} MB)` : ''}, ${Number.isFinite(ratio) ? `${ratio.toFixed(2)} bytes per payload byte without it` : 'payload not counted in this scenario'}`,
     );
     for (const r of result.runs)
       if (r.missing > 0) log(`  warning: ${r.tool} got ${r.missing} records fewer acknowledged than it sent`);
