@@ -56,13 +56,16 @@ describe('CLIENT_COMMANDS', () => {
   });
 
   it('holds exactly the commands whose options include --bootstrap-server', () => {
-    // A command's options may be parsed in a module of its own (perf's are in perf/options.ts).
-    const sourceWithImports = (file: string) => {
+    // A command's options may be parsed in modules of their own (perf's: perf/options.ts re-exports
+    // produce-options.ts, consume-options.ts, e2e-options.ts ...): follow perf/ imports, transitively.
+    const sourceWithImports = (file: string, seen = new Set<string>()): string => {
+      if (seen.has(file) || !existsSync(file)) return '';
+      seen.add(file);
       const text = readFileSync(file, 'utf8');
-      const imported = [...text.matchAll(/from '(\.\.\/perf\/[\w/-]+)'/g)].map((m) =>
-        path.join(path.dirname(file), `${m[1]}.ts`),
-      );
-      return [text, ...imported.filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'))].join('\n');
+      const imported = [...text.matchAll(/from '(\.\.\/perf\/[\w/-]+|\.\/[\w-]+)'/g)]
+        .filter((m) => m[1]!.startsWith('../perf/') || file.includes(`${path.sep}perf${path.sep}`))
+        .map((m) => path.join(path.dirname(file), `${m[1]}.ts`));
+      return [text, ...imported.map((f) => sourceWithImports(f, seen))].join('\n');
     };
     const connecting = commands
       .filter((c) => /\b(bootstrapOf|bootstrapFrom)\(/.test(sourceWithImports(c.file)))

@@ -13,6 +13,7 @@ import type { RequestContext } from '../context';
 import * as admin from './admin';
 import * as coordinators from './coordinators';
 import * as partitions from './partitions';
+import * as shareGroups from './share-groups';
 import * as tools from './tools';
 import type { AnswerError, ErrorAnswerBuilder } from './types';
 
@@ -48,6 +49,10 @@ const ANSWERS = new Map<number, { kind: Kind; build: ErrorAnswerBuilder<any, unk
   [ApiKey.OffsetDelete, { kind: 'coordinator', build: coordinators.offsetDeleteError }],
   [ApiKey.ConsumerGroupHeartbeat, { kind: 'coordinator', build: coordinators.consumerGroupHeartbeatError }],
   [ApiKey.ConsumerGroupDescribe, { kind: 'coordinator', build: coordinators.consumerGroupDescribeError }],
+  [ApiKey.ShareGroupHeartbeat, { kind: 'coordinator', build: shareGroups.shareGroupHeartbeatError }],
+  [ApiKey.ShareGroupDescribe, { kind: 'coordinator', build: shareGroups.shareGroupDescribeError }],
+  [ApiKey.ShareFetch, { kind: 'storage', build: shareGroups.shareFetchError }],
+  [ApiKey.ShareAcknowledge, { kind: 'storage', build: shareGroups.shareAcknowledgeError }],
   [ApiKey.InitProducerId, { kind: 'coordinator', build: coordinators.initProducerIdError }],
   [ApiKey.AddPartitionsToTxn, { kind: 'coordinator', build: coordinators.addPartitionsToTxnError }],
   [ApiKey.AddOffsetsToTxn, { kind: 'coordinator', build: coordinators.addOffsetsToTxnError }],
