@@ -4,8 +4,8 @@
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { run, startTestBroker, tempDir } from './helpers';
-import { buildDriver, driverClasspath, LINES } from './java-driver';
+import { startTestBroker, tempDir } from './helpers';
+import { buildDriver, LINES, runDriverScenario } from './java-driver';
 
 const line = LINES.find((l) => l.module === 'kafka-4')!;
 
@@ -18,13 +18,8 @@ describeWithTools('java', 'mvn')(`KIP-932 share groups with the Java client ${li
   beforeAll(async () => {
     broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'kip932.db')}`);
     await buildDriver();
-    const r = await run(
-      'java',
-      ['-cp', driverClasspath(line.module), 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, 'k932', 'share'],
-      { timeoutMs: 240_000 },
-    );
-    const found = r.stdout.split('\n').find((l) => l.includes('"scenario":"share"'));
-    if (found) result = JSON.parse(found);
+    const r = await runDriverScenario(line, broker.port, 'k932', 'share', 240_000);
+    result = r.result ?? {};
     failure = `exit ${r.code}; ${result.error ?? ''}\nstderr:\n${r.stderr.slice(-3000)}`;
   }, 300_000);
   afterAll(async () => {

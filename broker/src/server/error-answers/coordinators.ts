@@ -134,10 +134,8 @@ export const offsetDeleteError: ErrorAnswerBuilder<M.OffsetDeleteRequest, M.Offs
   topics: req.topics.map((t) => ({ name: t.name, partitions: partitionsOf(t.partitions, e.code) })),
 });
 
-export const consumerGroupHeartbeatError: ErrorAnswerBuilder<
-  M.ConsumerGroupHeartbeatRequest,
-  M.ConsumerGroupHeartbeatResponse
-> = (_req, _v, e) => ({
+/** A KIP-848 / KIP-932 heartbeat's error answer: the two responses have the same fields. */
+export const groupHeartbeatErrorBody = (e: { code: number; message: string | null }) => ({
   throttleTimeMs: 0,
   errorCode: e.code,
   errorMessage: e.message,
@@ -147,12 +145,10 @@ export const consumerGroupHeartbeatError: ErrorAnswerBuilder<
   assignment: null,
 });
 
-export const consumerGroupDescribeError: ErrorAnswerBuilder<
-  M.ConsumerGroupDescribeRequest,
-  M.ConsumerGroupDescribeResponse
-> = (req, _v, e) => ({
+/** A ConsumerGroupDescribe / ShareGroupDescribe error answer: each group named, with the error. */
+export const describedGroupsErrorBody = (groupIds: string[], e: { code: number; message: string | null }) => ({
   throttleTimeMs: 0,
-  groups: req.groupIds.map((groupId) => ({
+  groups: groupIds.map((groupId) => ({
     errorCode: e.code,
     errorMessage: e.message,
     groupId,
@@ -164,6 +160,16 @@ export const consumerGroupDescribeError: ErrorAnswerBuilder<
     authorizedOperations: -2147483648,
   })),
 });
+
+export const consumerGroupHeartbeatError: ErrorAnswerBuilder<
+  M.ConsumerGroupHeartbeatRequest,
+  M.ConsumerGroupHeartbeatResponse
+> = (_req, _v, e) => groupHeartbeatErrorBody(e);
+
+export const consumerGroupDescribeError: ErrorAnswerBuilder<
+  M.ConsumerGroupDescribeRequest,
+  M.ConsumerGroupDescribeResponse
+> = (req, _v, e) => describedGroupsErrorBody(req.groupIds, e);
 
 export const initProducerIdError: ErrorAnswerBuilder<M.InitProducerIdRequest, M.InitProducerIdResponse> = (
   _req,

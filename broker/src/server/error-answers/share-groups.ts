@@ -3,39 +3,19 @@
 // the top level only, with no partitions, as Kafka's ShareFetchRequest/ShareAcknowledgeRequest
 // getErrorResponse answer (the share consumer then retries the whole request).
 import type * as M from '../../protocol/messages';
+import { describedGroupsErrorBody, groupHeartbeatErrorBody } from './coordinators';
 import type { ErrorAnswerBuilder } from './types';
 
 export const shareGroupHeartbeatError: ErrorAnswerBuilder<
   M.ShareGroupHeartbeatRequest,
   M.ShareGroupHeartbeatResponse
-> = (_req, _v, e) => ({
-  throttleTimeMs: 0,
-  errorCode: e.code,
-  errorMessage: e.message,
-  memberId: null,
-  memberEpoch: 0,
-  heartbeatIntervalMs: 0,
-  assignment: null,
-});
+> = (_req, _v, e) => groupHeartbeatErrorBody(e);
 
 export const shareGroupDescribeError: ErrorAnswerBuilder<M.ShareGroupDescribeRequest, M.ShareGroupDescribeResponse> = (
   req,
   _v,
   e,
-) => ({
-  throttleTimeMs: 0,
-  groups: req.groupIds.map((groupId) => ({
-    errorCode: e.code,
-    errorMessage: e.message,
-    groupId,
-    groupState: '',
-    groupEpoch: -1,
-    assignmentEpoch: -1,
-    assignorName: '',
-    members: [],
-    authorizedOperations: -2147483648,
-  })),
-});
+) => describedGroupsErrorBody(req.groupIds, e);
 
 export const shareFetchError: ErrorAnswerBuilder<M.ShareFetchRequest, M.ShareFetchResponse> = (_req, _v, e) => ({
   throttleTimeMs: 0,
