@@ -159,6 +159,17 @@ export class ShareCoordinator {
     };
   }
 
+  /**
+   * DeleteGroups / the admin APIs: forgets a share group without members (Kafka deletes only an
+   * Empty share group). False when it has members.
+   */
+  deleteGroup(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (group && group.members.size > 0) return false;
+    this.groups.delete(groupId);
+    return true;
+  }
+
   /** ListGroups: every share group with its state. */
   listGroups(): Array<{ groupId: string; state: string }> {
     return this.allGroups().map((g) => ({ groupId: g.groupId, state: g.state }));
