@@ -30,6 +30,7 @@ import { producePolicy } from '../produce-policy';
 import { validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
 import { addProducePartitions, IMPLICIT_ADD_PRODUCE_VERSION } from '../produce-txn-add';
+import { isInternalTopic } from '../topic-names';
 
 const MIN_SERVED_VERSION = 3;
 
@@ -141,6 +142,11 @@ async function produceInTurn(
       }
       if (!topic || index < 0 || index >= topic.partitionCount) {
         out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+        continue;
+      }
+      // ReplicaManager.appendToLocalLog: clients may not append to internal topics.
+      if (isInternalTopic(name)) {
+        out.push(failed(index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${name}`));
         continue;
       }
       defaults ??=
