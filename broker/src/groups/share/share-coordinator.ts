@@ -18,7 +18,12 @@ export interface ShareCoordinatorOptions {
   heartbeatIntervalMs: number;
   /** group.share.max.size (Kafka 200). */
   maxGroupSize: number;
-  /** Called when a member leaves or is timed out: its acquired records go back. */
+  /**
+   * Called when a member is timed out: its share session ends and its acquired records go back.
+   * Not called for a leave: the member's share session is its own, ended by the closing ShareFetch
+   * or ShareAcknowledge (epoch -1) that librdkafka sends after its leave heartbeat with the last
+   * acknowledgements (Kafka 4.1's ShareSessionCache is not told of leaves either).
+   */
   onMemberGone: (groupId: string, memberId: string) => void;
 }
 
@@ -85,7 +90,7 @@ export class ShareCoordinator {
     }
     let group = this.groups.get(req.groupId);
     if (req.memberEpoch === LEAVE_EPOCH) {
-      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId);
+      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId, 'left');
       return { ...fail(ErrorCode.NONE), memberId: req.memberId, memberEpoch: LEAVE_EPOCH };
     }
     let member = group?.members.get(req.memberId);
@@ -151,6 +156,17 @@ export class ShareCoordinator {
     };
   }
 
+  /**
+   * DeleteGroups / the admin APIs: forgets a share group without members (Kafka deletes only an
+   * Empty share group). False when it has members.
+   */
+  deleteGroup(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (group && group.members.size > 0) return false;
+    this.groups.delete(groupId);
+    return true;
+  }
+
   /** ListGroups: every share group with its state. */
   listGroups(): Array<{ groupId: string; state: string }> {
     return this.allGroups().map((g) => ({ groupId: g.groupId, state: g.state }));
@@ -170,7 +186,7 @@ export class ShareCoordinator {
     return out;
   }
 
-  private removeMember(group: ShareGroup, memberId: string): void {
+  private removeMember(group: ShareGroup, memberId: string, why: 'left' | 'timed out'): void {
     group.members.delete(memberId);
     group.groupEpoch++;
     group.assignmentEpoch = group.groupEpoch;
@@ -178,7 +194,7 @@ export class ShareCoordinator {
     const t = this.sessionTimers.get(key);
     if (t) clearTimeout(t);
     this.sessionTimers.delete(key);
-    this.opts.onMemberGone(group.groupId, memberId);
+    if (why === 'timed out') this.opts.onMemberGone(group.groupId, memberId);
   }
 
   private scheduleSessionTimeout(groupId: string, memberId: string): void {
@@ -192,7 +208,7 @@ export class ShareCoordinator {
       this.opts.logger.info(
         `share group ${groupId}: member ${memberId} removed after ${this.opts.sessionTimeoutMs} ms without a heartbeat`,
       );
-      this.removeMember(group, memberId);
+      this.removeMember(group, memberId, 'timed out');
     }, this.opts.sessionTimeoutMs);
     t.unref();
     this.sessionTimers.set(key, t);
