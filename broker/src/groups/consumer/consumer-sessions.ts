@@ -287,14 +287,20 @@ export abstract class ConsumerSessions {
   /**
    * Stores the group, after its earlier writes; the answer does not wait for it. Writes coalesce:
    * while one is queued, more changes ride on it (it snapshots the group when it starts), so a
-   * large group reconciling writes its whole state a few times, not once per heartbeat.
+   * large group reconciling writes its whole state a few times, not once per heartbeat. A write
+   * starts at the end of the event-loop turn (setImmediate), not at once: a synchronous engine
+   * (SQLite) would otherwise finish each write before the next heartbeat arrives and nothing would
+   * ride on it. Each write stores every member, so one per heartbeat made forming a 1,000-member
+   * group cost ~46 s of CPU (BENCHMARKS.md, group heartbeats).
    */
   protected persist(group: ConsumerGroup): void {
     if (this.queuedWrites.has(group.groupId)) return;
     this.queuedWrites.add(group.groupId);
     let groupEpoch = group.groupEpoch;
     const write = this.groupWrites
-      .run(group.groupId, () => {
+      .run(group.groupId, async () => {
+        // Queued now (a later delete of the group goes after it), snapshotted at the turn's end.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         this.queuedWrites.delete(group.groupId);
         // Replaced meanwhile (deleted and made again): the newer group writes its own state. A
         // group closed or unloaded still writes its last state (the broker awaits writesSettled()).

@@ -6,7 +6,8 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
-import { ShareGroup, simpleAssignment, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
+import { simpleAssignor } from './share-assignor';
+import { ShareGroup, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
 
 export interface ShareCoordinatorOptions {
   storage: Storage;
@@ -18,7 +19,12 @@ export interface ShareCoordinatorOptions {
   heartbeatIntervalMs: number;
   /** group.share.max.size (Kafka 200). */
   maxGroupSize: number;
-  /** Called when a member leaves or is timed out: its acquired records go back. */
+  /**
+   * Called when a member is timed out: its share session ends and its acquired records go back.
+   * Not called for a leave: the member's share session is its own, ended by the closing ShareFetch
+   * or ShareAcknowledge (epoch -1) that librdkafka sends after its leave heartbeat with the last
+   * acknowledgements (Kafka 4.1's ShareSessionCache is not told of leaves either).
+   */
   onMemberGone: (groupId: string, memberId: string) => void;
 }
 
@@ -85,7 +91,7 @@ export class ShareCoordinator {
     }
     let group = this.groups.get(req.groupId);
     if (req.memberEpoch === LEAVE_EPOCH) {
-      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId);
+      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId, 'left');
       return { ...fail(ErrorCode.NONE), memberId: req.memberId, memberEpoch: LEAVE_EPOCH };
     }
     let member = group?.members.get(req.memberId);
@@ -131,7 +137,9 @@ export class ShareCoordinator {
       member.subscribedTopicNames = next;
     }
     // The target assignment from the topics as they are now (a new topic or partition shows up here).
-    const target = simpleAssignment(member.subscribedTopicNames, await this.topicsOf(member.subscribedTopicNames));
+    // This member's share of the group's partitions: the others see theirs change at their next heartbeat.
+    const topics = await this.topicsOf([...group.subscribedTopics()]);
+    const target = simpleAssignor(group.members.values(), topics).get(member.memberId) ?? new Map();
     const changed = !sameAssignment(target, member.assignment);
     if (bump || changed) {
       group.groupEpoch++;
@@ -149,6 +157,17 @@ export class ShareCoordinator {
       heartbeatIntervalMs: this.opts.heartbeatIntervalMs,
       assignment: sendAssignment ? toWire(target) : null,
     };
+  }
+
+  /**
+   * DeleteGroups / the admin APIs: forgets a share group without members (Kafka deletes only an
+   * Empty share group). False when it has members.
+   */
+  deleteGroup(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (group && group.members.size > 0) return false;
+    this.groups.delete(groupId);
+    return true;
   }
 
   /** ListGroups: every share group with its state. */
@@ -170,7 +189,7 @@ export class ShareCoordinator {
     return out;
   }
 
-  private removeMember(group: ShareGroup, memberId: string): void {
+  private removeMember(group: ShareGroup, memberId: string, why: 'left' | 'timed out'): void {
     group.members.delete(memberId);
     group.groupEpoch++;
     group.assignmentEpoch = group.groupEpoch;
@@ -178,7 +197,7 @@ export class ShareCoordinator {
     const t = this.sessionTimers.get(key);
     if (t) clearTimeout(t);
     this.sessionTimers.delete(key);
-    this.opts.onMemberGone(group.groupId, memberId);
+    if (why === 'timed out') this.opts.onMemberGone(group.groupId, memberId);
   }
 
   private scheduleSessionTimeout(groupId: string, memberId: string): void {
@@ -192,7 +211,7 @@ export class ShareCoordinator {
       this.opts.logger.info(
         `share group ${groupId}: member ${memberId} removed after ${this.opts.sessionTimeoutMs} ms without a heartbeat`,
       );
-      this.removeMember(group, memberId);
+      this.removeMember(group, memberId, 'timed out');
     }, this.opts.sessionTimeoutMs);
     t.unref();
     this.sessionTimers.set(key, t);

@@ -7,6 +7,7 @@ import { ShareFetcher, type PartitionWaiters } from './share-fetcher';
 import { KAFKA_SHARE_LIMITS, type SharePartitionLimits } from './share-partition';
 import { SharePartitions } from './share-partitions';
 import { StoredSharePartitions } from './share-persistence';
+import { ShareGroupOffsets } from './share-offsets';
 import { ShareSessions } from './share-sessions';
 
 export interface ShareGroupsOptions {
@@ -26,6 +27,8 @@ export class ShareGroups {
   readonly sessions = new ShareSessions();
   readonly fetcher: ShareFetcher;
   readonly limits: SharePartitionLimits;
+  /** The admin APIs: describe, alter and delete share-group offsets, delete share groups. */
+  readonly offsets: ShareGroupOffsets;
   private readonly store: StoredSharePartitions;
 
   constructor(opts: ShareGroupsOptions) {
@@ -55,6 +58,11 @@ export class ShareGroups {
           );
         });
       },
+    });
+    this.offsets = new ShareGroupOffsets({
+      storage: opts.storage,
+      coordinator: this.coordinator,
+      partitions: this.partitions,
     });
   }
 

@@ -15,6 +15,8 @@ import {
 export interface SharePartitionStore {
   load(groupId: string, topicId: string, partition: number): Promise<SharePartitionSnapshot | undefined>;
   save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
+  /** Stores (null: deletes) one share-partition now, after the writes before it. */
+  replace(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot | null): Promise<void>;
 }
 
 const key = (groupId: string, topicId: string, partition: number) => `${groupId}\u0000${topicId}\u0000${partition}`;
@@ -48,6 +50,27 @@ export class SharePartitions {
       out.push({ topicId: topicId!, partition: Number(part), state: await p });
     }
     return out;
+  }
+
+  /** The share-partition if this broker has it loaded (the admin APIs read it without loading it). */
+  peek(groupId: string, topicId: string, partition: number): Promise<SharePartition> | undefined {
+    return this.partitions.get(key(groupId, topicId, partition));
+  }
+
+  /**
+   * AlterShareGroupOffsets on an empty group: the share-partition starts again at `startOffset` with
+   * nothing in flight (Kafka's InitializeShareGroupState with the new start offset).
+   */
+  async reset(groupId: string, topicId: string, partition: number, startOffset: number): Promise<void> {
+    const fresh = new SharePartition(startOffset, startOffset, this.limits);
+    this.partitions.set(key(groupId, topicId, partition), Promise.resolve(fresh));
+    await this.store.replace(groupId, topicId, partition, fresh.snapshot());
+  }
+
+  /** DeleteShareGroupOffsets / DeleteGroups: the share-partition's state is gone (loaded and stored). */
+  async forget(groupId: string, topicId: string, partition: number): Promise<void> {
+    this.partitions.delete(key(groupId, topicId, partition));
+    await this.store.replace(groupId, topicId, partition, null);
   }
 
   /** Stores one partition's state after a change (not awaited by the answer). */

@@ -118,3 +118,29 @@ it('keeps one group-id space: malformed classic joins are refused by a live cons
   expect(await b.hb('m2', 0, [], ['t'])).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND });
   b.groups.close();
 });
+
+it('writes a join storm once: heartbeats handled in one event-loop turn share one write of the group', async () => {
+  // Each write stores the whole group (every member row), so one per heartbeat made forming a
+  // 1,000-member group cost ~46 s of CPU, most of it rewriting the group (bench/group-heartbeats.bench.ts).
+  const storage = new MemoryStorage();
+  storage.createTopic('t', 20, {});
+  const b = broker(storage);
+  const writes = jest.spyOn(storage, 'storeGroupMetadata');
+  // Each join in its own macrotask, as requests read from several sockets in one poll phase are.
+  const answers = await Promise.all(
+    Array.from(
+      { length: 20 },
+      (_, i) =>
+        new Promise<Awaited<ReturnType<typeof b.hb>>>((resolve) =>
+          setTimeout(() => resolve(b.hb(`m${i}`, 0, [], ['t'])), 0),
+        ),
+    ),
+  );
+  await b.groups.writesSettled();
+  expect(answers.map((a) => a.errorCode)).toEqual(new Array(20).fill(ErrorCode.NONE));
+  expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
+  // What was written is the group after the last join.
+  expect(storage.groupMetadata(GROUP)!.members).toHaveLength(20);
+  expect(storage.groupMetadata(GROUP)!.generationId).toBe(20);
+  b.groups.close();
+});
