@@ -3,7 +3,8 @@
 // produce with every codec, a consumer group that commits and resumes across a broker restart,
 // the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848:
 // the broker assigns; a classic consumer carries on inside a group upgraded online).
-// python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka 2.0.2); this file is the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
+// python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka 2.0.2); this file is
+// the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
