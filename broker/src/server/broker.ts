@@ -3,6 +3,7 @@
 import { GroupCoordinator } from '../groups/coordinator';
 import { consumerCoordinatorOptions } from './settings/consumer-group-settings';
 import { ShareGroups } from '../groups/share/share-groups';
+import { shareGroupsOptions } from './settings/share-group-settings';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
@@ -115,6 +116,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     storage,
     logger,
     now,
+    ...shareGroupsOptions(config),
     fetchWaiters: {
       wait: (parts, ms) =>
         fetchWaiters.wait(

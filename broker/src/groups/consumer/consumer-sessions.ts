@@ -20,7 +20,7 @@ import {
 } from './consumer-options';
 import { restoredConsumerGroup, storedConsumerGroup } from './consumer-persistence';
 import { sameTopics, EMPTY_TOPICS, topicsView, TopicsView } from './topics-view';
-import { consumerSettingsOf, groupConfigResource, GroupConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
+import { consumerSettingsOf, groupConfigResource, ConsumerConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
 
 export abstract class ConsumerSessions {
   readonly storage: Storage;
@@ -33,7 +33,7 @@ export abstract class ConsumerSessions {
   readonly maxSize: number;
   private readonly topicsRefreshMs: number;
   /** Checks GROUP config values and gives their defaults (group-configs.ts). */
-  readonly bounds: GroupConfigBounds;
+  readonly bounds: ConsumerConfigBounds;
   /** Each group's own settings (GROUP config resources), read from storage once per group. */
   private readonly groupSettings = new Map<string, ConsumerGroupSettings>();
   protected readonly groups = new Map<string, ConsumerGroup>();

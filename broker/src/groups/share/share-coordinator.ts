@@ -6,16 +6,15 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
+import type { ShareGroupConfigs } from './share-group-configs';
 import { ShareGroup, simpleAssignment, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
 
 export interface ShareCoordinatorOptions {
   storage: Storage;
   logger: Logger;
   now: () => number;
-  /** group.share.session.timeout.ms (Kafka 45 s). */
-  sessionTimeoutMs: number;
-  /** group.share.heartbeat.interval.ms (Kafka 5 s). */
-  heartbeatIntervalMs: number;
+  /** Each group's session timeout and heartbeat interval (share.*, else group.share.*). */
+  configs: ShareGroupConfigs;
   /** group.share.max.size (Kafka 200). */
   maxGroupSize: number;
   /** Called when a member leaves or is timed out: its acquired records go back. */
@@ -83,6 +82,7 @@ export class ShareCoordinator {
     if (req.memberEpoch === 0 && (req.subscribedTopicNames === null || req.subscribedTopicNames.length === 0)) {
       return fail(ErrorCode.INVALID_REQUEST, 'SubscribedTopicNames must be set in first request.');
     }
+    const settings = await this.opts.configs.of(req.groupId);
     let group = this.groups.get(req.groupId);
     if (req.memberEpoch === LEAVE_EPOCH) {
       if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId);
@@ -140,13 +140,13 @@ export class ShareCoordinator {
     const sendAssignment = joining || changed || member.memberEpoch !== group.groupEpoch;
     member.assignment = target;
     member.memberEpoch = Math.max(member.memberEpoch, group.assignmentEpoch);
-    this.scheduleSessionTimeout(group.groupId, member.memberId);
+    this.scheduleSessionTimeout(group.groupId, member.memberId, settings.sessionTimeoutMs);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       memberId: member.memberId,
       memberEpoch: member.memberEpoch,
-      heartbeatIntervalMs: this.opts.heartbeatIntervalMs,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
       assignment: sendAssignment ? toWire(target) : null,
     };
   }
@@ -181,7 +181,7 @@ export class ShareCoordinator {
     this.opts.onMemberGone(group.groupId, memberId);
   }
 
-  private scheduleSessionTimeout(groupId: string, memberId: string): void {
+  private scheduleSessionTimeout(groupId: string, memberId: string, sessionTimeoutMs: number): void {
     const key = `${groupId}\u0000${memberId}`;
     const old = this.sessionTimers.get(key);
     if (old) clearTimeout(old);
@@ -190,10 +190,10 @@ export class ShareCoordinator {
       const group = this.groups.get(groupId);
       if (!group?.members.has(memberId)) return;
       this.opts.logger.info(
-        `share group ${groupId}: member ${memberId} removed after ${this.opts.sessionTimeoutMs} ms without a heartbeat`,
+        `share group ${groupId}: member ${memberId} removed after ${sessionTimeoutMs} ms without a heartbeat`,
       );
       this.removeMember(group, memberId);
-    }, this.opts.sessionTimeoutMs);
+    }, sessionTimeoutMs);
     t.unref();
     this.sessionTimers.set(key, t);
   }

@@ -7,6 +7,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import { RecordChunks, type Records } from '../../protocol/records';
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
+import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
 import type { AcquiredRange } from './share-partition';
 import type { SharePartitions } from './share-partitions';
 import { CLOSE_EPOCH, OPEN_EPOCH, sessionPartitionKey, type ShareSessions } from './share-sessions';
@@ -50,6 +51,8 @@ export interface ShareFetchOutput {
   errorCode: number;
   errorMessage: string | null;
   partitions: SharePartitionAnswer[];
+  /** The group's share.record.lock.duration.ms (ShareFetchResponse.AcquisitionLockTimeoutMs). */
+  acquisitionLockTimeoutMs: number;
 }
 
 /** The broker's fetch waiters (server/fetch-waiters.ts), seen from here: groups/ sits below server/. */
@@ -64,6 +67,7 @@ export interface ShareFetcherDeps {
   fetchWaiters: PartitionWaiters;
   partitions: SharePartitions;
   sessions: ShareSessions;
+  configs: ShareGroupConfigs;
   now: () => number;
 }
 
@@ -78,10 +82,18 @@ export class ShareFetcher {
 
   async handle(req: ShareFetchInput): Promise<ShareFetchOutput> {
     const { sessions } = this.deps;
+    const settings = await this.deps.configs.of(req.groupId);
     const fail = (errorCode: number, errorMessage: string): ShareFetchOutput => ({
       errorCode,
       errorMessage,
       partitions: [],
+      acquisitionLockTimeoutMs: settings.lockDurationMs,
+    });
+    const done = (): ShareFetchOutput => ({
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      partitions: [...answers.values()],
+      acquisitionLockTimeoutMs: settings.lockDurationMs,
     });
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     if (req.shareSessionEpoch === OPEN_EPOCH && hasAcks) {
@@ -164,10 +176,10 @@ export class ShareFetcher {
     if (req.shareSessionEpoch === CLOSE_EPOCH) {
       // Closing the session gives the member's acquired records back (SharePartitionManager.releaseSession).
       await this.releaseMember(req.groupId, req.memberId);
-      return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+      return done();
     }
     if (req.fetch) {
-      let acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+      let acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
       if (acquired === 0 && req.maxWaitMs > 0) {
         const keys: Array<{ topic: string; partition: number }> = [];
         for (const k of session.partitions) {
@@ -176,10 +188,10 @@ export class ShareFetcher {
           if (topic) keys.push({ topic: topic.name, partition: Number(part) });
         }
         await this.deps.fetchWaiters.wait(keys, req.maxWaitMs);
-        acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+        acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
       }
     }
-    return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+    return done();
   }
 
   /** A member left its group: every record it holds in the group goes back. */
@@ -202,6 +214,7 @@ export class ShareFetcher {
   /** One pass over the session's partitions; returns how many records were acquired. */
   private async acquire(
     req: ShareFetchInput,
+    settings: ShareGroupSettings,
     keys: string[],
     topicOf: (id: string) => Promise<TopicInfo | undefined>,
     answerFor: (topicId: string, partition: number) => SharePartitionAnswer,
@@ -235,7 +248,7 @@ export class ShareFetcher {
       if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
       if (read.batches.length === 0) continue;
       const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), read.highWatermark - 1);
-      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now());
+      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), settings.lockDurationMs);
       if (ranges.length === 0) continue;
       this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
       const batches = read.batches.filter((b) => overlaps(b, ranges));

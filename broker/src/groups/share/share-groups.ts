@@ -2,8 +2,10 @@
 // (delivery state), the share sessions and the fetcher, wired together. What BrokerContext holds.
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
+import { KAFKA_SHARE_BOUNDS, type ShareConfigBounds } from '../group-configs';
 import { ShareCoordinator } from './share-coordinator';
 import { ShareFetcher, type PartitionWaiters } from './share-fetcher';
+import { ShareGroupConfigs } from './share-group-configs';
 import { KAFKA_SHARE_LIMITS, type SharePartitionLimits } from './share-partition';
 import { SharePartitions } from './share-partitions';
 import { StoredSharePartitions } from './share-persistence';
@@ -18,6 +20,8 @@ export interface ShareGroupsOptions {
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   maxGroupSize?: number;
+  /** What a group's own share.* configs are checked against (group.share.min/max.*). */
+  bounds?: ShareConfigBounds;
 }
 
 export class ShareGroups {
@@ -26,26 +30,35 @@ export class ShareGroups {
   readonly sessions = new ShareSessions();
   readonly fetcher: ShareFetcher;
   readonly limits: SharePartitionLimits;
+  readonly bounds: ShareConfigBounds;
+  /** Each group's own share.* settings (GROUP configs). */
+  readonly configs: ShareGroupConfigs;
   private readonly store: StoredSharePartitions;
 
   constructor(opts: ShareGroupsOptions) {
     this.limits = { ...KAFKA_SHARE_LIMITS, ...opts.limits };
+    // Kafka's GroupCoordinatorConfig defaults (group.share.*) unless the broker's settings say otherwise.
+    this.bounds = { ...KAFKA_SHARE_BOUNDS, ...opts.bounds };
+    this.configs = new ShareGroupConfigs(opts.storage, opts.logger, {
+      lockDurationMs: this.limits.lockDurationMs,
+      sessionTimeoutMs: opts.sessionTimeoutMs ?? KAFKA_SHARE_BOUNDS.shareSessionTimeoutMs,
+      heartbeatIntervalMs: opts.heartbeatIntervalMs ?? KAFKA_SHARE_BOUNDS.shareHeartbeatIntervalMs,
+    });
     this.store = new StoredSharePartitions(opts.storage, opts.logger);
-    this.partitions = new SharePartitions(opts.storage, this.store, this.limits);
+    this.partitions = new SharePartitions(opts.storage, this.store, this.configs, this.limits);
     this.fetcher = new ShareFetcher({
       storage: opts.storage,
       fetchWaiters: opts.fetchWaiters,
       partitions: this.partitions,
       sessions: this.sessions,
+      configs: this.configs,
       now: opts.now,
     });
     this.coordinator = new ShareCoordinator({
       storage: opts.storage,
       logger: opts.logger,
       now: opts.now,
-      // Kafka's GroupCoordinatorConfig defaults (group.share.*).
-      sessionTimeoutMs: opts.sessionTimeoutMs ?? 45_000,
-      heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 5_000,
+      configs: this.configs,
       maxGroupSize: opts.maxGroupSize ?? 200,
       onMemberGone: (groupId, memberId) => {
         this.sessions.drop(groupId, memberId);
@@ -56,6 +69,11 @@ export class ShareGroups {
         });
       },
     });
+  }
+
+  /** A group's configs were altered here (alter-configs.ts): they apply from the next request on. */
+  groupConfigsChanged(groupId: string, configs: Record<string, string>): void {
+    this.configs.changed(groupId, configs);
   }
 
   close(): void {

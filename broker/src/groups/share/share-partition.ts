@@ -110,7 +110,14 @@ export class SharePartition {
    * Acquires for `memberId` up to `maxRecords` offsets in [from, to] (the offsets of the batches
    * read) that are AVAILABLE or never handed out. Returns them as ranges.
    */
-  acquire(memberId: string, from: number, to: number, maxRecords: number, now: number): AcquiredRange[] {
+  acquire(
+    memberId: string,
+    from: number,
+    to: number,
+    maxRecords: number,
+    now: number,
+    lockDurationMs: number = this.limits.lockDurationMs,
+  ): AcquiredRange[] {
     this.expireLocks(now);
     const ranges: AcquiredRange[] = [];
     let taken = 0;
@@ -128,7 +135,7 @@ export class SharePartition {
       r.state = RecordState.ACQUIRED;
       r.deliveryCount++;
       r.memberId = memberId;
-      r.lockUntil = now + this.limits.lockDurationMs;
+      r.lockUntil = now + lockDurationMs;
       taken++;
       const last = ranges[ranges.length - 1];
       if (last && last.lastOffset === o - 1 && last.deliveryCount === r.deliveryCount) last.lastOffset = o;

@@ -4,7 +4,7 @@
 // or resumed from the stored state (share-persistence.ts).
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
-import { groupConfigResource } from '../group-configs';
+import type { ShareGroupConfigs } from './share-group-configs';
 import {
   KAFKA_SHARE_LIMITS,
   SharePartition,
@@ -25,6 +25,7 @@ export class SharePartitions {
   constructor(
     private readonly storage: Storage,
     private readonly store: SharePartitionStore,
+    private readonly configs: ShareGroupConfigs,
     private readonly limits: SharePartitionLimits = KAFKA_SHARE_LIMITS,
   ) {}
 
@@ -66,8 +67,7 @@ export class SharePartitions {
       p.moveStartTo(logStart);
       return p;
     }
-    const configs = await this.storage.brokerConfigs(groupConfigResource(groupId));
-    const reset = (configs['share.auto.offset.reset'] ?? 'latest').toLowerCase();
+    const reset = (await this.configs.of(groupId)).autoOffsetReset;
     // by_duration:<ISO duration> is not supported yet: it starts as latest does.
     const start = reset === 'earliest' ? logStart : logEnd;
     return new SharePartition(start, start, this.limits);

@@ -61,12 +61,14 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
       fetch: true,
     });
-    if (out.errorCode !== ErrorCode.NONE) return refusal(out.errorCode, out.errorMessage);
+    if (out.errorCode !== ErrorCode.NONE) {
+      return { ...refusal(out.errorCode, out.errorMessage), acquisitionLockTimeoutMs: out.acquisitionLockTimeoutMs };
+    }
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      acquisitionLockTimeoutMs: share.limits.lockDurationMs,
+      acquisitionLockTimeoutMs: out.acquisitionLockTimeoutMs,
       responses: byTopic(ctx, out.partitions).map(({ topicId, parts, currentLeader }) => ({
         topicId,
         partitions: parts.map((p) => ({
