@@ -45,7 +45,11 @@ export class ShareGroups {
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? KAFKA_SHARE_BOUNDS.shareHeartbeatIntervalMs,
     });
     this.store = new StoredSharePartitions(opts.storage, opts.logger);
-    this.partitions = new SharePartitions(opts.storage, this.store, this.configs, this.limits);
+    this.partitions = new SharePartitions(opts.storage, this.store, this.configs, this.limits, {
+      now: opts.now,
+      // A record whose lock ended may go to a member waiting on the partition.
+      wake: (topic, partition) => opts.fetchWaiters.notify(topic, partition),
+    });
     this.fetcher = new ShareFetcher({
       storage: opts.storage,
       fetchWaiters: opts.fetchWaiters,
@@ -78,6 +82,7 @@ export class ShareGroups {
 
   close(): void {
     this.coordinator.close();
+    this.partitions.close();
   }
 
   /** The share-partition writes asked for so far have ended (stop, before the database closes). */

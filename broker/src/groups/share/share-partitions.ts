@@ -1,7 +1,10 @@
 // Every share-partition of every share group on this broker (Kafka's SharePartitionManager cache):
 // created on a group's first ShareFetch of the partition, its start offset set by the group's
 // `share.auto.offset.reset` (latest by default: only records produced from then on are delivered),
-// or resumed from the stored state (share-persistence.ts).
+// or resumed from the stored state (share-persistence.ts). Each share-partition with acquired
+// records has a timer at its earliest lock end: an expired lock makes the record available again
+// (or archives it at the delivery limit), stores the change and wakes a ShareFetch waiting on the
+// partition, without waiting for the next fetch (Kafka's AcquisitionLockTimerTask).
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs } from './share-group-configs';
@@ -17,22 +20,34 @@ export interface SharePartitionStore {
   save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
 }
 
+/** When locks end: the clock, and who to wake (a ShareFetch long-poll on that partition). */
+export interface LockTimerHooks {
+  now: () => number;
+  wake: (topicName: string, partition: number) => void;
+}
+
+const NO_TIMER_HOOKS: LockTimerHooks = { now: Date.now, wake: () => {} };
+
 const key = (groupId: string, topicId: string, partition: number) => `${groupId}\u0000${topicId}\u0000${partition}`;
 
 export class SharePartitions {
   private readonly partitions = new Map<string, Promise<SharePartition>>();
+  private readonly topicNames = new Map<string, string>();
+  private readonly lockTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly storage: Storage,
     private readonly store: SharePartitionStore,
     private readonly configs: ShareGroupConfigs,
     private readonly limits: SharePartitionLimits = KAFKA_SHARE_LIMITS,
+    private readonly hooks: LockTimerHooks = NO_TIMER_HOOKS,
   ) {}
 
   get(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
     const k = key(groupId, topic.topicId, partition);
     let p = this.partitions.get(k);
     if (!p) {
+      this.topicNames.set(k, topic.name);
       p = this.create(groupId, topic, partition);
       this.partitions.set(k, p);
       p.catch(() => this.partitions.delete(k));
@@ -51,9 +66,40 @@ export class SharePartitions {
     return out;
   }
 
-  /** Stores one partition's state after a change (not awaited by the answer). */
+  /** Stores one partition's state after a change (not awaited by the answer); re-arms its lock timer. */
   changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
     this.store.save(groupId, topicId, partition, state.snapshot());
+    this.armLockTimer(groupId, topicId, partition, state);
+  }
+
+  /** Stops the lock timers (broker stop). */
+  close(): void {
+    for (const t of this.lockTimers.values()) clearTimeout(t.timer);
+    this.lockTimers.clear();
+  }
+
+  private armLockTimer(groupId: string, topicId: string, partition: number, state: SharePartition): void {
+    const k = key(groupId, topicId, partition);
+    const at = state.nextLockEnd();
+    const current = this.lockTimers.get(k);
+    if (current?.at === at) return;
+    if (current) clearTimeout(current.timer);
+    this.lockTimers.delete(k);
+    if (at === undefined) return;
+    const timer = setTimeout(
+      () => {
+        this.lockTimers.delete(k);
+        if (state.expireLocks(this.hooks.now())) {
+          this.store.save(groupId, topicId, partition, state.snapshot());
+          const name = this.topicNames.get(k);
+          if (name !== undefined) this.hooks.wake(name, partition);
+        }
+        this.armLockTimer(groupId, topicId, partition, state);
+      },
+      Math.max(0, at - this.hooks.now()),
+    );
+    timer.unref();
+    this.lockTimers.set(k, { at, timer });
   }
 
   private async create(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
