@@ -4,8 +4,10 @@
 // answered as whole batches plus the AcquiredRecords ranges the client may hand to the application.
 // A fetch that acquires nothing waits up to MaxWaitMs for an append (or a release) on its partitions.
 import { ErrorCode } from '../../protocol/error-codes';
+import { ATTRIBUTES, Attribute, PRODUCER_ID } from '../../protocol/record-batch';
 import { RecordChunks, type Records } from '../../protocol/records';
 import type { Storage } from '../../storage/storage';
+import type { AbortedTransaction } from '../../storage/record-store';
 import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
 import type { AcquiredRange } from './share-partition';
@@ -240,6 +242,7 @@ export class ShareFetcher {
         from,
         Math.min(PARTITION_MAX_BYTES, bytesLeft),
         total === 0,
+        settings.readCommitted,
       );
       if (read.errorCode !== ErrorCode.NONE) {
         answerFor(topicId!, partition).errorCode = read.errorCode;
@@ -247,10 +250,18 @@ export class ShareFetcher {
       }
       if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
       if (read.batches.length === 0) continue;
-      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), read.highWatermark - 1);
-      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), settings.lockDurationMs);
+      // share.isolation.level=read_committed: nothing from the last stable offset on (an open
+      // transaction), and the records of aborted transactions are archived, never delivered.
+      const end = settings.readCommitted ? read.lastStableOffset : read.highWatermark;
+      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), end - 1);
+      const skip = settings.readCommitted ? abortedRanges(read.batches, read.abortedTransactions) : [];
+      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), {
+        lockDurationMs: settings.lockDurationMs,
+        skip,
+      });
+      if (ranges.length > 0 || skip.length > 0)
+        this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
       if (ranges.length === 0) continue;
-      this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
       const batches = read.batches.filter((b) => overlaps(b, ranges));
       const a = answerFor(topicId!, partition);
       a.records = batches.length === 1 ? batches[0]! : new RecordChunks(batches);
@@ -266,6 +277,30 @@ export class ShareFetcher {
     }
     return total;
   }
+}
+
+/**
+ * The offsets of the data batches of aborted transactions among `batches` (Kafka's
+ * SharePartition.fetchAbortedTransactionRecordBatches): transactional, not control, from a producer
+ * with an aborted transaction that began at or before the batch and whose ABORT marker follows it.
+ */
+export function abortedRanges(
+  batches: readonly Buffer[],
+  aborted: readonly AbortedTransaction[],
+): Array<{ first: number; last: number }> {
+  if (aborted.length === 0) return [];
+  const out: Array<{ first: number; last: number }> = [];
+  for (const b of batches) {
+    const attributes = b.readInt16BE(ATTRIBUTES);
+    if ((attributes & Attribute.Transactional) === 0 || (attributes & Attribute.Control) !== 0) continue;
+    const producerId = Number(b.readBigInt64BE(PRODUCER_ID));
+    const first = baseOffsetOf(b);
+    const last = lastOffsetOf(b);
+    if (aborted.some((a) => a.producerId === producerId && a.firstOffset <= first && last < a.lastOffset)) {
+      out.push({ first, last });
+    }
+  }
+  return out;
 }
 
 function overlaps(batch: Buffer, ranges: readonly AcquiredRange[]): boolean {

@@ -108,7 +108,9 @@ export class SharePartition {
 
   /**
    * Acquires for `memberId` up to `maxRecords` offsets in [from, to] (the offsets of the batches
-   * read) that are AVAILABLE or never handed out. Returns them as ranges.
+   * read) that are AVAILABLE or never handed out. Returns them as ranges. Offsets in `skip` (the
+   * records of aborted transactions, for read_committed) are archived instead, as Kafka's
+   * SharePartition does with them: never delivered.
    */
   acquire(
     memberId: string,
@@ -116,11 +118,14 @@ export class SharePartition {
     to: number,
     maxRecords: number,
     now: number,
-    lockDurationMs: number = this.limits.lockDurationMs,
+    opts: { lockDurationMs?: number; skip?: ReadonlyArray<{ first: number; last: number }> } = {},
   ): AcquiredRange[] {
     this.expireLocks(now);
+    const lockDurationMs = opts.lockDurationMs ?? this.limits.lockDurationMs;
+    const skip = opts.skip ?? [];
     const ranges: AcquiredRange[] = [];
     let taken = 0;
+    let archived = false;
     for (let o = Math.max(from, this.startOffset); o <= to && taken < maxRecords; o++) {
       let r = this.inFlight.get(o);
       if (o >= this.endOffset) {
@@ -132,6 +137,11 @@ export class SharePartition {
         this.inFlight.set(o, r);
       }
       if (!r || r.state !== RecordState.AVAILABLE) continue;
+      if (skip.some((s) => s.first <= o && o <= s.last)) {
+        this.settle(r, RecordState.ARCHIVED);
+        archived = true;
+        continue;
+      }
       r.state = RecordState.ACQUIRED;
       r.deliveryCount++;
       r.memberId = memberId;
@@ -141,6 +151,7 @@ export class SharePartition {
       if (last && last.lastOffset === o - 1 && last.deliveryCount === r.deliveryCount) last.lastOffset = o;
       else ranges.push({ firstOffset: o, lastOffset: o, deliveryCount: r.deliveryCount });
     }
+    if (archived) this.advanceStart();
     return ranges;
   }
 
