@@ -110,6 +110,7 @@ const ORDER: readonly AnySetting['key'][] = [
   'groupShareMaxRecordLockDurationMs',
   'groupShareDeliveryCountLimit',
   'groupSharePartitionMaxRecordLocks',
+  'groupShareMaxShareSessions',
   'transactionMaxTimeoutMs',
   'transactionalIdExpirationMs',
   'transactionCleanupIntervalMs',

@@ -38,6 +38,8 @@ export interface ShareFetchInput {
   mayRead: (topicName: string) => boolean;
   /** false for ShareAcknowledge: acknowledgements only. */
   fetch: boolean;
+  /** The connection the request came on (a session opened on it ends with it). */
+  connectionId?: number;
 }
 
 export interface SharePartitionAnswer {
@@ -104,7 +106,13 @@ export class ShareFetcher {
     if (!req.fetch && req.shareSessionEpoch === OPEN_EPOCH) {
       return fail(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'ShareAcknowledge cannot open a share session (epoch 0).');
     }
-    const checked = sessions.check(req.groupId, req.memberId, req.shareSessionEpoch);
+    const checked = sessions.check(req.groupId, req.memberId, req.shareSessionEpoch, req.connectionId);
+    if (checked.errorCode === ErrorCode.SHARE_SESSION_LIMIT_REACHED) {
+      return fail(
+        checked.errorCode,
+        `This broker has group.share.max.share.sessions share sessions open; member ${req.memberId} of group ${req.groupId} cannot open another until one closes (raise GROUP_SHARE_MAX_SHARE_SESSIONS).`,
+      );
+    }
     if (checked.errorCode !== ErrorCode.NONE || !checked.session) {
       const what = checked.errorCode === ErrorCode.SHARE_SESSION_NOT_FOUND ? 'no share session' : 'another epoch';
       return fail(

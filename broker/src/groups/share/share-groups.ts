@@ -20,6 +20,8 @@ export interface ShareGroupsOptions {
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   maxGroupSize?: number;
+  /** group.share.max.share.sessions (Kafka 2000). */
+  maxShareSessions?: number;
   /** What a group's own share.* configs are checked against (group.share.min/max.*). */
   bounds?: ShareConfigBounds;
 }
@@ -27,7 +29,7 @@ export interface ShareGroupsOptions {
 export class ShareGroups {
   readonly coordinator: ShareCoordinator;
   readonly partitions: SharePartitions;
-  readonly sessions = new ShareSessions();
+  readonly sessions: ShareSessions;
   readonly fetcher: ShareFetcher;
   readonly limits: SharePartitionLimits;
   readonly bounds: ShareConfigBounds;
@@ -35,7 +37,10 @@ export class ShareGroups {
   readonly configs: ShareGroupConfigs;
   private readonly store: StoredSharePartitions;
 
+  private readonly logger: Logger;
+
   constructor(opts: ShareGroupsOptions) {
+    this.logger = opts.logger;
     this.limits = { ...KAFKA_SHARE_LIMITS, ...opts.limits };
     // Kafka's GroupCoordinatorConfig defaults (group.share.*) unless the broker's settings say otherwise.
     this.bounds = { ...KAFKA_SHARE_BOUNDS, ...opts.bounds };
@@ -44,6 +49,7 @@ export class ShareGroups {
       sessionTimeoutMs: opts.sessionTimeoutMs ?? KAFKA_SHARE_BOUNDS.shareSessionTimeoutMs,
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? KAFKA_SHARE_BOUNDS.shareHeartbeatIntervalMs,
     });
+    this.sessions = new ShareSessions(opts.maxShareSessions);
     this.store = new StoredSharePartitions(opts.storage, opts.logger);
     this.partitions = new SharePartitions(opts.storage, this.store, this.configs, this.limits, {
       now: opts.now,
@@ -73,6 +79,18 @@ export class ShareGroups {
         });
       },
     });
+  }
+
+  /**
+   * A client connection closed: the share sessions it opened end and their members' acquired
+   * records go back at once (Kafka 4.1 does the same on a disconnect).
+   */
+  connectionClosed(connectionId: number): void {
+    for (const { groupId, memberId } of this.sessions.connectionClosed(connectionId)) {
+      this.fetcher.releaseMember(groupId, memberId).catch((err: unknown) => {
+        this.logger.warn(`share group ${groupId}: releasing the records of member ${memberId} failed: ${String(err)}`);
+      });
+    }
   }
 
   /** A group's configs were altered here (alter-configs.ts): they apply from the next request on. */

@@ -45,6 +45,7 @@ export const shareAcknowledgeHandler: ApiHandler<ShareAcknowledgeRequest, ShareA
       })),
       forgotten: [],
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
+      connectionId: ctx.connectionId,
       fetch: false,
     });
     if (out.errorCode !== ErrorCode.NONE) return refusal(out.errorCode, out.errorMessage);

@@ -59,6 +59,7 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
       })),
       forgotten: req.forgottenTopicsData.map((f) => ({ topicId: f.topicId, partitions: f.partitions })),
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
+      connectionId: ctx.connectionId,
       fetch: true,
     });
     if (out.errorCode !== ErrorCode.NONE) {

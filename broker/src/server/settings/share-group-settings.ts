@@ -26,6 +26,8 @@ export interface ShareGroupSettings {
   groupShareDeliveryCountLimit: number;
   /** group.share.partition.max.record.locks: records in flight per share-partition. */
   groupSharePartitionMaxRecordLocks: number;
+  /** group.share.max.share.sessions: share sessions open on this broker at once. */
+  groupShareMaxShareSessions: number;
 }
 
 const MS = 'an integer 1..2147483647 (ms)';
@@ -140,6 +142,15 @@ export const SHARE_GROUP_SETTINGS = [
     expected: 'an integer 100..10000',
     parse: int(100, 10_000),
   },
+  {
+    key: 'groupShareMaxShareSessions',
+    env: 'GROUP_SHARE_MAX_SHARE_SESSIONS',
+    flag: 'group-share-max-share-sessions',
+    doc: "the most share sessions (one per share-group member fetching here) open on this broker at once; a share fetch opening one more gets SHARE_SESSION_LIMIT_REACHED (group.share.max.share.sessions; Kafka's default)",
+    default: '2000',
+    expected: 'an integer 1..2147483647',
+    parse: int(1, 2 ** 31 - 1),
+  },
 ] as const satisfies readonly Setting<ShareGroupSettings>[];
 
 /** Kafka's GroupCoordinatorConfig / ShareGroupConfig checks between these settings, or null. */
@@ -183,6 +194,7 @@ export function shareGroupsOptions(c: ShareGroupSettings) {
     sessionTimeoutMs: c.groupShareSessionTimeoutMs,
     heartbeatIntervalMs: c.groupShareHeartbeatIntervalMs,
     maxGroupSize: c.groupShareMaxSize,
+    maxShareSessions: c.groupShareMaxShareSessions,
     limits: {
       lockDurationMs: c.groupShareRecordLockDurationMs,
       deliveryCountLimit: c.groupShareDeliveryCountLimit,
