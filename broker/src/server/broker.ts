@@ -126,6 +126,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       notify: (topic, partition) => fetchWaiters.notify(partitionKey(topic, partition)),
     },
   });
+  // Share groups' stored membership is loaded (and unloaded) with the other groups'.
+  groups.attachShare(shareGroups.coordinator);
   // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
   // read_committed fetches waiting on those partitions answer at once.
   const transactions = new TransactionCoordinator({

@@ -103,8 +103,8 @@ export class ShareGroups {
     this.partitions.close();
   }
 
-  /** The share-partition writes asked for so far have ended (stop, before the database closes). */
-  writesSettled(): Promise<void> {
-    return this.store.settled();
+  /** The share-partition and membership writes asked for so far have ended (stop, before the database closes). */
+  async writesSettled(): Promise<void> {
+    await Promise.all([this.store.settled(), this.coordinator.writesSettled()]);
   }
 }
