@@ -128,6 +128,9 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   });
   // Share groups' stored membership is loaded (and unloaded) with the other groups'.
   groups.attachShare(shareGroups.coordinator);
+  // A share-partition lives on its partition's leader: one that moved away is read again from the
+  // database by its new leader, and by this broker if it comes back.
+  cluster.onChange(() => shareGroups.partitions.dropUnless((t, p) => cluster.leaderOf(t, p) === cluster.nodeId));
   // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
   // read_committed fetches waiting on those partitions answer at once.
   const transactions = new TransactionCoordinator({

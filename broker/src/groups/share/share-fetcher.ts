@@ -40,6 +40,11 @@ export interface ShareFetchInput {
   fetch: boolean;
   /** The connection the request came on (a session opened on it ends with it). */
   connectionId?: number;
+  /**
+   * Whether this broker leads the partition (src/cluster): a share-partition's state lives on its
+   * leader only, as in Kafka; elsewhere NOT_LEADER_OR_FOLLOWER. Absent: this broker leads all.
+   */
+  leads?: (topicName: string, partition: number) => boolean;
 }
 
 export interface SharePartitionAnswer {
@@ -153,7 +158,7 @@ export class ShareFetcher {
           continue;
         }
         const a = answerFor(t.topicId, p.partitionIndex);
-        const err = this.partitionError(topic, p.partitionIndex, req.mayRead);
+        const err = this.partitionError(topic, p.partitionIndex, req);
         if (err !== ErrorCode.NONE) {
           a.acknowledgeErrorCode = err;
           if (!req.fetch) a.errorCode = err;
@@ -214,10 +219,11 @@ export class ShareFetcher {
     }
   }
 
-  private partitionError(topic: TopicInfo | undefined, partition: number, mayRead: (n: string) => boolean): number {
+  private partitionError(topic: TopicInfo | undefined, partition: number, req: ShareFetchInput): number {
     if (!topic) return ErrorCode.UNKNOWN_TOPIC_ID;
-    if (!mayRead(topic.name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    if (!req.mayRead(topic.name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
     if (partition < 0 || partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (req.leads && !req.leads(topic.name, partition)) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
     return ErrorCode.NONE;
   }
 
@@ -237,7 +243,7 @@ export class ShareFetcher {
       const [topicId, part] = k.split('\u0000');
       const partition = Number(part);
       const topic = await topicOf(topicId!);
-      const err = this.partitionError(topic, partition, req.mayRead);
+      const err = this.partitionError(topic, partition, req);
       if (err !== ErrorCode.NONE) {
         answerFor(topicId!, partition).errorCode = err;
         continue;

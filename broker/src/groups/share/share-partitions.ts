@@ -72,6 +72,23 @@ export class SharePartitions {
     this.armLockTimer(groupId, topicId, partition, state);
   }
 
+  /**
+   * Forgets the share-partitions `keep` says no (their leadership moved to another broker, which
+   * loads them from the database); read again from the database if they come back.
+   */
+  dropUnless(keep: (topicName: string, partition: number) => boolean): void {
+    for (const k of [...this.partitions.keys()]) {
+      const name = this.topicNames.get(k);
+      const partition = Number(k.split('\u0000')[2]);
+      if (name === undefined || keep(name, partition)) continue;
+      this.partitions.delete(k);
+      this.topicNames.delete(k);
+      const t = this.lockTimers.get(k);
+      if (t) clearTimeout(t.timer);
+      this.lockTimers.delete(k);
+    }
+  }
+
   /** Stops the lock timers (broker stop). */
   close(): void {
     for (const t of this.lockTimers.values()) clearTimeout(t.timer);
