@@ -9,6 +9,7 @@ import type { ClusterIdentity, Storage } from '../storage/storage';
 import { syncEngine } from '../storage/sync-adapter';
 import type { BrokerConfig } from './config';
 import { ensureBootstrapAdmin } from './sasl/bootstrap-admin';
+import { OFFSETS_TOPIC } from './offsets-topic';
 import { isReservedTopic } from './topic-names';
 
 export interface BrokerStorage {
@@ -52,7 +53,8 @@ export async function openBrokerStorage(config: BrokerConfig, logger: Logger): P
       stored: identity.clusterId,
     });
   }
-  for (const t of (await storage.listTopics()).filter((t) => isReservedTopic(t.name))) {
+  const unexpected = (name: string) => isReservedTopic(name) && name !== OFFSETS_TOPIC; // offsets-topic.ts creates that one
+  for (const t of (await storage.listTopics()).filter((t) => unexpected(t.name))) {
     // An older minnow auto-created internal names as ordinary topics (a lag monitor asking for
     // __consumer_offsets did); offsets were never kept there.
     logger.warn(

@@ -300,27 +300,30 @@ export class Connection {
   /** An unframed SASL token (after SaslHandshake v0): the whole frame, answered by a size-prefixed token. */
   private answerRawToken(frame: Buffer): void {
     const slot = this.responses.open();
-    this.scheduler.schedule(false, () => {
-      this.sasl!.rawToken(frame)
-        .then(
-          (token) => {
-            if (this.closed) return;
-            if (token === null) {
-              this.close();
-              return;
-            }
-            const size = Buffer.alloc(4);
-            size.writeInt32BE(token.length, 0);
-            this.responses.setResponse(slot, [size, token]);
-            slot.done = true;
-            this.responses.scheduleFlush();
-          },
-          (err) => this.reject('SASL token failed', err as Error),
-        )
-        .finally(() => {
-          this.releaseRequest(frame.length);
-          this.scheduler.handlerDone();
-        });
+    this.scheduler.schedule({
+      produce: false,
+      start: () => {
+        this.sasl!.rawToken(frame)
+          .then(
+            (token) => {
+              if (this.closed) return;
+              if (token === null) {
+                this.close();
+                return;
+              }
+              const size = Buffer.alloc(4);
+              size.writeInt32BE(token.length, 0);
+              this.responses.setResponse(slot, [size, token]);
+              slot.done = true;
+              this.responses.scheduleFlush();
+            },
+            (err) => this.reject('SASL token failed', err as Error),
+          )
+          .finally(() => {
+            this.releaseRequest(frame.length);
+            this.scheduler.handlerDone();
+          });
+      },
     });
   }
 

@@ -1,14 +1,14 @@
-// How far produce validation may inflate a compressed batch, and whether it may do so on the event
-// loop (issue 29: an 80 KB gzip bomb claiming 64 MiB held the loop 130-260 ms, every other client
-// waiting meanwhile).
+// How far produce validation may inflate a compressed batch on the event loop (issue 29: an 80 KB
+// gzip bomb claiming 64 MiB held the loop 130-260 ms, every other client waiting meanwhile).
 //
-// The bound a batch states: its record count times max.message.bytes. The producers refuse a record
-// larger than their request limit before compressing it (Java's max.request.size in
-// KafkaProducer.ensureValidRecordSize, librdkafka's message.max.bytes), and that limit must not
-// exceed the topic's max.message.bytes for their requests to be accepted, so no record of a valid
-// batch inflates to more than max.message.bytes and no batch to more than count x that. A bomb
-// states few records (inflating is refused at the bound) or many (the bound is large, so it inflates
-// off the loop, below). Kafka itself streams records out of the codec and has no such bound.
+// The budget a batch states: its record count times max.message.bytes. Most producers refuse a
+// record larger than their request limit before compressing it (Java's max.request.size in
+// KafkaProducer.ensureValidRecordSize, librdkafka's message.max.bytes), so most batches inflate
+// within it, on the loop when it is small. A batch that states more, or inflates past what it
+// states (franz-go bounds only its batch: three 1 MiB records of zeros gzip to 3 KB), is inflated
+// off the loop, one at a time, up to the ceiling (MAX_DECOMPRESSED_BYTES): Kafka streams records
+// out of the codec and bounds only the compressed batch, so such batches are accepted as there.
+// A bomb of zeros (record length 0) is refused by its first chunk's framing wherever it inflates.
 import * as zlib from 'node:zlib';
 import { decompressOffLoop } from '../protocol/decompress-off-loop';
 import { DecodeError } from '../protocol/errors';

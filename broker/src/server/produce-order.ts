@@ -6,21 +6,59 @@
 // batches (max.in.flight <= 5) must be stored in send order (else OUT_OF_ORDER_SEQUENCE_NUMBER,
 // fatal in librdkafka), and a plain producer's records too (else silently reordered).
 export interface ProduceTurn {
-  /** Settles once every earlier request of the connection has entered the append queue or ended. */
-  readonly ready: Promise<void>;
+  /**
+   * Settles once every earlier request of the connection has entered the append queue or ended;
+   * undefined when none was still on its way at take() (nothing to wait for: no promise, no await).
+   */
+  readonly ready: Promise<void> | undefined;
   /** Lets the next request in; call once this one has entered the append queue, or will not. */
   release(): void;
 }
 
+/**
+ * One request's place. Its promise is made only when a later request has to wait for it: a
+ * connection whose produces do not overlap (one in flight, or each done before the next is read)
+ * makes none (issue 33: a promise, a closure and an await per seed request).
+ */
+class Turn implements ProduceTurn {
+  readonly ready: Promise<void> | undefined;
+  private released = false;
+  private wake: (() => void) | undefined;
+  private whenReleased: Promise<void> | undefined;
+
+  constructor(
+    private readonly order: ProduceOrder,
+    before: Turn | undefined,
+  ) {
+    this.ready = before?.released === false ? before.untilReleased() : undefined;
+  }
+
+  /** The promise the next request waits on (made once). */
+  private untilReleased(): Promise<void> {
+    return (this.whenReleased ??= new Promise<void>((resolve) => (this.wake = resolve)));
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.wake?.();
+    this.order.left(this);
+  }
+}
+
 export class ProduceOrder {
-  private last: Promise<void> = Promise.resolve();
+  /** The last turn handed out, while it is not released. */
+  private last: Turn | undefined;
 
   /** The next place in line: take it before the handler's first await. */
   take(): ProduceTurn {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const turn = { ready: this.last, release };
-    this.last = mine;
+    const turn = new Turn(this, this.last);
+    this.last = turn;
     return turn;
+  }
+
+  /** `turn` was released: when it is the last one, the next take() need not wait. */
+  left(turn: ProduceTurn): void {
+    if (this.last === turn) this.last = undefined;
   }
 }

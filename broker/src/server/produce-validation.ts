@@ -17,9 +17,10 @@
 //   see odd offsets) and answers UNKNOWN_SERVER_ERROR for a compressed one; every v2 client numbers
 //   records 0..n-1, so minnow refuses both with INVALID_RECORD.
 // - errorMessage: Kafka sends null except with record errors; minnow says what failed.
-// - a batch that decompresses to more than its records count x max.message.bytes, or than
-//   MAX_DECOMPRESSED_BYTES, gets MESSAGE_TOO_LARGE (the Java producer then splits it); Kafka streams
-//   records out of the codec and has no such bound (produce-inflation.ts says why it is sound).
+// - a batch that decompresses to more than MAX_DECOMPRESSED_BYTES (64 MiB) gets MESSAGE_TOO_LARGE
+//   (the Java producer then splits it); Kafka streams records out of the codec and has no such
+//   bound. One that inflates past what its header states (records x max.message.bytes) is inflated
+//   off the loop (produce-inflation.ts) and accepted, as Kafka accepts it.
 import {
   CompressionType,
   DEFAULT_MAX_DECOMPRESSED_BYTES,
@@ -199,21 +200,29 @@ function validateBatch(
   // append's write transaction (txn-rules.ts: epoch, ongoing, partition added per KIP-890).
 
   // The records: decompressed into one buffer (the codecs have no cheaper way to reach them), then
-  // walked. A limit too large to inflate in one turn of the event loop is left to the caller.
-  const limit = inflationLimit(count, policy.maxMessageBytes, policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES);
-  if (codec !== CompressionType.None && inflated === undefined && limit > (policy.inflateOnLoopMaxBytes ?? Infinity)) {
-    const compressed = data.subarray(BATCH_HEADER_SIZE);
-    const deferred = { codec, compressed, limit, recordsCount: count, maxRecordBytes: policy.maxMessageBytes };
-    const message = 'the records were not inflated (validateProduceRecords needs them inflated off the loop)';
-    return {
-      ok: false,
-      errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
-      message,
-      recordErrors: [],
-      withLogStartOffset: false,
-      inflate: deferred,
-    };
-  }
+  // walked. On the loop a batch inflates to at most what its header states (records x
+  // max.message.bytes, produce-inflation.ts); one that states more, or turns out larger, is left to
+  // the caller to inflate off the loop up to the ceiling: Kafka bounds only the compressed batch, so
+  // 1 MiB records that compress well are accepted as Kafka accepts them (franz-go's
+  // TestConsumeMaxDecompressBatchBytes sends three in one 3 KB gzip batch).
+  const ceiling = policy.maxDecompressedBytes ?? MAX_DECOMPRESSED_BYTES;
+  const limit = inflationLimit(count, policy.maxMessageBytes, ceiling);
+  const offLoop = (): BatchCheck => ({
+    ok: false,
+    errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+    message: 'the records were not inflated (validateProduceRecords needs them inflated off the loop)',
+    recordErrors: [],
+    withLogStartOffset: false,
+    inflate: {
+      codec,
+      compressed: data.subarray(BATCH_HEADER_SIZE),
+      limit: ceiling,
+      recordsCount: count,
+      maxRecordBytes: ceiling,
+    },
+  });
+  const onLoop = codec !== CompressionType.None && inflated === undefined;
+  if (onLoop && limit > (policy.inflateOnLoopMaxBytes ?? Infinity)) return offLoop();
   let records: Buffer;
   try {
     if (inflated instanceof Error) throw inflated;
@@ -222,8 +231,13 @@ function validateBatch(
     records =
       codec === CompressionType.None ? data : (inflated ?? decompress(codec, data.subarray(BATCH_HEADER_SIZE), limit));
   } catch (err) {
-    if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError)
+    if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError) {
+      if (onLoop && limit < ceiling) {
+        if (policy.inflateOnLoopMaxBytes !== undefined) return offLoop();
+        return validateBatch(data, header, policy, topicPartition, inflateToCeiling(codec, data, ceiling));
+      }
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `${err.message}; send smaller batches`);
+    }
     if (err instanceof DecodeError)
       return fail(ErrorCode.INVALID_RECORD, `the records do not decompress: ${err.message}`);
     throw err;
@@ -257,4 +271,14 @@ function validateBatch(
   const maxTimestamp = base + BigInt(maxDelta);
   header.maxTimestamp = maxTimestamp > BigInt(NO_TIMESTAMP) ? maxTimestamp : BigInt(NO_TIMESTAMP);
   return { ok: true, batches: [{ header, data }] };
+}
+
+/** Validation called without an off-loop step (no inflateOnLoopMaxBytes): inflate here, to the ceiling. */
+function inflateToCeiling(codec: number, data: Buffer, ceiling: number): Inflated {
+  try {
+    return decompress(codec, data.subarray(BATCH_HEADER_SIZE), ceiling);
+  } catch (err) {
+    if (err instanceof DecodeError) return err;
+    throw err;
+  }
 }

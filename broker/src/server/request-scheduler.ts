@@ -1,12 +1,18 @@
 // When a connection's decoded requests may start their handlers: one at a time, in order, except
 // consecutive Produce requests, which start together.
 
+/** A decoded request waiting to start: a Produce or not, and how it starts. */
+export interface ScheduledRequest {
+  readonly produce: boolean;
+  start(): void;
+}
+
 export class RequestScheduler {
   /** Handlers started and not finished; all Produce when runningProduceOnly. */
   private running = 0;
   private runningProduceOnly = false;
   /** Decoded requests waiting for the ones before them to finish. */
-  private readonly waiting: { produce: boolean; start: () => void }[] = [];
+  private readonly waiting: ScheduledRequest[] = [];
 
   /**
    * `mayStart`: false while the connection holds requests back (its client has not taken the
@@ -23,16 +29,17 @@ export class RequestScheduler {
    * The exception keeps pipelined produces fast: consecutive Produce requests start together,
    * since the append queue applies them in arrival order (and in one transaction).
    */
-  schedule(produce: boolean, start: () => void): void {
+  schedule(request: ScheduledRequest): void {
+    const { produce } = request;
     const canStart =
       this.mayStart() && (this.running === 0 || (produce && this.runningProduceOnly && this.waiting.length === 0));
     if (!canStart) {
-      this.waiting.push({ produce, start });
+      this.waiting.push(request);
       return;
     }
     this.runningProduceOnly = this.running === 0 ? produce : this.runningProduceOnly && produce;
     this.running++;
-    start();
+    request.start();
   }
 
   /** A started handler finished (answered or failed). */

@@ -71,7 +71,11 @@ export interface DeleteRecordsResult extends PartitionOffsets {
 }
 
 export interface RecordStore {
-  /** Appends every partition's batches in one transaction; returns once it committed. */
+  /**
+   * Appends every partition's batches in one transaction; returns once it committed. The engine
+   * may keep the batches' buffers (the SQLite tail cache reads from them): the caller must not
+   * change them afterwards.
+   */
   append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
   /**
    * Whole batches from the one holding `fetchOffset`, up to `maxBytes` in total; the first batch

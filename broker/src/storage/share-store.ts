@@ -23,6 +23,14 @@ export interface ShareStore {
   /** Replaces one share-partition's stored state; null deletes it. */
   storeSharePartition(groupId: string, topicId: string, partition: number, state: StoredSharePartition | null): void;
   sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined;
+  /** Every stored share-partition of one group (the share-group admin APIs), by topic id then partition. */
+  sharePartitionsOfGroup(groupId: string): StoredSharePartitionOfGroup[];
+}
+
+export interface StoredSharePartitionOfGroup {
+  topicId: string;
+  partition: number;
+  state: StoredSharePartition;
 }
 
 /** The in-flight records as stored (a JSON array of [offset, state, deliveryCount]). */

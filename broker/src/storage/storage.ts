@@ -39,7 +39,7 @@ export type {
 } from './log-cleanup-store';
 export { RETENTION_SWEEP_START } from './log-cleanup-store';
 export type { CommittedOffset, GroupStore } from './group-store';
-export type { ShareStore, StoredSharePartition } from './share-store';
+export type { ShareStore, StoredSharePartition, StoredSharePartitionOfGroup } from './share-store';
 export type {
   EndTransactionResult,
   EpochBump,

@@ -24,6 +24,8 @@ export interface CachedBatch {
 export class PartitionTail {
   batches: CachedBatch[] = [];
   head = 0;
+  /** The engine's undo for a rolled back append to this partition (made once, not per row). */
+  clearOnRollback?: () => void;
 
   get size(): number {
     return this.batches.length - this.head;
@@ -42,6 +44,22 @@ export class PartitionTail {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * The batch as the cache keeps it. The stored batch is the produce request's own bytes (the caller
+ * does not change them after the append: RecordStore.append), so a batch that is at least half of
+ * the memory under it (one batch to a request frame, as producers send them) is kept as it is:
+ * copying it cost an allocation outside the heap and a copy per batch, and the external allocations
+ * drive V8's major GCs (issue 33: ~15 KB per seed request). A batch that is a small part of a larger
+ * buffer (a request to many partitions) is copied, so the cache never keeps more than twice its
+ * bytes alive.
+ */
+function keptBuffer(data: Buffer): Buffer {
+  if (data.length * 2 >= data.buffer.byteLength) return data;
+  const own = Buffer.allocUnsafeSlow(data.length);
+  data.copy(own);
+  return own;
+}
+
 export class TailCache {
   /** Every cached batch in append order, with its partition; dropped ones linger until they reach the front or a compaction. */
   private fifo: { tail: PartitionTail; batch: CachedBatch }[] = [];
@@ -56,15 +74,12 @@ export class TailCache {
   append(tail: PartitionTail, baseOffset: number, lastOffset: number, data: Buffer): void {
     if (this.budgetBytes <= 0 || data.length > this.budgetBytes) return this.clear(tail);
     if (tail.size > 0 && tail.nextOffset() !== baseOffset) this.clear(tail);
-    // A copy in its own memory: the stored batch must not share memory with the request frame (the
-    // storage contract), and a view would keep a whole multi-batch request alive.
-    const own = Buffer.allocUnsafeSlow(data.length);
-    data.copy(own);
-    const batch: CachedBatch = { baseOffset, lastOffset, data: own, dropped: false };
+    const kept = keptBuffer(data);
+    const batch: CachedBatch = { baseOffset, lastOffset, data: kept, dropped: false };
     tail.batches.push(batch);
     this.fifo.push({ tail, batch });
     this.live++;
-    this.bytes += own.length;
+    this.bytes += kept.length;
     while (this.bytes > this.budgetBytes && this.evictOldest());
   }
 

@@ -1,6 +1,7 @@
-// Decompression bombs in produce validation (issue 29): inflating is bounded by what the batch
-// states (records count x max.message.bytes), and a bound too large for one turn of the event loop
-// is inflated off it, the loop turning meanwhile.
+// Decompression bombs in produce validation (issue 29): on the loop, inflating is bounded by what the
+// batch states (records count x max.message.bytes); a batch stating more, or inflating past it, is
+// inflated off the loop up to the ceiling (64 MiB), the loop turning meanwhile, and accepted as Kafka
+// accepts it when its records are well formed.
 import * as zlib from 'node:zlib';
 import { CompressionType } from '../../src/protocol/compression';
 import { crc32c } from '../../src/protocol/crc32c';
@@ -79,20 +80,26 @@ describe('a gzip bomb', () => {
     expect(check.inflate).toBeUndefined();
   });
 
-  it('stating one plausible record is refused at max.message.bytes of output, on the loop', () => {
+  it('stating one plausible record stops at max.message.bytes on the loop, then is refused off it at its first fault', async () => {
+    const fed = jest.spyOn(RecordFraming.prototype, 'feed');
     const claim = Buffer.from([0x80, 0x89, 0x7a]); // zigzag varint of 1,000,000: a plausible record length
     const plausible = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(64 * MiB)]), { level: 9 });
-    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, plausible, 1), policy()));
-    expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
-    expect(check.message).toMatch(/decompression limit of 1048588 bytes/);
-    expect(check.inflate).toBeUndefined();
+    const batch = bombBatch(CompressionType.Gzip, plausible, 1);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toMatchObject({ codec: CompressionType.Gzip, limit: 64 * MiB });
+    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(check.message).toMatch(/bytes after the 1 records the batch states/);
+    // Off the loop, the framing stopped a chunk past the stated record: not 64 MiB.
+    expect(bytesFed(fed)).toBeLessThanOrEqual(1_000_000 + 2 * 256 * 1024);
+    fed.mockRestore();
   });
 
   it('stating many records is inflated off the loop and stops at the first bad record', async () => {
     const fed = jest.spyOn(RecordFraming.prototype, 'feed');
     const batch = bombBatch(CompressionType.Gzip, bomb, 32);
     const first = refused(validateProduceRecords(batch, policy()));
-    expect(first.inflate).toMatchObject({ codec: CompressionType.Gzip, limit: 32 * 1048588 });
+    expect(first.inflate).toMatchObject({ codec: CompressionType.Gzip, limit: 64 * MiB });
     expect(first.errorCode).toBe(ErrorCode.UNKNOWN_SERVER_ERROR); // what a caller ignoring `inflate` answers
 
     const inflated = await inflateOffLoop(first.inflate!);
@@ -104,17 +111,58 @@ describe('a gzip bomb', () => {
     fed.mockRestore();
   });
 
-  it('of records each claiming more than max.message.bytes is MESSAGE_TOO_LARGE after the first chunk', async () => {
+  it('of records each claiming more than max.message.bytes is inflated past them and refused at its first fault', async () => {
     const fed = jest.spyOn(RecordFraming.prototype, 'feed');
     const claim = Buffer.from([0x80, 0x80, 0x80, 0x02]); // zigzag varint of 2 MiB
     const bigRecords = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(32 * MiB)]), { level: 9 });
     const batch = bombBatch(CompressionType.Gzip, bigRecords, 32);
     const first = refused(validateProduceRecords(batch, policy()));
     const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
-    expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
-    expect(check.message).toMatch(/record 0 of 2097152 bytes exceeds max.message.bytes=1048588/);
-    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * 256 * 1024);
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(check.message).toMatch(/record 1: Invalid record size: 0 bytes/);
+    expect(bytesFed(fed)).toBeLessThanOrEqual(2 * MiB + 2 * 256 * 1024);
     fed.mockRestore();
+  });
+
+  it('inflating past the ceiling is MESSAGE_TOO_LARGE', async () => {
+    const ceiling = policy({ maxDecompressedBytes: 4 * MiB }); // the ceiling is 64 MiB in the broker
+    const claim = Buffer.from([0x80, 0x80, 0x80, 0x04]); // zigzag varint of 4 MiB: one record past the ceiling
+    const huge = zlib.gzipSync(Buffer.concat([claim, Buffer.alloc(4 * MiB)]), { level: 9 });
+    const batch = bombBatch(CompressionType.Gzip, huge, 1);
+    const first = refused(validateProduceRecords(batch, ceiling));
+    expect(first.inflate).toMatchObject({ limit: 4 * MiB });
+    const check = refused(validateProduceRecords(batch, ceiling, '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(check.message).toMatch(/decompression limit of 4194304 bytes/);
+  });
+});
+
+describe('records larger than max.message.bytes that compress well (franz-go TestConsumeMaxDecompressBatchBytes)', () => {
+  // Kafka bounds the compressed batch only: three 1 MiB records of zeros gzip to a few KB and are
+  // stored. franz-go sends them (its ProducerBatchMaxBytes raised to 4 MiB); Java and librdkafka
+  // refuse such a record before compressing it.
+  const records = Array.from({ length: 3 }, () => ({ value: Buffer.alloc(MiB), timestamp: BigInt(NOW) }));
+  const batch = encodeRecordBatch({ compression: CompressionType.Gzip, records });
+
+  it('are inflated off the loop and accepted', async () => {
+    expect(batch.length).toBeLessThan(64 * 1024);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toMatchObject({ limit: 64 * MiB });
+    expect(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)).ok).toBe(true);
+  });
+
+  it('are accepted by a caller that validates without an off-loop step', () => {
+    expect(validateProduceRecords(batch, policy({ inflateOnLoopMaxBytes: undefined })).ok).toBe(true);
+  });
+
+  it('one such record alone, within the on-loop budget, is first tried on the loop', async () => {
+    const one = encodeRecordBatch({
+      compression: CompressionType.Gzip,
+      records: [{ value: Buffer.alloc(MiB + 100), timestamp: BigInt(NOW) }],
+    });
+    const first = refused(validateProduceRecords(one, policy()));
+    expect(first.inflate).toMatchObject({ limit: 64 * MiB });
+    expect(validateProduceRecords(one, policy(), '', await inflateOffLoop(first.inflate!)).ok).toBe(true);
   });
 });
 

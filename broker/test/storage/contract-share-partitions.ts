@@ -31,6 +31,19 @@ export function sharePartitionsContract(ctx: ContractContext): void {
       expect((await ctx.s.sharePartition('other', 'topic-id', 0))?.startOffset).toBe(1);
     });
 
+    it("lists one group's share-partitions by topic id, then partition", async () => {
+      await ctx.s.storeSharePartition('g', 'topic-b', 1, { startOffset: 5, endOffset: 6, records: [] });
+      await ctx.s.storeSharePartition('g', 'topic-a', 2, state);
+      await ctx.s.storeSharePartition('g', 'topic-a', 0, { startOffset: 1, endOffset: 1, records: [] });
+      await ctx.s.storeSharePartition('other', 'topic-a', 0, { startOffset: 9, endOffset: 9, records: [] });
+      expect(await ctx.s.sharePartitionsOfGroup('g')).toEqual([
+        { topicId: 'topic-a', partition: 0, state: { startOffset: 1, endOffset: 1, records: [] } },
+        { topicId: 'topic-a', partition: 2, state },
+        { topicId: 'topic-b', partition: 1, state: { startOffset: 5, endOffset: 6, records: [] } },
+      ]);
+      expect(await ctx.s.sharePartitionsOfGroup('none')).toEqual([]);
+    });
+
     if (ctx.reopen) {
       it('keeps a share-partition across close and reopen', async () => {
         await ctx.s.storeSharePartition('g', 'topic-id', 0, state);

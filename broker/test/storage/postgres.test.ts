@@ -1,28 +1,26 @@
 // The storage contract on postgres:// against a real PostgreSQL (test/support/postgres-server.ts):
-// a fresh database per test, reopen = close and open again on the same database. Each is a copy
-// of one the file migrated first: what open() makes of an empty database (the migrations alone; it
-// writes no other row), without running the migrations ~100 times (the engine's tests cover them).
+// one database the file migrated first (what open() makes of an empty database: the migrations
+// alone), put back into that state before each test (postgres-reset.ts: a copied database per test
+// cost ~1 s of CREATE and DROP DATABASE each); reopen = close and open again on the same database.
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import type { AsyncStorage } from '../../src/storage/storage';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
+import { resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
 import { storageContract } from './contract';
 
 describeWithTools('postgresql')('postgres', () => {
   let server: PostgresServer;
   /** Each open storage's database URL (Storage.url is redacted and may lack the password). */
   const urls = new WeakMap<AsyncStorage, string>();
-  const databases: string[] = [];
   let migrated: string;
+  let pristine: PristineState;
   beforeAll(async () => {
     server = await postgresServer();
-    migrated = await server.createDatabase('contract_template');
+    migrated = await server.createDatabase('contract');
     await (await PostgresStorage.open(migrated)).close();
-  });
-  afterEach(async () => {
-    // After the contract's own afterEach closed the storage.
-    for (const url of databases.splice(0)) await server.dropDatabase(url);
+    pristine = await takePristineState(migrated);
   });
   afterAll(() => server?.stop());
 
@@ -35,9 +33,9 @@ describeWithTools('postgresql')('postgres', () => {
   storageContract(
     'postgres',
     async () => {
-      const url = await server.createDatabase('contract', migrated);
-      databases.push(url);
-      return open(url);
+      // The contract's afterEach closed the last test's storage: nothing holds a lock.
+      await resetToPristine(migrated, pristine);
+      return open(migrated);
     },
     async (s) => {
       const url = urls.get(s)!;

@@ -22,7 +22,12 @@ export interface ShareCoordinatorOptions {
   configs: ShareGroupConfigs;
   /** group.share.max.size (Kafka 200). */
   maxGroupSize: number;
-  /** Called when a member leaves or is timed out: its acquired records go back. */
+  /**
+   * Called when a member is timed out: its share session ends and its acquired records go back.
+   * Not called for a leave: the member's share session is its own, ended by the closing ShareFetch
+   * or ShareAcknowledge (epoch -1) that librdkafka sends after its leave heartbeat with the last
+   * acknowledgements (Kafka 4.1's ShareSessionCache is not told of leaves either).
+   */
   onMemberGone: (groupId: string, memberId: string) => void;
 }
 
@@ -124,7 +129,7 @@ export class ShareCoordinator {
     const settings = await this.opts.configs.of(req.groupId);
     let group = this.groups.get(req.groupId);
     if (req.memberEpoch === LEAVE_EPOCH) {
-      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId);
+      if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId, 'left');
       return { ...fail(ErrorCode.NONE), memberId: req.memberId, memberEpoch: LEAVE_EPOCH };
     }
     let member = group?.members.get(req.memberId);
@@ -192,6 +197,25 @@ export class ShareCoordinator {
     };
   }
 
+  /**
+   * DeleteGroups / the admin APIs: forgets a share group without members (Kafka deletes only an
+   * Empty share group). False when it has members.
+   */
+  deleteGroup(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (group && group.members.size > 0) return false;
+    this.groups.delete(groupId);
+    this.queuedWrites.delete(groupId);
+    const write = this.writes
+      .run(groupId, () => this.opts.storage.storeGroupMetadata(groupId, null))
+      .catch((err: unknown) => {
+        this.opts.logger.warn(`share group ${groupId}: deleting its stored membership failed: ${String(err)}`);
+      });
+    this.unsettledWrites.add(write);
+    void write.finally(() => this.unsettledWrites.delete(write));
+    return true;
+  }
+
   /** ListGroups: every share group with its state. */
   listGroups(): Array<{ groupId: string; state: string }> {
     return this.allGroups().map((g) => ({ groupId: g.groupId, state: g.state }));
@@ -211,13 +235,13 @@ export class ShareCoordinator {
     return out;
   }
 
-  private removeMember(group: ShareGroup, memberId: string): void {
+  private removeMember(group: ShareGroup, memberId: string, why: 'left' | 'timed out'): void {
     group.members.delete(memberId);
     group.groupEpoch++;
     group.assignmentEpoch = group.groupEpoch;
     this.clearSessionTimer(group.groupId, memberId);
     this.persist(group);
-    this.opts.onMemberGone(group.groupId, memberId);
+    if (why === 'timed out') this.opts.onMemberGone(group.groupId, memberId);
   }
 
   private clearSessionTimer(groupId: string, memberId: string): void {
@@ -260,7 +284,7 @@ export class ShareCoordinator {
       this.opts.logger.info(
         `share group ${groupId}: member ${memberId} removed after ${sessionTimeoutMs} ms without a heartbeat`,
       );
-      this.removeMember(group, memberId);
+      this.removeMember(group, memberId, 'timed out');
     }, sessionTimeoutMs);
     t.unref();
     this.sessionTimers.set(key, t);

@@ -9,6 +9,7 @@ import { ShareGroupConfigs } from './share-group-configs';
 import { KAFKA_SHARE_LIMITS, type SharePartitionLimits } from './share-partition';
 import { SharePartitions } from './share-partitions';
 import { StoredSharePartitions } from './share-persistence';
+import { ShareGroupOffsets } from './share-offsets';
 import { ShareSessions } from './share-sessions';
 
 export interface ShareGroupsOptions {
@@ -35,6 +36,8 @@ export class ShareGroups {
   readonly bounds: ShareConfigBounds;
   /** Each group's own share.* settings (GROUP configs). */
   readonly configs: ShareGroupConfigs;
+  /** The admin APIs: describe, alter and delete share-group offsets, delete share groups. */
+  readonly offsets: ShareGroupOffsets;
   private readonly store: StoredSharePartitions;
 
   private readonly logger: Logger;
@@ -78,6 +81,11 @@ export class ShareGroups {
           );
         });
       },
+    });
+    this.offsets = new ShareGroupOffsets({
+      storage: opts.storage,
+      coordinator: this.coordinator,
+      partitions: this.partitions,
     });
   }
 

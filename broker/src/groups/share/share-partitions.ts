@@ -18,6 +18,8 @@ import {
 export interface SharePartitionStore {
   load(groupId: string, topicId: string, partition: number): Promise<SharePartitionSnapshot | undefined>;
   save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
+  /** Stores (null: deletes) one share-partition now, after the writes before it. */
+  replace(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot | null): Promise<void>;
 }
 
 /** When locks end: the clock, and who to wake (a ShareFetch long-poll on that partition). */
@@ -66,6 +68,29 @@ export class SharePartitions {
     return out;
   }
 
+  /** The share-partition if this broker has it loaded (the admin APIs read it without loading it). */
+  peek(groupId: string, topicId: string, partition: number): Promise<SharePartition> | undefined {
+    return this.partitions.get(key(groupId, topicId, partition));
+  }
+
+  /**
+   * AlterShareGroupOffsets on an empty group: the share-partition starts again at `startOffset` with
+   * nothing in flight (Kafka's InitializeShareGroupState with the new start offset).
+   */
+  async reset(groupId: string, topicId: string, partition: number, startOffset: number): Promise<void> {
+    const fresh = new SharePartition(startOffset, startOffset, this.limits);
+    this.stopLockTimer(key(groupId, topicId, partition));
+    this.partitions.set(key(groupId, topicId, partition), Promise.resolve(fresh));
+    await this.store.replace(groupId, topicId, partition, fresh.snapshot());
+  }
+
+  /** DeleteShareGroupOffsets / DeleteGroups: the share-partition's state is gone (loaded and stored). */
+  async forget(groupId: string, topicId: string, partition: number): Promise<void> {
+    this.partitions.delete(key(groupId, topicId, partition));
+    this.stopLockTimer(key(groupId, topicId, partition));
+    await this.store.replace(groupId, topicId, partition, null);
+  }
+
   /** Stores one partition's state after a change (not awaited by the answer); re-arms its lock timer. */
   changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
     this.store.save(groupId, topicId, partition, state.snapshot());
@@ -83,10 +108,14 @@ export class SharePartitions {
       if (name === undefined || keep(name, partition)) continue;
       this.partitions.delete(k);
       this.topicNames.delete(k);
-      const t = this.lockTimers.get(k);
-      if (t) clearTimeout(t.timer);
-      this.lockTimers.delete(k);
+      this.stopLockTimer(k);
     }
+  }
+
+  private stopLockTimer(k: string): void {
+    const t = this.lockTimers.get(k);
+    if (t) clearTimeout(t.timer);
+    this.lockTimers.delete(k);
   }
 
   /** Stops the lock timers (broker stop). */

@@ -36,6 +36,15 @@ export class StoredSharePartitions implements SharePartitionStore {
     void write.finally(() => this.pending.delete(write));
   };
 
+  /**
+   * Replaces (or with null deletes) one share-partition's state in order with the other writes and
+   * waits for it: the admin APIs (share-offsets.ts) answer only once it is stored. Throws on failure.
+   */
+  replace: SharePartitionStore['replace'] = (groupId, topicId, partition, s) =>
+    this.serial.run(`${groupId}\u0000${topicId}\u0000${partition}`, () =>
+      this.storage.storeSharePartition(groupId, topicId, partition, s),
+    );
+
   /** Every write asked for so far has ended (before the database closes). */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);

@@ -656,6 +656,27 @@ export const API_SPECS: readonly ApiSpec[] = [
       return { decodeRequest: m.decodeReadShareGroupStateSummaryRequest, encodeRequest: m.encodeReadShareGroupStateSummaryRequest, decodeResponse: m.decodeReadShareGroupStateSummaryResponse, encodeResponse: m.encodeReadShareGroupStateSummaryResponse };
     },
   ),
+  api(
+    { apiKey: 90, name: 'DescribeShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
+    () => {
+      const m = require('./describe-share-group-offsets') as typeof import('./describe-share-group-offsets');
+      return { decodeRequest: m.decodeDescribeShareGroupOffsetsRequest, encodeRequest: m.encodeDescribeShareGroupOffsetsRequest, decodeResponse: m.decodeDescribeShareGroupOffsetsResponse, encodeResponse: m.encodeDescribeShareGroupOffsetsResponse };
+    },
+  ),
+  api(
+    { apiKey: 91, name: 'AlterShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
+    () => {
+      const m = require('./alter-share-group-offsets') as typeof import('./alter-share-group-offsets');
+      return { decodeRequest: m.decodeAlterShareGroupOffsetsRequest, encodeRequest: m.encodeAlterShareGroupOffsetsRequest, decodeResponse: m.decodeAlterShareGroupOffsetsResponse, encodeResponse: m.encodeAlterShareGroupOffsetsResponse };
+    },
+  ),
+  api(
+    { apiKey: 92, name: 'DeleteShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, deprecatedVersions: null, latestVersionUnstable: false, listeners: ["broker"] },
+    () => {
+      const m = require('./delete-share-group-offsets') as typeof import('./delete-share-group-offsets');
+      return { decodeRequest: m.decodeDeleteShareGroupOffsetsRequest, encodeRequest: m.encodeDeleteShareGroupOffsetsRequest, decodeResponse: m.decodeDeleteShareGroupOffsetsResponse, encodeResponse: m.encodeDeleteShareGroupOffsetsResponse };
+    },
+  ),
 ];
 
 export const API_SPEC_BY_KEY: ReadonlyMap<number, ApiSpec> = new Map(API_SPECS.map((s) => [s.apiKey, s]));

@@ -31,3 +31,23 @@ export const shareAcknowledgeError: ErrorAnswerBuilder<M.ShareAcknowledgeRequest
   _v,
   e,
 ) => ({ throttleTimeMs: 0, errorCode: e.code, errorMessage: e.message, responses: [], nodeEndpoints: [] });
+
+// The admin APIs (keys 90-92): Kafka's DescribeShareGroupOffsetsRequest.getErrorDescribedGroup per
+// group, and Alter/DeleteShareGroupOffsetsRequest.getErrorResponse (top level, no topics).
+export const describeShareGroupOffsetsError: ErrorAnswerBuilder<
+  M.DescribeShareGroupOffsetsRequest,
+  M.DescribeShareGroupOffsetsResponse
+> = (req, _v, e) => ({
+  throttleTimeMs: 0,
+  groups: req.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode: e.code, errorMessage: e.message })),
+});
+
+export const alterShareGroupOffsetsError: ErrorAnswerBuilder<
+  M.AlterShareGroupOffsetsRequest,
+  M.AlterShareGroupOffsetsResponse
+> = (_req, _v, e) => ({ throttleTimeMs: 0, errorCode: e.code, errorMessage: e.message, responses: [] });
+
+export const deleteShareGroupOffsetsError: ErrorAnswerBuilder<
+  M.DeleteShareGroupOffsetsRequest,
+  M.DeleteShareGroupOffsetsResponse
+> = (_req, _v, e) => ({ throttleTimeMs: 0, errorCode: e.code, errorMessage: e.message, responses: [] });

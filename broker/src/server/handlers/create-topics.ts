@@ -49,13 +49,14 @@ async function check(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic
   const bad = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage });
   const nameErr = topicNameError(t.name);
   if (nameErr) return bad(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
-  // Kafka's refusal for its own metadata topic (ControllerApis.createTopics), for every internal name.
+  if (await broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
+  // Kafka's refusal for its own metadata topic (ControllerApis.createTopics), for every internal name
+  // (__consumer_offsets exists once a group was looked up: TOPIC_ALREADY_EXISTS above, as Kafka).
   if (isReservedTopic(t.name))
     return bad(
       ErrorCode.INVALID_REQUEST,
       `Creation of internal topic ${t.name} is prohibited (minnow keeps its state in its database).`,
     );
-  if (await broker.storage.topic(t.name)) return bad(ErrorCode.TOPIC_ALREADY_EXISTS, `topic ${t.name} already exists`);
   if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
     return bad(
       ErrorCode.INVALID_REPLICATION_FACTOR,

@@ -13,6 +13,9 @@ import { shareGroupHeartbeatHandler } from './share-group-heartbeat';
 import { shareGroupDescribeHandler } from './share-group-describe';
 import { shareFetchHandler } from './share-fetch';
 import { shareAcknowledgeHandler } from './share-acknowledge';
+import { describeShareGroupOffsetsHandler } from './describe-share-group-offsets';
+import { alterShareGroupOffsetsHandler } from './alter-share-group-offsets';
+import { deleteShareGroupOffsetsHandler } from './delete-share-group-offsets';
 import { createAclsHandler } from './create-acls';
 import { createPartitionsHandler } from './create-partitions';
 import { createTopicsHandler } from './create-topics';
@@ -90,6 +93,9 @@ export function createHandlers(): ReadonlyMap<number, ApiHandler> {
     shareGroupDescribeHandler,
     shareFetchHandler,
     shareAcknowledgeHandler,
+    describeShareGroupOffsetsHandler,
+    alterShareGroupOffsetsHandler,
+    deleteShareGroupOffsetsHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
     // SASL (server/sasl/) and its users.

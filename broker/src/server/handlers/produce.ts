@@ -10,19 +10,27 @@
 // AddPartitionsToTxnManager maps its verification's PRODUCER_FENCED to it too.
 import { ApiKey } from '../../protocol/api-keys';
 import { ErrorCode } from '../../protocol/error-codes';
-import type { ProduceRequest, ProduceResponse, ProduceResponsePartitionProduceResponse } from '../../protocol/messages';
+import type {
+  ProduceRequest,
+  ProduceRequestTopicProduceData,
+  ProduceResponse,
+  ProduceResponsePartitionProduceResponse,
+} from '../../protocol/messages';
 import { isTransactional } from '../../protocol/record-batch';
 import type { SpaceCheck } from '../../storage/disk-space';
 import type { PartitionAppend, PartitionAppendResult } from '../../storage/storage';
+import type { TopicInfo } from '../../storage/topic-store';
 import { cachedBrokerTopicDefaults, memoizedBrokerTopicDefaults } from '../topic-defaults-memo';
 import type { ApiHandler, BrokerContext, RequestContext } from '../context';
 import type { ProduceTurn } from '../produce-order';
 import { inflateOffLoop } from '../produce-inflation';
 import type { RecordError } from '../produce-batch-check';
+import { producedPartitions } from '../produce-partitions';
 import { producePolicy } from '../produce-policy';
 import { validateProduceRecords } from '../produce-validation';
 import { may } from './authz';
 import { addProducePartitions, IMPLICIT_ADD_PRODUCE_VERSION } from '../produce-txn-add';
+import { isInternalTopic } from '../topic-names';
 
 const MIN_SERVED_VERSION = 3;
 
@@ -45,33 +53,35 @@ export const produceHandler: ApiHandler<ProduceRequest, ProduceResponse> = {
   apiKey: ApiKey.Produce,
   minVersion: 0,
   maxVersion: 12,
-  async handle(ctx, req) {
+  handle(ctx, req) {
     // Taken before the first await: this request enters the append queue after the connection's
     // earlier ones (produce-order.ts).
-    const turn = ctx.produceOrder?.take();
-    try {
-      return await produce(ctx, req, turn);
-    } finally {
-      turn?.release();
-    }
+    return produce(ctx, req, ctx.produceOrder?.take());
   },
 };
+
+/** A storage answer that may or may not be a promise: awaited only when it is (an await costs a promise and a turn). */
+type Maybe<T> = T | Promise<T>;
 
 async function produce(
   ctx: RequestContext,
   req: ProduceRequest,
   turn: ProduceTurn | undefined,
 ): Promise<ProduceResponse | null> {
-  const { broker, apiVersion } = ctx;
-  // Kafka keys a produce by partition (KafkaApis.handleProduceRequest builds a map): a partition
-  // named twice, even under a topic named twice, is produced once, with its last records, and
-  // answered once.
-  const requested = new Map<string, Map<number, Buffer | null>>();
-  for (const t of req.topicData) {
-    const parts = requested.get(t.name) ?? new Map<number, Buffer | null>();
-    requested.set(t.name, parts);
-    for (const p of t.partitionData) parts.set(p.index, p.records);
+  try {
+    return await produceInTurn(ctx, req, turn);
+  } finally {
+    turn?.release();
   }
+}
+
+async function produceInTurn(
+  ctx: RequestContext,
+  req: ProduceRequest,
+  turn: ProduceTurn | undefined,
+): Promise<ProduceResponse | null> {
+  const { broker, apiVersion } = ctx;
+  const requested = producedPartitions(req.topicData);
   const responses: ProduceResponse['responses'] = [];
   // Authorization as KafkaApis.handleProduceRequest: transactional records need WRITE on their
   // transactional id (else the whole request fails), each topic needs WRITE (else its partitions
@@ -81,11 +91,11 @@ async function produce(
     (req.transactionalId == null || !may(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId))
   ) {
     if (req.acks === 0) return null;
-    for (const [name, parts] of requested)
+    for (const { name, partitionData } of requested)
       responses.push({
         name,
-        partitionResponses: [...parts.keys()].map((index) =>
-          failed(index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null),
+        partitionResponses: partitionData.map((p) =>
+          failed(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null),
         ),
       });
     return { responses, throttleTimeMs: 0 };
@@ -113,12 +123,15 @@ async function produce(
   // policy refused the write, until records are deleted or the volume grows. Checked after
   // validation, so a bad batch still gets its own error.
   let diskCheck: SpaceCheck | null | undefined;
-  for (const [name, parts] of requested) {
-    const topic = await broker.storage.topic(name);
+  for (let t = 0; t < requested.length; t++) {
+    const { name, partitionData } = requested[t]!;
+    const found: Maybe<TopicInfo | undefined> = broker.storage.topic(name);
+    const topic = found instanceof Promise ? await found : found;
     const out: ProduceResponsePartitionProduceResponse[] = [];
     responses.push({ name, partitionResponses: out });
     const writable = may(ctx, 'WRITE', 'TOPIC', name);
-    for (const [index, records] of parts) {
+    for (let p = 0; p < partitionData.length; p++) {
+      const { index, records } = partitionData[p]!;
       if (!writable) {
         out.push(failed(index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, null));
         continue;
@@ -129,6 +142,11 @@ async function produce(
       }
       if (!topic || index < 0 || index >= topic.partitionCount) {
         out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+        continue;
+      }
+      // ReplicaManager.appendToLocalLog: clients may not append to internal topics.
+      if (isInternalTopic(name)) {
+        out.push(failed(index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${name}`));
         continue;
       }
       defaults ??=
@@ -179,21 +197,21 @@ async function produce(
     pending = pending.filter(kept);
   }
   if (appends.length > 0) {
-    if (turn) await turn.ready;
+    if (turn?.ready) await turn.ready;
     const appended = broker.appendQueue.append(appends); // enters the queue synchronously
     turn?.release();
     const results = await appended;
     if (broker.metrics) countStored(broker.metrics, appends, results);
-    results.forEach((r, i) => {
+    for (let i = 0; i < results.length; i++) {
+      const r = results[i]!;
+      const entry = pending[i]!;
       const verification = refusedByVerification(appends[i]!, r);
-      Object.assign(pending[i]!, {
-        errorCode: verificationError(r.errorCode, verification, apiVersion),
-        baseOffset: BigInt(r.baseOffset),
-        logAppendTimeMs: BigInt(r.logAppendTimeMs),
-        logStartOffset: verification ? -1n : BigInt(r.logStartOffset),
-        errorMessage: r.errorMessage,
-      });
-    });
+      entry.errorCode = verificationError(r.errorCode, verification, apiVersion);
+      entry.baseOffset = BigInt(r.baseOffset);
+      entry.logAppendTimeMs = BigInt(r.logAppendTimeMs);
+      entry.logStartOffset = verification ? -1n : BigInt(r.logStartOffset);
+      entry.errorMessage = r.errorMessage;
+    }
   }
   if (req.acks === 0) return null;
   return { responses, throttleTimeMs: 0 };
@@ -211,13 +229,13 @@ function countStored(
 ): void {
   let bytes = 0;
   let records = 0;
-  results.forEach((r, i) => {
-    if (r.errorCode !== ErrorCode.NONE) return;
+  for (let i = 0; i < results.length; i++) {
+    if (results[i]!.errorCode !== ErrorCode.NONE) continue;
     for (const b of appends[i]!.batches) {
       bytes += b.data.length;
       records += b.header.recordsCount;
     }
-  });
+  }
   metrics.stored(bytes, records);
 }
 
@@ -250,9 +268,9 @@ function verificationError(errorCode: number, verification: boolean, apiVersion:
     : errorCode;
 }
 
-function hasTransactionalBatch(requested: Map<string, Map<number, Buffer | null>>): boolean {
-  for (const parts of requested.values()) {
-    for (const records of parts.values()) {
+function hasTransactionalBatch(requested: readonly ProduceRequestTopicProduceData[]): boolean {
+  for (const { partitionData } of requested) {
+    for (const { records } of partitionData) {
       if (!records) continue;
       // Walk the batches by their length field; a malformed tail is validation's business.
       for (let at = 0; at + ATTRIBUTES_OFFSET + 2 <= records.length; at += 12 + records.readInt32BE(at + 8)) {

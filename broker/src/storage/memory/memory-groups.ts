@@ -1,7 +1,7 @@
 // The memory:// engine's consumer group state: committed offsets by group, and the classic
 // groups' stored membership (storage/group-metadata.ts), copied in and out.
 import type { CommittedOffset, StoredGroup } from '../storage';
-import type { StoredSharePartition } from '../share-store';
+import type { StoredSharePartition, StoredSharePartitionOfGroup } from '../share-store';
 
 const offsetKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -60,6 +60,19 @@ export class MemoryGroups {
   sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
     const s = this.shareState.get(`${groupId}\u0000${topicId}\u0000${partition}`);
     return s && { ...s, records: s.records.map((r) => ({ ...r })) };
+  }
+  sharePartitionsOfGroup(groupId: string): StoredSharePartitionOfGroup[] {
+    const out: StoredSharePartitionOfGroup[] = [];
+    for (const [key, s] of this.shareState) {
+      const [g, topicId, partition] = key.split('\u0000');
+      if (g !== groupId) continue;
+      out.push({
+        topicId: topicId!,
+        partition: Number(partition),
+        state: { ...s, records: s.records.map((r) => ({ ...r })) },
+      });
+    }
+    return out.sort((a, b) => (a.topicId < b.topicId ? -1 : a.topicId > b.topicId ? 1 : a.partition - b.partition));
   }
 
   private dropEmptyGroups(): void {

@@ -46,7 +46,7 @@ import { DEFAULT_TXN_TIMEOUT_MS } from '../txn-rules';
 import { isLogAppendTime } from '../topic-config';
 import { unknownPartitionMarker } from '../active-producers';
 import type { ActiveProducer } from '../active-producers';
-import type { StoredSharePartition } from '../share-store';
+import type { StoredSharePartition, StoredSharePartitionOfGroup } from '../share-store';
 
 export class MemoryStorage implements SyncStorage {
   private readonly topics = new MemoryTopics();
@@ -337,6 +337,9 @@ export class MemoryStorage implements SyncStorage {
   }
   sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
     return this.groups.sharePartition(groupId, topicId, partition);
+  }
+  sharePartitionsOfGroup(groupId: string): StoredSharePartitionOfGroup[] {
+    return this.groups.sharePartitionsOfGroup(groupId);
   }
 
   /** memory:// keeps nothing on disk, so there is nothing consistent to copy. */

@@ -44,7 +44,7 @@ import type { DbOptions } from './db';
 import { GroupOffsets } from './offsets';
 import { GroupMetadataStore } from './group-metadata';
 import { SharePartitionStore } from './share-partitions';
-import type { StoredSharePartition } from '../share-store';
+import type { StoredSharePartition, StoredSharePartitionOfGroup } from '../share-store';
 import { newProducerId } from './producers';
 import { Records } from './records';
 import { PgSecurity } from './security';
@@ -240,6 +240,9 @@ export class PostgresStorage implements AsyncStorage {
   }
   sharePartition(groupId: string, topicId: string, partition: number): Promise<StoredSharePartition | undefined> {
     return this.shareState.load(groupId, topicId, partition);
+  }
+  sharePartitionsOfGroup(groupId: string): Promise<StoredSharePartitionOfGroup[]> {
+    return this.shareState.ofGroup(groupId);
   }
 
   // Transactions (pg-rest: transactions.ts)

@@ -1,6 +1,11 @@
 // Share-partition delivery state (storage/share-store.ts) on PostgreSQL: one row per (group, topic
 // id, partition), replaced whole after each change.
-import { decodeShareRecords, encodeShareRecords, type StoredSharePartition } from '../share-store';
+import {
+  decodeShareRecords,
+  encodeShareRecords,
+  type StoredSharePartition,
+  type StoredSharePartitionOfGroup,
+} from '../share-store';
 import type { Db } from './db';
 
 export class SharePartitionStore {
@@ -35,5 +40,28 @@ export class SharePartitionStore {
       endOffset: Number(row.end_offset),
       records: decodeShareRecords(row.records),
     };
+  }
+
+  async ofGroup(groupId: string): Promise<StoredSharePartitionOfGroup[]> {
+    const rows = await this.db.query<{
+      topic_id: string;
+      partition: number;
+      start_offset: string;
+      end_offset: string;
+      records: string;
+    }>(
+      `SELECT topic_id, partition, start_offset, end_offset, records FROM share_partition_state
+       WHERE group_id = $1 ORDER BY topic_id, partition`,
+      [groupId],
+    );
+    return rows.map((r) => ({
+      topicId: r.topic_id,
+      partition: Number(r.partition),
+      state: {
+        startOffset: Number(r.start_offset),
+        endOffset: Number(r.end_offset),
+        records: decodeShareRecords(r.records),
+      },
+    }));
   }
 }

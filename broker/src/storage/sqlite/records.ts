@@ -370,7 +370,8 @@ export class Records {
     );
     const tail = (entry.tail ??= new PartitionTail());
     this.tailCache.append(tail, r.baseOffset, r.lastOffset, r.data);
-    this.tx.onRollback(() => this.tailCache.clear(tail));
+    // One undo per partition, made once and registered per row (clearing twice is harmless).
+    this.tx.onRollback((tail.clearOnRollback ??= () => this.tailCache.clear(tail)));
   }
 
   private batchAt(partitionId: number, baseOffset: number): StoredBatch | undefined {

@@ -1,7 +1,12 @@
 // Share-partition delivery state (storage/share-store.ts) on SQLite: one row per (group, topic id,
 // partition), replaced whole after each change.
 import type Database from 'better-sqlite3';
-import { decodeShareRecords, encodeShareRecords, type StoredSharePartition } from '../share-store';
+import {
+  decodeShareRecords,
+  encodeShareRecords,
+  type StoredSharePartition,
+  type StoredSharePartitionOfGroup,
+} from '../share-store';
 
 interface Row {
   startOffset: number;
@@ -25,6 +30,10 @@ export class SharePartitionStore {
         `SELECT start_offset AS startOffset, end_offset AS endOffset, records FROM share_partition_state
          WHERE group_id = ? AND topic_id = ? AND partition = ?`,
       ),
+      ofGroup: db.prepare(
+        `SELECT topic_id AS topicId, partition, start_offset AS startOffset, end_offset AS endOffset, records
+         FROM share_partition_state WHERE group_id = ? ORDER BY topic_id, partition`,
+      ),
     };
   }
 
@@ -47,5 +56,14 @@ export class SharePartitionStore {
     const row = this.q.load.get(groupId, topicId, partition) as Row | undefined;
     if (!row) return undefined;
     return { startOffset: row.startOffset, endOffset: row.endOffset, records: decodeShareRecords(row.records) };
+  }
+
+  ofGroup(groupId: string): StoredSharePartitionOfGroup[] {
+    const rows = this.q.ofGroup.all(groupId) as Array<Row & { topicId: string; partition: number }>;
+    return rows.map((r) => ({
+      topicId: r.topicId,
+      partition: r.partition,
+      state: { startOffset: r.startOffset, endOffset: r.endOffset, records: decodeShareRecords(r.records) },
+    }));
   }
 }

@@ -37,7 +37,7 @@ import { ClientQuotas } from './client-quotas';
 import { GroupOffsets } from './offsets';
 import { GroupMetadataStore } from './group-metadata';
 import { SharePartitionStore } from './share-partitions';
-import type { StoredSharePartition } from '../share-store';
+import type { StoredSharePartition, StoredSharePartitionOfGroup } from '../share-store';
 import { Producers } from './producers';
 import { ActiveProducers } from './active-producers';
 import { Records } from './records';
@@ -344,6 +344,9 @@ export class SqliteStorage implements SyncStorage {
   }
   sharePartition(groupId: string, topicId: string, partition: number): StoredSharePartition | undefined {
     return this.guard(() => this.shareState.load(groupId, topicId, partition));
+  }
+  sharePartitionsOfGroup(groupId: string): StoredSharePartitionOfGroup[] {
+    return this.guard(() => this.shareState.ofGroup(groupId));
   }
 
   listAcls(): AclBinding[] {

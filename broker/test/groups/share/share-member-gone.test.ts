@@ -1,6 +1,6 @@
 // A share-group member that goes away gives its records back at once, and its share session goes
-// with it (KIP-932; Kafka 4.1's SharePartitionManager.releaseSession): leaving the group, being
-// fenced by the session timeout, or its connection closing. ShareFetch does not check group
+// with it (KIP-932; Kafka 4.1's SharePartitionManager.releaseSession): closing its session, being
+// fenced by the session timeout, or its connection closing (a leave heartbeat alone does not). ShareFetch does not check group
 // membership itself (Kafka's neither: its errors are SHARE_SESSION_NOT_FOUND and
 // INVALID_SHARE_SESSION_EPOCH), so a member gone answers SHARE_SESSION_NOT_FOUND at its next
 // request and starts over with epoch 0. At most group.share.max.share.sessions sessions at once.
@@ -52,8 +52,8 @@ it('a member fenced by its session timeout gives its records back and loses its 
   share.close();
 });
 
-it('a member leaving the group gives its records back at once', async () => {
-  const { share, state } = await setUp();
+it('a member leaving keeps its session until it closes it, which gives its records back (as Kafka)', async () => {
+  const { share, topic, fetch, state } = await setUp();
   await share.coordinator.heartbeat({
     groupId: 'g',
     memberId: MEMBER_A,
@@ -64,6 +64,9 @@ it('a member leaving the group gives its records back at once', async () => {
     clientHost: '/127.0.0.1',
   });
   await settle();
+  expect(state.record(1)).toMatchObject({ state: RecordState.ACQUIRED, memberId: MEMBER_A });
+  const closed = await share.fetcher.handle(fetch(MEMBER_A, topic.topicId, -1, { fetch: false }));
+  expect(closed.errorCode).toBe(ErrorCode.NONE);
   expect(state.record(1)).toMatchObject({ state: RecordState.AVAILABLE });
   share.close();
 });

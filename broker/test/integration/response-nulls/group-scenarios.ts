@@ -193,4 +193,34 @@ export const GROUP_SCENARIOS: ScenarioTable = {
       body: () => ({ ...m.defaultShareAcknowledgeRequest(), groupId: 'kip932', memberId: 'who', shareSessionEpoch: 4 }),
     },
   ],
+  [ApiKey.DescribeShareGroupOffsets]: [
+    {
+      name: 'every partition of a share group, named topics of an unknown group',
+      body: () => ({
+        groups: [
+          { groupId: 'kip932', topics: null },
+          { groupId: 'nope', topics: [{ topicName: 'missing', partitions: [0] }] },
+        ],
+      }),
+    },
+  ],
+  [ApiKey.AlterShareGroupOffsets]: [
+    {
+      name: 'a group with a member',
+      body: () => ({
+        groupId: 'kip932',
+        topics: [{ topicName: 't', partitions: [{ partitionIndex: 0, startOffset: 0n }] }],
+      }),
+    },
+    {
+      name: 'an unknown group',
+      body: () => ({ groupId: 'nope', topics: [] }),
+    },
+  ],
+  [ApiKey.DeleteShareGroupOffsets]: [
+    {
+      name: 'a group with a member',
+      body: () => ({ groupId: 'kip932', topics: [{ topicName: 't' }] }),
+    },
+  ],
 };

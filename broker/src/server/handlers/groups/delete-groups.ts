@@ -1,6 +1,7 @@
 // DeleteGroups (key 42): v0-2 (v2 is flexible). KIP-896 meant to drop v0, but Kafka 4.1 still
 // advertises and serves it (seen with npm run compat), so minnow does too. Only groups without
-// members (else NON_EMPTY_GROUP); their committed offsets are deleted too.
+// members (else NON_EMPTY_GROUP); their committed offsets are deleted too, a share group's
+// share-partition state with it.
 import { ApiKey } from '../../../protocol/api-keys';
 import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../../protocol/messages';
 import { ErrorCode } from '../../../protocol/error-codes';
@@ -19,8 +20,18 @@ export const deleteGroupsHandler: ApiHandler<DeleteGroupsRequest, DeleteGroupsRe
     const gates = await Promise.all(allowed.map((g) => coordinatorGate(ctx, 'group', g)));
     const refused = allowed.flatMap((groupId, i) => (gates[i] ? [{ groupId, errorCode: gates[i] }] : []));
     const here = allowed.filter((_, i) => gates[i] === ErrorCode.NONE);
+    // Share groups (KIP-932) are deleted with their share-partition state, only when Empty
+    // (GroupCoordinatorService.deleteShareGroups; NON_EMPTY_GROUP otherwise).
+    const shareOffsets = ctx.broker.shareGroups.offsets;
+    const isShare = await Promise.all(here.map((g) => shareOffsets.isShareGroup(g)));
+    const shareResults = [];
+    for (const groupId of here.filter((_, i) => isShare[i]))
+      shareResults.push({ groupId, errorCode: await shareOffsets.deleteGroup(groupId) });
+    const classic = here.filter((_, i) => !isShare[i]);
     const deleted = new Map(
-      [...(await ctx.broker.groups.deleteGroups(here)), ...refused].map((r) => [r.groupId, r] as const),
+      [...(await ctx.broker.groups.deleteGroups(classic)), ...shareResults, ...refused].map(
+        (r) => [r.groupId, r] as const,
+      ),
     );
     return {
       throttleTimeMs: 0,

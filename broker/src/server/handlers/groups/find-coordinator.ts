@@ -11,6 +11,7 @@ import type {
 import { ApiHandler, RequestContext } from '../../context';
 import { coordinatorEndpoint } from '../../cluster-answers';
 import { may } from '../authz';
+import { ensureOffsetsTopic } from '../../offsets-topic';
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
@@ -45,11 +46,16 @@ export const findCoordinatorHandler: ApiHandler<FindCoordinatorRequest, FindCoor
   apiKey: ApiKey.FindCoordinator,
   minVersion: 0,
   maxVersion: 6,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     const keyType = req.keyType ?? CoordinatorType.GROUP;
-    if (ctx.apiVersion >= 4)
-      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys ?? []).map((k) => lookup(ctx, k, keyType)) };
-    const { errorCode, errorMessage, nodeId, host, port } = lookup(ctx, req.key ?? '', keyType);
+    const keys = ctx.apiVersion >= 4 ? (req.coordinatorKeys ?? []) : [req.key ?? ''];
+    const found = keys.map((k) => lookup(ctx, k, keyType));
+    // KafkaApis.getCoordinator creates __consumer_offsets at the first authorized group lookup;
+    // minnow creates it too, empty (offsets-topic.ts).
+    if (keyType === CoordinatorType.GROUP && found.some((c) => c.errorCode === ErrorCode.NONE))
+      await ensureOffsetsTopic(ctx.broker);
+    if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: found };
+    const { errorCode, errorMessage, nodeId, host, port } = found[0]!;
     return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port };
   },
 };
