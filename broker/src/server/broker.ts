@@ -164,6 +164,13 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   // Another broker on the same postgres:// database changed ACLs or quotas: reload this broker's
   // copies (broker configs are read through a 1 s cache, SCRAM users at each login).
   clusterSetup.onSecurityChange((what) => {
+    if (what === 'broker_config') {
+      // Read them again now rather than after the engine's 1 s cache: a group's share.* configs
+      // altered through another broker apply to the share fetches here at once (a share-partition
+      // created meanwhile started at `latest` though the group said `earliest`).
+      (storage as { security?: { invalidate?: () => void } }).security?.invalidate?.();
+      shareGroups.configs.forgetAll();
+    }
     const reload = what === 'acl' ? authorizer.reload() : what === 'quota' ? quotas.reload(storage) : undefined;
     reload?.catch((err: unknown) => logger.error('reloading after another broker changed them failed', { what, err }));
   });

@@ -69,6 +69,11 @@ export class ShareGroupConfigs {
     return this.settings.get(groupId) ?? shareSettingsOf({}, this.defaults);
   }
 
+  /** Another broker changed configs (postgres://): every group's are read again at its next use. */
+  forgetAll(): void {
+    this.settings.clear();
+  }
+
   /** The group's configs were altered on this broker: they apply from the next request on. */
   changed(groupId: string, configs: Record<string, string>): void {
     this.settings.set(groupId, shareSettingsOf(configs, this.defaults));
