@@ -98,6 +98,8 @@ const ORDER: readonly AnySetting['key'][] = [
   'groupConsumerMinHeartbeatIntervalMs',
   'groupConsumerMaxHeartbeatIntervalMs',
   'groupConsumerAssignors',
+  'groupConsumerMaxSize',
+  'groupConsumerMigrationPolicy',
   'groupShareSessionTimeoutMs',
   'groupShareHeartbeatIntervalMs',
   'groupShareMinSessionTimeoutMs',

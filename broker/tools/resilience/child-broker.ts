@@ -62,6 +62,8 @@ export class ChildBroker {
     const child = spawn(
       process.execPath,
       [
+        // e.g. MINNOW_CHILD_NODE_ARGS=--cpu-prof to profile a bench's broker (NODE_OPTIONS refuses it).
+        ...(process.env.MINNOW_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
         MINNOW_BIN,
         'serve',
         '--listener',

@@ -12,7 +12,8 @@ import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
 import type { ShareGroupConfigs } from './share-group-configs';
 import { restoredShareGroup, storedShareGroup } from './share-membership';
-import { ShareGroup, simpleAssignment, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
+import { simpleAssignor } from './share-assignor';
+import { ShareGroup, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
 
 export interface ShareCoordinatorOptions {
   storage: Storage;
@@ -175,7 +176,9 @@ export class ShareCoordinator {
       member.subscribedTopicNames = next;
     }
     // The target assignment from the topics as they are now (a new topic or partition shows up here).
-    const target = simpleAssignment(member.subscribedTopicNames, await this.topicsOf(member.subscribedTopicNames));
+    // This member's share of the group's partitions: the others see theirs change at their next heartbeat.
+    const topics = await this.topicsOf([...group.subscribedTopics()]);
+    const target = simpleAssignor(group.members.values(), topics).get(member.memberId) ?? new Map();
     const changed = !sameAssignment(target, member.assignment);
     if (bump || changed) {
       group.groupEpoch++;

@@ -48,10 +48,12 @@ public final class Driver {
         return ShareScenario::run;
       case "share-semantics":
         return ShareSemanticsScenario::run;
+      case "share-admin":
+        return ShareAdminScenario::run;
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota, share or share-semantics");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota, share, share-admin or share-semantics");
     }
   }
 
