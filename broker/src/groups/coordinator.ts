@@ -385,6 +385,7 @@ export class GroupCoordinator extends StaticMemberJoin {
     // Read the stored membership again when the group comes back to this broker.
     this.loads.delete(groupId);
     this.consumer.unload(groupId);
+    this.share?.unload(groupId);
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearTimer(group, 'joinTimer');

@@ -1,7 +1,8 @@
 // GROUP config resources (ConfigResource type 32, KIP-848/KIP-932): a group's own settings, set
 // with IncrementalAlterConfigs/AlterConfigs and read with DescribeConfigs (`kafka-configs.sh
 // --entity-type groups`). Kafka's GroupConfig: the consumer ones change how the coordinator treats
-// that group's members; the share ones are stored for share groups (KIP-932). Stored beside the
+// that group's members; the share ones how the share groups treat that group (KIP-932), at once
+// (groups/share/share-group-configs.ts). Stored beside the
 // dynamic broker configs (Storage.brokerConfigs) under the resource "group:<id>" (node ids are
 // integers, so the two never meet).
 
@@ -9,7 +10,9 @@
 export const GROUP_CONFIG_SOURCE = 8;
 
 /** The bounds and defaults a group's values are checked against (the broker's group.* settings). */
-export interface GroupConfigBounds {
+export type GroupConfigBounds = ConsumerConfigBounds & ShareConfigBounds;
+
+export interface ConsumerConfigBounds {
   consumerSessionTimeoutMs: number;
   consumerHeartbeatIntervalMs: number;
   consumerMinSessionTimeoutMs: number;
@@ -18,8 +21,34 @@ export interface GroupConfigBounds {
   consumerMaxHeartbeatIntervalMs: number;
 }
 
+/** The broker's group.share.* settings a share group's own values are checked against. */
+export interface ShareConfigBounds {
+  shareSessionTimeoutMs: number;
+  shareMinSessionTimeoutMs: number;
+  shareMaxSessionTimeoutMs: number;
+  shareHeartbeatIntervalMs: number;
+  shareMinHeartbeatIntervalMs: number;
+  shareMaxHeartbeatIntervalMs: number;
+  shareRecordLockDurationMs: number;
+  shareMinRecordLockDurationMs: number;
+  shareMaxRecordLockDurationMs: number;
+}
+
+/** Kafka's GroupCoordinatorConfig / ShareGroupConfig defaults for the share bounds. */
+export const KAFKA_SHARE_BOUNDS: ShareConfigBounds = {
+  shareSessionTimeoutMs: 45_000,
+  shareMinSessionTimeoutMs: 45_000,
+  shareMaxSessionTimeoutMs: 60_000,
+  shareHeartbeatIntervalMs: 5_000,
+  shareMinHeartbeatIntervalMs: 5_000,
+  shareMaxHeartbeatIntervalMs: 15_000,
+  shareRecordLockDurationMs: 30_000,
+  shareMinRecordLockDurationMs: 15_000,
+  shareMaxRecordLockDurationMs: 60_000,
+};
+
 /** Kafka's GroupCoordinatorConfig defaults for the consumer bounds. */
-export const KAFKA_CONSUMER_BOUNDS: GroupConfigBounds = {
+export const KAFKA_CONSUMER_BOUNDS: ConsumerConfigBounds = {
   consumerSessionTimeoutMs: 45_000,
   consumerHeartbeatIntervalMs: 5_000,
   consumerMinSessionTimeoutMs: 45_000,
@@ -49,8 +78,6 @@ const intIn =
     if (v > max) return `${name} must be less than or equal to ${maxName}`;
     return null;
   };
-
-const fixed = (n: number, name: string) => (): [number, string] => [n, name];
 
 export const GROUP_CONFIGS: Record<string, GroupConfigDef> = {
   'consumer.heartbeat.interval.ms': {
@@ -84,11 +111,11 @@ export const GROUP_CONFIGS: Record<string, GroupConfigDef> = {
   },
   'share.heartbeat.interval.ms': {
     type: 'INT',
-    defaultOf: () => '5000',
+    defaultOf: (b) => String(b.shareHeartbeatIntervalMs),
     check: intIn(
       'share.heartbeat.interval.ms',
-      fixed(5_000, 'group.share.min.heartbeat.interval.ms'),
-      fixed(15_000, 'group.share.max.heartbeat.interval.ms'),
+      (b) => [b.shareMinHeartbeatIntervalMs, 'group.share.min.heartbeat.interval.ms'],
+      (b) => [b.shareMaxHeartbeatIntervalMs, 'group.share.max.heartbeat.interval.ms'],
     ),
     doc: 'The heartbeat interval given to the members of this share group.',
   },
@@ -103,21 +130,21 @@ export const GROUP_CONFIGS: Record<string, GroupConfigDef> = {
   },
   'share.record.lock.duration.ms': {
     type: 'INT',
-    defaultOf: () => '30000',
+    defaultOf: (b) => String(b.shareRecordLockDurationMs),
     check: intIn(
       'share.record.lock.duration.ms',
-      fixed(15_000, 'group.share.min.record.lock.duration.ms'),
-      fixed(60_000, 'group.share.max.record.lock.duration.ms'),
+      (b) => [b.shareMinRecordLockDurationMs, 'group.share.min.record.lock.duration.ms'],
+      (b) => [b.shareMaxRecordLockDurationMs, 'group.share.max.record.lock.duration.ms'],
     ),
     doc: 'The record acquisition lock duration in milliseconds for share groups.',
   },
   'share.session.timeout.ms': {
     type: 'INT',
-    defaultOf: () => '45000',
+    defaultOf: (b) => String(b.shareSessionTimeoutMs),
     check: intIn(
       'share.session.timeout.ms',
-      fixed(45_000, 'group.share.min.session.timeout.ms'),
-      fixed(60_000, 'group.share.max.session.timeout.ms'),
+      (b) => [b.shareMinSessionTimeoutMs, 'group.share.min.session.timeout.ms'],
+      (b) => [b.shareMaxSessionTimeoutMs, 'group.share.max.session.timeout.ms'],
     ),
     doc: 'The timeout to detect client failures when using the share group protocol.',
   },
@@ -128,12 +155,20 @@ export const GROUP_CONFIG_NAMES = Object.keys(GROUP_CONFIGS).sort();
 /** The Storage.brokerConfigs resource a group's configs are stored under. */
 export const groupConfigResource = (groupId: string): string => `group:${groupId}`;
 
-/** Kafka's GroupConfig.validate: unknown names, then each value; the message of the first problem. */
+/**
+ * Kafka's GroupConfig.validate: unknown names, then each value, then each session timeout against
+ * its heartbeat interval (a value not set is the broker's); the message of the first problem.
+ */
 export function validateGroupConfigs(configs: Record<string, string>, bounds: GroupConfigBounds): string | null {
   for (const name of Object.keys(configs)) if (!(name in GROUP_CONFIGS)) return `Unknown group config name: ${name}`;
   for (const [name, value] of Object.entries(configs)) {
     const problem = GROUP_CONFIGS[name]!.check(value, bounds);
     if (problem) return problem;
+  }
+  const valueOf = (name: string) => Number(configs[name] ?? GROUP_CONFIGS[name]!.defaultOf(bounds));
+  for (const kind of ['consumer', 'share']) {
+    if (valueOf(`${kind}.session.timeout.ms`) <= valueOf(`${kind}.heartbeat.interval.ms`))
+      return `${kind}.session.timeout.ms must be greater than ${kind}.heartbeat.interval.ms`;
   }
   return null;
 }

@@ -15,6 +15,15 @@ import { restoredGroup, storedGroup } from './group-persistence';
 import { realTimers, TimerHandle, TimerLike } from './timers';
 import { ConsumerClassicMembers } from './consumer/classic-members';
 import { isStoredConsumerGroup } from './consumer/consumer-persistence';
+import { isStoredShareGroup } from './share/share-membership';
+import type { StoredGroup } from '../storage/group-metadata';
+
+/** The share groups (groups/share/), seen from here: they share the group-id space and the rows. */
+export interface ShareGroupsView {
+  has(groupId: string): boolean;
+  adoptStored(stored: StoredGroup): void;
+  unload(groupId: string): void;
+}
 
 export abstract class GroupSessions implements GroupRegistry {
   readonly storage: Storage;
@@ -29,6 +38,8 @@ export abstract class GroupSessions implements GroupRegistry {
   protected closed = false;
   /** The KIP-848 consumer groups (groups/consumer/), sharing the group-id space with these. */
   readonly consumer: ConsumerClassicMembers;
+  /** The share groups, attached by the broker (broker.ts): loaded and unloaded with these. */
+  protected share: ShareGroupsView | undefined;
   readonly offsetWrites = new KeyedSerial<string>();
   /** Membership writes of one group, in the order the rebalances ended (group-persistence.ts). */
   protected readonly groupWrites = new KeyedSerial<string>();
@@ -105,6 +116,11 @@ export abstract class GroupSessions implements GroupRegistry {
     return this.groups.values();
   }
 
+  /** The share groups load their stored membership through loadGroup too (broker.ts). */
+  attachShare(view: ShareGroupsView): void {
+    this.share = view;
+  }
+
   /**
    * Reads the group's stored membership the first time the group is touched (every group request
    * passes server/cluster-answers.ts coordinatorGate first; on postgres:// after this broker took
@@ -121,10 +137,15 @@ export abstract class GroupSessions implements GroupRegistry {
           this.loads.get(groupId) !== done ||
           this.closed ||
           this.groups.has(groupId) ||
-          this.consumer.group(groupId) !== undefined
+          this.consumer.group(groupId) !== undefined ||
+          this.share?.has(groupId)
         )
           return ErrorCode.NONE;
         if (!stored || (stored.members.length === 0 && stored.generationId === 0)) return ErrorCode.NONE;
+        if (isStoredShareGroup(stored)) {
+          this.share?.adoptStored(stored);
+          return ErrorCode.NONE;
+        }
         if (isStoredConsumerGroup(stored)) {
           this.consumer.adoptStored(stored);
           return ErrorCode.NONE;

@@ -91,6 +91,7 @@ export const ErrorCode = {
   SHARE_SESSION_NOT_FOUND: 122,
   INVALID_SHARE_SESSION_EPOCH: 123,
   INVALID_REGULAR_EXPRESSION: 128,
+  SHARE_SESSION_LIMIT_REACHED: 133,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

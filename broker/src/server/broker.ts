@@ -3,6 +3,7 @@
 import { GroupCoordinator } from '../groups/coordinator';
 import { consumerCoordinatorOptions } from './settings/consumer-group-settings';
 import { ShareGroups } from '../groups/share/share-groups';
+import { shareGroupsOptions } from './settings/share-group-settings';
 import { TransactionCoordinator } from '../transactions/coordinator';
 import { AppendQueue } from './append-queue';
 import { Authorizer } from './authorizer';
@@ -115,6 +116,7 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
     storage,
     logger,
     now,
+    ...shareGroupsOptions(config),
     fetchWaiters: {
       wait: (parts, ms) =>
         fetchWaiters.wait(
@@ -124,6 +126,11 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
       notify: (topic, partition) => fetchWaiters.notify(partitionKey(topic, partition)),
     },
   });
+  // Share groups' stored membership is loaded (and unloaded) with the other groups'.
+  groups.attachShare(shareGroups.coordinator);
+  // A share-partition lives on its partition's leader: one that moved away is read again from the
+  // database by its new leader, and by this broker if it comes back.
+  cluster.onChange(() => shareGroups.partitions.dropUnless((t, p) => cluster.leaderOf(t, p) === cluster.nodeId));
   // Markers written by EndTxn, a fencing InitProducerId or a timeout move the last stable offset:
   // read_committed fetches waiting on those partitions answer at once.
   const transactions = new TransactionCoordinator({
@@ -157,6 +164,13 @@ export async function startBroker(opts: StartOptions = {}): Promise<RunningBroke
   // Another broker on the same postgres:// database changed ACLs or quotas: reload this broker's
   // copies (broker configs are read through a 1 s cache, SCRAM users at each login).
   clusterSetup.onSecurityChange((what) => {
+    if (what === 'broker_config') {
+      // Read them again now rather than after the engine's 1 s cache: a group's share.* configs
+      // altered through another broker apply to the share fetches here at once (a share-partition
+      // created meanwhile started at `latest` though the group said `earliest`).
+      (storage as { security?: { invalidate?: () => void } }).security?.invalidate?.();
+      shareGroups.configs.forgetAll();
+    }
     const reload = what === 'acl' ? authorizer.reload() : what === 'quota' ? quotas.reload(storage) : undefined;
     reload?.catch((err: unknown) => logger.error('reloading after another broker changed them failed', { what, err }));
   });

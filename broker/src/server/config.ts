@@ -13,6 +13,7 @@ import {
   ConsumerGroupSettings,
   consumerGroupSettingsProblem,
 } from './settings/consumer-group-settings';
+import { SHARE_GROUP_SETTINGS, ShareGroupSettings, shareGroupSettingsProblem } from './settings/share-group-settings';
 import { DIAGNOSTIC_SETTINGS, DiagnosticSettings } from './settings/diagnostic-settings';
 import { LIMIT_SETTINGS, LimitSettings } from './settings/limit-settings';
 import { LISTENER_SETTINGS, ListenerSettings } from './settings/listener-settings';
@@ -32,6 +33,7 @@ export interface BrokerConfig
     TopicSettings,
     CoordinatorSettings,
     ConsumerGroupSettings,
+    ShareGroupSettings,
     LimitSettings,
     QuotaSettings,
     TlsSettings,
@@ -56,6 +58,7 @@ const BY_CONCERN = [
   ...TOPIC_SETTINGS,
   ...COORDINATOR_SETTINGS,
   ...CONSUMER_GROUP_SETTINGS,
+  ...SHARE_GROUP_SETTINGS,
   ...LIMIT_SETTINGS,
   ...QUOTA_SETTINGS,
   ...TLS_SETTINGS,
@@ -97,6 +100,19 @@ const ORDER: readonly AnySetting['key'][] = [
   'groupConsumerAssignors',
   'groupConsumerMaxSize',
   'groupConsumerMigrationPolicy',
+  'groupShareSessionTimeoutMs',
+  'groupShareHeartbeatIntervalMs',
+  'groupShareMinSessionTimeoutMs',
+  'groupShareMaxSessionTimeoutMs',
+  'groupShareMinHeartbeatIntervalMs',
+  'groupShareMaxHeartbeatIntervalMs',
+  'groupShareMaxSize',
+  'groupShareRecordLockDurationMs',
+  'groupShareMinRecordLockDurationMs',
+  'groupShareMaxRecordLockDurationMs',
+  'groupShareDeliveryCountLimit',
+  'groupSharePartitionMaxRecordLocks',
+  'groupShareMaxShareSessions',
   'transactionMaxTimeoutMs',
   'transactionalIdExpirationMs',
   'transactionCleanupIntervalMs',
@@ -206,6 +222,8 @@ export function checkConfig(cfg: BrokerConfig): void {
   }
   const consumerGroups = consumerGroupSettingsProblem(cfg);
   if (consumerGroups) throw new ConfigError(consumerGroups);
+  const shareGroups = shareGroupSettingsProblem(cfg);
+  if (shareGroups) throw new ConfigError(shareGroups);
   // A frame is admitted whole from the request memory pool, so a larger one could never be read.
   if (cfg.maxRequestBytes > cfg.queuedMaxRequestBytes) {
     throw new ConfigError(

@@ -152,6 +152,8 @@ export class Connection {
   private onClose(): void {
     this.closed = true;
     this.sasl?.closed();
+    // Share sessions opened on this connection end with it; their members' records go back.
+    this.broker.shareGroups.connectionClosed(this.id);
     this.scheduler.clear();
     this.throttle.cancel();
     this.admission.close();

@@ -213,3 +213,30 @@ describe('consumer group (KIP-848) settings', () => {
     expect(() => loadConfig({ GROUP_CONSUMER_ASSIGNORS: 'sticky' })).toThrow(ConfigError);
   });
 });
+
+describe('share group (KIP-932) settings', () => {
+  it("has Kafka's defaults and bounds", () => {
+    const d = loadConfig({});
+    expect([
+      d.groupShareRecordLockDurationMs,
+      d.groupShareDeliveryCountLimit,
+      d.groupSharePartitionMaxRecordLocks,
+      d.groupShareMaxSize,
+      d.groupShareSessionTimeoutMs,
+      d.groupShareHeartbeatIntervalMs,
+    ]).toEqual([30_000, 5, 2000, 200, 45_000, 5_000]);
+    expect(() => loadConfig({ GROUP_SHARE_DELIVERY_COUNT_LIMIT: '11' })).toThrow(/GROUP_SHARE_DELIVERY_COUNT_LIMIT/);
+    expect(() => loadConfig({ GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS: '99' })).toThrow(ConfigError);
+  });
+
+  it('refuses a lock duration outside its min/max, naming the settings', () => {
+    expect(() => loadConfig({ GROUP_SHARE_RECORD_LOCK_DURATION_MS: '5000' })).toThrow(
+      /GROUP_SHARE_RECORD_LOCK_DURATION_MS=5000 is outside GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS=15000/,
+    );
+    const fast = loadConfig({
+      GROUP_SHARE_RECORD_LOCK_DURATION_MS: '2000',
+      GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS: '1000',
+    });
+    expect(fast.groupShareRecordLockDurationMs).toBe(2000);
+  });
+});

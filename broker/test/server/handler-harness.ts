@@ -8,25 +8,37 @@ import type { BrokerContext, RequestContext } from '../../src/server/context';
 import { createHandlers } from '../../src/server/handlers';
 import { Authorizer } from '../../src/server/authorizer';
 import { GroupCoordinator, GroupCoordinatorOptions } from '../../src/groups/coordinator';
+import { ShareGroups, type ShareGroupsOptions } from '../../src/groups/share/share-groups';
 import { silentLogger } from '../../src/logger';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import { promised } from '../../src/storage/sync-adapter';
 
 const handlers = createHandlers();
 
-export function handlerBroker(consumer: GroupCoordinatorOptions['consumer'] = {}) {
+export function handlerBroker(
+  consumer: GroupCoordinatorOptions['consumer'] = {},
+  share: Partial<ShareGroupsOptions> = {},
+) {
   const engine = new MemoryStorage();
   const storage = promised(engine);
   const groups = new GroupCoordinator({ storage, logger: silentLogger, consumer });
+  const shareGroups = new ShareGroups({
+    storage,
+    logger: silentLogger,
+    now: Date.now,
+    fetchWaiters: { wait: () => Promise.resolve(), notify: () => {} },
+    ...share,
+  });
   const broker = {
     storage,
     groups,
+    shareGroups,
     identity: { clusterId: 'c', nodeId: 7 },
     logger: silentLogger,
     now: Date.now,
     authorizer: new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true }),
   } as unknown as BrokerContext;
-  return { engine, groups, broker };
+  return { engine, groups, shareGroups, broker };
 }
 
 export async function call(broker: BrokerContext, apiKey: number, version: number, body: unknown): Promise<any> {

@@ -22,7 +22,7 @@ import { restoredConsumerGroup, storedConsumerGroup } from './consumer-persisten
 import { sameTopics, EMPTY_TOPICS, topicsView, TopicsView } from './topics-view';
 import { classicGroupFromConsumer, MigrationPolicy, shouldDowngrade } from './group-conversion';
 import { MemberTimers } from './member-timers';
-import { consumerSettingsOf, groupConfigResource, GroupConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
+import { consumerSettingsOf, groupConfigResource, ConsumerConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
 
 const NO_CLASSIC_GROUPS: ClassicGroupView = {
   classicGroupState: () => 'none',
@@ -43,7 +43,7 @@ export abstract class ConsumerSessions {
   readonly maxSize: number;
   private readonly topicsRefreshMs: number;
   /** Checks GROUP config values and gives their defaults (group-configs.ts). */
-  readonly bounds: GroupConfigBounds;
+  readonly bounds: ConsumerConfigBounds;
   /** Each group's own settings (GROUP config resources), read from storage once per group. */
   private readonly groupSettings = new Map<string, ConsumerGroupSettings>();
   protected readonly groups = new Map<string, ConsumerGroup>();

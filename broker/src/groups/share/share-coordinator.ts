@@ -2,10 +2,16 @@
 // leave, session timeout), ShareGroupDescribe and the groups ListGroups shows as type "share".
 // Kafka's GroupMetadataManager.shareGroupHeartbeat, without its revocation step (share members hold
 // partitions together). The delivery state is in share-partitions.ts; a member that leaves or times
-// out gives its acquired records back there.
+// out gives its acquired records back there. Membership is stored after each change
+// (share-membership.ts, not awaited by the answers) and loaded back when the group is first used
+// (a restart, or this broker taking the group's coordinator lease over on postgres://).
+import { KeyedSerial } from '../../keyed-serial';
+import type { StoredGroup } from '../../storage/group-metadata';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
+import type { ShareGroupConfigs } from './share-group-configs';
+import { restoredShareGroup, storedShareGroup } from './share-membership';
 import { simpleAssignor } from './share-assignor';
 import { ShareGroup, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
 
@@ -13,10 +19,8 @@ export interface ShareCoordinatorOptions {
   storage: Storage;
   logger: Logger;
   now: () => number;
-  /** group.share.session.timeout.ms (Kafka 45 s). */
-  sessionTimeoutMs: number;
-  /** group.share.heartbeat.interval.ms (Kafka 5 s). */
-  heartbeatIntervalMs: number;
+  /** Each group's session timeout and heartbeat interval (share.*, else group.share.*). */
+  configs: ShareGroupConfigs;
   /** group.share.max.size (Kafka 200). */
   maxGroupSize: number;
   /**
@@ -56,6 +60,10 @@ const toWire = (a: ShareAssignment) => ({
 export class ShareCoordinator {
   private readonly groups = new Map<string, ShareGroup>();
   private readonly sessionTimers = new Map<string, NodeJS.Timeout>();
+  private readonly writes = new KeyedSerial();
+  /** Groups with a write queued that has not started yet (later changes ride on it). */
+  private readonly queuedWrites = new Set<string>();
+  private readonly unsettledWrites = new Set<Promise<void>>();
 
   constructor(private readonly opts: ShareCoordinatorOptions) {}
 
@@ -67,7 +75,37 @@ export class ShareCoordinator {
     return [...this.groups.values()];
   }
 
-  /** Whether `memberId` is a member of the share group now (ShareFetch checks it). */
+  /** Whether this broker holds the share group in memory (GroupSessions.loadGroup asks). */
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  /** A stored share group loaded (GroupSessions.loadGroup found the mark): its members' timers restart. */
+  adoptStored(stored: StoredGroup): void {
+    if (this.groups.has(stored.groupId)) return;
+    const group = restoredShareGroup(stored);
+    this.groups.set(group.groupId, group);
+    const { sessionTimeoutMs } = this.opts.configs.known(group.groupId);
+    for (const memberId of group.members.keys()) this.scheduleSessionTimeout(group.groupId, memberId, sessionTimeoutMs);
+    this.opts.logger.info(
+      `share group ${group.groupId} loaded from storage: epoch ${group.groupEpoch}, ${group.members.size} members`,
+    );
+  }
+
+  /** Forgets a group's in-memory state (its coordination moved to another broker, src/cluster). */
+  unload(groupId: string): void {
+    const group = this.groups.get(groupId);
+    if (!group) return;
+    for (const memberId of group.members.keys()) this.clearSessionTimer(groupId, memberId);
+    this.groups.delete(groupId);
+  }
+
+  /** The membership writes asked for so far have ended (stop, before the database closes). */
+  async writesSettled(): Promise<void> {
+    while (this.unsettledWrites.size > 0) await Promise.all([...this.unsettledWrites]);
+  }
+
+  /** Whether \`memberId\` is a member of the share group now. */
   isMember(groupId: string, memberId: string): boolean {
     return this.groups.get(groupId)?.members.has(memberId) ?? false;
   }
@@ -89,6 +127,7 @@ export class ShareCoordinator {
     if (req.memberEpoch === 0 && (req.subscribedTopicNames === null || req.subscribedTopicNames.length === 0)) {
       return fail(ErrorCode.INVALID_REQUEST, 'SubscribedTopicNames must be set in first request.');
     }
+    const settings = await this.opts.configs.of(req.groupId);
     let group = this.groups.get(req.groupId);
     if (req.memberEpoch === LEAVE_EPOCH) {
       if (group?.members.has(req.memberId)) this.removeMember(group, req.memberId, 'left');
@@ -146,15 +185,17 @@ export class ShareCoordinator {
       group.assignmentEpoch = group.groupEpoch;
     }
     const sendAssignment = joining || changed || member.memberEpoch !== group.groupEpoch;
+    const epochBefore = member.memberEpoch;
     member.assignment = target;
     member.memberEpoch = Math.max(member.memberEpoch, group.assignmentEpoch);
-    this.scheduleSessionTimeout(group.groupId, member.memberId);
+    if (joining || bump || changed || member.memberEpoch !== epochBefore) this.persist(group);
+    this.scheduleSessionTimeout(group.groupId, member.memberId, settings.sessionTimeoutMs);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       memberId: member.memberId,
       memberEpoch: member.memberEpoch,
-      heartbeatIntervalMs: this.opts.heartbeatIntervalMs,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
       assignment: sendAssignment ? toWire(target) : null,
     };
   }
@@ -167,6 +208,14 @@ export class ShareCoordinator {
     const group = this.groups.get(groupId);
     if (group && group.members.size > 0) return false;
     this.groups.delete(groupId);
+    this.queuedWrites.delete(groupId);
+    const write = this.writes
+      .run(groupId, () => this.opts.storage.storeGroupMetadata(groupId, null))
+      .catch((err: unknown) => {
+        this.opts.logger.warn(`share group ${groupId}: deleting its stored membership failed: ${String(err)}`);
+      });
+    this.unsettledWrites.add(write);
+    void write.finally(() => this.unsettledWrites.delete(write));
     return true;
   }
 
@@ -193,14 +242,41 @@ export class ShareCoordinator {
     group.members.delete(memberId);
     group.groupEpoch++;
     group.assignmentEpoch = group.groupEpoch;
-    const key = `${group.groupId}\u0000${memberId}`;
-    const t = this.sessionTimers.get(key);
-    if (t) clearTimeout(t);
-    this.sessionTimers.delete(key);
+    this.clearSessionTimer(group.groupId, memberId);
+    this.persist(group);
     if (why === 'timed out') this.opts.onMemberGone(group.groupId, memberId);
   }
 
-  private scheduleSessionTimeout(groupId: string, memberId: string): void {
+  private clearSessionTimer(groupId: string, memberId: string): void {
+    const key = `${groupId}\u0000${memberId}`;
+    const t = this.sessionTimers.get(key);
+    if (t) clearTimeout(t);
+    this.sessionTimers.delete(key);
+  }
+
+  /** Stores the group after its earlier writes; the answer does not wait (a write queued takes later changes). */
+  private persist(group: ShareGroup): void {
+    if (this.queuedWrites.has(group.groupId)) return;
+    this.queuedWrites.add(group.groupId);
+    const write = this.writes
+      .run(group.groupId, () => {
+        this.queuedWrites.delete(group.groupId);
+        const { sessionTimeoutMs } = this.opts.configs.known(group.groupId);
+        return this.opts.storage.storeGroupMetadata(
+          group.groupId,
+          storedShareGroup(group, this.opts.now(), sessionTimeoutMs),
+        );
+      })
+      .catch((err: unknown) => {
+        this.opts.logger.warn(
+          `share group ${group.groupId}: storing its membership failed (kept in memory; after a restart its members join again): ${String(err)}`,
+        );
+      });
+    this.unsettledWrites.add(write);
+    void write.finally(() => this.unsettledWrites.delete(write));
+  }
+
+  private scheduleSessionTimeout(groupId: string, memberId: string, sessionTimeoutMs: number): void {
     const key = `${groupId}\u0000${memberId}`;
     const old = this.sessionTimers.get(key);
     if (old) clearTimeout(old);
@@ -209,10 +285,10 @@ export class ShareCoordinator {
       const group = this.groups.get(groupId);
       if (!group?.members.has(memberId)) return;
       this.opts.logger.info(
-        `share group ${groupId}: member ${memberId} removed after ${this.opts.sessionTimeoutMs} ms without a heartbeat`,
+        `share group ${groupId}: member ${memberId} removed after ${sessionTimeoutMs} ms without a heartbeat`,
       );
       this.removeMember(group, memberId, 'timed out');
-    }, this.opts.sessionTimeoutMs);
+    }, sessionTimeoutMs);
     t.unref();
     this.sessionTimers.set(key, t);
   }

@@ -4,9 +4,12 @@
 // answered as whole batches plus the AcquiredRecords ranges the client may hand to the application.
 // A fetch that acquires nothing waits up to MaxWaitMs for an append (or a release) on its partitions.
 import { ErrorCode } from '../../protocol/error-codes';
+import { ATTRIBUTES, Attribute, PRODUCER_ID } from '../../protocol/record-batch';
 import { RecordChunks, type Records } from '../../protocol/records';
 import type { Storage } from '../../storage/storage';
+import type { AbortedTransaction } from '../../storage/record-store';
 import type { TopicInfo } from '../../storage/topic-store';
+import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
 import type { AcquiredRange } from './share-partition';
 import type { SharePartitions } from './share-partitions';
 import { CLOSE_EPOCH, OPEN_EPOCH, sessionPartitionKey, type ShareSessions } from './share-sessions';
@@ -35,6 +38,13 @@ export interface ShareFetchInput {
   mayRead: (topicName: string) => boolean;
   /** false for ShareAcknowledge: acknowledgements only. */
   fetch: boolean;
+  /** The connection the request came on (a session opened on it ends with it). */
+  connectionId?: number;
+  /**
+   * Whether this broker leads the partition (src/cluster): a share-partition's state lives on its
+   * leader only, as in Kafka; elsewhere NOT_LEADER_OR_FOLLOWER. Absent: this broker leads all.
+   */
+  leads?: (topicName: string, partition: number) => boolean;
 }
 
 export interface SharePartitionAnswer {
@@ -50,6 +60,8 @@ export interface ShareFetchOutput {
   errorCode: number;
   errorMessage: string | null;
   partitions: SharePartitionAnswer[];
+  /** The group's share.record.lock.duration.ms (ShareFetchResponse.AcquisitionLockTimeoutMs). */
+  acquisitionLockTimeoutMs: number;
 }
 
 /** The broker's fetch waiters (server/fetch-waiters.ts), seen from here: groups/ sits below server/. */
@@ -64,6 +76,7 @@ export interface ShareFetcherDeps {
   fetchWaiters: PartitionWaiters;
   partitions: SharePartitions;
   sessions: ShareSessions;
+  configs: ShareGroupConfigs;
   now: () => number;
 }
 
@@ -78,10 +91,18 @@ export class ShareFetcher {
 
   async handle(req: ShareFetchInput): Promise<ShareFetchOutput> {
     const { sessions } = this.deps;
+    const settings = await this.deps.configs.of(req.groupId);
     const fail = (errorCode: number, errorMessage: string): ShareFetchOutput => ({
       errorCode,
       errorMessage,
       partitions: [],
+      acquisitionLockTimeoutMs: settings.lockDurationMs,
+    });
+    const done = (): ShareFetchOutput => ({
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      partitions: [...answers.values()],
+      acquisitionLockTimeoutMs: settings.lockDurationMs,
     });
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     if (req.shareSessionEpoch === OPEN_EPOCH && hasAcks) {
@@ -90,7 +111,13 @@ export class ShareFetcher {
     if (!req.fetch && req.shareSessionEpoch === OPEN_EPOCH) {
       return fail(ErrorCode.INVALID_SHARE_SESSION_EPOCH, 'ShareAcknowledge cannot open a share session (epoch 0).');
     }
-    const checked = sessions.check(req.groupId, req.memberId, req.shareSessionEpoch);
+    const checked = sessions.check(req.groupId, req.memberId, req.shareSessionEpoch, req.connectionId);
+    if (checked.errorCode === ErrorCode.SHARE_SESSION_LIMIT_REACHED) {
+      return fail(
+        checked.errorCode,
+        `This broker has group.share.max.share.sessions share sessions open; member ${req.memberId} of group ${req.groupId} cannot open another until one closes (raise GROUP_SHARE_MAX_SHARE_SESSIONS).`,
+      );
+    }
     if (checked.errorCode !== ErrorCode.NONE || !checked.session) {
       const what = checked.errorCode === ErrorCode.SHARE_SESSION_NOT_FOUND ? 'no share session' : 'another epoch';
       return fail(
@@ -131,7 +158,7 @@ export class ShareFetcher {
           continue;
         }
         const a = answerFor(t.topicId, p.partitionIndex);
-        const err = this.partitionError(topic, p.partitionIndex, req.mayRead);
+        const err = this.partitionError(topic, p.partitionIndex, req);
         if (err !== ErrorCode.NONE) {
           a.acknowledgeErrorCode = err;
           if (!req.fetch) a.errorCode = err;
@@ -164,10 +191,10 @@ export class ShareFetcher {
     if (req.shareSessionEpoch === CLOSE_EPOCH) {
       // Closing the session gives the member's acquired records back (SharePartitionManager.releaseSession).
       await this.releaseMember(req.groupId, req.memberId);
-      return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+      return done();
     }
     if (req.fetch) {
-      let acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+      let acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
       if (acquired === 0 && req.maxWaitMs > 0) {
         const keys: Array<{ topic: string; partition: number }> = [];
         for (const k of session.partitions) {
@@ -176,10 +203,10 @@ export class ShareFetcher {
           if (topic) keys.push({ topic: topic.name, partition: Number(part) });
         }
         await this.deps.fetchWaiters.wait(keys, req.maxWaitMs);
-        acquired = await this.acquire(req, [...session.partitions], topicOf, answerFor);
+        acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
       }
     }
-    return { errorCode: ErrorCode.NONE, errorMessage: null, partitions: [...answers.values()] };
+    return done();
   }
 
   /** A member left its group: every record it holds in the group goes back. */
@@ -192,16 +219,18 @@ export class ShareFetcher {
     }
   }
 
-  private partitionError(topic: TopicInfo | undefined, partition: number, mayRead: (n: string) => boolean): number {
+  private partitionError(topic: TopicInfo | undefined, partition: number, req: ShareFetchInput): number {
     if (!topic) return ErrorCode.UNKNOWN_TOPIC_ID;
-    if (!mayRead(topic.name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    if (!req.mayRead(topic.name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
     if (partition < 0 || partition >= topic.partitionCount) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (req.leads && !req.leads(topic.name, partition)) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
     return ErrorCode.NONE;
   }
 
   /** One pass over the session's partitions; returns how many records were acquired. */
   private async acquire(
     req: ShareFetchInput,
+    settings: ShareGroupSettings,
     keys: string[],
     topicOf: (id: string) => Promise<TopicInfo | undefined>,
     answerFor: (topicId: string, partition: number) => SharePartitionAnswer,
@@ -215,7 +244,7 @@ export class ShareFetcher {
       const [topicId, part] = k.split('\u0000');
       const partition = Number(part);
       const topic = await topicOf(topicId!);
-      const err = this.partitionError(topic, partition, req.mayRead);
+      const err = this.partitionError(topic, partition, req);
       if (err !== ErrorCode.NONE) {
         answerFor(topicId!, partition).errorCode = err;
         continue;
@@ -228,6 +257,7 @@ export class ShareFetcher {
         from,
         Math.min(PARTITION_MAX_BYTES, bytesLeft),
         total === 0,
+        settings.readCommitted,
       );
       if (read.errorCode !== ErrorCode.NONE) {
         answerFor(topicId!, partition).errorCode = read.errorCode;
@@ -235,10 +265,18 @@ export class ShareFetcher {
       }
       if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
       if (read.batches.length === 0) continue;
-      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), read.highWatermark - 1);
-      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now());
+      // share.isolation.level=read_committed: nothing from the last stable offset on (an open
+      // transaction), and the records of aborted transactions are archived, never delivered.
+      const end = settings.readCommitted ? read.lastStableOffset : read.highWatermark;
+      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), end - 1);
+      const skip = settings.readCommitted ? abortedRanges(read.batches, read.abortedTransactions) : [];
+      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), {
+        lockDurationMs: settings.lockDurationMs,
+        skip,
+      });
+      if (ranges.length > 0 || skip.length > 0)
+        this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
       if (ranges.length === 0) continue;
-      this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
       const batches = read.batches.filter((b) => overlaps(b, ranges));
       const a = answerFor(topicId!, partition);
       a.records = batches.length === 1 ? batches[0]! : new RecordChunks(batches);
@@ -254,6 +292,30 @@ export class ShareFetcher {
     }
     return total;
   }
+}
+
+/**
+ * The offsets of the data batches of aborted transactions among `batches` (Kafka's
+ * SharePartition.fetchAbortedTransactionRecordBatches): transactional, not control, from a producer
+ * with an aborted transaction that began at or before the batch and whose ABORT marker follows it.
+ */
+export function abortedRanges(
+  batches: readonly Buffer[],
+  aborted: readonly AbortedTransaction[],
+): Array<{ first: number; last: number }> {
+  if (aborted.length === 0) return [];
+  const out: Array<{ first: number; last: number }> = [];
+  for (const b of batches) {
+    const attributes = b.readInt16BE(ATTRIBUTES);
+    if ((attributes & Attribute.Transactional) === 0 || (attributes & Attribute.Control) !== 0) continue;
+    const producerId = Number(b.readBigInt64BE(PRODUCER_ID));
+    const first = baseOffsetOf(b);
+    const last = lastOffsetOf(b);
+    if (aborted.some((a) => a.producerId === producerId && a.firstOffset <= first && last < a.lastOffset)) {
+      out.push({ first, last });
+    }
+  }
+  return out;
 }
 
 function overlaps(batch: Buffer, ranges: readonly AcquiredRange[]): boolean {

@@ -108,12 +108,24 @@ export class SharePartition {
 
   /**
    * Acquires for `memberId` up to `maxRecords` offsets in [from, to] (the offsets of the batches
-   * read) that are AVAILABLE or never handed out. Returns them as ranges.
+   * read) that are AVAILABLE or never handed out. Returns them as ranges. Offsets in `skip` (the
+   * records of aborted transactions, for read_committed) are archived instead, as Kafka's
+   * SharePartition does with them: never delivered.
    */
-  acquire(memberId: string, from: number, to: number, maxRecords: number, now: number): AcquiredRange[] {
+  acquire(
+    memberId: string,
+    from: number,
+    to: number,
+    maxRecords: number,
+    now: number,
+    opts: { lockDurationMs?: number; skip?: ReadonlyArray<{ first: number; last: number }> } = {},
+  ): AcquiredRange[] {
     this.expireLocks(now);
+    const lockDurationMs = opts.lockDurationMs ?? this.limits.lockDurationMs;
+    const skip = opts.skip ?? [];
     const ranges: AcquiredRange[] = [];
     let taken = 0;
+    let archived = false;
     for (let o = Math.max(from, this.startOffset); o <= to && taken < maxRecords; o++) {
       let r = this.inFlight.get(o);
       if (o >= this.endOffset) {
@@ -125,15 +137,21 @@ export class SharePartition {
         this.inFlight.set(o, r);
       }
       if (!r || r.state !== RecordState.AVAILABLE) continue;
+      if (skip.some((s) => s.first <= o && o <= s.last)) {
+        this.settle(r, RecordState.ARCHIVED);
+        archived = true;
+        continue;
+      }
       r.state = RecordState.ACQUIRED;
       r.deliveryCount++;
       r.memberId = memberId;
-      r.lockUntil = now + this.limits.lockDurationMs;
+      r.lockUntil = now + lockDurationMs;
       taken++;
       const last = ranges[ranges.length - 1];
       if (last && last.lastOffset === o - 1 && last.deliveryCount === r.deliveryCount) last.lastOffset = o;
       else ranges.push({ firstOffset: o, lastOffset: o, deliveryCount: r.deliveryCount });
     }
+    if (archived) this.advanceStart();
     return ranges;
   }
 

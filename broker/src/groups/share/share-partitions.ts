@@ -1,10 +1,13 @@
 // Every share-partition of every share group on this broker (Kafka's SharePartitionManager cache):
 // created on a group's first ShareFetch of the partition, its start offset set by the group's
 // `share.auto.offset.reset` (latest by default: only records produced from then on are delivered),
-// or resumed from the stored state (share-persistence.ts).
+// or resumed from the stored state (share-persistence.ts). Each share-partition with acquired
+// records has a timer at its earliest lock end: an expired lock makes the record available again
+// (or archives it at the delivery limit), stores the change and wakes a ShareFetch waiting on the
+// partition, without waiting for the next fetch (Kafka's AcquisitionLockTimerTask).
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
-import { groupConfigResource } from '../group-configs';
+import type { ShareGroupConfigs } from './share-group-configs';
 import {
   KAFKA_SHARE_LIMITS,
   SharePartition,
@@ -19,21 +22,34 @@ export interface SharePartitionStore {
   replace(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot | null): Promise<void>;
 }
 
+/** When locks end: the clock, and who to wake (a ShareFetch long-poll on that partition). */
+export interface LockTimerHooks {
+  now: () => number;
+  wake: (topicName: string, partition: number) => void;
+}
+
+const NO_TIMER_HOOKS: LockTimerHooks = { now: Date.now, wake: () => {} };
+
 const key = (groupId: string, topicId: string, partition: number) => `${groupId}\u0000${topicId}\u0000${partition}`;
 
 export class SharePartitions {
   private readonly partitions = new Map<string, Promise<SharePartition>>();
+  private readonly topicNames = new Map<string, string>();
+  private readonly lockTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly storage: Storage,
     private readonly store: SharePartitionStore,
+    private readonly configs: ShareGroupConfigs,
     private readonly limits: SharePartitionLimits = KAFKA_SHARE_LIMITS,
+    private readonly hooks: LockTimerHooks = NO_TIMER_HOOKS,
   ) {}
 
   get(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
     const k = key(groupId, topic.topicId, partition);
     let p = this.partitions.get(k);
     if (!p) {
+      this.topicNames.set(k, topic.name);
       p = this.create(groupId, topic, partition);
       this.partitions.set(k, p);
       p.catch(() => this.partitions.delete(k));
@@ -63,6 +79,7 @@ export class SharePartitions {
    */
   async reset(groupId: string, topicId: string, partition: number, startOffset: number): Promise<void> {
     const fresh = new SharePartition(startOffset, startOffset, this.limits);
+    this.stopLockTimer(key(groupId, topicId, partition));
     this.partitions.set(key(groupId, topicId, partition), Promise.resolve(fresh));
     await this.store.replace(groupId, topicId, partition, fresh.snapshot());
   }
@@ -70,12 +87,65 @@ export class SharePartitions {
   /** DeleteShareGroupOffsets / DeleteGroups: the share-partition's state is gone (loaded and stored). */
   async forget(groupId: string, topicId: string, partition: number): Promise<void> {
     this.partitions.delete(key(groupId, topicId, partition));
+    this.stopLockTimer(key(groupId, topicId, partition));
     await this.store.replace(groupId, topicId, partition, null);
   }
 
-  /** Stores one partition's state after a change (not awaited by the answer). */
+  /** Stores one partition's state after a change (not awaited by the answer); re-arms its lock timer. */
   changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
     this.store.save(groupId, topicId, partition, state.snapshot());
+    this.armLockTimer(groupId, topicId, partition, state);
+  }
+
+  /**
+   * Forgets the share-partitions `keep` says no (their leadership moved to another broker, which
+   * loads them from the database); read again from the database if they come back.
+   */
+  dropUnless(keep: (topicName: string, partition: number) => boolean): void {
+    for (const k of [...this.partitions.keys()]) {
+      const name = this.topicNames.get(k);
+      const partition = Number(k.split('\u0000')[2]);
+      if (name === undefined || keep(name, partition)) continue;
+      this.partitions.delete(k);
+      this.topicNames.delete(k);
+      this.stopLockTimer(k);
+    }
+  }
+
+  private stopLockTimer(k: string): void {
+    const t = this.lockTimers.get(k);
+    if (t) clearTimeout(t.timer);
+    this.lockTimers.delete(k);
+  }
+
+  /** Stops the lock timers (broker stop). */
+  close(): void {
+    for (const t of this.lockTimers.values()) clearTimeout(t.timer);
+    this.lockTimers.clear();
+  }
+
+  private armLockTimer(groupId: string, topicId: string, partition: number, state: SharePartition): void {
+    const k = key(groupId, topicId, partition);
+    const at = state.nextLockEnd();
+    const current = this.lockTimers.get(k);
+    if (current?.at === at) return;
+    if (current) clearTimeout(current.timer);
+    this.lockTimers.delete(k);
+    if (at === undefined) return;
+    const timer = setTimeout(
+      () => {
+        this.lockTimers.delete(k);
+        if (state.expireLocks(this.hooks.now())) {
+          this.store.save(groupId, topicId, partition, state.snapshot());
+          const name = this.topicNames.get(k);
+          if (name !== undefined) this.hooks.wake(name, partition);
+        }
+        this.armLockTimer(groupId, topicId, partition, state);
+      },
+      Math.max(0, at - this.hooks.now()),
+    );
+    timer.unref();
+    this.lockTimers.set(k, { at, timer });
   }
 
   private async create(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
@@ -89,8 +159,7 @@ export class SharePartitions {
       p.moveStartTo(logStart);
       return p;
     }
-    const configs = await this.storage.brokerConfigs(groupConfigResource(groupId));
-    const reset = (configs['share.auto.offset.reset'] ?? 'latest').toLowerCase();
+    const reset = (await this.configs.of(groupId)).autoOffsetReset;
     // by_duration:<ISO duration> is not supported yet: it starts as latest does.
     const start = reset === 'earliest' ? logStart : logEnd;
     return new SharePartition(start, start, this.limits);

@@ -130,7 +130,10 @@ async function alterGroup(broker: BrokerContext, groupId: string, next: Next, va
   const current = await broker.storage.brokerConfigs(resource);
   const wanted = next(current, ResourceType.GROUP);
   if (!('configs' in wanted)) return wanted;
-  const problem = validateGroupConfigs(wanted.configs, broker.groups.consumer.bounds);
+  const problem = validateGroupConfigs(wanted.configs, {
+    ...broker.groups.consumer.bounds,
+    ...broker.shareGroups.bounds,
+  });
   if (problem) return fail(ErrorCode.INVALID_CONFIG, problem);
   if (!validateOnly) {
     const remove = Object.keys(current).filter((k) => !(k in wanted.configs));
@@ -139,6 +142,7 @@ async function alterGroup(broker: BrokerContext, groupId: string, next: Next, va
     );
     if (failed) return failed;
     broker.groups.consumer.groupConfigsChanged(groupId, wanted.configs);
+    broker.shareGroups.groupConfigsChanged(groupId, wanted.configs);
     broker.logger.info('altered group configs', { groupId, configs: wanted.configs, removed: remove });
   }
   return ok;

@@ -73,16 +73,18 @@ export const describeConfigsHandler: ApiHandler<DescribeConfigsRequest, Describe
       } else if (res.resourceType === ResourceType.GROUP) {
         // A group's own configs (groups/group-configs.ts), the broker's value where it has none.
         const own = await broker.storage.brokerConfigs(groupConfigResource(res.resourceName));
-        entries = groupConfigEntries(own, broker.groups.consumer.bounds).map((e) => ({
-          name: e.name,
-          value: e.value,
-          readOnly: false,
-          source: e.source,
-          isSensitive: false,
-          type: e.type === 'INT' ? ConfigType.INT : ConfigType.STRING,
-          documentation: e.doc,
-          synonyms: [{ name: e.name, value: e.value, source: e.source }],
-        }));
+        entries = groupConfigEntries(own, { ...broker.groups.consumer.bounds, ...broker.shareGroups.bounds }).map(
+          (e) => ({
+            name: e.name,
+            value: e.value,
+            readOnly: false,
+            source: e.source,
+            isSensitive: false,
+            type: e.type === 'INT' ? ConfigType.INT : ConfigType.STRING,
+            documentation: e.doc,
+            synonyms: [{ name: e.name, value: e.value, source: e.source }],
+          }),
+        );
       } else {
         return fail(
           ErrorCode.INVALID_REQUEST,

@@ -6,7 +6,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from '../../protocol/messages';
 import type { ApiHandler } from '../context';
 import { may } from './authz';
-import { byTopic } from './share-fetch';
+import { byTopic, leadsHere } from './share-fetch';
 
 export const shareAcknowledgeHandler: ApiHandler<ShareAcknowledgeRequest, ShareAcknowledgeResponse> = {
   apiKey: ApiKey.ShareAcknowledge,
@@ -45,6 +45,8 @@ export const shareAcknowledgeHandler: ApiHandler<ShareAcknowledgeRequest, ShareA
       })),
       forgotten: [],
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
+      connectionId: ctx.connectionId,
+      leads: leadsHere(ctx),
       fetch: false,
     });
     if (out.errorCode !== ErrorCode.NONE) return refusal(out.errorCode, out.errorMessage);

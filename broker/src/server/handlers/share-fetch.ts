@@ -8,6 +8,7 @@ import type { ShareFetchRequest, ShareFetchResponse } from '../../protocol/messa
 import type { SharePartitionAnswer } from '../../groups/share/share-fetcher';
 import type { ApiHandler, RequestContext } from '../context';
 import { may } from './authz';
+import { clusterOf, nodeEndpoint } from '../cluster-answers';
 
 export function byTopic(ctx: RequestContext, answers: readonly SharePartitionAnswer[]) {
   const topics = new Map<string, SharePartitionAnswer[]>();
@@ -16,9 +17,28 @@ export function byTopic(ctx: RequestContext, answers: readonly SharePartitionAns
     list.push(a);
     topics.set(a.topicId, list);
   }
-  const currentLeader = { leaderId: ctx.broker.identity.nodeId, leaderEpoch: 0 };
+  const currentLeader = { leaderId: ctx.broker.identity.nodeId, leaderEpoch: clusterOf(ctx.broker).view().epoch };
   return [...topics.entries()].map(([topicId, parts]) => ({ topicId, parts, currentLeader }));
 }
+
+/** A partition led elsewhere: its leader (by name) for CurrentLeader, as Kafka answers NOT_LEADER_OR_FOLLOWER. */
+export function leaderOf(ctx: RequestContext, topicName: string | undefined, partition: number) {
+  const cluster = clusterOf(ctx.broker);
+  const leaderId = topicName === undefined ? -1 : cluster.leaderOf(topicName, partition);
+  return { leaderId, leaderEpoch: cluster.view().epoch };
+}
+
+/** NodeEndpoints: the brokers named as leaders of partitions answered NOT_LEADER_OR_FOLLOWER. */
+export function leaderEndpoints(ctx: RequestContext, leaderIds: ReadonlySet<number>) {
+  return clusterOf(ctx.broker)
+    .view()
+    .brokers.filter((n) => leaderIds.has(n.nodeId))
+    .map((n) => ({ nodeId: n.nodeId, ...nodeEndpoint(ctx, n), rack: n.rack }));
+}
+
+/** Whether this broker leads the partition (a share-partition's state lives on its leader). */
+export const leadsHere = (ctx: RequestContext) => (topicName: string, partition: number) =>
+  clusterOf(ctx.broker).leaderOf(topicName, partition) === ctx.broker.identity.nodeId;
 
 export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse> = {
   apiKey: ApiKey.ShareFetch,
@@ -59,14 +79,28 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
       })),
       forgotten: req.forgottenTopicsData.map((f) => ({ topicId: f.topicId, partitions: f.partitions })),
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
+      connectionId: ctx.connectionId,
+      leads: leadsHere(ctx),
       fetch: true,
     });
-    if (out.errorCode !== ErrorCode.NONE) return refusal(out.errorCode, out.errorMessage);
+    if (out.errorCode !== ErrorCode.NONE) {
+      return { ...refusal(out.errorCode, out.errorMessage), acquisitionLockTimeoutMs: out.acquisitionLockTimeoutMs };
+    }
+    // A partition led by another broker: name its leader so the client moves there (Kafka's answer).
+    const leaders = new Set<number>();
+    const elsewhere = new Map<string, { leaderId: number; leaderEpoch: number }>();
+    for (const p of out.partitions) {
+      if (p.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) continue;
+      const topic = await ctx.broker.storage.topicById(p.topicId);
+      const leader = leaderOf(ctx, topic?.name, p.partitionIndex);
+      leaders.add(leader.leaderId);
+      elsewhere.set(`${p.topicId}:${p.partitionIndex}`, leader);
+    }
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      acquisitionLockTimeoutMs: share.limits.lockDurationMs,
+      acquisitionLockTimeoutMs: out.acquisitionLockTimeoutMs,
       responses: byTopic(ctx, out.partitions).map(({ topicId, parts, currentLeader }) => ({
         topicId,
         partitions: parts.map((p) => ({
@@ -75,12 +109,12 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
           errorMessage: null,
           acknowledgeErrorCode: p.acknowledgeErrorCode,
           acknowledgeErrorMessage: null,
-          currentLeader,
+          currentLeader: elsewhere.get(`${topicId}:${p.partitionIndex}`) ?? currentLeader,
           records: p.records,
           acquiredRecords: p.acquiredRecords,
         })),
       })),
-      nodeEndpoints: [],
+      nodeEndpoints: leaderEndpoints(ctx, leaders),
     };
   },
 };

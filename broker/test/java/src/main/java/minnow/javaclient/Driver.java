@@ -48,12 +48,14 @@ public final class Driver {
         return ClusterScenario::run;
       case "share":
         return ShareScenario::run;
+      case "share-semantics":
+        return ShareSemanticsScenario::run;
       case "share-admin":
         return ShareAdminScenario::run;
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, migration, compaction, cluster, mutation-quota, share or share-admin");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, migration, compaction, cluster, mutation-quota, share, share-admin or share-semantics");
     }
   }
 
