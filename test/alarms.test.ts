@@ -1,5 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { REMEMBERED_ARM_IMAGE, only, synth, userDataText } from './helpers/synth';
+import { REMEMBERED_ARM_IMAGE, only, synthTemplate, userDataText } from './helpers/synth';
 
 // The alarms of issue 14: alarm e-mails that are delivered (item 1), a credit alarm that does not
 // fire after every launch (item 7) and fits the credit mode, the surplus balance in unlimited mode,
@@ -17,9 +17,9 @@ const statements = (t: Template, type: string) =>
     (p) => (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
   );
 
-const standard = synth().template;
-const unlimited = synth({ cpuCredits: 'unlimited' }).template;
-const graviton = synth({ instanceType: 'm7g.large', ...REMEMBERED_ARM_IMAGE }).template;
+const standard = synthTemplate();
+const unlimited = synthTemplate({ cpuCredits: 'unlimited' });
+const graviton = synthTemplate({ instanceType: 'm7g.large', ...REMEMBERED_ARM_IMAGE });
 
 describe('the alarm topic accepts what the alarms publish (item 1)', () => {
   test.each([

@@ -1,5 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { synthCluster } from './helpers/synth-cluster';
+import { synthClusterTemplate } from './helpers/synth-cluster';
 import { only } from './helpers/synth';
 
 // The storage=postgres stack's dashboard (lib/constructs/cluster-dashboard.ts): every broker's
@@ -41,7 +41,7 @@ const lines = (w: Widget): [unknown, unknown, unknown][] =>
   (w.properties.metrics ?? []).filter((m) => typeof m[0] === 'string').map((m) => [m[0], m[1], m[3]]);
 
 describe('the default cluster: 2 brokers on a db.t4g.micro', () => {
-  const { template } = synthCluster();
+  const template = synthClusterTemplate();
   const all = widgets(template);
   const brokers = ids(template, 'AWS::EC2::Instance');
   const [database] = ids(template, 'AWS::RDS::DBInstance');
@@ -109,7 +109,7 @@ describe('the default cluster: 2 brokers on a db.t4g.micro', () => {
 });
 
 test('-c brokers=3 -c cpuCredits=unlimited -c dbInstanceType=db.m7g.large: three brokers, surplus credits, no DB credits', () => {
-  const { template } = synthCluster({ brokers: '3', cpuCredits: 'unlimited', dbInstanceType: 'db.m7g.large' });
+  const template = synthClusterTemplate({ brokers: '3', cpuCredits: 'unlimited', dbInstanceType: 'db.m7g.large' });
   const all = widgets(template);
   const brokers = ids(template, 'AWS::EC2::Instance');
   expect(brokers).toHaveLength(3);

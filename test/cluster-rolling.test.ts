@@ -1,5 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { synthCluster } from './helpers/synth-cluster';
+import { synthClusterTemplate } from './helpers/synth-cluster';
 import { waitsFor } from './helpers/template-graph';
 
 // -c storage=postgres: every change of the brokers' boot rolls through them one at a time, each
@@ -51,7 +51,7 @@ const expectRolling = (template: Template): void => {
   });
 };
 
-const base = synthCluster(BASE).template;
+const base = synthClusterTemplate(BASE);
 
 test('brokers boot one after another, broker 1 once the database exists; each address moves once its broker answered', () => {
   expectRolling(base);
@@ -66,7 +66,7 @@ test.each([
   ['instanceType', 't3.small'],
   ['logLevel', 'debug'],
 ])('-c %s=%s: every broker gets a new condition, and the update rolls through them in order', (key, value) => {
-  const changed = synthCluster({ ...BASE, [key]: value }).template;
+  const changed = synthClusterTemplate({ ...BASE, [key]: value });
   const before = brokersOf(base);
   const after = brokersOf(changed);
   after.forEach((broker, i) => {
@@ -77,7 +77,7 @@ test.each([
 });
 
 test('-c alarmEmail=...: no broker restarts (the same conditions)', () => {
-  const same = synthCluster({ ...BASE, alarmEmail: 'ops@example.com' }).template;
+  const same = synthClusterTemplate({ ...BASE, alarmEmail: 'ops@example.com' });
   expect(brokersOf(same).map((b) => b.condition)).toEqual(brokersOf(base).map((b) => b.condition));
 });
 

@@ -1,10 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { only, synth } from './helpers/synth';
+import { only, synthTemplate } from './helpers/synth';
 
 // Issue 28, item 7: backups fail loudly (EventBridge to the alarm topic), and DLM's role is shown to
 // cover what AWS's managed service role policy grants for what this policy does.
 
-const { template } = synth();
+const template = synthTemplate();
 const [volumeId] = only(template, 'AWS::EC2::Volume');
 const [policyId, policy] = only(template, 'AWS::DLM::LifecyclePolicy');
 const [topicId] = only(template, 'AWS::SNS::Topic');
@@ -80,7 +80,7 @@ describe('backup failures reach the alarm topic', () => {
   });
 
   test('no scheduled snapshots, no rules', () => {
-    synth({ snapshotRetentionDays: '0' }).template.resourceCountIs('AWS::Events::Rule', 0);
+    synthTemplate({ snapshotRetentionDays: '0' }).resourceCountIs('AWS::Events::Rule', 0);
   });
 });
 

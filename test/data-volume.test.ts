@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { readConfig, valuesToRemember } from '../lib/config';
 import { readRemembered, rememberInContextFile } from '../lib/remembered-context';
-import { REMEMBERED_IMAGE, TEST_AMI_ID, only, synth } from './helpers/synth';
+import { REMEMBERED_IMAGE, TEST_AMI_ID, only, synthTemplate } from './helpers/synth';
 import { kitTempDir } from './helpers/temp-dirs';
 
 // Issue 14, items 4, 5 and 8 and the scheduled backups: the data volume's zone, key, snapshot,
@@ -14,7 +14,7 @@ const KEY_ARN = 'arn:aws:kms:eu-west-2:123456789012:key/1234abcd-12ab-34cd-56ef-
 const remembered = (name: string) => `minnow:Minnow:${name}`;
 
 type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
-function statementsOf(template: ReturnType<typeof synth>['template'], rolePrefix: string): Statement[] {
+function statementsOf(template: ReturnType<typeof synthTemplate>, rolePrefix: string): Statement[] {
   const policies = template.findResources('AWS::IAM::Policy');
   return Object.entries(policies)
     .filter(([id]) => id.startsWith(rolePrefix))
@@ -27,7 +27,7 @@ const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Act
 
 describe('availability zone (item 5)', () => {
   test('subnet, instance and volume use the one zone given, and nothing asks Fn::GetAZs', () => {
-    const { template } = synth({ availabilityZone: 'eu-west-2c' });
+    const template = synthTemplate({ availabilityZone: 'eu-west-2c' });
     expect(only(template, 'AWS::EC2::Subnet')[1].Properties.AvailabilityZone).toBe('eu-west-2c');
     expect(only(template, 'AWS::EC2::Volume')[1].Properties.AvailabilityZone).toBe('eu-west-2c');
     expect(only(template, 'AWS::EC2::Instance')[1].Properties.AvailabilityZone).toBe('eu-west-2c');
@@ -44,15 +44,17 @@ describe('availability zone (item 5)', () => {
   });
 
   test('a zone that is not a zone name is refused', () => {
-    expect(() => synth({ availabilityZone: 'eu-west-2' })).toThrow(
+    expect(() => synthTemplate({ availabilityZone: 'eu-west-2' })).toThrow(
       /availabilityZone="eu-west-2" is not an availability zone/,
     );
   });
 
   test('the remembered zone is used without -c, and a different -c zone is refused', () => {
-    const { template } = synth({ availabilityZone: '', [remembered('availabilityZone')]: 'eu-west-2b' });
+    const template = synthTemplate({ availabilityZone: '', [remembered('availabilityZone')]: 'eu-west-2b' });
     expect(only(template, 'AWS::EC2::Volume')[1].Properties.AvailabilityZone).toBe('eu-west-2b');
-    expect(() => synth({ availabilityZone: 'eu-west-2a', [remembered('availabilityZone')]: 'eu-west-2b' })).toThrow(
+    expect(() =>
+      synthTemplate({ availabilityZone: 'eu-west-2a', [remembered('availabilityZone')]: 'eu-west-2b' }),
+    ).toThrow(
       /availabilityZone=eu-west-2a, but stack Minnow's data volume is in eu-west-2b \(cdk\.context\.json: minnow:Minnow:availabilityZone\)\. Another zone would REPLACE/,
     );
   });
@@ -60,7 +62,7 @@ describe('availability zone (item 5)', () => {
 
 describe('KMS key of the data volume (item 4)', () => {
   test('without dataVolumeKmsKeyArn: encrypted with the account default, no kms: grant at all', () => {
-    const { template } = synth();
+    const template = synthTemplate();
     const [, volume] = only(template, 'AWS::EC2::Volume');
     expect(volume.Properties.Encrypted).toBe(true);
     expect(volume.Properties.KmsKeyId).toBeUndefined();
@@ -72,7 +74,7 @@ describe('KMS key of the data volume (item 4)', () => {
   });
 
   test('with it: the volume uses the key, and the role may use that key through EC2 only', () => {
-    const { template } = synth({ dataVolumeKmsKeyArn: KEY_ARN });
+    const template = synthTemplate({ dataVolumeKmsKeyArn: KEY_ARN });
     expect(only(template, 'AWS::EC2::Volume')[1].Properties.KmsKeyId).toBe(KEY_ARN);
     const kms = statementsOf(template, 'BrokerRoleDefaultPolicy').filter((s) =>
       actionsOf(s).some((a) => a.startsWith('kms:')),
@@ -104,7 +106,7 @@ describe('KMS key of the data volume (item 4)', () => {
   });
 
   test('the instance may read volume states (the attach loop tells a refused attach by it)', () => {
-    const { template } = synth();
+    const template = synthTemplate();
     expect(statementsOf(template, 'BrokerRoleDefaultPolicy')).toContainEqual(
       expect.objectContaining({ Action: 'ec2:DescribeVolumes', Resource: '*' }),
     );
@@ -118,19 +120,19 @@ describe('KMS key of the data volume (item 4)', () => {
       /a key in us-east-1, but the volume is in eu-west-2a: EBS needs a key of the volume's region \(eu-west-2\)/,
     ],
   ])('refuses dataVolumeKmsKeyArn=%s', (value, message) => {
-    expect(() => synth({ dataVolumeKmsKeyArn: value })).toThrow(message);
+    expect(() => synthTemplate({ dataVolumeKmsKeyArn: value })).toThrow(message);
   });
 
   test('a multi-Region key ARN is accepted', () => {
     const mrk = 'arn:aws:kms:eu-west-2:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890ab';
-    expect(only(synth({ dataVolumeKmsKeyArn: mrk }).template, 'AWS::EC2::Volume')[1].Properties.KmsKeyId).toBe(mrk);
+    expect(only(synthTemplate({ dataVolumeKmsKeyArn: mrk }), 'AWS::EC2::Volume')[1].Properties.KmsKeyId).toBe(mrk);
   });
 
   test('a key other than the remembered one is refused: it would replace the volume', () => {
-    expect(() => synth({ dataVolumeKmsKeyArn: KEY_ARN, [remembered('dataVolumeKmsKeyArn')]: 'none' })).toThrow(
+    expect(() => synthTemplate({ dataVolumeKmsKeyArn: KEY_ARN, [remembered('dataVolumeKmsKeyArn')]: 'none' })).toThrow(
       /created encrypted with the account's default EBS key .*REPLACE the volume with a blank one\. Pass no dataVolumeKmsKeyArn; if the stack was never deployed with it, npx cdk context --reset minnow:Minnow:dataVolumeKmsKeyArn/,
     );
-    expect(() => synth({ [remembered('dataVolumeKmsKeyArn')]: KEY_ARN })).toThrow(
+    expect(() => synthTemplate({ [remembered('dataVolumeKmsKeyArn')]: KEY_ARN })).toThrow(
       new RegExp(`Pass -c dataVolumeKmsKeyArn=${KEY_ARN}`),
     );
   });
@@ -138,7 +140,7 @@ describe('KMS key of the data volume (item 4)', () => {
 
 describe('remembered snapshot and size (item 8)', () => {
   test('a later deploy without -c still names the remembered snapshot and size', () => {
-    const { template } = synth({
+    const template = synthTemplate({
       [remembered('dataSnapshotId')]: 'snap-0123456789abcdef0',
       [remembered('dataVolumeGiB')]: 50,
     });
@@ -148,12 +150,12 @@ describe('remembered snapshot and size (item 8)', () => {
   });
 
   test('"none" remembered: a blank volume, no SnapshotId (an empty one would replace it on every update)', () => {
-    const { template } = synth({ [remembered('dataSnapshotId')]: 'none' });
+    const template = synthTemplate({ [remembered('dataSnapshotId')]: 'none' });
     expect(only(template, 'AWS::EC2::Volume')[1].Properties).not.toHaveProperty('SnapshotId');
   });
 
   test('the same snapshot again, or a bigger size, is fine', () => {
-    const { template } = synth({
+    const template = synthTemplate({
       dataSnapshotId: 'snap-0123456789abcdef0',
       dataVolumeGiB: '80',
       [remembered('dataSnapshotId')]: 'snap-0123456789abcdef0',
@@ -181,11 +183,11 @@ describe('remembered snapshot and size (item 8)', () => {
       /minnow:Minnow:dataSnapshotId="vol-1" is not a snapshot id or "none"/,
     ],
   ])('refuses %j', (context, message) => {
-    expect(() => synth(context)).toThrow(message);
+    expect(() => synthTemplate(context)).toThrow(message);
   });
 
   test("another stack's remembered values do not apply", () => {
-    const { template } = synth({
+    const template = synthTemplate({
       'minnow:Other:dataSnapshotId': 'snap-0123456789abcdef0',
       'minnow:Other:dataVolumeGiB': 90,
     });
@@ -257,7 +259,7 @@ describe('cdk.context.json, written by bin/minnow.ts', () => {
 
 describe('scheduled snapshots (DLM)', () => {
   test('on by default: daily, kept 7 days, selecting the volume by its stack tag', () => {
-    const { template } = synth();
+    const template = synthTemplate();
     template.hasResourceProperties('AWS::DLM::LifecyclePolicy', {
       State: 'ENABLED',
       PolicyDetails: {
@@ -283,7 +285,7 @@ describe('scheduled snapshots (DLM)', () => {
   });
 
   test('its role: trusted by DLM only; snapshots this volume; deletes only snapshots tagged with the stack', () => {
-    const { template } = synth();
+    const template = synthTemplate();
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
         Statement: [Match.objectLike({ Principal: { Service: 'dlm.amazonaws.com' } })],
@@ -316,7 +318,7 @@ describe('scheduled snapshots (DLM)', () => {
   });
 
   test("with a customer-managed key, DLM's role may use that key through EC2 as well", () => {
-    const { template } = synth({ dataVolumeKmsKeyArn: KEY_ARN });
+    const template = synthTemplate({ dataVolumeKmsKeyArn: KEY_ARN });
     const kms = statementsOf(template, 'BackupRoleDefaultPolicy').filter((s) =>
       actionsOf(s).some((a) => a.startsWith('kms:')),
     );
@@ -334,16 +336,16 @@ describe('scheduled snapshots (DLM)', () => {
   });
 
   test('snapshotRetentionDays sets the retention; 0 turns the schedule off', () => {
-    synth({ snapshotRetentionDays: '30' }).template.hasResourceProperties('AWS::DLM::LifecyclePolicy', {
+    synthTemplate({ snapshotRetentionDays: '30' }).hasResourceProperties('AWS::DLM::LifecyclePolicy', {
       PolicyDetails: { Schedules: [Match.objectLike({ RetainRule: { Interval: 30, IntervalUnit: 'DAYS' } })] },
     });
-    const { template } = synth({ snapshotRetentionDays: '0' });
+    const template = synthTemplate({ snapshotRetentionDays: '0' });
     template.resourceCountIs('AWS::DLM::LifecyclePolicy', 0);
     expect(Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.startsWith('Backup'))).toEqual([]);
   });
 
   test.each(['-1', '1.5', 'week', '3651'])('refuses snapshotRetentionDays=%s', (value) => {
-    expect(() => synth({ snapshotRetentionDays: value })).toThrow(
+    expect(() => synthTemplate({ snapshotRetentionDays: value })).toThrow(
       /snapshotRetentionDays=".*" must be a whole number of days from 0/,
     );
   });

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { readConfig } from '../lib/config';
-import { CLUSTER_CONTEXT, synthCluster } from './helpers/synth-cluster';
-import { REMEMBERED_ARM_IMAGE, REMEMBERED_IMAGE, REPO_ROOT, TEST_AMI_ID, only, synth } from './helpers/synth';
+import { CLUSTER_CONTEXT, synthClusterTemplate } from './helpers/synth-cluster';
+import { REMEMBERED_ARM_IMAGE, REMEMBERED_IMAGE, REPO_ROOT, TEST_AMI_ID, only, synthTemplate } from './helpers/synth';
 import { kitTempDir } from './helpers/temp-dirs';
 import { venvPython } from '../broker/test/integration/python-venv';
 import { describeWithTools } from '../broker/test/support/external-tools';
@@ -24,8 +24,8 @@ const imageParameters = (template: Template) =>
 // A synth takes up to half a minute on a busy machine: each template is made once.
 let single: Template | undefined;
 let cluster: Template | undefined;
-const defaultTemplate = () => (single ??= synth().template);
-const clusterTemplate = () => (cluster ??= synthCluster().template);
+const defaultTemplate = () => (single ??= synthTemplate());
+const clusterTemplate = () => (cluster ??= synthClusterTemplate());
 const SYNTHS = 300_000;
 
 describe('the image is pinned', () => {
@@ -61,7 +61,7 @@ describe('the image is pinned', () => {
     'another instance type of the same architecture changes the type, not the image',
     () => {
       const micro = only(defaultTemplate(), 'AWS::EC2::Instance')[1].Properties;
-      const small = only(synth({ instanceType: 't3.small' }).template, 'AWS::EC2::Instance')[1].Properties;
+      const small = only(synthTemplate({ instanceType: 't3.small' }), 'AWS::EC2::Instance')[1].Properties;
       expect(small.ImageId).toBe(micro.ImageId);
       const changed = Object.keys({ ...micro, ...small }).filter(
         (k) => JSON.stringify(micro[k]) !== JSON.stringify(small[k]),
@@ -85,17 +85,19 @@ describe('the image is pinned', () => {
   });
 
   test('an instance type of the other architecture is refused, naming both and the fix', () => {
-    expect(() => synth({ instanceType: 't4g.small' })).toThrow(
+    expect(() => synthTemplate({ instanceType: 't4g.small' })).toThrow(
       `instanceType t4g.small is arm64, but stack Minnow's pinned image ${TEST_AMI_ID} is x86_64 ` +
         `(cdk.context.json: ${AMI_KEY}, ${ARCH_KEY})`,
     );
-    expect(() => synth({ instanceType: 't4g.small' })).toThrow(
+    expect(() => synthTemplate({ instanceType: 't4g.small' })).toThrow(
       /`npm run ops -- image --update --arch arm64`, then deploy with -c instanceType=t4g\.small/,
     );
     // The same -c amiId as the remembered one is no move: still refused.
-    expect(() => synth({ instanceType: 'm7g.large', amiId: TEST_AMI_ID })).toThrow(/is arm64, but .* is x86_64/);
+    expect(() => synthTemplate({ instanceType: 'm7g.large', amiId: TEST_AMI_ID })).toThrow(
+      /is arm64, but .* is x86_64/,
+    );
     expect(() =>
-      synth({ stackName: 'Edge', 'minnow:Edge:amiId': TEST_AMI_ID, 'minnow:Edge:amiArchitecture': 'arm64' }),
+      synthTemplate({ stackName: 'Edge', 'minnow:Edge:amiId': TEST_AMI_ID, 'minnow:Edge:amiArchitecture': 'arm64' }),
     ).toThrow(/npm run ops -- image --update --arch x86_64 --stack Edge/);
     // After `ops image --update --arch arm64`: the arm64 image and the Graviton type synthesize.
     const read = (context: Record<string, unknown>) =>
@@ -141,7 +143,7 @@ describe('region guard', () => {
           ),
         );
       }
-      const us = rule(synth({ availabilityZone: 'us-east-1c' }).template).Assertions[0]!;
+      const us = rule(synthTemplate({ availabilityZone: 'us-east-1c' })).Assertions[0]!;
       expect(us.Assert).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
     },
     SYNTHS,
@@ -196,7 +198,7 @@ describeWithTools('python3-venv')('cfn-lint', () => {
     const python = await venvPython(path.join(REPO_ROOT, 'test', 'ops', 'emulator', 'requirements.txt'));
     const dir = kitTempDir('minnow-lint-');
     const file = path.join(dir, 'template.json');
-    fs.writeFileSync(file, JSON.stringify(synth().template.toJSON()));
+    fs.writeFileSync(file, JSON.stringify(synthTemplate().toJSON()));
     // W3010 (hard-coded zones) is by design: the zone is chosen once and remembered.
     // The venv's console scripts name the directory it was built in: call the entry point itself.
     const cfnLint = ['-c', 'import sys; from cfnlint.runner import main; sys.exit(main())'];

@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { SSM_AGENT_ACTIONS } from '../lib/constructs/ssm-agent-policy';
-import { synth } from './helpers/synth';
-import { synthCluster } from './helpers/synth-cluster';
+import { synthTemplate } from './helpers/synth';
+import { synthClusterTemplate } from './helpers/synth-cluster';
 
 // Least privilege for the SSM agent (issue 28, item 6): AmazonSSMManagedInstanceCore let any process
 // on a broker read every SSM parameter of the account (ssm:GetParameter(s) on "*").
@@ -32,8 +32,8 @@ function coversParameterRead(action: string): boolean {
 }
 
 describe.each([
-  ['single instance', () => synth().template],
-  ['cluster (storage=postgres)', () => synthCluster().template],
+  ['single instance', () => synthTemplate()],
+  ['cluster (storage=postgres)', () => synthClusterTemplate()],
 ])('instance roles of the %s stack', (_name, build) => {
   const template = build();
 

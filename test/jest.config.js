@@ -11,4 +11,8 @@ module.exports = {
   testTimeout: 60000,
   // Removes the cloud assemblies and sandboxes each test file made (test/helpers/temp-dirs.ts).
   setupFilesAfterEnv: ['<rootDir>/test/helpers/remove-temp-dirs.ts'],
+  // A directory for what the run computes once for every file: templates, the zipped broker asset
+  // (test/helpers/run-cache.ts); removed when the run ends.
+  globalSetup: '<rootDir>/test/helpers/run-cache-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/run-cache-teardown.ts',
 };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { customMetricCount, METRICS_LISTENER, METRICS_NAMESPACE } from '../lib/monitoring-metrics';
-import { REPO_ROOT, only, synth, userDataText } from './helpers/synth';
+import { REPO_ROOT, only, synthTemplate, userDataText } from './helpers/synth';
 
 // The CloudWatch agent's side of issue 14 in the template: log groups with a retention, the
 // permissions the agent needs and no more, the dashboard's broker widgets; and the agent's own
@@ -13,7 +13,7 @@ const DEPLOY = path.join(REPO_ROOT, 'broker', 'deploy');
 const readJson = (file: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(DEPLOY, file), 'utf8')) as Record<string, unknown>;
 
-const { template } = synth();
+const template = synthTemplate();
 const logGroups = (t: Template) => Object.entries(t.findResources('AWS::Logs::LogGroup'));
 /** The logical ids of the broker log group and the metric-events group, in that order. */
 const groupIds = (t: Template): [string, string] => {
@@ -37,7 +37,7 @@ describe('log groups', () => {
   });
 
   test('-c logRetentionDays=7 sets both', () => {
-    for (const [, group] of logGroups(synth({ logRetentionDays: '7' }).template)) {
+    for (const [, group] of logGroups(synthTemplate({ logRetentionDays: '7' }))) {
       expect(group.Properties.RetentionInDays).toBe(7);
     }
   });
@@ -98,7 +98,7 @@ describe('dashboard', () => {
 
   test('the database size is drawn against the data volume size (20 GiB)', () => {
     expect(body).toContain(`\\"value\\":${20 * 1024 ** 3}`);
-    const bigger = only(synth({ dataVolumeGiB: '50' }).template, 'AWS::CloudWatch::Dashboard')[1];
+    const bigger = only(synthTemplate({ dataVolumeGiB: '50' }), 'AWS::CloudWatch::Dashboard')[1];
     expect(JSON.stringify(bigger.Properties.DashboardBody)).toContain(`\\"value\\":${50 * 1024 ** 3}`);
   });
 

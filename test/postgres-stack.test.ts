@@ -2,8 +2,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { readConfig } from '../lib/config';
 import { DATABASE_CONNECTIONS_ALARM, DATABASE_FREE_STORAGE_ALARM_BYTES } from '../lib/postgres-stack';
-import { CLUSTER_CONTEXT, buildCluster, synthCluster } from './helpers/synth-cluster';
-import { REMEMBERED_ARM_IMAGE, TEST_AMI_ID, flatten, only, synth } from './helpers/synth';
+import { CLUSTER_CONTEXT, buildCluster, synthClusterTemplate } from './helpers/synth-cluster';
+import { REMEMBERED_ARM_IMAGE, TEST_AMI_ID, flatten, only, synthTemplate } from './helpers/synth';
 
 // -c storage=postgres (lib/postgres-stack.ts): N brokers on one RDS PostgreSQL.
 
@@ -20,7 +20,7 @@ const userData = (template: Template): Record<string, string> =>
   );
 
 describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection', () => {
-  const { template } = synthCluster();
+  const template = synthClusterTemplate();
 
   test('RDS PostgreSQL 16, gp3 20 GiB encrypted, 7 days of backups, private, kept as a snapshot', () => {
     template.hasResource('AWS::RDS::DBInstance', {
@@ -47,7 +47,7 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
 
   test('storage grows on its own up to 4x the allocated 20 GiB (RDS storage autoscaling)', () => {
     template.hasResourceProperties('AWS::RDS::DBInstance', { AllocatedStorage: '20', MaxAllocatedStorage: 80 });
-    synthCluster({ dbStorageGiB: 50 }).template.hasResourceProperties('AWS::RDS::DBInstance', {
+    synthClusterTemplate({ dbStorageGiB: 50 }).hasResourceProperties('AWS::RDS::DBInstance', {
       MaxAllocatedStorage: 200,
     });
   });
@@ -62,7 +62,7 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
       },
       RetentionInDays: 30,
     });
-    synthCluster({ logRetentionDays: 90 }).template.hasResourceProperties('Custom::LogRetention', {
+    synthClusterTemplate({ logRetentionDays: 90 }).hasResourceProperties('Custom::LogRetention', {
       RetentionInDays: 90,
     });
   });
@@ -222,7 +222,7 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
     const alarms = resources(template, 'AWS::CloudWatch::Alarm');
     const names = alarms.map(([, a]) => a.Properties.AlarmName as string);
     expect(new Set(names).size).toBe(names.length);
-    const single = resources(synth().template, 'AWS::CloudWatch::Alarm').length;
+    const single = resources(synthTemplate(), 'AWS::CloudWatch::Alarm').length;
     expect(alarms).toHaveLength(2 * single + 3);
     expect(names.filter((n) => n.startsWith('MinnowCluster-broker-1-'))).toHaveLength(single);
     // One topic, and it lets every alarm publish.
@@ -234,7 +234,7 @@ describe('the default: 2 brokers, db.t4g.micro, single-AZ, deletion protection',
 });
 
 test('-c brokers=3 -c multiAz=true -c dbInstanceType=db.t4g.small: three brokers over two zones, Multi-AZ', () => {
-  const { template } = synthCluster({ brokers: '3', multiAz: 'true', dbInstanceType: 'db.t4g.small' });
+  const template = synthClusterTemplate({ brokers: '3', multiAz: 'true', dbInstanceType: 'db.t4g.small' });
   template.hasResourceProperties('AWS::RDS::DBInstance', { MultiAZ: true, DBInstanceClass: 'db.t4g.small' });
   const zones = resources(template, 'AWS::EC2::Instance').map(([, i]) => i.Properties.AvailabilityZone);
   expect(zones).toEqual(['eu-west-2a', 'eu-west-2b', 'eu-west-2a']);
@@ -243,7 +243,7 @@ test('-c brokers=3 -c multiAz=true -c dbInstanceType=db.t4g.small: three brokers
 });
 
 test("-c migrationSnapshotId: broker 1's /data is the single instance's volume, at the snapshot's size", () => {
-  const { template } = synthCluster({ migrationSnapshotId: 'snap-0123456789abcdef0' });
+  const template = synthClusterTemplate({ migrationSnapshotId: 'snap-0123456789abcdef0' });
   const volumes = resources(template, 'AWS::EC2::Volume').map(([id, v]) => [id, v.Properties]);
   expect(volumes).toEqual([
     [expect.stringMatching(/^Broker1Data/), expect.objectContaining({ SnapshotId: 'snap-0123456789abcdef0' })],
@@ -254,12 +254,12 @@ test("-c migrationSnapshotId: broker 1's /data is the single instance's volume, 
 });
 
 test('-c dbDeletionProtection=false turns it off (the documented way to delete the stack)', () => {
-  const { template } = synthCluster({ dbDeletionProtection: 'false' });
+  const template = synthClusterTemplate({ dbDeletionProtection: 'false' });
   template.hasResourceProperties('AWS::RDS::DBInstance', { DeletionProtection: false });
 });
 
 test('security=off: plaintext 9092 on the brokers, no shared CA secret', () => {
-  const { template } = synthCluster({ security: 'off' });
+  const template = synthClusterTemplate({ security: 'off' });
   for (const text of Object.values(userData(template))) {
     expect(text).toContain("MINNOW_SECURITY='off'");
     expect(text).not.toContain('MINNOW_CA_SECRET_ID');
@@ -328,5 +328,5 @@ describe('context values', () => {
 
 test('-c storage=sqlite is the default stack, resource for resource', () => {
   const masked = (t: Template) => JSON.stringify(t.toJSON()).replace(/[0-9a-f]{64}/g, '<hash>');
-  expect(masked(synth({ storage: 'sqlite' }).template)).toBe(masked(synth().template));
+  expect(masked(synthTemplate({ storage: 'sqlite' }))).toBe(masked(synthTemplate()));
 });

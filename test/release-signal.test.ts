@@ -1,7 +1,7 @@
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type BootIdentity, ReleaseSignal } from '../lib/constructs/release-signal';
-import { only, synth, userDataText, type Synth } from './helpers/synth';
+import { only, synthTemplate, userDataText } from './helpers/synth';
 import { waitsFor } from './helpers/template-graph';
 
 // Every restart or replacement of the broker waits for the boot it causes (issue 14 item 6, issue 28).
@@ -15,17 +15,17 @@ interface Boot {
   readonly instance: Record<string, unknown>;
   readonly template: Template;
 }
-const bootOf = (s: Synth): Boot => {
-  const [handleId] = only(s.template, 'AWS::CloudFormation::WaitConditionHandle');
-  const [conditionId] = only(s.template, 'AWS::CloudFormation::WaitCondition');
-  const [, association] = only(s.template, 'AWS::EC2::EIPAssociation');
-  const [, instance] = only(s.template, 'AWS::EC2::Instance');
-  return { handleId, conditionId, associationDependsOn: association.DependsOn, instance, template: s.template };
+const bootOf = (template: Template): Boot => {
+  const [handleId] = only(template, 'AWS::CloudFormation::WaitConditionHandle');
+  const [conditionId] = only(template, 'AWS::CloudFormation::WaitCondition');
+  const [, association] = only(template, 'AWS::EC2::EIPAssociation');
+  const [, instance] = only(template, 'AWS::EC2::Instance');
+  return { handleId, conditionId, associationDependsOn: association.DependsOn, instance, template };
 };
 
 let base: Boot;
 beforeAll(() => {
-  base = bootOf(synth(AMI));
+  base = bootOf(synthTemplate(AMI));
 });
 
 test("one wait condition and handle with the boot's hash in both ids, waiting 60 min from the deploy's start", () => {
@@ -48,7 +48,7 @@ test('the instance needs no CloudFormation permission to signal (the handle is a
   expect(policies).not.toContain('cloudformation:');
 });
 
-test('the Elastic IP moves to the instance only once its broker answered (and no cycle: Template.fromStack checks)', () => {
+test('the Elastic IP moves to the instance only once its broker answered (and no cycle: Template.fromJSON checks)', () => {
   const [associationId] = only(base.template, 'AWS::EC2::EIPAssociation');
   const [instanceId] = only(base.template, 'AWS::EC2::Instance');
   expect(base.associationDependsOn).toEqual([base.conditionId]);
@@ -64,7 +64,7 @@ test.each([
   ['security', 'off'],
   ['amiId', 'ami-0fedcba9876543210'],
 ])('-c %s=%s: a new handle and condition, named in the user data, before the Elastic IP moves', (key, value) => {
-  const changed = bootOf(synth({ ...AMI, [key]: value }));
+  const changed = bootOf(synthTemplate({ ...AMI, [key]: value }));
   expect(changed.conditionId).not.toBe(base.conditionId);
   expect(changed.handleId).not.toBe(base.handleId);
   expect(JSON.stringify(changed.instance.Properties)).toContain(`{"Ref":"${changed.handleId}"}`);
@@ -77,7 +77,7 @@ test.each([
   ['logRetentionDays', 90],
   ['snapshotRetentionDays', 14],
 ])('-c %s=%s: the same handle and condition, the instance unchanged', (key, value) => {
-  const same = bootOf(synth({ ...AMI, [key]: value }));
+  const same = bootOf(synthTemplate({ ...AMI, [key]: value }));
   expect(same.conditionId).toBe(base.conditionId);
   expect(same.handleId).toBe(base.handleId);
   expect(same.instance).toEqual(base.instance);

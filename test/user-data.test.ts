@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { INSTALL_SCRIPT_PATH } from '../lib/user-data';
-import { only, synth, userDataText } from './helpers/synth';
+import { only, synthTemplate, userDataText } from './helpers/synth';
 import { itWithTools } from '../broker/test/support/external-tools';
 import { kitTempDir } from './helpers/temp-dirs';
 
@@ -10,7 +10,7 @@ import { kitTempDir } from './helpers/temp-dirs';
 // CloudFormation generates are <stack>-<logical id>-<12 random> (log groups), CFN-<logical id>-<12>
 // (SSM parameters) and <logical id>-<12> plus the ARN's own -<6> (secrets); the region is one of the
 // longest names; the stack name is a long one people use (a restored production stack).
-const { template } = synth();
+const template = synthTemplate();
 const [eipId] = only(template, 'AWS::EC2::EIP');
 const [volumeId] = only(template, 'AWS::EC2::Volume');
 const [parameterId] = only(template, 'AWS::SSM::Parameter');

@@ -1,12 +1,12 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { REMEMBERED_ARM_IMAGE, buildApp, only, synth, userDataText } from './helpers/synth';
+import { REMEMBERED_ARM_IMAGE, buildApp, only, synthTemplate, userDataText } from './helpers/synth';
 
 type AlarmProperties = {
   MetricName?: string;
   Metrics?: Array<{ MetricStat?: { Metric: { MetricName: string } } }>;
 };
 /** Each alarm's metric: its MetricName, or the metrics of its math expression. */
-const alarmMetrics = (template: ReturnType<typeof synth>['template']): string[] =>
+const alarmMetrics = (template: ReturnType<typeof synthTemplate>): string[] =>
   Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => {
     const p = (a as { Properties: AlarmProperties }).Properties;
     return (
@@ -25,13 +25,13 @@ const HOST_ALARM_METRICS = [
 
 // The asset hash follows broker/ (which may change between two synths while someone works on it),
 // never the instance type.
-const masked = (template: ReturnType<typeof synth>['template']): Template =>
+const masked = (template: ReturnType<typeof synthTemplate>): Template =>
   JSON.parse(JSON.stringify(template.toJSON()).replace(/[0-9a-f]{64}/g, '<asset-hash>')) as Template;
 type Template = { Resources: Record<string, { Type: string; Properties: unknown }> };
 
 describe('scaling up in place: -c instanceType=t3.small', () => {
-  const before = masked(synth().template);
-  const after = masked(synth({ instanceType: 't3.small' }).template);
+  const before = masked(synthTemplate());
+  const after = masked(synthTemplate({ instanceType: 't3.small' }));
 
   test('the data volume and Elastic IP keep their logical ids and properties', () => {
     for (const type of ['AWS::EC2::Volume', 'AWS::EC2::EIP']) {
@@ -88,7 +88,7 @@ describe('scaling up in place: -c instanceType=t3.small', () => {
 });
 
 test('-c dataSnapshotId creates the data volume from the snapshot', () => {
-  const { template } = synth({ dataSnapshotId: 'snap-0123456789abcdef0', dataVolumeGiB: '50' });
+  const template = synthTemplate({ dataSnapshotId: 'snap-0123456789abcdef0', dataVolumeGiB: '50' });
   template.hasResource('AWS::EC2::Volume', {
     Properties: { SnapshotId: 'snap-0123456789abcdef0', Size: 50, Encrypted: true, VolumeType: 'gp3' },
     DeletionPolicy: 'Snapshot',
@@ -96,7 +96,7 @@ test('-c dataSnapshotId creates the data volume from the snapshot', () => {
 });
 
 test('-c cpuCredits=unlimited: unlimited spec, plus surplus-credit-balance and surplus-credits-charged alarms', () => {
-  const { template } = synth({ cpuCredits: 'unlimited' });
+  const template = synthTemplate({ cpuCredits: 'unlimited' });
   template.hasResourceProperties('AWS::EC2::Instance', { CreditSpecification: { CPUCredits: 'unlimited' } });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', {
     MetricName: 'CPUSurplusCreditsCharged',
@@ -110,7 +110,7 @@ test('-c cpuCredits=unlimited: unlimited spec, plus surplus-credit-balance and s
 });
 
 test('a non-burstable Graviton type (m7g.large): the pinned arm64 AMI, no credit spec, no credit alarms', () => {
-  const { template } = synth({ instanceType: 'm7g.large', cpuCredits: 'unlimited', ...REMEMBERED_ARM_IMAGE });
+  const template = synthTemplate({ instanceType: 'm7g.large', cpuCredits: 'unlimited', ...REMEMBERED_ARM_IMAGE });
   const [, instance] = only(template, 'AWS::EC2::Instance');
   expect(instance.Properties.InstanceType).toBe('m7g.large');
   expect(instance.Properties.CreditSpecification).toBeUndefined();
@@ -121,25 +121,25 @@ test('a non-burstable Graviton type (m7g.large): the pinned arm64 AMI, no credit
 });
 
 test('a burstable Graviton type (t4g.small): the pinned arm64 AMI and credit alarms', () => {
-  const { template } = synth({ instanceType: 't4g.small', ...REMEMBERED_ARM_IMAGE });
+  const template = synthTemplate({ instanceType: 't4g.small', ...REMEMBERED_ARM_IMAGE });
   template.hasResourceProperties('AWS::EC2::Instance', { ImageId: REMEMBERED_ARM_IMAGE['minnow:Minnow:amiId'] });
   expect(alarmMetrics(template)).toContain('CPUCreditBalance');
   expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).toContain('IF(balance < 58 AND');
 });
 
 test('-c amiId moves the pinned image: still no SSM parameter', () => {
-  const { template } = synth({ amiId: 'ami-0123456789abcdef0' });
+  const template = synthTemplate({ amiId: 'ami-0123456789abcdef0' });
   template.hasResourceProperties('AWS::EC2::Instance', { ImageId: 'ami-0123456789abcdef0' });
   expect(JSON.stringify(template.toJSON().Parameters)).not.toContain('ami-amazon-linux-latest');
 });
 
 test('-c alarmEmail subscribes the address to the alarm topic', () => {
-  const { template } = synth({ alarmEmail: 'ops@example.com' });
+  const template = synthTemplate({ alarmEmail: 'ops@example.com' });
   template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
 });
 
 test('-c allowPublic=true allows 0.0.0.0/0 on 9093 (SASL_SSL), still nothing else', () => {
-  const { template } = synth({ allowedCidr: '0.0.0.0/0', allowPublic: 'true' });
+  const template = synthTemplate({ allowedCidr: '0.0.0.0/0', allowPublic: 'true' });
   const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
   expect(sg.Properties.SecurityGroupIngress).toEqual([
     expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 9093, ToPort: 9093 }),
@@ -147,7 +147,7 @@ test('-c allowPublic=true allows 0.0.0.0/0 on 9093 (SASL_SSL), still nothing els
 });
 
 test('-c security=off: the old plaintext stack on 9092, no secret, no CA parameter, no grants for them', () => {
-  const { template } = synth({ security: 'off' });
+  const template = synthTemplate({ security: 'off' });
   const [eipId] = only(template, 'AWS::EC2::EIP');
   const [, sg] = only(template, 'AWS::EC2::SecurityGroup');
   expect(sg.Properties.SecurityGroupIngress).toEqual([

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { BrokerAsset } from '../../lib/constructs/broker-asset';
+import { runCachedDir } from './run-cache';
 import { REPO_ROOT } from './synth';
 import { kitTempDir } from './temp-dirs';
 
@@ -252,22 +253,28 @@ export function freePortSync(): number {
 let asset: { zip: string; releaseId: string } | undefined;
 
 /**
- * Stages the broker asset as `cdk deploy` would (once per test file) and zips it. An app holding
- * only the asset: its hash, the release id, depends on the staged files alone, and synthesizing the
- * whole stack for it took ~6 s of CPU in each install test file.
+ * Stages the broker asset as `cdk deploy` would and zips it, once per jest run (test/helpers/
+ * run-cache.ts; once per test file without it). An app holding only the asset: its hash, the release
+ * id, depends on the staged files alone, and synthesizing the whole stack for it took ~6 s of CPU.
  */
 function brokerAsset(): { zip: string; releaseId: string } {
   if (asset) return asset;
-  const outdir = kitTempDir('minnow-cdk-');
-  const app = new App({ outdir, analyticsReporting: false });
-  new BrokerAsset(new Stack(app, 'MinnowBroker'), 'Broker');
-  app.synth();
-  const assetDir = fs.readdirSync(outdir).find((d) => d.startsWith('asset.'));
-  if (!assetDir) throw new Error(`no staged asset in ${outdir}`);
-  const releaseId = assetDir.replace(/^asset\./, '');
-  const zip = path.join(outdir, `${releaseId}.zip`);
-  execFileSync('zip', ['-qr', zip, '.'], { cwd: path.join(outdir, assetDir) });
-  asset = { zip, releaseId };
+  const { dir, value: releaseId } = runCachedDir(
+    'broker asset zip',
+    () => kitTempDir('minnow-asset-'),
+    (into) => {
+      const outdir = kitTempDir('minnow-cdk-');
+      const app = new App({ outdir, analyticsReporting: false });
+      new BrokerAsset(new Stack(app, 'MinnowBroker'), 'Broker');
+      app.synth();
+      const assetDir = fs.readdirSync(outdir).find((d) => d.startsWith('asset.'));
+      if (!assetDir) throw new Error(`no staged asset in ${outdir}`);
+      const id = assetDir.replace(/^asset\./, '');
+      execFileSync('zip', ['-qr', path.join(into, `${id}.zip`), '.'], { cwd: path.join(outdir, assetDir) });
+      return id;
+    },
+  );
+  asset = { zip: path.join(dir, `${releaseId}.zip`), releaseId };
   return asset;
 }
 

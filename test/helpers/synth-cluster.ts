@@ -5,7 +5,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readConfig } from '../../lib/config';
 import { MinnowPostgresStack } from '../../lib/postgres-stack';
-import { REMEMBERED_IMAGE, REPO_ROOT } from './synth';
+import { runCached } from './run-cache';
+import { REMEMBERED_IMAGE, REPO_ROOT, stableJson } from './synth';
 import { kitTempDir } from './temp-dirs';
 
 /** What `npx cdk deploy -c storage=postgres -c availabilityZones=... -c allowedCidr=...` passes. */
@@ -42,4 +43,14 @@ export function synthCluster(context: Record<string, string | number> = {}): {
 } {
   const { stack } = buildCluster(context);
   return { stack, template: Template.fromStack(stack) };
+}
+
+/**
+ * The template synthCluster(context) makes, synthesized once per jest run (test/helpers/run-cache.ts),
+ * or the error it threw, thrown again. For tests that only read the template.
+ */
+export function synthClusterTemplate(context: Record<string, string | number> = {}): Template {
+  return Template.fromJSON(
+    runCached(`MinnowCluster ${stableJson(context)}`, () => synthCluster(context).template.toJSON()),
+  );
 }

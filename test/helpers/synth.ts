@@ -5,6 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readConfig } from '../../lib/config';
 import { MinnowStack } from '../../lib/minnow-stack';
+import { runCached } from './run-cache';
 import { kitTempDir } from './temp-dirs';
 
 export const REPO_ROOT = path.join(__dirname, '..', '..');
@@ -62,6 +63,20 @@ export function buildApp(
 export function synth(context: Record<string, string | number> = {}): Synth {
   const { app, stack, outdir } = buildApp(context);
   return { app, stack, outdir, template: Template.fromStack(stack) };
+}
+
+/**
+ * The template synth(context) makes, synthesized once per jest run and shared by every test file
+ * (test/helpers/run-cache.ts), or the error it threw, thrown again with the same message. For
+ * tests that only read the template; a test about the app or its constructs calls synth().
+ */
+export function synthTemplate(context: Record<string, string | number> = {}): Template {
+  return Template.fromJSON(runCached(`Minnow ${stableJson(context)}`, () => synth(context).template.toJSON()));
+}
+
+/** JSON with the keys sorted: the same context, however written, is one cache key. */
+export function stableJson(context: Record<string, string | number>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(context).sort(([a], [b]) => a.localeCompare(b))));
 }
 
 /** Logical ids of the resources of one CloudFormation type. */

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 
-// No cycle finder: Template.fromStack already refuses a template with a dependency cycle
+// No cycle finder: Template.fromStack and fromJSON already refuse a template with a dependency cycle
 // (TemplateParsingOptions.skipCyclicalDependenciesCheck, false by default; test/template-graph.test.ts).
 
 type Resources = Record<string, { Type: string; Properties?: unknown; DependsOn?: string | string[] }>;

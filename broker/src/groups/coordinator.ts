@@ -28,7 +28,9 @@ export type {
 export class GroupCoordinator extends StaticMemberJoin {
   // ---------------------------------------------------------------- JoinGroup
 
-  joinGroup(req: JoinGroupInput): Promise<JoinResult> {
+  async joinGroup(req: JoinGroupInput): Promise<JoinResult> {
+    // A classic member joining a consumer group is placed with the topics as they are now.
+    if (this.consumer.servesClassic(req.groupId)) await this.consumer.freshTopics();
     return new Promise((resolve) =>
       this.doJoin(req, (r) => {
         if (r.errorCode !== ErrorCode.NONE && this.logger.enabled('debug')) {
@@ -50,10 +52,10 @@ export class GroupCoordinator extends StaticMemberJoin {
       return respond(joinError(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId));
     }
     const isUnknownMember = req.memberId === '';
-    // A consumer-protocol group of this id (KIP-848): classic members may take it over only while
-    // it is empty (Kafka 4 with group.consumer.migration.policy=disabled/upgrade answers the same).
-    if (!this.consumer.dropEmptyGroup(req.groupId))
-      return respond(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
+    // A consumer group (KIP-848) with members serves classic members itself (Kafka's
+    // classicGroupJoinToConsumerGroup); an empty one is taken over by the classic group.
+    if (this.consumer.servesClassic(req.groupId)) return respond(this.consumer.classicJoin(req));
+    this.consumer.dropEmptyGroup(req.groupId);
     let group = this.groups.get(req.groupId);
     if (!group) {
       // A known member id for a group we do not have (e.g. after a restart): the client resets its id.
@@ -136,6 +138,7 @@ export class GroupCoordinator extends StaticMemberJoin {
   private doSync(req: SyncGroupInput, respond: (r: SyncResult) => void): void {
     if (this.closed) return respond(syncError(ErrorCode.NOT_COORDINATOR));
     if (req.groupId === '') return respond(syncError(ErrorCode.INVALID_GROUP_ID));
+    if (this.consumer.group(req.groupId)) return respond(this.consumer.classicSync(req));
     const group = this.groups.get(req.groupId);
     if (!group) return respond(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
     if (group.is(GroupState.Dead)) return respond(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
@@ -203,6 +206,7 @@ export class GroupCoordinator extends StaticMemberJoin {
   heartbeat(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): number {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    if (this.consumer.group(req.groupId)) return this.consumer.classicHeartbeat(req);
     const group = this.groups.get(req.groupId);
     if (!group) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -228,6 +232,7 @@ export class GroupCoordinator extends StaticMemberJoin {
   leaveGroup(groupId: string, leaving: readonly MemberIdentity[]): LeaveResult {
     if (this.closed) return { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
+    if (this.consumer.servesClassic(groupId)) return this.consumer.classicLeave(groupId, leaving);
     const group = this.groups.get(groupId);
     if (!group)
       return {

@@ -13,7 +13,7 @@ import { DEFAULT_INITIAL_REBALANCE_DELAY_MS, GroupCoordinatorOptions } from './c
 import type { GroupRegistry } from './group-registry';
 import { restoredGroup, storedGroup } from './group-persistence';
 import { realTimers, TimerHandle, TimerLike } from './timers';
-import { ConsumerGroupCoordinator } from './consumer/consumer-coordinator';
+import { ConsumerClassicMembers } from './consumer/classic-members';
 import { isStoredConsumerGroup } from './consumer/consumer-persistence';
 
 export abstract class GroupSessions implements GroupRegistry {
@@ -28,7 +28,7 @@ export abstract class GroupSessions implements GroupRegistry {
   protected readonly groups = new Map<string, Group>();
   protected closed = false;
   /** The KIP-848 consumer groups (groups/consumer/), sharing the group-id space with these. */
-  readonly consumer: ConsumerGroupCoordinator;
+  readonly consumer: ConsumerClassicMembers;
   readonly offsetWrites = new KeyedSerial<string>();
   /** Membership writes of one group, in the order the rebalances ended (group-persistence.ts). */
   protected readonly groupWrites = new KeyedSerial<string>();
@@ -45,12 +45,13 @@ export abstract class GroupSessions implements GroupRegistry {
     this.minSessionTimeoutMs = opts.minSessionTimeoutMs ?? 6_000;
     this.maxSessionTimeoutMs = opts.maxSessionTimeoutMs ?? 1_800_000;
     this.newMemberJoinTimeoutMs = opts.newMemberJoinTimeoutMs ?? 300_000;
-    this.consumer = new ConsumerGroupCoordinator({
+    this.consumer = new ConsumerClassicMembers({
       ...opts.consumer,
       storage: this.storage,
       logger: this.logger,
       now: this.now,
       timers: this.timers,
+      groupWrites: this.groupWrites,
     });
     this.consumer.attachClassic({
       classicGroupState: (groupId) => {
@@ -61,7 +62,33 @@ export abstract class GroupSessions implements GroupRegistry {
       dropEmptyClassicGroup: (groupId) => {
         this.groups.delete(groupId);
       },
+      classicGroup: (groupId) => this.groups.get(groupId),
+      takeClassicGroup: (groupId) => this.handOver(groupId),
+      adoptClassicGroup: (group, reason) => this.adoptDowngraded(group, reason),
     });
+  }
+
+  /**
+   * An online upgrade takes the group (Kafka's convertToConsumerGroup): held JoinGroup/SyncGroup
+   * answered REBALANCE_IN_PROGRESS, so their members rejoin the consumer group; timers stopped.
+   */
+  private handOver(groupId: string): void {
+    const group = this.groups.get(groupId);
+    if (!group) return;
+    this.clearTimer(group, 'joinTimer');
+    this.clearTimer(group, 'syncTimer');
+    for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
+    group.pendingMembers.clear();
+    for (const m of group.members.values()) this.fence(m, ErrorCode.REBALANCE_IN_PROGRESS);
+    this.groups.delete(groupId);
+  }
+
+  /** A consumer group downgraded to this Stable classic group: stored, sessions started, rebalanced. */
+  private adoptDowngraded(group: Group, reason: string): void {
+    this.groups.set(group.groupId, group);
+    for (const m of group.members.values()) this.scheduleHeartbeat(group, m);
+    this.persist(group);
+    this.prepareRebalance(group, reason);
   }
 
   get isClosed(): boolean {
@@ -150,6 +177,8 @@ export abstract class GroupSessions implements GroupRegistry {
 
   /** Removes a member whose session expired (rebalance.ts). */
   protected abstract removeMemberAndUpdateGroup(group: Group, member: Member, reason: string): void;
+  /** Starts a rebalance (rebalance.ts). */
+  protected abstract prepareRebalance(group: Group, reason: string): void;
   /** Ends the join phase if every member rejoined (rebalance.ts). */
   protected abstract maybeCompleteJoin(group: Group): void;
 

@@ -69,6 +69,35 @@ export function decompress(type: number, data: Buffer, maxBytes = DEFAULT_MAX_DE
   }
 }
 
+/**
+ * What `data` says it inflates to, as an upper bound `decompress` holds it to (lz4: its blocks'
+ * bound; snappy: each block's stated length; zstd: the frames' content sizes; gzip: the trailer's
+ * ISIZE, which a lying stream exceeds and then fails at); undefined when it does not say (zstd
+ * without content sizes) or is malformed (decompress then says how). Reads headers only.
+ */
+export function statedSize(type: number, data: Buffer): number | undefined {
+  try {
+    switch (type) {
+      case CompressionType.Gzip:
+        return data.length >= 18 ? data.readUInt32LE(data.length - 4) : undefined;
+      case CompressionType.Snappy: {
+        if (!isXerialHeader(data, 0)) return rawSnappyLength(data);
+        let total = 0;
+        for (const block of xerialBlocks(data)) total += rawSnappyLength(block);
+        return total;
+      }
+      case CompressionType.Lz4:
+        return lz4Frame(data, Infinity).bound;
+      case CompressionType.Zstd:
+        return zstdContentSize(data) ?? undefined;
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 export function checkSize(size: number, maxBytes: number, what: string): number {
   if (size > maxBytes) {
     throw new DecompressionLimitError(

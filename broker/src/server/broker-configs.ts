@@ -159,6 +159,18 @@ function buildBrokerConfigs(): Record<string, BrokerConfigDef> {
       (c) => c.groupConsumerAssignors.join(','),
       'groupConsumerAssignors',
     ),
+    'group.consumer.max.size': startup(
+      ConfigType.INT,
+      '2147483647',
+      (c) => String(c.groupConsumerMaxSize),
+      'groupConsumerMaxSize',
+    ),
+    'group.consumer.migration.policy': startup(
+      ConfigType.STRING,
+      'bidirectional',
+      (c) => c.groupConsumerMigrationPolicy,
+      'groupConsumerMigrationPolicy',
+    ),
     'transaction.max.timeout.ms': startup(
       ConfigType.INT,
       '900000',

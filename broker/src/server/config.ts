@@ -95,6 +95,8 @@ const ORDER: readonly AnySetting['key'][] = [
   'groupConsumerMinHeartbeatIntervalMs',
   'groupConsumerMaxHeartbeatIntervalMs',
   'groupConsumerAssignors',
+  'groupConsumerMaxSize',
+  'groupConsumerMigrationPolicy',
   'transactionMaxTimeoutMs',
   'transactionalIdExpirationMs',
   'transactionCleanupIntervalMs',

@@ -211,3 +211,36 @@ describe('a legitimately large compressed batch', () => {
     expect(validateProduceRecords(batch, policy()).ok).toBe(true);
   });
 });
+
+describe('a compressed batch that states a small size (issue 33)', () => {
+  const records = (n: number, bytes: number) =>
+    Array.from({ length: n }, (_, i) => ({ value: Buffer.alloc(bytes, 97 + (i % 26)), timestamp: BigInt(NOW) }));
+
+  it.each([CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd])(
+    'codec %s: 16 records of 1 KiB are inflated on the loop, though their bound is not',
+    (codec) => {
+      const batch = encodeRecordBatch({ compression: codec, records: records(16, 1024) });
+      expect(inflationLimit(16, policy().maxMessageBytes, 64 * MiB)).toBeGreaterThan(INFLATE_ON_LOOP_MAX_BYTES);
+      expect(validateProduceRecords(batch, policy()).ok).toBe(true);
+    },
+  );
+
+  it('a gzip trailer stating less than the data holds is inflated off the loop, as before', async () => {
+    const batch = encodeRecordBatch({ compression: CompressionType.Gzip, records: records(16, 1024) });
+    batch.writeUInt32LE(100, batch.length - 4); // ISIZE
+    batch.writeUInt32BE(crc32c(batch, ATTRIBUTES), CRC);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toBeDefined();
+    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+  });
+
+  it('a record over max.message.bytes is accepted on the loop too, as off it (Kafka bounds the compressed batch)', () => {
+    const batch = encodeRecordBatch({
+      compression: CompressionType.Zstd,
+      records: [...records(1, 150_000), ...records(40, 100)],
+    });
+    const check = validateProduceRecords(batch, policy({ maxMessageBytes: 100_000 }));
+    expect(check.ok).toBe(true);
+  });
+});

@@ -22,6 +22,9 @@ export function offsetCommitError(
   if (memberEpoch < 0 && group.size === 0) return ErrorCode.NONE;
   const member = group.members.get(memberId);
   if (!member) return ErrorCode.UNKNOWN_MEMBER_ID;
+  // Classic-protocol members commit with their generation (the member epoch), in any version.
+  if (member.classic !== null)
+    return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
   if (!transactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
   return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
 }
@@ -31,7 +34,8 @@ export function offsetFetchError(group: ConsumerGroup, memberId: string | null, 
   if (memberId === null && memberEpoch < 0) return ErrorCode.NONE;
   const member = memberId === null ? undefined : group.members.get(memberId);
   if (!member) return ErrorCode.UNKNOWN_MEMBER_ID;
-  return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
+  if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
+  return member.classic !== null ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
 }
 
 export interface DescribedConsumerGroup {

@@ -21,6 +21,8 @@ import {
   sameSubscription,
 } from './member';
 import { reconcile } from './reconcile';
+import { consumerGroupFromClassic, upgradeRefusal } from './group-conversion';
+import type { TopicPartitions } from './assignment';
 import { ConsumerSessions } from './consumer-sessions';
 import type { TopicsView } from './topics-view';
 
@@ -63,14 +65,10 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
 
   private heartbeatNow(req: HeartbeatInput, view: TopicsView): HeartbeatResult {
     const joining = req.memberEpoch === JOIN_GROUP_MEMBER_EPOCH;
-    const group = this.groupFor(req.groupId, joining);
+    const group = this.groupFor(req.groupId, joining, view);
     if ('errorCode' in group) return this.refused(req, group);
     const memberId = req.memberId === '' ? randomUuid() : req.memberId;
-    if (group.size >= this.maxSize && !group.members.has(memberId))
-      return this.refused(req, {
-        errorCode: ErrorCode.GROUP_MAX_SIZE_REACHED,
-        message: `The consumer group has reached its maximum capacity of ${this.maxSize} members.`,
-      });
+    if (group.size >= this.maxSize && !group.members.has(memberId)) return this.refused(req, groupFull(this.maxSize));
     const found = this.memberFor(group, memberId, req);
     if ('errorCode' in found) return this.refused(req, found);
     const { member, isNew } = found;
@@ -93,6 +91,37 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
       clientId: req.clientId,
       clientHost: req.clientHost,
     };
+    const next = this.moveMember(group, view, member, updated, isNew, req.topicPartitions);
+    const full =
+      joining ||
+      (req.rebalanceTimeoutMs !== -1 &&
+        (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+        req.topicPartitions !== null);
+    const assignmentChanged = !assignmentsEqual(member.assignedPartitions, next.assignedPartitions);
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId,
+      memberEpoch: next.memberEpoch,
+      heartbeatIntervalMs: this.settingsOf(group.groupId).heartbeatIntervalMs,
+      assignment: full || assignmentChanged ? { topicPartitions: toTopicPartitions(next.assignedPartitions) } : null,
+    };
+  }
+
+  /**
+   * Steps 1-3 of a heartbeat (or a classic member's JoinGroup, classic-members.ts): stores the
+   * updated member, bumps the group epoch if what it subscribes to changed, computes the target
+   * assignment of a new epoch, and moves the member one reconciliation step; returns the member.
+   */
+  protected moveMember(
+    group: ConsumerGroup,
+    view: TopicsView,
+    member: ConsumerMember,
+    updated: ConsumerMember,
+    isNew: boolean,
+    owned: readonly TopicPartitions[] | null,
+  ): ConsumerMember {
+    const memberId = updated.memberId;
     group.updateMember(updated);
     const bumped = this.refreshSubscriptions(group, view, isNew || !sameSubscription(member, updated));
     if (bumped)
@@ -113,7 +142,7 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
         targetAssignmentEpoch: group.assignmentEpoch,
         targetAssignment: group.targetAssignment.get(memberId) ?? EMPTY_ASSIGNMENT,
         currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
-        ownedTopicPartitions: req.topicPartitions,
+        ownedTopicPartitions: owned,
       });
       if (next !== updated) {
         group.updateMember(next);
@@ -124,42 +153,54 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
     }
     this.scheduleSessionTimeout(group, memberId);
     if (isNew || bumped || next !== updated || !sameDescription(member, updated)) this.persist(group);
-
-    const full =
-      joining ||
-      (req.rebalanceTimeoutMs !== -1 &&
-        (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
-        req.topicPartitions !== null);
-    const assignmentChanged = !assignmentsEqual(member.assignedPartitions, next.assignedPartitions);
-    return {
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
-      memberId,
-      memberEpoch: next.memberEpoch,
-      heartbeatIntervalMs: this.settingsOf(group.groupId).heartbeatIntervalMs,
-      assignment: full || assignmentChanged ? { topicPartitions: toTopicPartitions(next.assignedPartitions) } : null,
-    };
+    return next;
   }
 
   /**
-   * The consumer group, created for a joining member. A classic group of the same id with members
-   * refuses (GROUP_ID_NOT_FOUND, as Kafka says "not a consumer group"); an empty one is converted.
+   * The consumer group, created for a joining member. A classic group of the same id is taken
+   * over: an empty one at once, one with members by an online upgrade (group-conversion.ts) when
+   * the policy, its protocol type and the size limit allow; otherwise GROUP_ID_NOT_FOUND, as
+   * Kafka says "not a consumer group".
    */
-  private groupFor(groupId: string, create: boolean): ConsumerGroup | Refusal {
-    const classic = this.classic.classicGroupState(groupId);
-    if (classic === 'active')
-      return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, message: `Group ${groupId} is not a consumer group.` };
+  private groupFor(groupId: string, create: boolean, view: TopicsView): ConsumerGroup | Refusal {
+    const classicState = this.classic.classicGroupState(groupId);
+    if (classicState === 'active') return create ? this.upgrade(groupId, view) : notConsumerGroup(groupId, null);
     const existing = this.groups.get(groupId);
     if (existing) return existing;
     if (!create)
       // A member of a group this coordinator does not have (deleted, or never stored): it rejoins.
       return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, message: `Consumer group ${groupId} not found.` };
-    if (classic === 'empty') {
+    if (classicState === 'empty') {
       this.classic.dropEmptyClassicGroup(groupId);
       this.logger.info('empty classic group converted to a consumer group', { groupId });
     }
     const group = new ConsumerGroup(groupId);
     this.groups.set(groupId, group);
+    return group;
+  }
+
+  /** Kafka's convertToConsumerGroup: the classic group's members carry on as classic-protocol members. */
+  private upgrade(groupId: string, view: TopicsView): ConsumerGroup | Refusal {
+    const classic = this.classic.classicGroup(groupId)!;
+    const refusal = upgradeRefusal(classic, this.migrationPolicy, this.maxSize);
+    if (refusal !== null) return notConsumerGroup(groupId, refusal);
+    // The joining member would exceed the limit: refused before anything changes.
+    if (classic.size >= this.maxSize) return groupFull(this.maxSize);
+    let group: ConsumerGroup;
+    try {
+      group = consumerGroupFromClassic(classic, view);
+    } catch (err) {
+      return notConsumerGroup(groupId, (err as Error).message);
+    }
+    this.classic.takeClassicGroup(groupId);
+    this.groups.set(groupId, group);
+    for (const m of group.members.values()) this.scheduleSessionTimeout(group, m.memberId);
+    this.persist(group);
+    this.logger.info('classic group upgraded to a consumer group', {
+      groupId,
+      groupEpoch: group.groupEpoch,
+      members: group.size,
+    });
     return group;
   }
 
@@ -186,25 +227,15 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
     const staticMember = group.staticMember(req.instanceId);
     if (joining) {
       if (!staticMember) return { member: newMember(memberId), isNew: true };
-      if (staticMember.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+      // A classic-protocol instance is replaced at once (its process moved to the consumer protocol).
+      if (staticMember.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH && staticMember.classic === null)
         return {
           errorCode: ErrorCode.UNRELEASED_INSTANCE_ID,
           message: `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${staticMember.memberId} member.`,
         };
       // The static member is back (new process, new member id): it takes over the old member's
       // place and target assignment, without a new group epoch, and gets its partitions again.
-      const replacement: ConsumerMember = { ...staticMember, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
-      const target = group.targetAssignment.get(staticMember.memberId);
-      group.removeMember(staticMember.memberId);
-      this.clearMemberTimers(group.groupId, staticMember.memberId);
-      if (target) group.targetAssignment.set(memberId, target);
-      this.logger.info('static member rejoined the consumer group', {
-        groupId: group.groupId,
-        instanceId: req.instanceId,
-        memberId,
-        replaced: staticMember.memberId,
-      });
-      return { member: replacement, isNew: false };
+      return { member: this.replaceStaticMember(group, staticMember, memberId, null), isNew: false };
     }
     if (!staticMember)
       return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, message: `Instance id ${req.instanceId} is unknown.` };
@@ -215,6 +246,32 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
       };
     const bad = checkMemberEpoch(staticMember, req.memberEpoch, req.topicPartitions);
     return bad ?? { member: staticMember, isNew: false };
+  }
+
+  /**
+   * A static member back as a new process (new member id, epoch 0): it takes over the old
+   * member's place and target assignment without a new group epoch. `classic`: the protocol the
+   * new process speaks (its classic metadata, or null for the consumer protocol).
+   */
+  protected replaceStaticMember(
+    group: ConsumerGroup,
+    old: ConsumerMember,
+    memberId: string,
+    classic: ConsumerMember['classic'],
+  ): ConsumerMember {
+    const replacement: ConsumerMember = { ...old, memberId, memberEpoch: 0, previousMemberEpoch: 0, classic };
+    const target = group.targetAssignment.get(old.memberId);
+    group.removeMember(old.memberId);
+    this.clearMemberTimers(group.groupId, old.memberId);
+    if (target) group.targetAssignment.set(memberId, target);
+    this.logger.info('static member rejoined the consumer group', {
+      groupId: group.groupId,
+      instanceId: old.instanceId,
+      memberId,
+      replaced: old.memberId,
+      protocol: classic === null ? 'consumer' : 'classic',
+    });
+    return replacement;
   }
 
   /** Epoch -1: the member leaves (its partitions move on); -2: a static member will be back. */
@@ -273,6 +330,20 @@ export class ConsumerGroupCoordinator extends ConsumerSessions {
     this.fenceMember(group, member.memberId, 'member left the group');
     return answer(LEAVE_GROUP_MEMBER_EPOCH);
   }
+}
+
+function notConsumerGroup(groupId: string, why: string | null): Refusal {
+  return {
+    errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+    message: `Group ${groupId} is not a consumer group${why === null ? '' : `: ${why}`}.`,
+  };
+}
+
+export function groupFull(maxSize: number): Refusal {
+  return {
+    errorCode: ErrorCode.GROUP_MAX_SIZE_REACHED,
+    message: `The consumer group has reached its maximum capacity of ${maxSize} members (group.consumer.max.size).`,
+  };
 }
 
 /** Fields a heartbeat may change that ConsumerGroupDescribe shows (stored when they change). */

@@ -4,7 +4,7 @@
 // (a partition moves only once that is -1: revocation before assignment, reconcile.ts).
 import type { Assignment } from './assignment';
 import type { AssignorMember, AssignorTopic } from './assignor';
-import { ConsumerMember, isReconciledTo, LEAVE_GROUP_STATIC_MEMBER_EPOCH } from './member';
+import { ConsumerMember, isReconciledTo, LEAVE_GROUP_STATIC_MEMBER_EPOCH, MemberState } from './member';
 import { CompiledRegex, compileTopicRegex, regexMatchesTopic } from './topic-regex';
 import type { TopicFacts, TopicsView } from './topics-view';
 
@@ -133,6 +133,39 @@ export class ConsumerGroup {
     let most = 0;
     for (const [name, n] of votes) if (n > most) [best, most] = [name, n];
     return best;
+  }
+
+  /** Members that speak the classic protocol (JoinGroup/SyncGroup) inside this group. */
+  get classicMemberCount(): number {
+    let n = 0;
+    for (const m of this.members.values()) if (m.classic !== null) n += 1;
+    return n;
+  }
+
+  /**
+   * Kafka's supportsClassicProtocols: a classic member may join with protocol type `consumer` and
+   * one protocol name every classic member already in the group supports (any, if none is).
+   */
+  supportsClassicProtocols(protocolType: string, names: readonly string[]): boolean {
+    if (protocolType !== 'consumer' || names.length === 0) return false;
+    const classic = [...this.members.values()].filter((m) => m.classic !== null);
+    return names.some((n) => classic.every((m) => m.classic!.protocols.some((p) => p.name === n)));
+  }
+
+  /** Kafka's allMembersUseClassicProtocolExcept: every member but `memberId` (a consumer-protocol one) is classic. */
+  allMembersUseClassicProtocolExcept(memberId: string): boolean {
+    const m = this.members.get(memberId);
+    return m !== undefined && m.classic === null && this.classicMemberCount === this.members.size - 1;
+  }
+
+  /** Kafka's waitingOnUnreleasedPartition: a partition of its target is still owned by another member. */
+  waitingOnUnreleasedPartition(m: ConsumerMember): boolean {
+    if (m.state !== MemberState.UNRELEASED_PARTITIONS) return false;
+    for (const [topicId, ps] of this.targetAssignment.get(m.memberId) ?? new Map<string, Set<number>>()) {
+      const held = m.assignedPartitions.get(topicId);
+      for (const p of ps) if (!held?.has(p) && this.currentPartitionEpoch(topicId, p) !== -1) return true;
+    }
+    return false;
   }
 
   /** Static members that left with epoch -2 and have not come back. */

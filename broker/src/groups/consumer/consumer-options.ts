@@ -3,6 +3,9 @@
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
 import type { TimerLike } from '../timers';
+import type { KeyedSerial } from '../../keyed-serial';
+import type { Group } from '../group';
+import type { MigrationPolicy } from './group-conversion';
 
 /** Kafka's group.consumer.session.timeout.ms default. */
 export const DEFAULT_CONSUMER_SESSION_TIMEOUT_MS = 45_000;
@@ -23,6 +26,15 @@ export interface ClassicGroupView {
   classicGroupState(groupId: string): 'none' | 'empty' | 'active';
   /** Forgets an empty classic group that a consumer-protocol member is taking over (offsets stay). */
   dropEmptyClassicGroup(groupId: string): void;
+  /** The classic group with this id, if any (read to decide an online upgrade). */
+  classicGroup(groupId: string): Group | undefined;
+  /**
+   * Hands a classic group over for an online upgrade: its held JoinGroup/SyncGroup answered
+   * REBALANCE_IN_PROGRESS (its members rejoin, into the consumer group), its timers stopped, gone.
+   */
+  takeClassicGroup(groupId: string): void;
+  /** Takes a group downgraded from a consumer group: stored, session timers started, rebalanced. */
+  adoptClassicGroup(group: Group, reason: string): void;
 }
 
 export interface ConsumerCoordinatorOptions {
@@ -45,6 +57,11 @@ export interface ConsumerCoordinatorOptions {
   /** group.consumer.max.size */
   maxSize?: number;
   topicsRefreshMs?: number;
+  /** group.consumer.migration.policy: which online conversions are allowed (Kafka 4: bidirectional). */
+  migrationPolicy?: MigrationPolicy;
+  /** The group-state writes, one at a time per group: shared with the classic coordinator, so a
+   * converted group's writes land in the order the conversions happened. */
+  groupWrites?: KeyedSerial<string>;
 }
 
 /** ConsumerGroupHeartbeat as the coordinator takes it (the request plus who sent it). */

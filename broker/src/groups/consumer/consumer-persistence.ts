@@ -4,7 +4,8 @@
 // groups store the name of a client assignor there); the leader column (no leader here) holds
 // the group's own facts as JSON (assignor, the topics its subscriptions resolved to); each member row carries the member's state
 // (epochs, subscription, assigned and pending partitions) as JSON in `subscription` and its
-// target assignment in `assignment`. Loaded back, members carry on with the same ids and epochs:
+// target assignment in `assignment` (classic-protocol members: also their JoinGroup protocols).
+// Loaded back, members carry on with the same ids and epochs:
 // a broker restart does not make a group rebalance.
 import type { StoredGroup } from '../../storage/group-metadata';
 import { Assignment, fromTopicPartitions, toTopicPartitions, TopicPartitions } from './assignment';
@@ -25,6 +26,8 @@ interface StoredMemberState {
   serverAssignor: string | null;
   assigned: TopicPartitions[];
   pendingRevocation: TopicPartitions[];
+  /** A classic-protocol member's session timeout and JoinGroup protocols (metadata in base64). */
+  classic?: { sessionTimeoutMs: number; protocols: { name: string; metadata: string }[] } | null;
 }
 
 interface StoredGroupFacts {
@@ -61,6 +64,13 @@ export function storedConsumerGroup(group: ConsumerGroup, nowMs: number, session
         serverAssignor: m.serverAssignor,
         assigned: toTopicPartitions(m.assignedPartitions),
         pendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
+        classic:
+          m.classic === null
+            ? null
+            : {
+                sessionTimeoutMs: m.classic.sessionTimeoutMs,
+                protocols: m.classic.protocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
+              },
       };
       return {
         memberId: m.memberId,
@@ -105,6 +115,12 @@ export function restoredConsumerGroup(stored: StoredGroup): ConsumerGroup {
       serverAssignor: s.serverAssignor,
       assignedPartitions: fromTopicPartitions(s.assigned),
       partitionsPendingRevocation: fromTopicPartitions(s.pendingRevocation),
+      classic: s.classic
+        ? {
+            sessionTimeoutMs: s.classic.sessionTimeoutMs,
+            protocols: s.classic.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
+          }
+        : null,
     };
     group.updateMember(member);
     const target: Assignment = fromTopicPartitions(JSON.parse(row.assignment.toString('utf8')) as TopicPartitions[]);

@@ -20,7 +20,17 @@ import {
 } from './consumer-options';
 import { restoredConsumerGroup, storedConsumerGroup } from './consumer-persistence';
 import { sameTopics, EMPTY_TOPICS, topicsView, TopicsView } from './topics-view';
+import { classicGroupFromConsumer, MigrationPolicy, shouldDowngrade } from './group-conversion';
+import { MemberTimers } from './member-timers';
 import { consumerSettingsOf, groupConfigResource, GroupConfigBounds, KAFKA_CONSUMER_BOUNDS } from '../group-configs';
+
+const NO_CLASSIC_GROUPS: ClassicGroupView = {
+  classicGroupState: () => 'none',
+  dropEmptyClassicGroup: () => {},
+  classicGroup: () => undefined,
+  takeClassicGroup: () => {},
+  adoptClassicGroup: () => {},
+};
 
 export abstract class ConsumerSessions {
   readonly storage: Storage;
@@ -37,13 +47,16 @@ export abstract class ConsumerSessions {
   /** Each group's own settings (GROUP config resources), read from storage once per group. */
   private readonly groupSettings = new Map<string, ConsumerGroupSettings>();
   protected readonly groups = new Map<string, ConsumerGroup>();
-  protected classic: ClassicGroupView = { classicGroupState: () => 'none', dropEmptyClassicGroup: () => {} };
+  protected classic: ClassicGroupView = NO_CLASSIC_GROUPS;
+  readonly migrationPolicy: MigrationPolicy;
+  /** The join and sync deadlines of classic-protocol members (classic-members.ts). */
+  protected readonly classicTimers: MemberTimers;
   private view: TopicsView = EMPTY_TOPICS;
   private viewReadAt = -Infinity;
   private viewReading: Promise<TopicsView> | null = null;
   private readonly sessionTimers = new Map<string, TimerHandle>();
   private readonly rebalanceTimers = new Map<string, TimerHandle>();
-  private readonly groupWrites = new KeyedSerial<string>();
+  private readonly groupWrites: KeyedSerial<string>;
   /** Groups with a write queued that has not started yet (persist() coalesces into it). */
   private readonly queuedWrites = new Set<string>();
   private readonly unsettledWrites = new Set<Promise<void>>();
@@ -60,6 +73,9 @@ export abstract class ConsumerSessions {
     if (this.assignors.length === 0) throw new Error('group.consumer.assignors is empty: name uniform and/or range');
     this.maxSize = opts.maxSize ?? 2_147_483_647;
     this.topicsRefreshMs = opts.topicsRefreshMs ?? DEFAULT_TOPICS_REFRESH_MS;
+    this.migrationPolicy = opts.migrationPolicy ?? 'bidirectional';
+    this.groupWrites = opts.groupWrites ?? new KeyedSerial<string>();
+    this.classicTimers = new MemberTimers(this.timers);
     this.bounds = {
       consumerSessionTimeoutMs: this.sessionTimeoutMs,
       consumerHeartbeatIntervalMs: this.heartbeatIntervalMs,
@@ -134,6 +150,11 @@ export abstract class ConsumerSessions {
     }
   }
 
+  /** The topics snapshot as last read (callers that need it fresh await freshTopics() first). */
+  protected topicsNow(): TopicsView {
+    return this.view;
+  }
+
   /** Forces the next heartbeat to read the topics again (a topic was created or deleted here). */
   topicsChanged(): void {
     this.viewReadAt = -Infinity;
@@ -178,6 +199,7 @@ export abstract class ConsumerSessions {
    * target assignment the next heartbeat computes (as Kafka: the group is Assigning meanwhile).
    */
   protected fenceMember(group: ConsumerGroup, memberId: string, reason: string): void {
+    if (shouldDowngrade(group, memberId, this.migrationPolicy)) return this.downgrade(group, memberId, reason);
     if (!group.removeMember(memberId)) return;
     this.clearMemberTimers(group.groupId, memberId);
     this.refreshSubscriptions(group, this.view, true);
@@ -191,11 +213,32 @@ export abstract class ConsumerSessions {
     });
   }
 
+  /**
+   * The last consumer-protocol member leaves a group of classic members (Kafka's
+   * convertToClassicGroup): the classic coordinator takes them over as a Stable classic group
+   * holding their target assignment, and rebalances it.
+   */
+  private downgrade(group: ConsumerGroup, leavingMemberId: string, reason: string): void {
+    const classic = classicGroupFromConsumer(group, leavingMemberId, this.view.byId);
+    this.clearGroupTimers(group);
+    this.groups.delete(group.groupId);
+    this.logger.info('consumer group downgraded to a classic group', {
+      groupId: group.groupId,
+      leavingMemberId,
+      reason,
+      generationId: classic.generationId,
+      members: classic.size,
+    });
+    this.classic.adoptClassicGroup(classic, `downgrade of group ${group.groupId} from consumer to classic (${reason})`);
+  }
+
   protected scheduleSessionTimeout(group: ConsumerGroup, memberId: string): void {
     const key = `${group.groupId}\u0000${memberId}`;
     const old = this.sessionTimers.get(key);
     if (old !== undefined) this.timers.clearTimeout(old);
-    const timeoutMs = this.settingsOf(group.groupId).sessionTimeoutMs;
+    // A classic-protocol member keeps the session timeout of its JoinGroup.
+    const timeoutMs =
+      group.members.get(memberId)?.classic?.sessionTimeoutMs ?? this.settingsOf(group.groupId).sessionTimeoutMs;
     this.sessionTimers.set(
       key,
       this.timers.setTimeout(() => {
@@ -234,6 +277,7 @@ export abstract class ConsumerSessions {
     if (t !== undefined) this.timers.clearTimeout(t);
     this.sessionTimers.delete(key);
     this.cancelRebalanceTimeout(groupId, memberId);
+    this.classicTimers.clearMember(groupId, memberId);
   }
 
   protected clearGroupTimers(group: ConsumerGroup): void {

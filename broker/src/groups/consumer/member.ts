@@ -13,6 +13,16 @@ export const MemberState = {
 } as const;
 export type MemberState = (typeof MemberState)[keyof typeof MemberState];
 
+/**
+ * A member that speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat) inside a consumer
+ * group (Kafka's ClassicMemberMetadata): after an online upgrade, or a classic consumer joining a
+ * consumer group. Its session timeout and JoinGroup protocols (name, subscription bytes) are its own.
+ */
+export interface ClassicMemberMetadata {
+  readonly sessionTimeoutMs: number;
+  readonly protocols: readonly { readonly name: string; readonly metadata: Buffer }[];
+}
+
 /** ConsumerGroupHeartbeat's special epochs (ConsumerGroupHeartbeatRequest.java). */
 export const JOIN_GROUP_MEMBER_EPOCH = 0;
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
@@ -35,6 +45,8 @@ export interface ConsumerMember {
   readonly assignedPartitions: Assignment;
   /** Partitions it still owns and must give up (UNREVOKED_PARTITIONS). */
   readonly partitionsPendingRevocation: Assignment;
+  /** Set when the member uses the classic protocol; null for ConsumerGroupHeartbeat members. */
+  readonly classic: ClassicMemberMetadata | null;
 }
 
 export function newMember(memberId: string): ConsumerMember {
@@ -53,6 +65,7 @@ export function newMember(memberId: string): ConsumerMember {
     serverAssignor: null,
     assignedPartitions: EMPTY_ASSIGNMENT,
     partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+    classic: null,
   };
 }
 

@@ -6,7 +6,8 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import type { Logger } from '../../logger';
 import type { Storage } from '../../storage/storage';
-import { ShareGroup, simpleAssignment, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
+import { simpleAssignor } from './share-assignor';
+import { ShareGroup, sameAssignment, type ShareAssignment, type TopicView } from './share-group';
 
 export interface ShareCoordinatorOptions {
   storage: Storage;
@@ -136,7 +137,9 @@ export class ShareCoordinator {
       member.subscribedTopicNames = next;
     }
     // The target assignment from the topics as they are now (a new topic or partition shows up here).
-    const target = simpleAssignment(member.subscribedTopicNames, await this.topicsOf(member.subscribedTopicNames));
+    // This member's share of the group's partitions: the others see theirs change at their next heartbeat.
+    const topics = await this.topicsOf([...group.subscribedTopics()]);
+    const target = simpleAssignor(group.members.values(), topics).get(member.memberId) ?? new Map();
     const changed = !sameAssignment(target, member.assignment);
     if (bump || changed) {
       group.groupEpoch++;

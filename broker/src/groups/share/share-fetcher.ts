@@ -207,7 +207,8 @@ export class ShareFetcher {
     answerFor: (topicId: string, partition: number) => SharePartitionAnswer,
   ): Promise<number> {
     let left = req.maxRecords > 0 ? req.maxRecords : 500;
-    let bytesLeft = req.maxBytes > 0 ? req.maxBytes : 0x7fffffff;
+    // MaxBytes 0 acquires nothing, as in Kafka (librdkafka's fetch.max.bytes=0 test relies on it).
+    let bytesLeft = req.maxBytes;
     let total = 0;
     for (const k of keys) {
       if (left <= 0 || bytesLeft <= 0) break;

@@ -22,27 +22,6 @@ export interface TopicView {
   partitionCount: number;
 }
 
-/**
- * Kafka's SimpleAssignor for a group whose members fit the partitions many times over: every member
- * subscribed to a topic gets all of its partitions (KIP-932 "simple" assignor; Kafka spreads a
- * partition over fewer members only when members outnumber partitions by far).
- */
-export function simpleAssignment(
-  subscribed: readonly string[],
-  topics: ReadonlyMap<string, TopicView>,
-): ShareAssignment {
-  const out: ShareAssignment = new Map();
-  for (const name of [...new Set(subscribed)].sort()) {
-    const t = topics.get(name);
-    if (!t || t.partitionCount <= 0) continue;
-    out.set(
-      t.topicId,
-      Array.from({ length: t.partitionCount }, (_, i) => i),
-    );
-  }
-  return out;
-}
-
 export function sameAssignment(a: ShareAssignment, b: ShareAssignment): boolean {
   if (a.size !== b.size) return false;
   for (const [id, parts] of a) {

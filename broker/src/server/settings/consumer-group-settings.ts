@@ -1,5 +1,6 @@
 // The KIP-848 consumer group coordinator's settings (groups/consumer/), Kafka's names and defaults.
 import { assignorsNamed } from '../../groups/consumer/assignor-registry';
+import { MIGRATION_POLICIES, MigrationPolicy } from '../../groups/consumer/group-conversion';
 import { int, Setting } from './setting';
 
 export interface ConsumerGroupSettings {
@@ -15,6 +16,10 @@ export interface ConsumerGroupSettings {
   groupConsumerMaxHeartbeatIntervalMs: number;
   /** group.consumer.assignors: the server-side assignors offered, the first the default. */
   groupConsumerAssignors: string[];
+  /** group.consumer.max.size: members a consumer group may have (GROUP_MAX_SIZE_REACHED beyond). */
+  groupConsumerMaxSize: number;
+  /** group.consumer.migration.policy: online classic <-> consumer conversions allowed. */
+  groupConsumerMigrationPolicy: MigrationPolicy;
 }
 
 const MS = 'an integer 1..2147483647 (ms)';
@@ -94,6 +99,24 @@ export const CONSUMER_GROUP_SETTINGS = [
       }
     },
   },
+  {
+    key: 'groupConsumerMaxSize',
+    env: 'GROUP_CONSUMER_MAX_SIZE',
+    flag: 'group-consumer-max-size',
+    doc: "the most members a group.protocol=consumer group may have, classic members in it included; one more is refused with GROUP_MAX_SIZE_REACHED, and a classic group this large is not upgraded online (group.consumer.max.size; Kafka's default)",
+    default: '2147483647',
+    expected: 'an integer 1..2147483647',
+    parse: int(1, 2 ** 31 - 1),
+  },
+  {
+    key: 'groupConsumerMigrationPolicy',
+    env: 'GROUP_CONSUMER_MIGRATION_POLICY',
+    flag: 'group-consumer-migration-policy',
+    doc: "which online conversions a group with members gets: upgrade (a group.protocol=consumer member joins a classic group of consumers, whose members carry on inside it), downgrade (the last consumer-protocol member leaves and the classic members remain: a classic group again), bidirectional (both) or disabled (group.consumer.migration.policy; Kafka's default)",
+    default: 'bidirectional',
+    expected: MIGRATION_POLICIES.join(', '),
+    parse: (v: string) => MIGRATION_POLICIES.find((p) => p === v.trim().toLowerCase()),
+  },
 ] as const satisfies readonly Setting<ConsumerGroupSettings>[];
 
 /** Checks between the settings above: each default within its bounds (a ConfigError message), or null. */
@@ -123,5 +146,7 @@ export function consumerCoordinatorOptions(c: ConsumerGroupSettings) {
     minHeartbeatIntervalMs: c.groupConsumerMinHeartbeatIntervalMs,
     maxHeartbeatIntervalMs: c.groupConsumerMaxHeartbeatIntervalMs,
     assignors: c.groupConsumerAssignors,
+    maxSize: c.groupConsumerMaxSize,
+    migrationPolicy: c.groupConsumerMigrationPolicy,
   };
 }

@@ -90,7 +90,7 @@ it('deletes the stored state with the group (DeleteGroups), and refuses a group 
   b.groups.close();
 });
 
-it('keeps one group-id space: classic joins refuse a live consumer group and take over an empty one', async () => {
+it('keeps one group-id space: malformed classic joins are refused by a live consumer group; an empty one is taken over', async () => {
   const storage = new MemoryStorage();
   storage.createTopic('t', 1, {});
   const b = broker(storage);
@@ -108,11 +108,13 @@ it('keeps one group-id space: classic joins refuse a live consumer group and tak
       protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
     });
+  // Served by the consumer group (classic-members.ts), which needs a consumer protocol subscription.
   expect((await join()).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   await b.hb('m1', -1, null);
   expect((await join()).errorCode).toBe(ErrorCode.NONE);
   expect(b.groups.consumer.group(GROUP)).toBeUndefined();
-  // Now a classic group with a member: a consumer-protocol member is told it is not a consumer group.
+  // Now a classic group with a member whose metadata is no subscription: it cannot be upgraded
+  // (conversion.test.ts upgrades real ones), so a consumer-protocol member is told it is not a consumer group.
   expect(await b.hb('m2', 0, [], ['t'])).toMatchObject({ errorCode: ErrorCode.GROUP_ID_NOT_FOUND });
   b.groups.close();
 });

@@ -46,10 +46,12 @@ public final class Driver {
         return ClusterScenario::run;
       case "share":
         return ShareScenario::run;
+      case "share-admin":
+        return ShareAdminScenario::run;
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota or share");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota, share or share-admin");
     }
   }
 

@@ -46,7 +46,7 @@ final class ShareScenario {
     return ((java.util.Optional<?>) ConsumerRecord.class.getMethod("deliveryCount").invoke(r)).orElse(null);
   }
 
-  private static String topicWith(Clients clients, String suffix, String... values) throws Exception {
+  static String topicWith(Clients clients, String suffix, String... values) throws Exception {
     String topic = clients.name(suffix);
     try (Admin admin = clients.admin()) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
@@ -58,7 +58,7 @@ final class ShareScenario {
     return topic;
   }
 
-  private static void earliest(Clients clients, String group) throws Exception {
+  static void earliest(Clients clients, String group) throws Exception {
     try (Admin admin = clients.admin()) {
       ConfigResource r = new ConfigResource(ConfigResource.Type.valueOf("GROUP"), group);
       AlterConfigOp op = new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET);

@@ -1,0 +1,9 @@
+// The kit project's jest globalTeardown (test/jest.config.js): the run cache goes with the run.
+import * as fs from 'node:fs';
+import { RUN_CACHE_ENV } from './run-cache';
+
+export default function removeRunCache(): void {
+  const dir = process.env[RUN_CACHE_ENV];
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  delete process.env[RUN_CACHE_ENV];
+}
