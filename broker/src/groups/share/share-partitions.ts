@@ -14,7 +14,8 @@ import {
 
 export interface SharePartitionStore {
   load(groupId: string, topicId: string, partition: number): Promise<SharePartitionSnapshot | undefined>;
-  save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
+  /** Resolves once the write ended (a failure is logged, not thrown). */
+  save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): Promise<void>;
   /** Stores (null: deletes) one share-partition now, after the writes before it. */
   replace(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot | null): Promise<void>;
 }
@@ -73,9 +74,9 @@ export class SharePartitions {
     await this.store.replace(groupId, topicId, partition, null);
   }
 
-  /** Stores one partition's state after a change (not awaited by the answer). */
-  changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
-    this.store.save(groupId, topicId, partition, state.snapshot());
+  /** Stores one partition's state after a change; resolves when written (acknowledgements wait for it). */
+  changed(groupId: string, topicId: string, partition: number, state: SharePartition): Promise<void> {
+    return this.store.save(groupId, topicId, partition, state.snapshot());
   }
 
   private async create(groupId: string, topic: TopicInfo, partition: number): Promise<SharePartition> {
