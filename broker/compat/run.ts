@@ -22,6 +22,7 @@ import { toolScenarios } from './scenarios/tools';
 import { transactionScenarios } from './scenarios/transactions';
 import { transactionV2Scenarios } from './scenarios/transactions-v2';
 import { quotaScenarios } from './scenarios/quotas';
+import { shareGroupScenarios } from './scenarios/share-groups';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
@@ -33,6 +34,7 @@ export const SCENARIOS: Scenario[] = [
   ...dataScenarios,
   ...groupScenarios,
   ...consumerGroupScenarios,
+  ...shareGroupScenarios,
   ...toolScenarios,
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];

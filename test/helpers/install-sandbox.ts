@@ -241,13 +241,23 @@ server.listen(Number(process.argv[2]), '127.0.0.1');
 setTimeout(() => process.exit(0), 60000);
 `;
 
-/** A free TCP port on 127.0.0.1, found synchronously (a child process binds port 0 and says which). */
-export function freePortSync(): number {
+/**
+ * Free TCP ports on 127.0.0.1, distinct, found synchronously: one child process binds `count`
+ * sockets to port 0 at once and says which (a node start costs ~50 ms of CPU; a sandbox needs two).
+ */
+export function freePortsSync(count: number): number[] {
   const out = execFileSync(process.execPath, [
     '-e',
-    "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })",
+    `const net = require('net');
+const servers = Array.from({ length: ${count} }, () => net.createServer());
+let left = servers.length;
+for (const s of servers) s.listen(0, '127.0.0.1', () => {
+  if (--left > 0) return;
+  console.log(servers.map((x) => x.address().port).join(' '));
+  for (const x of servers) x.close();
+});`,
   ]);
-  return Number(out.toString().trim());
+  return out.toString().trim().split(' ').map(Number);
 }
 
 let asset: { zip: string; releaseId: string } | undefined;
@@ -285,6 +295,7 @@ export function createSandbox(): Sandbox {
   const state = path.join(dir, 'state');
   for (const d of [root, stubs, state]) fs.mkdirSync(d, { recursive: true });
   const { zip: assetZip, releaseId } = brokerAsset();
+  const [loopbackPort, plainPort] = freePortsSync(2) as [number, number];
 
   for (const [name, body] of Object.entries(STUBS)) {
     const file = path.join(stubs, name);
@@ -301,8 +312,8 @@ export function createSandbox(): Sandbox {
     assetZip,
     assetUrl: `s3://cdk-hnb659fds-assets-123456789012-${REGION}/${releaseId}.zip`,
     releaseId,
-    loopbackPort: freePortSync(),
-    plainPort: freePortSync(),
+    loopbackPort,
+    plainPort,
   };
 }
 

@@ -1,8 +1,9 @@
 // KIP-848 consumer groups: ConsumerGroupHeartbeat joins, revocation, bad requests and fencing;
 // ConsumerGroupDescribe, ListGroups v5 types, DescribeGroups of a consumer group, member-epoch
-// offsets, a classic JoinGroup meeting a consumer group, leaving and deleting.
+// offsets, a classic member joining, syncing and leaving a consumer group, leaving and deleting.
 import { ApiKey } from '../../src/protocol/api-keys';
 import type { Scenario, ScenarioContext } from '../scenario';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol';
 
 const GROUP = 'cgh-g';
 
@@ -122,15 +123,45 @@ export const consumerGroupScenarios: Scenario[] = [
         groups: [{ groupId: GROUP, memberId: 'm-2', memberEpoch: 2, topics: null }],
         requireStable: false,
       });
-      await ctx.send('classic JoinGroup to it', ApiKey.JoinGroup, 9, {
+      // A classic member joins the consumer group with members (served by it: Kafka's
+      // classicGroupJoinToConsumerGroup), syncs, heartbeats and leaves.
+      const classicJoin = (memberId: string) => ({
         groupId: GROUP,
         sessionTimeoutMs: 10_000,
         rebalanceTimeoutMs: 10_000,
-        memberId: '',
+        memberId,
         groupInstanceId: null,
         protocolType: 'consumer',
-        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+        protocols: [{ name: 'range', metadata: encodeSubscription({ topics: ['cgh-a'], ownedPartitions: [] }, 1) }],
         reason: null,
+      });
+      const required = await ctx.send('classic JoinGroup to it', ApiKey.JoinGroup, 9, classicJoin(''));
+      const classicId = String(required?.memberId ?? '');
+      const joined = await ctx.send(
+        'classic JoinGroup with its member id',
+        ApiKey.JoinGroup,
+        9,
+        classicJoin(classicId),
+      );
+      const generationId = Number(joined?.generationId ?? -1);
+      await ctx.send('classic SyncGroup', ApiKey.SyncGroup, 5, {
+        groupId: GROUP,
+        generationId,
+        memberId: classicId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [],
+      });
+      await ctx.send('classic Heartbeat with a wrong generation', ApiKey.Heartbeat, 4, {
+        groupId: GROUP,
+        generationId: generationId + 5,
+        memberId: classicId,
+        groupInstanceId: null,
+      });
+      await ctx.send('classic LeaveGroup', ApiKey.LeaveGroup, 5, {
+        groupId: GROUP,
+        members: [{ memberId: classicId, groupInstanceId: null, reason: null }],
       });
       await ctx.send('second member rejoins with epoch 0', ApiKey.ConsumerGroupHeartbeat, 1, join('m-2'));
       await ctx.send('delete while members remain', ApiKey.DeleteGroups, 2, { groupsNames: [GROUP] });

@@ -18,12 +18,14 @@ import type {
 import { bootstrapFrom, parse, UsageError } from '../args';
 import { connectOptionsOf } from '../client-auth';
 import { DescribedMemberForCli, describeConsumerProtocolGroup } from './consumer-group-describe';
+import { describeShareGroup } from './share-group-describe';
 
 const USAGE = `usage:
   minnow group list                  (JSON array of {groupId, state, protocolType, groupType})
-  minnow group describe GROUP        (JSON: type (classic or consumer, KIP-848), state, members with
-                                      their assignments, and per partition
-                                      the committed offset, end offset and lag)
+  minnow group describe GROUP        (JSON: type (classic, consumer (KIP-848) or share (KIP-932)),
+                                      state, members with their assignments, and per partition
+                                      the committed offset, end offset and lag; for a share group
+                                      the start offset, end offset and records from the start on)
   minnow group delete GROUP          (only a group without members; deletes its committed offsets)
   minnow group reset-offsets GROUP --topic TOPIC (--to-earliest | --to-latest | --to-offset N) [--dry-run]
                                      (only while the group has no members)
@@ -171,6 +173,10 @@ class GroupAdmin {
   }
 
   async describe(groupId: string) {
+    const share = await describeShareGroup(await this.coordinator(groupId), groupId, (topic, partition) =>
+      this.endOffset(topic, partition),
+    );
+    if (share) return { groupId, ...share };
     const modern = await describeConsumerProtocolGroup(await this.coordinator(groupId), groupId);
     const g = modern ? null : await this.describeGroup(groupId);
     const members: DescribedMemberForCli[] =
@@ -340,6 +346,12 @@ class GroupAdmin {
         offset: Number(p.committedOffset ?? -1n),
       })),
     );
+  }
+
+  /** One partition's end offset (ListOffsets latest at its leader), -1 when it has no leader. */
+  private async endOffset(topic: string, partition: number): Promise<number> {
+    const leader = (await this.leaders([topic])).get(`${topic}\u0000${partition}`);
+    return leader === undefined ? -1 : Number(await this.client.listOffset(topic, partition, leader, -1n));
   }
 
   /** Partition leaders by "topic\0partition", for the end offsets. */

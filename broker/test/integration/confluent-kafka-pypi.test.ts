@@ -2,8 +2,9 @@
 // pins it; the venv is made once, see python-venv.ts), against the broker on SQLite: idempotent
 // produce with every codec, a consumer group that commits and resumes across a broker restart,
 // the AdminClient, out-of-range positions reset to earliest, and group.protocol=consumer (KIP-848:
-// the broker assigns). python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka
-// 2.0.2); this file is the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
+// the broker assigns; a classic consumer carries on inside a group upgraded online).
+// python-clients.test.ts keeps Debian's confluent-kafka 1.7.0 (librdkafka 2.0.2); this file is
+// the librdkafka of this decade (Produce v10, Fetch v16 by topic id, ...).
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
@@ -241,6 +242,22 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
     expect(end).toBe(40);
   }, 60_000);
+
+  // KIP-848's online upgrade: a classic librdkafka consumer keeps consuming inside the consumer
+  // group its live classic group becomes when a group.protocol=consumer one joins.
+  it('a classic consumer and a group.protocol=consumer one share a group converted online', async () => {
+    await broker.context.storage.createTopic('ck-mixed', 4, {});
+    const out = await py('ck_mixed_group.py', [bootstrap(), 'ck-mixed', 'ck-mixed-group', '40'], 120_000);
+    const transient = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'STALE_MEMBER_EPOCH']);
+    expect({
+      read: out.read,
+      twice: out.twice,
+      errors: (out.errors as { name: string }[]).filter((e) => !transient.has(e.name.replace(/^_/, ''))),
+    }).toEqual({ read: 80, twice: [], errors: [] });
+    expect(Object.values(out.assignments).flat().sort()).toEqual([0, 1, 2, 3]);
+    expect(out.assignments.classic.length).toBeGreaterThan(0);
+    expect(out.assignments.consumer.length).toBeGreaterThan(0);
+  }, 150_000);
 
   // A KIP-848 member's positions sent to a transaction (TxnOffsetCommit with its member epoch):
   // answered ILLEGAL_GENERATION before, so every transaction aborted and the loop never finished.

@@ -130,8 +130,11 @@ export class Records {
           this.insertRow(entry, r);
           bytes += r.size;
         }
-        for (const [producerId, state] of plan.producers) this.producers.save(entry.id, producerId, state);
-        for (const [producerId, first] of plan.txnFirstOffsets) this.openTxn(entry, producerId, first);
+        // forEach, not for-of: no iterator and no [key, value] array per entry (issue 33's garbage per request).
+        if (plan.producers.size > 0)
+          plan.producers.forEach((state, producerId) => this.producers.save(entry.id, producerId, state));
+        if (plan.txnFirstOffsets.size > 0)
+          plan.txnFirstOffsets.forEach((first, producerId) => this.openTxn(entry, producerId, first));
         if (plan.rows.length > 0) {
           this.setOffsets(entry, entry.logStartOffset, plan.highWatermark, bytes);
           touched.add(entry);
@@ -145,7 +148,7 @@ export class Records {
         });
       }
       // One UPDATE per partition per call, however many produce requests the server grouped.
-      for (const e of touched) this.q.setOffsets.run(e.logStartOffset, e.highWatermark, e.id);
+      touched.forEach((e) => this.q.setOffsets.run(e.logStartOffset, e.highWatermark, e.id));
       return results;
     });
   }

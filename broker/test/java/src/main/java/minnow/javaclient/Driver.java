@@ -40,6 +40,8 @@ public final class Driver {
         return TransactionsV2Scenario::run;
       case "consumer-protocol":
         return ConsumerProtocolScenario::run;
+      case "migration":
+        return MigrationScenario::run;
       case "compaction":
         return CompactionScenario::run;
       case "cluster":
@@ -51,7 +53,7 @@ public final class Driver {
       case "mutation-quota":
         return MutationQuotaScenario::run;
       default:
-        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, compaction, cluster, mutation-quota, share or share-admin");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': use produce, fetch, group, rebalance, admin, transactions, transactions-v2, consumer-protocol, migration, compaction, cluster, mutation-quota, share or share-admin");
     }
   }
 
