@@ -47,6 +47,7 @@ export class GroupCrashLedger {
     lost: 0,
     revoked: 0,
     assigned: 0,
+    left: 0,
   };
   /** The last client errors (commit, acknowledgement, poll), for the report. */
   readonly lastErrors: string[] = [];
@@ -118,6 +119,11 @@ export class GroupCrashLedger {
         }
         return;
       }
+      case 'left':
+        // The member's consumer closed (a new one takes its place): it owns nothing now.
+        this.counts.left++;
+        this.owned.set(line.m, new Set());
+        return;
       case 'commitFailed':
         this.counts.commitFailures++;
         this.clientError(line);

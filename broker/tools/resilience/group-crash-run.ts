@@ -2,7 +2,8 @@
 // group of Java 4.x members (broker/test/java's CrashMembers, one JVM, a thread per member) that
 // consume one topic while a producer writes to it, SIGKILLed at seeded random moments and restarted
 // on the same file and port. Either a KIP-848 consumer group (group.protocol=consumer, a commit
-// after each poll) or a KIP-932 share group (each record accepted, then commitSync). What the
+// after each poll, each member replaced by a new consumer every 7-22 s so kills land while
+// partitions move) or a KIP-932 share group (each record accepted, then commitSync). What the
 // members print is held to the rules in group-crash-ledger.ts as it arrives; for consumer groups
 // the broker's ConsumerGroupDescribe is read every 100 ms and must never show a partition owned by
 // two members. After the last restart the run waits (bounded) until every acknowledged record is
@@ -61,10 +62,14 @@ export interface GroupCrashReport {
 
 const TOPIC = 'group-crash';
 const GROUP = 'group-crash-group';
+// Heartbeats every 500 ms; a member whose leave was lost to a kill is removed after 10 s (its
+// partitions wait for that), not Kafka's default 45 s.
 const BROKER_ENV = {
   LOG_LEVEL: 'info',
   GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS: '500',
   GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS: '500',
+  GROUP_CONSUMER_SESSION_TIMEOUT_MS: '10000',
+  GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS: '10000',
 };
 /** groups/share RecordState.ACKNOWLEDGED as stored. */
 const ACKNOWLEDGED = 2;
@@ -225,15 +230,16 @@ export async function runGroupCrash(opts: GroupCrashOptions): Promise<GroupCrash
       brokers.push(broker);
       conn = await KafkaConnection.connect('127.0.0.1', port, { clientId: 'group-crash' });
       tell(
-        `kill ${k + 1} at ${killedAt} after ${killAfter[k]} ms: ${before.produced} records acknowledged, ${before.recs} deliveries, ${ledger.counts.lost} lost / ${ledger.counts.revoked} revoked / ${ledger.counts.assigned} assigned events so far`,
+        `kill ${k + 1} at ${killedAt} after ${killAfter[k]} ms: ${before.produced} records acknowledged, ${before.recs} deliveries, ${ledger.counts.lost} lost / ${ledger.counts.revoked} revoked / ${ledger.counts.assigned} assigned / ${ledger.counts.left} replaced members so far`,
       );
     }
     await sleep(1_000);
     producing = false;
     await producer;
+    java.stdin!.write('settle\n'); // consumer members stop being replaced: the group may settle
 
     // The end: everything acknowledged is consumed, and the ownership settles.
-    const settleUntil = Date.now() + (opts.settleMs ?? 30_000);
+    const settleUntil = Date.now() + (opts.settleMs ?? 45_000);
     const clientsOwn = () =>
       Object.fromEntries([...ledger.owned].map(([m, parts]) => [String(m), [...parts].sort((a, b) => a - b)]));
     const settled = () => {

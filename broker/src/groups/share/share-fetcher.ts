@@ -149,6 +149,9 @@ export class ShareFetcher {
       return topics.get(id);
     };
     // Acknowledgements first (Kafka acknowledges before it fetches, so released records can go out again).
+    // Their writes are awaited before the answer, as Kafka's share-state write is: a broker killed
+    // after answering must not deliver an acknowledged record again.
+    const ackWrites: Array<Promise<void>> = [];
     for (const t of req.topics) {
       const topic = await topicOf(t.topicId);
       for (const p of t.partitions) {
@@ -176,7 +179,7 @@ export class ShareFetcher {
               this.deps.now(),
             ) && ok;
         }
-        this.deps.partitions.changed(req.groupId, topic!.topicId, p.partitionIndex, state);
+        ackWrites.push(this.deps.partitions.changed(req.groupId, topic!.topicId, p.partitionIndex, state));
         if (!ok) {
           a.acknowledgeErrorCode = ErrorCode.INVALID_RECORD_STATE;
           if (!req.fetch) a.errorCode = ErrorCode.INVALID_RECORD_STATE;
@@ -185,6 +188,7 @@ export class ShareFetcher {
         this.deps.fetchWaiters.notify(topic!.name, p.partitionIndex);
       }
     }
+    await Promise.all(ackWrites);
     for (const f of req.forgotten) {
       for (const p of f.partitions) session.partitions.delete(sessionPartitionKey(f.topicId, p));
     }

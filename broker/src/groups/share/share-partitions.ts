@@ -17,7 +17,8 @@ import {
 
 export interface SharePartitionStore {
   load(groupId: string, topicId: string, partition: number): Promise<SharePartitionSnapshot | undefined>;
-  save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): void;
+  /** Resolves once the write ended (a failure is logged, not thrown). */
+  save(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot): Promise<void>;
   /** Stores (null: deletes) one share-partition now, after the writes before it. */
   replace(groupId: string, topicId: string, partition: number, s: SharePartitionSnapshot | null): Promise<void>;
 }
@@ -91,10 +92,14 @@ export class SharePartitions {
     await this.store.replace(groupId, topicId, partition, null);
   }
 
-  /** Stores one partition's state after a change (not awaited by the answer); re-arms its lock timer. */
-  changed(groupId: string, topicId: string, partition: number, state: SharePartition): void {
-    this.store.save(groupId, topicId, partition, state.snapshot());
+  /**
+   * Stores one partition's state after a change and re-arms its lock timer; resolves when written
+   * (acknowledgements wait for it).
+   */
+  changed(groupId: string, topicId: string, partition: number, state: SharePartition): Promise<void> {
+    const written = this.store.save(groupId, topicId, partition, state.snapshot());
     this.armLockTimer(groupId, topicId, partition, state);
+    return written;
   }
 
   /**
@@ -136,7 +141,7 @@ export class SharePartitions {
       () => {
         this.lockTimers.delete(k);
         if (state.expireLocks(this.hooks.now())) {
-          this.store.save(groupId, topicId, partition, state.snapshot());
+          void this.store.save(groupId, topicId, partition, state.snapshot());
           const name = this.topicNames.get(k);
           if (name !== undefined) this.hooks.wake(name, partition);
         }

@@ -1,8 +1,9 @@
 // Share-partition state in the database (storage/share-store.ts): loaded when a share-partition is
 // first used since start, written after each change (acquisition, acknowledgement, release, lock
-// timeout), one write at a time per share-partition and in order, not awaited by the answers (as the
-// classic groups' membership, group-persistence.ts). An acquisition is stored as AVAILABLE: after a
-// restart the record goes out again with its delivery count, which is KIP-932's at-least-once.
+// timeout), one write at a time per share-partition and in order. Acknowledgements are answered once
+// their write ended (share-fetcher.ts), as Kafka answers after its share-state write; other changes
+// are not awaited. An acquisition is stored as AVAILABLE: after a restart the record goes out again
+// with its delivery count, which is KIP-932's at-least-once.
 import type { Logger } from '../../logger';
 import { KeyedSerial } from '../../keyed-serial';
 import type { Storage } from '../../storage/storage';
@@ -34,6 +35,7 @@ export class StoredSharePartitions implements SharePartitionStore {
       });
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
+    return write;
   };
 
   /**

@@ -27,13 +27,15 @@ import org.apache.kafka.common.TopicPartition;
  * consumers of one group in threads of this JVM, consuming one topic while the broker is killed
  * and restarted under them, each telling on stdout (one JSON line per event) what it consumed,
  * committed or acknowledged, and what it was assigned. The test decides from these lines whether
- * a promise was broken; this class only reports. Runs until stdin closes or reads "stop".
+ * a promise was broken; this class only reports. Runs until stdin closes or reads "stop"; "settle"
+ * ends the consumer members' churn.
  *
  * <p>Usage: CrashMembers BOOTSTRAP consumer|share TOPIC GROUP MEMBERS
  *
  * <ul>
  *   <li>consumer: KafkaConsumer with group.protocol=consumer (KIP-848), no auto-commit; after each
- *       poll that returned records it commits their next offsets with commitSync. Lines: recs
+ *       poll that returned records it commits their next offsets with commitSync. Each member is
+ *       replaced by a new consumer every few seconds (-Dminnow.churnMs, 15000), so partitions move. Lines: recs
  *       [[partition, offset]...], commit {partition: offset} (only once commitSync returned),
  *       commitFailed, assigned / revoked / lost [partitions], error.
  *   <li>share: KafkaShareConsumer (KIP-932) in explicit mode: each record accepted, then
@@ -45,6 +47,10 @@ public final class CrashMembers {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration POLL = Duration.ofMillis(200);
   private static final AtomicBoolean stopping = new AtomicBoolean();
+  /** After "settle" on stdin: no more churn, the group may settle. */
+  private static final AtomicBoolean settling = new AtomicBoolean();
+  /** consumer mode: a member is replaced by a new consumer after 0.5-1.5 times this (ms); 0 never. */
+  private static final int CHURN_MS = Integer.getInteger("minnow.churnMs", 15_000);
 
   private CrashMembers() {}
 
@@ -83,7 +89,7 @@ public final class CrashMembers {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
-      // only "stop" means anything
+      if (line.trim().equals("settle")) settling.set(true);
     }
     stopping.set(true);
     for (Thread t : threads) t.join(30_000);
@@ -98,7 +104,20 @@ public final class CrashMembers {
     return out;
   }
 
+  /**
+   * One consumer member; every CHURN_MS or so it closes and a new consumer takes its place (a new
+   * member id), so the group keeps rebalancing and kills land while partitions move.
+   */
   private static void consumer(Clients clients, int m, String topic, String group) {
+    java.util.Random random = new java.util.Random(m);
+    while (!stopping.get()) {
+      long until = CHURN_MS <= 0 ? Long.MAX_VALUE : System.currentTimeMillis() + CHURN_MS / 2 + random.nextInt(CHURN_MS);
+      consumerUntil(clients, m, topic, group, until);
+      emit(m, "left", null);
+    }
+  }
+
+  private static void consumerUntil(Clients clients, int m, String topic, String group, long until) {
     Map<String, Object> overrides = Map.of("group.protocol", "consumer", "max.poll.records", 50);
     try (KafkaConsumer<String, String> c = clients.consumer(group, overrides)) {
       c.subscribe(
@@ -119,7 +138,7 @@ public final class CrashMembers {
               emit(m, "lost", partitions(tps));
             }
           });
-      while (!stopping.get()) {
+      while (!stopping.get() && (settling.get() || System.currentTimeMillis() < until)) {
         ConsumerRecords<String, String> records;
         try {
           records = c.poll(POLL);
