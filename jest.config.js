@@ -2,11 +2,11 @@
 module.exports = {
   // testTimeout is a global option: a project's own value is ignored when jest runs from here.
   testTimeout: 60000,
-  // Two workers on CI's 2 cores (jest's default is cores - 1 = one): most files wait on child
-  // brokers, clients and PostgreSQL rather than compute. A full run with 2 workers on a machine
-  // loaded by other work (load ~7) took 1001 s and failed only on a test fixed since (a 3 s
-  // transaction timeout shorter than a restart under that load); one worker would take ~15 min.
-  maxWorkers: 2,
+  // Three workers on CI's 2 cores (jest's default is cores - 1 = one): most broker files wait on
+  // child brokers, clients and PostgreSQL (15-35 % of a core each) rather than compute. Quiet
+  // machine, 280 files: 2 workers took 800 s (260 files, the previous session), 3 workers 655 s with
+  // ~990 s of CPU in all (2026-12-06), green; the CPU, not the waiting, now bounds the run.
+  maxWorkers: 3,
   // Ends the run with one line naming the external tools whose tests were skipped (also global-only).
   reporters: ['default', '<rootDir>/broker/test/support/skipped-tools-reporter.js'],
   projects: ['<rootDir>/test/jest.config.js', '<rootDir>/broker/jest.config.js'],
