@@ -1,41 +1,24 @@
 // KIP-848 with the Java client 4.x (group.protocol=consumer): two members split a topic, one
 // leaves without the other stopping, a broker-side regex picks up a new topic, commits are
 // resumed from. The driver's ConsumerProtocolScenario (broker/test/java) reports what it saw.
-import * as path from 'node:path';
-import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { startTestBroker, tempDir } from './helpers';
-import { buildDriver, LINES, runDriverScenario } from './java-driver';
+import { LINES } from './java-driver';
+import { scenarioOnFreshBroker } from './java-scenario-suite';
 
 const line = LINES.find((l) => l.module === 'kafka-4')!;
 
 describeWithTools('java', 'mvn')(`KIP-848 consumer groups with the Java client ${line.version}`, () => {
-  let broker: RunningBroker;
-  const tmp = tempDir();
-  let result: Record<string, any> = {};
-  let failure = '';
-
-  beforeAll(async () => {
-    // A 500 ms heartbeat (Kafka's 5 s is the default): a released partition reaches its next owner sooner.
-    broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'kip848.db')}`, {
-      config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 },
-    });
-    await buildDriver();
-    const r = await runDriverScenario(line, broker.port, 'k848', 'consumer-protocol', 240_000);
-    result = r.result ?? {};
-    failure = `exit ${r.code}; ${result.error ?? ''}\nstderr:\n${r.stderr.slice(-3000)}`;
-  }, 300_000);
-  afterAll(async () => {
-    await broker?.stop();
-    tmp.cleanup();
-  });
-
-  it('runs the scenario to the end', () => {
-    expect({ ok: result.ok, failure: result.ok ? '' : failure }).toEqual({ ok: true, failure: '' });
+  // A 500 ms heartbeat (Kafka's 5 s is the default): a released partition reaches its next owner sooner.
+  const suite = scenarioOnFreshBroker({
+    line,
+    scenario: 'consumer-protocol',
+    prefix: 'k848',
+    db: 'kip848.db',
+    broker: { config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 } },
   });
 
   it('splits a topic between two members, the first giving up only what moves', () => {
-    const s = result.split;
+    const s = suite.result.split;
     expect(s.aloneA).toHaveLength(4);
     expect(s.sharedA).toHaveLength(2);
     expect(s.sharedB).toHaveLength(2);
@@ -50,7 +33,7 @@ describeWithTools('java', 'mvn')(`KIP-848 consumer groups with the Java client $
   });
 
   it("moves a leaving member's partitions to the other without revoking the other's", () => {
-    const s = result.split;
+    const s = suite.result.split;
     expect(s.revokedAOnLeave).toEqual([]);
     expect([...s.assignedAOnLeave].sort()).toEqual(s.sharedB);
     expect(s.afterLeaveA).toEqual(s.aloneA);
@@ -59,14 +42,14 @@ describeWithTools('java', 'mvn')(`KIP-848 consumer groups with the Java client $
   });
 
   it('picks up a topic created after a regex subscription', () => {
-    const r = result.regex;
+    const r = suite.result.regex;
     expect(r.before).toEqual(['k848-re-orders-1']);
     expect(r.after).toEqual(['k848-re-orders-1', 'k848-re-orders-2']);
     expect(r.assignment).toEqual(['k848-re-orders-1-0', 'k848-re-orders-2-0', 'k848-re-orders-2-1']);
   });
 
   it('resumes from committed offsets in a new consumer of the group', () => {
-    const r = result.resume;
+    const r = suite.result.resume;
     expect(r.firstRead).toBe(44);
     expect(r.committedSum).toBe(44);
     expect([...r.secondRead].sort()).toEqual([

@@ -2,49 +2,33 @@
 // consumers restarted one by one into group.protocol=consumer ones and back, records flowing at
 // each step; every record read exactly once (each consumer commits after each poll and on
 // revocation). The driver's MigrationScenario (broker/test/java) reports what it saw.
-import * as path from 'node:path';
-import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { startTestBroker, tempDir } from './helpers';
-import { buildDriver, LINES, runDriverScenario } from './java-driver';
+import { LINES } from './java-driver';
+import { scenarioOnFreshBroker } from './java-scenario-suite';
 
 const line = LINES.find((l) => l.module === 'kafka-4')!;
 
 describeWithTools('java', 'mvn')(
   `online classic <-> consumer group conversion with the Java client ${line.version}`,
   () => {
-    let broker: RunningBroker;
-    const tmp = tempDir();
-    let result: Record<string, any> = {};
-    let failure = '';
-
-    beforeAll(async () => {
-      broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'migration.db')}`, {
-        config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 },
-      });
-      await buildDriver();
-      const r = await runDriverScenario(line, broker.port, 'mig', 'migration', 400_000);
-      result = r.result ?? {};
-      failure = `exit ${r.code}; ${result.error ?? ''}\nstderr:\n${r.stderr.slice(-3000)}`;
-    }, 480_000);
-    afterAll(async () => {
-      await broker?.stop();
-      tmp.cleanup();
-    });
-
-    it('runs the scenario to the end', () => {
-      expect({ ok: result.ok, failure: result.ok ? '' : failure }).toEqual({ ok: true, failure: '' });
+    const suite = scenarioOnFreshBroker({
+      line,
+      scenario: 'migration',
+      prefix: 'mig',
+      db: 'migration.db',
+      broker: { config: { groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100 } },
+      timeoutMs: 400_000,
     });
 
     it('converts the live group at each restart, both members consuming throughout', () => {
       const types = ['classic', 'mixedUpgrade', 'consumer', 'mixedDowngrade', 'classicAgain'].map((s) => ({
         step: s,
-        type: result[s]?.type,
-        members: result[s]?.members,
-        owned: result[s]?.owned,
-        caughtUp: result[s]?.readSoFar === result[s]?.producedSoFar,
+        type: suite.result[s]?.type,
+        members: suite.result[s]?.members,
+        owned: suite.result[s]?.owned,
+        caughtUp: suite.result[s]?.readSoFar === suite.result[s]?.producedSoFar,
         // Both members read some of the step's records (produced once both owned partitions).
-        bothRead: Object.values(result[s]?.readBy ?? {}).every((n) => (n as number) > 0),
+        bothRead: Object.values(suite.result[s]?.readBy ?? {}).every((n) => (n as number) > 0),
       }));
       const expected = (step: string, type: string) => ({
         step,
@@ -64,8 +48,8 @@ describeWithTools('java', 'mvn')(
     });
 
     it('reads every record exactly once across the conversions', () => {
-      expect({ readOnce: result.readOnce, readTwice: result.readTwice }).toEqual({
-        readOnce: result.produced,
+      expect({ readOnce: suite.result.readOnce, readTwice: suite.result.readTwice }).toEqual({
+        readOnce: suite.result.produced,
         readTwice: [],
       });
     });
