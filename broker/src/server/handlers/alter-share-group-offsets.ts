@@ -9,8 +9,8 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { ApiHandler } from '../context';
-import { authorizedNames, may } from './authz';
-import { coordinatorGate } from '../cluster-answers';
+import { authorizedNames } from './authz';
+import { shareGroupAdminRefusal } from './share-group-admin-gate';
 
 const refusal = (errorCode: number, errorMessage: string | null): AlterShareGroupOffsetsResponse => ({
   throttleTimeMs: 0,
@@ -25,13 +25,9 @@ export const alterShareGroupOffsetsHandler: ApiHandler<AlterShareGroupOffsetsReq
     minVersion: 0,
     maxVersion: 0,
     async handle(ctx, req) {
-      if (!may(ctx, 'READ', 'GROUP', req.groupId))
-        return refusal(ErrorCode.GROUP_AUTHORIZATION_FAILED, 'Group authorization failed.');
-      const notHere = await coordinatorGate(ctx, 'group', req.groupId);
-      if (notHere !== ErrorCode.NONE) return refusal(notHere, null);
-      const offsets = ctx.broker.shareGroups.offsets;
-      const refused = await offsets.refusal(req.groupId);
+      const refused = await shareGroupAdminRefusal(ctx, 'READ', req.groupId);
       if (refused) return refusal(refused.errorCode, refused.errorMessage);
+      const offsets = ctx.broker.shareGroups.offsets;
       const readable = authorizedNames(
         ctx,
         'READ',

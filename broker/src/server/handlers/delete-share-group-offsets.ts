@@ -8,8 +8,8 @@ import { ErrorCode } from '../../protocol/error-codes';
 import type { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../../protocol/messages';
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { ApiHandler } from '../context';
-import { authorizedNames, may } from './authz';
-import { coordinatorGate } from '../cluster-answers';
+import { authorizedNames } from './authz';
+import { shareGroupAdminRefusal } from './share-group-admin-gate';
 
 const refusal = (errorCode: number, errorMessage: string | null): DeleteShareGroupOffsetsResponse => ({
   throttleTimeMs: 0,
@@ -26,13 +26,9 @@ export const deleteShareGroupOffsetsHandler: ApiHandler<
   minVersion: 0,
   maxVersion: 0,
   async handle(ctx, req) {
-    if (!may(ctx, 'DELETE', 'GROUP', req.groupId))
-      return refusal(ErrorCode.GROUP_AUTHORIZATION_FAILED, 'Group authorization failed.');
-    const notHere = await coordinatorGate(ctx, 'group', req.groupId);
-    if (notHere !== ErrorCode.NONE) return refusal(notHere, null);
-    const offsets = ctx.broker.shareGroups.offsets;
-    const refused = await offsets.refusal(req.groupId);
+    const refused = await shareGroupAdminRefusal(ctx, 'DELETE', req.groupId);
     if (refused) return refusal(refused.errorCode, refused.errorMessage);
+    const offsets = ctx.broker.shareGroups.offsets;
     const names = req.topics.map((t) => t.topicName);
     const readable = authorizedNames(ctx, 'READ', 'TOPIC', names);
     const deleted = await offsets.deleteOffsets(
