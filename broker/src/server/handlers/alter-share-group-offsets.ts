@@ -10,7 +10,7 @@ import type { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } fr
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
-import { shareGroupAdminRefusal } from './share-group-admin-gate';
+import { shareGroupAdminRefusal } from './share-group-gates';
 
 const refusal = (errorCode: number, errorMessage: string | null): AlterShareGroupOffsetsResponse => ({
   throttleTimeMs: 0,

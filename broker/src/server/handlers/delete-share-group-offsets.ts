@@ -9,7 +9,7 @@ import type { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } 
 import { ZERO_UUID } from '../../protocol/uuid';
 import type { ApiHandler } from '../context';
 import { authorizedNames } from './authz';
-import { shareGroupAdminRefusal } from './share-group-admin-gate';
+import { shareGroupAdminRefusal } from './share-group-gates';
 
 const refusal = (errorCode: number, errorMessage: string | null): DeleteShareGroupOffsetsResponse => ({
   throttleTimeMs: 0,

@@ -7,6 +7,7 @@ import type { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from '../../pr
 import type { ApiHandler } from '../context';
 import { may } from './authz';
 import { byTopic, leadsHere } from './share-fetch';
+import { shareMemberRefusal } from './share-group-gates';
 
 export const shareAcknowledgeHandler: ApiHandler<ShareAcknowledgeRequest, ShareAcknowledgeResponse> = {
   apiKey: ApiKey.ShareAcknowledge,
@@ -22,13 +23,8 @@ export const shareAcknowledgeHandler: ApiHandler<ShareAcknowledgeRequest, ShareA
     });
     const groupId = req.groupId ?? '';
     const memberId = req.memberId ?? '';
-    if (groupId === '' || memberId === '') {
-      return refusal(
-        ErrorCode.INVALID_REQUEST,
-        'ShareAcknowledge needs a GroupId and a MemberId (a share consumer sends both).',
-      );
-    }
-    if (!may(ctx, 'READ', 'GROUP', groupId)) return refusal(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
+    const refused = shareMemberRefusal(ctx, 'ShareAcknowledge', groupId, memberId);
+    if (refused) return refusal(refused.errorCode, refused.errorMessage);
     const out = await ctx.broker.shareGroups.fetcher.handle({
       groupId,
       memberId,

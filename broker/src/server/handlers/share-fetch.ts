@@ -9,6 +9,7 @@ import type { SharePartitionAnswer } from '../../groups/share/share-fetcher';
 import type { ApiHandler, RequestContext } from '../context';
 import { may } from './authz';
 import { clusterOf, nodeEndpoint } from '../cluster-answers';
+import { shareMemberRefusal } from './share-group-gates';
 
 export function byTopic(ctx: RequestContext, answers: readonly SharePartitionAnswer[]) {
   const topics = new Map<string, SharePartitionAnswer[]>();
@@ -56,13 +57,8 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
     });
     const groupId = req.groupId ?? '';
     const memberId = req.memberId ?? '';
-    if (groupId === '' || memberId === '') {
-      return refusal(
-        ErrorCode.INVALID_REQUEST,
-        'ShareFetch needs a GroupId and a MemberId (a share consumer sends both).',
-      );
-    }
-    if (!may(ctx, 'READ', 'GROUP', groupId)) return refusal(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
+    const refused = shareMemberRefusal(ctx, 'ShareFetch', groupId, memberId);
+    if (refused) return refusal(refused.errorCode, refused.errorMessage);
     const out = await share.fetcher.handle({
       groupId,
       memberId,
