@@ -130,6 +130,8 @@ async function produceInTurn(
     const out: ProduceResponsePartitionProduceResponse[] = [];
     responses.push({ name, partitionResponses: out });
     const writable = may(ctx, 'WRITE', 'TOPIC', name);
+    // ReplicaManager.appendToLocalLog: clients may not append to internal topics.
+    const internal = isInternalTopic(name);
     for (let p = 0; p < partitionData.length; p++) {
       const { index, records } = partitionData[p]!;
       if (!writable) {
@@ -144,8 +146,7 @@ async function produceInTurn(
         out.push(failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
         continue;
       }
-      // ReplicaManager.appendToLocalLog: clients may not append to internal topics.
-      if (isInternalTopic(name)) {
+      if (internal) {
         out.push(failed(index, ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${name}`));
         continue;
       }
