@@ -386,13 +386,6 @@ export class GroupCoordinator extends StaticMemberJoin {
     this.loads.delete(groupId);
     this.consumer.unload(groupId);
     this.share?.unload(groupId);
-    const group = this.groups.get(groupId);
-    if (!group) return;
-    this.clearTimer(group, 'joinTimer');
-    this.clearTimer(group, 'syncTimer');
-    for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
-    group.pendingMembers.clear();
-    for (const m of group.members.values()) this.fence(m, ErrorCode.NOT_COORDINATOR);
-    this.groups.delete(groupId);
+    this.dropGroup(groupId, ErrorCode.NOT_COORDINATOR);
   }
 }

@@ -84,13 +84,18 @@ export abstract class GroupSessions implements GroupRegistry {
    * answered REBALANCE_IN_PROGRESS, so their members rejoin the consumer group; timers stopped.
    */
   private handOver(groupId: string): void {
+    this.dropGroup(groupId, ErrorCode.REBALANCE_IN_PROGRESS);
+  }
+
+  /** Forgets a group held here: its timers stop and held JoinGroup/SyncGroup answer `errorCode`. */
+  protected dropGroup(groupId: string, errorCode: number): void {
     const group = this.groups.get(groupId);
     if (!group) return;
     this.clearTimer(group, 'joinTimer');
     this.clearTimer(group, 'syncTimer');
     for (const t of group.pendingMembers.values()) this.timers.clearTimeout(t);
     group.pendingMembers.clear();
-    for (const m of group.members.values()) this.fence(m, ErrorCode.REBALANCE_IN_PROGRESS);
+    for (const m of group.members.values()) this.fence(m, errorCode);
     this.groups.delete(groupId);
   }
 
