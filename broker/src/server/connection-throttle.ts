@@ -68,11 +68,20 @@ export class ConnectionMute {
     if (this.timer !== undefined && until <= this.mutedUntil) return false;
     this.mutedUntil = until;
     clearTimeout(this.timer);
+    this.arm(ms);
+    return true;
+  }
+
+  // A timer is due by libuv's cached loop time, which can be behind the real clock by the time
+  // the current loop turn has run: it may fire early. The throttle is a promise to the client
+  // (KIP-219), so the rest is waited out.
+  private arm(ms: number): void {
     this.timer = setTimeout(() => {
+      const left = this.mutedUntil - performance.now();
+      if (left > 0) return this.arm(Math.ceil(left));
       this.timer = undefined;
       this.unmuted();
     }, ms);
-    return true;
   }
 
   cancel(): void {
