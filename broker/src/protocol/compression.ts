@@ -305,6 +305,9 @@ function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
 
 let zstdContext: InstanceType<typeof ZstdBinding.DCtx> | undefined;
 
+/** The loop's zstd decoder, made once (callers on the loop are synchronous, so one is enough). */
+export const zstdDctx = () => (zstdContext ??= new (zstdBinding().DCtx)());
+
 /**
  * At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
  * declaring the content size, so a lower cap would reject small batches it legitimately wrote.
@@ -313,7 +316,8 @@ export function zstdWindowLogMax(maxBytes: number): number {
   return Math.min(27, Math.max(23, Math.ceil(Math.log2(Math.max(1, maxBytes)))));
 }
 
-function zstdContentSize(data: Buffer): number | null {
+/** The frames' summed content size; null when a frame does not state it. Throws on a malformed frame. */
+export function zstdContentSize(data: Buffer): number | null {
   let total = 0;
   for (let frame = data; frame.length > 0; frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame))) {
     const size = zstdBinding().getFrameContentSize(frame);
@@ -325,7 +329,7 @@ function zstdContentSize(data: Buffer): number | null {
 
 function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   return native('zstd', () => {
-    const dctx = (zstdContext ??= new (zstdBinding().DCtx)());
+    const dctx = zstdDctx();
     dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
     dctx.setParameter(zstdBinding().DParameter.windowLogMax, zstdWindowLogMax(maxBytes));
     const known = zstdContentSize(data);
