@@ -11,7 +11,7 @@
 // again (-XX:SharedArchiveFile). The file is named by a hash of the JDK, the flags, the main class and
 // every class path jar's path, size and mtime, so a rebuilt jar or another JDK gets a new archive,
 // never a stale one. One run at a time writes it (a lock folder); runs meanwhile start without one.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -31,7 +31,9 @@ import * as path from 'node:path';
 const TEST_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-Xlog:cds*=off'];
 
 /** Where the archives live (a few tens of MB each), shared by every checkout on the machine. */
-const ARCHIVE_DIR = process.env.MINNOW_JAVA_CDS_DIR ?? path.join(os.homedir(), '.cache', 'minnow-java-cds');
+function archiveDir(): string {
+  return process.env.MINNOW_JAVA_CDS_DIR ?? path.join(os.homedir(), '.cache', 'minnow-java-cds');
+}
 /** A lock older than this was left by a killed run: the longest test JVM lives 4 minutes. */
 const STALE_LOCK_MS = 600_000;
 /** Archives no run used for this long are removed when a new one is written. */
@@ -93,12 +95,12 @@ function archiveFor(p: JavaProgram): string | undefined {
   // every run, and the JVM itself refuses (silently, see TEST_JVM_FLAGS) an archive it cannot map.
   const key = JSON.stringify([jdk, TEST_JVM_FLAGS, p.main, jars]);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 20);
-  return path.join(ARCHIVE_DIR, `${p.main}-${hash}.jsa`);
+  return path.join(archiveDir(), `${p.main}-${hash}.jsa`);
 }
 
 /** Takes the archive's write lock, or returns false when another run holds it. */
 function tryLock(lock: string): boolean {
-  fs.mkdirSync(ARCHIVE_DIR, { recursive: true });
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
   try {
     fs.mkdirSync(lock);
     return true;
@@ -111,9 +113,9 @@ function tryLock(lock: string): boolean {
 }
 
 /** Archives no run touched for a week (their jars were rebuilt or their checkout removed). */
-function pruneUnusedArchives(): void {
-  for (const f of fs.readdirSync(ARCHIVE_DIR)) {
-    const file = path.join(ARCHIVE_DIR, f);
+function pruneUnusedArchives(dir: string): void {
+  for (const f of fs.readdirSync(dir)) {
+    const file = path.join(dir, f);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (st?.isFile() && Date.now() - st.mtimeMs > UNUSED_ARCHIVE_MS) fs.rmSync(file, { force: true });
   }
@@ -122,54 +124,77 @@ function pruneUnusedArchives(): void {
 /**
  * Keeps the archive a run wrote, once the JVM exited by itself (a killed one may have left half a
  * file) and the archive maps (`-Xshare:on` refuses one that does not): a broken archive must never
- * reach a test run, where the JVM would crash on it (SIGBUS seen with a truncated file).
+ * reach a test run, where the JVM would crash on it (SIGBUS seen with a truncated file). The check
+ * is a child process, not spawnSync: the jest worker runs in-process brokers that must not stall.
  */
-function keepWrittenArchive(p: JavaProgram, written: string, archive: string, code: number | null): void {
-  if (code === null || !fs.existsSync(written)) return;
-  const check = spawnSync(
-    javaBinary(p),
-    [...TEST_JVM_FLAGS, `-XX:SharedArchiveFile=${written}`, '-Xshare:on', '-cp', p.classpath, '-version'],
-    { stdio: 'ignore', timeout: 60_000 },
-  );
-  if (check.status !== 0) return;
+async function keepWrittenArchive(p: JavaProgram, written: string, archive: string): Promise<void> {
+  if (!fs.existsSync(written)) return;
+  const args = [...TEST_JVM_FLAGS, `-XX:SharedArchiveFile=${written}`, '-Xshare:on', '-cp', p.classpath, '-version'];
+  const status = await new Promise<number | null>((resolve) => {
+    const check = spawn(javaBinary(p), args, { stdio: 'ignore', timeout: 60_000 });
+    check.once('error', () => resolve(null));
+    check.once('exit', resolve);
+  });
+  if (status !== 0) return;
   fs.renameSync(written, archive);
-  pruneUnusedArchives();
+  pruneUnusedArchives(path.dirname(archive));
 }
 
-/** The java command line of `p` and what to do once its JVM ended (keep an archive it wrote). */
-function javaCommand(p: JavaProgram): { args: string[]; ended: (code: number | null) => void } {
+interface JavaCommand {
+  args: string[];
+  /** Called once the JVM ended (`code` null: killed, or never started); keeps an archive it wrote. */
+  ended: (code: number | null) => Promise<void>;
+}
+
+const plain = (args: string[]): JavaCommand => ({ args, ended: async () => {} });
+
+/** The java command line of `p`: with the archive, or writing it, or (the lock taken) without one. */
+function javaCommand(p: JavaProgram): JavaCommand {
   const tail = ['-cp', p.classpath, p.main, ...p.args];
   const base = [...TEST_JVM_FLAGS, ...(p.jvmOptions ?? [])];
-  const archive = archiveFor(p);
-  if (!archive) return { args: [...base, ...tail], ended: () => {} };
-  if (fs.existsSync(archive)) {
-    const now = new Date();
-    fs.utimesSync(archive, now, now); // in use: not pruned
-    return { args: [...base, `-XX:SharedArchiveFile=${archive}`, ...tail], ended: () => {} };
+  let archive: string | undefined;
+  let locked = false;
+  try {
+    archive = archiveFor(p);
+    if (archive && fs.existsSync(archive)) {
+      const now = new Date();
+      fs.utimesSync(archive, now, now); // in use: not pruned
+      return plain([...base, `-XX:SharedArchiveFile=${archive}`, ...tail]);
+    }
+    locked = archive !== undefined && tryLock(`${archive}.lock`);
+  } catch {
+    // The archive is a saving only: a folder that cannot be written means runs without one.
   }
+  if (!archive || !locked) return plain([...base, ...tail]);
   const lock = `${archive}.lock`;
-  if (!tryLock(lock)) return { args: [...base, ...tail], ended: () => {} };
   const written = `${archive}.${process.pid}.tmp`;
+  let done: Promise<void> | undefined;
   return {
     args: [...base, `-XX:ArchiveClassesAtExit=${written}`, ...tail],
-    ended: (code) => {
-      try {
-        keepWrittenArchive(p, written, archive, code);
-      } finally {
-        fs.rmSync(written, { force: true });
-        fs.rmSync(lock, { recursive: true, force: true });
-      }
-    },
+    ended: (code) =>
+      (done ??= (code === null ? Promise.resolve() : keepWrittenArchive(p, written, archive))
+        .catch(() => {})
+        .finally(() => {
+          fs.rmSync(written, { force: true });
+          fs.rmSync(lock, { recursive: true, force: true });
+        })),
   };
+}
+
+/** Starts `p` with stdin, stdout and stderr piped; `archived` settles once the JVM ended and an archive it wrote was kept. */
+function startJava(p: JavaProgram): { child: ChildProcess; archived: Promise<void> } {
+  const { args, ended } = javaCommand(p);
+  const child = spawn(javaBinary(p), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const archived = new Promise<void>((resolve) => {
+    child.once('exit', (code) => void ended(code).finally(resolve));
+    child.once('error', () => void ended(null).finally(resolve));
+  });
+  return { child, archived };
 }
 
 /** Starts `p` with stdin, stdout and stderr piped. */
 export function spawnJava(p: JavaProgram): ChildProcess {
-  const { args, ended } = javaCommand(p);
-  const child = spawn(javaBinary(p), args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.once('exit', (code) => ended(code));
-  child.once('error', () => ended(null));
-  return child;
+  return startJava(p).child;
 }
 
 export interface JavaRun {
@@ -181,7 +206,7 @@ export interface JavaRun {
 /** Runs `p` to its end with `input` on stdin; SIGKILLs it after `timeoutMs`. */
 export function runJava(p: JavaProgram, opts: { input?: string; timeoutMs: number }): Promise<JavaRun> {
   return new Promise((resolve, reject) => {
-    const child = spawnJava(p);
+    const { child, archived } = startJava(p);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -193,7 +218,7 @@ export function runJava(p: JavaProgram, opts: { input?: string; timeoutMs: numbe
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      void archived.then(() => resolve({ code, stdout, stderr }));
     });
     child.stdin!.on('error', () => {});
     child.stdin!.end(opts.input ?? '');
