@@ -279,7 +279,9 @@ function brokerAsset(): { zip: string; releaseId: string } {
     () => kitTempDir('minnow-asset-'),
     (into) => {
       const outdir = kitTempDir('minnow-cdk-');
-      const app = new App({ outdir, analyticsReporting: false });
+      // No template validation: this stack holds no resource, so it could only warn that (F0001),
+      // and loading the validator costs ~4 s of CPU in a worker that synthesizes nothing else.
+      const app = new App({ outdir, analyticsReporting: false, builtinCloudFormationValidation: false });
       new BrokerAsset(new Stack(app, 'MinnowBroker'), 'Broker');
       app.synth();
       const assetDir = fs.readdirSync(outdir).find((d) => d.startsWith('asset.'));
