@@ -19,6 +19,7 @@ import {
   ToolFigures,
 } from '../../bench/peers-report';
 import { parseOnly } from '../../bench/peers';
+import { mergeCodecResults } from '../../bench/codec-scenario';
 
 // Printed by kafka-producer-perf-test 4.1.1 against minnow on this machine.
 const KPT_4_1_TOTAL =
@@ -392,6 +393,16 @@ describe('the compressed produce scenario', () => {
       '| compressed produce lz4 MB/s, kafka-producer-perf-test | 60.0 | – | 30.0 | – | 2.00× |',
     );
     expect(renderReadmeSummary({ ...results, scenarios: [SEED] })).not.toContain('compressed produce');
+  });
+
+  it("joins a broker's per-codec sessions into one column: every run, the largest memory and start-up", () => {
+    const [a, b] = [codecResult('minnow', 1), codecResult('minnow', 2)];
+    const joined = mergeCodecResults([
+      { ...a, runs: a.runs.slice(0, 2), peakRssBytes: 5, startupMs: 300 },
+      { ...b, runs: b.runs.slice(2, 4), peakRssBytes: 9, startupMs: 200 },
+    ]);
+    expect(joined.runs.map((r) => r.codec)).toEqual(['gzip', 'gzip', 'snappy', 'snappy']);
+    expect(joined).toMatchObject({ peer: 'minnow', peakRssBytes: 9, startupMs: 300 });
   });
 
   it('--only takes a list of scenarios, in the order a whole run has them, and refuses others', () => {
