@@ -4,7 +4,8 @@
 // The budget a batch states: its record count times max.message.bytes. Most producers refuse a
 // record larger than their request limit before compressing it (Java's max.request.size in
 // KafkaProducer.ensureValidRecordSize, librdkafka's message.max.bytes), so most batches inflate
-// within it, on the loop when it is small. A batch that states more, or inflates past what it
+// within it, on the loop when it is small (a batch whose data does not state its size, as zstd-jni's
+// frames, on the loop up to INFLATE_ON_LOOP_MAX_BYTES). A batch that states more, or inflates past what it
 // states (franz-go bounds only its batch: three 1 MiB records of zeros gzip to 3 KB), is inflated
 // off the loop, one at a time, up to the ceiling (MAX_DECOMPRESSED_BYTES): Kafka streams records
 // out of the codec and bounds only the compressed batch, so such batches are accepted as there.

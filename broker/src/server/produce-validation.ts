@@ -28,6 +28,7 @@ import {
   decompress,
   statedSize,
 } from '../protocol/compression';
+import { inflateForScan } from '../protocol/inflate-for-scan';
 import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
@@ -233,15 +234,17 @@ function validateBatch(
     // Issue 33: the off-loop path (a stream, a new buffer per chunk, promises) cost 1.3-6x the
     // inflation itself for ordinary batches of 16-256 records, which state their size (statedSize:
     // the codec holds the output to it).
+    // A batch that does not state its size (zstd-jni's frames, as the Java producer writes them) is
+    // inflated on the loop up to what a batch may state (onLoopMax), then off the loop if larger.
     const stated = statedSize(codec, compressed);
-    if (stated === undefined || stated > onLoopMax) return inflateOffLoopFirst(codec, compressed, ceiling, count);
-    onLoopLimit = stated;
+    if (stated !== undefined && stated > onLoopMax) return inflateOffLoopFirst(codec, compressed, ceiling, count);
+    onLoopLimit = stated ?? onLoopMax;
   }
   let records: Buffer;
   try {
     if (inflated instanceof Error) throw inflated;
     if (codec === CompressionType.Gzip && inflated === undefined) probeGzip(compressed, count, policy.maxMessageBytes);
-    records = codec === CompressionType.None ? data : (inflated ?? decompress(codec, compressed, onLoopLimit));
+    records = codec === CompressionType.None ? data : (inflated ?? inflateForScan(codec, compressed, onLoopLimit));
   } catch (err) {
     if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError) {
       // Past the header's budget, or what the data stated (a gzip trailer that lies): off the loop.
