@@ -11,6 +11,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
 import { buildDriver, driverClasspath } from './java-driver';
@@ -31,7 +32,14 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     other = makeCa(path.join(tmp.dir, 'other'), 'other', '/CN=someone else');
     const server = ca.server();
     broker = await startTestBroker('memory://', {
-      config: { listeners: [SSL, PLAINTEXT], tlsCertFile: server.cert, tlsKeyFile: server.key },
+      // Groups form at once: each kafkajs group here has one member (each waited the 3 s
+      // group.initial.rebalance.delay.ms for no one).
+      config: {
+        listeners: [SSL, PLAINTEXT],
+        tlsCertFile: server.cert,
+        tlsKeyFile: server.key,
+        groupInitialRebalanceDelayMs: 0,
+      },
     });
     tlsPort = broker.listeners[0]!.port;
     plainPort = broker.listeners[1]!.port;
@@ -187,17 +195,13 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       const props = path.join(tmp.dir, 'java-tls.properties');
       const cafile = ca.cert.replace(/\\/g, '/');
       fs.writeFileSync(props, `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${cafile}\n`);
-      const r = await run(
-        'java',
-        [
-          `-Dminnow.clientConfig=${props}`,
-          '-cp',
-          driverClasspath('kafka-4'),
-          'minnow.javaclient.Driver',
-          `127.0.0.1:${tlsPort}`,
-          'jtls',
-          'produce',
-        ],
+      const r = await runJava(
+        {
+          classpath: driverClasspath('kafka-4'),
+          main: 'minnow.javaclient.Driver',
+          args: [`127.0.0.1:${tlsPort}`, 'jtls', 'produce'],
+          jvmOptions: [`-Dminnow.clientConfig=${props}`],
+        },
         { timeoutMs: 150_000 },
       );
       const line = r.stdout.split('\n').find((l) => l.includes('"scenario":"produce"'));
