@@ -14,7 +14,11 @@ const MiB = 1024 * 1024;
 /** As the main harness: paced runs count broker CPU from this long after the load starts (JIT warm-up). */
 export const STEADY_AFTER_MS = 3000;
 
-/** One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props acks=all ...`. */
+/**
+ * One kafka-producer-perf-test run: `--num-records N --record-size B --throughput R --producer-props
+ * acks=all ...`; with `payloadFile`, `--payload-file F` instead of `--record-size` (the tool takes
+ * one or the other), and `producerProps` after acks=all (compression.type=lz4).
+ */
 export async function kafkaProducerPerf(
   peer: RunningPeer,
   kafkaVersion: string,
@@ -22,8 +26,12 @@ export async function kafkaProducerPerf(
   numRecords: number,
   recordSize: number,
   throughput: number,
+  more: { payloadFile?: string; producerProps?: string[] } = {},
 ): Promise<ToolFigures> {
-  log(`  kafka-producer-perf-test: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}`);
+  const props = more.producerProps ?? [];
+  log(
+    `  kafka-producer-perf-test: ${numRecords} x ${recordSize} B at ${throughput < 0 ? 'max' : `${throughput}/s`}${props.length ? ` (${props.join(' ')})` : ''}`,
+  );
   const run = await runKafkaTool(
     'ProducerPerformance',
     [
@@ -31,12 +39,12 @@ export async function kafkaProducerPerf(
       topic,
       '--num-records',
       numRecords,
-      '--record-size',
-      recordSize,
+      ...(more.payloadFile ? ['--payload-file', more.payloadFile] : ['--record-size', recordSize]),
       '--throughput',
       throughput,
       '--producer-props',
       'acks=all',
+      ...props,
       `bootstrap.servers=${peer.bootstrap}`,
     ],
     kafkaVersion,
@@ -60,7 +68,8 @@ export async function kafkaProducerPerf(
   };
 }
 
-function fromProduceSummary(
+/** A `minnow perf produce` run's figures, with the broker's CPU over its load window (paced: from 3 s in). */
+export function fromProduceSummary(
   run: ToolRun<ProduceSummary>,
   peer: RunningPeer,
   paced: boolean,

@@ -2,7 +2,11 @@
 // README show it: one table per scenario, a column per broker, minnow ÷ Kafka ratios. Pure:
 // broker/test/perf/peers.test.ts.
 import type { CapacityFigures } from './capacity-scenario';
+import { codecRows, codecSummaryRows } from './codec-report';
 import { bytesPerPayloadByte, DiskUsage } from './disk-usage';
+import { int, mb, mbs, ms, pctCore, perByte, ratio, Row, seconds } from './peer-table-format';
+
+export { ratio };
 
 export type PeerId = 'minnow' | 'kafka-default' | 'kafka-small';
 
@@ -32,6 +36,10 @@ export interface ToolFigures {
   toolCpuPercent?: number;
   /** Records the tool could not get acknowledged (or, consuming, did not read). */
   missing: number;
+  /** The codec scenario: compression.type of this run. */
+  codec?: string;
+  /** `minnow perf produce`: batch bytes on the wire per record byte (the codec's ratio on this payload). */
+  wirePerRecordByte?: number;
 }
 
 /** One scenario on one broker: its tool runs and the broker process's figures. */
@@ -57,7 +65,7 @@ export interface PeerScenarioResult {
   capacity?: CapacityFigures;
 }
 
-export type ScenarioId = 'seed' | 'capacity' | 'max1k' | 'max100' | 'consume';
+export type ScenarioId = 'seed' | 'capacity' | 'max1k' | 'max100' | 'consume' | 'codecs';
 
 export interface PeerScenario {
   id: ScenarioId;
@@ -82,35 +90,9 @@ export interface PeersResults {
   scenarios: PeerScenario[];
 }
 
-const MiB = 1024 * 1024;
-
-/** a ÷ b as "0.42×" (two significant figures below 10), "–" when either is missing or b is 0. */
-export function ratio(a: number, b: number): string {
-  if (!Number.isFinite(a) || !Number.isFinite(b) || b === 0) return '–';
-  const r = a / b;
-  return `${r >= 10 ? Math.round(r).toLocaleString('en-US') : r >= 1 ? r.toFixed(2) : r.toPrecision(2)}×`;
-}
-
-const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const ms = (n: number) =>
-  !Number.isFinite(n) ? '–' : n >= 100 ? String(Math.round(n)) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
-const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / MiB).toFixed(0)} MB` : '–');
-const pctCore = (n: number) => (Number.isFinite(n) ? `${n.toFixed(0)} %` : '–');
-const seconds = (msv: number) => (Number.isFinite(msv) ? `${(msv / 1000).toFixed(msv < 10_000 ? 2 : 1)} s` : '–');
-const perByte = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
-
 /** Disk bytes per payload byte of one result, NaN when not measured. */
 export function diskPerPayload(r: PeerScenarioResult): number {
   return r.disk && r.payloadBytes ? bytesPerPayloadByte(r.disk, r.payloadBytes) : NaN;
-}
-
-/** A row: its heading, the figure per broker (as number for ratios) and how it is printed. */
-interface Row {
-  label: string;
-  value: (r: PeerScenarioResult) => number[];
-  show: (xs: number[]) => string;
-  /** No minnow ÷ Kafka for this row (it is not a figure of the broker). */
-  noRatio?: true;
 }
 
 const runOf = (r: PeerScenarioResult, tool: ToolName) => r.runs.find((x) => x.tool === tool);
@@ -196,6 +178,7 @@ function capacityRows(): Row[] {
 
 function rowsFor(s: PeerScenario): Row[] {
   if (s.id === 'capacity') return capacityRows();
+  if (s.id === 'codecs') return codecRows();
   const produce = s.id !== 'consume';
   const tools: ToolName[] = produce
     ? ['kafka-producer-perf-test', 'minnow perf produce']
@@ -359,7 +342,6 @@ export function renderReadmeSummary(r: PeersResults): string {
   };
   const KPT = 'kafka-producer-perf-test';
   const MINNOW_PERF = 'minnow perf produce';
-  const mbs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
   // [label, scenario, tool, figure, format]. The maximum runs also by minnow perf: one Java producer
   // thread can be the bound of the Kafka tool.
   const toolRows: [string, ScenarioId, ToolName, (t: ToolFigures) => number, (n: number) => string][] = [
@@ -379,6 +361,7 @@ export function renderReadmeSummary(r: PeersResults): string {
     (x) => (x.capacity ? x.capacity.rate || NaN : NaN),
     int,
   );
+  for (const [label, pick] of codecSummaryRows()) add(label, 'codecs', pick, mbs);
   add('broker RSS idle', 'seed', (x) => x.idleRssBytes, mb);
   add('broker RSS peak (seed)', 'seed', (x) => x.peakRssBytes, mb);
   add('disk per payload byte (1 KiB, without the reserve file)', 'max1k', diskPerPayload, perByte);

@@ -7,13 +7,17 @@
 // the bench:peers-summary markers (BENCHMARKS.md's Summary; the README's too if it has them).
 //
 // Flags: --quick (small record counts, to try the harness; writes nothing), --no-write,
-// --kafka-version V (default: the kafka-oracle's), --render-only (from bench/peers-last-run.json).
+// --kafka-version V (default: the kafka-oracle's), --render-only (from bench/peers-last-run.json),
+// --only seed,capacity,max1k,max100,codecs (those scenarios alone: max1k includes consume; prints
+// the tables and writes bench/.out/peers-only.json, never BENCHMARKS.md: its block is one whole run).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../tools/kafka-oracle/kafka';
 import { capacityPlan, capacityScenario } from './capacity-scenario';
+import { CODEC_SCENARIO_TITLE, CODECS, codecLoadText, codecPlan, codecRatiosLine } from './codec-report';
+import { codecPayloadFile, codecScenario, mergeCodecResults } from './codec-scenario';
 import { bytesPerPayloadByte } from './disk-usage';
 import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText } from './kafka-peer';
 import { SEED_RATE } from './load-args';
@@ -41,6 +45,26 @@ export interface PeersOptions {
   quick: boolean;
   write: boolean;
   kafkaVersion: string;
+  /** Run these scenarios alone (undefined: all); consume runs with max1k. */
+  only?: ScenarioId[];
+}
+
+/** The scenarios --only can name, in the order a whole run takes them. */
+export const SELECTABLE: ScenarioId[] = ['seed', 'capacity', 'max1k', 'max100', 'codecs'];
+
+/** --only's value: a comma-separated list of SELECTABLE names (consume: max1k). */
+export function parseOnly(raw: string): ScenarioId[] {
+  const names = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const mapped = names.map((n) => (n === 'consume' ? 'max1k' : n));
+  const bad = mapped.filter((n) => !SELECTABLE.includes(n as ScenarioId));
+  if (names.length === 0 || bad.length > 0)
+    throw new Error(
+      `--only ${raw}: expected a comma-separated list of ${SELECTABLE.join(', ')} (consume runs with max1k)`,
+    );
+  return SELECTABLE.filter((id) => mapped.includes(id));
 }
 
 /** Record counts per scenario: the seed's is the article's; the maximum runs' give each tool ~5-20 s. */
@@ -65,12 +89,28 @@ export const MINNOW_SETTINGS =
 class PeersRun {
   readonly scenarios: PeerScenario[] = [];
   private step = 0;
-  private readonly steps = 3 * PEERS.length + CAPACITY_PEERS.length;
+  private readonly steps: number;
 
   constructor(
     private readonly tmp: string,
     private readonly o: PeersOptions,
-  ) {}
+  ) {
+    const perScenario = { seed: PEERS, capacity: CAPACITY_PEERS, max1k: PEERS, max100: PEERS, codecs: CAPACITY_PEERS };
+    // The codec scenario starts a fresh pair of brokers per codec.
+    const times = (id: ScenarioId) => (id === 'codecs' ? CODECS.length : 1);
+    this.steps = this.selected().reduce(
+      (n, id) => n + times(id) * perScenario[id as keyof typeof perScenario].length,
+      0,
+    );
+  }
+
+  private selected(): ScenarioId[] {
+    return this.o.only ?? SELECTABLE;
+  }
+
+  private runs(id: ScenarioId): boolean {
+    return this.selected().includes(id);
+  }
 
   private scenario(id: ScenarioId, title: string, load: string): PeerScenario {
     let s = this.scenarios.find((x) => x.id === id);
@@ -112,61 +152,90 @@ class PeersRun {
   async all(): Promise<PeerScenario[]> {
     const n = recordCounts(this.o.quick);
     const fmt = (x: number) => x.toLocaleString('en-US');
-    const seed = this.scenario(
-      'seed',
-      `Seed workload: ${fmt(n.seed)} × 1 KiB at ${fmt(SEED_RATE)} records/s, acks=all`,
-      `kafka-producer-perf-test \`--num-records ${n.seed} --record-size 1024 --throughput ${SEED_RATE} --producer-props acks=all bootstrap.servers=...\` (the seed article's command), then \`minnow perf produce\` with the same figures, on a fresh broker.`,
-    );
-    const plan = capacityPlan(this.o.quick);
-    const capacity = this.scenario(
-      'capacity',
-      `t3.micro baseline: the highest rate of 1 KiB records with broker CPU within 20 % of one core over ${plan.windowS} s`,
-      `kafka-producer-perf-test \`--record-size 1024 --throughput <rate> --producer-props acks=all bootstrap.servers=...\` (the seed article's command) at up to ${plan.maxSteps} rates from ${fmt(SEED_RATE)}/s, each on a new topic for ${plan.windowS} s after 3 s of warm-up, on one fresh broker per column: a rate passes when the broker's CPU over the window is at most 20 % of a core (a t3.micro's CPU credit baseline: 10 % of each of its 2 vCPUs) and the tool reached 97 % of it. The next rate follows the line through the last two measurements, kept inside the bracket of the highest passing and lowest failing rates; the search stops when they are within 5 %.`,
-    );
-    const max1k = this.scenario(
-      'max1k',
-      `Maximum produce, ${fmt(n.max1k)} × 1 KiB, acks=all`,
-      `kafka-producer-perf-test \`--num-records ${n.max1k} --record-size 1024 --throughput -1 --producer-props acks=all bootstrap.servers=...\` (client defaults: batch.size 16 KiB, linger.ms 5, 5 requests in flight), then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
-    );
-    const consume = this.scenario(
-      'consume',
-      'Consume the 1 KiB topic',
-      "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 60000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
-    );
-    const max100 = this.scenario(
-      'max100',
-      `Maximum produce, ${fmt(n.max100)} × 100 B, acks=all`,
-      `kafka-producer-perf-test \`--num-records ${n.max100} --record-size 100 --throughput -1 --producer-props acks=all bootstrap.servers=...\`, then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
-    );
-    for (const p of PEERS)
-      seed.results.push(
-        await this.session(p, 'seed workload', async (peer) => {
-          return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.seed, 1024, SEED_RATE)).result;
-        }),
+    if (this.runs('seed')) {
+      const seed = this.scenario(
+        'seed',
+        `Seed workload: ${fmt(n.seed)} × 1 KiB at ${fmt(SEED_RATE)} records/s, acks=all`,
+        `kafka-producer-perf-test \`--num-records ${n.seed} --record-size 1024 --throughput ${SEED_RATE} --producer-props acks=all bootstrap.servers=...\` (the seed article's command), then \`minnow perf produce\` with the same figures, on a fresh broker.`,
       );
-    for (const p of CAPACITY_PEERS)
-      capacity.results.push(
-        await this.session(p, 't3.micro baseline capacity', (peer) =>
-          capacityScenario(peer, this.o.kafkaVersion, p.id, this.o.quick),
-        ),
+      for (const p of PEERS)
+        seed.results.push(
+          await this.session(p, 'seed workload', async (peer) => {
+            return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.seed, 1024, SEED_RATE)).result;
+          }),
+        );
+    }
+    if (this.runs('capacity')) {
+      const plan = capacityPlan(this.o.quick);
+      const capacity = this.scenario(
+        'capacity',
+        `t3.micro baseline: the highest rate of 1 KiB records with broker CPU within 20 % of one core over ${plan.windowS} s`,
+        `kafka-producer-perf-test \`--record-size 1024 --throughput <rate> --producer-props acks=all bootstrap.servers=...\` (the seed article's command) at up to ${plan.maxSteps} rates from ${fmt(SEED_RATE)}/s, each on a new topic for ${plan.windowS} s after 3 s of warm-up, on one fresh broker per column: a rate passes when the broker's CPU over the window is at most 20 % of a core (a t3.micro's CPU credit baseline: 10 % of each of its 2 vCPUs) and the tool reached 97 % of it. The next rate follows the line through the last two measurements, kept inside the bracket of the highest passing and lowest failing rates; the search stops when they are within 5 %.`,
       );
-    for (const p of PEERS)
-      max1k.results.push(
-        await this.session(p, 'max produce 1 KiB, then consume', async (peer) => {
-          const { result, kptTopic } = await produceScenario(peer, this.o.kafkaVersion, p.id, n.max1k, 1024, -1);
-          consume.results.push(
-            await consumeScenario(peer, this.o.kafkaVersion, p.id, kptTopic, result.runs[0]!.records, result),
-          );
-          return result;
-        }),
+      for (const p of CAPACITY_PEERS)
+        capacity.results.push(
+          await this.session(p, 't3.micro baseline capacity', (peer) =>
+            capacityScenario(peer, this.o.kafkaVersion, p.id, this.o.quick),
+          ),
+        );
+    }
+    if (this.runs('max1k')) {
+      const max1k = this.scenario(
+        'max1k',
+        `Maximum produce, ${fmt(n.max1k)} × 1 KiB, acks=all`,
+        `kafka-producer-perf-test \`--num-records ${n.max1k} --record-size 1024 --throughput -1 --producer-props acks=all bootstrap.servers=...\` (client defaults: batch.size 16 KiB, linger.ms 5, 5 requests in flight), then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
       );
-    for (const p of PEERS)
-      max100.results.push(
-        await this.session(p, 'max produce 100 B', async (peer) => {
-          return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.max100, 100, -1)).result;
-        }),
+      const consume = this.scenario(
+        'consume',
+        'Consume the 1 KiB topic',
+        "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 60000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
       );
+      for (const p of PEERS)
+        max1k.results.push(
+          await this.session(p, 'max produce 1 KiB, then consume', async (peer) => {
+            const { result, kptTopic } = await produceScenario(peer, this.o.kafkaVersion, p.id, n.max1k, 1024, -1);
+            consume.results.push(
+              await consumeScenario(peer, this.o.kafkaVersion, p.id, kptTopic, result.runs[0]!.records, result),
+            );
+            return result;
+          }),
+        );
+    }
+    if (this.runs('max100')) {
+      const max100 = this.scenario(
+        'max100',
+        `Maximum produce, ${fmt(n.max100)} × 100 B, acks=all`,
+        `kafka-producer-perf-test \`--num-records ${n.max100} --record-size 100 --throughput -1 --producer-props acks=all bootstrap.servers=...\`, then \`minnow perf produce\` with batch 16 KiB and 5 in flight.`,
+      );
+      for (const p of PEERS)
+        max100.results.push(
+          await this.session(p, 'max produce 100 B', async (peer) => {
+            return (await produceScenario(peer, this.o.kafkaVersion, p.id, n.max100, 100, -1)).result;
+          }),
+        );
+    }
+    if (this.runs('codecs')) await this.codecs();
     return this.scenarios;
+  }
+
+  /** Compressed produce per codec (issue 33, goal 4), on the brokers a t3.micro would run. */
+  private async codecs(): Promise<void> {
+    const plan = codecPlan(this.o.quick);
+    const codecs = this.scenario('codecs', CODEC_SCENARIO_TITLE, codecLoadText(plan));
+    const payloadFile = codecPayloadFile(this.tmp);
+    // A fresh pair of brokers per codec, one after the other: the two columns of a codec are
+    // measured minutes apart, not a whole column apart (other work on a shared machine drifts).
+    const parts = new Map<string, PeerScenarioResult[]>();
+    for (const run of plan)
+      for (const p of CAPACITY_PEERS) {
+        const part = await this.session(p, `compressed produce, ${run.codec}`, (peer) =>
+          codecScenario(peer, this.o.kafkaVersion, p.id, [run], payloadFile),
+        );
+        parts.set(p.id, [...(parts.get(p.id) ?? []), part]);
+      }
+    for (const p of CAPACITY_PEERS) codecs.results.push(mergeCodecResults(parts.get(p.id)!));
+    const [minnow, kafka] = ['minnow', 'kafka-small'].map((id) => codecs.results.find((r) => r.peer === id));
+    if (minnow && kafka) for (const c of CODECS) log(`  ${c}, minnow ÷ Kafka: ${codecRatiosLine(minnow, kafka, c)}`);
   }
 
   private async finish(peer: RunningPeer, result: PeerScenarioResult): Promise<void> {
@@ -253,7 +322,14 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
   };
   const md = renderPeers(results);
   process.stdout.write(`${md}\n\nREADME summary:\n\n${renderReadmeSummary(results)}\n`);
-  if (o.write && !o.quick) writePeerOutputs(results);
+  if (o.only) {
+    // A part of a run: kept apart, so BENCHMARKS.md's block always holds one whole run.
+    const file = path.join(OUT, 'peers-only.json');
+    writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
+    log(
+      `peers: --only ${o.only.join(',')} done in ${results.durationS.toFixed(0)} s; wrote ${file}, not BENCHMARKS.md`,
+    );
+  } else if (o.write && !o.quick) writePeerOutputs(results);
   else log(`peers: done in ${results.durationS.toFixed(0)} s (files not written${o.quick ? ': --quick' : ''})`);
   return results;
 }
@@ -291,7 +367,10 @@ export async function runPeersIfAvailable(o: Omit<PeersOptions, 'kafkaVersion'>)
 
 function parseArgs(argv: string[]): PeersOptions & { renderOnly: boolean } {
   const i = argv.indexOf('--kafka-version');
+  const j = argv.indexOf('--only');
+  if (j >= 0 && !argv[j + 1]) throw new Error(`--only needs a value: ${SELECTABLE.join(',')}`);
   return {
+    only: j >= 0 ? parseOnly(argv[j + 1]!) : undefined,
     quick: argv.includes('--quick'),
     write: !argv.includes('--no-write'),
     renderOnly: argv.includes('--render-only'),
@@ -308,7 +387,7 @@ async function main(): Promise<void> {
   const missing = peersUnavailable();
   if (missing) throw new Error(`bench:peers needs a JDK 17+ and Maven: ${missing}`);
   buildSources();
-  if (!o.quick) await waitForQuietMachine();
+  if (!o.quick && !o.only) await waitForQuietMachine();
   await runPeers(o);
 }
 

@@ -28,7 +28,11 @@ type Command = (argv: string[]) => Promise<number>;
 const commands: Record<string, () => Promise<Command>> = {
   // Lazy requires: `minnow topic list` should not load the broker, SQLite or the codecs.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  serve: async () => (require('./serve') as typeof import('./serve')).serve,
+  serve: async () => {
+    // Before the server's modules load: it pins the young generation at its size now (young-generation.ts).
+    (require('../server/young-generation') as typeof import('../server/young-generation')).keepYoungGenerationSmall();
+    return (require('./serve') as typeof import('./serve')).serve;
+  },
   topic: async () => (require('./topic') as typeof import('./topic')).topicCommand,
   produce: async () => (require('./produce') as typeof import('./produce')).produceCommand,
   consume: async () => (require('./consume') as typeof import('./consume')).consumeCommand,

@@ -171,9 +171,18 @@ export function rawSnappyLength(block: Buffer): number {
   throw new DecodeError('malformed snappy data: bad uncompressed-length preamble');
 }
 
+/**
+ * copyOutputData: the output copied into a buffer Node allocates, not handed over as an external
+ * buffer (napi-rs's create_external_buffer), whose finalizer and bookkeeping cost 4-5x the decoding
+ * (issue 33, the Java producer's 17 KB batches, in process with all threads' CPU: 75 against 15 µs
+ * a block). End to end the A/B is within this machine's noise both ways (3733375 reverted it on
+ * one; BENCHMARKS.md "Compressed produce beside Kafka" has the runs).
+ */
+export const SNAPPY_DECODE = { asBuffer: true, copyOutputData: true } as const;
+
 function rawSnappy(block: Buffer, maxBytes: number): Buffer {
   checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
+  return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
 }
 
 function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
@@ -305,6 +314,9 @@ function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
 
 let zstdContext: InstanceType<typeof ZstdBinding.DCtx> | undefined;
 
+/** The loop's zstd decoder, made once (callers on the loop are synchronous, so one is enough). */
+export const zstdDctx = () => (zstdContext ??= new (zstdBinding().DCtx)());
+
 /**
  * At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
  * declaring the content size, so a lower cap would reject small batches it legitimately wrote.
@@ -313,7 +325,8 @@ export function zstdWindowLogMax(maxBytes: number): number {
   return Math.min(27, Math.max(23, Math.ceil(Math.log2(Math.max(1, maxBytes)))));
 }
 
-function zstdContentSize(data: Buffer): number | null {
+/** The frames' summed content size; null when a frame does not state it. Throws on a malformed frame. */
+export function zstdContentSize(data: Buffer): number | null {
   let total = 0;
   for (let frame = data; frame.length > 0; frame = frame.subarray(zstdBinding().findFrameCompressedSize(frame))) {
     const size = zstdBinding().getFrameContentSize(frame);
@@ -325,7 +338,7 @@ function zstdContentSize(data: Buffer): number | null {
 
 function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   return native('zstd', () => {
-    const dctx = (zstdContext ??= new (zstdBinding().DCtx)());
+    const dctx = zstdDctx();
     dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
     dctx.setParameter(zstdBinding().DParameter.windowLogMax, zstdWindowLogMax(maxBytes));
     const known = zstdContentSize(data);

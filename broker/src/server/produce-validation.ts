@@ -28,6 +28,7 @@ import {
   decompress,
   statedSize,
 } from '../protocol/compression';
+import { inflateForScan } from '../protocol/inflate-for-scan';
 import { crc32c } from '../protocol/crc32c';
 import { ErrorCode } from '../protocol/error-codes';
 import { DecodeError } from '../protocol/errors';
@@ -47,7 +48,7 @@ import {
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
 import { BatchCheck, fail, refuse } from './produce-batch-check';
-import { type Inflated, inflationLimit, probeGzip } from './produce-inflation';
+import { GZIP_PROBE_ABOVE_BYTES, type Inflated, inflationLimit, probeGzip } from './produce-inflation';
 import type { ProducePolicy } from './produce-policy';
 import { checkKeys, checkTimestamps, NO_TIMESTAMP } from './produce-record-checks';
 
@@ -233,15 +234,18 @@ function validateBatch(
     // Issue 33: the off-loop path (a stream, a new buffer per chunk, promises) cost 1.3-6x the
     // inflation itself for ordinary batches of 16-256 records, which state their size (statedSize:
     // the codec holds the output to it).
+    // A batch that does not state its size (zstd-jni's frames, as the Java producer writes them) is
+    // inflated on the loop up to what a batch may state (onLoopMax), then off the loop if larger.
     const stated = statedSize(codec, compressed);
-    if (stated === undefined || stated > onLoopMax) return inflateOffLoopFirst(codec, compressed, ceiling, count);
-    onLoopLimit = stated;
+    if (stated !== undefined && stated > onLoopMax) return inflateOffLoopFirst(codec, compressed, ceiling, count);
+    onLoopLimit = stated ?? onLoopMax;
   }
   let records: Buffer;
   try {
     if (inflated instanceof Error) throw inflated;
-    if (codec === CompressionType.Gzip && inflated === undefined) probeGzip(compressed, count, policy.maxMessageBytes);
-    records = codec === CompressionType.None ? data : (inflated ?? decompress(codec, compressed, onLoopLimit));
+    if (codec === CompressionType.Gzip && inflated === undefined && onLoopLimit > GZIP_PROBE_ABOVE_BYTES)
+      probeGzip(compressed, count, policy.maxMessageBytes);
+    records = codec === CompressionType.None ? data : (inflated ?? inflateForScan(codec, compressed, onLoopLimit));
   } catch (err) {
     if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError) {
       // Past the header's budget, or what the data stated (a gzip trailer that lies): off the loop.

@@ -105,8 +105,9 @@ describeWithTools('postgresql', 'kcat')('PostgreSQL down for all three brokers a
         heartbeatInterval: 500,
         // The members' fetches fail through the outage (KAFKA_STORAGE_ERROR) until kafkajs's 5
         // retries run out and it restarts each consumer as a new member: the group then waits for
-        // the old members' sessions to expire (Kafka does the same). 10 s, not 30: the wait.
-        sessionTimeout: 10_000,
+        // the old members' sessions to expire (Kafka does the same). 6 s, Kafka's
+        // group.min.session.timeout.ms, not kafkajs's 30: the wait.
+        sessionTimeout: 6_000,
         maxWaitTimeInMs: 500,
       });
       member.on(member.events.CRASH, (e) => {

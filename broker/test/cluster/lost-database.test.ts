@@ -12,7 +12,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import * as m from '../../src/protocol/messages';
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
-import { run } from '../integration/helpers';
+import { QUICK_FETCH, run } from '../integration/helpers';
 import { describeWithTools } from '../support/external-tools';
 import { TEST_LEASE_MS } from './child-cluster';
 import { TcpProxy } from './tcp-proxy';
@@ -195,7 +195,12 @@ describeWithTools('postgresql', 'kcat')('a broker cut off from PostgreSQL', () =
       expect(await heartbeat(CUT, group)).toBe(ErrorCode.UNKNOWN_MEMBER_ID); // node 3 coordinates it
 
       const seen = new Map<string, number>();
-      const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 500 });
+      const consumer = kafka.consumer({
+        groupId: group,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 500,
+        ...QUICK_FETCH,
+      });
       await consume(consumer, topic, seen);
       const load = await startLoad(kafka, topic, PARTITIONS).catch(async (err) => {
         await disconnect(consumer);

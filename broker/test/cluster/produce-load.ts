@@ -8,6 +8,7 @@
 // the stored batch: silently lost. Seen once in kill-broker.test.ts (v234 acknowledged at the
 // offset of v225). A kafkajs defect, not ours; the tests avoid it.
 import { Kafka, logLevel } from 'kafkajs';
+import { QUICK_FETCH } from '../integration/helpers';
 
 export interface Load {
   /** "partition/offset" -> value, as acknowledged. */
@@ -72,7 +73,7 @@ export async function startLoad(kafka: Kafka, topic: string, partitions: number,
       const ends = await admin.fetchTopicOffsets(topic);
       await admin.disconnect();
       const storedCount = ends.reduce((sum, p) => sum + Number(p.high), 0);
-      const consumer = reader.consumer({ groupId: `load-check-${topic}` });
+      const consumer = reader.consumer({ groupId: `load-check-${topic}`, ...QUICK_FETCH });
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: true });
       const stored = new Map<string, string>();

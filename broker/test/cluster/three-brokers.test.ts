@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describeWithTools } from '../support/external-tools';
-import { consumeValues, lastJson, run } from '../integration/helpers';
+import { consumeValues, lastJson, QUICK_FETCH, run } from '../integration/helpers';
 import { describeWithPostgres, useChildCluster } from './test-database';
 
 const PYTHON = '/usr/bin/python3'; // Debian's, with python3-confluent-kafka
@@ -75,7 +75,7 @@ describeWithPostgres('three brokers on one database', () => {
     const values = Array.from({ length: 60 }, (_, i) => `kafkajs ${i}`);
     await producer.send({ topic: 'kjs', acks: -1, messages: values.map((value) => ({ value })) });
     await producer.disconnect();
-    const consumer = kafka([current().address(2)], 'kjs-consumer').consumer({ groupId: 'kjs-reader' });
+    const consumer = kafka([current().address(2)], 'kjs-consumer').consumer({ groupId: 'kjs-reader', ...QUICK_FETCH });
     await consumer.connect();
     expect((await consumeValues(consumer, 'kjs', 60, 30_000)).sort()).toEqual([...values].sort());
   }, 60_000);
@@ -118,6 +118,7 @@ describeWithPostgres('three brokers on one database', () => {
         groupId: 'spread-group',
         sessionTimeout: 10_000,
         heartbeatInterval: 500,
+        ...QUICK_FETCH,
       }),
     );
     for (const [i, m] of members.entries()) {
@@ -178,6 +179,7 @@ describeWithPostgres('three brokers on one database', () => {
     const consumer = kafka([current().address(0)], 'txn-reader').consumer({
       groupId: 'txn-reader',
       readUncommitted: false,
+      ...QUICK_FETCH,
     });
     await consumer.connect();
     expect((await consumeValues(consumer, 'txn', 3, 30_000)).sort()).toEqual([

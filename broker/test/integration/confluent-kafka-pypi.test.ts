@@ -16,8 +16,16 @@ const REQUIREMENTS = path.join(__dirname, 'python', 'requirements-pypi.txt');
 const script = (name: string) => path.join(__dirname, 'python', name);
 /** compression.type -> the codec id in a record batch's attributes (bits 0-2). */
 const CODECS = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
-/** Groups form at once: each group here has one member (it waited the 3 s initial rebalance delay). */
-const NO_DELAY = { groupInitialRebalanceDelayMs: 0 };
+/**
+ * Groups form at once: each group here has one member (it waited the 3 s initial rebalance delay).
+ * group.protocol=consumer members heartbeat every second, not 5 s: a partition the classic member
+ * gives up in the converted group reaches the new member at its next heartbeat (6.0 -> 2.9 s).
+ */
+const NO_DELAY = {
+  groupInitialRebalanceDelayMs: 0,
+  groupConsumerHeartbeatIntervalMs: 1000,
+  groupConsumerMinHeartbeatIntervalMs: 1000,
+};
 /**
  * What a member may see across a broker restart: connection errors while the broker is down, then
  * one failed commit, because group membership lives in memory and the restarted coordinator no
@@ -162,7 +170,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     const port = broker.port;
     await broker.stop();
     broker = await startTestBroker(url, {
-      config: { listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
+      config: { ...NO_DELAY, listeners: [{ host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' }] },
     });
     expect((await produce(topic, 'after', 10)).errors).toEqual([]);
     await member.waitForLines(20, 60_000);

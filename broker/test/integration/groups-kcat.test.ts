@@ -13,10 +13,26 @@ import { Engine, kcat, startTestBroker, storageUrlFor, tempDir } from './helpers
 // Group tests run with no initial rebalance delay (Kafka's 3000 ms is the broker default) to stay fast.
 const NO_DELAY = 0;
 
+// fetch.wait.max.ms=100: kcat -e exits once every partition reported its end, which shows when a
+// fetch comes back empty, and the broker holds that fetch for librdkafka's 500 ms default.
 const consumeGroup = (broker: RunningBroker, group: string, topic: string) =>
-  kcat(broker, ['-G', group, topic, '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%p:%o:%s\n'], {
-    timeoutMs: 30_000,
-  });
+  kcat(
+    broker,
+    [
+      '-G',
+      group,
+      topic,
+      '-X',
+      'auto.offset.reset=earliest',
+      '-X',
+      'fetch.wait.max.ms=100',
+      '-e',
+      '-q',
+      '-f',
+      '%p:%o:%s\n',
+    ],
+    { timeoutMs: 30_000 },
+  );
 
 const lines = (out: string) => out.split('\n').filter((l) => l !== '');
 

@@ -8,7 +8,7 @@ import { RunningBroker, startBroker } from '../../src/server/broker';
 import { createLogger, silentLogger } from '../../src/logger';
 import type { SyncStorage } from '../../src/storage/storage';
 import { syncEngine } from '../../src/storage/sync-adapter';
-import type { Consumer } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import { postgresServer } from '../support/postgres-server';
 
 export type Engine = 'memory' | 'sqlite';
@@ -103,6 +103,42 @@ export function kcat(
   opts: { input?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return run('kcat', ['-b', `127.0.0.1:${broker.port}`, ...args], opts);
+}
+
+/**
+ * kafkajs consumer options for a reader that stops once it has what it wanted: disconnect() waits
+ * for every fetch in flight, and the broker holds a fetch of partitions with nothing new for
+ * maxWaitTimeInMs (kafkajs's default 5 s, which each such disconnect waited out; Kafka's Java
+ * consumer waits 500 ms). Not for tests about fetch waits.
+ */
+export const QUICK_FETCH = { maxWaitTimeInMs: 100 } as const;
+
+/**
+ * kafkajs's admin.setOffsets written out: a member of `groupId` seeks the partitions (committing
+ * the offsets) and stops after its next fetch. setOffsets's own consumer pauses the topic and
+ * waits out kafkajs's 5 s maxWaitTime for that fetch, and it never hears a refused commit (it then
+ * waits for ever): this one fetches with QUICK_FETCH and fails with the commit's error.
+ */
+export async function setOffsets(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  partitions: { partition: number; offset: string }[],
+): Promise<void> {
+  const consumer = kafka.consumer({ groupId, ...QUICK_FETCH });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.FETCH, () => resolve());
+      consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
+      consumer.run({ eachBatchAutoResolve: false, eachBatch: async () => {} }).catch(reject);
+      consumer.pause([{ topic }]);
+      for (const p of partitions) consumer.seek({ topic, ...p });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
 }
 
 /**

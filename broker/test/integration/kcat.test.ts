@@ -28,6 +28,9 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat against %s st
 
   it.each(['none', 'gzip', 'snappy', 'lz4', 'zstd'])('produces and consumes with %s compression', async (codec) => {
     const topic = `codec-${codec}`;
+    // Created first: kcat waits ~1 s for an auto-created topic (librdkafka's next topic scan after
+    // the first Metadata's UNKNOWN_TOPIC_OR_PARTITION); the metadata test above covers that path.
+    await broker.context.storage.createTopic(topic, 1, {});
     const lines = Array.from({ length: 500 }, (_, i) => `${codec} message ${i} ${'x'.repeat(i % 50)}`);
     const p = await kcat(broker, ['-P', '-t', topic, '-z', codec, '-X', 'linger.ms=5'], {
       input: lines.join('\n') + '\n',
@@ -48,6 +51,7 @@ describeWithTools('kcat').each<Engine>(['memory', 'sqlite'])('kcat against %s st
 
   it('answers offset queries (-Q) by timestamp and keys/partitions round-trip', async () => {
     const before = Date.now() - 1;
+    await broker.context.storage.createTopic('offsets-topic', 1, {});
     await kcat(broker, ['-P', '-t', 'offsets-topic', '-K', ':'], { input: 'a:1\nb:2\nc:3\n' });
     const q = await kcat(broker, ['-Q', '-t', `offsets-topic:0:${before}`]);
     expect(q.code).toBe(0);

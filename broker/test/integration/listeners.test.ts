@@ -15,6 +15,9 @@ describe('two listeners', () => {
           { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
           { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
         ],
+        // The group forms at once: it has one member (it waited the 3 s
+        // group.initial.rebalance.delay.ms for no one).
+        groupInitialRebalanceDelayMs: 0,
       },
     });
   });

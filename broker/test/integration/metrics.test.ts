@@ -12,7 +12,7 @@ import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { ScrapedMetrics } from '../support/prometheus-text';
 import { describeWithTools } from '../support/external-tools';
-import { kcat, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
+import { kcat, setOffsets, startTestBroker, storageUrlFor, tempDir, engineOf } from './helpers';
 import { startChildBroker } from './serve-child';
 
 function get(port: number, path: string, agent?: http.Agent): Promise<{ status: number; type?: string; body: string }> {
@@ -162,14 +162,10 @@ describeWithTools('kcat')('metrics endpoint with kafkajs and kcat', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await admin.setOffsets({
-        groupId: 'behind',
-        topic: TOPIC,
-        partitions: [
-          { partition: 0, offset: '4' },
-          { partition: 1, offset: '1' },
-        ],
-      });
+      await setOffsets(kafka, 'behind', TOPIC, [
+        { partition: 0, offset: '4' },
+        { partition: 1, offset: '1' },
+      ]);
       const ends = await admin.fetchTopicOffsets(TOPIC);
       const [committed] = await admin.fetchOffsets({ groupId: 'behind', topics: [TOPIC] });
       const lag = committed!.partitions

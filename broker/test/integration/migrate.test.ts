@@ -11,7 +11,7 @@ import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
-import { run, startTestBroker, tempDir } from './helpers';
+import { run, setOffsets, startTestBroker, tempDir } from './helpers';
 import { MINNOW } from './serve-child';
 
 const TOPIC = 'orders';
@@ -68,7 +68,7 @@ describeWithTools('postgresql')('minnow migrate: sqlite:// to postgres://, then 
         await producer.send({ topic: TOPIC, messages: Array.from({ length: 5 }, (_, j) => ({ value: `v${i + j}` })) });
       }
       await producer.disconnect();
-      await admin.setOffsets({ groupId: 'g', topic: TOPIC, partitions: [{ partition: 0, offset: String(COMMITTED) }] });
+      await setOffsets(plain, 'g', TOPIC, [{ partition: 0, offset: String(COMMITTED) }]);
       // The user, through AlterUserScramCredentials; then alice alone may read the topic.
       const conn = await KafkaConnection.connect('127.0.0.1', one.listeners[1]!.port);
       try {

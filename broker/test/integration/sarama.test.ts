@@ -1,5 +1,5 @@
-// Go clients on IBM/sarama (broker/test/go, built here with `go build -modfile=...`), each with
-// sarama's default config.Version of its release:
+// Go clients on IBM/sarama (broker/test/go, built with `go build -modfile=...` once per content,
+// go-client.ts), each with sarama's default config.Version of its release:
 // - sarama 1.40.1 (V1_0_0_0: OffsetCommit v1, OffsetFetch v1, DescribeConfigs v0, Produce v3,
 //   Fetch v4), the last release before 1.41 raised the default to V2_1_0_0;
 // - sarama 1.61.1 (V2_8_0_0), a current one;
@@ -13,9 +13,9 @@
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { goClient } from './go-client';
 import { run, RunResult, startTestBroker, tempDir } from './helpers';
 
-const GO_DIR = path.join(__dirname, '..', 'go');
 const describeWithGo = describeWithTools('go');
 
 interface Client {
@@ -33,17 +33,19 @@ const CLIENTS: Client[] = [
 const ANCIENT: Client = { name: 'sarama 1.27.0', modfile: 'go.sarama-1.27.0.mod', defaultVersion: '0.8.2.0' };
 
 const BUILD_TIMEOUT_MS = 300_000;
+/** Groups form at once: each consume run is its group's only member (each waited the 3 s initial delay). */
+const NO_DELAY = { config: { groupInitialRebalanceDelayMs: 0 } };
 
 function parse(r: RunResult, what: string): any {
   if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
-/** Builds the client once for the describe block, starts a broker, and runs subcommands against it. */
+/** Finds (or builds) the client, starts a broker, and runs subcommands against it. */
 function saramaFixture(client: Client) {
   const tmp = tempDir('minnow-sarama-');
   const url = `sqlite://${path.join(tmp.dir, 'sarama.db')}`;
-  const bin = path.join(tmp.dir, 'sarama-client');
+  let bin = '';
   const f = {
     url,
     broker: undefined as unknown as RunningBroker,
@@ -55,15 +57,8 @@ function saramaFixture(client: Client) {
     sarama: async (args: string[]) => parse(await f.run(args), `sarama-client ${args.join(' ')}`),
   };
   beforeAll(async () => {
-    // `go build` reuses Go's build cache, so only the first run compiles sarama (and downloads it
-    // from the module proxy if .ci/run has not).
-    const built = await run(
-      'go',
-      ['build', '-C', GO_DIR, '-buildvcs=false', `-modfile=${client.modfile}`, '-o', bin, '.'],
-      { timeoutMs: BUILD_TIMEOUT_MS },
-    );
-    if (built.code !== 0) throw new Error(`go build -modfile=${client.modfile} failed: ${built.stderr}`);
-    f.broker = await startTestBroker(url);
+    bin = await goClient(client.modfile, BUILD_TIMEOUT_MS);
+    f.broker = await startTestBroker(url, NO_DELAY);
   }, BUILD_TIMEOUT_MS + 10_000);
   afterAll(async () => {
     await f.broker?.stop();
@@ -87,7 +82,7 @@ describeWithGo.each(CLIENTS)('$name', (client) => {
     expect(first.committed).toEqual({ 0: 4 });
 
     await f.broker.stop();
-    f.broker = await startTestBroker(f.url);
+    f.broker = await startTestBroker(f.url, NO_DELAY);
 
     const second = await sarama(['consume', '-topic', 'go-orders', '-group', 'billing', '-count', '6']);
     expect(second.records.map((r: { value: string }) => r.value)).toEqual([

@@ -17,8 +17,10 @@ import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
 describe('SASL users and ACLs together (closed by default)', () => {
   let b: SaslBroker;
   beforeAll(async () => {
+    // Groups form at once: alice's group has one member (it waited the 3 s
+    // group.initial.rebalance.delay.ms for no one).
     b = await startSaslBroker(
-      { superUsers: ['User:admin'], allowEveryoneIfNoAclFound: undefined },
+      { superUsers: ['User:admin'], allowEveryoneIfNoAclFound: undefined, groupInitialRebalanceDelayMs: 0 },
       { realClock: true },
     );
     await addUser(b.broker.context.storage, 'admin', 'admin-pw');

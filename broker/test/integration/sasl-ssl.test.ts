@@ -61,11 +61,13 @@ describeWithTools('openssl')('SASL_SSL (sasl+tls://)', () => {
 
     it.each(MECHANISMS)('%s: produces and consumes; a wrong password is refused', async (mechanism) => {
       const topic = `ssl-kcat-${mechanism}`;
+      // The refused one waits out its `-m 3` for metadata: alongside the round trip, not after it.
+      const refused = kcat(mechanism, 'wrong', ['-L', '-m', '3']);
       const p = await kcat(mechanism, 'alice-secret', ['-P', '-t', topic], 'one\ntwo\n');
       expect([p.code, p.stderr]).toEqual([0, '']);
       const c = await kcat(mechanism, 'alice-secret', ['-C', '-t', topic, '-e', '-q']);
       expect(c.stdout.split('\n').filter(Boolean)).toEqual(['one', 'two']);
-      const bad = await kcat(mechanism, 'wrong', ['-L', '-m', '3']);
+      const bad = await refused;
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toMatch(/SASL authentication error: Authentication failed/);
     });

@@ -44,6 +44,9 @@ describeWithTools('openssl')('mTLS (TLS_CLIENT_AUTH)', () => {
         // These tests are about TLS, not ACLs: a broker requiring client certificates is closed
         // until ACLs open it (ALLOW_EVERYONE_IF_NO_ACL_FOUND's default), so open it here.
         allowEveryoneIfNoAclFound: true,
+        // kafkajs's group forms at once: it has one member (it waited the 3 s
+        // group.initial.rebalance.delay.ms for no one).
+        groupInitialRebalanceDelayMs: 0,
       },
       onConnectionOpened: (s) => sessions.push(s),
     });

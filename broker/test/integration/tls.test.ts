@@ -32,7 +32,14 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     other = makeCa(path.join(tmp.dir, 'other'), 'other', '/CN=someone else');
     const server = ca.server();
     broker = await startTestBroker('memory://', {
-      config: { listeners: [SSL, PLAINTEXT], tlsCertFile: server.cert, tlsKeyFile: server.key },
+      // Groups form at once: each kafkajs group here has one member (each waited the 3 s
+      // group.initial.rebalance.delay.ms for no one).
+      config: {
+        listeners: [SSL, PLAINTEXT],
+        tlsCertFile: server.cert,
+        tlsKeyFile: server.key,
+        groupInitialRebalanceDelayMs: 0,
+      },
     });
     tlsPort = broker.listeners[0]!.port;
     plainPort = broker.listeners[1]!.port;

@@ -186,6 +186,20 @@ const SEED: PeerScenario = {
   results: [result('minnow', 4, 25, 60), result('kafka-default', 8, 50, 400), result('kafka-small', 16, 100, 300)],
 };
 
+const results: PeersResults = {
+  startedAt: '2026-12-03T19:00:00.000Z',
+  durationS: 600,
+  quick: false,
+  machine: { cpu: 'x', memory: '1 GiB', os: 'Linux', node: 'v20', loadBefore: '0', loadAfter: '0' },
+  commit: 'abc1234',
+  kafkaVersion: '4.1.1',
+  java: 'openjdk version "17"',
+  peers: PEERS,
+  kafkaSettings: 'Apache Kafka 4.1.1 ...\nJVM: java -Xms<heap> ...\nno fsync per message',
+  minnowSettings: 'acknowledged after the WAL commit',
+  scenarios: [SEED],
+};
+
 describe('peer tables', () => {
   it('writes ratios as minnow ÷ Kafka with two significant figures, and a dash when one is missing', () => {
     expect(ratio(1, 4)).toBe('0.25×');
@@ -272,20 +286,6 @@ describe('peer tables', () => {
       '| t3.micro baseline: 1 KiB records/s within 20 % of a core | 14,000 | – | 3,500 | – | 4.00× |',
     );
   });
-
-  const results: PeersResults = {
-    startedAt: '2026-12-03T19:00:00.000Z',
-    durationS: 600,
-    quick: false,
-    machine: { cpu: 'x', memory: '1 GiB', os: 'Linux', node: 'v20', loadBefore: '0', loadAfter: '0' },
-    commit: 'abc1234',
-    kafkaVersion: '4.1.1',
-    java: 'openjdk version "17"',
-    peers: PEERS,
-    kafkaSettings: 'Apache Kafka 4.1.1 ...\nJVM: java -Xms<heap> ...\nno fsync per message',
-    minnowSettings: 'acknowledged after the WAL commit',
-    scenarios: [SEED],
-  };
 
   it('prints the settings and the durability of both with the tables', () => {
     const md = renderPeers(results);

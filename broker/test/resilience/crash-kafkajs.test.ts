@@ -11,6 +11,9 @@ import { tempDir } from '../integration/helpers';
 import { freePort } from '../../tools/kafka-oracle/kafka';
 
 const KILLS = 5;
+// The read-back group forms at once: it has one member (it waited the 3 s
+// group.initial.rebalance.delay.ms for no one).
+const ENV = { LOG_LEVEL: 'info', GROUP_INITIAL_REBALANCE_DELAY_MS: '0' };
 
 describe('kafkajs idempotent producer across kill -9', () => {
   const tmp = tempDir('minnow-crash-kafkajs-');
@@ -19,7 +22,7 @@ describe('kafkajs idempotent producer across kill -9', () => {
   it(`every acknowledged message is stored once at its offset after ${KILLS} kills`, async () => {
     const port = await freePort();
     const storageUrl = `sqlite://${path.join(tmp.dir, 'kafkajs.db')}`;
-    let broker = await ChildBroker.start({ storageUrl, port, env: { LOG_LEVEL: 'info' } });
+    let broker = await ChildBroker.start({ storageUrl, port, env: ENV });
     const kafka = new Kafka({
       clientId: 'crash-kafkajs',
       brokers: [`127.0.0.1:${port}`],
@@ -55,7 +58,7 @@ describe('kafkajs idempotent producer across kill -9', () => {
         await new Promise<void>((resolve) => (sendStarted = resolve));
         await new Promise((r) => setTimeout(r, k % 4));
         await broker.kill9();
-        broker = await ChildBroker.start({ storageUrl, port, env: { LOG_LEVEL: 'info' } });
+        broker = await ChildBroker.start({ storageUrl, port, env: ENV });
       }
       const before = acked.size;
       while (acked.size < before + 50) await new Promise((r) => setTimeout(r, 20));

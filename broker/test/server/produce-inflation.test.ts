@@ -2,8 +2,10 @@
 // batch states (records count x max.message.bytes); a batch stating more, or inflating past it, is
 // inflated off the loop up to the ceiling (64 MiB), the loop turning meanwhile, and accepted as Kafka
 // accepts it when its records are well formed.
+import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { CompressionType } from '../../src/protocol/compression';
+import * as zstd from 'zstd-napi';
+import { CompressionType, statedSize } from '../../src/protocol/compression';
 import { crc32c } from '../../src/protocol/crc32c';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import {
@@ -17,7 +19,12 @@ import {
   encodeRecordBatch,
 } from '../../src/protocol/record-batch';
 import { RecordFraming } from '../../src/protocol/record-framing';
-import { INFLATE_ON_LOOP_MAX_BYTES, inflateOffLoop, inflationLimit } from '../../src/server/produce-inflation';
+import {
+  GZIP_PROBE_ABOVE_BYTES,
+  INFLATE_ON_LOOP_MAX_BYTES,
+  inflateOffLoop,
+  inflationLimit,
+} from '../../src/server/produce-inflation';
 import type { BatchCheck } from '../../src/server/produce-batch-check';
 import type { ProducePolicy } from '../../src/server/produce-policy';
 import { validateProduceRecords } from '../../src/server/produce-validation';
@@ -78,6 +85,18 @@ describe('a gzip bomb', () => {
     expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(check.message).toMatch(/record 0: Invalid record size: 0 bytes/);
     expect(check.inflate).toBeUndefined();
+  });
+
+  it('is probed only when it may inflate past 256 KiB on the loop; a smaller one is inflated whole (the probe was 13 % of a 31-record batch)', () => {
+    const fed = jest.spyOn(RecordFraming.prototype, 'feed');
+    const small = zlib.gzipSync(Buffer.alloc(GZIP_PROBE_ABOVE_BYTES), { level: 9 }); // states 256 KiB
+    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, small, 1000), policy()));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD); // the record scan finds the zeros
+    expect(fed).not.toHaveBeenCalled();
+    const larger = zlib.gzipSync(Buffer.alloc(GZIP_PROBE_ABOVE_BYTES + 1), { level: 9 });
+    refused(validateProduceRecords(bombBatch(CompressionType.Gzip, larger, 1000), policy()));
+    expect(fed).toHaveBeenCalledTimes(1);
+    fed.mockRestore();
   });
 
   it('stating one plausible record stops at max.message.bytes on the loop, then is refused off it at its first fault', async () => {
@@ -196,10 +215,19 @@ describe('a legitimately large compressed batch', () => {
     },
   );
 
-  it('a malformed one is INVALID_RECORD, as on the loop', async () => {
+  it('a malformed one is INVALID_RECORD, on the loop (it states no size) and off it', async () => {
     const batch = bombBatch(CompressionType.Gzip, Buffer.from('not gzip at all'), 8);
     const first = refused(validateProduceRecords(batch, policy()));
-    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(first.inflate).toBeUndefined();
+    expect(first.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    const inflated = await inflateOffLoop({
+      codec: CompressionType.Gzip,
+      compressed: batch.subarray(BATCH_HEADER_SIZE),
+      limit: 64 * MiB,
+      recordsCount: 8,
+      maxRecordBytes: 64 * MiB,
+    });
+    const check = refused(validateProduceRecords(batch, policy(), '', inflated));
     expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
   });
 
@@ -224,6 +252,39 @@ describe('a compressed batch that states a small size (issue 33)', () => {
       expect(validateProduceRecords(batch, policy()).ok).toBe(true);
     },
   );
+
+  /** The records section as zstd-jni (the Java producer) writes it: a streamed frame without a content size. */
+  async function zstdStreamed(recs: Buffer): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const c of Readable.from([recs]).pipe(new zstd.CompressStream())) chunks.push(c as Buffer);
+    const framed = Buffer.concat(chunks);
+    expect(statedSize(CompressionType.Zstd, framed)).toBeUndefined();
+    return framed;
+  }
+  const recordsSection = (n: number, bytes: number) =>
+    encodeRecordBatch({ records: records(n, bytes) }).subarray(BATCH_HEADER_SIZE);
+
+  it('a zstd frame without a content size (the Java producer) is inflated on the loop', async () => {
+    const batch = bombBatch(CompressionType.Zstd, await zstdStreamed(recordsSection(16, 1024)), 16);
+    expect(validateProduceRecords(batch, policy()).ok).toBe(true);
+  });
+
+  it('one without a content size that inflates past the on-loop budget is inflated off the loop, then accepted', async () => {
+    const n = Math.ceil((INFLATE_ON_LOOP_MAX_BYTES + 1) / 100_000);
+    const batch = bombBatch(CompressionType.Zstd, await zstdStreamed(recordsSection(n, 100_000)), n);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toBeDefined();
+    expect(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)).ok).toBe(true);
+  });
+
+  it('a zstd bomb without a content size inflates at most the on-loop budget on the loop, then is refused off it', async () => {
+    const batch = bombBatch(CompressionType.Zstd, await zstdStreamed(Buffer.alloc(64 * MiB)), 1000);
+    const first = refused(validateProduceRecords(batch, policy()));
+    expect(first.inflate).toBeDefined();
+    const check = refused(validateProduceRecords(batch, policy(), '', await inflateOffLoop(first.inflate!)));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    expect(check.message).toMatch(/Invalid record size: 0 bytes/);
+  });
 
   it('a gzip trailer stating less than the data holds is inflated off the loop, as before', async () => {
     const batch = encodeRecordBatch({ compression: CompressionType.Gzip, records: records(16, 1024) });

@@ -107,6 +107,17 @@ export function compactionContract(ctx: ContractContext): void {
       expect(await compact(s())).toBe(0); // clean now: nothing dirty enough
     });
 
+    it('answers a fetch inside a gap after a kept batch with the batch after the gap', async () => {
+      await s().createTopic('t', 1, { 'cleanup.policy': 'compact' });
+      await append(keyed([['x', '1']]), keyed([['a', '1']]), keyed([['a', '2']]));
+      await append(keyed([['a', 'head']])); // the active segment: a=2 stays the latest a before it
+      expect(await compact(s())).toBe(1);
+      expect((await view(s())).map(([offset]) => offset)).toEqual([0, 2, 3]);
+      // The last batch starting at or before offset 1 is [0], which ends before it: not returned.
+      const read = await s().read('t', 0, 1, 1e6);
+      expect(read.batches.map((b) => readBatchHeader(b).baseOffset)).toEqual([2n, 3n]);
+    });
+
     it('leaves topics without compact alone', async () => {
       await s().createTopic('t', 1, {});
       await append(keyed([['a', '1']]), keyed([['a', '2']]), keyed([['a', '3']]));

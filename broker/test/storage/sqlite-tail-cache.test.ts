@@ -1,8 +1,9 @@
 // The SQLite engine's tail cache (src/storage/tail-cache.ts) never answers what the database would
 // not: the same operations on a storage with the cache and on one without it, then every read
-// (each offset, both isolation levels, whole and one-batch limits) compared. Each case changes the
-// stored batches in a way other than an append: retention, DeleteRecords, compaction, a rolled back
-// append, an aborted transaction, a deleted and recreated topic, and eviction under a small budget.
+// (each offset, both isolation levels, whole and one-batch limits, with and without KIP-74's first
+// batch) compared. Each case changes the stored batches in a way other than an append: retention,
+// DeleteRecords, compaction, a rolled back append, an aborted transaction, a deleted and recreated
+// topic, and eviction under a small budget.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,15 +32,17 @@ function pair(budget = 1 << 20) {
       if (!o) return;
       for (let at = Math.max(0, o.logStartOffset - 1); at <= o.highWatermark; at++)
         for (const committed of [false, true])
-          for (const maxBytes of [1, 1 << 20]) {
-            const args = [topic, partition, at, maxBytes, true, committed] as const;
-            expect({ at, committed, maxBytes, ...both[0].read(...args) }).toEqual({
-              at,
-              committed,
-              maxBytes,
-              ...both[1].read(...args),
-            });
-          }
+          for (const maxBytes of [1, 1 << 20])
+            for (const minOneBatch of [true, false]) {
+              const args = [topic, partition, at, maxBytes, minOneBatch, committed] as const;
+              expect({ at, committed, maxBytes, minOneBatch, ...both[0].read(...args) }).toEqual({
+                at,
+                committed,
+                maxBytes,
+                minOneBatch,
+                ...both[1].read(...args),
+              });
+            }
     },
     close: () => both.forEach((s) => s.close()),
   };

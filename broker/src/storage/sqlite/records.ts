@@ -20,6 +20,7 @@ import type {
 } from '../storage';
 import { checkTxnBatch, lastStableOffset, stateAfterMarker } from '../txn-rules';
 import { PartitionTail, TailCache } from '../tail-cache';
+import { BatchReader } from './batch-reader';
 import type { Producers } from './producers';
 import type { PartitionEntry, Topics } from './topics';
 import type { Transactor } from './transaction';
@@ -28,6 +29,8 @@ const STORED_BATCH = 'base_offset AS baseOffset, last_offset AS lastOffset, max_
 
 export class Records {
   private readonly q;
+  /** A fetch's batches in one statement (batch-reader.ts). */
+  private readonly reader;
 
   constructor(
     db: Database.Database,
@@ -37,19 +40,13 @@ export class Records {
     /** The batches appended last (tail-cache.ts): reads at the end of a partition skip SQLite. */
     private readonly tailCache: TailCache,
   ) {
+    this.reader = new BatchReader(db);
     this.q = {
       insert: db.prepare(
         `INSERT INTO record_batch (partition_id, base_offset, last_offset, record_count, max_timestamp,
            producer_id, producer_epoch, base_sequence, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       setOffsets: db.prepare('UPDATE partition SET log_start_offset = ?, high_watermark = ? WHERE id = ?'),
-      floor: db.prepare(
-        'SELECT base_offset AS baseOffset, last_offset AS lastOffset FROM record_batch WHERE partition_id = ? AND base_offset <= ? ORDER BY base_offset DESC LIMIT 1',
-      ),
-      // Only columns stored before `data`: stepping these rows never reads the blobs' overflow pages.
-      sizesFrom: db.prepare(
-        'SELECT base_offset AS baseOffset, last_offset AS lastOffset, size FROM record_batch WHERE partition_id = ? AND base_offset >= ? ORDER BY base_offset',
-      ),
       // Transactions: the producer's transaction (append's KIP-890 check), open and aborted ones.
       // A transactional batch's check (txn-rules.ts) in one statement: the producer's transaction
       // and whether this partition was added to it.
@@ -69,11 +66,6 @@ export class Records {
          WHERE partition_id = ? AND last_offset >= ? AND first_offset <= ? ORDER BY first_offset, last_offset`,
       ),
       deleteAbortedBelow: db.prepare('DELETE FROM aborted_txn WHERE partition_id = ? AND last_offset < ?'),
-      dataBetween: db
-        .prepare(
-          'SELECT data FROM record_batch WHERE partition_id = ? AND base_offset BETWEEN ? AND ? ORDER BY base_offset',
-        )
-        .pluck(),
       byBaseOffset: db.prepare(`SELECT ${STORED_BATCH} FROM record_batch WHERE partition_id = ? AND base_offset = ?`),
       // No index on max_timestamp: ListOffsets by time is rare, and an index would cost every insert.
       firstAtTimestamp: db
@@ -170,23 +162,14 @@ export class Records {
     const cached = this.tailCache.indexFor(tail, fetchOffset);
     if (cached >= 0)
       return this.readCached(entry, tail, cached, fetchOffset, maxBytes, minOneBatch, readCommitted, lso);
-    const floor = this.q.floor.get(entry.id, fetchOffset) as { baseOffset: number; lastOffset: number } | undefined;
-    const start = floor && floor.lastOffset >= fetchOffset ? floor.baseOffset : fetchOffset;
-    let total = 0;
-    let end = -1;
-    let lastReturned = -1;
-    for (const row of this.q.sizesFrom.iterate(entry.id, start) as IterableIterator<{
-      baseOffset: number;
-      lastOffset: number;
-      size: number;
-    }>) {
-      if (readCommitted && row.lastOffset >= lso) break; // only whole batches below the LSO
-      if (!fitsFetch(total, row.size, maxBytes, minOneBatch)) break; // leaving the loop resets the statement
-      total += row.size;
-      end = row.baseOffset;
-      lastReturned = row.lastOffset;
-    }
-    const batches = end < 0 ? [] : (this.q.dataBetween.all(entry.id, start, end) as Buffer[]);
+    const { batches, lastReturned } = this.reader.read(
+      entry.id,
+      fetchOffset,
+      maxBytes,
+      minOneBatch,
+      readCommitted,
+      lso,
+    );
     return {
       errorCode: ErrorCode.NONE,
       highWatermark: entry.highWatermark,
@@ -194,7 +177,7 @@ export class Records {
       lastStableOffset: lso,
       batches,
       abortedTransactions:
-        readCommitted && end >= 0
+        readCommitted && batches.length > 0
           ? (this.q.abortedBetween.all(entry.id, fetchOffset, lastReturned) as AbortedTransaction[])
           : [],
     };

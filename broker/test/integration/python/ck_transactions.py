@@ -120,6 +120,9 @@ def read(bootstrap, topic, isolation, timeout_s, start=confluent_kafka.OFFSET_BE
         "isolation.level": isolation,
         "enable.auto.commit": False,
         "enable.partition.eof": True,
+        # The end of a partition shows when a fetch comes back empty, which the broker holds for
+        # fetch.wait.max.ms (500 ms by default): every read waited that out once at its end.
+        "fetch.wait.max.ms": 100,
         "error_cb": on_error,
     })
     md = c.list_topics(topic, timeout=30)
