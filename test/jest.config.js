@@ -4,7 +4,10 @@ const path = require('node:path');
 module.exports = {
   displayName: 'kit',
   rootDir: path.join(__dirname, '..'),
-  testEnvironment: 'node',
+  // Node's environment plus one CloudFormation validator per worker, which aws-cdk-lib's require of
+  // @aws/cloudformation-validate gets (test/helpers/kit-environment.ts).
+  testEnvironment: '<rootDir>/test/helpers/kit-environment.ts',
+  moduleNameMapper: { '^@aws/cloudformation-validate$': '<rootDir>/test/helpers/cloudformation-validate.ts' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   // Synthesizing stages the broker asset; the install test runs a shell script and a broker.

@@ -34,6 +34,15 @@ export function codecPlan(quick: boolean): CodecRun[] {
  */
 export const MINNOW_CODEC_CLIENT = { name: 'batch 64 KiB of records, 5 in flight', batchSize: 65536, producers: 5 };
 
+export const CODEC_SCENARIO_TITLE = `Compressed produce: 1 KiB JSON log lines per codec (${CODECS.join(', ')}), acks=all`;
+
+/** The scenario's load, as BENCHMARKS.md prints it above the table. */
+export function codecLoadText(plan: CodecRun[]): string {
+  const counts = plan.map((r) => `${r.codec} ${r.kptRecords.toLocaleString('en-US')}`).join(', ');
+  const c = MINNOW_CODEC_CLIENT;
+  return `For each codec, one after the other, on a fresh broker per column (minnow, then Kafka, so a codec's two columns are measured minutes apart), each tool on its own topic: kafka-producer-perf-test \`--num-records <N> --payload-file <512 JSON log lines of 1,024 bytes> --throughput -1 --producer-props acks=all compression.type=<codec> bootstrap.servers=...\` (N: ${counts}; client defaults: batch.size 16 KiB of compressed bytes, linger.ms 5, 5 requests in flight), then \`minnow perf produce --payload-file <the same file> --compression <codec> --batch-size ${c.batchSize} --producers ${c.producers} --duration ${plan[0]?.minnowSeconds ?? 0}s --throughput -1\` (${c.name}: minnow perf sizes batches by record bytes; 64 KiB is about what the Java producer packs into its 16 KiB compressed). MB/s counts the records' uncompressed bytes (MiB); broker CPU per MB is the broker's CPU over the tool's window per MB of records. The payload is bench/json-log-payloads.ts's, as \`npm run bench\`'s codec table uses.`;
+}
+
 /** ms of broker CPU per MB (MiB) of records: % of a core over the window ÷ MB/s. */
 export function cpuMsPerMb(t: Pick<ToolFigures, 'brokerCpuPercent' | 'mbPerSec'>): number {
   return t.mbPerSec > 0 ? (t.brokerCpuPercent * 10) / t.mbPerSec : NaN;

@@ -4,7 +4,7 @@
 // (it takes that or --record-size, not both); `minnow perf produce` with the same file. Each run on
 // its own topic; the broker's CPU over each tool's load window. Rows: codec-report.ts.
 import * as path from 'node:path';
-import { CodecRun, codecPlan, MINNOW_CODEC_CLIENT } from './codec-report';
+import { CodecRun, MINNOW_CODEC_CLIENT } from './codec-report';
 import { maxRateArgs, produceArgs } from './load-args';
 import { peakBetween, RunningPeer } from './peer-brokers';
 import { fromProduceSummary, kafkaProducerPerf } from './peer-scenarios';
@@ -39,16 +39,17 @@ async function minnowCodecRun(peer: RunningPeer, run: CodecRun, payloadFile: str
   };
 }
 
+/** `runs` (codecPlan's) on one fresh broker: each codec's two tool runs. */
 export async function codecScenario(
   peer: RunningPeer,
   kafkaVersion: string,
   id: PeerId,
-  quick: boolean,
+  plan: CodecRun[],
   payloadFile: string,
 ): Promise<PeerScenarioResult> {
   const from = Date.now();
   const runs: ToolFigures[] = [];
-  for (const run of codecPlan(quick)) {
+  for (const run of plan) {
     const kpt = await kafkaProducerPerf(
       peer,
       kafkaVersion,
@@ -73,5 +74,18 @@ export async function codecScenario(
     idleRssBytes: peer.idleRssBytes,
     peakRssBytes: peak?.rssBytes ?? NaN,
     peakAnonBytes: peak?.anonBytes ?? NaN,
+  };
+}
+
+/** One broker's results of several sessions (a fresh broker per codec) as one column. */
+export function mergeCodecResults(parts: PeerScenarioResult[]): PeerScenarioResult {
+  const max = (xs: number[]) => Math.max(...xs.filter(Number.isFinite));
+  return {
+    ...parts[0]!,
+    runs: parts.flatMap((p) => p.runs),
+    startupMs: max(parts.map((p) => p.startupMs)),
+    idleRssBytes: max(parts.map((p) => p.idleRssBytes)),
+    peakRssBytes: max(parts.map((p) => p.peakRssBytes)),
+    peakAnonBytes: max(parts.map((p) => p.peakAnonBytes ?? NaN)),
   };
 }

@@ -16,8 +16,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../tools/kafka-oracle/kafka';
 import { capacityPlan, capacityScenario } from './capacity-scenario';
-import { CODECS, codecPlan, codecRatiosLine, MINNOW_CODEC_CLIENT } from './codec-report';
-import { codecPayloadFile, codecScenario } from './codec-scenario';
+import { CODEC_SCENARIO_TITLE, CODECS, codecLoadText, codecPlan, codecRatiosLine } from './codec-report';
+import { codecPayloadFile, codecScenario, mergeCodecResults } from './codec-scenario';
 import { bytesPerPayloadByte } from './disk-usage';
 import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText } from './kafka-peer';
 import { SEED_RATE } from './load-args';
@@ -96,7 +96,12 @@ class PeersRun {
     private readonly o: PeersOptions,
   ) {
     const perScenario = { seed: PEERS, capacity: CAPACITY_PEERS, max1k: PEERS, max100: PEERS, codecs: CAPACITY_PEERS };
-    this.steps = this.selected().reduce((n, id) => n + perScenario[id as keyof typeof perScenario].length, 0);
+    // The codec scenario starts a fresh pair of brokers per codec.
+    const times = (id: ScenarioId) => (id === 'codecs' ? CODECS.length : 1);
+    this.steps = this.selected().reduce(
+      (n, id) => n + times(id) * perScenario[id as keyof typeof perScenario].length,
+      0,
+    );
   }
 
   private selected(): ScenarioId[] {
@@ -216,19 +221,19 @@ class PeersRun {
   /** Compressed produce per codec (issue 33, goal 4), on the brokers a t3.micro would run. */
   private async codecs(): Promise<void> {
     const plan = codecPlan(this.o.quick);
-    const counts = plan.map((r) => `${r.codec} ${r.kptRecords.toLocaleString('en-US')}`).join(', ');
-    const codecs = this.scenario(
-      'codecs',
-      `Compressed produce: 1 KiB JSON log lines per codec (${CODECS.join(', ')}), acks=all`,
-      `For each codec on one fresh broker per column, one codec after the other, each tool on its own topic: kafka-producer-perf-test \`--num-records <N> --payload-file <512 JSON log lines of 1,024 bytes> --throughput -1 --producer-props acks=all compression.type=<codec> bootstrap.servers=...\` (N: ${counts}; client defaults: batch.size 16 KiB of compressed bytes, linger.ms 5, 5 requests in flight), then \`minnow perf produce --payload-file <the same file> --compression <codec> --batch-size ${MINNOW_CODEC_CLIENT.batchSize} --producers ${MINNOW_CODEC_CLIENT.producers} --duration ${plan[0]!.minnowSeconds}s --throughput -1\` (${MINNOW_CODEC_CLIENT.name}: minnow perf sizes batches by record bytes; 64 KiB is about what the Java producer packs into its 16 KiB compressed). MB/s counts the records' uncompressed bytes (MiB); broker CPU per MB is the broker's CPU over the tool's window per MB of records. The payload is bench/json-log-payloads.ts's, as \`npm run bench\`'s codec table uses.`,
-    );
+    const codecs = this.scenario('codecs', CODEC_SCENARIO_TITLE, codecLoadText(plan));
     const payloadFile = codecPayloadFile(this.tmp);
-    for (const p of CAPACITY_PEERS)
-      codecs.results.push(
-        await this.session(p, 'compressed produce per codec', (peer) =>
-          codecScenario(peer, this.o.kafkaVersion, p.id, this.o.quick, payloadFile),
-        ),
-      );
+    // A fresh pair of brokers per codec, one after the other: the two columns of a codec are
+    // measured minutes apart, not a whole column apart (other work on a shared machine drifts).
+    const parts = new Map<string, PeerScenarioResult[]>();
+    for (const run of plan)
+      for (const p of CAPACITY_PEERS) {
+        const part = await this.session(p, `compressed produce, ${run.codec}`, (peer) =>
+          codecScenario(peer, this.o.kafkaVersion, p.id, [run], payloadFile),
+        );
+        parts.set(p.id, [...(parts.get(p.id) ?? []), part]);
+      }
+    for (const p of CAPACITY_PEERS) codecs.results.push(mergeCodecResults(parts.get(p.id)!));
     const [minnow, kafka] = ['minnow', 'kafka-small'].map((id) => codecs.results.find((r) => r.peer === id));
     if (minnow && kafka) for (const c of CODECS) log(`  ${c}, minnow ÷ Kafka: ${codecRatiosLine(minnow, kafka, c)}`);
   }

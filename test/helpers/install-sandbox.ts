@@ -189,12 +189,17 @@ exec /bin/chown "\${args[@]}"`,
 case "$1" in
   start | restart | stop)
     if [ "$1" = start ] && [ -e "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then exit 0; fi
-    if [ -e "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; sleep 0.2; fi
+    port=$(sed -n 's#^LISTENER_URL=.*tcp://[^:]*:\\([0-9]*\\).*$#\\1#p' "$ROOT/etc/minnow/minnow.env" 2>/dev/null)
+    if [ -e "$pidfile" ]; then
+      kill "$(cat "$pidfile")" 2>/dev/null || true
+      rm -f "$pidfile"
+      # Until nothing answers on the port the next one binds (at most 5 s), rather than a fixed sleep.
+      for _ in {1..100}; do [ -n "$port" ] && (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break; sleep 0.05; done
+    fi
     [ "$1" != stop ] || exit 0
     [ ! -e "$STUB_STATE/broker-down" ] || exit 0
     release=$(basename "$(readlink "$ROOT/opt/minnow/current")")
     ! grep -qxF "$release" "$STUB_STATE/broken-releases" 2>/dev/null || exit 0
-    port=$(sed -n 's#^LISTENER_URL=.*tcp://[^:]*:\\([0-9]*\\).*$#\\1#p' "$ROOT/etc/minnow/minnow.env")
     "$MINNOW_NODE" "$(dirname "$0")/fake-broker.js" "$port" >/dev/null 2>&1 &
     echo $! >"$pidfile" ;;
   # ExecReload=/bin/kill -HUP $MAINPID; like systemd, fails when the broker is not running.
@@ -274,7 +279,9 @@ function brokerAsset(): { zip: string; releaseId: string } {
     () => kitTempDir('minnow-asset-'),
     (into) => {
       const outdir = kitTempDir('minnow-cdk-');
-      const app = new App({ outdir, analyticsReporting: false });
+      // No template validation: this stack holds no resource, so it could only warn that (F0001),
+      // and loading the validator costs ~4 s of CPU in a worker that synthesizes nothing else.
+      const app = new App({ outdir, analyticsReporting: false, builtinCloudFormationValidation: false });
       new BrokerAsset(new Stack(app, 'MinnowBroker'), 'Broker');
       app.synth();
       const assetDir = fs.readdirSync(outdir).find((d) => d.startsWith('asset.'));

@@ -48,7 +48,7 @@ import {
 } from '../protocol/record-batch';
 import { RecordScanError, scanRecords } from '../protocol/record-scan';
 import { BatchCheck, fail, refuse } from './produce-batch-check';
-import { type Inflated, inflationLimit, probeGzip } from './produce-inflation';
+import { GZIP_PROBE_ABOVE_BYTES, type Inflated, inflationLimit, probeGzip } from './produce-inflation';
 import type { ProducePolicy } from './produce-policy';
 import { checkKeys, checkTimestamps, NO_TIMESTAMP } from './produce-record-checks';
 
@@ -243,7 +243,8 @@ function validateBatch(
   let records: Buffer;
   try {
     if (inflated instanceof Error) throw inflated;
-    if (codec === CompressionType.Gzip && inflated === undefined) probeGzip(compressed, count, policy.maxMessageBytes);
+    if (codec === CompressionType.Gzip && inflated === undefined && onLoopLimit > GZIP_PROBE_ABOVE_BYTES)
+      probeGzip(compressed, count, policy.maxMessageBytes);
     records = codec === CompressionType.None ? data : (inflated ?? inflateForScan(codec, compressed, onLoopLimit));
   } catch (err) {
     if (err instanceof DecompressionLimitError || err instanceof RecordTooLargeError) {

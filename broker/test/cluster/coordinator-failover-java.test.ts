@@ -4,9 +4,10 @@
 // (groups/group-persistence.ts), so the member carries on there with its member id and generation,
 // with no rejoin, and from its commits, as with Kafka: kafkajs restarts instead (coordinator-failover.test.ts).
 import { Kafka, logLevel } from 'kafkajs';
-import { lastJson, run } from '../integration/helpers';
+import { lastJson } from '../integration/helpers';
 import { buildDriver, driverClasspath } from '../integration/java-driver';
 import { describeWithTools } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { coordinatorVia } from './child-cluster';
 import { useChildCluster } from './test-database';
 
@@ -46,16 +47,12 @@ describeWithTools(
       return t!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
     };
     let exited = false;
-    const java = run(
-      'java',
-      [
-        '-cp',
-        driverClasspath('kafka-4'),
-        'minnow.javaclient.Driver',
-        current().address(survivors[0]!),
-        'fj',
-        'failover',
-      ],
+    const java = runJava(
+      {
+        classpath: driverClasspath('kafka-4'),
+        main: 'minnow.javaclient.Driver',
+        args: [current().address(survivors[0]!), 'fj', 'failover'],
+      },
       { timeoutMs: 120_000 },
     ).finally(() => (exited = true));
     try {

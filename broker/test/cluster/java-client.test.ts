@@ -6,6 +6,7 @@
 import { buildDriver, driverClasspath } from '../integration/java-driver';
 import { run } from '../integration/helpers';
 import { describeWithTools } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { useChildCluster } from './test-database';
 
 const PARTITIONS = 3;
@@ -22,12 +23,9 @@ describeWithTools(
 
   it('produces through one broker, consumes as a group through another, and as a group spread over two', async () => {
     const bootstrap = [0, 1, 2].map((i) => cluster().address(i)).join(',');
-    const r = await run(
-      'java',
-      ['-cp', driverClasspath('kafka-4'), 'minnow.javaclient.Driver', bootstrap, 'cj', 'cluster'],
-      {
-        timeoutMs: 120_000,
-      },
+    const r = await runJava(
+      { classpath: driverClasspath('kafka-4'), main: 'minnow.javaclient.Driver', args: [bootstrap, 'cj', 'cluster'] },
+      { timeoutMs: 120_000 },
     );
     const line = r.stdout.split('\n').find((l) => l.startsWith('{"scenario":"cluster"'));
     if (!line) throw new Error(`the Java driver printed no cluster result (exit ${r.code}): ${r.stderr.slice(-3000)}`);

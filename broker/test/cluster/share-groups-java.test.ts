@@ -3,8 +3,8 @@
 // share-partition lives on its partition's leader, and the client, given every broker, finds both.
 // The same ShareScenario as the one-broker test (integration/share-groups-java.test.ts).
 import { buildDriver, driverClasspath } from '../integration/java-driver';
-import { run } from '../integration/helpers';
 import { describeWithTools } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { useChildCluster } from './test-database';
 
 describeWithTools(
@@ -17,12 +17,9 @@ describeWithTools(
 
   it('shares records between two members, redelivers a released one and archives at the limit', async () => {
     const bootstrap = [0, 1, 2].map((i) => cluster().address(i)).join(',');
-    const r = await run(
-      'java',
-      ['-cp', driverClasspath('kafka-4'), 'minnow.javaclient.Driver', bootstrap, 'cs', 'share'],
-      {
-        timeoutMs: 240_000,
-      },
+    const r = await runJava(
+      { classpath: driverClasspath('kafka-4'), main: 'minnow.javaclient.Driver', args: [bootstrap, 'cs', 'share'] },
+      { timeoutMs: 240_000 },
     );
     const line = r.stdout.split('\n').find((l) => l.startsWith('{') && l.includes('"scenario":"share"'));
     if (!line) throw new Error(`the Java driver printed no share result (exit ${r.code}): ${r.stderr.slice(-3000)}`);

@@ -8,7 +8,8 @@ import type { RunningBroker } from '../../src/server/broker';
 import { createHandlers } from '../../src/server/handlers';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
 import { describeWithTools } from '../support/external-tools';
-import { kcat, run, startTestBroker, tempDir } from './helpers';
+import { runJava } from '../support/java-launch';
+import { kcat, startTestBroker, tempDir } from './helpers';
 import { buildDriver, driverClasspath, LINES } from './java-driver';
 
 type Line = (typeof LINES)[number];
@@ -28,13 +29,13 @@ interface ConsumedRecord {
 type ScenarioLine = { scenario: string; ok: boolean; error?: string } & Record<string, any>;
 
 async function runDriver(broker: RunningBroker, line: Line): Promise<Map<string, ScenarioLine>> {
-  const classpath = driverClasspath(line.module);
-  const r = await run(
-    'java',
-    ['-cp', classpath, 'minnow.javaclient.Driver', `127.0.0.1:${broker.port}`, line.prefix, ...SCENARIOS],
+  const r = await runJava(
     {
-      timeoutMs: 150_000,
+      classpath: driverClasspath(line.module),
+      main: 'minnow.javaclient.Driver',
+      args: [`127.0.0.1:${broker.port}`, line.prefix, ...SCENARIOS],
     },
+    { timeoutMs: 150_000 },
   );
   const results = new Map<string, ScenarioLine>();
   for (const text of r.stdout.split('\n').filter((l) => l.startsWith('{'))) {

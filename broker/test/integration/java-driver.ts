@@ -1,8 +1,10 @@
 // The Java client driver (broker/test/java): one Maven module per kafka-clients release, built once
-// and reused while its sources are unchanged. Shared by java-client.test.ts and the TLS test; a
-// lock folder keeps two test files (jest workers) from running Maven in the same tree at once.
+// and reused while its sources are unchanged, run through support/java-launch.ts. Shared by the
+// *-java test files; a lock folder keeps two test files (jest workers) from running Maven in the
+// same tree at once.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runJava } from '../support/java-launch';
 import { run } from './helpers';
 
 export const JAVA_DIR = path.join(__dirname, '..', 'java');
@@ -24,6 +26,8 @@ function isBuilt(): boolean {
     newestMtime(path.join(JAVA_DIR, p)),
   );
   const built = LINES.map((l) => path.join(JAVA_DIR, l.module, 'target', 'classpath.txt'));
+  // The jar is written by the same `mvn package` (maven-jar-plugin may leave it when no class changed).
+  if (!LINES.every((l) => fs.existsSync(driverJar(l.module)))) return false;
   return built.every((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > Math.max(...inputs));
 }
 
@@ -55,17 +59,27 @@ export async function buildDriver(): Promise<void> {
     let r = await run('mvn', ['-q', '-B', '-o', '-f', pom, 'package'], { timeoutMs: 240_000 });
     if (r.code !== 0) r = await run('mvn', ['-q', '-B', '-f', pom, 'package'], { timeoutMs: 240_000 });
     if (r.code !== 0) throw new Error(`mvn package of ${JAVA_DIR} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
+    // Maven leaves a classpath.txt whose content did not change as it was: stamp it built now, or
+    // isBuilt() stays false after a source change and every test file runs Maven again (~6 CPU-s).
+    const now = new Date();
+    for (const l of LINES) fs.utimesSync(path.join(JAVA_DIR, l.module, 'target', 'classpath.txt'), now, now);
   } finally {
     fs.rmSync(lockDir, { recursive: true, force: true });
   }
 }
 
-/** The class path of one module's driver (its classes and the dependencies Maven resolved). */
+/**
+ * The class path of one module's driver: its jar (not target/classes: the class-data archive of
+ * support/java-launch.ts takes jars only) and the dependencies Maven resolved.
+ */
 export function driverClasspath(module: (typeof LINES)[number]['module']): string {
-  const target = path.join(JAVA_DIR, module, 'target');
-  return [path.join(target, 'classes'), fs.readFileSync(path.join(target, 'classpath.txt'), 'utf8').trim()].join(
-    path.delimiter,
-  );
+  const deps = fs.readFileSync(path.join(JAVA_DIR, module, 'target', 'classpath.txt'), 'utf8').trim();
+  return [driverJar(module), deps].join(path.delimiter);
+}
+
+/** The jar `mvn package` builds of one module (0.1.0: the version in broker/test/java/pom.xml). */
+function driverJar(module: (typeof LINES)[number]['module']): string {
+  return path.join(JAVA_DIR, module, 'target', `java-client-driver-${module}-0.1.0.jar`);
 }
 
 /** What one driver scenario reported: its JSON line (undefined if it printed none) and how the JVM ended. */
@@ -83,9 +97,12 @@ export async function runDriverScenario(
   scenario: string,
   timeoutMs: number,
 ): Promise<DriverRun> {
-  const r = await run(
-    'java',
-    ['-cp', driverClasspath(line.module), 'minnow.javaclient.Driver', `127.0.0.1:${port}`, prefix, scenario],
+  const r = await runJava(
+    {
+      classpath: driverClasspath(line.module),
+      main: 'minnow.javaclient.Driver',
+      args: [`127.0.0.1:${port}`, prefix, scenario],
+    },
     { timeoutMs },
   );
   const found = r.stdout.split('\n').find((l) => l.startsWith('{') && l.includes(`"scenario":"${scenario}"`));

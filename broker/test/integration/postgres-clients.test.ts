@@ -10,6 +10,7 @@ import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import type { Consumer } from 'kafkajs';
 import type { RunningBroker } from '../../src/server/broker';
 import { DEBIAN_PYTHON, describeWithTools, postgresBinDir } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { startPrivatePostgres } from '../support/postgres-server';
 import type { PrivateServer } from '../support/postgres-server';
 import { kcat, lastJson, QUICK_FETCH, run, setOffsets, startTestBroker } from './helpers';
@@ -98,9 +99,14 @@ describeWithTools(
     kafka = newKafka();
     // The JVM runs alongside the tests below; its test awaits it.
     javaRun = buildDriver().then(() =>
-      run('java', ['-cp', driverClasspath('kafka-4'), 'minnow.javaclient.Driver', bootstrap(), 'pgj', 'produce'], {
-        timeoutMs: 120_000,
-      }),
+      runJava(
+        {
+          classpath: driverClasspath('kafka-4'),
+          main: 'minnow.javaclient.Driver',
+          args: [bootstrap(), 'pgj', 'produce'],
+        },
+        { timeoutMs: 120_000 },
+      ),
     );
     javaRun.catch(() => {});
   }, 120_000);

@@ -1,18 +1,13 @@
 // The Java client over sasl+tcp:// (issue 13): its admin manages SCRAM users as kafka-configs does
 // (alterUserScramCredentials / describeUserScramCredentials, Kafka's refusal of too few
 // iterations), and a producer that outlives CONNECTIONS_MAX_REAUTH_MS re-authenticates on its live
-// connection (KIP-368). test/java-sasl/SaslCheck.java runs in java's source-file mode on the
-// classpath the broker/test/java build writes (built here if missing, as java-client.test.ts does).
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// connection (KIP-368). The driver build's SaslCheck (broker/test/java) runs it.
 import { createLogger } from '../../src/logger';
 import { describeWithTools } from '../support/external-tools';
-import { run } from './helpers';
+import { runJava } from '../support/java-launch';
+import { buildDriver, driverClasspath } from './java-driver';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
 
-const JAVA_DIR = path.join(__dirname, '..', 'java');
-const CLASSPATH = path.join(JAVA_DIR, 'kafka-4', 'target', 'classpath.txt');
-const CHECK = path.join(__dirname, '..', 'java-sasl', 'SaslCheck.java');
 const REAUTH_MS = 2000;
 
 interface LogLine {
@@ -25,12 +20,7 @@ describeWithTools('java', 'mvn')('Java client (kafka-clients 4.x) over SASL_PLAI
   let b: SaslBroker;
   const lines: LogLine[] = [];
   beforeAll(async () => {
-    if (!fs.existsSync(CLASSPATH)) {
-      const pom = path.join(JAVA_DIR, 'pom.xml');
-      let r = await run('mvn', ['-q', '-B', '-o', '-f', pom, 'package'], { timeoutMs: 240_000 });
-      if (r.code !== 0) r = await run('mvn', ['-q', '-B', '-f', pom, 'package'], { timeoutMs: 240_000 });
-      if (r.code !== 0) throw new Error(`mvn package of ${JAVA_DIR} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-    }
+    await buildDriver();
     b = await startSaslBroker(
       { connectionsMaxReauthMs: REAUTH_MS },
       { realClock: true, logger: createLogger('debug', (l) => lines.push(JSON.parse(l) as LogLine)) },
@@ -43,21 +33,13 @@ describeWithTools('java', 'mvn')('Java client (kafka-clients 4.x) over SASL_PLAI
     'admin logs in with %s, adds a SCRAM-SHA-512 user; that user produces across a re-authentication and consumes',
     async (mechanism) => {
       lines.length = 0;
-      const classpath = fs.readFileSync(CLASSPATH, 'utf8').trim();
       const topic = `java-${mechanism}`;
-      const r = await run(
-        'java',
-        [
-          '-cp',
-          classpath,
-          CHECK,
-          `127.0.0.1:${b.saslPort}`,
-          mechanism,
-          'admin',
-          'admin-secret',
-          topic,
-          String(REAUTH_MS * 2),
-        ],
+      const r = await runJava(
+        {
+          classpath: driverClasspath('kafka-4'),
+          main: 'minnow.javaclient.SaslCheck',
+          args: [`127.0.0.1:${b.saslPort}`, mechanism, 'admin', 'admin-secret', topic, String(REAUTH_MS * 2)],
+        },
         { timeoutMs: 90_000 },
       );
       const last = r.stdout.trim().split('\n').pop() ?? '';

@@ -11,6 +11,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { runJava } from '../support/java-launch';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
 import { buildDriver, driverClasspath } from './java-driver';
@@ -194,17 +195,13 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       const props = path.join(tmp.dir, 'java-tls.properties');
       const cafile = ca.cert.replace(/\\/g, '/');
       fs.writeFileSync(props, `security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=${cafile}\n`);
-      const r = await run(
-        'java',
-        [
-          `-Dminnow.clientConfig=${props}`,
-          '-cp',
-          driverClasspath('kafka-4'),
-          'minnow.javaclient.Driver',
-          `127.0.0.1:${tlsPort}`,
-          'jtls',
-          'produce',
-        ],
+      const r = await runJava(
+        {
+          classpath: driverClasspath('kafka-4'),
+          main: 'minnow.javaclient.Driver',
+          args: [`127.0.0.1:${tlsPort}`, 'jtls', 'produce'],
+          jvmOptions: [`-Dminnow.clientConfig=${props}`],
+        },
         { timeoutMs: 150_000 },
       );
       const line = r.stdout.split('\n').find((l) => l.includes('"scenario":"produce"'));

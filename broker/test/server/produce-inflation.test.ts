@@ -19,7 +19,12 @@ import {
   encodeRecordBatch,
 } from '../../src/protocol/record-batch';
 import { RecordFraming } from '../../src/protocol/record-framing';
-import { INFLATE_ON_LOOP_MAX_BYTES, inflateOffLoop, inflationLimit } from '../../src/server/produce-inflation';
+import {
+  GZIP_PROBE_ABOVE_BYTES,
+  INFLATE_ON_LOOP_MAX_BYTES,
+  inflateOffLoop,
+  inflationLimit,
+} from '../../src/server/produce-inflation';
 import type { BatchCheck } from '../../src/server/produce-batch-check';
 import type { ProducePolicy } from '../../src/server/produce-policy';
 import { validateProduceRecords } from '../../src/server/produce-validation';
@@ -80,6 +85,18 @@ describe('a gzip bomb', () => {
     expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD);
     expect(check.message).toMatch(/record 0: Invalid record size: 0 bytes/);
     expect(check.inflate).toBeUndefined();
+  });
+
+  it('is probed only when it may inflate past 256 KiB on the loop; a smaller one is inflated whole (the probe was 13 % of a 31-record batch)', () => {
+    const fed = jest.spyOn(RecordFraming.prototype, 'feed');
+    const small = zlib.gzipSync(Buffer.alloc(GZIP_PROBE_ABOVE_BYTES), { level: 9 }); // states 256 KiB
+    const check = refused(validateProduceRecords(bombBatch(CompressionType.Gzip, small, 1000), policy()));
+    expect(check.errorCode).toBe(ErrorCode.INVALID_RECORD); // the record scan finds the zeros
+    expect(fed).not.toHaveBeenCalled();
+    const larger = zlib.gzipSync(Buffer.alloc(GZIP_PROBE_ABOVE_BYTES + 1), { level: 9 });
+    refused(validateProduceRecords(bombBatch(CompressionType.Gzip, larger, 1000), policy()));
+    expect(fed).toHaveBeenCalledTimes(1);
+    fed.mockRestore();
   });
 
   it('stating one plausible record stops at max.message.bytes on the loop, then is refused off it at its first fault', async () => {

@@ -1,10 +1,10 @@
 // Kafka's own command-line tools (kafka-topics, kafka-configs, kafka-transactions, kafka-features,
 // kafka-reassign-partitions), run from the Kafka jars the oracle resolves (tools/kafka-oracle), as
-// their .sh wrappers run them: one JVM per command, against a broker on 127.0.0.1. Needs `java`
-// and `mvn` (describeWithTools('java', 'mvn')).
-import { spawn } from 'node:child_process';
+// their .sh wrappers run them: one JVM per command (started by support/java-launch.ts), against a
+// broker on 127.0.0.1. Needs `java` and `mvn` (describeWithTools('java', 'mvn')).
 import * as path from 'node:path';
 import { DEFAULT_KAFKA_VERSION, resolveKafkaJars } from '../../tools/kafka-oracle/kafka';
+import { runJava, type JavaProgram } from './java-launch';
 
 /** The main class behind each kafka-*.sh script of Kafka 4.1. */
 export const KAFKA_TOOLS = {
@@ -28,19 +28,11 @@ export function kafkaJars(): Promise<string> {
 
 /** Runs `tool` with `args` (the --bootstrap-server is the caller's) and collects its output. */
 export async function kafkaCli(tool: keyof typeof KAFKA_TOOLS, args: string[]): Promise<KafkaCliResult> {
-  const jars = await kafkaJars();
-  // A small heap and no JIT tiers: a tool's JVM lives a second or two on shared cores.
-  const jvm = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-cp', path.join(jars, '*')];
-  const child = spawn(process.env.KAFKA_ORACLE_JAVA ?? 'java', [...jvm, KAFKA_TOOLS[tool], ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  return { code, out, err };
+  const r = await runJava(kafkaTool(KAFKA_TOOLS[tool], args, await kafkaJars()), { timeoutMs: 120_000 });
+  return { code: r.code, out: r.stdout, err: r.stderr };
+}
+
+/** Kafka's tool `main` on the jars in `jars`, as kafka-run-class.sh starts it (its -Xmx256M for tools). */
+export function kafkaTool(main: string, args: string[], jars: string): JavaProgram {
+  return { classpath: path.join(jars, '*'), main, args, jvmOptions: ['-Xmx256m'] };
 }

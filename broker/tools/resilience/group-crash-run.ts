@@ -10,7 +10,7 @@
 // consumed (or accepted) and, for consumer groups, until the broker's assignment covers every
 // partition, each member owning what it was told it owns.
 import Database from 'better-sqlite3';
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KafkaConnection } from '../../src/client/connection';
@@ -20,6 +20,7 @@ import type { ConsumerGroupDescribeResponse, ProduceResponse } from '../../src/p
 import { encodeRecordBatch } from '../../src/protocol/record-batch';
 import { prng } from '../../src/perf/payload';
 import { decodeShareRecords } from '../../src/storage/share-store';
+import { spawnJava } from '../../test/support/java-launch';
 import { freePort } from '../kafka-oracle/kafka';
 import { ChildBroker, LogLine } from './child-broker';
 import { GroupCrashLedger, MemberLine } from './group-crash-ledger';
@@ -113,20 +114,11 @@ export async function runGroupCrash(opts: GroupCrashOptions): Promise<GroupCrash
   try {
     await createTopic(conn, partitions);
     if (opts.mode === 'share') await shareFromEarliest(conn);
-    java = spawn(
-      'java',
-      [
-        '-cp',
-        opts.javaClasspath,
-        'minnow.javaclient.CrashMembers',
-        `127.0.0.1:${port}`,
-        opts.mode,
-        TOPIC,
-        GROUP,
-        String(members),
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+    java = spawnJava({
+      classpath: opts.javaClasspath,
+      main: 'minnow.javaclient.CrashMembers',
+      args: [`127.0.0.1:${port}`, opts.mode, TOPIC, GROUP, String(members)],
+    });
     // Every line the members printed, kept with the database for a failed run's autopsy.
     const membersLog = fs.createWriteStream(path.join(opts.dir, `group-crash-${opts.mode}-${opts.seed}.members.jsonl`));
     let javaErr = '';

@@ -4,9 +4,7 @@
 // that only heartbeats (ShareGroupHeartbeat from this process, fixed member id) keeps the group
 // Stable while the tool lists and describes it and is refused deleting it or its offsets; after it
 // leaves, the tool describes, deletes the offsets and deletes the group. Every tool run is Kafka
-// 4.1.1's own class, one JVM each.
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
+// 4.1.1's own class, one JVM each (support/java-launch.ts).
 import { KafkaConnection } from '../../../src/client/connection';
 import { ApiKey } from '../../../src/protocol/api-keys';
 import type {
@@ -14,7 +12,8 @@ import type {
   ShareGroupDescribeResponse,
   ShareGroupHeartbeatResponse,
 } from '../../../src/protocol/messages';
-import { kafkaJars } from '../../support/kafka-cli';
+import { runJava } from '../../support/java-launch';
+import { kafkaJars, kafkaTool } from '../../support/kafka-cli';
 
 export const TOPIC = 'jobs';
 export const GROUP = 'workers';
@@ -33,28 +32,11 @@ export interface Step {
   out: string;
 }
 
-function java(main: string, args: string[], jars: string): ChildProcess {
-  // A small heap and no JIT tiers: a tool's JVM lives a second or two on shared cores.
-  return spawn(
-    process.env.KAFKA_ORACLE_JAVA ?? 'java',
-    ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-cp', path.join(jars, '*'), main, ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-}
-
 async function tool(main: string, args: string[], input?: string): Promise<Step> {
-  const child = java(main, args, await kafkaJars());
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  child.stdin!.end(input ?? '');
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  if (code !== 0 && main !== SHARE_GROUPS) throw new Error(`${main} ${args.join(' ')} exited ${code}:\n${out}\n${err}`);
-  return { args, code, out };
+  const r = await runJava(kafkaTool(main, args, await kafkaJars()), { input, timeoutMs: 120_000 });
+  if (r.code !== 0 && main !== SHARE_GROUPS)
+    throw new Error(`${main} ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+  return { args, code: r.code, out: r.stdout };
 }
 
 async function connect(bootstrap: string): Promise<KafkaConnection> {

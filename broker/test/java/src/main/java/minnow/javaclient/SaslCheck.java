@@ -1,7 +1,5 @@
-// The Java client (kafka-clients, as kafka-configs and the Java admin use it) over SASL_PLAINTEXT,
-// run in java's source-file mode against the classpath the broker/test/java build writes, so the
-// driver project stays as it is. Usage: SaslCheck BOOTSTRAP MECHANISM USER PASSWORD TOPIC PAUSE_MS
-// Prints one JSON line: what the admin and the producer/consumer saw.
+package minnow.javaclient;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +18,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+/**
+ * The Java client (kafka-clients, as kafka-configs and the Java admin use it) over SASL_PLAINTEXT,
+ * for sasl-java.test.ts. Usage: SaslCheck BOOTSTRAP MECHANISM USER PASSWORD TOPIC PAUSE_MS. Prints
+ * one JSON line: what the admin and the producer/consumer saw. (It ran in java's source-file mode
+ * before, which compiled it again in every run: ~2 CPU-s each.)
+ */
 public final class SaslCheck {
   static Properties sasl(String bootstrap, String mechanism, String user, String password) {
     Properties p = new Properties();
