@@ -23,7 +23,7 @@ describe('ConnectionMute', () => {
   });
 
   it('a shorter mute does not cut a longer one; cancel stops it', async () => {
-    let now = 0;
+    const now = 0;
     jest.spyOn(performance, 'now').mockImplementation(() => now);
     let unmuted = 0;
     const mute = new ConnectionMute(() => unmuted++);
