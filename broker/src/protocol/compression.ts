@@ -171,18 +171,9 @@ export function rawSnappyLength(block: Buffer): number {
   throw new DecodeError('malformed snappy data: bad uncompressed-length preamble');
 }
 
-/**
- * copyOutputData: the output copied into a buffer Node allocates, not handed over as an external
- * buffer (napi-rs's create_external_buffer), whose finalizer and bookkeeping cost 4-5x the decoding
- * (issue 33, the Java producer's 17 KB batches, in process with all threads' CPU: 75 against 15 µs
- * a block). End to end the A/B is within this machine's noise both ways (3733375 reverted it on
- * one; BENCHMARKS.md "Compressed produce beside Kafka" has the runs).
- */
-export const SNAPPY_DECODE = { asBuffer: true, copyOutputData: true } as const;
-
 function rawSnappy(block: Buffer, maxBytes: number): Buffer {
   checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
+  return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
 }
 
 function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
