@@ -41,17 +41,25 @@ function sharedValidate(): ValidateModule {
   const copy = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
   class SharedCompositeEngine {
     private readonly engine: Engine;
+    private readonly key: string;
     constructor(config?: unknown) {
-      const key = JSON.stringify(config ?? {});
-      let engine = engines.get(key);
+      this.key = JSON.stringify(config ?? {});
+      let engine = engines.get(this.key);
       if (!engine) {
         engine = new real.CompositeEngine(copy(config));
-        engines.set(key, engine);
+        engines.set(this.key, engine);
       }
       this.engine = engine;
     }
     validateTemplate(template: unknown, config?: unknown): unknown {
-      return this.engine.validateTemplate(template, copy(config));
+      try {
+        return this.engine.validateTemplate(template, copy(config));
+      } catch (err) {
+        // A failure inside the WebAssembly ends that instance (the package says so): the next file
+        // builds a new engine rather than inheriting a dead one. Findings are answers, not throws.
+        engines.delete(this.key);
+        throw err;
+      }
     }
     listRules(): unknown {
       return this.engine.listRules();
