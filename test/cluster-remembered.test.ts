@@ -11,7 +11,12 @@ import { kitTempDir } from './helpers/temp-dirs';
 
 const key = (name: string) => `minnow:Minnow:${name}`;
 const read = (context: Record<string, unknown>) =>
-  readConfig(new App({ context: { allowedCidr: '203.0.113.0/24', ...REMEMBERED_IMAGE, ...context } }).node);
+  readConfig(
+    new App({
+      outdir: kitTempDir('minnow-cdk-'),
+      context: { allowedCidr: '203.0.113.0/24', ...REMEMBERED_IMAGE, ...context },
+    }).node,
+  );
 
 /** The first deploy's values, written as bin/minnow.ts writes them; returns the file's entries. */
 function firstDeploy(context: Record<string, unknown>): Record<string, string | number> {

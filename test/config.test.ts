@@ -1,11 +1,17 @@
 import { App } from 'aws-cdk-lib';
 import { readConfig } from '../lib/config';
 import { REMEMBERED_IMAGE, TEST_AMI_ID } from './helpers/synth';
+import { kitTempDir } from './helpers/temp-dirs';
 
 // availabilityZone and the image have no default (see test/data-volume.test.ts, test/image-config.test.ts);
 // the tests here are about the others.
 const read = (context: Record<string, unknown>) =>
-  readConfig(new App({ context: { availabilityZone: 'eu-west-2a', ...REMEMBERED_IMAGE, ...context } }).node);
+  readConfig(
+    new App({
+      outdir: kitTempDir('minnow-cdk-'),
+      context: { availabilityZone: 'eu-west-2a', ...REMEMBERED_IMAGE, ...context },
+    }).node,
+  );
 
 test('defaults: t3.micro, 20 GiB, standard credits, info logs, security on, no snapshot/email; the pinned image', () => {
   expect(read({ allowedCidr: '198.51.100.7/32' })).toEqual({

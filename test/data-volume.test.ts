@@ -35,11 +35,17 @@ describe('availability zone (item 5)', () => {
   });
 
   test('without a zone, synth stops and names the command that chooses one', () => {
-    const app = new App({ context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID } });
+    const app = new App({
+      outdir: kitTempDir('minnow-cdk-'),
+      context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID },
+    });
     expect(() => readConfig(app.node)).toThrow(
       /missing context value availabilityZone.*`npm run ops -- preflight --region <your region>`.*cdk\.context\.json/,
     );
-    const other = new App({ context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID, stackName: 'Edge' } });
+    const other = new App({
+      outdir: kitTempDir('minnow-cdk-'),
+      context: { allowedCidr: '203.0.113.0/24', amiId: TEST_AMI_ID, stackName: 'Edge' },
+    });
     expect(() => readConfig(other.node)).toThrow(/npm run ops -- preflight --stack Edge --region/);
   });
 
@@ -199,7 +205,12 @@ describe('remembered snapshot and size (item 8)', () => {
 
 describe('cdk.context.json, written by bin/minnow.ts', () => {
   const config = (context: Record<string, unknown>) =>
-    readConfig(new App({ context: { allowedCidr: '203.0.113.0/24', ...REMEMBERED_IMAGE, ...context } }).node);
+    readConfig(
+      new App({
+        outdir: kitTempDir('minnow-cdk-'),
+        context: { allowedCidr: '203.0.113.0/24', ...REMEMBERED_IMAGE, ...context },
+      }).node,
+    );
 
   test('remembers zone, key, snapshot, size and image; keeps other entries; rewrites only what changed', () => {
     const file = path.join(kitTempDir('minnow-context-'), 'cdk.context.json');

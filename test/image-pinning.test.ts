@@ -77,7 +77,10 @@ describe('the image is pinned', () => {
   test('without an image (neither -c amiId nor remembered) synth stops and names preflight', () => {
     const read = (context: Record<string, unknown>) =>
       readConfig(
-        new App({ context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context } }).node,
+        new App({
+          outdir: kitTempDir('minnow-cdk-'),
+          context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context },
+        }).node,
       );
     expect(() => read({})).toThrow(/missing context value amiId: .*`npm run ops -- preflight --region <your region>`/);
     expect(() => read({ stackName: 'Edge' })).toThrow(/npm run ops -- preflight --stack Edge --region/);
@@ -102,7 +105,10 @@ describe('the image is pinned', () => {
     // After `ops image --update --arch arm64`: the arm64 image and the Graviton type synthesize.
     const read = (context: Record<string, unknown>) =>
       readConfig(
-        new App({ context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context } }).node,
+        new App({
+          outdir: kitTempDir('minnow-cdk-'),
+          context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context },
+        }).node,
       );
     expect(read({ instanceType: 't4g.small', ...REMEMBERED_ARM_IMAGE })).toMatchObject({ amiArchitecture: 'arm64' });
   });
@@ -110,7 +116,10 @@ describe('the image is pinned', () => {
   test("an explicit -c amiId different from the remembered one is a move, with the type's architecture", () => {
     const read = (context: Record<string, unknown>) =>
       readConfig(
-        new App({ context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context } }).node,
+        new App({
+          outdir: kitTempDir('minnow-cdk-'),
+          context: { allowedCidr: '203.0.113.0/24', availabilityZone: 'eu-west-2a', ...context },
+        }).node,
       );
     expect(read({ ...REMEMBERED_IMAGE, instanceType: 't4g.small', amiId: 'ami-0fedcba9876543210' })).toMatchObject({
       amiId: 'ami-0fedcba9876543210',

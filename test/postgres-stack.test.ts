@@ -4,6 +4,7 @@ import { readConfig } from '../lib/config';
 import { DATABASE_CONNECTIONS_ALARM, DATABASE_FREE_STORAGE_ALARM_BYTES } from '../lib/postgres-stack';
 import { CLUSTER_CONTEXT, buildCluster, synthClusterTemplate } from './helpers/synth-cluster';
 import { REMEMBERED_ARM_IMAGE, TEST_AMI_ID, flatten, only, synthTemplate } from './helpers/synth';
+import { kitTempDir } from './helpers/temp-dirs';
 
 // -c storage=postgres (lib/postgres-stack.ts): N brokers on one RDS PostgreSQL.
 
@@ -286,7 +287,7 @@ describe('cdk-nag AwsSolutions on the cluster', () => {
 
 describe('context values', () => {
   const read = (context: Record<string, unknown>) =>
-    readConfig(new App({ context: { ...CLUSTER_CONTEXT, ...context } }).node);
+    readConfig(new App({ outdir: kitTempDir('minnow-cdk-'), context: { ...CLUSTER_CONTEXT, ...context } }).node);
 
   test('defaults', () => {
     expect(read({}).postgres).toEqual({

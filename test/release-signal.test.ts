@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { type BootIdentity, ReleaseSignal } from '../lib/constructs/release-signal';
 import { only, synthTemplate, userDataText } from './helpers/synth';
 import { waitsFor } from './helpers/template-graph';
+import { kitTempDir } from './helpers/temp-dirs';
 
 // Every restart or replacement of the broker waits for the boot it causes (issue 14 item 6, issue 28).
 // The image is always a literal AMI id remembered in cdk.context.json; these tests pin one.
@@ -92,7 +93,7 @@ describe('the boot identity', () => {
     instanceType: 't3.micro',
   };
   const conditionId = (boot: BootIdentity, before = 0): string => {
-    const stack = new Stack(new App(), 'S');
+    const stack = new Stack(new App({ outdir: kitTempDir('minnow-cdk-') }), 'S');
     // Tokens minted before shift every later token's string form; the hash must not see that.
     for (let i = 0; i < before; i++) void new CfnResource(stack, `Other${i}`, { type: 'AWS::SNS::Topic' }).ref;
     const topic = new CfnResource(stack, 'Topic', { type: 'AWS::SNS::Topic' });

@@ -1,10 +1,11 @@
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { waitsFor } from './helpers/template-graph';
+import { kitTempDir } from './helpers/temp-dirs';
 
 // The dependency helpers the gating tests rely on must be able to see what they look for.
 const topics = (wire: (a: CfnResource, b: CfnResource, c: CfnResource) => void): Template => {
-  const stack = new Stack(new App(), 'S');
+  const stack = new Stack(new App({ outdir: kitTempDir('minnow-cdk-') }), 'S');
   const [a, b, c] = ['A', 'B', 'C'].map((id) => new CfnResource(stack, id, { type: 'AWS::SNS::Topic' })) as [
     CfnResource,
     CfnResource,
@@ -24,7 +25,7 @@ test('a DependsOn, a Ref, a GetAtt and a Sub are dependencies; waitsFor follows 
 });
 
 test('Template.fromStack and Template.fromJSON refuse a dependency cycle, so no template in the tests has one', () => {
-  const stack = new Stack(new App(), 'S');
+  const stack = new Stack(new App({ outdir: kitTempDir('minnow-cdk-') }), 'S');
   const [a, b, c] = ['A', 'B', 'C'].map((id) => new CfnResource(stack, id, { type: 'AWS::SNS::Topic' })) as [
     CfnResource,
     CfnResource,
