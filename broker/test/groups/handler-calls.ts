@@ -4,6 +4,7 @@
 import { promised } from '../../src/storage/sync-adapter';
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { TransactionCoordinator } from '../../src/transactions/coordinator';
+import { ApiKey } from '../../src/protocol/api-keys';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import { API_SPEC_BY_KEY } from '../../src/protocol/messages';
 import { Reader } from '../../src/protocol/reader';
@@ -75,19 +76,8 @@ export function setup() {
   return { storage, engine, groups, call, timers };
 }
 
-export const K = {
-  OffsetCommit: 8,
-  OffsetFetch: 9,
-  FindCoordinator: 10,
-  JoinGroup: 11,
-  Heartbeat: 12,
-  LeaveGroup: 13,
-  SyncGroup: 14,
-  DescribeGroups: 15,
-  ListGroups: 16,
-  DeleteGroups: 42,
-  OffsetDelete: 47,
-};
+/** The group APIs' keys (ApiKey, under the short name the tests use). */
+export const K = ApiKey;
 export const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
 
 export const joinReq = (memberId = '', groupInstanceId: string | null = null) => ({

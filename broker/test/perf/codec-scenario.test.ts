@@ -3,7 +3,6 @@ import { CODECS, codecPlan, cpuMsPerMb } from '../../bench/codec-report';
 import { mergeCodecResults } from '../../bench/codec-scenario';
 import { parseOnly } from '../../bench/peers';
 import {
-  PeerInfo,
   PeerScenario,
   PeerScenarioResult,
   PeersResults,
@@ -11,25 +10,7 @@ import {
   renderScenarioTable,
   ToolFigures,
 } from '../../bench/peers-report';
-
-const PEERS: PeerInfo[] = [
-  { id: 'minnow', label: 'minnow' },
-  { id: 'kafka-default', label: 'Kafka, 1G heap', heap: '1G' },
-  { id: 'kafka-small', label: 'Kafka, 256m heap', heap: '256m' },
-];
-
-const tool = (t: ToolFigures['tool'], rps: number, p99: number, cpu: number): ToolFigures => ({
-  tool: t,
-  records: 1000,
-  recordsPerSec: rps,
-  mbPerSec: rps / 1024,
-  p50Ms: p99 / 4,
-  p99Ms: p99,
-  p999Ms: p99 * 2,
-  brokerCpuPercent: cpu,
-  toolCpuPercent: 90,
-  missing: 0,
-});
+import { PEERS, peersResults, tool } from './peer-fixtures';
 
 const SEED: PeerScenario = {
   id: 'seed',
@@ -46,19 +27,7 @@ const SEED: PeerScenario = {
   ],
 };
 
-const results: PeersResults = {
-  startedAt: '2026-12-03T19:00:00.000Z',
-  durationS: 600,
-  quick: false,
-  machine: { cpu: 'x', memory: '1 GiB', os: 'Linux', node: 'v20', loadBefore: '0', loadAfter: '0' },
-  commit: 'abc1234',
-  kafkaVersion: '4.1.1',
-  java: 'openjdk version "17"',
-  peers: PEERS,
-  kafkaSettings: 'Apache Kafka 4.1.1 ...\nno fsync per message',
-  minnowSettings: 'acknowledged after the WAL commit',
-  scenarios: [SEED],
-};
+const results: PeersResults = peersResults([SEED], 'Apache Kafka 4.1.1 ...\nno fsync per message');
 
 describe('the compressed produce scenario', () => {
   const codecRun = (

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { bytesPerPayloadByte, diskUsage, sumUsage } from '../../bench/disk-usage';
 import { consumerPerfRow, parseProducerPerfTotal, producerPerfTotal } from '../../bench/kafka-perf-output';
 import {
-  PeerInfo,
   PeerScenario,
   PeerScenarioResult,
   PeersResults,
@@ -15,8 +14,8 @@ import {
   renderReadmeSummary,
   renderScenarioTable,
   replaceMarkedBlock,
-  ToolFigures,
 } from '../../bench/peers-report';
+import { PEERS, peersResults, tool } from './peer-fixtures';
 
 // Printed by kafka-producer-perf-test 4.1.1 against minnow on this machine.
 const KPT_4_1_TOTAL =
@@ -146,25 +145,6 @@ describe('du of a broker data folder', () => {
   });
 });
 
-const PEERS: PeerInfo[] = [
-  { id: 'minnow', label: 'minnow' },
-  { id: 'kafka-default', label: 'Kafka, 1G heap', heap: '1G' },
-  { id: 'kafka-small', label: 'Kafka, 256m heap', heap: '256m' },
-];
-
-const tool = (t: ToolFigures['tool'], rps: number, p99: number, cpu: number): ToolFigures => ({
-  tool: t,
-  records: 1000,
-  recordsPerSec: rps,
-  mbPerSec: rps / 1024,
-  p50Ms: p99 / 4,
-  p99Ms: p99,
-  p999Ms: p99 * 2,
-  brokerCpuPercent: cpu,
-  toolCpuPercent: 90,
-  missing: 0,
-});
-
 const result = (peer: PeerScenarioResult['peer'], p99: number, cpu: number, rss: number): PeerScenarioResult => ({
   peer,
   runs: [tool('kafka-producer-perf-test', 7000, p99, cpu), tool('minnow perf produce', 7000, p99 / 2, cpu)],
@@ -186,19 +166,10 @@ const SEED: PeerScenario = {
   results: [result('minnow', 4, 25, 60), result('kafka-default', 8, 50, 400), result('kafka-small', 16, 100, 300)],
 };
 
-const results: PeersResults = {
-  startedAt: '2026-12-03T19:00:00.000Z',
-  durationS: 600,
-  quick: false,
-  machine: { cpu: 'x', memory: '1 GiB', os: 'Linux', node: 'v20', loadBefore: '0', loadAfter: '0' },
-  commit: 'abc1234',
-  kafkaVersion: '4.1.1',
-  java: 'openjdk version "17"',
-  peers: PEERS,
-  kafkaSettings: 'Apache Kafka 4.1.1 ...\nJVM: java -Xms<heap> ...\nno fsync per message',
-  minnowSettings: 'acknowledged after the WAL commit',
-  scenarios: [SEED],
-};
+const results: PeersResults = peersResults(
+  [SEED],
+  'Apache Kafka 4.1.1 ...\nJVM: java -Xms<heap> ...\nno fsync per message',
+);
 
 describe('peer tables', () => {
   it('writes ratios as minnow ÷ Kafka with two significant figures, and a dash when one is missing', () => {
