@@ -305,8 +305,16 @@ function lz4Decompress(data: Buffer, maxBytes: number): Buffer {
 
 let zstdContext: InstanceType<typeof ZstdBinding.DCtx> | undefined;
 
-/** The loop's zstd decoder, made once (callers on the loop are synchronous, so one is enough). */
-export const zstdDctx = () => (zstdContext ??= new (zstdBinding().DCtx)());
+/**
+ * The loop's zstd decoder, made once (callers on the loop are synchronous, so one is enough), reset
+ * and held to the window `maxBytes` allows: every use starts from the same state, whatever the last set.
+ */
+export function zstdDctx(maxBytes: number): InstanceType<typeof ZstdBinding.DCtx> {
+  const dctx = (zstdContext ??= new (zstdBinding().DCtx)());
+  dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
+  dctx.setParameter(zstdBinding().DParameter.windowLogMax, zstdWindowLogMax(maxBytes));
+  return dctx;
+}
 
 /**
  * At least 2^23 (8 MiB): Java's zstd-jni picks windows up to that at common levels without
@@ -329,9 +337,7 @@ export function zstdContentSize(data: Buffer): number | null {
 
 function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   return native('zstd', () => {
-    const dctx = zstdDctx();
-    dctx.reset(zstdBinding().ResetDirective.sessionAndParameters);
-    dctx.setParameter(zstdBinding().DParameter.windowLogMax, zstdWindowLogMax(maxBytes));
+    const dctx = zstdDctx(maxBytes);
     const known = zstdContentSize(data);
     if (known !== null) {
       const out = Buffer.allocUnsafe(checkSize(known, maxBytes, 'zstd'));

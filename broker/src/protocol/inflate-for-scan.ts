@@ -46,7 +46,7 @@ export function inflateForScan(type: number, data: Buffer, maxBytes: number): Bu
   const out = scanBufferOf(room).subarray(0, room);
   let n: number;
   try {
-    n = zstdDctx().decompress(out, data);
+    n = zstdDctx(maxBytes).decompress(out, data);
   } catch (err) {
     // zstd's dstSize_tooSmall: the frames hold more than the limit.
     if (known === null && /too small/i.test((err as Error).message))
