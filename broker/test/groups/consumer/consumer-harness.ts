@@ -71,3 +71,31 @@ export function owned(list: readonly string[]): Record<string, number[]> {
   }
   return out;
 }
+
+/**
+ * A ConsumerGroupHeartbeat as a consumer of one topic sends it: subscribing (`names`) with a
+ * rebalance timeout, reporting `owned` partitions of the topic `topicId()` names (null: not reported).
+ */
+export function heartbeatInput(
+  groupId: string,
+  memberId: string,
+  memberEpoch: number,
+  topicId: () => string,
+  owned: number[] | null,
+  names: string[] | null,
+): HeartbeatInput {
+  return {
+    groupId,
+    memberId,
+    memberEpoch,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: memberEpoch === 0 || names !== null ? 30_000 : -1,
+    subscribedTopicNames: names,
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: owned === null ? null : owned.length === 0 ? [] : [{ topicId: topicId(), partitions: owned }],
+    clientId: 'c',
+    clientHost: '/127.0.0.1',
+  };
+}

@@ -11,7 +11,7 @@ import { ErrorCode } from '../../../src/protocol/error-codes';
 import { MemoryStorage } from '../../../src/storage/memory/memory-storage';
 import { promised } from '../../../src/storage/sync-adapter';
 import { FakeTimers } from '../fake-timers';
-import { GROUP } from './consumer-harness';
+import { GROUP, heartbeatInput } from './consumer-harness';
 
 const PROTOCOL = 'cooperative-sticky';
 
@@ -26,21 +26,16 @@ function broker(storage: MemoryStorage, consumer: { migrationPolicy?: MigrationP
     consumer: { topicsRefreshMs: 0, ...consumer },
   });
   const hb = (memberId: string, memberEpoch: number, owned: number[] | null) =>
-    groups.consumer.heartbeat({
-      groupId: GROUP,
-      memberId,
-      memberEpoch,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
-      subscribedTopicNames: memberEpoch === 0 ? ['t'] : null,
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      topicPartitions:
-        owned === null ? null : owned.length === 0 ? [] : [{ topicId: storage.topic('t')!.topicId, partitions: owned }],
-      clientId: 'c',
-      clientHost: '/127.0.0.1',
-    });
+    groups.consumer.heartbeat(
+      heartbeatInput(
+        GROUP,
+        memberId,
+        memberEpoch,
+        () => storage.topic('t')!.topicId,
+        owned,
+        memberEpoch === 0 ? ['t'] : null,
+      ),
+    );
   const join = (memberId: string, owned: number[], protocolType = 'consumer') =>
     groups.joinGroup({
       groupId: GROUP,

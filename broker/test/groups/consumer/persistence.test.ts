@@ -7,7 +7,7 @@ import { ErrorCode } from '../../../src/protocol/error-codes';
 import { MemoryStorage } from '../../../src/storage/memory/memory-storage';
 import { promised } from '../../../src/storage/sync-adapter';
 import { FakeTimers } from '../fake-timers';
-import { GROUP } from './consumer-harness';
+import { GROUP, heartbeatInput } from './consumer-harness';
 
 function broker(storage: MemoryStorage) {
   const timers = new FakeTimers();
@@ -20,21 +20,9 @@ function broker(storage: MemoryStorage) {
     consumer: { topicsRefreshMs: 0 },
   });
   const hb = (memberId: string, memberEpoch: number, owned: number[] | null, names: string[] | null = null) =>
-    groups.consumer.heartbeat({
-      groupId: GROUP,
-      memberId,
-      memberEpoch,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: memberEpoch === 0 || names !== null ? 30_000 : -1,
-      subscribedTopicNames: names,
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      topicPartitions:
-        owned === null ? null : owned.length === 0 ? [] : [{ topicId: storage.topic('t')!.topicId, partitions: owned }],
-      clientId: 'c',
-      clientHost: '/127.0.0.1',
-    });
+    groups.consumer.heartbeat(
+      heartbeatInput(GROUP, memberId, memberEpoch, () => storage.topic('t')!.topicId, owned, names),
+    );
   return { groups, timers, hb };
 }
 

@@ -8,6 +8,7 @@ import { openStorage } from '../../../src/storage/open-storage';
 import type { Storage } from '../../../src/storage/storage';
 import { createTestDatabase, describeWithPostgres, TestDatabase } from '../../cluster/test-database';
 import { FakeTimers } from '../fake-timers';
+import { heartbeatInput } from './consumer-harness';
 
 describeWithPostgres('a KIP-848 consumer group on postgres://', () => {
   let db: TestDatabase;
@@ -39,20 +40,9 @@ describeWithPostgres('a KIP-848 consumer group on postgres://', () => {
     await a.storage.createTopic('t', 4, {});
     const topicId = (await a.storage.topic('t'))!.topicId;
     const hb = (groups: GroupCoordinator, memberId: string, memberEpoch: number, owned: number[] | null) =>
-      groups.consumer.heartbeat({
-        groupId: 'pg-g',
-        memberId,
-        memberEpoch,
-        instanceId: null,
-        rackId: null,
-        rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
-        subscribedTopicNames: memberEpoch === 0 ? ['t'] : null,
-        subscribedTopicRegex: null,
-        serverAssignor: null,
-        topicPartitions: owned === null ? null : owned.length === 0 ? [] : [{ topicId, partitions: owned }],
-        clientId: 'c',
-        clientHost: '/127.0.0.1',
-      });
+      groups.consumer.heartbeat(
+        heartbeatInput('pg-g', memberId, memberEpoch, () => topicId, owned, memberEpoch === 0 ? ['t'] : null),
+      );
     const parts = (r: Awaited<ReturnType<typeof hb>>) => r.assignment!.topicPartitions.flatMap((tp) => tp.partitions);
     await hb(a.groups, 'm1', 0, []);
     await hb(a.groups, 'm2', 0, []);
