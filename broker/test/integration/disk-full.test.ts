@@ -187,8 +187,18 @@ describeWithTools('tmpfs mount')('a full disk (tmpfs)', () => {
       engineOf(broker).createTopic('full', 1, {});
       for (let i = 0; i < 96; i++)
         expect((await produce(batch(64 * 1024))).responses[0].partitionResponses[0].errorCode).toBe(0);
-      // An empty WAL: the next commit must grow it, and finds no room.
-      (engineOf(broker) as SqliteStorage).database.pragma('wal_checkpoint(TRUNCATE)');
+      // An empty WAL: the next commit must grow it, and finds no room. The broker's checkpointer
+      // thread may hold the checkpoint at this moment (the pragma then answers busy and truncates
+      // nothing, and a later commit reuses the WAL file's room: InitProducerId below once succeeded
+      // that way under load), so wait until a truncation has happened (bounded).
+      const db = (engineOf(broker) as SqliteStorage).database;
+      for (let tries = 0; ; tries++) {
+        const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number }[];
+        if (r!.busy === 0 && fs.statSync(path.join(dir, 'minnow.db-wal')).size === 0) break;
+        if (tries >= 100)
+          throw new Error(`the WAL was not truncated after ${tries} tries (last: ${JSON.stringify(r)})`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       filler = fillDisk(fsMount.dir);
       broker.context.diskSpace?.refresh(); // no waiting out its 1 s cache
 
