@@ -13,16 +13,9 @@
 //   after 5 waits in a row that gathered no second request, pacing pauses for 500 commits (an open
 //   stream at the seed rate has ~1 in 4 waits gather nothing: 5 in a row is ~1 in 1,000).
 //
-// Storage answers with a Promise (issue 18): requests arriving while an append is in flight join
-// the next one, which starts when it ends, or, with a network engine, as soon as it holds its
-// partition locks (storage's onLocked): the next transaction then does its BEGIN and lock round
-// trips while this one writes and commits, and takes over the shared partitions the moment this
-// one commits (PostgreSQL's row locks order them). Never more than two in flight. A producer keeps
-// at most 5 requests in flight (idempotence requires it; Java's default), so a flush carries one or
-// two of them and the commits' round trips set the pace: 1,000 one-record requests from kcat with
-// 5 in flight took 6-9 s on postgres:// with one transaction at a time, 2.4-2.6 s with the next
-// one starting at the lock (a shared 2-core machine). A synchronous engine behind promised()
-// settles before any I/O is read (it never calls onLocked), so for SQLite nothing changes.
+// One append is in flight at a time (issue 18: storage answers with a Promise): requests arriving
+// while it is join the next one, which starts when it ends. A synchronous engine behind promised()
+// settles before any I/O is read, so for SQLite nothing changes.
 import { performance } from 'node:perf_hooks';
 import { ErrorCode } from '../protocol/error-codes';
 import type { DiskSpace } from '../storage/disk-space';
@@ -51,12 +44,8 @@ export class AppendQueue {
   private pending: Pending[] = [];
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Appends in flight: at most two, the second started once the first held its locks. */
-  private inFlight = 0;
-  /** The newest append in flight holds its partition locks: the next one may start. */
-  private newestLocked = false;
-  /** Numbers the appends, so a late onLocked of an older one is told apart. */
-  private flushes = 0;
+  /** An append is in flight: its end schedules the next one. */
+  private flushing = false;
   private immediate: NodeJS.Immediate | undefined;
   private lastCommitStart = -Infinity;
   /** Paced commits in a row that carried a single request: the wait gathered nothing. */
@@ -92,13 +81,8 @@ export class AppendQueue {
     });
   }
 
-  /** Whether another append may start now (see the top of the file). */
-  private mayStart(): boolean {
-    return this.inFlight === 0 || (this.inFlight === 1 && this.newestLocked);
-  }
-
   private schedule(): void {
-    if (this.immediate || !this.mayStart()) return;
+    if (this.immediate || this.flushing) return;
     const paced = this.stats.transactions >= this.pacedAgainAt;
     const wait = paced ? this.lastCommitStart + this.commitIntervalMs - this.clock() : 0;
     if (wait <= 0 || this.pendingBytes >= this.maxPendingBytes) {
@@ -124,16 +108,9 @@ export class AppendQueue {
     this.lastCommitStart = this.clock();
     const all = batch.length === 1 ? batch[0]!.parts : batch.flatMap((p) => p.parts);
     let results: PartitionAppendResult[];
-    const flush = ++this.flushes;
-    this.inFlight++;
-    this.newestLocked = false;
-    const onLocked = () => {
-      if (flush !== this.flushes) return;
-      this.newestLocked = true;
-      if (this.pending.length > 0) this.schedule();
-    };
+    this.flushing = true;
     try {
-      results = await this.storage.append(all, this.now(), onLocked);
+      results = await this.storage.append(all, this.now());
       this.stats.transactions++;
       this.stats.requests += batch.length;
       if (this.diskSpace) for (const p of all) for (const b of p.batches) this.diskSpace.appended(b.data.length);
@@ -149,7 +126,7 @@ export class AppendQueue {
         : `storage error: ${(err as Error).message}`;
       results = all.map(() => ({ errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage }));
     } finally {
-      this.inFlight--;
+      this.flushing = false;
     }
     let at = 0;
     for (const p of batch) {

@@ -75,13 +75,8 @@ export interface RecordStore {
    * Appends every partition's batches in one transaction; returns once it committed. The engine
    * may keep the batches' buffers (the SQLite tail cache reads from them): the caller must not
    * change them afterwards.
-   * `onLocked`: a network engine calls it once the partitions are locked, before the rest of its
-   * round trips; the append queue then starts the next append, which queues on the shared locks
-   * (so it plans after this one ended) and meanwhile does its own first round trips. With it, a
-   * transaction the database rolled back is not run again: the next append may already hold the
-   * locks, and a rerun would store this one's batches after it. Engines that answer at once ignore it.
    */
-  append(parts: readonly PartitionAppend[], nowMs: number, onLocked?: () => void): PartitionAppendResult[];
+  append(parts: readonly PartitionAppend[], nowMs: number): PartitionAppendResult[];
   /**
    * Whole batches from the one holding `fetchOffset`, up to `maxBytes` in total; the first batch
    * comes whatever its size unless `minOneBatch` is false (KIP-74). Only those batches are loaded.

@@ -19,7 +19,8 @@ afterAll(async () => {
 }, 120_000);
 
 /** The statements this process sends to PostgreSQL while `fn` runs: a prepared one by its name. */
-async function statementsOf(fn: () => Promise<unknown>, sent: string[] = []): Promise<string[]> {
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
   const original = Client.prototype.query;
   const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
     const q = args[0] as string | { name?: string; text: string };
@@ -73,42 +74,6 @@ describeWithTools('postgresql')('postgres engine: the append transaction', () =>
     const { result, statements } = await appendStatements(batch());
     expect(result).toEqual([expect.objectContaining({ errorCode: ErrorCode.NONE, baseOffset: 0 })]);
     expect(statements).toEqual(['BEGIN', 'minnow_lock_partitions', expect.any(String), 'COMMIT']);
-  });
-
-  it("onLocked (the append queue's cue to start the next append) comes after the lock, before the write", async () => {
-    const sent: string[] = [];
-    const b = batch({ producerId: 5, producerEpoch: 0, baseSequence: 0 });
-    await statementsOf(() => storage.append([part('t', 0, [b])], NOW_MS, () => sent.push('(locked)')), sent);
-    expect(sent.filter((s) => !s.includes('pg_notify')).map((s) => s.slice(0, 20))).toEqual([
-      'BEGIN',
-      'minnow_lock_partitio',
-      '(locked)',
-      'WITH rows_insert AS ',
-      'COMMIT',
-    ]);
-  });
-
-  it('with onLocked, a transaction the server rolled back is not run again (the next append may hold the locks)', async () => {
-    const admin = new Client({ connectionString: dbUrl });
-    await admin.connect();
-    closing.push({ close: () => admin.end() });
-    // Every insert of a batch fails as a deadlock victim would (40P01: "run it again").
-    await admin.query(`CREATE FUNCTION victim() RETURNS trigger LANGUAGE plpgsql AS
-      $$ BEGIN RAISE EXCEPTION 'simulated deadlock' USING ERRCODE = '40P01'; END $$`);
-    await admin.query('CREATE TRIGGER victim BEFORE INSERT ON record_batch FOR EACH ROW EXECUTE FUNCTION victim()');
-    const begins = async (onLocked?: () => void) => {
-      const sent = await statementsOf(() =>
-        storage.append([part('t', 0, [batch()])], NOW_MS, onLocked).then(
-          () => {
-            throw new Error('the append succeeded');
-          },
-          (err: { code?: string }) => expect(err.code).toBe('40P01'),
-        ),
-      );
-      return sent.filter((s) => s === 'BEGIN').length;
-    };
-    expect(await begins()).toBe(3); // TX_ATTEMPTS: run again from the start
-    expect(await begins(() => {})).toBe(1);
   });
 
   it('a batch another broker stored while this append waited for the lock is a duplicate, not stored twice', async () => {

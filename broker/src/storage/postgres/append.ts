@@ -14,7 +14,6 @@ import type { ProducerPartitionState } from '../producer-state';
 import type { PartitionAppend, PartitionAppendResult, TransactionState } from '../storage';
 import { checkTxnBatch } from '../txn-rules';
 import type { ProducerTxn } from '../txn-rules';
-import { TX_ATTEMPTS } from './db';
 import type { Db, Queryable } from './db';
 import { lockPartitions, lockPartitionsWithProducers, partitionKey, stateKey, writeAppend } from './log-writes';
 import type { LockedPartition, ProducerOnPartition } from './log-writes';
@@ -23,8 +22,6 @@ export async function append(
   db: Db,
   parts: readonly PartitionAppend[],
   nowMs: number,
-  /** Called once the partitions are locked (record-store.ts): then no rerun after a rollback. */
-  onLocked?: () => void,
 ): Promise<PartitionAppendResult[]> {
   if (parts.length === 0) return [];
   const producers: ProducerOnPartition[] = [];
@@ -37,83 +34,75 @@ export async function append(
       if (isTransactional(header.attributes)) txnProducers.add(producerId);
     }
   }
-  return db.tx(
-    async (q) => {
-      // Batches without a producer id (plain producers) need no states: the lock alone.
-      const { locked, states, open } =
-        producers.length > 0
-          ? await lockPartitionsWithProducers(q, uniqueKeys(parts), producers, true)
-          : { locked: await lockPartitions(q, uniqueKeys(parts)), states: new Map(), open: new Set<string>() };
-      onLocked?.();
-      const txns = await loadProducerTxns(q, [...txnProducers]);
+  return db.tx(async (q) => {
+    // Batches without a producer id (plain producers) need no states: the lock alone.
+    const { locked, states, open } =
+      producers.length > 0
+        ? await lockPartitionsWithProducers(q, uniqueKeys(parts), producers, true)
+        : { locked: await lockPartitions(q, uniqueKeys(parts)), states: new Map(), open: new Set<string>() };
+    const txns = await loadProducerTxns(q, [...txnProducers]);
 
-      const results: PartitionAppendResult[] = [];
-      const rows: { partitionId: number; row: BatchRow }[] = [];
-      const changedStates = new Map<
-        string,
-        { partitionId: number; producerId: number; state: ProducerPartitionState }
-      >();
-      const opened: { partitionId: number; producerId: number; firstOffset: number }[] = [];
-      const touched = new Set<LockedPartition>();
-      for (const part of parts) {
-        const entry = locked.get(partitionKey(part.topic, part.partition));
-        if (!entry) {
-          results.push(
-            failed(
-              ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-              -1,
-              `unknown topic or partition ${part.topic}-${part.partition}`,
-            ),
-          );
-          continue;
-        }
-        const plan = planAppend(
-          entry.highWatermark,
-          (producerId) => states.get(stateKey(entry.id, producerId)),
-          part,
-          nowMs,
-          (header) => {
-            const producerId = Number(header.producerId);
-            const txn = txns.get(producerId);
-            const producerTxn = (): ProducerTxn | undefined =>
-              txn && { producerEpoch: txn.epoch, state: txn.state, partitionAdded: txn.partitionIds.has(entry.id) };
-            return checkTxnBatch(header, producerTxn, open.has(stateKey(entry.id, producerId)));
-          },
+    const results: PartitionAppendResult[] = [];
+    const rows: { partitionId: number; row: BatchRow }[] = [];
+    const changedStates = new Map<string, { partitionId: number; producerId: number; state: ProducerPartitionState }>();
+    const opened: { partitionId: number; producerId: number; firstOffset: number }[] = [];
+    const touched = new Set<LockedPartition>();
+    for (const part of parts) {
+      const entry = locked.get(partitionKey(part.topic, part.partition));
+      if (!entry) {
+        results.push(
+          failed(
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            -1,
+            `unknown topic or partition ${part.topic}-${part.partition}`,
+          ),
         );
-        if (!('rows' in plan)) {
-          results.push(failed(plan.errorCode, entry.logStartOffset, plan.errorMessage));
-          continue;
-        }
-        for (const row of plan.rows) rows.push({ partitionId: entry.id, row });
-        for (const [producerId, state] of plan.producers) {
-          const key = stateKey(entry.id, producerId);
-          states.set(key, state); // a later part of this call for the same partition sees it
-          changedStates.set(key, { partitionId: entry.id, producerId, state });
-        }
-        for (const [producerId, firstOffset] of plan.txnFirstOffsets) {
-          const key = stateKey(entry.id, producerId);
-          if (open.has(key)) continue;
-          open.add(key);
-          opened.push({ partitionId: entry.id, producerId, firstOffset });
-        }
-        if (plan.rows.length > 0) {
-          entry.highWatermark = plan.highWatermark;
-          touched.add(entry);
-        }
-        results.push({
-          errorCode: ErrorCode.NONE,
-          baseOffset: plan.baseOffset,
-          logAppendTimeMs: plan.logAppendTimeMs,
-          logStartOffset: entry.logStartOffset,
-          errorMessage: null,
-        });
+        continue;
       }
-      await writeAppend(q, { rows, states: [...changedStates.values()], opened, partitions: [...touched] });
-      return results;
-    },
-    undefined,
-    onLocked ? 1 : TX_ATTEMPTS,
-  );
+      const plan = planAppend(
+        entry.highWatermark,
+        (producerId) => states.get(stateKey(entry.id, producerId)),
+        part,
+        nowMs,
+        (header) => {
+          const producerId = Number(header.producerId);
+          const txn = txns.get(producerId);
+          const producerTxn = (): ProducerTxn | undefined =>
+            txn && { producerEpoch: txn.epoch, state: txn.state, partitionAdded: txn.partitionIds.has(entry.id) };
+          return checkTxnBatch(header, producerTxn, open.has(stateKey(entry.id, producerId)));
+        },
+      );
+      if (!('rows' in plan)) {
+        results.push(failed(plan.errorCode, entry.logStartOffset, plan.errorMessage));
+        continue;
+      }
+      for (const row of plan.rows) rows.push({ partitionId: entry.id, row });
+      for (const [producerId, state] of plan.producers) {
+        const key = stateKey(entry.id, producerId);
+        states.set(key, state); // a later part of this call for the same partition sees it
+        changedStates.set(key, { partitionId: entry.id, producerId, state });
+      }
+      for (const [producerId, firstOffset] of plan.txnFirstOffsets) {
+        const key = stateKey(entry.id, producerId);
+        if (open.has(key)) continue;
+        open.add(key);
+        opened.push({ partitionId: entry.id, producerId, firstOffset });
+      }
+      if (plan.rows.length > 0) {
+        entry.highWatermark = plan.highWatermark;
+        touched.add(entry);
+      }
+      results.push({
+        errorCode: ErrorCode.NONE,
+        baseOffset: plan.baseOffset,
+        logAppendTimeMs: plan.logAppendTimeMs,
+        logStartOffset: entry.logStartOffset,
+        errorMessage: null,
+      });
+    }
+    await writeAppend(q, { rows, states: [...changedStates.values()], opened, partitions: [...touched] });
+    return results;
+  });
 }
 
 function uniqueKeys(parts: readonly PartitionAppend[]): { topic: string; partition: number }[] {

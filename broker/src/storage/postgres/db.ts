@@ -139,14 +139,13 @@ export class Db implements Queryable {
    * PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) runs
    * again from the start (TX_ATTEMPTS in all), so `fn` must not change what it was given; after
    * that the StorageError is retriable for the client (KAFKA_STORAGE_ERROR, NOT_COORDINATOR, ...).
-   * `attempts`: 1 for a transaction that must not run again (an append the next one may follow).
    */
-  async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string, attempts = TX_ATTEMPTS): Promise<T> {
+  async tx<T>(fn: (q: Queryable) => Promise<T>, isolation?: string): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.txOnce(fn, isolation);
       } catch (err) {
-        if (attempt >= attempts || !rolledBackByServer(err)) throw err;
+        if (attempt >= TX_ATTEMPTS || !rolledBackByServer(err)) throw err;
       }
     }
   }

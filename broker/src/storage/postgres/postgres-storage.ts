@@ -155,8 +155,8 @@ export class PostgresStorage implements AsyncStorage {
   }
 
   // Records
-  append(parts: readonly PartitionAppend[], nowMs: number, onLocked?: () => void): Promise<PartitionAppendResult[]> {
-    return append(this.db, parts, nowMs, onLocked);
+  append(parts: readonly PartitionAppend[], nowMs: number): Promise<PartitionAppendResult[]> {
+    return append(this.db, parts, nowMs);
   }
   read(
     topic: string,
