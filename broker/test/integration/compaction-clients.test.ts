@@ -13,6 +13,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson, engineOf } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -47,6 +48,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
     const tmp = tempDir();
 
     beforeAll(async () => {
+      loadLazyBrokerModules();
       broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { ...CLEANER } });
       bootstrap = `127.0.0.1:${broker.port}`;
       client = new KafkaClient(bootstrap);
@@ -57,6 +59,10 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
       tmp.cleanup();
     });
 
+    // The tests run at once (it.concurrent, first the longest: the tombstone waits out its
+    // delete.retention.ms): each has its own topic and readers, and their time is spent waiting on
+    // the cleaner and on client processes, not computing. The broker's lazily loaded modules are
+    // loaded first (support/lazy-broker-modules.ts says why).
     const createCompacted = async (topic: string, extra: Record<string, string> = {}) => {
       await client.createTopic(topic, 1, {
         'cleanup.policy': 'compact',
@@ -187,136 +193,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
       return records;
     }
 
-    it('kafka-python (gzip) keyed updates: every client reads the latest value per key at its offset', async () => {
-      const topic = 'kp-gzip';
-      await createCompacted(topic);
-      const [keys, rounds, tombstones] = [40, 10, 5];
-      const p = lastJson(
-        'kafka-python produce',
-        await run(
-          PYTHON,
-          [
-            script('compaction_kafka_python.py'),
-            'produce',
-            bootstrap,
-            topic,
-            'gzip',
-            String(keys),
-            String(rounds),
-            String(tombstones),
-          ],
-          { timeoutMs: 60_000 },
-        ),
-      );
-      const produced: Rec[] = [];
-      for (let n = 0; n < keys * rounds; n++) produced.push([n, `k${n % keys}`, `k${n % keys}:${n}`]);
-      for (let k = 0; k < tombstones; k++) produced.push([keys * rounds + k, `k${k}`, null]);
-      expect(p.sent).toBe(produced.length);
-      const end = (await sentinel(topic)) + 1;
-      const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
-      // The delete horizon (an hour) has not passed: the tombstones are still there.
-      expect(want.filter((r) => r[2] === null)).toHaveLength(tombstones);
-      await untilStored(topic, want);
-      // Rewritten batches keep the producer's codec (the sentinel is uncompressed).
-      expect(new Set(stored(topic).codecs)).toEqual(new Set([CODECS.gzip, CODECS.none]));
-
-      expect(await readKafkaPython(topic, end)).toEqual(want);
-      expect(await readKcat(topic)).toEqual(want);
-      expect(await readKafkajs(topic, end)).toEqual(want);
-      expect(await readConfluent(topic, end)).toEqual(want);
-      // The log start did not move (compaction is not retention), the end is the producer's.
-      expect(await client.listOffset(topic, 0, 1, -2n)).toBe(0n);
-      expect(await client.listOffset(topic, 0, 1, -1n)).toBe(BigInt(end));
-      const q = await kcat({ port: broker.port } as RunningBroker, ['-Q', '-t', `${topic}:0:${Date.now() + HOUR}`]);
-      expect(q.stdout).toMatch(new RegExp(`${topic} \\[0\\]\\s+offset -1`));
-    });
-
-    it('kafka-python (zstd) keyed updates are compacted in zstd', async () => {
-      const topic = 'kp-zstd';
-      await createCompacted(topic);
-      const p = lastJson(
-        'kafka-python produce',
-        await run(PYTHON, [script('compaction_kafka_python.py'), 'produce', bootstrap, topic, 'zstd', '25', '8', '0'], {
-          timeoutMs: 60_000,
-        }),
-      );
-      const produced: Rec[] = Array.from({ length: p.sent }, (_, n) => [n, `k${n % 25}`, `k${n % 25}:${n}`]);
-      const end = (await sentinel(topic)) + 1;
-      const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
-      await untilStored(topic, want);
-      expect(new Set(stored(topic).codecs)).toEqual(new Set([CODECS.zstd, CODECS.none]));
-      expect(await readKafkaPython(topic, end)).toEqual(want);
-      expect(await readKcat(topic)).toEqual(want);
-    });
-
-    it.each(['zstd', 'gzip'] as const)('kcat (%s) keyed updates and tombstones', async (codec) => {
-      const topic = `kcat-${codec}`;
-      await createCompacted(topic);
-      const produced: Rec[] = [];
-      const lines: string[] = [];
-      for (let n = 0; n < 300; n++) {
-        // Every 7th update of a key deletes it (-Z: an empty value is sent as null).
-        const key = `k${n % 30}`;
-        const value = n % 7 === 3 ? null : `${key}:${n}`;
-        produced.push([n, key, value]);
-        lines.push(`${key}:${value ?? ''}`);
-      }
-      const r = await kcat(
-        { port: broker.port } as RunningBroker,
-        ['-P', '-t', topic, '-p', '0', '-K', ':', '-Z', '-z', codec, '-X', 'linger.ms=5'],
-        {
-          input: lines.join('\n') + '\n',
-          timeoutMs: 30_000,
-        },
-      );
-      expect(r.code).toBe(0);
-      const end = (await sentinel(topic)) + 1;
-      const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
-      await untilStored(topic, want);
-      expect(stored(topic).codecs).toContain(CODECS[codec]);
-      expect(await readKcat(topic)).toEqual(want);
-      // kafkajs has no zstd codec without a plugin.
-      if (codec === 'gzip') expect(await readKafkajs(topic, end)).toEqual(want);
-      expect(await readConfluent(topic, end)).toEqual(want);
-    });
-
-    it('confluent-kafka idempotent (zstd) updates: compacted, and the producer goes on after', async () => {
-      const topic = 'ck-idempotent';
-      await createCompacted(topic);
-      const produce = async () =>
-        lastJson(
-          'confluent-kafka produce',
-          await run(PYTHON, [script('compaction_confluent.py'), 'produce', bootstrap, topic, '20', '10'], {
-            timeoutMs: 60_000,
-          }),
-        );
-      const first = await produce();
-      expect(first.errors).toEqual([]);
-      let end = (await sentinel(topic)) + 1;
-      const produced: Rec[] = Array.from({ length: 200 }, (_, n) => [n, `k${n % 20}`, `c${n % 20}:${n}`]);
-      await untilStored(topic, latestPerKey([...produced, [end - 1, 'sentinel', 'end']]));
-      // A second idempotent producer after the rewrite: sequences and epochs still accepted.
-      const second = await produce();
-      expect(second.errors).toEqual([]);
-      const again: Rec[] = Array.from({ length: 200 }, (_, n) => [end + n, `k${n % 20}`, `c${n % 20}:${n}`]);
-      end = (await sentinel(topic, 'end2')) + 1;
-      // The head batch (the second sentinel) is never cleaned, nor counted: the first sentinel stays.
-      const want = [
-        ...latestPerKey([...produced, [200, 'sentinel', 'end'], ...again]),
-        [end - 1, 'sentinel', 'end2'],
-      ] as Rec[];
-      await untilStored(topic, want);
-      // The first producer's last batch lost all its records and stays, empty, for its sequences:
-      // the readers step over it.
-      const batches = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
-      expect(batches.filter((b) => b.readInt32BE(57) === 0).length).toBeGreaterThan(0);
-      expect(await readConfluent(topic, end)).toEqual(want);
-      expect(await readConfluent(topic, end, await venvPython(PYPI_REQUIREMENTS))).toEqual(want);
-      expect(await readKafkaPython(topic, end)).toEqual(want);
-      expect(await readKcat(topic)).toEqual(want);
-    });
-
-    it('a tombstone is read within delete.retention.ms and removed after it', async () => {
+    it.concurrent('a tombstone is read within delete.retention.ms and removed after it', async () => {
       const topic = 'tombstones';
       await createCompacted(topic, { 'delete.retention.ms': '8000' });
       const lines = ['a:1', 'b:1', 'c:1', 'a:2', 'b:', 'c:3'];
@@ -352,7 +229,139 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
       expect(latest).toBeGreaterThan(end - 1);
     });
 
-    it('a record without a key is refused with INVALID_RECORD', async () => {
+    it.concurrent(
+      'kafka-python (gzip) keyed updates: every client reads the latest value per key at its offset',
+      async () => {
+        const topic = 'kp-gzip';
+        await createCompacted(topic);
+        const [keys, rounds, tombstones] = [40, 10, 5];
+        const p = lastJson(
+          'kafka-python produce',
+          await run(
+            PYTHON,
+            [
+              script('compaction_kafka_python.py'),
+              'produce',
+              bootstrap,
+              topic,
+              'gzip',
+              String(keys),
+              String(rounds),
+              String(tombstones),
+            ],
+            { timeoutMs: 60_000 },
+          ),
+        );
+        const produced: Rec[] = [];
+        for (let n = 0; n < keys * rounds; n++) produced.push([n, `k${n % keys}`, `k${n % keys}:${n}`]);
+        for (let k = 0; k < tombstones; k++) produced.push([keys * rounds + k, `k${k}`, null]);
+        expect(p.sent).toBe(produced.length);
+        const end = (await sentinel(topic)) + 1;
+        const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
+        // The delete horizon (an hour) has not passed: the tombstones are still there.
+        expect(want.filter((r) => r[2] === null)).toHaveLength(tombstones);
+        await untilStored(topic, want);
+        // Rewritten batches keep the producer's codec (the sentinel is uncompressed).
+        expect(new Set(stored(topic).codecs)).toEqual(new Set([CODECS.gzip, CODECS.none]));
+
+        expect(await readKafkaPython(topic, end)).toEqual(want);
+        expect(await readKcat(topic)).toEqual(want);
+        expect(await readKafkajs(topic, end)).toEqual(want);
+        expect(await readConfluent(topic, end)).toEqual(want);
+        // The log start did not move (compaction is not retention), the end is the producer's.
+        expect(await client.listOffset(topic, 0, 1, -2n)).toBe(0n);
+        expect(await client.listOffset(topic, 0, 1, -1n)).toBe(BigInt(end));
+        const q = await kcat({ port: broker.port } as RunningBroker, ['-Q', '-t', `${topic}:0:${Date.now() + HOUR}`]);
+        expect(q.stdout).toMatch(new RegExp(`${topic} \\[0\\]\\s+offset -1`));
+      },
+    );
+
+    it.concurrent('kafka-python (zstd) keyed updates are compacted in zstd', async () => {
+      const topic = 'kp-zstd';
+      await createCompacted(topic);
+      const p = lastJson(
+        'kafka-python produce',
+        await run(PYTHON, [script('compaction_kafka_python.py'), 'produce', bootstrap, topic, 'zstd', '25', '8', '0'], {
+          timeoutMs: 60_000,
+        }),
+      );
+      const produced: Rec[] = Array.from({ length: p.sent }, (_, n) => [n, `k${n % 25}`, `k${n % 25}:${n}`]);
+      const end = (await sentinel(topic)) + 1;
+      const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
+      await untilStored(topic, want);
+      expect(new Set(stored(topic).codecs)).toEqual(new Set([CODECS.zstd, CODECS.none]));
+      expect(await readKafkaPython(topic, end)).toEqual(want);
+      expect(await readKcat(topic)).toEqual(want);
+    });
+
+    it.concurrent.each(['zstd', 'gzip'] as const)('kcat (%s) keyed updates and tombstones', async (codec) => {
+      const topic = `kcat-${codec}`;
+      await createCompacted(topic);
+      const produced: Rec[] = [];
+      const lines: string[] = [];
+      for (let n = 0; n < 300; n++) {
+        // Every 7th update of a key deletes it (-Z: an empty value is sent as null).
+        const key = `k${n % 30}`;
+        const value = n % 7 === 3 ? null : `${key}:${n}`;
+        produced.push([n, key, value]);
+        lines.push(`${key}:${value ?? ''}`);
+      }
+      const r = await kcat(
+        { port: broker.port } as RunningBroker,
+        ['-P', '-t', topic, '-p', '0', '-K', ':', '-Z', '-z', codec, '-X', 'linger.ms=5'],
+        {
+          input: lines.join('\n') + '\n',
+          timeoutMs: 30_000,
+        },
+      );
+      expect(r.code).toBe(0);
+      const end = (await sentinel(topic)) + 1;
+      const want = latestPerKey([...produced, [end - 1, 'sentinel', 'end']]);
+      await untilStored(topic, want);
+      expect(stored(topic).codecs).toContain(CODECS[codec]);
+      expect(await readKcat(topic)).toEqual(want);
+      // kafkajs has no zstd codec without a plugin.
+      if (codec === 'gzip') expect(await readKafkajs(topic, end)).toEqual(want);
+      expect(await readConfluent(topic, end)).toEqual(want);
+    });
+
+    it.concurrent('confluent-kafka idempotent (zstd) updates: compacted, and the producer goes on after', async () => {
+      const topic = 'ck-idempotent';
+      await createCompacted(topic);
+      const produce = async () =>
+        lastJson(
+          'confluent-kafka produce',
+          await run(PYTHON, [script('compaction_confluent.py'), 'produce', bootstrap, topic, '20', '10'], {
+            timeoutMs: 60_000,
+          }),
+        );
+      const first = await produce();
+      expect(first.errors).toEqual([]);
+      let end = (await sentinel(topic)) + 1;
+      const produced: Rec[] = Array.from({ length: 200 }, (_, n) => [n, `k${n % 20}`, `c${n % 20}:${n}`]);
+      await untilStored(topic, latestPerKey([...produced, [end - 1, 'sentinel', 'end']]));
+      // A second idempotent producer after the rewrite: sequences and epochs still accepted.
+      const second = await produce();
+      expect(second.errors).toEqual([]);
+      const again: Rec[] = Array.from({ length: 200 }, (_, n) => [end + n, `k${n % 20}`, `c${n % 20}:${n}`]);
+      end = (await sentinel(topic, 'end2')) + 1;
+      // The head batch (the second sentinel) is never cleaned, nor counted: the first sentinel stays.
+      const want = [
+        ...latestPerKey([...produced, [200, 'sentinel', 'end'], ...again]),
+        [end - 1, 'sentinel', 'end2'],
+      ] as Rec[];
+      await untilStored(topic, want);
+      // The first producer's last batch lost all its records and stays, empty, for its sequences:
+      // the readers step over it.
+      const batches = (await broker.context.storage.read(topic, 0, 0, 1 << 30)).batches;
+      expect(batches.filter((b) => b.readInt32BE(57) === 0).length).toBeGreaterThan(0);
+      expect(await readConfluent(topic, end)).toEqual(want);
+      expect(await readConfluent(topic, end, await venvPython(PYPI_REQUIREMENTS))).toEqual(want);
+      expect(await readKafkaPython(topic, end)).toEqual(want);
+      expect(await readKcat(topic)).toEqual(want);
+    });
+
+    it.concurrent('a record without a key is refused with INVALID_RECORD', async () => {
       const topic = 'keyless';
       await createCompacted(topic);
       const batch = encodeRecordBatch({
