@@ -2,13 +2,12 @@
 // one database the file migrated first (what open() makes of an empty database: the migrations
 // alone), put back into that state before each test (postgres-reset.ts: a copied database per test
 // cost ~1 s of CREATE and DROP DATABASE each); reopen = close and open again on the same database.
-import { Client } from 'pg';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage';
 import type { AsyncStorage } from '../../src/storage/storage';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
-import { resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
+import { commitWithoutFsync, resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
 import { storageContract } from './contract';
 
 describeWithTools('postgresql')('postgres', () => {
@@ -20,14 +19,7 @@ describeWithTools('postgresql')('postgres', () => {
   beforeAll(async () => {
     server = await postgresServer();
     migrated = await server.createDatabase('contract');
-    // Commits do not wait for the WAL's fsync (3-8 ms each on this machine under load: tests of
-    // hundreds of commits took 5-9 s). Nothing here crashes the server, which is all it changes:
-    // a commit is visible to every session the moment it returns either way.
-    const c = new Client({ connectionString: migrated });
-    await c.connect();
-    const { name } = (await c.query<{ name: string }>('SELECT current_database() AS name')).rows[0]!;
-    await c.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
-    await c.end();
+    await commitWithoutFsync(migrated); // no test here crashes the server
     await (await PostgresStorage.open(migrated)).close();
     pristine = await takePristineState(migrated);
   });
