@@ -13,6 +13,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson, engineOf } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -47,6 +48,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
     const tmp = tempDir();
 
     beforeAll(async () => {
+      loadLazyBrokerModules();
       broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { ...CLEANER } });
       bootstrap = `127.0.0.1:${broker.port}`;
       client = new KafkaClient(bootstrap);
@@ -59,7 +61,8 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
 
     // The tests run at once (it.concurrent, first the longest: the tombstone waits out its
     // delete.retention.ms): each has its own topic and readers, and their time is spent waiting on
-    // the cleaner and on client processes, not computing.
+    // the cleaner and on client processes, not computing. The broker's lazily loaded modules are
+    // loaded first (support/lazy-broker-modules.ts says why).
     const createCompacted = async (topic: string, extra: Record<string, string> = {}) => {
       await client.createTopic(topic, 1, {
         'cleanup.policy': 'compact',

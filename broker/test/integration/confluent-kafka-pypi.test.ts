@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { run, RunResult, startTestBroker, tempDir, lastJson } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -90,7 +91,11 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
   const values = (prefix: string, from: number, to: number) =>
     Array.from({ length: to - from }, (_, i) => `${prefix} ${from + i}`);
 
+  // The tests that share the broker run at once (it.concurrent: their own topics and groups; their
+  // time is spent waiting on client processes), with the broker's lazily loaded modules loaded
+  // first (support/lazy-broker-modules.ts says why); the two that restart it run after them, alone.
   beforeAll(async () => {
+    loadLazyBrokerModules();
     python = await venvPython(REQUIREMENTS);
     const r = await run(python, [
       '-c',
@@ -105,7 +110,7 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     tmp.cleanup();
   });
 
-  it.each(Object.keys(CODECS) as (keyof typeof CODECS)[])(
+  it.concurrent.each(Object.keys(CODECS) as (keyof typeof CODECS)[])(
     'produces idempotently with %s and a group reads it back',
     async (codec) => {
       const topic = `ck-codec-${codec}`;
@@ -125,6 +130,143 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
       expect(read.committed).toEqual({ '0': 40 });
     },
     90_000,
+  );
+
+  it.concurrent(
+    'AdminClient: topics, configs, records, offsets, cluster, a live group, its offsets, deleting groups and topics',
+    async () => {
+      const out = await py('ck_admin.py', [bootstrap(), 'ck-admin', 'ck-admin-group'], 90_000);
+      expect(out.create).toEqual({ 'ck-admin': 'ok', 'ck-admin-doomed': 'ok' });
+      expect(out.create_again).toEqual({ 'ck-admin': 'TOPIC_ALREADY_EXISTS' });
+      // ConfigSource: 1 = DYNAMIC_TOPIC_CONFIG (set at creation), 5 = DEFAULT_CONFIG.
+      expect(out.describe_configs).toEqual({
+        'retention.ms': { value: '3600000', source: 1 },
+        'cleanup.policy': { value: 'delete', source: 5 },
+      });
+      expect(out.delete_records).toEqual({ low_watermark: 3 });
+      expect(out.list_offsets).toEqual({ earliest: 3, latest: 5 });
+      expect(out.describe_cluster).toEqual({ nodes: 1, controller: broker.context.identity.nodeId });
+      expect(out.describe_topics).toEqual({ partitions: 3 });
+      expect(out.list_groups).toContainEqual(['ck-admin-group', 'ConsumerGroupState.STABLE']);
+      expect(out.describe_group).toEqual({
+        state: 'ConsumerGroupState.STABLE',
+        members: [[0, 1, 2]],
+        assignor: 'range',
+      });
+      // Offsets of a group with members are its members' to commit (Kafka: UNKNOWN_MEMBER_ID).
+      expect(out.alter_offsets_live).toEqual([[0, 2, 'UNKNOWN_MEMBER_ID']]);
+      expect(out.alter_offsets_empty).toEqual([[0, 2, null]]);
+      expect(out.list_group_offsets).toEqual([['ck-admin', 0, 2]]);
+      expect(out.delete_groups).toEqual({ 'ck-admin-group': 'ok', 'ck-admin-group-missing': 'GROUP_ID_NOT_FOUND' });
+      expect(out.delete_topics).toEqual({ 'ck-admin-doomed': 'ok' });
+      expect(out.listed_after_delete).toBe(false);
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    "AdminClient: a broker's dynamic configs minnow does not use are set and read back (librdkafka 0081)",
+    async () => {
+      const out = await py('ck_broker_configs.py', [bootstrap(), String(broker.context.identity.nodeId)]);
+      // The legacy AlterConfigs replaces the broker's set, so the incremental one comes after it.
+      expect(out.alter).toBe('ok');
+      expect(out.incremental).toBe('ok');
+      // ConfigSource 2 = DYNAMIC_BROKER_CONFIG.
+      expect(out.describe).toEqual({
+        'sasl.kerberos.min.time.before.relogin': { value: '58000', source: 2 },
+        'log.cleaner.threads': { value: '2', source: 2 },
+      });
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'resets out-of-range positions (past the end, below the log start) with auto.offset.reset=earliest and reads the records',
+    async () => {
+      const out = await py('ck_offset_reset.py', [bootstrap(), 'ck-out-of-range', '6', '4', '20']);
+      // librdkafka logs each reset as a WARNING ("offset reset ... Offset out of range"); a fetch
+      // response it cannot parse (e.g. null records for the erroring partition) is an ERROR.
+      const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
+      expect({ values: out.values, errors: out.errors, logs: problems }).toEqual({
+        values: {
+          '0': [0, 1, 2, 3, 4, 5].map((o) => [o, `p0 ${o}`]),
+          '1': [4, 5].map((o) => [o, `p1 ${o}`]),
+        },
+        errors: [],
+        logs: [],
+      });
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'consumes and commits with group.protocol=consumer (KIP-848: the broker assigns)',
+    async () => {
+      const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '40', '40']);
+      expect(out.errors).toEqual([]);
+      expect([...out.values].sort()).toEqual([...values('zstd', 0, 40)].sort());
+      const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
+      expect(problems).toEqual([]);
+      const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
+      expect(end).toBe(40);
+    },
+    60_000,
+  );
+
+  // KIP-848's online upgrade: a classic librdkafka consumer keeps consuming inside the consumer
+  // group its live classic group becomes when a group.protocol=consumer one joins.
+  it.concurrent(
+    'a classic consumer and a group.protocol=consumer one share a group converted online',
+    async () => {
+      await broker.context.storage.createTopic('ck-mixed', 4, {});
+      const out = await py('ck_mixed_group.py', [bootstrap(), 'ck-mixed', 'ck-mixed-group', '40'], 120_000);
+      const transient = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'STALE_MEMBER_EPOCH']);
+      expect({
+        read: out.read,
+        twice: out.twice,
+        errors: (out.errors as { name: string }[]).filter((e) => !transient.has(e.name.replace(/^_/, ''))),
+      }).toEqual({ read: 80, twice: [], errors: [] });
+      expect(Object.values(out.assignments).flat().sort()).toEqual([0, 1, 2, 3]);
+      expect(out.assignments.classic.length).toBeGreaterThan(0);
+      expect(out.assignments.consumer.length).toBeGreaterThan(0);
+    },
+    150_000,
+  );
+
+  // KIP-848's online downgrade with a replaced static member: a classic static member taking the
+  // place of the group's last consumer-protocol one turns the group classic again (Kafka 4.1.1).
+  it.concurrent(
+    'a classic static member replacing a group.protocol=consumer one turns the group classic',
+    async () => {
+      await broker.context.storage.createTopic('ck-rolling', 2, {});
+      const out = await py('ck_static_downgrade.py', [bootstrap(), 'ck-rolling', 'ck-rolling-group', '40'], 120_000);
+      expect(out.errors).toEqual([]);
+      expect(out.byConsumer).toBe(40);
+      expect(out.byClassic).toEqual(Array.from({ length: 40 }, (_, i) => `after-${i}`).sort());
+      expect(out.groupType).toMatch(/CLASSIC/);
+    },
+    150_000,
+  );
+
+  // A KIP-848 member's positions sent to a transaction (TxnOffsetCommit with its member epoch):
+  // answered ILLEGAL_GENERATION before, so every transaction aborted and the loop never finished.
+  it.concurrent(
+    'an exactly-once loop with a group.protocol=consumer member commits its transactions',
+    async () => {
+      const sent = await py('ck_produce.py', [bootstrap(), 'ck-eos-in', 'eos', '120', 'none']);
+      expect(sent.errors).toEqual([]);
+      const out = await py(
+        'ck_txn_loop.py',
+        [bootstrap(), 'ck-eos-in', 'ck-eos-out', 'ck-eos-group', 'ck-eos-txn', '120', '20', '60', 'consumer'],
+        90_000,
+      );
+      expect(out).toMatchObject({ done: true, restarts: 0, aborts: 0, reasons: [] });
+      expect(out.commits).toBeGreaterThan(0);
+      // 120 records and a commit marker per transaction.
+      const copied = await broker.context.storage.offsets('ck-eos-out', 0);
+      expect(copied?.highWatermark).toBeGreaterThan(120);
+    },
+    120_000,
   );
 
   it('a group member commits, rides out a broker restart on the same port and resumes; a new run starts after the commits', async () => {
@@ -189,109 +331,4 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     );
     expect(unexpected).toEqual([]);
   }, 150_000);
-
-  it('AdminClient: topics, configs, records, offsets, cluster, a live group, its offsets, deleting groups and topics', async () => {
-    const out = await py('ck_admin.py', [bootstrap(), 'ck-admin', 'ck-admin-group'], 90_000);
-    expect(out.create).toEqual({ 'ck-admin': 'ok', 'ck-admin-doomed': 'ok' });
-    expect(out.create_again).toEqual({ 'ck-admin': 'TOPIC_ALREADY_EXISTS' });
-    // ConfigSource: 1 = DYNAMIC_TOPIC_CONFIG (set at creation), 5 = DEFAULT_CONFIG.
-    expect(out.describe_configs).toEqual({
-      'retention.ms': { value: '3600000', source: 1 },
-      'cleanup.policy': { value: 'delete', source: 5 },
-    });
-    expect(out.delete_records).toEqual({ low_watermark: 3 });
-    expect(out.list_offsets).toEqual({ earliest: 3, latest: 5 });
-    expect(out.describe_cluster).toEqual({ nodes: 1, controller: broker.context.identity.nodeId });
-    expect(out.describe_topics).toEqual({ partitions: 3 });
-    expect(out.list_groups).toContainEqual(['ck-admin-group', 'ConsumerGroupState.STABLE']);
-    expect(out.describe_group).toEqual({ state: 'ConsumerGroupState.STABLE', members: [[0, 1, 2]], assignor: 'range' });
-    // Offsets of a group with members are its members' to commit (Kafka: UNKNOWN_MEMBER_ID).
-    expect(out.alter_offsets_live).toEqual([[0, 2, 'UNKNOWN_MEMBER_ID']]);
-    expect(out.alter_offsets_empty).toEqual([[0, 2, null]]);
-    expect(out.list_group_offsets).toEqual([['ck-admin', 0, 2]]);
-    expect(out.delete_groups).toEqual({ 'ck-admin-group': 'ok', 'ck-admin-group-missing': 'GROUP_ID_NOT_FOUND' });
-    expect(out.delete_topics).toEqual({ 'ck-admin-doomed': 'ok' });
-    expect(out.listed_after_delete).toBe(false);
-  }, 120_000);
-
-  it("AdminClient: a broker's dynamic configs minnow does not use are set and read back (librdkafka 0081)", async () => {
-    const out = await py('ck_broker_configs.py', [bootstrap(), String(broker.context.identity.nodeId)]);
-    // The legacy AlterConfigs replaces the broker's set, so the incremental one comes after it.
-    expect(out.alter).toBe('ok');
-    expect(out.incremental).toBe('ok');
-    // ConfigSource 2 = DYNAMIC_BROKER_CONFIG.
-    expect(out.describe).toEqual({
-      'sasl.kerberos.min.time.before.relogin': { value: '58000', source: 2 },
-      'log.cleaner.threads': { value: '2', source: 2 },
-    });
-  }, 90_000);
-
-  it('resets out-of-range positions (past the end, below the log start) with auto.offset.reset=earliest and reads the records', async () => {
-    const out = await py('ck_offset_reset.py', [bootstrap(), 'ck-out-of-range', '6', '4', '20']);
-    // librdkafka logs each reset as a WARNING ("offset reset ... Offset out of range"); a fetch
-    // response it cannot parse (e.g. null records for the erroring partition) is an ERROR.
-    const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
-    expect({ values: out.values, errors: out.errors, logs: problems }).toEqual({
-      values: {
-        '0': [0, 1, 2, 3, 4, 5].map((o) => [o, `p0 ${o}`]),
-        '1': [4, 5].map((o) => [o, `p1 ${o}`]),
-      },
-      errors: [],
-      logs: [],
-    });
-  }, 90_000);
-
-  it('consumes and commits with group.protocol=consumer (KIP-848: the broker assigns)', async () => {
-    const out = await py('ck_consumer_protocol.py', [bootstrap(), 'ck-codec-zstd', 'ck-kip848-group', '40', '40']);
-    expect(out.errors).toEqual([]);
-    expect([...out.values].sort()).toEqual([...values('zstd', 0, 40)].sort());
-    const problems = (out.logs as string[]).filter((l) => /^(ERROR|CRITICAL) /.test(l));
-    expect(problems).toEqual([]);
-    const end = out.committed.reduce((n: number, [, offset]: [number, number]) => n + offset, 0);
-    expect(end).toBe(40);
-  }, 60_000);
-
-  // KIP-848's online upgrade: a classic librdkafka consumer keeps consuming inside the consumer
-  // group its live classic group becomes when a group.protocol=consumer one joins.
-  it('a classic consumer and a group.protocol=consumer one share a group converted online', async () => {
-    await broker.context.storage.createTopic('ck-mixed', 4, {});
-    const out = await py('ck_mixed_group.py', [bootstrap(), 'ck-mixed', 'ck-mixed-group', '40'], 120_000);
-    const transient = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'STALE_MEMBER_EPOCH']);
-    expect({
-      read: out.read,
-      twice: out.twice,
-      errors: (out.errors as { name: string }[]).filter((e) => !transient.has(e.name.replace(/^_/, ''))),
-    }).toEqual({ read: 80, twice: [], errors: [] });
-    expect(Object.values(out.assignments).flat().sort()).toEqual([0, 1, 2, 3]);
-    expect(out.assignments.classic.length).toBeGreaterThan(0);
-    expect(out.assignments.consumer.length).toBeGreaterThan(0);
-  }, 150_000);
-
-  // KIP-848's online downgrade with a replaced static member: a classic static member taking the
-  // place of the group's last consumer-protocol one turns the group classic again (Kafka 4.1.1).
-  it('a classic static member replacing a group.protocol=consumer one turns the group classic', async () => {
-    await broker.context.storage.createTopic('ck-rolling', 2, {});
-    const out = await py('ck_static_downgrade.py', [bootstrap(), 'ck-rolling', 'ck-rolling-group', '40'], 120_000);
-    expect(out.errors).toEqual([]);
-    expect(out.byConsumer).toBe(40);
-    expect(out.byClassic).toEqual(Array.from({ length: 40 }, (_, i) => `after-${i}`).sort());
-    expect(out.groupType).toMatch(/CLASSIC/);
-  }, 150_000);
-
-  // A KIP-848 member's positions sent to a transaction (TxnOffsetCommit with its member epoch):
-  // answered ILLEGAL_GENERATION before, so every transaction aborted and the loop never finished.
-  it('an exactly-once loop with a group.protocol=consumer member commits its transactions', async () => {
-    const sent = await py('ck_produce.py', [bootstrap(), 'ck-eos-in', 'eos', '120', 'none']);
-    expect(sent.errors).toEqual([]);
-    const out = await py(
-      'ck_txn_loop.py',
-      [bootstrap(), 'ck-eos-in', 'ck-eos-out', 'ck-eos-group', 'ck-eos-txn', '120', '20', '60', 'consumer'],
-      90_000,
-    );
-    expect(out).toMatchObject({ done: true, restarts: 0, aborts: 0, reasons: [] });
-    expect(out.commits).toBeGreaterThan(0);
-    // 120 records and a commit marker per transaction.
-    const copied = await broker.context.storage.offsets('ck-eos-out', 0);
-    expect(copied?.highWatermark).toBeGreaterThan(120);
-  }, 120_000);
 });

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { createLogger } from '../../src/logger';
 import { DEBIAN_PYTHON, describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { run } from './helpers';
 import { venvPython } from './python-venv';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
@@ -24,6 +25,9 @@ interface LogLine {
 
 /** A broker on a real clock with a debug log kept in memory (to see re-authentications and closes). */
 async function brokerWithLog(config: Parameters<typeof startSaslBroker>[0] = {}) {
+  // The produce-and-consume tests of a block run at once (it.concurrent: their own topics, and
+  // their time is spent waiting on clients); support/lazy-broker-modules.ts says why this first.
+  loadLazyBrokerModules();
   const lines: LogLine[] = [];
   const logger = createLogger('debug', (l) => lines.push(JSON.parse(l) as LogLine));
   // Groups form at once (these tests are about logging in; a consumer waited the 3 s default).
@@ -84,7 +88,7 @@ describeWithTools('kcat')('kcat over SASL_PLAINTEXT', () => {
     ]);
   });
 
-  it.each(MECHANISMS)('%s: produces and consumes', async (mechanism) => {
+  it.concurrent.each(MECHANISMS)('%s: produces and consumes', async (mechanism) => {
     const topic = `kcat-${mechanism}`;
     const p = await kcat([...sasl(mechanism, 'alice', 'alice-secret'), '-P', '-t', topic], 'one\ntwo\n');
     expect(p.stderr).toBe('');
@@ -211,7 +215,7 @@ describeWithTools('python3-kafka')("Debian's kafka-python and confluent-kafka ov
       { timeoutMs: 60_000 },
     );
 
-  it.each(['kafka-python', 'confluent'].flatMap((c) => MECHANISMS.map((m) => [c, m] as const)))(
+  it.concurrent.each(['kafka-python', 'confluent'].flatMap((c) => MECHANISMS.map((m) => [c, m] as const)))(
     '%s %s: produces and consumes',
     async (client, mechanism) => {
       const topic = `py-${client}-${mechanism}`;
