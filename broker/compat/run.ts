@@ -23,6 +23,7 @@ import { transactionScenarios } from './scenarios/transactions';
 import { transactionV2Scenarios } from './scenarios/transactions-v2';
 import { quotaScenarios } from './scenarios/quotas';
 import { shareGroupScenarios } from './scenarios/share-groups';
+import { shareDeliveryScenarios } from './scenarios/share-delivery';
 
 // Transactions first: admin's create-topics makes Kafka create __transaction_state as a plain topic,
 // after which its transaction coordinator never loads.
@@ -35,6 +36,7 @@ export const SCENARIOS: Scenario[] = [
   ...groupScenarios,
   ...consumerGroupScenarios,
   ...shareGroupScenarios,
+  ...shareDeliveryScenarios,
   ...toolScenarios,
   ...quotaScenarios, // last: it charges the client id every scenario uses
 ];

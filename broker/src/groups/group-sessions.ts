@@ -75,7 +75,7 @@ export abstract class GroupSessions implements GroupRegistry {
       },
       classicGroup: (groupId) => this.groups.get(groupId),
       takeClassicGroup: (groupId) => this.handOver(groupId),
-      adoptClassicGroup: (group, reason) => this.adoptDowngraded(group, reason),
+      adoptClassicGroup: (group, reason, rebalance) => this.adoptDowngraded(group, reason, rebalance),
     });
   }
 
@@ -99,12 +99,15 @@ export abstract class GroupSessions implements GroupRegistry {
     this.groups.delete(groupId);
   }
 
-  /** A consumer group downgraded to this Stable classic group: stored, sessions started, rebalanced. */
-  private adoptDowngraded(group: Group, reason: string): void {
+  /**
+   * A consumer group downgraded to this Stable classic group: stored, sessions started, rebalanced
+   * (not when a static member replaced another with the same subscription, as Kafka).
+   */
+  private adoptDowngraded(group: Group, reason: string, rebalance: boolean): void {
     this.groups.set(group.groupId, group);
     for (const m of group.members.values()) this.scheduleHeartbeat(group, m);
     this.persist(group);
-    this.prepareRebalance(group, reason);
+    if (rebalance) this.prepareRebalance(group, reason);
   }
 
   get isClosed(): boolean {

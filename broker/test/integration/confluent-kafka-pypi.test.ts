@@ -233,6 +233,21 @@ describeWithTools('python3-venv')('confluent-kafka from PyPI (current librdkafka
     150_000,
   );
 
+  // KIP-848's online downgrade with a replaced static member: a classic static member taking the
+  // place of the group's last consumer-protocol one turns the group classic again (Kafka 4.1.1).
+  it.concurrent(
+    'a classic static member replacing a group.protocol=consumer one turns the group classic',
+    async () => {
+      await broker.context.storage.createTopic('ck-rolling', 2, {});
+      const out = await py('ck_static_downgrade.py', [bootstrap(), 'ck-rolling', 'ck-rolling-group', '40'], 120_000);
+      expect(out.errors).toEqual([]);
+      expect(out.byConsumer).toBe(40);
+      expect(out.byClassic).toEqual(Array.from({ length: 40 }, (_, i) => `after-${i}`).sort());
+      expect(out.groupType).toMatch(/CLASSIC/);
+    },
+    150_000,
+  );
+
   // A KIP-848 member's positions sent to a transaction (TxnOffsetCommit with its member epoch):
   // answered ILLEGAL_GENERATION before, so every transaction aborted and the loop never finished.
   it.concurrent(

@@ -23,10 +23,13 @@ describeWithTools('python3-venv')("librdkafka's share consumer (confluent-kafka 
   const bootstrap = () => `127.0.0.1:${broker.port}`;
   const py = async (name: string, args: string[], timeoutMs = 60_000) =>
     lastJson(name, await run(python, [script(name), ...args], { timeoutMs }));
-  /** A topic of COUNT records "<topic> i", then one scenario of ck_share_consumer.py on it. */
+  /**
+   * A topic of COUNT records "<topic> i", each in a batch of its own (a share fetch acquires whole
+   * batches: max.poll.records is a soft limit, as on Kafka), then one scenario of ck_share_consumer.py.
+   */
   const scenario = async (name: string) => {
     const topic = `ck-share-${name}`;
-    const sent = await py('ck_produce.py', [bootstrap(), topic, topic, String(COUNT), 'none']);
+    const sent = await py('ck_produce.py', [bootstrap(), topic, topic, String(COUNT), 'none', 'one-per-batch']);
     expect(sent.errors).toEqual([]);
     const out = await py('ck_share_consumer.py', [bootstrap(), topic, `${topic}-group`, name, String(COUNT), '40']);
     // Every run logs librdkafka's "Preview" warning; anything else at WARNING or worse is a finding.
@@ -84,6 +87,18 @@ describeWithTools('python3-venv')("librdkafka's share consumer (confluent-kafka 
     const callbacks = out.callbacks as Array<{ offsets: Array<[number, number[]]>; error: string | null }>;
     expect(callbacks.every((c) => c.error === null)).toBe(true);
     expect(callbacks.flatMap((c) => c.offsets.flatMap(([, o]) => o)).sort((x, y) => x - y)).toEqual(upTo(COUNT));
+  }, 90_000);
+
+  // Kafka 4.1.1 answers a group's first ShareFetch over two partitions with the records of one of
+  // them and the next with the other's (share-fetch-order.ts); librdkafka's 0179 expects it.
+  it('a first poll over two partitions gets one partition, the next poll the other', async () => {
+    const out = await py('ck_share_polls.py', [bootstrap(), 'ck-share-polls', 'ck-share-polls-group', '50', '40']);
+    const problems = (out.logs as string[]).filter((l) => /^(WARNING|ERROR|CRITICAL) /.test(l) && !/Preview/.test(l));
+    expect({ errors: out.errors, logs: problems }).toEqual({ errors: [], logs: [] });
+    expect(out.polls).toEqual([
+      { count: 50, partitions: [0] },
+      { count: 50, partitions: [1] },
+    ]);
   }, 90_000);
 
   // librdkafka sends its leave heartbeat and the ShareAcknowledge that closes its share session at

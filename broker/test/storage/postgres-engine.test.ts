@@ -224,16 +224,24 @@ describeWithTools('postgresql')('postgres engine: a broker that vanishes mid-tra
       // A "broker" that locked the partition as an append does, then never said another word.
       let locked!: () => void;
       const lockTaken = new Promise<void>((r) => (locked = r));
+      // It commits once the other broker appended (its session was ended by then), or after 3 s
+      // (a fixed 3 s before): an append that waited for its lock would then follow that commit.
+      let appended!: () => void;
+      const afterAppend = new Promise<void>((r) => (appended = r));
+      let timer: NodeJS.Timeout | undefined;
       const gone = stuck
         .tx(async (q) => {
           await q.query('SELECT id FROM partition FOR UPDATE');
           locked();
-          await new Promise((r) => setTimeout(r, 3000));
+          await Promise.race([afterAppend, new Promise((r) => (timer = setTimeout(r, 3000)))]);
         })
         .catch((e: unknown) => e);
       await lockTaken;
-      expect((await a.append([part('t', 0, [batch()])], NOW_MS))[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
+      const result = await a.append([part('t', 0, [batch()])], NOW_MS);
+      appended();
+      expect(result[0]).toMatchObject({ errorCode: 0, baseOffset: 0 });
       expect(await gone).toBeInstanceOf(StorageError); // its session was ended: nothing of it commits
+      clearTimeout(timer);
     } finally {
       await a.close();
       await stuck.close();

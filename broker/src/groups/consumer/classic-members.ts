@@ -15,7 +15,7 @@ import type { JoinGroupInput, LeaveResult, MemberIdentity, SyncGroupInput } from
 import type { TopicPartitions } from './assignment';
 import type { ConsumerGroup } from './consumer-group';
 import { ConsumerGroupCoordinator, groupFull } from './consumer-coordinator';
-import { assignmentByName, protocolVersion } from './group-conversion';
+import { assignmentByName, protocolVersion, shouldDowngradeOnReplace } from './group-conversion';
 import { ClassicMemberMetadata, ConsumerMember, MemberState, newMember } from './member';
 
 /** The highest ConsumerProtocolAssignment version minnow writes. */
@@ -57,6 +57,9 @@ export class ConsumerClassicMembers extends ConsumerGroupCoordinator {
 
     let member: ConsumerMember;
     let isNew = false;
+    // A classic static member replacing the last consumer-protocol member makes the group classic
+    // again (Kafka's classicGroupJoinToConsumerGroup, step 4).
+    let replaced: ConsumerMember | undefined;
     if (req.groupInstanceId === null) {
       const existing = group.members.get(memberId);
       member = existing ?? newMember(memberId);
@@ -64,8 +67,10 @@ export class ConsumerClassicMembers extends ConsumerGroupCoordinator {
     } else {
       const existing = group.staticMember(req.groupInstanceId);
       if (isUnknown) {
-        if (existing) member = this.replaceStaticMember(group, existing, memberId, classic);
-        else [member, isNew] = [newMember(memberId), true];
+        if (existing) {
+          if (shouldDowngradeOnReplace(group, existing.memberId, this.migrationPolicy)) replaced = existing;
+          member = this.replaceStaticMember(group, existing, memberId, classic);
+        } else [member, isNew] = [newMember(memberId), true];
       } else {
         if (!existing)
           return this.joinRefused(req, ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.groupInstanceId} is unknown.`);
@@ -106,6 +111,11 @@ export class ConsumerClassicMembers extends ConsumerGroupCoordinator {
       memberEpoch: next.memberEpoch,
       state: next.state,
     });
+    if (replaced) {
+      // Kafka rebalances the classic group only when the new member's subscription differs.
+      const same = replaced.subscribedTopicNames.join('\u0000') === updated.subscribedTopicNames.join('\u0000');
+      this.downgrade(group, '', `static member ${replaced.memberId} replaced by classic member ${memberId}`, !same);
+    }
     return {
       errorCode: ErrorCode.NONE,
       generationId: next.memberEpoch,

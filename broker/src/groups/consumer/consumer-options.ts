@@ -33,8 +33,8 @@ export interface ClassicGroupView {
    * REBALANCE_IN_PROGRESS (its members rejoin, into the consumer group), its timers stopped, gone.
    */
   takeClassicGroup(groupId: string): void;
-  /** Takes a group downgraded from a consumer group: stored, session timers started, rebalanced. */
-  adoptClassicGroup(group: Group, reason: string): void;
+  /** Takes a group downgraded from a consumer group: stored, session timers started, rebalanced if `rebalance`. */
+  adoptClassicGroup(group: Group, reason: string, rebalance: boolean): void;
 }
 
 export interface ConsumerCoordinatorOptions {

@@ -218,7 +218,7 @@ export abstract class ConsumerSessions {
    * convertToClassicGroup): the classic coordinator takes them over as a Stable classic group
    * holding their target assignment, and rebalances it.
    */
-  private downgrade(group: ConsumerGroup, leavingMemberId: string, reason: string): void {
+  protected downgrade(group: ConsumerGroup, leavingMemberId: string, reason: string, rebalance = true): void {
     const classic = classicGroupFromConsumer(group, leavingMemberId, this.view.byId);
     this.clearGroupTimers(group);
     this.groups.delete(group.groupId);
@@ -229,7 +229,11 @@ export abstract class ConsumerSessions {
       generationId: classic.generationId,
       members: classic.size,
     });
-    this.classic.adoptClassicGroup(classic, `downgrade of group ${group.groupId} from consumer to classic (${reason})`);
+    this.classic.adoptClassicGroup(
+      classic,
+      `downgrade of group ${group.groupId} from consumer to classic (${reason})`,
+      rebalance,
+    );
   }
 
   protected scheduleSessionTimeout(group: ConsumerGroup, memberId: string): void {

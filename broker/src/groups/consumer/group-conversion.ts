@@ -6,7 +6,9 @@
 // embedded protocol; each classic member becomes a classic-protocol member of the consumer group
 // with its last assignment. Downgrade: the last consumer-protocol member leaves a group whose
 // other members are classic; they become a Stable classic group with their target assignment,
-// which then rebalances. https://cwiki.apache.org/confluence/x/HhD1D (KIP-848, "Upgrade/Downgrade")
+// which then rebalances; likewise when a classic static member replaces the last consumer-protocol
+// one (then a rebalance only if its subscription differs). https://cwiki.apache.org/confluence/x/HhD1D
+// (KIP-848, "Upgrade/Downgrade")
 import { consumerAssignment, consumerSubscription, encodeAssignment } from '../../protocol/consumer-protocol';
 import { Group, Member } from '../group';
 import { GroupState } from '../group-state';
@@ -38,6 +40,18 @@ export function upgradeRefusal(classic: Group, policy: MigrationPolicy, maxSize:
 /** Kafka's validateOnlineDowngradeWithFencedMember: true when removing `memberId` should make the group classic. */
 export function shouldDowngrade(group: ConsumerGroup, memberId: string, policy: MigrationPolicy): boolean {
   return group.allMembersUseClassicProtocolExcept(memberId) && group.size > 1 && downgradeEnabled(policy);
+}
+
+/**
+ * Kafka's validateOnlineDowngradeWithReplacedMember: true when a classic static member replacing
+ * `replacedMemberId` (the group's last consumer-protocol member) should make the group classic.
+ */
+export function shouldDowngradeOnReplace(
+  group: ConsumerGroup,
+  replacedMemberId: string,
+  policy: MigrationPolicy,
+): boolean {
+  return group.allMembersUseClassicProtocolExcept(replacedMemberId) && downgradeEnabled(policy);
 }
 
 /**

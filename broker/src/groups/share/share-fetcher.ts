@@ -1,7 +1,8 @@
 // ShareFetch and ShareAcknowledge (KIP-932; Kafka's KafkaApis.handleShareFetchRequest and
 // SharePartitionManager): the share session's epoch, the acknowledgements carried by the request,
-// then, for ShareFetch, records acquired for the member from every partition of its session,
-// answered as whole batches plus the AcquiredRecords ranges the client may hand to the application.
+// then, for ShareFetch, records acquired for the member from the partitions of its session (in
+// share-fetch-order.ts's order), answered as whole batches plus the AcquiredRecords ranges the
+// client may hand to the application.
 // A fetch that acquires nothing waits up to MaxWaitMs for an append (or a release) on its partitions.
 import { ErrorCode } from '../../protocol/error-codes';
 import { ATTRIBUTES, Attribute, PRODUCER_ID } from '../../protocol/record-batch';
@@ -12,6 +13,7 @@ import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
 import type { AcquiredRange } from './share-partition';
 import type { SharePartitions } from './share-partitions';
+import { fetchPlan } from './share-fetch-order';
 import { CLOSE_EPOCH, OPEN_EPOCH, sessionPartitionKey, type ShareSessions } from './share-sessions';
 
 export interface AckBatch {
@@ -231,7 +233,11 @@ export class ShareFetcher {
     return ErrorCode.NONE;
   }
 
-  /** One pass over the session's partitions; returns how many records were acquired. */
+  /**
+   * One pass over the session's partitions in Kafka's order (share-fetch-order.ts: rotated by the
+   * session epoch, share-partitions to create read only while nothing was acquired); returns how
+   * many records were acquired.
+   */
   private async acquire(
     req: ShareFetchInput,
     settings: ShareGroupSettings,
@@ -243,17 +249,25 @@ export class ShareFetcher {
     // MaxBytes 0 acquires nothing, as in Kafka (librdkafka's fetch.max.bytes=0 test relies on it).
     let bytesLeft = req.maxBytes;
     let total = 0;
-    for (const k of keys) {
-      if (left <= 0 || bytesLeft <= 0) break;
+    const split = (k: string) => {
       const [topicId, part] = k.split('\u0000');
-      const partition = Number(part);
-      const topic = await topicOf(topicId!);
+      return { topicId: topicId!, partition: Number(part) };
+    };
+    const isReady = (k: string) => {
+      const { topicId, partition } = split(k);
+      return this.deps.partitions.peek(req.groupId, topicId, partition) !== undefined;
+    };
+    for (const step of fetchPlan(keys, req.shareSessionEpoch, isReady)) {
+      const { topicId, partition } = split(step.key);
+      const topic = await topicOf(topicId);
       const err = this.partitionError(topic, partition, req);
       if (err !== ErrorCode.NONE) {
-        answerFor(topicId!, partition).errorCode = err;
+        answerFor(topicId, partition).errorCode = err;
         continue;
       }
+      const readable = left > 0 && bytesLeft > 0 && !(step.create && total > 0);
       const state = await this.deps.partitions.get(req.groupId, topic!, partition);
+      if (!readable) continue;
       const from = state.nextFetchOffset(this.deps.now());
       const read = await this.deps.storage.read(
         topic!.name,
@@ -264,7 +278,7 @@ export class ShareFetcher {
         settings.readCommitted,
       );
       if (read.errorCode !== ErrorCode.NONE) {
-        answerFor(topicId!, partition).errorCode = read.errorCode;
+        answerFor(topicId, partition).errorCode = read.errorCode;
         continue;
       }
       if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
@@ -274,27 +288,58 @@ export class ShareFetcher {
       const end = settings.readCommitted ? read.lastStableOffset : read.highWatermark;
       const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), end - 1);
       const skip = settings.readCommitted ? abortedRanges(read.batches, read.abortedTransactions) : [];
-      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), {
-        lockDurationMs: settings.lockDurationMs,
-        skip,
-      });
-      if (ranges.length > 0 || skip.length > 0)
-        this.deps.partitions.changed(req.groupId, topic!.topicId, partition, state);
+      const lock = { lockDurationMs: settings.lockDurationMs, skip };
+      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), lock);
+      const count = (rs: readonly AcquiredRange[]) => rs.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);
+      // MaxRecords is a soft limit aligned to record batches, as in Kafka (SharePartition's
+      // acquireNewBatchRecords): the batch holding the last record acquired is acquired whole.
+      const lastTaken = ranges[ranges.length - 1]?.lastOffset;
+      if (lastTaken !== undefined && count(ranges) >= left) {
+        const batchEnd = Math.min(batchEndOf(read.batches, lastTaken), last);
+        if (batchEnd > lastTaken) {
+          const more = state.acquire(
+            req.memberId,
+            lastTaken + 1,
+            batchEnd,
+            Number.MAX_SAFE_INTEGER,
+            this.deps.now(),
+            lock,
+          );
+          appendRanges(ranges, more);
+        }
+      }
+      if (ranges.length > 0 || skip.length > 0) this.deps.partitions.changed(req.groupId, topicId, partition, state);
       if (ranges.length === 0) continue;
       const batches = read.batches.filter((b) => overlaps(b, ranges));
-      const a = answerFor(topicId!, partition);
+      const a = answerFor(topicId, partition);
       a.records = batches.length === 1 ? batches[0]! : new RecordChunks(batches);
       a.acquiredRecords = ranges.map((r) => ({
         firstOffset: BigInt(r.firstOffset),
         lastOffset: BigInt(r.lastOffset),
         deliveryCount: r.deliveryCount,
       }));
-      const n = ranges.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);
+      const n = count(ranges);
       left -= n;
       total += n;
       bytesLeft -= a.records.length;
     }
     return total;
+  }
+}
+
+/** The last offset of the batch among `batches` that holds `offset` (offset itself if none does). */
+function batchEndOf(batches: readonly Buffer[], offset: number): number {
+  for (const b of batches) if (baseOffsetOf(b) <= offset && offset <= lastOffsetOf(b)) return lastOffsetOf(b);
+  return offset;
+}
+
+/** Appends `more` to `ranges`, joining a range that continues the last one with the same delivery count. */
+function appendRanges(ranges: AcquiredRange[], more: readonly AcquiredRange[]): void {
+  for (const r of more) {
+    const last = ranges[ranges.length - 1];
+    if (last && last.lastOffset === r.firstOffset - 1 && last.deliveryCount === r.deliveryCount)
+      last.lastOffset = r.lastOffset;
+    else ranges.push({ ...r });
   }
 }
 

@@ -169,7 +169,9 @@ export class SharePartition {
   ): boolean {
     this.expireLocks(now);
     if (lastOffset < firstOffset || (types.length !== 1 && types.length !== lastOffset - firstOffset + 1)) return false;
-    for (let o = firstOffset; o <= lastOffset; o++) {
+    // Offsets below the start offset are settled already: skipped, as Kafka's SharePartition does
+    // ("already archived"), not an error.
+    for (let o = Math.max(firstOffset, this.startOffset); o <= lastOffset; o++) {
       const type = types.length === 1 ? types[0]! : types[o - firstOffset]!;
       const r = this.inFlight.get(o);
       // A gap (an offset with no record, e.g. compacted away) may be named in any state the
@@ -178,7 +180,7 @@ export class SharePartition {
       if (!r || r.state !== RecordState.ACQUIRED || r.memberId !== memberId) return false;
       if (type < AcknowledgeType.GAP || type > AcknowledgeType.REJECT) return false;
     }
-    for (let o = firstOffset; o <= lastOffset; o++) {
+    for (let o = Math.max(firstOffset, this.startOffset); o <= lastOffset; o++) {
       const type = types.length === 1 ? types[0]! : types[o - firstOffset]!;
       const r = this.inFlight.get(o);
       if (!r || r.state !== RecordState.ACQUIRED) continue;

@@ -1,9 +1,11 @@
 // Append on PostgreSQL (docs/postgres.md): one transaction per call (= one append-queue flush).
 // The partitions appended to are locked in id order (lockPartitions), so two brokers appending to
-// one partition serialize on its row and never hand out an offset twice; the shared planAppend
-// decides from the locked high watermarks and producer states; then one multi-row INSERT, the
-// producer states, the open transactions and the high watermarks, and COMMIT before anyone is
-// answered; the NOTIFY to the other brokers goes after the commit (log-writes.ts says why).
+// one partition serialize on its row and never hand out an offset twice; the batches' producer
+// states are read in the same statement, after the locks (lockPartitionsWithProducers); the shared
+// planAppend decides from the locked high watermarks and producer states; then one statement
+// writes the rows, producer states, open transactions and high watermarks, and COMMIT before
+// anyone is answered: BEGIN, lock, write, COMMIT for plain and idempotent producers alike. The
+// NOTIFY to the other brokers goes after the commit (log-writes.ts says why).
 import { ErrorCode } from '../../protocol/error-codes';
 import { isTransactional } from '../../protocol/record-batch';
 import { planAppend } from '../append-plan';
@@ -13,8 +15,8 @@ import type { PartitionAppend, PartitionAppendResult, TransactionState } from '.
 import { checkTxnBatch } from '../txn-rules';
 import type { ProducerTxn } from '../txn-rules';
 import type { Db, Queryable } from './db';
-import { loadProducers, lockPartitions, partitionKey, stateKey, writeAppend } from './log-writes';
-import type { LockedPartition } from './log-writes';
+import { lockPartitions, lockPartitionsWithProducers, partitionKey, stateKey, writeAppend } from './log-writes';
+import type { LockedPartition, ProducerOnPartition } from './log-writes';
 
 export async function append(
   db: Db,
@@ -22,21 +24,22 @@ export async function append(
   nowMs: number,
 ): Promise<PartitionAppendResult[]> {
   if (parts.length === 0) return [];
-  return db.tx(async (q) => {
-    const locked = await lockPartitions(q, uniqueKeys(parts));
-    const producerPairs: { partitionId: number; producerId: number }[] = [];
-    const txnProducers = new Set<number>();
-    for (const part of parts) {
-      const entry = locked.get(partitionKey(part.topic, part.partition));
-      if (!entry) continue;
-      for (const { header } of part.batches) {
-        const producerId = Number(header.producerId);
-        if (producerId < 0) continue;
-        producerPairs.push({ partitionId: entry.id, producerId });
-        if (isTransactional(header.attributes)) txnProducers.add(producerId);
-      }
+  const producers: ProducerOnPartition[] = [];
+  const txnProducers = new Set<number>();
+  for (const part of parts) {
+    for (const { header } of part.batches) {
+      const producerId = Number(header.producerId);
+      if (producerId < 0) continue;
+      producers.push({ topic: part.topic, partition: part.partition, producerId });
+      if (isTransactional(header.attributes)) txnProducers.add(producerId);
     }
-    const { states, open } = await loadProducers(q, producerPairs, true);
+  }
+  return db.tx(async (q) => {
+    // Batches without a producer id (plain producers) need no states: the lock alone.
+    const { locked, states, open } =
+      producers.length > 0
+        ? await lockPartitionsWithProducers(q, uniqueKeys(parts), producers, true)
+        : { locked: await lockPartitions(q, uniqueKeys(parts)), states: new Map(), open: new Set<string>() };
     const txns = await loadProducerTxns(q, [...txnProducers]);
 
     const results: PartitionAppendResult[] = [];

@@ -37,6 +37,34 @@ const LOAD_PRODUCERS = prepared(
        JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE $3::boolean`,
 );
 
+// LOCK_PARTITIONS and the producer states of the batches' producers in one round trip (an
+// idempotent append's extra statement was a fifth of its transaction: BEGIN, lock, states, write,
+// COMMIT). The states come from minnow_producer_rows (migration 4), whose query runs after every
+// row of \`locked\` is locked (its arguments aggregate them) and with a fresh snapshot, so it sees
+// what the lock waited for, as a separate statement would; a plain join here would read the
+// states as of this statement's start, before the wait. Rows: the locked partitions (state false),
+// then the states (state true).
+const LOCK_PARTITIONS_WITH_PRODUCERS = prepared(
+  'lock_partitions_with_producers',
+  `WITH locked AS MATERIALIZED (
+       SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
+              p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
+       FROM partition p JOIN topic t ON t.id = p.topic_id
+       JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
+       ORDER BY p.id FOR NO KEY UPDATE OF p
+     ), wanted AS (
+       SELECT array_agg(l.id ORDER BY l.id, w.pr) AS pa, array_agg(w.pr ORDER BY l.id, w.pr) AS pr
+       FROM locked l JOIN unnest($3::text[], $4::int[], $5::bigint[]) AS w(name, idx, pr)
+         ON l.topic = w.name AND l.partition = w.idx
+     )
+     SELECT false AS state, l.id, l.topic, l."topicId", l.partition, l."logStartOffset", l."highWatermark",
+            NULL::bigint AS producer_id, NULL::integer AS epoch, NULL::bytea AS batches, NULL::boolean AS open
+       FROM locked l
+     UNION ALL
+     SELECT true, s.partition_id, NULL, NULL, NULL, NULL, NULL, s.producer_id, s.epoch, s.batches, s.is_open
+       FROM wanted w CROSS JOIN LATERAL minnow_producer_rows(w.pa, w.pr, $6::boolean) AS s`,
+);
+
 /** The channel appends NOTIFY on (payload: appendNotice), consumed by the cluster's LISTEN. */
 export const APPEND_CHANNEL = 'minnow_append';
 
@@ -76,6 +104,46 @@ export async function lockPartitions(
     keys.map((k) => k.partition),
   ]);
   return new Map(rows.map((r) => [partitionKey(r.topic, r.partition), r]));
+}
+
+/** A batch's producer on a partition, by name: whose state lockPartitionsWithProducers reads. */
+export interface ProducerOnPartition {
+  topic: string;
+  partition: number;
+  producerId: number;
+}
+
+/**
+ * lockPartitions, and (as loadProducers) the states of `producers` on the locked partitions, and
+ * (withOpen) which of them have an open transaction there: one statement.
+ */
+export async function lockPartitionsWithProducers(
+  q: Queryable,
+  keys: readonly { topic: string; partition: number }[],
+  producers: readonly ProducerOnPartition[],
+  withOpen: boolean,
+): Promise<{ locked: Map<string, LockedPartition>; states: Map<string, ProducerPartitionState>; open: Set<string> }> {
+  const rows = await q.query<
+    LockedPartition & { state: boolean; producer_id: number; epoch: number; batches: Buffer; open: boolean }
+  >(LOCK_PARTITIONS_WITH_PRODUCERS, [
+    keys.map((k) => k.topic),
+    keys.map((k) => k.partition),
+    producers.map((p) => p.topic),
+    producers.map((p) => p.partition),
+    producers.map((p) => p.producerId),
+    withOpen,
+  ]);
+  const locked = new Map<string, LockedPartition>();
+  const states = new Map<string, ProducerPartitionState>();
+  const open = new Set<string>();
+  for (const r of rows) {
+    if (!r.state) {
+      const { id, topic, topicId, partition, logStartOffset, highWatermark } = r;
+      locked.set(partitionKey(topic, partition), { id, topic, topicId, partition, logStartOffset, highWatermark });
+    } else if (r.open) open.add(stateKey(r.id, r.producer_id));
+    else states.set(stateKey(r.id, r.producer_id), { producerEpoch: r.epoch, batches: decodeEntries(r.batches) });
+  }
+  return { locked, states, open };
 }
 
 export function partitionKey(topic: string, partition: number): string {

@@ -245,8 +245,31 @@ CREATE TABLE share_partition_state (
 );
 `;
 
+// The producer states (and open transactions) of (partition id, producer id) pairs, read by the
+// append's partition-lock statement in the same round trip (log-writes.ts, lockPartitionsWithProducers).
+// VOLATILE plpgsql, on purpose: its query takes a fresh snapshot when it runs, after the calling
+// statement took its row locks, so it sees what another broker committed while we waited for the
+// lock; the calling statement's own snapshot (taken before the wait) could not. Not SQL-language:
+// the planner could inline that into the caller's snapshot.
+const appendProducerStates = `
+CREATE FUNCTION minnow_producer_rows(partition_ids bigint[], producer_ids bigint[], with_open boolean)
+RETURNS TABLE (is_open boolean, partition_id bigint, producer_id bigint, epoch integer, batches bytea)
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  RETURN QUERY
+    WITH u AS (SELECT DISTINCT * FROM unnest(partition_ids, producer_ids) AS u(pa, pr))
+    SELECT false, s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
+      JOIN u ON s.partition_id = u.pa AND s.producer_id = u.pr
+    UNION ALL
+    SELECT true, o.partition_id, o.producer_id, NULL::integer, NULL::bytea FROM open_txn o
+      JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE with_open;
+END
+$fn$;
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'group_metadata', sql: groupMetadata },
   { version: 3, name: 'share_partition_state', sql: sharePartitionState },
+  { version: 4, name: 'append_producer_states', sql: appendProducerStates },
 ];

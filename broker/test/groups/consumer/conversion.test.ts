@@ -1,7 +1,8 @@
 // Online conversion between classic and consumer groups (KIP-848 "upgrade/downgrade", Kafka's
 // GroupMetadataManager): a ConsumerGroupHeartbeat joining a classic group of consumers upgrades
 // it, its members carrying on inside it over JoinGroup/SyncGroup/Heartbeat with the server-side
-// assignment; the last consumer-protocol member leaving downgrades it back; the policy and
+// assignment; the last consumer-protocol member leaving, or replaced by a classic static member,
+// downgrades it back; the policy and
 // group.consumer.max.size are honoured; a mixed group survives a restart.
 import { GroupCoordinator } from '../../../src/groups/coordinator';
 import type { MigrationPolicy } from '../../../src/groups/consumer/group-conversion';
@@ -36,11 +37,16 @@ function broker(storage: MemoryStorage, consumer: { migrationPolicy?: MigrationP
         memberEpoch === 0 ? ['t'] : null,
       ),
     );
-  const join = (memberId: string, owned: number[], protocolType = 'consumer') =>
+  const join = (
+    memberId: string,
+    owned: number[],
+    protocolType = 'consumer',
+    opts: { instanceId?: string; topics?: string[] } = {},
+  ) =>
     groups.joinGroup({
       groupId: GROUP,
       memberId,
-      groupInstanceId: null,
+      groupInstanceId: opts.instanceId ?? null,
       requireKnownMemberId: false,
       clientId: 'classic',
       clientHost: '/127.0.0.1',
@@ -50,7 +56,10 @@ function broker(storage: MemoryStorage, consumer: { migrationPolicy?: MigrationP
       protocols: [
         {
           name: PROTOCOL,
-          metadata: encodeSubscription({ topics: ['t'], ownedPartitions: [{ topic: 't', partitions: owned }] }, 1),
+          metadata: encodeSubscription(
+            { topics: opts.topics ?? ['t'], ownedPartitions: [{ topic: 't', partitions: owned }] },
+            1,
+          ),
         },
       ],
     });
@@ -173,6 +182,67 @@ it('downgrades back to a classic group when the last consumer-protocol member le
   await b.groups.writesSettled();
   expect(storage.groupMetadata(GROUP)).toMatchObject({ protocolType: 'consumer', protocolName: PROTOCOL });
   b.groups.close();
+});
+
+describe('a classic static member replacing the last consumer-protocol member (Kafka 4.1.1)', () => {
+  /** The classic group A, B upgraded by consumer-protocol static member C (instance "c-inst"). */
+  async function upgradedByStatic(consumer: { migrationPolicy?: MigrationPolicy } = {}) {
+    const { storage, b } = setUp(consumer);
+    const { A, B } = await classicGroup(b);
+    const c = await b.groups.consumer.heartbeat({
+      ...heartbeatInput(GROUP, 'C', 0, () => '', [], ['t']),
+      instanceId: 'c-inst',
+    });
+    expect(c.errorCode).toBe(ErrorCode.NONE);
+    expect(b.groups.consumer.group(GROUP)?.size).toBe(3);
+    return { storage, b, A, B };
+  }
+
+  it("downgrades the group to classic, Stable when the subscription is the same, the new member holding C's target", async () => {
+    const { b, A, B } = await upgradedByStatic();
+    const target = [...(b.groups.consumer.group(GROUP)!.targetAssignment.get('C')?.values() ?? [])].flatMap((s) => [
+      ...s,
+    ]);
+    const joined = await b.join('', [], 'consumer', { instanceId: 'c-inst' });
+    expect(joined.errorCode).toBe(ErrorCode.NONE);
+    expect(b.groups.consumer.group(GROUP)).toBeUndefined();
+    const g = b.groups.group(GROUP)!;
+    expect({ state: g.state, members: [...g.members.keys()].sort() }).toEqual({
+      state: 'Stable',
+      members: [A, B, joined.memberId].sort(),
+    });
+    expect(joined.generationId).toBe(g.generationId);
+    const synced = await b.groups.syncGroup({
+      groupId: GROUP,
+      generationId: joined.generationId,
+      memberId: joined.memberId,
+      groupInstanceId: 'c-inst',
+      protocolType: 'consumer',
+      protocolName: PROTOCOL,
+      assignments: [],
+    });
+    expect(synced.errorCode).toBe(ErrorCode.NONE);
+    expect(consumerAssignment(synced.assignment)?.assignedPartitions.flatMap((tp) => tp.partitions) ?? []).toEqual(
+      target.sort((x, y) => x - y),
+    );
+    b.groups.close();
+  });
+
+  it('rebalances the classic group when the new member subscribes differently', async () => {
+    const { storage, b } = await upgradedByStatic();
+    storage.createTopic('u', 1, {});
+    await b.join('', [], 'consumer', { instanceId: 'c-inst', topics: ['t', 'u'] });
+    expect(b.groups.consumer.group(GROUP)).toBeUndefined();
+    expect(b.groups.group(GROUP)?.state).toBe('PreparingRebalance');
+    b.groups.close();
+  });
+
+  it('stays a consumer group when the policy does not allow the downgrade', async () => {
+    const { b } = await upgradedByStatic({ migrationPolicy: 'upgrade' });
+    expect((await b.join('', [], 'consumer', { instanceId: 'c-inst' })).errorCode).toBe(ErrorCode.NONE);
+    expect(b.groups.consumer.group(GROUP)?.size).toBe(3);
+    b.groups.close();
+  });
 });
 
 it('keeps a consumer group with classic members when the policy does not allow the downgrade', async () => {

@@ -43,7 +43,8 @@ describe('share-group offsets admin', () => {
   beforeEach(async () => {
     storage = await openStorage('memory://');
     topicId = (await storage.createTopic('jobs', 2, {})).topicId;
-    await storage.append([part('jobs', 0, [batch({ records: 6 })])], NOW_MS);
+    // Batches of 2 records: MaxRecords (2) is a soft limit aligned to batches, as in Kafka.
+    for (let i = 0; i < 3; i++) await storage.append([part('jobs', 0, [batch({ records: 2 })])], NOW_MS);
     share = new ShareGroups({ storage, logger: silent, now: () => NOW_MS, fetchWaiters: waiters });
   });
   afterEach(async () => {

@@ -30,6 +30,19 @@ describe('SharePartition', () => {
     expect(p.record(3)?.state).toBe(RecordState.ACQUIRED);
   });
 
+  it('takes an acknowledgement of offsets below the start offset as done, as Kafka 4.1.1 answers it', () => {
+    const p = new SharePartition(0, 0, LIMITS);
+    p.acquire(A, 0, 3, 10, 0);
+    expect(p.acknowledge(A, 0, 1, [AcknowledgeType.ACCEPT], 0)).toBe(true);
+    expect(p.startOffset).toBe(2);
+    // Again (e.g. a retried request), and across the start offset: only offset 2 changes.
+    expect(p.acknowledge(A, 0, 0, [AcknowledgeType.ACCEPT], 0)).toBe(true);
+    expect(p.acknowledge(B, 1, 1, [AcknowledgeType.REJECT], 0)).toBe(true);
+    expect(p.acknowledge(A, 1, 2, [AcknowledgeType.RELEASE, AcknowledgeType.RELEASE], 0)).toBe(true);
+    expect(p.record(2)?.state).toBe(RecordState.AVAILABLE);
+    expect(p.startOffset).toBe(2);
+  });
+
   it('redelivers a released record with a higher delivery count', () => {
     const p = new SharePartition(0, 0, LIMITS);
     p.acquire(A, 0, 1, 10, 0);

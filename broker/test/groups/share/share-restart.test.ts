@@ -25,7 +25,8 @@ describe('share-partition state across a restart (sqlite)', () => {
   it('resumes where the group was', async () => {
     let storage = await openStorage(url);
     const topic = await storage.createTopic('jobs', 1, {});
-    await storage.append([part('jobs', 0, [batch({ records: 4 })])], NOW_MS);
+    // One record a batch: MaxRecords is a soft limit aligned to batches, as in Kafka.
+    for (let i = 0; i < 4; i++) await storage.append([part('jobs', 0, [batch({ records: 1 })])], NOW_MS);
     const fetch = (
       epoch: number,
       acks: ShareFetchInput['topics'][number]['partitions'][number]['acknowledgementBatches'] = [],

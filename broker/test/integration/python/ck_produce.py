@@ -2,7 +2,9 @@
 "PREFIX i" to TOPIC with one compression codec. Prints the delivered (partition, offset) pairs and
 any delivery error as one JSON line.
 
-usage: ck_produce.py BOOTSTRAP TOPIC PREFIX COUNT CODEC"""
+usage: ck_produce.py BOOTSTRAP TOPIC PREFIX COUNT CODEC [one-per-batch]
+one-per-batch: each record in a batch of its own (a flush after each), e.g. for share groups, whose
+brokers acquire whole batches (max.poll.records is a soft limit aligned to batches)."""
 import json
 import sys
 
@@ -10,6 +12,7 @@ import confluent_kafka
 from confluent_kafka import Producer
 
 bootstrap, topic, prefix, count, codec = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+one_per_batch = sys.argv[6:7] == ["one-per-batch"]
 errors, delivered = [], []
 
 
@@ -29,5 +32,7 @@ producer = Producer({
 })
 for i in range(count):
     producer.produce(topic, key=b"k%d" % (i % 3), value=f"{prefix} {i}".encode(), on_delivery=on_delivery)
+    if one_per_batch:
+        producer.flush(30)
 unflushed = producer.flush(30)
 print(json.dumps({"librdkafka": confluent_kafka.libversion()[0], "delivered": delivered, "errors": errors, "unflushed": unflushed}))

@@ -51,9 +51,13 @@ final class ShareScenario {
     try (Admin admin = clients.admin()) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
     }
+    // Each record in a batch of its own: a share fetch acquires whole batches (max.poll.records is
+    // a soft limit aligned to batches, on Kafka as on minnow), and the scenarios share records.
     try (KafkaProducer<String, String> p = clients.producer(Map.of())) {
-      for (String v : values) p.send(new ProducerRecord<>(topic, 0, "k", v));
-      p.flush();
+      for (String v : values) {
+        p.send(new ProducerRecord<>(topic, 0, "k", v));
+        p.flush();
+      }
     }
     return topic;
   }
