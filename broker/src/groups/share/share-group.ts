@@ -35,6 +35,8 @@ export class ShareGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
   readonly members = new Map<string, ShareMember>();
+  /** Counts changes of the members or their subscriptions (the coordinator's target assignment cache key). */
+  membershipVersion = 0;
 
   constructor(readonly groupId: string) {}
 
