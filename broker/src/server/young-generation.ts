@@ -14,8 +14,9 @@
 // --semi-space-growth-factor is read each time V8 would grow the young generation, so setting it at
 // run time works (--max-semi-space-size is read once, when the isolate is made); it pins the size the
 // young generation has at that moment, so call this before the server's modules load (they grow it
-// to 8 MiB). Every new isolate sets the factor back to at least 2 (V8's Heap::ConfigureHeap), and the
-// broker makes one per worker thread (the SQLite checkpointer, started at the first write and again
+// to 8 MiB). Every new isolate sets the factor back to 2 (measured: a Worker started after the
+// setting lets the young generation grow 1 -> 32 MiB; young-generation.test.ts), and the broker makes
+// one per worker thread (the SQLite checkpointer, started at the first write and again
 // after each idle spell): so the factor is set again once each worker runs. Measured on Node 20
 // (V8 11.3). Later V8 versions that give the factor a minimum of 2 (DEFINE_MIN_VALUE_IMPLICATION in
 // flag-definitions.h) ignore it; there `node --max-semi-space-size=1` on the command line does the
@@ -24,11 +25,12 @@
 // already: this makes larger ones behave alike.
 //
 // The scavenges: V8 counts the ArrayBuffer memory allocated since the last mark-compact against the
-// old generation's limit (Heap::OldGenerationSpaceAvailable), yet starts a scavenge for it only every
-// 32 MiB of it (twice its default largest semi-space), whatever the semi-spaces are. A broker that
-// has just taken a produce burst has ~9 MB between its old generation and the limit (V8 sizes that
+// old generation's limit (--trace-incremental-marking: "Start (allocation limit): 11MB / 20MB / 9MB"
+// with a heap 9 MB under it), yet starts a scavenge for it only every ~32 MiB of it (measured with
+// 1 MiB semi-spaces: 15 scavenges per 500 MB read). A broker that has just taken a produce burst
+// has ~9 MB between its old generation and the limit (V8 sizes that
 // gap from how fast its GCs ran against the burst's allocations), so its consumers then started a
-// mark-compact every ~9 MB read: broker CPU per MB 2.1-2.3 ms against 1.1-1.3 on the same topic
+// mark-compact every ~9 MB read: broker CPU per MB 2.1-2.5 ms against 1.1-1.3 on the same topic
 // after a restart (`minnow perf consume`, 500,000 x 1 KiB written by `minnow perf produce` on the
 // same broker, the shape bench:peers measures). A scavenge of the 1 MiB young generation takes
 // ~0.2 ms; one per 4 MiB fetched frees the Buffers before they reach that gap.
