@@ -2,11 +2,10 @@
 // reads it (case-insensitive; java.time.Duration.parse's format), and where a share-partition the
 // group never read starts with by_duration: the first record at or after now - duration.
 import { javaDurationMs, parseShareAutoOffsetReset } from '../../../src/groups/share/share-auto-offset-reset';
-import { ShareGroups } from '../../../src/groups/share/share-groups';
-import type { ShareFetchInput } from '../../../src/groups/share/share-fetcher';
 import { groupConfigResource } from '../../../src/groups/group-configs';
 import { openStorage } from '../../../src/storage/open-storage';
 import { batch, part, NOW_MS } from '../../storage/fixtures';
+import { shareKit } from './share-test-kit';
 
 describe('javaDurationMs (java.time.Duration.parse)', () => {
   it.each([
@@ -57,26 +56,9 @@ describe('a share-partition started by_duration', () => {
     for (const age of ages)
       await storage.append([part('jobs', 0, [batch({ records: 1, timestampMs: NOW_MS - age })])], NOW_MS);
     await storage.alterBrokerConfigs(groupConfigResource('g'), { 'share.auto.offset.reset': reset }, []);
-    const share = new ShareGroups({
-      storage,
-      logger: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never,
-      now: () => NOW_MS,
-      fetchWaiters: { wait: () => Promise.resolve(), notify: () => {} },
-    });
-    const fetch = (epoch: number): ShareFetchInput => ({
-      groupId: 'g',
-      memberId: 'm',
-      shareSessionEpoch: epoch,
-      maxWaitMs: 0,
-      maxBytes: 1 << 20,
-      maxRecords: 100,
-      topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
-      forgotten: [],
-      mayRead: () => true,
-      fetch: true,
-    });
+    const { share, fetch } = shareKit({ now: () => NOW_MS }, storage);
     const acquired = async (epoch: number) =>
-      (await share.fetcher.handle(fetch(epoch))).partitions.flatMap((p) => p.acquiredRecords);
+      (await share.fetcher.handle(fetch('m', topicId, epoch))).partitions.flatMap((p) => p.acquiredRecords);
     const done = async () => {
       await share.writesSettled();
       share.close();
