@@ -388,7 +388,9 @@ export class ShareFetcher {
       out.batches.push(...read.batches.filter((b) => overlaps(b, ranges)));
       appendRanges(out.ranges, ranges);
       bytesLeft -= read.batches.reduce((n, b) => n + b.length, 0);
-      if (readLast >= end - 1) break;
+      // A read that acquired nothing ends the partition (at its in-flight limit, or the records
+      // held by others): reading on would load up to MaxBytes for nothing.
+      if (ranges.length === 0 || readLast >= end - 1) break;
       from = readLast + 1;
     }
     return out;

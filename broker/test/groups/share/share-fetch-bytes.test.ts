@@ -4,7 +4,7 @@
 // (PartitionMaxBytesStrategy UNIFORM). minnow used to answer at once whatever it acquired, and
 // spent MaxBytes partition after partition (a first partition with a backlog took it all).
 import { openStorage } from '../../../src/storage/open-storage';
-import { ShareGroups } from '../../../src/groups/share/share-groups';
+import { ShareGroups, type ShareGroupsOptions } from '../../../src/groups/share/share-groups';
 import type { ShareFetchInput, ShareFetchOutput } from '../../../src/groups/share/share-fetcher';
 import { batch, part, NOW_MS } from '../../storage/fixtures';
 import { wakeOnlyWaiters } from './share-test-kit';
@@ -12,14 +12,14 @@ import { wakeOnlyWaiters } from './share-test-kit';
 const silent = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
 
 /** A topic whose share-partitions (group g) start at 0; a clock the test moves; waits end on notify. */
-async function setup(partitions: number) {
+async function setup(partitions: number, limits: Partial<ShareGroupsOptions['limits']> = {}) {
   const storage = await openStorage('memory://');
   const { topicId } = await storage.createTopic('jobs', partitions, {});
   for (let p = 0; p < partitions; p++)
     await storage.storeSharePartition('g', topicId, p, { startOffset: 0, endOffset: 0, records: [] });
   const clock = { ms: NOW_MS };
   const waiters = wakeOnlyWaiters();
-  const share = new ShareGroups({ storage, logger: silent, now: () => clock.ms, fetchWaiters: waiters });
+  const share = new ShareGroups({ storage, logger: silent, now: () => clock.ms, fetchWaiters: waiters, limits });
   /** Appends one batch of `records` records of `valueBytes` bytes; returns the batch's size. */
   const append = async (partition: number, records: number, valueBytes: number) => {
     const b = batch({ records, valueBytes });
@@ -131,6 +131,33 @@ describe('ShareFetch MaxBytes (Kafka PartitionMaxBytesStrategy UNIFORM)', () => 
       { partition: 0, offsets: [[0, 1]] },
       { partition: 1, offsets: [[0, 1]] },
     ]);
+    await k.close();
+  });
+
+  it('gives one partition all of MaxBytes, past 1 MiB (read 1 MiB at a time)', async () => {
+    const k = await setup(1);
+    for (let b = 0; b < 4; b++) await k.append(0, 1, 600_000);
+    await k.share.fetcher.handle(k.fetch({ maxWaitMs: 0, maxBytes: 0 }));
+    // minnow used to read at most 1 MiB of a partition: one of these batches.
+    const out = await k.share.fetcher.handle(k.fetch({ shareSessionEpoch: 1, maxWaitMs: 0, maxBytes: 4 << 20 }));
+    expect(acquired(out)).toEqual([{ partition: 0, offsets: [[0, 3]] }]);
+    await k.close();
+  });
+
+  it('stops reading a partition at its in-flight limit instead of reading all of MaxBytes', async () => {
+    const k = await setup(1, { maxInFlight: 2 });
+    for (let b = 0; b < 8; b++) await k.append(0, 2, 100_000);
+    await k.share.fetcher.handle(k.fetch({ maxWaitMs: 0, maxBytes: 0 }));
+    const first = await k.share.fetcher.handle(k.fetch({ shareSessionEpoch: 1, maxWaitMs: 0, maxBytes: 8 << 20 }));
+    expect(acquired(first)).toEqual([{ partition: 0, offsets: [[0, 1]] }]);
+    const reads = jest.spyOn(k.storage, 'read');
+    const second = await k.share.fetcher.handle({
+      ...k.fetch({ maxWaitMs: 0, maxBytes: 8 << 20 }),
+      memberId: 'm2',
+    });
+    expect(second.errorCode).toBe(0);
+    expect(acquired(second)).toEqual([]);
+    expect(reads).toHaveBeenCalledTimes(1);
     await k.close();
   });
 });
