@@ -3,7 +3,8 @@
 // group's very first fetch with whichever share-partition initializes first, a race this scenario
 // stays out of; share-fetch-order.test.ts has minnow's side of it), acknowledges per offset
 // (accept, release, reject), gets the released record again with delivery count 2, accepts it,
-// closes its share session, and the group's start offsets are described.
+// fetches two batches per partition under a MaxBytes that holds two (one from each), closes its
+// share session, and the group's start offsets are described.
 import { ApiKey } from '../../src/protocol/api-keys';
 import { batch, type Scenario, type ScenarioContext } from '../scenario';
 
@@ -156,6 +157,21 @@ export const shareDeliveryScenarios: Scenario[] = [
         1,
         acknowledge([{ partition: 0, firstOffset: 1n, lastOffset: 1n, types: [ACCEPT] }]),
       );
+      // MaxBytes is split evenly between the partitions read (Kafka's PartitionMaxBytesStrategy
+      // UNIFORM): room for two batches gets one from each partition, not two from the first.
+      const twoBatches = ['c0', 'c1'].map((v) => batch([v]));
+      for (const partition of [0, 1])
+        for (const records of twoBatches)
+          await ctx.quiet(ApiKey.Produce, 9, {
+            transactionalId: null,
+            acks: -1,
+            timeoutMs: 10_000,
+            topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }],
+          });
+      await ctx.send('MaxBytes for two batches over two partitions', ApiKey.ShareFetch, 1, {
+        ...fetch(1000),
+        maxBytes: twoBatches[0]!.length + twoBatches[1]!.length,
+      });
       sessionEpoch = -1;
       await ctx.send('close the share session', ApiKey.ShareFetch, 1, { ...fetch(0), maxRecords: 0 });
       await ctx.quiet(ApiKey.ShareGroupHeartbeat, 1, {

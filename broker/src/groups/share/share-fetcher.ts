@@ -3,17 +3,18 @@
 // then, for ShareFetch, records acquired for the member from the partitions of its session (in
 // share-fetch-order.ts's order), answered as whole batches plus the AcquiredRecords ranges the
 // client may hand to the application.
-// A fetch that acquires nothing waits up to MaxWaitMs for an append (or a release) on its partitions.
+// A fetch waits up to MaxWaitMs for MinBytes to be readable (share-fetch-min-bytes.ts), and one
+// that acquires nothing waits the rest of it for an append (or a release) on its partitions.
 import { ErrorCode } from '../../protocol/error-codes';
-import { ATTRIBUTES, Attribute, PRODUCER_ID } from '../../protocol/record-batch';
 import { RecordChunks, type Records } from '../../protocol/records';
 import type { Storage } from '../../storage/storage';
-import type { AbortedTransaction } from '../../storage/record-store';
 import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
-import type { AcquiredRange } from './share-partition';
+import type { AcquiredRange, SharePartition } from './share-partition';
+import { abortedRanges, appendRanges, batchEndOf, lastOffsetOf, overlaps } from './share-fetch-batches';
 import type { SharePartitions } from './share-partitions';
 import { fetchPlan } from './share-fetch-order';
+import { readableBytes } from './share-fetch-min-bytes';
 import { CLOSE_EPOCH, OPEN_EPOCH, sessionPartitionKey, type ShareSessions } from './share-sessions';
 
 export interface AckBatch {
@@ -32,6 +33,8 @@ export interface ShareFetchInput {
   memberId: string;
   shareSessionEpoch: number;
   maxWaitMs: number;
+  /** Bytes the answer should hold: the fetch waits (up to MaxWaitMs) until that much is readable. */
+  minBytes?: number;
   maxBytes: number;
   maxRecords: number;
   topics: ShareRequestTopic[];
@@ -83,10 +86,8 @@ export interface ShareFetcherDeps {
 }
 
 const NO_RECORDS = Buffer.alloc(0);
-const baseOffsetOf = (batch: Buffer) => Number(batch.readBigInt64BE(0));
-const lastOffsetOf = (batch: Buffer) => baseOffsetOf(batch) + batch.readInt32BE(23);
-/** Per partition, like Kafka's default max.partition.fetch.bytes for share fetches. */
-const PARTITION_MAX_BYTES = 1024 * 1024;
+/** A partition's share of MaxBytes is read this much at a time (each read is held in memory whole). */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 export class ShareFetcher {
   constructor(private readonly deps: ShareFetcherDeps) {}
@@ -200,16 +201,36 @@ export class ShareFetcher {
       return done();
     }
     if (req.fetch) {
-      let acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
-      if (acquired === 0 && req.maxWaitMs > 0) {
+      const deadline = this.deps.now() + req.maxWaitMs;
+      const partitions = [...session.partitions];
+      const waitKeys = async () => {
         const keys: Array<{ topic: string; partition: number }> = [];
-        for (const k of session.partitions) {
+        for (const k of partitions) {
           const [topicId, part] = k.split('\u0000');
           const topic = await topicOf(topicId!);
           if (topic) keys.push({ topic: topic.name, partition: Number(part) });
         }
-        await this.deps.fetchWaiters.wait(keys, req.maxWaitMs);
-        acquired = await this.acquire(req, settings, [...session.partitions], topicOf, answerFor);
+        return keys;
+      };
+      // MinBytes, as Kafka's DelayedShareFetch (tryComplete / isMinBytesSatisfied): the records are
+      // acquired once the partitions hold MinBytes past their next fetch offsets or MaxWaitMs has
+      // passed, never held while waiting. A MinBytes of 1 is "something to acquire", the check below.
+      const minBytes = req.minBytes ?? 0;
+      if (minBytes > 1) {
+        const counted = { ...this.deps, readCommitted: settings.readCommitted, topicOf };
+        const canRead = (topic: TopicInfo | undefined, p: number) =>
+          this.partitionError(topic, p, req) === ErrorCode.NONE;
+        while ((await readableBytes(counted, req, partitions, canRead, minBytes)) < minBytes) {
+          const rest = deadline - this.deps.now();
+          if (rest <= 0) break;
+          await this.deps.fetchWaiters.wait(await waitKeys(), rest);
+        }
+      }
+      const acquired = await this.acquire(req, settings, partitions, topicOf, answerFor);
+      const rest = deadline - this.deps.now();
+      if (acquired === 0 && rest > 0) {
+        await this.deps.fetchWaiters.wait(await waitKeys(), rest);
+        await this.acquire(req, settings, partitions, topicOf, answerFor);
       }
     }
     return done();
@@ -257,7 +278,13 @@ export class ShareFetcher {
       const { topicId, partition } = split(k);
       return this.deps.partitions.peek(req.groupId, topicId, partition) !== undefined;
     };
-    for (const step of fetchPlan(keys, req.shareSessionEpoch, isReady)) {
+    const plan = fetchPlan(keys, req.shareSessionEpoch, isReady);
+    // MaxBytes is split evenly between the partitions the fetch reads (Kafka's
+    // PartitionMaxBytesStrategy UNIFORM over its acquired partitions: the ready ones; a fetch with
+    // none ready reads the partitions it creates one at a time).
+    const reading = Math.max(1, plan.filter((s) => !s.create).length);
+    const partitionMaxBytes = Math.floor(req.maxBytes / reading);
+    for (const step of plan) {
       const { topicId, partition } = split(step.key);
       const topic = await topicOf(topicId);
       const err = this.partitionError(topic, partition, req);
@@ -268,33 +295,82 @@ export class ShareFetcher {
       const readable = left > 0 && bytesLeft > 0 && !(step.create && total > 0);
       const state = await this.deps.partitions.get(req.groupId, topic!, partition);
       if (!readable) continue;
-      const from = state.nextFetchOffset(this.deps.now());
+      const got = await this.acquireFrom(req, settings, topic!, partition, state, {
+        maxRecords: left,
+        maxBytes: Math.min(partitionMaxBytes, bytesLeft),
+        minOneBatch: total === 0,
+      });
+      if (got.errorCode !== ErrorCode.NONE) answerFor(topicId, partition).errorCode = got.errorCode;
+      if (got.changed) this.deps.partitions.changed(req.groupId, topicId, partition, state);
+      if (got.ranges.length === 0) continue;
+      const a = answerFor(topicId, partition);
+      a.records = got.batches.length === 1 ? got.batches[0]! : new RecordChunks(got.batches);
+      a.acquiredRecords = got.ranges.map((r) => ({
+        firstOffset: BigInt(r.firstOffset),
+        lastOffset: BigInt(r.lastOffset),
+        deliveryCount: r.deliveryCount,
+      }));
+      const n = countOf(got.ranges);
+      left -= n;
+      total += n;
+      bytesLeft -= a.records.length;
+    }
+    return total;
+  }
+
+  /**
+   * Reads one partition from its next fetch offset, up to `maxBytes` (in reads of at most
+   * READ_CHUNK_BYTES: a read is held in memory whole), and acquires up to `maxRecords` of its
+   * records for the member.
+   */
+  private async acquireFrom(
+    req: ShareFetchInput,
+    settings: ShareGroupSettings,
+    topic: TopicInfo,
+    partition: number,
+    state: SharePartition,
+    limits: { maxRecords: number; maxBytes: number; minOneBatch: boolean },
+  ): Promise<{ errorCode: number; batches: Buffer[]; ranges: AcquiredRange[]; changed: boolean }> {
+    const out = {
+      errorCode: ErrorCode.NONE as number,
+      batches: [] as Buffer[],
+      ranges: [] as AcquiredRange[],
+      changed: false,
+    };
+    let bytesLeft = limits.maxBytes;
+    let from = state.nextFetchOffset(this.deps.now());
+    let first = true;
+    while (countOf(out.ranges) < limits.maxRecords && bytesLeft > 0) {
+      const left = limits.maxRecords - countOf(out.ranges);
+      const minOneBatch = first && limits.minOneBatch;
+      first = false;
+      const readCap = Math.min(bytesLeft, READ_CHUNK_BYTES);
       const read = await this.deps.storage.read(
-        topic!.name,
+        topic.name,
         partition,
         from,
-        Math.min(PARTITION_MAX_BYTES, bytesLeft),
-        total === 0,
+        readCap,
+        minOneBatch,
         settings.readCommitted,
       );
       if (read.errorCode !== ErrorCode.NONE) {
-        answerFor(topicId, partition).errorCode = read.errorCode;
-        continue;
+        if (out.ranges.length === 0) out.errorCode = read.errorCode;
+        break;
       }
       if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
-      if (read.batches.length === 0) continue;
+      if (read.batches.length === 0) break;
       // share.isolation.level=read_committed: nothing from the last stable offset on (an open
       // transaction), and the records of aborted transactions are archived, never delivered.
       const end = settings.readCommitted ? read.lastStableOffset : read.highWatermark;
-      const last = Math.min(lastOffsetOf(read.batches[read.batches.length - 1]!), end - 1);
+      const readLast = lastOffsetOf(read.batches[read.batches.length - 1]!);
+      const last = Math.min(readLast, end - 1);
       const skip = settings.readCommitted ? abortedRanges(read.batches, read.abortedTransactions) : [];
       const lock = { lockDurationMs: settings.lockDurationMs, skip };
       const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), lock);
-      const count = (rs: readonly AcquiredRange[]) => rs.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);
       // MaxRecords is a soft limit aligned to record batches, as in Kafka (SharePartition's
       // acquireNewBatchRecords): the batch holding the last record acquired is acquired whole.
       const lastTaken = ranges[ranges.length - 1]?.lastOffset;
-      if (lastTaken !== undefined && count(ranges) >= left) {
+      if (lastTaken !== undefined && countOf(ranges) >= left) {
         const batchEnd = Math.min(batchEndOf(read.batches, lastTaken), last);
         if (batchEnd > lastTaken) {
           const more = state.acquire(
@@ -308,67 +384,17 @@ export class ShareFetcher {
           appendRanges(ranges, more);
         }
       }
-      if (ranges.length > 0 || skip.length > 0) this.deps.partitions.changed(req.groupId, topicId, partition, state);
-      if (ranges.length === 0) continue;
-      const batches = read.batches.filter((b) => overlaps(b, ranges));
-      const a = answerFor(topicId, partition);
-      a.records = batches.length === 1 ? batches[0]! : new RecordChunks(batches);
-      a.acquiredRecords = ranges.map((r) => ({
-        firstOffset: BigInt(r.firstOffset),
-        lastOffset: BigInt(r.lastOffset),
-        deliveryCount: r.deliveryCount,
-      }));
-      const n = count(ranges);
-      left -= n;
-      total += n;
-      bytesLeft -= a.records.length;
+      if (ranges.length > 0 || skip.length > 0) out.changed = true;
+      out.batches.push(...read.batches.filter((b) => overlaps(b, ranges)));
+      appendRanges(out.ranges, ranges);
+      bytesLeft -= read.batches.reduce((n, b) => n + b.length, 0);
+      // A read that acquired nothing ends the partition (at its in-flight limit, or the records
+      // held by others): reading on would load up to MaxBytes for nothing.
+      if (ranges.length === 0 || readLast >= end - 1) break;
+      from = readLast + 1;
     }
-    return total;
+    return out;
   }
 }
 
-/** The last offset of the batch among `batches` that holds `offset` (offset itself if none does). */
-function batchEndOf(batches: readonly Buffer[], offset: number): number {
-  for (const b of batches) if (baseOffsetOf(b) <= offset && offset <= lastOffsetOf(b)) return lastOffsetOf(b);
-  return offset;
-}
-
-/** Appends `more` to `ranges`, joining a range that continues the last one with the same delivery count. */
-function appendRanges(ranges: AcquiredRange[], more: readonly AcquiredRange[]): void {
-  for (const r of more) {
-    const last = ranges[ranges.length - 1];
-    if (last && last.lastOffset === r.firstOffset - 1 && last.deliveryCount === r.deliveryCount)
-      last.lastOffset = r.lastOffset;
-    else ranges.push({ ...r });
-  }
-}
-
-/**
- * The offsets of the data batches of aborted transactions among `batches` (Kafka's
- * SharePartition.fetchAbortedTransactionRecordBatches): transactional, not control, from a producer
- * with an aborted transaction that began at or before the batch and whose ABORT marker follows it.
- */
-export function abortedRanges(
-  batches: readonly Buffer[],
-  aborted: readonly AbortedTransaction[],
-): Array<{ first: number; last: number }> {
-  if (aborted.length === 0) return [];
-  const out: Array<{ first: number; last: number }> = [];
-  for (const b of batches) {
-    const attributes = b.readInt16BE(ATTRIBUTES);
-    if ((attributes & Attribute.Transactional) === 0 || (attributes & Attribute.Control) !== 0) continue;
-    const producerId = Number(b.readBigInt64BE(PRODUCER_ID));
-    const first = baseOffsetOf(b);
-    const last = lastOffsetOf(b);
-    if (aborted.some((a) => a.producerId === producerId && a.firstOffset <= first && last < a.lastOffset)) {
-      out.push({ first, last });
-    }
-  }
-  return out;
-}
-
-function overlaps(batch: Buffer, ranges: readonly AcquiredRange[]): boolean {
-  const first = baseOffsetOf(batch);
-  const last = lastOffsetOf(batch);
-  return ranges.some((r) => r.firstOffset <= last && r.lastOffset >= first);
-}
+const countOf = (rs: readonly AcquiredRange[]) => rs.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);

@@ -64,6 +64,7 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
       memberId,
       shareSessionEpoch: req.shareSessionEpoch,
       maxWaitMs: Math.max(0, Math.min(req.maxWaitMs, 30_000)),
+      minBytes: req.minBytes,
       maxBytes: req.maxBytes ?? 0x7fffffff,
       maxRecords: req.maxRecords,
       topics: req.topics.map((t) => ({
