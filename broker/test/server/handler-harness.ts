@@ -37,6 +37,9 @@ export function handlerBroker(
     logger: silentLogger,
     now: Date.now,
     authorizer: new Authorizer(storage, { superUsers: [], allowEveryoneIfNoAclFound: true }),
+    // What the fetch paths read: the broker's fetch.max.bytes and no client quota.
+    config: { fetchMaxBytes: 55 * 1024 * 1024 },
+    quotas: { fetch: { maxValueInQuotaWindow: () => Number.POSITIVE_INFINITY } },
   } as unknown as BrokerContext;
   return { engine, groups, shareGroups, broker };
 }

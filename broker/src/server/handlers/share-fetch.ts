@@ -59,13 +59,19 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
     const memberId = req.memberId ?? '';
     const refused = shareMemberRefusal(ctx, 'ShareFetch', groupId, memberId);
     if (refused) return refusal(refused.errorCode, refused.errorMessage);
+    // As a Fetch (KafkaApis): MaxBytes bounded by fetch.max.bytes and what one quota window allows
+    // the client, MinBytes by MaxBytes; a share-partition's read is spent from it (share-fetcher.ts).
+    const quotaWindowBytes = Math.floor(
+      ctx.broker.quotas.fetch.maxValueInQuotaWindow(ctx.session.principal.name, ctx.clientId ?? ''),
+    );
+    const maxBytes = Math.min(req.maxBytes ?? 0x7fffffff, ctx.broker.config.fetchMaxBytes, quotaWindowBytes);
     const out = await share.fetcher.handle({
       groupId,
       memberId,
       shareSessionEpoch: req.shareSessionEpoch,
       maxWaitMs: Math.max(0, Math.min(req.maxWaitMs, 30_000)),
-      minBytes: req.minBytes,
-      maxBytes: req.maxBytes ?? 0x7fffffff,
+      minBytes: Math.min(req.minBytes, maxBytes),
+      maxBytes,
       maxRecords: req.maxRecords,
       topics: req.topics.map((t) => ({
         topicId: t.topicId,
