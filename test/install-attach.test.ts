@@ -23,8 +23,8 @@ function expectRefused(run: InstallRun, why: RegExp): void {
 
 describeWithTools('zip')('install.sh tells a refused attach from a volume still in use', () => {
   let sb: Sandbox;
-  beforeEach(() => {
-    sb = createSandbox();
+  beforeEach(async () => {
+    sb = await createSandbox();
   });
   const state = (name: string, text: string) => fs.writeFileSync(path.join(sb.state, name), text);
   const run = () => runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '3', MINNOW_POLL_S: '0.1' });

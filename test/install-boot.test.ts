@@ -27,8 +27,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('the boot tells CloudFormation, once', () => {
-  test('success: the broker answers ApiVersions on loopback, then one SUCCESS naming the release', () => {
-    const sb = createSandbox();
+  test('success: the broker answers ApiVersions on loopback, then one SUCCESS naming the release', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb);
     expectSuccess(run);
     expect(signals(sb)).toEqual([
@@ -42,8 +42,8 @@ describeWithTools(
     expect(link(sb, 'current')).toBe(`releases/${sb.releaseId}`);
   });
 
-  test('the Elastic IP moves after SUCCESS: the agent install waits for it, bounded', () => {
-    const sb = createSandbox();
+  test('the Elastic IP moves after SUCCESS: the agent install waits for it, bounded', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-ip'), '198.51.100.20'); // the launch-time address
     const run = runInstall(sb, {
       MINNOW_EIP_TIMEOUT_S: '1',
@@ -65,8 +65,8 @@ describeWithTools(
     expect(agent).toBeGreaterThan(firstPoll);
   });
 
-  test('the broker never answers: FAILURE with the reason, exit 1', () => {
-    const sb = createSandbox();
+  test('the broker never answers: FAILURE with the reason, exit 1', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'broker-down'), '');
     const run = runInstall(sb, { MINNOW_HEALTH_TIMEOUT_S: '1' });
     expect(run.status).toBe(1);
@@ -75,8 +75,8 @@ describeWithTools(
     expect(signals(sb)).toEqual([{ Status: 'FAILURE', Reason: reason, UniqueId: INSTANCE_ID, Data: sb.releaseId }]);
   });
 
-  test('npm ci fails even with a compiler (set -e): FAILURE naming the failed command', () => {
-    const sb = createSandbox();
+  test('npm ci fails even with a compiler (set -e): FAILURE naming the failed command', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'npm-failures'), '2');
     const run = runInstall(sb);
     expect(run.status).not.toBe(0);
@@ -89,8 +89,8 @@ describeWithTools(
     expect(named(run, 'systemctl').filter((c) => /start|stop/.test(c))).toEqual([]);
   });
 
-  test('die in the attach loop (the attached volume never shows up): FAILURE with its message', () => {
-    const sb = createSandbox();
+  test('die in the attach loop (the attached volume never shows up): FAILURE with its message', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-no-device'), '');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
@@ -105,8 +105,8 @@ describeWithTools(
     ]);
   });
 
-  test('a refused attach (no right to the KMS key): FAILURE with the refusal, no SUCCESS before it', () => {
-    const sb = createSandbox();
+  test('a refused attach (no right to the KMS key): FAILURE with the refusal, no SUCCESS before it', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(
       path.join(sb.state, 'attach-error'),
       'An error occurred (UnauthorizedOperation) when calling the AttachVolume operation: not authorized\n',
@@ -120,8 +120,8 @@ describeWithTools(
     );
   });
 
-  test('a volume still in use (VolumeInUse) is waited for: no signal until the broker answers (issue 28)', () => {
-    const sb = createSandbox();
+  test('a volume still in use (VolumeInUse) is waited for: no signal until the broker answers (issue 28)', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '2');
     const run = runInstall(sb);
     expectSuccess(run);
@@ -130,8 +130,8 @@ describeWithTools(
     ]);
   });
 
-  test('no signal without MINNOW_SIGNAL_URL (a reboot of an instance from before this kit)', () => {
-    const sb = createSandbox();
+  test('no signal without MINNOW_SIGNAL_URL (a reboot of an instance from before this kit)', async () => {
+    const sb = await createSandbox();
     expectSuccess(runInstall(sb, { MINNOW_SIGNAL_URL: '' }));
     expect(signals(sb)).toEqual([]);
   });
@@ -144,8 +144,8 @@ describeWithTools(
 )('releases: health check before the switch, rollback', () => {
   let sb: Sandbox;
   const first = () => sb.releaseId;
-  beforeEach(() => {
-    sb = createSandbox();
+  beforeEach(async () => {
+    sb = await createSandbox();
     expectSuccess(runInstall(sb));
     fs.rmSync(path.join(sb.state, 'signals'));
   });
@@ -243,8 +243,8 @@ describeWithTools(
 
   maybe(
     'files of another uid under /data are given to minnow; symlinks are not followed; a second boot changes nothing',
-    () => {
-      const sb = createSandbox();
+    async () => {
+      const sb = await createSandbox();
       const data = path.join(sb.root, 'data');
       const outside = path.join(sb.dir, 'outside.txt');
       fs.writeFileSync(outside, "not the broker's");
@@ -290,8 +290,8 @@ describeWithTools(
     },
   );
 
-  test('an id taken by another account stops the boot with a FAILURE that says what to do', () => {
-    const sb = createSandbox();
+  test('an id taken by another account stops the boot with a FAILURE that says what to do', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(
       path.join(sb.state, `getent-passwd-${MINNOW_ID}`),
       `someone:x:${MINNOW_ID}:100::/home/someone:/bin/bash\n`,

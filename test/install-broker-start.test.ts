@@ -126,7 +126,7 @@ maybe(
   async () => {
     const port = await freePort();
     const metricsPort = await freePort(); // MINNOW_METRICS_LISTENER: loopback, its own port
-    const sb: Sandbox = createSandbox();
+    const sb: Sandbox = await createSandbox();
     // No public DNS name: the address itself (127.0.0.1 here) is advertised and in the certificate.
     fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
     const run = runInstall(sb, {
@@ -165,7 +165,7 @@ maybeSecure(
     const port = await freePort();
     const loopbackPort = await freePort();
     const metricsPort = await freePort();
-    const sb: Sandbox = createSandbox();
+    const sb: Sandbox = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
     const run = runInstall(sb, {
       MINNOW_LISTEN_HOST: '127.0.0.1',

@@ -102,8 +102,8 @@ describeWithTools(
 )('install.sh with security on: the daily renewal timer', () => {
   let sb: Sandbox;
   let first: InstallRun;
-  beforeAll(() => {
-    sb = createSandbox();
+  beforeAll(async () => {
+    sb = await createSandbox();
     first = runInstall(sb);
   });
 
@@ -218,9 +218,9 @@ describeWithTools(
       MINNOW_CA_SECRET_ID: CA_SECRET_ARN,
       MINNOW_NODE_ID: String(nodeId),
     });
-    const one = createSandbox();
+    const one = await createSandbox();
     expectSuccess(runInstall(one, cluster(1)));
-    const two = createSandbox();
+    const two = await createSandbox();
     fs.copyFileSync(path.join(one.state, 'shared-ca'), path.join(two.state, 'shared-ca'));
     const boot = runInstall(two, cluster(2));
     expectSuccess(boot);

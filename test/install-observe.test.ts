@@ -40,8 +40,8 @@ describeWithTools(
   let sb: Sandbox;
   let first: InstallRun;
   let second: InstallRun;
-  beforeAll(() => {
-    sb = createSandbox();
+  beforeAll(async () => {
+    sb = await createSandbox();
     first = runInstall(sb, LOGS);
     second = runInstall(sb, LOGS);
   });
@@ -155,8 +155,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('monitoring never stops the boot', () => {
-  test('without log groups (an older stack), observe.sh installs nothing', () => {
-    const sb = createSandbox();
+  test('without log groups (an older stack), observe.sh installs nothing', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb);
     expectSuccess(run);
     expect(named(run, 'amazon-cloudwatch-agent-ctl')).toEqual([]);
@@ -164,8 +164,8 @@ describeWithTools(
     expect(credits(run)).toEqual([]);
   });
 
-  test('an agent that refuses its config: a warning, and the broker runs on', () => {
-    const sb = createSandbox();
+  test('an agent that refuses its config: a warning, and the broker runs on', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'agent-broken'), '');
     const run = runInstall(sb, LOGS);
     expectSuccess(run);
@@ -180,8 +180,8 @@ describeWithTools(
   'openssl',
 )('the credit mode (launched unlimited, switched once the broker answers)', () => {
   // The sandbox's systemctl starts a fake broker that answers ApiVersions (deploy/release.sh probes it).
-  test('MINNOW_CPU_CREDITS=standard: once the broker answers on loopback, sets standard on this instance', () => {
-    const sb = createSandbox();
+  test('MINNOW_CPU_CREDITS=standard: once the broker answers on loopback, sets standard on this instance', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard' });
     expectSuccess(run);
     expect(credits(run)).toEqual([
@@ -191,32 +191,32 @@ describeWithTools(
     expect(run.calls.indexOf('systemctl restart minnow.service')).toBeLessThan(run.calls.indexOf(credits(run)[0]!));
   });
 
-  test('security off: switched too', () => {
-    const sb = createSandbox();
+  test('security off: switched too', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, { MINNOW_SECURITY: 'off', MINNOW_CPU_CREDITS: 'unlimited' });
     expectSuccess(run);
     expect(credits(run)).toHaveLength(1);
     expect(credits(run)[0]).toMatch(/CpuCredits=unlimited /);
   });
 
-  test('a broker that never answers: the boot fails before the switch, so the first boot stays unthrottled', () => {
-    const sb = createSandbox();
+  test('a broker that never answers: the boot fails before the switch, so the first boot stays unthrottled', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'broker-down'), '');
     const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard', MINNOW_HEALTH_TIMEOUT_S: '2' });
     expect(run.status).not.toBe(0);
     expect(credits(run)).toEqual([]);
   });
 
-  test('a refused switch (no permission): a warning that says the instance stays unlimited; the boot goes on', () => {
-    const sb = createSandbox();
+  test('a refused switch (no permission): a warning that says the instance stays unlimited; the boot goes on', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'credit-denied'), '');
     const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'standard' });
     expectSuccess(run);
     expect(run.stderr).toContain('could not set CPU credits to standard; the instance stays in its launch mode');
   });
 
-  test('a change EC2 reports as unsuccessful (exit 0, an error in the response) is a warning too', () => {
-    const sb = createSandbox();
+  test('a change EC2 reports as unsuccessful (exit 0, an error in the response) is a warning too', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'credit-unsuccessful'), 'The instance does not support unlimited\n');
     const run = runInstall(sb, { MINNOW_CPU_CREDITS: 'unlimited' });
     expectSuccess(run);

@@ -59,11 +59,11 @@ describeWithTools(
   let first: InstallRun;
   let again: InstallRun;
   let second: InstallRun;
-  beforeAll(() => {
-    one = createSandbox();
+  beforeAll(async () => {
+    one = await createSandbox();
     first = runInstall(one, cluster(1));
     again = runInstall(one, cluster(1));
-    two = createSandbox();
+    two = await createSandbox();
     // Broker 2 reads the secret broker 1 wrote (the stub keeps it in state/shared-ca).
     fs.copyFileSync(path.join(one.state, 'shared-ca'), path.join(two.state, 'shared-ca'));
     second = runInstall(two, cluster(2));
@@ -140,17 +140,17 @@ describeWithTools(
   'unzip',
   'openssl',
 )('install.sh on a cluster: what fails, and how', () => {
-  test('broker 2 before broker 1 has shared the CA: waits, then fails saying why', () => {
-    const sb = createSandbox();
+  test('broker 2 before broker 1 has shared the CA: waits, then fails saying why', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, cluster(2, { MINNOW_CA_WAIT_S: '0' }));
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain(`the shared CA (secret ${CA_SECRET_ARN}) is still pending`);
   });
 
-  test('a broker whose own CA differs takes the shared one and reissues its certificate', () => {
-    const one = createSandbox();
+  test('a broker whose own CA differs takes the shared one and reissues its certificate', async () => {
+    const one = await createSandbox();
     expectSuccess(runInstall(one, cluster(1)));
-    const two = createSandbox();
+    const two = await createSandbox();
     // Broker 2 booted once on its own CA (e.g. security on before the cluster): then joins.
     expectSuccess(runInstall(two, { MINNOW_NODE_ID: '2', MINNOW_DATABASE_SECRET_ID: DATABASE_SECRET_ARN }));
     const ownCa = read(tls(two, 'ca.crt'));
@@ -164,8 +164,8 @@ describeWithTools(
     );
   });
 
-  test('a secret that is not the RDS JSON fails the boot without echoing it', () => {
-    const sb = createSandbox();
+  test('a secret that is not the RDS JSON fails the boot without echoing it', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'database-secret'), 'not-json-s3cr3t\n');
     const run = runInstall(sb, cluster(1));
     expect(run.status).not.toBe(0);
@@ -173,8 +173,8 @@ describeWithTools(
     expect(run.stderr).not.toContain('s3cr3t');
   });
 
-  test('no RDS CA bundle and none kept: the boot fails; with one kept, it goes on', () => {
-    const sb = createSandbox();
+  test('no RDS CA bundle and none kept: the boot fails; with one kept, it goes on', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'rds-ca-down'), '');
     const failed = runInstall(sb, cluster(1));
     expect(failed.status).not.toBe(0);
@@ -187,8 +187,8 @@ describeWithTools(
     expect(kept.stderr).toContain('keeping');
   });
 
-  test('security=off: plaintext, but the same database URL and node id', () => {
-    const sb = createSandbox();
+  test('security=off: plaintext, but the same database URL and node id', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, {
       MINNOW_SECURITY: 'off',
       MINNOW_DATABASE_SECRET_ID: DATABASE_SECRET_ARN,
@@ -202,8 +202,8 @@ describeWithTools(
     expect(named(run, 'aws').filter((c) => c.includes(CA_SECRET_ARN))).toEqual([]);
   });
 
-  test('without MINNOW_NODE_ID a cluster broker refuses to start', () => {
-    const sb = createSandbox();
+  test('without MINNOW_NODE_ID a cluster broker refuses to start', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, { MINNOW_DATABASE_SECRET_ID: DATABASE_SECRET_ARN });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('MINNOW_NODE_ID is not set');

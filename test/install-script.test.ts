@@ -56,8 +56,8 @@ describeWithTools(
   let first: InstallRun;
   let second: InstallRun;
   let device: string;
-  beforeAll(() => {
-    sb = createSandbox();
+  beforeAll(async () => {
+    sb = await createSandbox();
     device = `${sb.root}/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${VOLUME_ID.replace('-', '')}`;
     first = runInstall(sb);
     second = runInstall(sb);
@@ -217,8 +217,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('install.sh edge cases', () => {
-  test('a volume restored from a snapshot keeps its filesystem: no mkfs', () => {
-    const sb = createSandbox();
+  test('a volume restored from a snapshot keeps its filesystem: no mkfs', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'formatted'), '');
     const run = runInstall(sb);
     expectSuccess(run);
@@ -226,8 +226,8 @@ describeWithTools(
     expect(named(run, 'mount')).toHaveLength(1);
   });
 
-  test('an attach answered VolumeInUse (the volume not yet let go of) is tried again', () => {
-    const sb = createSandbox();
+  test('an attach answered VolumeInUse (the volume not yet let go of) is tried again', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '2');
     const run = runInstall(sb);
     expectSuccess(run);
@@ -235,8 +235,8 @@ describeWithTools(
     expect(run.stderr).toContain(`cannot attach ${VOLUME_ID} yet (An error occurred (VolumeInUse)); waiting`);
   });
 
-  test('gives up on the volume after MINNOW_ATTACH_TIMEOUT_S, before touching anything else', () => {
-    const sb = createSandbox();
+  test('gives up on the volume after MINNOW_ATTACH_TIMEOUT_S, before touching anything else', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'attach-failures'), '1000000');
     const run = runInstall(sb, { MINNOW_ATTACH_TIMEOUT_S: '1', MINNOW_POLL_S: '0.2' });
     expect(run.status).toBe(1);
@@ -245,8 +245,8 @@ describeWithTools(
     expect(named(run, 'systemctl')).toEqual([]);
   });
 
-  test('npm ci failing (no prebuilt native binary) installs a compiler and retries', () => {
-    const sb = createSandbox();
+  test('npm ci failing (no prebuilt native binary) installs a compiler and retries', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'npm-failures'), '1');
     const run = runInstall(sb);
     expectSuccess(run);
@@ -257,8 +257,8 @@ describeWithTools(
     expect(named(run, 'npm-22')).toHaveLength(2);
   });
 
-  test('refuses to run without its settings', () => {
-    const sb = createSandbox();
+  test('refuses to run without its settings', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, { MINNOW_DATA_VOLUME_ID: '' });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('MINNOW_DATA_VOLUME_ID is not set');

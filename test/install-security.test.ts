@@ -54,8 +54,8 @@ describeWithTools(
 )('install.sh with security on: certificate, CA publication, admin password', () => {
   let sb: Sandbox;
   let first: InstallRun;
-  beforeAll(() => {
-    sb = createSandbox();
+  beforeAll(async () => {
+    sb = await createSandbox();
     first = runInstall(sb);
   });
 
@@ -145,8 +145,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('install.sh with security on: edge cases', () => {
-  test('a volume restored into another stack (new Elastic IP): same CA, a new server certificate for the new names', () => {
-    const sb = createSandbox();
+  test('a volume restored into another stack (new Elastic IP): same CA, a new server certificate for the new names', async () => {
+    const sb = await createSandbox();
     expectSuccess(runInstall(sb));
     const ca = read(tls(sb, 'ca.crt'));
     const server = read(tls(sb, 'server.crt'));
@@ -162,8 +162,8 @@ describeWithTools(
     expect(named(run, 'systemctl')).toContain('systemctl restart minnow.service');
   });
 
-  test('a server certificate expiring within 30 days is reissued by the same CA', () => {
-    const sb = createSandbox();
+  test('a server certificate expiring within 30 days is reissued by the same CA', async () => {
+    const sb = await createSandbox();
     expectSuccess(runInstall(sb, { MINNOW_CERT_DAYS: '10' }));
     const ca = read(tls(sb, 'ca.crt'));
     const server = read(tls(sb, 'server.crt'));
@@ -174,8 +174,8 @@ describeWithTools(
     expect(read(tls(sb, 'ca.crt'))).toBe(ca);
   });
 
-  test('before the Elastic IP is associated (the boot signals first): its DNS name is made from the launch-time one', () => {
-    const sb = createSandbox();
+  test('before the Elastic IP is associated (the boot signals first): its DNS name is made from the launch-time one', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'public-hostname'), 'ec2-3-8-1-2.eu-west-2.compute.amazonaws.com\n');
     expectSuccess(runInstall(sb));
     const text = certText(tls(sb, 'server.crt'));
@@ -193,8 +193,8 @@ describeWithTools(
     expect(read(tls(sb, 'server.crt'))).toBe(server);
   });
 
-  test('no public DNS name (a VPC without DNS hostnames): the IP is advertised', () => {
-    const sb = createSandbox();
+  test('no public DNS name (a VPC without DNS hostnames): the IP is advertised', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'no-public-hostname'), '');
     expectSuccess(runInstall(sb));
     const text = certText(tls(sb, 'server.crt'));
@@ -205,8 +205,8 @@ describeWithTools(
     );
   });
 
-  test('an empty secret stops the install before the broker is (re)started', () => {
-    const sb = createSandbox();
+  test('an empty secret stops the install before the broker is (re)started', async () => {
+    const sb = await createSandbox();
     fs.writeFileSync(path.join(sb.state, 'admin-secret'), '');
     const run = runInstall(sb);
     expect(run.status).toBe(1);
@@ -214,8 +214,8 @@ describeWithTools(
     expect(named(run, 'systemctl').filter((c) => /start|enable/.test(c))).toEqual([]);
   });
 
-  test('refuses security on without the parameter and the secret', () => {
-    const sb = createSandbox();
+  test('refuses security on without the parameter and the secret', async () => {
+    const sb = await createSandbox();
     const run = runInstall(sb, { MINNOW_ADMIN_SECRET_ID: '' });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('MINNOW_ADMIN_SECRET_ID is not set');
@@ -224,8 +224,8 @@ describeWithTools(
     expect(bogus.stderr).toContain('MINNOW_SECURITY=maybe must be on or off');
   });
 
-  test('security off: the old plaintext broker on 9092, no certificate, no AWS secret, no credential', () => {
-    const sb = createSandbox();
+  test('security off: the old plaintext broker on 9092, no certificate, no AWS secret, no credential', async () => {
+    const sb = await createSandbox();
     // The sandbox passes a free port for MINNOW_PORT (its health probe needs one); the default is 9092.
     expect(read(INSTALL_SH)).toContain('off) port=${MINNOW_PORT:-9092}');
     const run = runInstall(sb, { MINNOW_SECURITY: 'off' });
@@ -246,8 +246,8 @@ describeWithTools(
     expect(fs.existsSync(path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d'))).toBe(false);
   });
 
-  test('turning security off removes the credential drop-in and the password file', () => {
-    const sb = createSandbox();
+  test('turning security off removes the credential drop-in and the password file', async () => {
+    const sb = await createSandbox();
     expectSuccess(runInstall(sb));
     const dropin = path.join(sb.root, 'etc', 'systemd', 'system', 'minnow.service.d', 'security.conf');
     expect(fs.existsSync(dropin)).toBe(true);
@@ -305,7 +305,7 @@ describeWithTools(
   }
 
   test('a volume restored from another stack: reset from the secret, said so, and only once', async () => {
-    const sb = createSandbox();
+    const sb = await createSandbox();
     const first = runInstall(sb);
     expectSuccess(first); // no database yet: nothing to check, the broker creates admin at start
     expect(first.stderr).not.toContain('admin password reset');
@@ -330,7 +330,7 @@ describeWithTools(
   });
 
   test('a password changed with Kafka tools but not in the secret: the secret wins, with the likely causes', async () => {
-    const sb = createSandbox();
+    const sb = await createSandbox();
     expectSuccess(runInstall(sb));
     await brokerDatabaseWithAdmin(sb, OLD_PASSWORD);
     const run = runInstall(sb);
@@ -342,8 +342,8 @@ describeWithTools(
     expect(await adminAccepts(sb)).toEqual(['SCRAM-SHA-256: secret', 'SCRAM-SHA-512: secret']);
   });
 
-  test('a database without admin is left alone: the broker creates admin from the password file', () => {
-    const sb = createSandbox();
+  test('a database without admin is left alone: the broker creates admin from the password file', async () => {
+    const sb = await createSandbox();
     openSyncStorage(`sqlite://${db(sb)}`).close();
     const run = runInstall(sb);
     expectSuccess(run);

@@ -56,8 +56,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('a replacement boot takes the volume over from the previous instance', () => {
-  test('installs first, stops the tagged previous instance, waits, attaches; SUCCESS once the broker answers', () => {
-    const sb = createSandbox();
+  test('installs first, stops the tagged previous instance, waits, attaches; SUCCESS once the broker answers', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(sb, 'stopping-polls', '3'); // still stopping for three looks
     const run = runInstall(sb);
@@ -86,8 +86,8 @@ describeWithTools(
     expect(fs.existsSync(previousFile(sb))).toBe(false); // the takeover stands
   });
 
-  test('a reboot of the new instance (volume attached here) makes no EC2 call', () => {
-    const sb = createSandbox();
+  test('a reboot of the new instance (volume attached here) makes no EC2 call', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     expectSuccess(runInstall(sb));
     fs.rmSync(path.join(sb.state, 'ec2-log'));
@@ -96,8 +96,8 @@ describeWithTools(
     expect(named(again, 'aws').filter((c) => c.includes(' ec2 '))).toEqual([]);
   });
 
-  test('a volume held by an instance without the tag: FAILURE naming it, nothing stopped', () => {
-    const sb = createSandbox();
+  test('a volume held by an instance without the tag: FAILURE naming it, nothing stopped', async () => {
+    const sb = await createSandbox();
     heldBy(sb, 'None');
     const run = runInstall(sb);
     expect(run.status).toBe(1);
@@ -112,8 +112,8 @@ describeWithTools(
     expect(named(run, 'mkfs.xfs')).toEqual([]);
   });
 
-  test('an instance of another volume (tagged with it) is not stopped either', () => {
-    const sb = createSandbox();
+  test('an instance of another volume (tagged with it) is not stopped either', async () => {
+    const sb = await createSandbox();
     heldBy(sb, 'vol-0fffffffffffffff0');
     const run = runInstall(sb);
     expect(run.status).toBe(1);
@@ -121,8 +121,8 @@ describeWithTools(
     expect(signals(sb)[0]?.Reason).toContain(`its tag minnow:data-volume is 'vol-0fffffffffffffff0'`);
   });
 
-  test('throttling (RequestLimitExceeded) is retried with no early signal', () => {
-    const sb = createSandbox();
+  test('throttling (RequestLimitExceeded) is retried with no early signal', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(sb, 'throttle-describe-volumes', '1');
     write(sb, 'throttle-stop-instances', '2');
@@ -138,8 +138,8 @@ describeWithTools(
     expect(signals(sb).map((s) => s.Status)).toEqual(['SUCCESS']);
   });
 
-  test('a refused stop: FAILURE with EC2 message, the previous instance keeps running and is not "started again"', () => {
-    const sb = createSandbox();
+  test('a refused stop: FAILURE with EC2 message, the previous instance keeps running and is not "started again"', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(
       sb,
@@ -155,8 +155,8 @@ describeWithTools(
     expect(named(run, 'aws').filter((c) => c.includes('start-instances'))).toEqual([]);
   });
 
-  test('a failure before the takeover (npm ci) never stops the previous instance', () => {
-    const sb = createSandbox();
+  test('a failure before the takeover (npm ci) never stops the previous instance', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(sb, 'npm-failures', '2');
     const run = runInstall(sb);
@@ -172,8 +172,8 @@ describeWithTools(
   'unzip',
   'openssl',
 )('a boot that fails after the takeover gives the volume back', () => {
-  test('the broker does not answer: minnow stopped, /data unmounted, volume detached, previous started, then FAILURE', () => {
-    const sb = createSandbox();
+  test('the broker does not answer: minnow stopped, /data unmounted, volume detached, previous started, then FAILURE', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(sb, 'broker-down', '');
     const run = runInstall(sb, { MINNOW_HEALTH_TIMEOUT_S: '1' });
@@ -200,8 +200,8 @@ describeWithTools(
     expect(fs.existsSync(previousFile(sb))).toBe(false);
   });
 
-  test('a failed command (set -e) after the takeover gives back too', () => {
-    const sb = createSandbox();
+  test('a failed command (set -e) after the takeover gives back too', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     fs.mkdirSync(path.join(sb.root, 'usr', 'local'), { recursive: true });
     fs.writeFileSync(path.join(sb.root, 'usr', 'local', 'sbin'), 'a file where release.sh installs minnow-rollback');
@@ -217,8 +217,8 @@ describeWithTools(
     ]);
   });
 
-  test('the attach refused after the stop (KMS): the previous instance is started again (its boot attaches the volume)', () => {
-    const sb = createSandbox();
+  test('the attach refused after the stop (KMS): the previous instance is started again (its boot attaches the volume)', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(
       sb,
@@ -235,8 +235,8 @@ describeWithTools(
     );
   });
 
-  test('the previous instance cannot be started: the FAILURE says to start it by hand', () => {
-    const sb = createSandbox();
+  test('the previous instance cannot be started: the FAILURE says to start it by hand', async () => {
+    const sb = await createSandbox();
     heldBy(sb, VOLUME_ID);
     write(sb, 'broker-down', '');
     write(
@@ -260,16 +260,16 @@ describeWithTools(
 )('the Xen device /dev/xvdf (t2) is used only when it is this volume', () => {
   const xvdf = (sb: Sandbox) => path.join(sb.root, 'dev', 'xvdf');
 
-  test('attached here as /dev/sdf: /dev/xvdf is formatted and mounted', () => {
-    const sb = createSandbox();
+  test('attached here as /dev/sdf: /dev/xvdf is formatted and mounted', async () => {
+    const sb = await createSandbox();
     write(sb, 'xen', '');
     const run = runInstall(sb);
     expectSuccess(run);
     expect(named(run, 'mkfs.xfs')).toEqual([`mkfs.xfs -L minnow-data ${xvdf(sb)}`]);
   });
 
-  test('/dev/xvdf of another volume (/dev/sdf taken): the boot fails, the device is not touched', () => {
-    const sb = createSandbox();
+  test('/dev/xvdf of another volume (/dev/sdf taken): the boot fails, the device is not touched', async () => {
+    const sb = await createSandbox();
     fs.mkdirSync(path.join(sb.root, 'dev'), { recursive: true });
     fs.writeFileSync(xvdf(sb), '');
     write(
@@ -287,8 +287,8 @@ describeWithTools(
     );
   });
 
-  test('this volume attached here under another name: /dev/xvdf is not taken for it', () => {
-    const sb = createSandbox();
+  test('this volume attached here under another name: /dev/xvdf is not taken for it', async () => {
+    const sb = await createSandbox();
     fs.mkdirSync(path.join(sb.root, 'dev'), { recursive: true });
     fs.writeFileSync(xvdf(sb), '');
     write(sb, 'volume-holder', `${INSTANCE_ID}\n`);

@@ -1,6 +1,6 @@
 // What a kit test file gets for aws-cdk-lib's require('@aws/cloudformation-validate') (jest's
 // moduleNameMapper in test/jest.config.js): the package loaded once per jest worker by the test
-// environment (test/helpers/kit-environment.ts), whose engine is built once per worker.
+// environment (test/helpers/kit-environment.ts), whose engine is the run's validation server.
 // (Not imported from there: that would load jest-environment-node into every test file.)
 const SHARED_VALIDATE = '__minnowSharedCloudFormationValidate';
 

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { BrokerAsset } from '../../lib/constructs/broker-asset';
@@ -56,22 +57,15 @@ export interface Sandbox {
 }
 
 /**
- * Free TCP ports on 127.0.0.1, distinct, found synchronously: one child process binds `count`
- * sockets to port 0 at once and says which (a node start costs ~50 ms of CPU; a sandbox needs two).
+ * Free TCP ports on 127.0.0.1, distinct: `count` servers bound to port 0 at once, then closed. In
+ * this process (a child process to find them synchronously cost ~70 ms of CPU per sandbox).
  */
-export function freePortsSync(count: number): number[] {
-  const out = execFileSync(process.execPath, [
-    '-e',
-    `const net = require('net');
-const servers = Array.from({ length: ${count} }, () => net.createServer());
-let left = servers.length;
-for (const s of servers) s.listen(0, '127.0.0.1', () => {
-  if (--left > 0) return;
-  console.log(servers.map((x) => x.address().port).join(' '));
-  for (const x of servers) x.close();
-});`,
-  ]);
-  return out.toString().trim().split(' ').map(Number);
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer());
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
 
 let asset: { zip: string; releaseId: string } | undefined;
@@ -104,14 +98,14 @@ function brokerAsset(): { zip: string; releaseId: string } {
   return asset;
 }
 
-export function createSandbox(): Sandbox {
+export async function createSandbox(): Promise<Sandbox> {
   const dir = kitTempDir('minnow-install-');
   const root = path.join(dir, 'root');
   const stubs = path.join(dir, 'stubs');
   const state = path.join(dir, 'state');
   for (const d of [root, stubs, state]) fs.mkdirSync(d, { recursive: true });
   const { zip: assetZip, releaseId } = brokerAsset();
-  const [loopbackPort, plainPort] = freePortsSync(2) as [number, number];
+  const [loopbackPort, plainPort] = (await freePorts(2)) as [number, number];
 
   for (const [name, body] of Object.entries(STUBS)) {
     const file = path.join(stubs, name);

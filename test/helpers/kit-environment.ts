@@ -1,5 +1,5 @@
-// The kit project's jest test environment (test/jest.config.js): Node's, plus one CloudFormation
-// validator per jest worker instead of one per test file.
+// The kit project's jest test environment (test/jest.config.js): Node's, plus the run's one
+// CloudFormation validator instead of one per test file.
 //
 // Every synth runs aws-cdk-lib's built-in template validation (cdk.json sets
 // @aws-cdk/core:validateAgainstDefaultRules: an error fails the synth). Its engine
@@ -8,9 +8,14 @@
 // about half the kit's CPU. This file is loaded by Node's own require once per worker, so what it
 // loads lives as long as the worker; test/helpers/cloudformation-validate.ts (where jest's
 // moduleNameMapper sends aws-cdk-lib's require of the package) hands test files the module below.
-// Every template is still validated, by the same engine, rules and options.
+// Every template is still validated, by the same engine, rules and options. Under the kit project's
+// globalSetup the engine lives in one process for the whole run (validation-server.js: one engine
+// per worker was ~18 CPU-s of a four-worker run) and the module below forwards to it; without that
+// server (another jest config), each worker builds its own.
 import * as path from 'node:path';
 import NodeEnvironment from 'jest-environment-node';
+import { askValidationServer } from './validation-client';
+import { VALIDATION_SOCKET_ENV } from './validation-server-start';
 
 /** The global under which a test file finds the shared module (cloudformation-validate.ts reads it). */
 const SHARED_VALIDATE = '__minnowSharedCloudFormationValidate';
@@ -71,9 +76,48 @@ function sharedValidate(): ValidateModule {
       // Shared by every test file of this worker; gone with the worker.
     }
   }
-  const module: ValidateModule = { ...real, CompositeEngine: SharedCompositeEngine };
+  const socketPath = process.env[VALIDATION_SOCKET_ENV];
+  const module: ValidateModule = {
+    ...real,
+    CompositeEngine: socketPath ? remoteEngineClass(socketPath) : SharedCompositeEngine,
+  };
   shared = module;
   return module;
+}
+
+/**
+ * CompositeEngine as the run's validation server holds it: the same constructor and methods, each
+ * call answered there. The template travels as its text (aws-cdk-lib reads it as UTF-8) or bytes.
+ */
+function remoteEngineClass(socketPath: string): ValidateModule['CompositeEngine'] {
+  return class RemoteCompositeEngine {
+    private readonly engineConfig: unknown;
+    constructor(config?: unknown) {
+      this.engineConfig = config ?? {};
+    }
+    validateTemplate(template: unknown, config?: unknown): unknown {
+      const { content, name } = template as { content: unknown; name?: string };
+      const sent =
+        typeof content === 'string'
+          ? { content, name }
+          : { base64: Buffer.from(content as Uint8Array).toString('base64'), name };
+      return askValidationServer(socketPath, {
+        op: 'validate',
+        engineConfig: this.engineConfig,
+        template: sent,
+        config,
+      });
+    }
+    listRules(): unknown {
+      return askValidationServer(socketPath, { op: 'listRules', engineConfig: this.engineConfig });
+    }
+    engineName(): unknown {
+      return askValidationServer(socketPath, { op: 'engineName', engineConfig: this.engineConfig });
+    }
+    free(): void {
+      // The server's engine serves the whole run.
+    }
+  };
 }
 
 export default class KitEnvironment extends NodeEnvironment {
