@@ -5,6 +5,7 @@
 // (groups/share/share-group-configs.ts). Stored beside the
 // dynamic broker configs (Storage.brokerConfigs) under the resource "group:<id>" (node ids are
 // integers, so the two never meet).
+import { parseShareAutoOffsetReset } from './share/share-auto-offset-reset';
 
 /** DescribeConfigsResponse.ConfigSource.GROUP_CONFIG */
 export const GROUP_CONFIG_SOURCE = 8;
@@ -103,10 +104,10 @@ export const GROUP_CONFIGS: Record<string, GroupConfigDef> = {
   'share.auto.offset.reset': {
     type: 'STRING',
     defaultOf: () => 'latest',
-    check: (v) =>
-      ['latest', 'earliest'].includes(v) || /^by_duration:P/.test(v)
-        ? null
-        : `Invalid value ${v} for configuration share.auto.offset.reset: String must be one of (case insensitive): latest, earliest, by_duration:PnDTnHnMn.nS`,
+    check: (v) => {
+      const parsed = parseShareAutoOffsetReset(v);
+      return 'error' in parsed ? parsed.error : null;
+    },
     doc: 'The strategy to initialize the share-partition start offset (share groups).',
   },
   'share.heartbeat.interval.ms': {

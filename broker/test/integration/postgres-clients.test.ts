@@ -11,6 +11,8 @@ import type { Consumer } from 'kafkajs';
 import type { RunningBroker } from '../../src/server/broker';
 import { DEBIAN_PYTHON, describeWithTools, postgresBinDir } from '../support/external-tools';
 import { runJava } from '../support/java-launch';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
+import { loadLazyKafkajsModules } from '../support/lazy-kafkajs-modules';
 import { startPrivatePostgres } from '../support/postgres-server';
 import type { PrivateServer } from '../support/postgres-server';
 import { kcat, lastJson, QUICK_FETCH, run, setOffsets, startTestBroker } from './helpers';
@@ -93,6 +95,9 @@ describeWithTools(
     });
 
   beforeAll(async () => {
+    // The tests that run at once must not be the first to load a module (support/lazy-*-modules.ts).
+    loadLazyBrokerModules();
+    loadLazyKafkajsModules();
     pg = await startPrivatePostgres(postgresBinDir());
     url = `${pg.baseUrl}/postgres`;
     broker = await startTestBroker(url, { config: NO_DELAY });
@@ -136,22 +141,29 @@ describeWithTools(
     return { ...exactlyOnce(sent, read), order };
   };
 
-  it('kcat: idempotent produce with zstd, lz4, gzip and snappy; read back once and in order, codecs kept', async () => {
-    const CODECS = { gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
-    await broker.context.storage.createTopic('kcat-codecs', 1, {});
-    const sent: string[] = [];
-    for (const codec of Object.keys(CODECS)) {
-      const values = Array.from({ length: 50 }, (_, i) => `${codec}-${i}`);
-      await kcatProduce('kcat-codecs', values, ['-z', codec]);
-      sent.push(...values);
-    }
-    expect(inOrder(sent, await kcatRead('kcat-codecs'))).toEqual({ ...CLEAN, order: true });
-    const batches = (await broker.context.storage.read('kcat-codecs', 0, 0, 1 << 30)).batches;
-    expect(new Set(batches.map((b) => b.readInt16BE(21) & 7))).toEqual(new Set(Object.values(CODECS)));
-    expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true); // idempotent: a producer id
-  });
+  // The tests that only use the broker run at once (it.concurrent: jest starts them together where
+  // the first of them stands, after beforeAll): each has its own topics and groups, and their time is
+  // spent waiting on the broker's commits and the client processes. The two that restart the broker
+  // or PostgreSQL, and the one with a 10 s answer bound, run alone after them.
+  it.concurrent(
+    'kcat: idempotent produce with zstd, lz4, gzip and snappy; read back once and in order, codecs kept',
+    async () => {
+      const CODECS = { gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
+      await broker.context.storage.createTopic('kcat-codecs', 1, {});
+      const sent: string[] = [];
+      for (const codec of Object.keys(CODECS)) {
+        const values = Array.from({ length: 50 }, (_, i) => `${codec}-${i}`);
+        await kcatProduce('kcat-codecs', values, ['-z', codec]);
+        sent.push(...values);
+      }
+      expect(inOrder(sent, await kcatRead('kcat-codecs'))).toEqual({ ...CLEAN, order: true });
+      const batches = (await broker.context.storage.read('kcat-codecs', 0, 0, 1 << 30)).batches;
+      expect(new Set(batches.map((b) => b.readInt16BE(21) & 7))).toEqual(new Set(Object.values(CODECS)));
+      expect(batches.every((b) => b.readBigInt64BE(43) >= 0n)).toBe(true); // idempotent: a producer id
+    },
+  );
 
-  it.each([true, false])(
+  it.concurrent.each([true, false])(
     'kcat (idempotence %s): 1000 records pipelined to one partition are stored once, in order',
     async (idempotent) => {
       // One record per request, up to 5 requests in flight on one connection (librdkafka's
@@ -206,49 +218,55 @@ describeWithTools(
     );
   });
 
-  it('confluent-kafka: an idempotent lz4 producer, then a committing group member, read every record once', async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: 'ck-idem', numPartitions: 3 }] });
-    await admin.disconnect();
-    const produced = lastJson(
-      'ck_produce.py',
-      await run(DEBIAN_PYTHON, [script('ck_produce.py'), bootstrap(), 'ck-idem', 'ck', '300', 'lz4'], {
-        timeoutMs: 60_000,
-      }),
-    );
-    expect(produced).toMatchObject({ errors: [], unflushed: 0 });
-    const positions = (produced.delivered as [number, number][]).map(([p, o]) => `${p}:${o}`);
-    expect(new Set(positions).size).toBe(300);
-    const consumed = lastJson(
-      'ck_group_consume.py',
-      await run(DEBIAN_PYTHON, [script('ck_group_consume.py'), bootstrap(), 'ck-idem', 'ck-group', '300', '30'], {
-        timeoutMs: 60_000,
-      }),
-    );
-    const sent = Array.from({ length: 300 }, (_, i) => `ck ${i}`);
-    expect(exactlyOnce(sent, consumed.values)).toEqual(CLEAN);
-  });
+  it.concurrent(
+    'confluent-kafka: an idempotent lz4 producer, then a committing group member, read every record once',
+    async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic: 'ck-idem', numPartitions: 3 }] });
+      await admin.disconnect();
+      const produced = lastJson(
+        'ck_produce.py',
+        await run(DEBIAN_PYTHON, [script('ck_produce.py'), bootstrap(), 'ck-idem', 'ck', '300', 'lz4'], {
+          timeoutMs: 60_000,
+        }),
+      );
+      expect(produced).toMatchObject({ errors: [], unflushed: 0 });
+      const positions = (produced.delivered as [number, number][]).map(([p, o]) => `${p}:${o}`);
+      expect(new Set(positions).size).toBe(300);
+      const consumed = lastJson(
+        'ck_group_consume.py',
+        await run(DEBIAN_PYTHON, [script('ck_group_consume.py'), bootstrap(), 'ck-idem', 'ck-group', '300', '30'], {
+          timeoutMs: 60_000,
+        }),
+      );
+      const sent = Array.from({ length: 300 }, (_, i) => `ck ${i}`);
+      expect(exactlyOnce(sent, consumed.values)).toEqual(CLEAN);
+    },
+  );
 
-  it('a librdkafka transaction commits and aborts; kafkajs read_committed reads only the committed records', async () => {
-    const produced = lastJson(
-      'ck_transactions.py',
-      await run(DEBIAN_PYTHON, [script('ck_transactions.py'), 'commit-abort', bootstrap(), 'txn-ca', 'pgc-txn'], {
-        timeoutMs: 60_000,
-      }),
-    );
-    expect(produced.errors).toEqual([]);
-    const committed = ['committed-1', 'committed-2'].flatMap((l) =>
-      [0, 1].flatMap((p) => [0, 1, 2].map((i) => `${l} ${p} ${i}`)),
-    );
-    expect(exactlyOnce(committed, await groupRead(kafka, 'txn-rc', 'txn-ca', committed.length))).toEqual(CLEAN);
-    // read_uncommitted (Kafka's consumer default) sees the aborted ones as well.
-    const aborted = [0, 1].flatMap((p) => [0, 1, 2].map((i) => `aborted ${p} ${i}`));
-    const all = await groupRead(kafka, 'txn-ru', 'txn-ca', 18, { readUncommitted: true });
-    expect(exactlyOnce([...committed, ...aborted], all)).toEqual(CLEAN);
-  });
+  it.concurrent(
+    'a librdkafka transaction commits and aborts; kafkajs read_committed reads only the committed records',
+    async () => {
+      const produced = lastJson(
+        'ck_transactions.py',
+        await run(DEBIAN_PYTHON, [script('ck_transactions.py'), 'commit-abort', bootstrap(), 'txn-ca', 'pgc-txn'], {
+          timeoutMs: 60_000,
+        }),
+      );
+      expect(produced.errors).toEqual([]);
+      const committed = ['committed-1', 'committed-2'].flatMap((l) =>
+        [0, 1].flatMap((p) => [0, 1, 2].map((i) => `${l} ${p} ${i}`)),
+      );
+      expect(exactlyOnce(committed, await groupRead(kafka, 'txn-rc', 'txn-ca', committed.length))).toEqual(CLEAN);
+      // read_uncommitted (Kafka's consumer default) sees the aborted ones as well.
+      const aborted = [0, 1].flatMap((p) => [0, 1, 2].map((i) => `aborted ${p} ${i}`));
+      const all = await groupRead(kafka, 'txn-ru', 'txn-ca', 18, { readUncommitted: true });
+      expect(exactlyOnce([...committed, ...aborted], all)).toEqual(CLEAN);
+    },
+  );
 
-  it('the Java client (4.x) produces with every codec and reads it back', async () => {
+  it.concurrent('the Java client (4.x) produces with every codec and reads it back', async () => {
     const r = await javaRun;
     const line = r.stdout.split('\n').find((l) => l.includes('"scenario":"produce"'));
     if (!line) throw new Error(`the Java driver printed no produce result (exit ${r.code}): ${r.stderr.slice(-3000)}`);

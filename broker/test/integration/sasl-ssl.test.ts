@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { DEBIAN_PYTHON, describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, tempDir } from './helpers';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
@@ -16,7 +17,10 @@ describeWithTools('openssl')('SASL_SSL (sasl+tls://)', () => {
   const tmp = tempDir('minnow-sasl-ssl-');
   let ca: TestCa;
   let b: SaslBroker;
+  // Each block's tests run at once (it.concurrent: a topic each, and their time is spent waiting
+  // on clients, a refused kcat 3 s); support/lazy-broker-modules.ts says why this first.
   beforeAll(async () => {
+    loadLazyBrokerModules();
     ca = makeCa(path.join(tmp.dir, 'ca'));
     const server = ca.server();
     b = await startSaslBroker(
@@ -59,7 +63,7 @@ describeWithTools('openssl')('SASL_SSL (sasl+tls://)', () => {
         { input, timeoutMs: 20_000 },
       );
 
-    it.each(MECHANISMS)('%s: produces and consumes; a wrong password is refused', async (mechanism) => {
+    it.concurrent.each(MECHANISMS)('%s: produces and consumes; a wrong password is refused', async (mechanism) => {
       const topic = `ssl-kcat-${mechanism}`;
       // The refused one waits out its `-m 3` for metadata: alongside the round trip, not after it.
       const refused = kcat(mechanism, 'wrong', ['-L', '-m', '3']);
@@ -73,30 +77,33 @@ describeWithTools('openssl')('SASL_SSL (sasl+tls://)', () => {
     });
   });
 
-  it.each(['plain', 'scram-sha-256', 'scram-sha-512'] as const)('kafkajs %s: produces and reads back', async (m) => {
-    const kafka = new Kafka({
-      brokers: [`127.0.0.1:${b.saslPort}`],
-      ssl: { ca: [fs.readFileSync(ca.cert, 'utf8')] },
-      sasl: { mechanism: m, username: 'alice', password: 'alice-secret' } as never,
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 0 },
-    });
-    const topic = `ssl-kafkajs-${m}`;
-    // Created first: auto-creation answers the first Metadata UNKNOWN_TOPIC_OR_PARTITION, as Kafka 4
-    // does, and this client retries nothing.
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic }] });
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({ topic, messages: [{ value: 'a' }] });
-    await producer.disconnect();
-    expect(await admin.fetchTopicOffsets(topic)).toEqual([expect.objectContaining({ partition: 0, high: '1' })]);
-    await admin.disconnect();
-  });
+  it.concurrent.each(['plain', 'scram-sha-256', 'scram-sha-512'] as const)(
+    'kafkajs %s: produces and reads back',
+    async (m) => {
+      const kafka = new Kafka({
+        brokers: [`127.0.0.1:${b.saslPort}`],
+        ssl: { ca: [fs.readFileSync(ca.cert, 'utf8')] },
+        sasl: { mechanism: m, username: 'alice', password: 'alice-secret' } as never,
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 0 },
+      });
+      const topic = `ssl-kafkajs-${m}`;
+      // Created first: auto-creation answers the first Metadata UNKNOWN_TOPIC_OR_PARTITION, as Kafka 4
+      // does, and this client retries nothing.
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic, messages: [{ value: 'a' }] });
+      await producer.disconnect();
+      expect(await admin.fetchTopicOffsets(topic)).toEqual([expect.objectContaining({ partition: 0, high: '1' })]);
+      await admin.disconnect();
+    },
+  );
 
   describeWithTools('python3-kafka')('Python clients', () => {
-    it.each(['kafka-python', 'confluent'].flatMap((c) => MECHANISMS.map((m) => [c, m] as const)))(
+    it.concurrent.each(['kafka-python', 'confluent'].flatMap((c) => MECHANISMS.map((m) => [c, m] as const)))(
       '%s %s: produces and consumes',
       async (client, mechanism) => {
         const r = await run(

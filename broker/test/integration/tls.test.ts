@@ -10,7 +10,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
-import { describeWithTools } from '../support/external-tools';
+import { describeWithTools, requireTools, type ToolName } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { runJava } from '../support/java-launch';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
@@ -19,6 +20,8 @@ import { venvPython } from './python-venv';
 import { SSL, PLAINTEXT, apiVersionsOverTls, closedWithin, kafkajsRoundTrip } from './tls-support';
 
 const PYTHON = '/usr/bin/python3';
+/** A test that runs at once with the others when every tool is there (else skipped, as describeWithTools). */
+const concurrentWith = (...tools: ToolName[]) => (requireTools(...tools) ? it.concurrent : it.concurrent.skip);
 
 describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
   const tmp = tempDir('minnow-tls-');
@@ -27,7 +30,10 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
   let broker: RunningBroker;
   let tlsPort: number;
   let plainPort: number;
+  // The tests run at once (it.concurrent: a topic each, and their time is spent waiting on client
+  // processes, a JVM among them); support/lazy-broker-modules.ts says why this first.
   beforeAll(async () => {
+    loadLazyBrokerModules();
     ca = makeCa(path.join(tmp.dir, 'ca'));
     other = makeCa(path.join(tmp.dir, 'other'), 'other', '/CN=someone else');
     const server = ca.server();
@@ -49,58 +55,62 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     tmp.cleanup();
   });
 
-  it('names the listeners SSL and PLAINTEXT', () => {
+  it.concurrent('names the listeners SSL and PLAINTEXT', () => {
     expect(broker.listeners.map((l) => [l.name, l.securityProtocol])).toEqual([
       ['SSL', 'SSL'],
       ['PLAINTEXT', 'PLAINTEXT'],
     ]);
   });
 
-  it('kafkajs trusting the CA produces and consumes over TLS, told the TLS address; tcp:// sees the same records', async () => {
-    const kafka = new Kafka({
-      brokers: [`127.0.0.1:${tlsPort}`],
-      ssl: { ca: [fs.readFileSync(ca.cert, 'utf8')] },
-      logLevel: logLevel.NOTHING,
-    });
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      const cluster = await admin.describeCluster();
-      expect(cluster.brokers).toEqual([{ nodeId: expect.any(Number), host: '127.0.0.1', port: tlsPort }]);
-      await admin.createTopics({ topics: [{ topic: 'tls-kafkajs', numPartitions: 1 }] });
-    } finally {
-      await admin.disconnect();
-    }
-    expect(await kafkajsRoundTrip(kafka, 'tls-kafkajs', ['a', 'b', 'c'])).toEqual(['a', 'b', 'c']);
-    const plain = new Kafka({ brokers: [`127.0.0.1:${plainPort}`], logLevel: logLevel.NOTHING });
-    const consumer = plain.consumer({ groupId: 'tls-kafkajs-plain' });
-    await consumer.connect();
-    const seen: string[] = [];
-    await consumer.subscribe({ topic: 'tls-kafkajs', fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('nothing on the tcp:// listener within 20 s')), 20_000);
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.push(String(message.value));
-          if (seen.length === 3) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
+  it.concurrent(
+    'kafkajs trusting the CA produces and consumes over TLS, told the TLS address; tcp:// sees the same records',
+    async () => {
+      const kafka = new Kafka({
+        brokers: [`127.0.0.1:${tlsPort}`],
+        ssl: { ca: [fs.readFileSync(ca.cert, 'utf8')] },
+        logLevel: logLevel.NOTHING,
       });
-    });
-    await consumer.disconnect();
-    expect(seen).toEqual(['a', 'b', 'c']);
-  }, 60_000);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const cluster = await admin.describeCluster();
+        expect(cluster.brokers).toEqual([{ nodeId: expect.any(Number), host: '127.0.0.1', port: tlsPort }]);
+        await admin.createTopics({ topics: [{ topic: 'tls-kafkajs', numPartitions: 1 }] });
+      } finally {
+        await admin.disconnect();
+      }
+      expect(await kafkajsRoundTrip(kafka, 'tls-kafkajs', ['a', 'b', 'c'])).toEqual(['a', 'b', 'c']);
+      const plain = new Kafka({ brokers: [`127.0.0.1:${plainPort}`], logLevel: logLevel.NOTHING });
+      const consumer = plain.consumer({ groupId: 'tls-kafkajs-plain' });
+      await consumer.connect();
+      const seen: string[] = [];
+      await consumer.subscribe({ topic: 'tls-kafkajs', fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('nothing on the tcp:// listener within 20 s')), 20_000);
+        void consumer.run({
+          eachMessage: async ({ message }) => {
+            seen.push(String(message.value));
+            if (seen.length === 3) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        });
+      });
+      await consumer.disconnect();
+      expect(seen).toEqual(['a', 'b', 'c']);
+    },
+    60_000,
+  );
 
-  it('answers a client that trusts the CA, and checks out for 127.0.0.1 and localhost', async () => {
+  it.concurrent('answers a client that trusts the CA, and checks out for 127.0.0.1 and localhost', async () => {
     const ok = await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(ca.cert) });
     expect(ok).toEqual({ answered: true, fingerprint256: expect.any(String) });
     const byName = await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(ca.cert), servername: 'localhost' });
     expect(byName.answered).toBe(true);
   });
 
-  it('a client that does not trust the CA gets no answer', async () => {
+  it.concurrent('a client that does not trust the CA gets no answer', async () => {
     const r = await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(other.cert) });
     expect(r).toEqual({ answered: false, error: expect.stringMatching(/self-signed|unable to verify|certificate/i) });
     const kafka = new Kafka({
@@ -114,7 +124,7 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     await admin.disconnect();
   });
 
-  it('closes a plaintext client that speaks Kafka to it, answering nothing, and keeps serving', async () => {
+  it.concurrent('closes a plaintext client that speaks Kafka to it, answering nothing, and keeps serving', async () => {
     const socket = net.connect(tlsPort, '127.0.0.1');
     let got = Buffer.alloc(0);
     socket.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
@@ -126,7 +136,7 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     expect((await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(ca.cert) })).answered).toBe(true);
   });
 
-  it('speaks TLS 1.2 and 1.3 but not 1.1', async () => {
+  it.concurrent('speaks TLS 1.2 and 1.3 but not 1.1', async () => {
     const ca12 = { ca: fs.readFileSync(ca.cert), minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const;
     expect((await apiVersionsOverTls(tlsPort, ca12)).answered).toBe(true);
     const ca13 = { ca: fs.readFileSync(ca.cert), minVersion: 'TLSv1.3' } as const;
@@ -140,7 +150,7 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     expect(old.answered).toBe(false);
   });
 
-  it('refuses TLS 1.2 renegotiation, as Kafka does, and keeps serving', async () => {
+  it.concurrent('refuses TLS 1.2 renegotiation, as Kafka does, and keeps serving', async () => {
     const socket = tls.connect({
       host: '127.0.0.1',
       port: tlsPort,
@@ -154,25 +164,26 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
     expect((await apiVersionsOverTls(tlsPort, { ca: fs.readFileSync(ca.cert) })).answered).toBe(true);
   });
 
-  describeWithTools('kcat')('kcat', () => {
-    const kcatTls = (cafile: string, args: string[], input?: string, metadataTimeoutS = 10) =>
-      run(
-        'kcat',
-        [
-          '-b',
-          `127.0.0.1:${tlsPort}`,
-          '-X',
-          'security.protocol=ssl',
-          '-X',
-          `ssl.ca.location=${cafile}`,
-          '-m',
-          String(metadataTimeoutS),
-          ...args,
-        ],
-        { input, timeoutMs: 30_000 },
-      );
+  const kcatTls = (cafile: string, args: string[], input?: string, metadataTimeoutS = 10) =>
+    run(
+      'kcat',
+      [
+        '-b',
+        `127.0.0.1:${tlsPort}`,
+        '-X',
+        'security.protocol=ssl',
+        '-X',
+        `ssl.ca.location=${cafile}`,
+        '-m',
+        String(metadataTimeoutS),
+        ...args,
+      ],
+      { input, timeoutMs: 30_000 },
+    );
 
-    it('produces and consumes over TLS; Metadata names the TLS address', async () => {
+  concurrentWith('kcat')(
+    'kcat produces and consumes over TLS; Metadata names the TLS address',
+    async () => {
       const p = await kcatTls(ca.cert, ['-P', '-t', 'tls-kcat'], 'one\ntwo\nthree\n');
       expect(p).toMatchObject({ code: 0 });
       const c = await kcatTls(ca.cert, ['-C', '-t', 'tls-kcat', '-o', 'beginning', '-e', '-q']);
@@ -180,17 +191,23 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       expect(c.stdout.trim().split('\n')).toEqual(['one', 'two', 'three']);
       const md = await kcatTls(ca.cert, ['-L', '-J']);
       expect(JSON.parse(md.stdout).brokers.map((b: { name: string }) => b.name)).toEqual([`127.0.0.1:${tlsPort}`]);
-    }, 60_000);
+    },
+    60_000,
+  );
 
-    it('fails without the CA', async () => {
+  concurrentWith('kcat')(
+    'kcat fails without the CA',
+    async () => {
       const r = await kcatTls(other.cert, ['-L', '-J'], undefined, 3);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/certificate verify failed|SSL handshake failed/i);
-    }, 40_000);
-  });
+    },
+    40_000,
+  );
 
-  describeWithTools('java', 'mvn')('the Java client (kafka-clients 4.x, PEM truststore)', () => {
-    it('produces and consumes over TLS, verifying the certificate and 127.0.0.1 against it', async () => {
+  concurrentWith('java', 'mvn')(
+    'the Java client (kafka-clients 4.x, PEM truststore) produces and consumes over TLS, verifying the certificate and 127.0.0.1 against it',
+    async () => {
       await buildDriver();
       const props = path.join(tmp.dir, 'java-tls.properties');
       const cafile = ca.cert.replace(/\\/g, '/');
@@ -217,11 +234,13 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       ]);
       expect(produce.codecs.zstd.records).toHaveLength(20);
       expect(produce.ok).toBe(true);
-    }, 400_000);
-  });
+    },
+    400_000,
+  );
 
-  describeWithTools('python3-venv')('confluent-kafka from PyPI (a current librdkafka)', () => {
-    it('produces and consumes over TLS', async () => {
+  concurrentWith('python3-venv')(
+    'confluent-kafka from PyPI (a current librdkafka) produces and consumes over TLS',
+    async () => {
       const python = await venvPython(path.join(__dirname, 'python', 'requirements-pypi.txt'));
       const script = path.join(__dirname, 'python', 'tls_roundtrip.py');
       const args = [script, 'confluent-kafka', `127.0.0.1:${tlsPort}`, ca.cert, 'tls-confluent-pypi', '20'];
@@ -229,24 +248,23 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
       if (r.code !== 0) throw new Error(`confluent-kafka (PyPI) over TLS failed (${r.code}): ${r.stderr.slice(-3000)}`);
       const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
       expect(out.values).toEqual(Array.from({ length: 20 }, (_, i) => `tls ${i}`));
-    }, 400_000);
-  });
+    },
+    400_000,
+  );
 
-  describeWithTools('python3-kafka')('Python clients', () => {
-    it.each(['kafka-python', 'confluent-kafka'])(
-      '%s produces and consumes over TLS',
-      async (client) => {
-        const topic = `tls-${client}`;
-        const r = await run(
-          PYTHON,
-          [path.join(__dirname, 'python', 'tls_roundtrip.py'), client, `127.0.0.1:${tlsPort}`, ca.cert, topic, '20'],
-          { timeoutMs: 60_000 },
-        );
-        if (r.code !== 0) throw new Error(`${client} over TLS failed (${r.code}): ${r.stderr.slice(-3000)}`);
-        const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
-        expect(out.values).toEqual(Array.from({ length: 20 }, (_, i) => `tls ${i}`));
-      },
-      90_000,
-    );
-  });
+  concurrentWith('python3-kafka').each(['kafka-python', 'confluent-kafka'])(
+    '%s produces and consumes over TLS',
+    async (client) => {
+      const topic = `tls-${client}`;
+      const r = await run(
+        PYTHON,
+        [path.join(__dirname, 'python', 'tls_roundtrip.py'), client, `127.0.0.1:${tlsPort}`, ca.cert, topic, '20'],
+        { timeoutMs: 60_000 },
+      );
+      if (r.code !== 0) throw new Error(`${client} over TLS failed (${r.code}): ${r.stderr.slice(-3000)}`);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(out.values).toEqual(Array.from({ length: 20 }, (_, i) => `tls ${i}`));
+    },
+    90_000,
+  );
 });

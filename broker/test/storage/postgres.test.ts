@@ -7,7 +7,7 @@ import type { AsyncStorage } from '../../src/storage/storage';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
-import { resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
+import { commitWithoutFsync, resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
 import { storageContract } from './contract';
 
 describeWithTools('postgresql')('postgres', () => {
@@ -19,6 +19,7 @@ describeWithTools('postgresql')('postgres', () => {
   beforeAll(async () => {
     server = await postgresServer();
     migrated = await server.createDatabase('contract');
+    await commitWithoutFsync(migrated); // no test here crashes the server
     await (await PostgresStorage.open(migrated)).close();
     pristine = await takePristineState(migrated);
   });

@@ -18,7 +18,7 @@ import { promised } from '../../src/storage/sync-adapter';
 import { describeWithTools } from '../support/external-tools';
 import { postgresServer } from '../support/postgres-server';
 import type { PostgresServer } from '../support/postgres-server';
-import { resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
+import { commitWithoutFsync, resetToPristine, takePristineState, type PristineState } from '../support/postgres-reset';
 import { batch, NOW_MS, part } from './fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'minnow-txn-model-'));
@@ -264,6 +264,7 @@ describe('transactions against a model, on every engine', () => {
     beforeAll(async () => {
       server = await postgresServer();
       url = await server.createDatabase('txn_model');
+      await commitWithoutFsync(url); // no test here crashes the server
       await (await PostgresStorage.open(url)).close();
       pristine = await takePristineState(url);
     });

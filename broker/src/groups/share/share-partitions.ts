@@ -5,9 +5,11 @@
 // records has a timer at its earliest lock end: an expired lock makes the record available again
 // (or archives it at the delivery limit), stores the change and wakes a ShareFetch waiting on the
 // partition, without waiting for the next fetch (Kafka's AcquisitionLockTimerTask).
+import { offsetForTimestamp } from '../../storage/record-times';
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs } from './share-group-configs';
+import { parseShareAutoOffsetReset } from './share-auto-offset-reset';
 import {
   KAFKA_SHARE_LIMITS,
   SharePartition,
@@ -164,9 +166,24 @@ export class SharePartitions {
       p.moveStartTo(logStart);
       return p;
     }
-    const reset = (await this.configs.of(groupId)).autoOffsetReset;
-    // by_duration:<ISO duration> is not supported yet: it starts as latest does.
-    const start = reset === 'earliest' ? logStart : logEnd;
+    const start = await this.startOffset(groupId, topic.name, partition, logStart, logEnd);
     return new SharePartition(start, start, this.limits);
+  }
+
+  /** Where a share-partition the group never read starts (share.auto.offset.reset). */
+  private async startOffset(
+    groupId: string,
+    topic: string,
+    partition: number,
+    logStart: number,
+    logEnd: number,
+  ): Promise<number> {
+    const reset = parseShareAutoOffsetReset((await this.configs.of(groupId)).autoOffsetReset);
+    if ('error' in reset || reset.kind === 'latest') return logEnd;
+    if (reset.kind === 'earliest') return logStart;
+    // by_duration: the first record at or after now - duration, as ListOffsets finds it; none: the end.
+    const since = this.hooks.now() - reset.durationMs;
+    const found = offsetForTimestamp(await this.storage.batchForTimestamp(topic, partition, since), since);
+    return found ? Math.max(found.offset, logStart) : logEnd;
   }
 }

@@ -33,6 +33,7 @@ import { authorizedNames } from './authz';
 import { partitionKey } from '../fetch-waiters';
 import type { ResponseHold } from '../response-memory';
 import { MIN_FETCH_VERSION, refuseOldFetch } from './old-message-formats';
+import { fetchedOutsideHeap } from '../young-generation';
 
 const NO_LIMIT = 0x7fffffff;
 const NO_RECORDS = Buffer.alloc(0);
@@ -180,6 +181,7 @@ async function collect(
       return { ...out, records };
     }
   }
+  fetchedOutsideHeap(bytes); // each batch read from SQLite is a new Buffer (young-generation.ts)
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, available, hasError };
 }
 

@@ -1,8 +1,8 @@
 // ListOffsets (key 2): v0-10; v0 (maxNumOffsets, oldStyleOffsets) is answered by list-offsets-v0.ts.
 // Timestamps: -2 earliest, -1 latest, -3 max timestamp (v7+, KIP-734),
 // -4 earliest local (v8+, = earliest here), -5 earliest pending upload (v9+, none here: -1);
-// otherwise the first record with timestamp >= the one asked. Batches are stored whole, so a
-// lookup by time decodes just the one batch that holds the answer. isolation_level 1
+// otherwise the first record with timestamp >= the one asked (storage/record-times.ts: batches are
+// stored whole, so a lookup by time decodes just the one batch that holds the answer). isolation_level 1
 // (read_committed, v2+) reads up to the last stable offset (Partition.fetchOffsetForTimestamp):
 // LATEST is the LSO and an offset found by time at or past it is none (-1).
 import { ApiKey } from '../../protocol/api-keys';
@@ -12,8 +12,7 @@ import type {
   ListOffsetsResponse,
   ListOffsetsResponseListOffsetsPartitionResponse,
 } from '../../protocol/messages';
-import { decodeRecords, readBatchHeader, timestampType, TimestampType } from '../../protocol/record-batch';
-import type { StoredBatch } from '../../storage/storage';
+import { offsetForTimestamp, offsetOfMaxTimestamp, type Found } from '../../storage/record-times';
 import type { ApiHandler } from '../context';
 import { partitionKey } from '../fetch-waiters';
 import { authorizedNames } from './authz';
@@ -25,33 +24,6 @@ const MAX_TIMESTAMP = -3n;
 const EARLIEST_LOCAL = -4n;
 const EARLIEST_PENDING_UPLOAD = -5n;
 const READ_COMMITTED = 1;
-
-interface Found {
-  offset: number;
-  timestamp: number;
-}
-
-/** Per record (offset, timestamp) of a stored batch; with LogAppendTime every record has the batch time. */
-function recordTimes(batch: StoredBatch): Found[] {
-  const h = readBatchHeader(batch.data);
-  const logAppend = timestampType(h.attributes) === TimestampType.LogAppendTime;
-  return decodeRecords(batch.data).map((r) => ({
-    offset: batch.baseOffset + r.offsetDelta,
-    timestamp: logAppend ? Number(h.maxTimestamp) : Number(h.baseTimestamp) + r.timestampDelta,
-  }));
-}
-
-export function offsetForTimestamp(batch: StoredBatch | undefined, timestampMs: number): Found | undefined {
-  if (!batch) return undefined;
-  return recordTimes(batch).find((r) => r.timestamp >= timestampMs);
-}
-
-export function offsetOfMaxTimestamp(batch: StoredBatch | undefined): Found | undefined {
-  if (!batch) return undefined;
-  let best: Found | undefined;
-  for (const r of recordTimes(batch)) if (!best || r.timestamp > best.timestamp) best = r;
-  return best;
-}
 
 /** The partitions named more than once in the request, as partitionKey(topic, partition). */
 function duplicatePartitions(req: ListOffsetsRequest): Set<string> {
