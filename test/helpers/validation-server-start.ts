@@ -44,6 +44,7 @@ export async function stopValidationServer(): Promise<void> {
   started = undefined;
   if (server && server.exitCode === null && server.signalCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.ref(); // else nothing keeps jest's process alive until the exit is seen
     server.kill('SIGTERM');
     await exited;
     return;
