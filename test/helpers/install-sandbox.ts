@@ -6,7 +6,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { BrokerAsset } from '../../lib/constructs/broker-asset';
 import { runCachedDir } from './run-cache';
 import { REPO_ROOT } from './synth';
-import { kitTempDir } from './temp-dirs';
+import { beforeKitTempDirsGo, kitTempDir } from './temp-dirs';
 
 export const INSTALL_SH = path.join(REPO_ROOT, 'broker', 'deploy', 'install.sh');
 export {
@@ -138,7 +138,10 @@ export function stopSandboxBroker(sb: Sandbox): void {
   }
 }
 
-/** Stops the fake brokers the systemctl stub started (a jest afterAll in each sandbox test file). */
+/**
+ * Stops the fake brokers the systemctl stub started: when the file's temp dirs go, before their pid
+ * files do (an afterAll here ran after that, and each broker lived on until its own 60 s end).
+ */
 export function stopSandboxBrokers(): void {
   for (const state of sandboxes.splice(0)) {
     try {
@@ -148,7 +151,7 @@ export function stopSandboxBrokers(): void {
     }
   }
 }
-afterAll(stopSandboxBrokers);
+beforeKitTempDirsGo(stopSandboxBrokers);
 
 /** The signals the boot sent to the wait condition handle, parsed. */
 export function signals(sb: Sandbox): { Status: string; Reason: string; UniqueId: string; Data: string }[] {

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { RUN_CACHE_ENV } from './run-cache';
 import { stopValidationServer } from './validation-server-start';
 
-export default function removeRunCache(): void {
-  stopValidationServer();
+export default async function removeRunCache(): Promise<void> {
+  await stopValidationServer();
   const dir = process.env[RUN_CACHE_ENV];
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   delete process.env[RUN_CACHE_ENV];

@@ -13,7 +13,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { decodeRecords, encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools } from '../support/external-tools';
-import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
+import { loadKafkajsModules, loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { Engine, kcat, run, startTestBroker, storageUrlFor, tempDir, lastJson, engineOf } from './helpers';
 import { venvPython } from './python-venv';
 
@@ -49,6 +49,7 @@ describeWithTools('kcat', 'python3-kafka', 'python3-zstandard', 'python3-venv').
 
     beforeAll(async () => {
       loadLazyBrokerModules();
+      loadKafkajsModules();
       broker = await startTestBroker(storageUrlFor(engine, tmp.dir), { config: { ...CLEANER } });
       bootstrap = `127.0.0.1:${broker.port}`;
       client = new KafkaClient(bootstrap);

@@ -8,6 +8,7 @@ import type { RunningBroker } from '../../src/server/broker';
 import { createHandlers } from '../../src/server/handlers';
 import { apiVersionsBody } from '../../src/server/handlers/api-versions';
 import { describeWithTools } from '../support/external-tools';
+import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { runJava } from '../support/java-launch';
 import { kcat, startTestBroker, tempDir } from './helpers';
 import { buildDriver, driverClasspath, LINES } from './java-driver';
@@ -61,6 +62,7 @@ describeWithTools(
   const results = new Map<Line['module'], Map<string, ScenarioLine>>();
 
   beforeAll(async () => {
+    loadLazyBrokerModules(); // for the concurrent tests below (support/lazy-broker-modules.ts says why)
     // Groups form at once: each scenario's first member waited the 3 s initial rebalance delay,
     // and every scenario with two members waits for both (the assignments they must end with).
     broker = await startTestBroker(`sqlite://${path.join(tmp.dir, 'java.db')}`, {
@@ -88,7 +90,8 @@ describeWithTools(
       expect(scenario(line, 'version').kafkaClients).toBe(line.version);
     });
 
-    it.each(CODECS)(
+    // At once (it.concurrent): each codec's kcat read waits ~0.5 s at the partition's end.
+    it.concurrent.each(CODECS)(
       'produces with its defaults (idempotent, acks=all) and %s; the Java consumer and kcat read it back',
       async (codec) => {
         const produce = scenario(line, 'produce');

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { DEBIAN_PYTHON, describeWithTools } from '../support/external-tools';
-import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
+import { loadKafkajsModules, loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, tempDir } from './helpers';
 import { addUser, SaslBroker, startSaslBroker } from './sasl-support';
@@ -21,6 +21,7 @@ describeWithTools('openssl')('SASL_SSL (sasl+tls://)', () => {
   // on clients, a refused kcat 3 s); support/lazy-broker-modules.ts says why this first.
   beforeAll(async () => {
     loadLazyBrokerModules();
+    loadKafkajsModules();
     ca = makeCa(path.join(tmp.dir, 'ca'));
     const server = ca.server();
     b = await startSaslBroker(

@@ -11,7 +11,7 @@ import { ApiKey } from '../../src/protocol/api-keys';
 import { encodeRequestFrame } from '../../src/protocol/request-frame';
 import type { RunningBroker } from '../../src/server/broker';
 import { describeWithTools, requireTools, type ToolName } from '../support/external-tools';
-import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
+import { loadKafkajsModules, loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { runJava } from '../support/java-launch';
 import { makeCa, TestCa } from '../support/tls-certs';
 import { run, startTestBroker, tempDir } from './helpers';
@@ -34,6 +34,7 @@ describeWithTools('openssl')('a tls:// listener next to a tcp:// one', () => {
   // processes, a JVM among them); support/lazy-broker-modules.ts says why this first.
   beforeAll(async () => {
     loadLazyBrokerModules();
+    loadKafkajsModules();
     ca = makeCa(path.join(tmp.dir, 'ca'));
     other = makeCa(path.join(tmp.dir, 'other'), 'other', '/CN=someone else');
     const server = ca.server();

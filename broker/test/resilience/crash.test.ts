@@ -7,19 +7,15 @@
 // replayed runs; `npm run crash` runs the same suite outside jest.
 import { runCrashSuite } from '../../tools/resilience/crash-run';
 import { tempDir } from '../integration/helpers';
-import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 
 const KILLS = Number(process.env.MINNOW_CRASH_KILLS ?? 10);
 const SEED = Number(process.env.MINNOW_CRASH_SEED ?? Date.now() % 2 ** 31);
 
 describe('kill -9 under idempotent produce load', () => {
   const tmp = tempDir('minnow-crash-');
-  // The two modes run at once (it.concurrent: a broker, a file and a client each; most of a run
-  // is waiting for restarts). support/lazy-broker-modules.ts says why the codecs load first.
-  beforeAll(() => loadLazyBrokerModules());
   afterAll(() => tmp.cleanup());
 
-  it.concurrent.each(['normal', 'full'] as const)(
+  it.each(['normal', 'full'] as const)(
     `keeps every acknowledged record, committed offset and producer state (SQLITE_SYNCHRONOUS=%s, ${KILLS} kills, seed ${SEED})`,
     async (synchronous) => {
       // The seed is in the test name and in every failure message: MINNOW_CRASH_SEED=<seed> replays it.

@@ -9,7 +9,6 @@
 import { runGroupCrash } from '../../tools/resilience/group-crash-run';
 import { describeWithTools } from '../support/external-tools';
 import { tempDir } from '../integration/helpers';
-import { loadLazyBrokerModules } from '../support/lazy-broker-modules';
 import { buildDriver, driverClasspath } from '../integration/java-driver';
 
 const KILLS = Number(process.env.MINNOW_GROUP_CRASH_KILLS ?? 3);
@@ -17,16 +16,10 @@ const SEED = Number(process.env.MINNOW_GROUP_CRASH_SEED ?? Date.now() % 2 ** 31)
 
 describeWithTools('java', 'mvn')('kill -9 under Kafka 4 groups (Java 4.x members)', () => {
   const tmp = tempDir('minnow-group-crash-');
-  // The two modes run at once (it.concurrent: a broker, a file, a port and members each; most of a
-  // run is waiting on restarts and members). support/lazy-broker-modules.ts says why the codecs
-  // load first.
-  beforeAll(() => {
-    loadLazyBrokerModules();
-    return buildDriver();
-  }, 300_000);
+  beforeAll(() => buildDriver(), 300_000);
   afterAll(() => tmp.cleanup());
 
-  it.concurrent.each(['consumer', 'share'] as const)(
+  it.each(['consumer', 'share'] as const)(
     `a %s group keeps its promises across ${KILLS} kills (seed ${SEED})`,
     async (mode) => {
       const report = await runGroupCrash({
