@@ -1,4 +1,5 @@
 // Structured logs: one JSON object per line on stderr, filtered by level (LOG_LEVEL).
+import { types } from 'node:util';
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -13,10 +14,14 @@ export interface Logger {
 
 const rank = (l: LogLevel) => LOG_LEVELS.indexOf(l);
 
-/** BigInt and Error values made printable. */
+/**
+ * BigInt and Error values made printable. An Error made in another realm (a vm context, jest's
+ * module registry) is no `instanceof Error` here, and JSON would print it as {}: isNativeError
+ * knows it anyway.
+ */
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error || types.isNativeError(value)) return { name: value.name, message: value.message };
   return value;
 }
 

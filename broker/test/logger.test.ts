@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { createLogger, WarningLimiter } from '../src/logger';
 
 describe('WarningLimiter', () => {
@@ -54,5 +55,18 @@ describe('WarningLimiter', () => {
       expect.objectContaining({ level: 'error', msg: 'b (2 more like this suppressed)' }),
     ]);
     expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('createLogger', () => {
+  it('prints an error with its name and message, also one made in another realm', () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('info', (l) => lines.push(JSON.parse(l)));
+    logger.error('request failed', { err: new RangeError('here') });
+    logger.error('request failed', { err: runInNewContext('new TypeError("elsewhere")') });
+    expect(lines.map((l) => l.err)).toEqual([
+      { name: 'RangeError', message: 'here' },
+      { name: 'TypeError', message: 'elsewhere' },
+    ]);
   });
 });
