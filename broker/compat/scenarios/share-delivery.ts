@@ -7,6 +7,7 @@
 // share session, and the group's start offsets are described.
 import { ApiKey } from '../../src/protocol/api-keys';
 import { batch, type Scenario, type ScenarioContext } from '../scenario';
+import { enableShareGroups } from './share-groups';
 
 const GROUP = 'sgd-g';
 const TOPIC = 'sgd-t';
@@ -47,14 +48,7 @@ export const shareDeliveryScenarios: Scenario[] = [
     name: 'share-delivery',
     about: 'KIP-932 ShareFetch/ShareAcknowledge: two partitions, accept/release/reject, redelivery, session close',
     async run(ctx) {
-      if (ctx.target === 'kafka') {
-        const up = await ctx.quiet(ApiKey.UpdateFeatures, 1, {
-          timeoutMs: 30_000,
-          featureUpdates: [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 1 }],
-          validateOnly: false,
-        });
-        if (up.errorCode !== 0) throw new Error(`enabling share groups on Kafka: ${up.errorCode} ${up.errorMessage}`);
-      }
+      await enableShareGroups(ctx);
       const created = await ctx.quiet(ApiKey.CreateTopics, 7, {
         topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
         timeoutMs: 30_000,

@@ -4,7 +4,7 @@
 // the scenario enables them on Kafka first (UpdateFeatures share.version=1, what
 // `kafka-features upgrade --feature share.version=1` sends).
 import { ApiKey } from '../../src/protocol/api-keys';
-import type { Scenario } from '../scenario';
+import type { Scenario, ScenarioContext } from '../scenario';
 
 const GROUP = 'sga-g';
 const TOPIC = 'sga-t';
@@ -18,19 +18,23 @@ const heartbeat = (memberEpoch: number) => ({
   subscribedTopicNames: memberEpoch === 0 ? [TOPIC] : null,
 });
 
+/** Kafka 4.1.1 serves share groups once share.version is 1 (UpdateFeatures); minnow always does. */
+export async function enableShareGroups(ctx: ScenarioContext): Promise<void> {
+  if (ctx.target !== 'kafka') return;
+  const up = await ctx.quiet(ApiKey.UpdateFeatures, 1, {
+    timeoutMs: 30_000,
+    featureUpdates: [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 1 }],
+    validateOnly: false,
+  });
+  if (up.errorCode !== 0) throw new Error(`enabling share groups on Kafka: ${up.errorCode} ${up.errorMessage}`);
+}
+
 export const shareGroupScenarios: Scenario[] = [
   {
     name: 'share-group-admin',
     about: 'KIP-932 admin: describe/alter/delete share-group offsets, delete and list share groups',
     async run(ctx) {
-      if (ctx.target === 'kafka') {
-        const up = await ctx.quiet(ApiKey.UpdateFeatures, 1, {
-          timeoutMs: 30_000,
-          featureUpdates: [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 1 }],
-          validateOnly: false,
-        });
-        if (up.errorCode !== 0) throw new Error(`enabling share groups on Kafka: ${up.errorCode} ${up.errorMessage}`);
-      }
+      await enableShareGroups(ctx);
       await ctx.quiet(ApiKey.CreateTopics, 7, {
         topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
         timeoutMs: 30_000,
