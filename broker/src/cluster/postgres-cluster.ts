@@ -209,6 +209,8 @@ export class PostgresCluster implements Cluster {
    * A claim waits for a renewal in flight: that renewal chose the keys to keep before the claim
    * began, so it would delete the new row (and the broker would think it held a key the database
    * no longer gives it). Renewals that start later keep the key: it is in `claiming` from now on.
+   * A key that view moved away (applyView gave back only the keys held then) is given back, not
+   * held: renewed until the next epoch, its owner would answer COORDINATOR_LOAD_IN_PROGRESS.
    */
   private async claimAfterRenewal(kind: CoordinatorKind, key: string): Promise<boolean> {
     await this.ticking?.catch(() => {});
@@ -217,10 +219,10 @@ export class PostgresCluster implements Cluster {
 
   private async claimNow(kind: CoordinatorKind, key: string): Promise<boolean> {
     const got = await this.withClient((client) => claim(client, this.reg, kind, key));
-    if (got && !this.fenced) {
+    if (got && !this.fenced && this.coordinatorOf(kind, key).nodeId === this.nodeId) {
       this.held.add(heldKey(kind, key));
       this.opts.logger.info('coordinating', { kind, key, nodeId: this.nodeId });
-    }
+    } else if (got) void this.giveBack(kind, key);
     return got;
   }
 
@@ -338,11 +340,8 @@ export class PostgresCluster implements Cluster {
   }
 
   private async giveBack(kind: CoordinatorKind, key: string): Promise<void> {
-    try {
-      await this.withClient((client) => release(client, this.reg, kind, key));
-    } catch {
-      // The next renewal drops it (not in `keep`), or it runs out.
-    }
+    // Failed: the next renewal drops it (not in `keep`), or it runs out.
+    await this.withClient((client) => release(client, this.reg, kind, key)).catch(() => {});
   }
 
   private drop(k: string): void {

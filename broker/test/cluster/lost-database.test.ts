@@ -287,11 +287,16 @@ describeWithTools('postgresql', 'kcat')('a broker cut off from PostgreSQL', () =
         });
         expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
         load.extra.push(`healed ${mode}`);
+        // LOAD_IN_PROGRESS (14) for good: another broker still holds the group's lease row;
+        // NOT_AVAILABLE (15): its claim or its load of the group failed.
+        let answered: number | undefined;
         await until('broker 3 coordinates again', async () => {
-          const code = await heartbeat(CUT, group);
-          return code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+          answered = await heartbeat(CUT, group);
+          return answered === ErrorCode.COORDINATOR_NOT_AVAILABLE || answered === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
             ? undefined
-            : code;
+            : answered;
+        }).catch((err: Error) => {
+          throw new Error(`${err.message}; its last answer: error code ${answered}`);
         });
         await load.waitForAcks(load.acked.size + 50, 'after the heal');
         // Its LISTEN connection is a new one: a fetch waiting on broker 3 wakes for a produce through broker 1.
