@@ -11,6 +11,7 @@ import type { Logger } from '../logger';
 import type { BrokerNode, Cluster, ClusterView, CoordinatorCheck, CoordinatorKind, NamedEndpoint } from './cluster';
 import { claim, CLUSTER_CHANNEL, heldKey, join, KIND_OF_CODE, leave, Registration, release, renew } from './membership';
 import { NotificationListener } from './notification-listener';
+import { clusterPoolConfig } from './cluster-pool';
 import { resolveNodeId } from './node-id';
 import { coordinatorOf, leaderOf, PLACEMENT_VERSION } from './placement';
 import { ensureClusterSchema } from './schema';
@@ -74,9 +75,8 @@ export class PostgresCluster implements Cluster {
 
   /** Creates the tables if needed and settles the node id; join() registers the broker. */
   static async open(opts: PostgresClusterOptions): Promise<PostgresCluster> {
-    // Bounded waits: a renewal stuck longer than this is useless anyway (the lease is running out).
-    const waitMs = 2 * (opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
-    const pool = new Pool({ connectionTimeoutMillis: waitMs, query_timeout: waitMs, ...opts.connection, max: 2 });
+    // Bounded waits, on both ends (cluster-pool.ts).
+    const pool = new Pool(clusterPoolConfig(opts.connection, opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS));
     pool.on('error', (err) => opts.logger.warn('cluster database connection failed', { err: err.message }));
     // The pool listens for errors on idle clients only: a checked-out client whose connection is
     // reset (the network back after a black hole) would otherwise crash the process. Its query fails.
