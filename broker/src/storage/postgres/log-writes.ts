@@ -19,22 +19,18 @@ export interface LockedPartition {
   highWatermark: number;
 }
 
-const LOCK_PARTITIONS = prepared(
-  'lock_partitions',
-  `SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
+// The partitions named by ($1 topic names, $2 partition indexes), locked in id order.
+const LOCKED_PARTITIONS = `SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
             p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
      FROM partition p JOIN topic t ON t.id = p.topic_id
      JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-     ORDER BY p.id FOR NO KEY UPDATE OF p`,
-);
+     ORDER BY p.id FOR NO KEY UPDATE OF p`;
+const LOCK_PARTITIONS = prepared('lock_partitions', LOCKED_PARTITIONS);
+// The producer states' query is written once, in minnow_producer_rows (migrations.ts, migration 4).
 const LOAD_PRODUCERS = prepared(
   'load_producers',
-  `WITH u AS (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[]) AS u(pa, pr))
-     SELECT false AS open, s.partition_id, s.producer_id, s.epoch, s.batches FROM producer_partition s
-       JOIN u ON s.partition_id = u.pa AND s.producer_id = u.pr
-     UNION ALL
-     SELECT true, o.partition_id, o.producer_id, NULL, NULL FROM open_txn o
-       JOIN u ON o.partition_id = u.pa AND o.producer_id = u.pr WHERE $3::boolean`,
+  `SELECT is_open AS open, partition_id, producer_id, epoch, batches
+     FROM minnow_producer_rows($1::bigint[], $2::bigint[], $3::boolean)`,
 );
 
 // LOCK_PARTITIONS and the producer states of the batches' producers in one round trip (an
@@ -46,13 +42,7 @@ const LOAD_PRODUCERS = prepared(
 // then the states (state true).
 const LOCK_PARTITIONS_WITH_PRODUCERS = prepared(
   'lock_partitions_with_producers',
-  `WITH locked AS MATERIALIZED (
-       SELECT p.id, t.name AS topic, t.topic_uuid AS "topicId", p.partition_index AS partition,
-              p.log_start_offset AS "logStartOffset", p.high_watermark AS "highWatermark"
-       FROM partition p JOIN topic t ON t.id = p.topic_id
-       JOIN unnest($1::text[], $2::int[]) AS u(name, idx) ON t.name = u.name AND p.partition_index = u.idx
-       ORDER BY p.id FOR NO KEY UPDATE OF p
-     ), wanted AS (
+  `WITH locked AS MATERIALIZED (${LOCKED_PARTITIONS}), wanted AS (
        SELECT array_agg(l.id ORDER BY l.id, w.pr) AS pa, array_agg(w.pr ORDER BY l.id, w.pr) AS pr
        FROM locked l JOIN unnest($3::text[], $4::int[], $5::bigint[]) AS w(name, idx, pr)
          ON l.topic = w.name AND l.partition = w.idx
