@@ -171,9 +171,12 @@ export function rawSnappyLength(block: Buffer): number {
   throw new DecodeError('malformed snappy data: bad uncompressed-length preamble');
 }
 
+/** snappy's decode options (an external buffer; BENCHMARKS.md "Compressed produce beside Kafka" on copyOutputData). */
+export const SNAPPY_DECODE = { asBuffer: true } as const;
+
 function rawSnappy(block: Buffer, maxBytes: number): Buffer {
   checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
+  return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
 }
 
 function snappyDecompress(data: Buffer, maxBytes: number): Buffer {

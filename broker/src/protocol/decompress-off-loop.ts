@@ -22,6 +22,7 @@ import {
   native,
   rawSnappyLength,
   snappy,
+  SNAPPY_DECODE,
   zstdBinding,
   zstdWindowLogMax,
 } from './compression';
@@ -130,9 +131,8 @@ class DecodedBlocks {
 
 async function rawSnappy(block: Buffer, maxBytes: number): Promise<Buffer> {
   const size = checkSize(rawSnappyLength(block), maxBytes, 'snappy');
-  if (size <= YIELD_EVERY_BYTES)
-    return native('snappy', () => snappy().uncompressSync(block, { asBuffer: true }) as Buffer);
-  return threadpool('snappy', () => snappy().uncompress(block, { asBuffer: true }));
+  if (size <= YIELD_EVERY_BYTES) return native('snappy', () => snappy().uncompressSync(block, SNAPPY_DECODE) as Buffer);
+  return threadpool('snappy', () => snappy().uncompress(block, SNAPPY_DECODE));
 }
 
 /** As compression.ts's snappyDecompress (xerial framing or raw), yielding between blocks. */
