@@ -39,7 +39,8 @@ export function upgradeRefusal(classic: Group, policy: MigrationPolicy, maxSize:
 
 /** Kafka's validateOnlineDowngradeWithFencedMember: true when removing `memberId` should make the group classic. */
 export function shouldDowngrade(group: ConsumerGroup, memberId: string, policy: MigrationPolicy): boolean {
-  return group.allMembersUseClassicProtocolExcept(memberId) && group.size > 1 && downgradeEnabled(policy);
+  // Unlike a replacement, a removal must leave someone to be the classic group.
+  return group.size > 1 && shouldDowngradeOnReplace(group, memberId, policy);
 }
 
 /**
