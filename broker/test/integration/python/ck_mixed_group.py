@@ -8,7 +8,8 @@ import json
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka import KafkaException, Producer
+from ck_groups import group_consumer
 
 bootstrap, topic, group, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 PARTITIONS = 4
@@ -29,17 +30,7 @@ def produce(prefix):
 
 
 def consumer(protocol):
-    c = Consumer({
-        "bootstrap.servers": bootstrap,
-        "group.id": group,
-        "group.protocol": protocol,
-        "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-        "error_cb": record,
-        **({"session.timeout.ms": 10000, "heartbeat.interval.ms": 500} if protocol == "classic" else {}),
-    })
-    c.subscribe([topic])
-    return c
+    return group_consumer(bootstrap, group, topic, protocol, record)
 
 
 def poll(members, read_by, done):

@@ -9,8 +9,9 @@ import json
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient
+from ck_groups import group_consumer
 
 bootstrap, topic, group, timeout_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 COUNT = 40
@@ -29,18 +30,7 @@ def produce(prefix, n):
 
 
 def member(protocol):
-    c = Consumer({
-        "bootstrap.servers": bootstrap,
-        "group.id": group,
-        "group.instance.id": "rolling-1",
-        "group.protocol": protocol,
-        "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-        "error_cb": record,
-        **({"session.timeout.ms": 10000, "heartbeat.interval.ms": 500} if protocol == "classic" else {}),
-    })
-    c.subscribe([topic])
-    return c
+    return group_consumer(bootstrap, group, topic, protocol, record, **{"group.instance.id": "rolling-1"})
 
 
 def read(c, want):
