@@ -17,6 +17,7 @@ import { scramContract } from './contract-scram';
 import { topicsContract } from './contract-topics';
 import { transactionsContract } from './contract-transactions';
 import { transactionsV2Contract } from './contract-transactions-v2';
+import { transactionLogContract } from './contract-transaction-log';
 import { batch, NOW_MS, part, resend } from './fixtures';
 import type { ContractContext, ContractHooks } from './fixtures';
 
@@ -47,6 +48,7 @@ export function storageContract(
     producersContract(ctx);
     retentionContract(ctx);
     transactionsContract(ctx);
+    transactionLogContract(ctx);
     transactionsV2Contract(ctx);
     activeProducersContract(ctx);
     compactionContract(ctx);
