@@ -1,5 +1,5 @@
 // The tail cache on its own (src/storage/tail-cache.ts): which reads it can answer, its byte budget
-// across partitions, and what dropping leaves.
+// across partitions, what dropping leaves, and that reads get copies of what was appended.
 import { PartitionTail, TailCache } from '../../src/storage/tail-cache';
 
 const blob = (n: number, fill = 1) => Buffer.alloc(n, fill);
@@ -13,7 +13,7 @@ function appendRun(cache: TailCache, tail: PartitionTail, from: number, count: n
 }
 
 const liveBytes = (tails: PartitionTail[]) =>
-  tails.reduce((n, t) => n + t.batches.slice(t.head).reduce((m, b) => m + b.data.length, 0), 0);
+  tails.reduce((n, t) => n + t.batches.slice(t.head).reduce((m, b) => m + b.length, 0), 0);
 
 describe('TailCache', () => {
   it('answers from the batch holding the offset on, and not before its run', () => {
@@ -52,42 +52,54 @@ describe('TailCache', () => {
     expect(cache.indexFor(b, 0)).toBe(0);
   });
 
-  it('dropping frees the bytes; what was dropped is not evicted again in place of live batches', () => {
+  it('dropping frees the bytes; their room in the ring is written over in ring order, live batches after it', () => {
     const cache = new TailCache(1000);
     const a = new PartitionTail();
     const b = new PartitionTail();
-    appendRun(cache, a, 0, 5);
-    appendRun(cache, b, 0, 3);
+    appendRun(cache, a, 0, 5); // ring [0, 500)
+    appendRun(cache, b, 0, 3); // [500, 800)
     cache.dropBelow(a, 4); // [0-1] [2-3]
     expect(cache.bytes).toBe(600);
     expect(cache.indexFor(a, 3)).toBe(-1);
     cache.clear(b);
     expect(cache.bytes).toBe(300);
-    appendRun(cache, b, 6, 9); // 1200 bytes: two of a's batches go, the oldest live ones
-    expect(cache.bytes).toBe(1000);
-    expect(a.size).toBe(1);
+    // 900 bytes: two fit at the ring's end, then the writes go over a's dropped room and its three live batches.
+    appendRun(cache, b, 6, 9);
+    expect(a.size).toBe(0);
     expect(b.size).toBe(9);
+    expect(cache.bytes).toBe(900);
+    appendRun(cache, a, 100, 1); // into b's dropped room: nothing live goes
+    expect(b.size).toBe(9);
+    expect(cache.bytes).toBe(1000);
   });
 
-  it('keeps a batch that is a small part of its request as a copy: the request is not kept alive', () => {
-    const cache = new TailCache(1 << 20);
-    const t = new PartitionTail();
-    const request = Buffer.alloc(200_000, 7);
-    const inRequest = request.subarray(1000, 3000);
-    cache.append(t, 0, 0, inRequest);
-    expect(t.batches[0]!.data.equals(inRequest)).toBe(true);
-    expect(t.batches[0]!.data.buffer.byteLength).toBe(2000);
-    expect(cache.bytes).toBe(2000);
-  });
-
-  it('keeps a batch that is most of its request as it is, without a copy', () => {
+  it('keeps a copy: the request it came in may change or go after the append', () => {
     const cache = new TailCache(1 << 20);
     const t = new PartitionTail();
     const request = Buffer.alloc(16_000, 7);
-    const batch = request.subarray(80); // the frame's header before the one batch
+    const batch = request.subarray(80);
     cache.append(t, 0, 0, batch);
-    expect(t.batches[0]!.data).toBe(batch);
+    request.fill(9);
+    const [read] = cache.copyOut(t, 0, 1);
+    expect(read!.equals(Buffer.alloc(batch.length, 7))).toBe(true);
     expect(cache.bytes).toBe(batch.length);
+  });
+
+  it("a read's copy stays as it was when later appends write over the ring", () => {
+    const cache = new TailCache(1000);
+    const t = new PartitionTail();
+    cache.append(t, 0, 0, blob(400, 1));
+    cache.append(t, 1, 1, blob(400, 2));
+    const read = cache.copyOut(t, 0, 2);
+    cache.append(t, 2, 2, blob(400, 3)); // wraps: over batch 0
+    cache.append(t, 3, 3, blob(400, 4)); // over batch 1
+    expect(read.map((b) => [b.length, b[0], b[399]])).toEqual([
+      [400, 1, 1],
+      [400, 2, 2],
+    ]);
+    expect(cache.indexFor(t, 1)).toBe(-1);
+    const now = cache.copyOut(t, t.head, t.batches.length);
+    expect(now.map((b) => b[0])).toEqual([3, 4]);
   });
 
   it('caches nothing with a budget of 0, nor a batch larger than the budget', () => {
@@ -119,7 +131,7 @@ describe('TailCache', () => {
       else if (op === 1) cache.dropBelow(t, next[i]! - rand(10));
       else {
         const records = 1 + rand(3);
-        cache.append(t, next[i]!, next[i]! + records - 1, blob(50 + rand(400)));
+        cache.append(t, next[i]!, next[i]! + records - 1, blob(50 + rand(400), next[i]! % 251));
         next[i]! += records;
       }
       if (cache.bytes > 5000) over++;
@@ -130,6 +142,9 @@ describe('TailCache', () => {
       // Each run is contiguous and ends at its partition's next offset.
       const live = t.batches.slice(t.head);
       for (let k = 1; k < live.length; k++) expect(live[k]!.baseOffset).toBe(live[k - 1]!.lastOffset + 1);
+      // And each batch reads back as it was appended (no other batch wrote over its room).
+      const read = cache.copyOut(t, t.head, t.batches.length);
+      for (const [k, b] of live.entries()) expect(read[k]!.equals(blob(b.length, b.baseOffset % 251))).toBe(true);
       if (live.length > 0) expect(live[live.length - 1]!.lastOffset + 1).toBe(next[i]);
     }
   });

@@ -194,17 +194,17 @@ export class Records {
     readCommitted: boolean,
     lso: number,
   ): ReadResult {
-    const batches: Buffer[] = [];
     let total = 0;
     let lastReturned = -1;
-    for (let i = index; i < tail.batches.length; i++) {
-      const b = tail.batches[i]!;
+    let end = index;
+    for (; end < tail.batches.length; end++) {
+      const b = tail.batches[end]!;
       if (readCommitted && b.lastOffset >= lso) break;
-      if (!fitsFetch(total, b.data.length, maxBytes, minOneBatch)) break;
-      total += b.data.length;
-      batches.push(b.data);
+      if (!fitsFetch(total, b.length, maxBytes, minOneBatch)) break;
+      total += b.length;
       lastReturned = b.lastOffset;
     }
+    const batches = end > index ? this.tailCache.copyOut(tail, index, end) : [];
     return {
       errorCode: ErrorCode.NONE,
       highWatermark: entry.highWatermark,
