@@ -22,7 +22,7 @@ import { bytesPerPayloadByte } from './disk-usage';
 import { KAFKA_DEFAULT_HEAP, KAFKA_T3_MICRO_HEAP, kafkaSettingsText } from './kafka-peer';
 import { SEED_RATE } from './load-args';
 import { RunningPeer, startKafkaBroker, startMinnowBroker } from './peer-brokers';
-import { consumeScenario, produceScenario } from './peer-scenarios';
+import { CONSUME_READS, consumeScenario, produceScenario } from './peer-scenarios';
 import {
   PeerInfo,
   PeerScenario,
@@ -188,7 +188,7 @@ class PeersRun {
       const consume = this.scenario(
         'consume',
         'Consume the 1 KiB topic',
-        "On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test `--messages <records> --timeout 60000` (a consumer group, 1 MiB fetches), then `minnow perf consume --fetch-size 1048576`, both reading the topic kafka-producer-perf-test wrote. Throughput excludes joining the group (Kafka's fetch.MB.sec).",
+        `On the broker of the 1 KiB run, right after it: kafka-consumer-perf-test \`--messages <records> --timeout 60000\` (a consumer group, 1 MiB fetches), then \`minnow perf consume --fetch-size 1048576\`, both reading the topic kafka-producer-perf-test wrote, each tool ${CONSUME_READS} times from the start: the figures are the read with the median MB/s. Throughput excludes joining the group (Kafka's fetch.MB.sec).`,
       );
       for (const p of PEERS)
         max1k.results.push(

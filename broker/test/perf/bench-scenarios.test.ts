@@ -1,5 +1,7 @@
 // The harness's pure scenario pieces (broker/bench/load-args.ts): the load each scenario offers
 // as `minnow perf` arguments, the seed run chosen, and the floor loads derived from it.
+import { medianRead } from '../../bench/peer-scenarios';
+import type { ToolFigures } from '../../bench/peers-report';
 import { maxRateArgs, medianByP99, pacedArgs, produceArgs, seedFloorLoad } from '../../bench/load-args';
 import { parseProduceArgs } from '../../src/perf/options';
 import type { ProduceOptions } from '../../src/perf/options';
@@ -82,5 +84,26 @@ describe('seedFloorLoad', () => {
   it('without a commit count, one commit per request', () => {
     const seed = summary({ requests: 5000, elapsedMs: 10_000, wireBytes: 5_000_000 });
     expect(seedFloorLoad(seed, undefined)).toMatchObject({ commitsPerSec: 500, bytesPerCommit: 1000 });
+  });
+});
+
+describe('medianRead', () => {
+  const read = (mbPerSec: number, brokerCpuPercent: number): ToolFigures => ({
+    tool: 'minnow perf consume',
+    records: 500_000,
+    recordsPerSec: mbPerSec * 1024,
+    mbPerSec,
+    p50Ms: NaN,
+    p99Ms: NaN,
+    p999Ms: NaN,
+    brokerCpuPercent,
+    toolCpuPercent: 80,
+    missing: 0,
+  });
+
+  it("is the read with the median MB/s, with that read's CPU", () => {
+    expect(medianRead([read(550, 61), read(310, 90), read(620, 58)])).toEqual(read(550, 61));
+    expect(medianRead([read(400, 70)])).toEqual(read(400, 70));
+    expect(() => medianRead([])).toThrow(/no reads/);
   });
 });

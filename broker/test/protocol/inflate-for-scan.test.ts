@@ -16,7 +16,7 @@ import { inflateForScan, SCAN_BUFFER_MAX_BYTES } from '../../src/protocol/inflat
 
 /** An lz4 frame of independent 64 KiB blocks, no checksums (lz4-napi's own frames are one block). */
 function lz4In64KiBBlocks(data: Buffer): Buffer {
-  const parts = [Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x00])]; // magic, FLG, BD, header checksum (not read)
+  const parts: Buffer[] = [Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x00])]; // magic, FLG, BD, header checksum (not read)
   for (let at = 0; at < data.length; at += 65536) {
     const block = lz4.compressSync(data.subarray(at, at + 65536)).subarray(4); // without its size prefix
     const size = Buffer.alloc(4);
