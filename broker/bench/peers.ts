@@ -170,7 +170,7 @@ class PeersRun {
       const capacity = this.scenario(
         'capacity',
         `t3.micro baseline: the highest rate of 1 KiB records with broker CPU within 20 % of one core over ${plan.windowS} s`,
-        `kafka-producer-perf-test \`--record-size 1024 --throughput <rate> --producer-props acks=all bootstrap.servers=...\` (the seed article's command) at up to ${plan.maxSteps} rates from ${fmt(SEED_RATE)}/s, each on a new topic for ${plan.windowS} s after 3 s of warm-up, on one fresh broker per column: a rate passes when the broker's CPU over the window is at most 20 % of a core (a t3.micro's CPU credit baseline: 10 % of each of its 2 vCPUs) and the tool reached 97 % of it. The next rate follows the line through the last two measurements, kept inside the bracket of the highest passing and lowest failing rates; the search stops when they are within 5 %.`,
+        `kafka-producer-perf-test \`--record-size 1024 --throughput <rate> --producer-props acks=all bootstrap.servers=...\` (the seed article's command) at up to ${plan.maxSteps} rates from ${fmt(SEED_RATE)}/s, each on a new topic for ${plan.windowS} s after 3 s of warm-up, on one fresh broker per column warmed first by ${plan.warmUpS} s at ${fmt(SEED_RATE)}/s (not measured: a cold JVM's first window costs it twice its later ones): a rate passes when the broker's CPU over the window is at most 20 % of a core (a t3.micro's CPU credit baseline: 10 % of each of its 2 vCPUs) and the tool reached 97 % of it. The next rate follows the line through the last two measurements, kept inside the bracket of the highest passing and lowest failing rates; the search stops when they are within 5 %.`,
       );
       for (const p of CAPACITY_PEERS)
         capacity.results.push(
