@@ -10,8 +10,7 @@ import { RecordChunks, type Records } from '../../protocol/records';
 import type { Storage } from '../../storage/storage';
 import type { TopicInfo } from '../../storage/topic-store';
 import type { ShareGroupConfigs, ShareGroupSettings } from './share-group-configs';
-import type { AcquiredRange, SharePartition } from './share-partition';
-import { abortedRanges, appendRanges, batchEndOf, lastOffsetOf, overlaps } from './share-fetch-batches';
+import { acquireFromPartition, countOf, type FetchedBytesHold } from './share-partition-read';
 import type { SharePartitions } from './share-partitions';
 import { fetchPlan } from './share-fetch-order';
 import { readableBytes } from './share-fetch-min-bytes';
@@ -50,6 +49,11 @@ export interface ShareFetchInput {
    * leader only, as in Kafka; elsewhere NOT_LEADER_OR_FOLLOWER. Absent: this broker leads all.
    */
   leads?: (topicName: string, partition: number) => boolean;
+  /**
+   * The request's share of the broker's bound on fetched bytes held in memory
+   * (MINNOW_FETCH_RESPONSE_MEMORY_BYTES), as a Fetch's; absent: no bound (outside a connection).
+   */
+  memory?: FetchedBytesHold;
 }
 
 export interface SharePartitionAnswer {
@@ -86,8 +90,6 @@ export interface ShareFetcherDeps {
 }
 
 const NO_RECORDS = Buffer.alloc(0);
-/** A partition's share of MaxBytes is read this much at a time (each read is held in memory whole). */
-const READ_CHUNK_BYTES = 1024 * 1024;
 
 export class ShareFetcher {
   constructor(private readonly deps: ShareFetcherDeps) {}
@@ -279,11 +281,20 @@ export class ShareFetcher {
       return this.deps.partitions.peek(req.groupId, topicId, partition) !== undefined;
     };
     const plan = fetchPlan(keys, req.shareSessionEpoch, isReady);
-    // MaxBytes is split evenly between the partitions the fetch reads (Kafka's
-    // PartitionMaxBytesStrategy UNIFORM over its acquired partitions: the ready ones; a fetch with
-    // none ready reads the partitions it creates one at a time).
-    const reading = Math.max(1, plan.filter((s) => !s.create).length);
-    const partitionMaxBytes = Math.floor(req.maxBytes / reading);
+    // Kafka's DelayedShareFetch reads only the partitions it can acquire (acquirablePartitions): a
+    // share-partition at its in-flight limit (canAcquireRecords) is not read, and MaxBytes is split
+    // evenly between the rest (PartitionMaxBytesStrategy UNIFORM). A share-partition this fetch
+    // creates is not among them: a fetch with none ready reads those one at a time.
+    const now = this.deps.now();
+    const acquirable = new Set<string>();
+    for (const step of plan) {
+      if (step.create) continue;
+      const { topicId, partition } = split(step.key);
+      if (this.partitionError(await topicOf(topicId), partition, req) !== ErrorCode.NONE) continue;
+      const state = await this.deps.partitions.peek(req.groupId, topicId, partition);
+      if (state?.canAcquireRecords(now)) acquirable.add(step.key);
+    }
+    const partitionMaxBytes = Math.floor(req.maxBytes / Math.max(1, acquirable.size));
     for (const step of plan) {
       const { topicId, partition } = split(step.key);
       const topic = await topicOf(topicId);
@@ -295,11 +306,18 @@ export class ShareFetcher {
       const readable = left > 0 && bytesLeft > 0 && !(step.create && total > 0);
       const state = await this.deps.partitions.get(req.groupId, topic!, partition);
       if (!readable) continue;
-      const got = await this.acquireFrom(req, settings, topic!, partition, state, {
-        maxRecords: left,
-        maxBytes: Math.min(partitionMaxBytes, bytesLeft),
-        minOneBatch: total === 0,
-      });
+      if (step.create ? !state.canAcquireRecords(this.deps.now()) : !acquirable.has(step.key)) continue;
+      const limits = { maxRecords: left, maxBytes: Math.min(partitionMaxBytes, bytesLeft), minOneBatch: total === 0 };
+      const got = await acquireFromPartition(
+        this.deps,
+        req.memberId,
+        settings,
+        topic!,
+        partition,
+        state,
+        limits,
+        req.memory,
+      );
       if (got.errorCode !== ErrorCode.NONE) answerFor(topicId, partition).errorCode = got.errorCode;
       if (got.changed) this.deps.partitions.changed(req.groupId, topicId, partition, state);
       if (got.ranges.length === 0) continue;
@@ -317,84 +335,4 @@ export class ShareFetcher {
     }
     return total;
   }
-
-  /**
-   * Reads one partition from its next fetch offset, up to `maxBytes` (in reads of at most
-   * READ_CHUNK_BYTES: a read is held in memory whole), and acquires up to `maxRecords` of its
-   * records for the member.
-   */
-  private async acquireFrom(
-    req: ShareFetchInput,
-    settings: ShareGroupSettings,
-    topic: TopicInfo,
-    partition: number,
-    state: SharePartition,
-    limits: { maxRecords: number; maxBytes: number; minOneBatch: boolean },
-  ): Promise<{ errorCode: number; batches: Buffer[]; ranges: AcquiredRange[]; changed: boolean }> {
-    const out = {
-      errorCode: ErrorCode.NONE as number,
-      batches: [] as Buffer[],
-      ranges: [] as AcquiredRange[],
-      changed: false,
-    };
-    let bytesLeft = limits.maxBytes;
-    let from = state.nextFetchOffset(this.deps.now());
-    let first = true;
-    while (countOf(out.ranges) < limits.maxRecords && bytesLeft > 0) {
-      const left = limits.maxRecords - countOf(out.ranges);
-      const minOneBatch = first && limits.minOneBatch;
-      first = false;
-      const readCap = Math.min(bytesLeft, READ_CHUNK_BYTES);
-      const read = await this.deps.storage.read(
-        topic.name,
-        partition,
-        from,
-        readCap,
-        minOneBatch,
-        settings.readCommitted,
-      );
-      if (read.errorCode !== ErrorCode.NONE) {
-        if (out.ranges.length === 0) out.errorCode = read.errorCode;
-        break;
-      }
-      if (from < read.logStartOffset) state.moveStartTo(read.logStartOffset);
-      if (read.batches.length === 0) break;
-      // share.isolation.level=read_committed: nothing from the last stable offset on (an open
-      // transaction), and the records of aborted transactions are archived, never delivered.
-      const end = settings.readCommitted ? read.lastStableOffset : read.highWatermark;
-      const readLast = lastOffsetOf(read.batches[read.batches.length - 1]!);
-      const last = Math.min(readLast, end - 1);
-      const skip = settings.readCommitted ? abortedRanges(read.batches, read.abortedTransactions) : [];
-      const lock = { lockDurationMs: settings.lockDurationMs, skip };
-      const ranges = state.acquire(req.memberId, from, last, left, this.deps.now(), lock);
-      // MaxRecords is a soft limit aligned to record batches, as in Kafka (SharePartition's
-      // acquireNewBatchRecords): the batch holding the last record acquired is acquired whole.
-      const lastTaken = ranges[ranges.length - 1]?.lastOffset;
-      if (lastTaken !== undefined && countOf(ranges) >= left) {
-        const batchEnd = Math.min(batchEndOf(read.batches, lastTaken), last);
-        if (batchEnd > lastTaken) {
-          const more = state.acquire(
-            req.memberId,
-            lastTaken + 1,
-            batchEnd,
-            Number.MAX_SAFE_INTEGER,
-            this.deps.now(),
-            lock,
-          );
-          appendRanges(ranges, more);
-        }
-      }
-      if (ranges.length > 0 || skip.length > 0) out.changed = true;
-      out.batches.push(...read.batches.filter((b) => overlaps(b, ranges)));
-      appendRanges(out.ranges, ranges);
-      bytesLeft -= read.batches.reduce((n, b) => n + b.length, 0);
-      // A read that acquired nothing ends the partition (at its in-flight limit, or the records
-      // held by others): reading on would load up to MaxBytes for nothing.
-      if (ranges.length === 0 || readLast >= end - 1) break;
-      from = readLast + 1;
-    }
-    return out;
-  }
 }
-
-const countOf = (rs: readonly AcquiredRange[]) => rs.reduce((s, r) => s + r.lastOffset - r.firstOffset + 1, 0);

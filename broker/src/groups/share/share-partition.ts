@@ -107,6 +107,15 @@ export class SharePartition {
   }
 
   /**
+   * Whether a fetch could acquire anything here (Kafka's SharePartition.canAcquireRecords): a record
+   * in flight is available again, or fewer than group.share.partition.max.record.locks are in
+   * flight. A share-partition at its limit is left out of a ShareFetch (DelayedShareFetch).
+   */
+  canAcquireRecords(now: number): boolean {
+    return this.nextFetchOffset(now) < this.endOffset || this.inFlight.size < this.limits.maxInFlight;
+  }
+
+  /**
    * Acquires for `memberId` up to `maxRecords` offsets in [from, to] (the offsets of the batches
    * read) that are AVAILABLE or never handed out. Returns them as ranges. Offsets in `skip` (the
    * records of aborted transactions, for read_committed) are archived instead, as Kafka's

@@ -49,7 +49,7 @@ async function setup(partitions: number, limits: Partial<ShareGroupsOptions['lim
     share.close();
     await storage.close();
   };
-  return { storage, share, clock, waiters, append, fetch, close };
+  return { storage, topicId, share, clock, waiters, append, fetch, close };
 }
 
 const acquired = (out: ShareFetchOutput) =>
@@ -92,6 +92,31 @@ describe('ShareFetch MinBytes (Kafka DelayedShareFetch.isMinBytesSatisfied)', ()
     await k.append(0, 1, 10); // wakes the wait; still short of MinBytes
     await pending;
     expect(acquired(out!)).toEqual([{ partition: 0, offsets: [[0, 1]] }]);
+    await k.close();
+  });
+
+  it('does not count the bytes of a partition at its in-flight limit: they cannot be acquired', async () => {
+    const k = await setup(2, { maxInFlight: 4 });
+    await k.append(0, 4, 10); // partition 0's whole in-flight limit ...
+    const holder = await k.share.fetcher.handle({
+      ...k.fetch({ maxWaitMs: 0 }),
+      memberId: 'm0',
+      topics: [{ topicId: k.topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+    });
+    expect(acquired(holder)).toEqual([{ partition: 0, offsets: [[0, 3]] }]);
+    await k.append(0, 2, 600); // ... held by m0, so these ~1.3 KB past it wait for m0
+    let out: ShareFetchOutput | undefined;
+    const pending = k.share.fetcher.handle(k.fetch({ minBytes: 1000 })).then((o) => (out = o));
+    await settle(k.waiters, () => out !== undefined);
+    await k.append(1, 1, 10); // a small batch on partition 1: still short of MinBytes
+    for (let i = 0; i < 50 && out === undefined; i++) await new Promise((r) => setImmediate(r));
+    // minnow used to count partition 0's backlog, find MinBytes readable, acquire nothing there,
+    // and answer this small batch at the first wake-up.
+    expect(out).toBeUndefined();
+    k.clock.ms += 500; // MaxWaitMs
+    k.waiters.notify('jobs', 1);
+    await pending;
+    expect(acquired(out!)).toEqual([{ partition: 1, offsets: [[0, 0]] }]);
     await k.close();
   });
 
@@ -144,7 +169,27 @@ describe('ShareFetch MaxBytes (Kafka PartitionMaxBytesStrategy UNIFORM)', () => 
     await k.close();
   });
 
-  it('stops reading a partition at its in-flight limit instead of reading all of MaxBytes', async () => {
+  it('leaves a partition at its in-flight limit out of the split: the other one gets all of MaxBytes', async () => {
+    const k = await setup(2, { maxInFlight: 4 });
+    await k.append(0, 4, 200); // one batch of 4 records: the whole in-flight limit of partition 0
+    for (let b = 0; b < 4; b++) await k.append(1, 1, 200);
+    const size = (await k.storage.read('jobs', 1, 0, 1 << 20, true, false)).batches[0]!.length;
+    await k.share.fetcher.handle(k.fetch({ maxWaitMs: 0, maxBytes: 0 }));
+    // Another member holds partition 0's four records: nothing there can be acquired until they settle.
+    const holder = await k.share.fetcher.handle({
+      ...k.fetch({ maxWaitMs: 0 }),
+      memberId: 'm0',
+      topics: [{ topicId: k.topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+    });
+    expect(acquired(holder)).toEqual([{ partition: 0, offsets: [[0, 3]] }]);
+    // Room for 4 one-record batches: all of them from partition 1 (Kafka's DelayedShareFetch divides
+    // only over acquirable partitions; minnow used to give partition 0 half and answer 2).
+    const out = await k.share.fetcher.handle(k.fetch({ shareSessionEpoch: 1, maxWaitMs: 0, maxBytes: 4 * size }));
+    expect(acquired(out)).toEqual([{ partition: 1, offsets: [[0, 3]] }]);
+    await k.close();
+  });
+
+  it('does not read a partition at its in-flight limit (it used to read it, and read all of MaxBytes before that)', async () => {
     const k = await setup(1, { maxInFlight: 2 });
     for (let b = 0; b < 8; b++) await k.append(0, 2, 100_000);
     await k.share.fetcher.handle(k.fetch({ maxWaitMs: 0, maxBytes: 0 }));
@@ -157,7 +202,7 @@ describe('ShareFetch MaxBytes (Kafka PartitionMaxBytesStrategy UNIFORM)', () => 
     });
     expect(second.errorCode).toBe(0);
     expect(acquired(second)).toEqual([]);
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads).not.toHaveBeenCalled(); // Kafka's DelayedShareFetch leaves it out (canAcquireRecords)
     await k.close();
   });
 });

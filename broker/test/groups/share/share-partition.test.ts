@@ -109,6 +109,19 @@ describe('SharePartition', () => {
     expect(p.acquire(A, 0, 9, 10, 0)).toEqual([{ firstOffset: 0, lastOffset: 1, deliveryCount: 1 }]);
   });
 
+  it('can acquire at the in-flight limit only records available again (Kafka canAcquireRecords)', () => {
+    const p = new SharePartition(0, 0, { ...LIMITS, maxInFlight: 2 });
+    expect(p.canAcquireRecords(0)).toBe(true);
+    p.acquire(A, 0, 9, 10, 0);
+    expect(p.canAcquireRecords(0)).toBe(false); // both held, no room for offset 2
+    expect(p.canAcquireRecords(LIMITS.lockDurationMs)).toBe(true); // the locks ended: available again
+    p.acquire(A, 0, 9, 10, LIMITS.lockDurationMs);
+    p.acknowledge(A, 1, 1, [AcknowledgeType.ACCEPT], LIMITS.lockDurationMs);
+    expect(p.canAcquireRecords(LIMITS.lockDurationMs)).toBe(false); // offset 0 still holds the start
+    p.acknowledge(A, 0, 0, [AcknowledgeType.ACCEPT], LIMITS.lockDurationMs);
+    expect(p.canAcquireRecords(LIMITS.lockDurationMs)).toBe(true); // the start moved past both
+  });
+
   it('resumes from a snapshot with acquisitions made available again', () => {
     const p = new SharePartition(5, 5, LIMITS);
     p.acquire(A, 5, 8, 10, 0);
