@@ -264,7 +264,7 @@ export class Connection {
         sasl: this.sasl,
         produceOrder: this.produceOrder,
       };
-      if (apiKey === ApiKey.Fetch && this.broker.responseMemory)
+      if ((apiKey === ApiKey.Fetch || apiKey === ApiKey.ShareFetch) && this.broker.responseMemory)
         ctx.responseHold = new ResponseHold(this.broker.responseMemory);
       dispatchRequest(this.dispatching, { handler, spec, ctx, request, reserved, started });
     } catch (err) {

@@ -68,8 +68,8 @@ export interface RequestContext {
   /** The connection's Produce order (produce-order.ts); undefined outside a connection (tests). */
   produceOrder?: ProduceOrder;
   /**
-   * A Fetch's share of the broker's ResponseMemory, released by the connection once the response
-   * is written; undefined for other APIs and outside a connection (no bound then).
+   * A Fetch's or ShareFetch's share of the broker's ResponseMemory, released by the connection once
+   * the response is written; undefined for other APIs and outside a connection (no bound then).
    */
   responseHold?: ResponseHold;
   /**

@@ -3,9 +3,9 @@
 // bound (it sends log segments with sendfile); minnow holds each fetch response in its heap, so
 // without one, 1,000 connections that fetch and never read could hold 1,000 x FETCH_MAX_BYTES.
 //
-// A fetch takes memory before each partition read (as much as is free, up to what it wants), gives
-// back what the read did not use, and holds the rest until its response is written (ResponseHold,
-// released by the connection) or thrown away. When none is free a fetch reads nothing and waits,
+// A fetch (Fetch and ShareFetch) takes memory before each partition read (as much as is free, up
+// to what it wants), gives back what the read did not use, and holds the rest until its response
+// is written (ResponseHold, released by the connection) or thrown away. When none is free a fetch reads nothing and waits,
 // as if the log had no new data: consumers see empty fetches, never an error.
 
 export class ResponseMemory {
@@ -53,6 +53,15 @@ export class ResponseHold {
   add(n: number): void {
     this.memory.add(n);
     this.bytes += n;
+  }
+
+  /**
+   * A read given `taken` bytes (by take()) keeps `kept` of them in the response: the rest goes
+   * back, or what it kept past them (KIP-74's first batch) is counted.
+   */
+  keep(taken: number, kept: number): void {
+    if (kept > taken) this.add(kept - taken);
+    else this.giveBack(taken - kept);
   }
 
   /** Gives back `n` of the bytes held (a read that used less than it took). */

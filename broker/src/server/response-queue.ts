@@ -29,7 +29,7 @@ export interface ResponseSlot {
   chunks: Buffer[] | null;
   /** Bytes of `chunks`. */
   bytes: number;
-  /** A Fetch's share of the broker's response memory, released once the socket has taken it. */
+  /** A Fetch's or ShareFetch's share of the broker's response memory, released once the socket has taken it. */
   hold?: ResponseHold;
 }
 

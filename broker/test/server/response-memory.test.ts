@@ -19,4 +19,15 @@ describe('ResponseMemory', () => {
     expect(memory.usedBytes).toBe(0);
     expect(b.heldBytes).toBe(0);
   });
+
+  it('keeps what a read kept of what it took: the rest back, a first batch past it counted', () => {
+    const memory = new ResponseMemory(100);
+    const a = new ResponseHold(memory);
+    a.keep(a.take(50), 30); // a read kept 30 of its 50
+    expect(memory.usedBytes).toBe(30);
+    a.keep(a.take(10), 25); // KIP-74: a whole first batch of 25 on 10 taken
+    expect([memory.usedBytes, a.heldBytes]).toEqual([55, 55]);
+    a.releaseAll();
+    expect(memory.usedBytes).toBe(0);
+  });
 });

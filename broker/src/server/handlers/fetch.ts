@@ -142,11 +142,10 @@ async function collect(
         bytes === 0 && limit === wanted,
         readCommitted,
       );
-      if (hold) {
-        const readBytes = read.batches.reduce((n, b) => n + b.length, 0);
-        if (readBytes > limit) hold.add(readBytes - limit);
-        else hold.giveBack(limit - readBytes);
-      }
+      hold?.keep(
+        limit,
+        read.batches.reduce((n, b) => n + b.length, 0),
+      );
       if (read.errorCode !== ErrorCode.NONE) {
         // Kafka's createLogReadResult(e): offsets unknown (-1), no aborted-transaction list.
         hasError = true;

@@ -84,6 +84,8 @@ export const shareFetchHandler: ApiHandler<ShareFetchRequest, ShareFetchResponse
       mayRead: (name) => may(ctx, 'READ', 'TOPIC', name),
       connectionId: ctx.connectionId,
       leads: leadsHere(ctx),
+      // The broker's bound on fetched bytes held in memory (response-memory.ts), as a Fetch's.
+      memory: ctx.responseHold,
       fetch: true,
     });
     if (out.errorCode !== ErrorCode.NONE) {

@@ -82,7 +82,7 @@ export const LIMIT_SETTINGS = [
     key: 'fetchResponseMemoryBytes',
     env: 'MINNOW_FETCH_RESPONSE_MEMORY_BYTES',
     flag: 'fetch-response-memory-bytes',
-    doc: 'fetched record bytes held in memory across all connections, from the read until the client has taken the response (server/response-memory.ts); when full, fetches read nothing until memory frees (consumers see empty fetches). Kafka: none (it uses sendfile)',
+    doc: 'fetched record bytes (Fetch and ShareFetch) held in memory across all connections, from the read until the client has taken the response (server/response-memory.ts); when full, fetches read nothing until memory frees (consumers see empty fetches, share consumers acquire nothing). Kafka: none (it uses sendfile)',
     default: '268435456',
     expected: 'an integer 1024..2147483647',
     parse: int(1024, 2 ** 31 - 1),
