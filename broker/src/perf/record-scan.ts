@@ -22,16 +22,28 @@ export interface ScanResult {
   lastOffset: bigint;
 }
 
-/** Reads a zigzag varint at `at`; returns [value, next position]. */
-function varint(buf: Buffer, at: number): [number, number] {
+/** Where the last varint read ended: the readers below return values, not [value, position] pairs (issue 33: a pair per varint was a third of the tool's scan). */
+let pos = 0;
+
+/** Reads a zigzag varint at `at`, leaving `pos` after it. */
+function varint(buf: Buffer, at: number): number {
   let u = 0;
-  for (let shift = 0; shift < 35; shift += 7) {
+  // Shifts while the bits fit an int32, then a multiplication for the fifth byte (no 2 ** shift per byte).
+  for (let shift = 0; shift < 28; shift += 7) {
     if (at >= buf.length) throw new DecodeError('truncated varint in record');
     const b = buf[at++]!;
-    u += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return [u % 2 === 1 ? -(u + 1) / 2 : u / 2, at];
+    u |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      pos = at;
+      return u & 1 ? -(u >>> 1) - 1 : u >>> 1;
+    }
   }
-  throw new DecodeError('varint longer than 5 bytes in record');
+  if (at >= buf.length) throw new DecodeError('truncated varint in record');
+  const b = buf[at++]!;
+  if (b >= 0x80) throw new DecodeError('varint longer than 5 bytes in record');
+  const v = (u >>> 0) + (b & 0x7f) * 2 ** 28;
+  pos = at;
+  return v % 2 === 1 ? -(v + 1) / 2 : v / 2;
 }
 
 /** Skips a varlong (timestampDelta) without decoding it. */
@@ -60,20 +72,16 @@ export function scanBatch(batch: Buffer, from: bigint, end: bigint | undefined, 
   let lastDelta = -1;
   let at = 0;
   for (let i = 0; i < count && records < limit; i++) {
-    let len: number;
-    [len, at] = varint(data, at);
+    const len = varint(data, at);
+    at = pos;
     if (len < 0 || at + len > data.length)
       throw new DecodeError(`record length ${len} exceeds the ${data.length - at} bytes left`);
     const next = at + len;
-    let p = skipVarlong(data, at + 1); // attributes, timestampDelta
-    const [offsetDelta, afterDelta] = varint(data, p);
-    p = afterDelta;
+    const offsetDelta = varint(data, skipVarlong(data, at + 1)); // after attributes, timestampDelta
     if (offsetDelta >= endDelta) break;
     if (offsetDelta >= fromDelta) {
-      let keyLen: number;
-      [keyLen, p] = varint(data, p);
-      p += Math.max(0, keyLen);
-      const [valueLen] = varint(data, p);
+      const keyLen = varint(data, pos);
+      const valueLen = varint(data, pos + Math.max(0, keyLen));
       records++;
       bytes += Math.max(0, keyLen) + Math.max(0, valueLen);
       lastDelta = offsetDelta;
