@@ -81,10 +81,7 @@ export function statedSize(type: number, data: Buffer): number | undefined {
       case CompressionType.Gzip:
         return data.length >= 18 ? data.readUInt32LE(data.length - 4) : undefined;
       case CompressionType.Snappy: {
-        if (!isXerialHeader(data, 0)) return rawSnappyLength(data);
-        let total = 0;
-        for (const block of xerialBlocks(data)) total += rawSnappyLength(block);
-        return total;
+        return isXerialHeader(data, 0) ? xerialStatedSize(data) : rawSnappyLength(data);
       }
       case CompressionType.Lz4:
         return lz4Frame(data, Infinity).bound;
@@ -189,6 +186,13 @@ function snappyDecompress(data: Buffer, maxBytes: number): Buffer {
     blocks.push(block);
   }
   return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks, total);
+}
+
+/** What xerial-framed snappy states it inflates to: its blocks' preambles summed (DecodeError if malformed). */
+export function xerialStatedSize(data: Buffer): number {
+  let total = 0;
+  for (const block of xerialBlocks(data)) total += rawSnappyLength(block);
+  return total;
 }
 
 /** The raw snappy blocks of xerial-framed data, checked against the data's length. */

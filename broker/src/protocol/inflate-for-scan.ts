@@ -16,10 +16,10 @@ import {
   lz4DecodeBlock,
   lz4Frame,
   native,
-  rawSnappyLength,
   snappy,
   SNAPPY_DECODE,
   xerialBlocks,
+  xerialStatedSize,
   zstdContentSize,
   zstdDctx,
 } from './compression';
@@ -79,9 +79,7 @@ export function inflateForScan(type: number, data: Buffer, maxBytes: number): Bu
  */
 function xerialForScan(data: Buffer, maxBytes: number): Buffer {
   if (!isXerialHeader(data, 0)) return decompress(CompressionType.Snappy, data, maxBytes);
-  let stated = 0;
-  for (const block of xerialBlocks(data)) stated += rawSnappyLength(block);
-  checkSize(stated, maxBytes, 'snappy');
+  const stated = checkSize(xerialStatedSize(data), maxBytes, 'snappy');
   if (stated > SCAN_BUFFER_MAX_BYTES) return decompress(CompressionType.Snappy, data, maxBytes);
   const out = scanBufferOf(stated);
   let at = 0;

@@ -91,13 +91,11 @@ export class TailCache {
   }
 
   /**
-   * Copies of tail.batches[from, to) in one new Buffer, a view per batch: what a read returns (the
-   * ring itself is overwritten by later appends).
+   * Copies of tail.batches[from, to) (`bytes` long in all) in one new Buffer, a view per batch: what
+   * a read returns (the ring itself is overwritten by later appends).
    */
-  copyOut(tail: PartitionTail, from: number, to: number): Buffer[] {
-    let total = 0;
-    for (let i = from; i < to; i++) total += tail.batches[i]!.length;
-    const out = Buffer.allocUnsafe(total);
+  copyOut(tail: PartitionTail, from: number, to: number, bytes: number): Buffer[] {
+    const out = Buffer.allocUnsafe(bytes);
     const views: Buffer[] = [];
     let pos = 0;
     for (let i = from; i < to; i++) {

@@ -12,6 +12,15 @@ function appendRun(cache: TailCache, tail: PartitionTail, from: number, count: n
   }
 }
 
+/** The cache's copyOut, given the bytes of the batches as Records.read counts them. */
+const copyOut = (cache: TailCache, t: PartitionTail, from: number, to: number) =>
+  cache.copyOut(
+    t,
+    from,
+    to,
+    t.batches.slice(from, to).reduce((n, b) => n + b.length, 0),
+  );
+
 const liveBytes = (tails: PartitionTail[]) =>
   tails.reduce((n, t) => n + t.batches.slice(t.head).reduce((m, b) => m + b.length, 0), 0);
 
@@ -80,7 +89,7 @@ describe('TailCache', () => {
     const batch = request.subarray(80);
     cache.append(t, 0, 0, batch);
     request.fill(9);
-    const [read] = cache.copyOut(t, 0, 1);
+    const [read] = copyOut(cache, t, 0, 1);
     expect(read!.equals(Buffer.alloc(batch.length, 7))).toBe(true);
     expect(cache.bytes).toBe(batch.length);
   });
@@ -90,7 +99,7 @@ describe('TailCache', () => {
     const t = new PartitionTail();
     cache.append(t, 0, 0, blob(400, 1));
     cache.append(t, 1, 1, blob(400, 2));
-    const read = cache.copyOut(t, 0, 2);
+    const read = copyOut(cache, t, 0, 2);
     cache.append(t, 2, 2, blob(400, 3)); // wraps: over batch 0
     cache.append(t, 3, 3, blob(400, 4)); // over batch 1
     expect(read.map((b) => [b.length, b[0], b[399]])).toEqual([
@@ -98,7 +107,7 @@ describe('TailCache', () => {
       [400, 2, 2],
     ]);
     expect(cache.indexFor(t, 1)).toBe(-1);
-    const now = cache.copyOut(t, t.head, t.batches.length);
+    const now = copyOut(cache, t, t.head, t.batches.length);
     expect(now.map((b) => b[0])).toEqual([3, 4]);
   });
 
@@ -143,7 +152,7 @@ describe('TailCache', () => {
       const live = t.batches.slice(t.head);
       for (let k = 1; k < live.length; k++) expect(live[k]!.baseOffset).toBe(live[k - 1]!.lastOffset + 1);
       // And each batch reads back as it was appended (no other batch wrote over its room).
-      const read = cache.copyOut(t, t.head, t.batches.length);
+      const read = copyOut(cache, t, t.head, t.batches.length);
       for (const [k, b] of live.entries()) expect(read[k]!.equals(blob(b.length, b.baseOffset % 251))).toBe(true);
       if (live.length > 0) expect(live[live.length - 1]!.lastOffset + 1).toBe(next[i]);
     }

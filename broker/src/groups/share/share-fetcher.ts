@@ -286,19 +286,22 @@ export class ShareFetcher {
     // evenly between the rest (PartitionMaxBytesStrategy UNIFORM). A share-partition this fetch
     // creates is not among them: a fetch with none ready reads those one at a time.
     const now = this.deps.now();
+    // Each partition's topic and error, found once for both passes.
+    const checked = new Map<string, { topic: TopicInfo | undefined; err: number }>();
     const acquirable = new Set<string>();
     for (const step of plan) {
-      if (step.create) continue;
       const { topicId, partition } = split(step.key);
-      if (this.partitionError(await topicOf(topicId), partition, req) !== ErrorCode.NONE) continue;
+      const topic = await topicOf(topicId);
+      const err = this.partitionError(topic, partition, req);
+      checked.set(step.key, { topic, err });
+      if (step.create || err !== ErrorCode.NONE) continue;
       const state = await this.deps.partitions.peek(req.groupId, topicId, partition);
       if (state?.canAcquireRecords(now)) acquirable.add(step.key);
     }
     const partitionMaxBytes = Math.floor(req.maxBytes / Math.max(1, acquirable.size));
     for (const step of plan) {
       const { topicId, partition } = split(step.key);
-      const topic = await topicOf(topicId);
-      const err = this.partitionError(topic, partition, req);
+      const { topic, err } = checked.get(step.key)!;
       if (err !== ErrorCode.NONE) {
         answerFor(topicId, partition).errorCode = err;
         continue;

@@ -204,7 +204,7 @@ export class Records {
       total += b.length;
       lastReturned = b.lastOffset;
     }
-    const batches = end > index ? this.tailCache.copyOut(tail, index, end) : [];
+    const batches = end > index ? this.tailCache.copyOut(tail, index, end, total) : [];
     return {
       errorCode: ErrorCode.NONE,
       highWatermark: entry.highWatermark,
