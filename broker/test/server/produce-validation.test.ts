@@ -1,78 +1,19 @@
 // Produce validation as Kafka's LogValidator does it: every record decoded before a batch is
-// stored, timestamps checked, maxTimestamp computed from the records.
+// stored, maxTimestamp computed from the records (the timestamp checks: produce-validation-timestamps.test.ts).
 import { CompressionType } from '../../src/protocol/compression';
-import { crc32c } from '../../src/protocol/crc32c';
 import { ErrorCode } from '../../src/protocol/error-codes';
 import {
   ATTRIBUTES,
   BASE_OFFSET,
   BATCH_HEADER_SIZE,
   BATCH_LENGTH,
-  CRC,
   LAST_OFFSET_DELTA,
   LOG_OVERHEAD,
   RECORDS_COUNT,
-  type RecordBatchInput,
-  TimestampType,
   encodeRecordBatch,
 } from '../../src/protocol/record-batch';
-import type { BatchCheck } from '../../src/server/produce-batch-check';
-import { type ProducePolicy, producePolicy } from '../../src/server/produce-policy';
 import { validateProduceRecords } from '../../src/server/produce-validation';
-
-const NOW = 1_700_000_000_000;
-const LONG_MAX = 9223372036854775807n;
-const codecs = Object.entries(CompressionType) as [string, CompressionType][];
-
-function policy(o: Partial<ProducePolicy> = {}): ProducePolicy {
-  return {
-    maxMessageBytes: 1048588,
-    produceVersion: 9,
-    logAppendTime: false,
-    timestampBeforeMaxMs: LONG_MAX,
-    timestampAfterMaxMs: LONG_MAX,
-    compacted: false,
-    nowMs: NOW,
-    ...o,
-  };
-}
-
-function batchOf(n: number, o: Partial<RecordBatchInput> = {}): Buffer {
-  return encodeRecordBatch({
-    records: Array.from({ length: n }, (_, i) => ({
-      key: Buffer.from(`k${i}`),
-      value: Buffer.from(`value ${i} `.repeat(20)),
-      timestamp: BigInt(NOW - 1000 + i * 10),
-    })),
-    ...o,
-  });
-}
-
-/** Recomputes the CRC after tampering, so only the record-level damage is left. */
-function recrc(batch: Buffer): Buffer {
-  batch.writeUInt32BE(crc32c(batch, ATTRIBUTES), CRC);
-  return batch;
-}
-
-/** A batch whose records section is exactly `records` (raw bytes), claiming `count` records. */
-function rawBatch(records: Buffer, count: number): Buffer {
-  const header = batchOf(1).subarray(0, BATCH_HEADER_SIZE);
-  const b = Buffer.concat([header, records]);
-  b.writeInt32BE(b.length - LOG_OVERHEAD, BATCH_LENGTH);
-  b.writeInt32BE(count, RECORDS_COUNT);
-  b.writeInt32BE(count - 1, LAST_OFFSET_DELTA);
-  return recrc(b);
-}
-
-function failure(check: BatchCheck) {
-  if (check.ok) throw new Error('expected the batch to be refused');
-  return check;
-}
-
-function accepted(check: BatchCheck) {
-  if (!check.ok) throw new Error(`expected the batch to pass, got ${check.errorCode}: ${check.message}`);
-  return check.batches;
-}
+import { accepted, batchOf, codecs, failure, NOW, policy, rawBatch, recrc } from './produce-validation-kit';
 
 describe('valid batches', () => {
   it.each(codecs)("%s: passes, keeps the bytes, and reports the records' max timestamp", (_name, type) => {
@@ -318,153 +259,5 @@ describe('batch-level checks', () => {
     const batch = batchOf(64, { compression: CompressionType.Zstd });
     const f = failure(validateProduceRecords(batch, policy({ maxDecompressedBytes: 4096 })));
     expect(f.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
-  });
-});
-
-describe('timestamps (message.timestamp.type, KIP-937 limits)', () => {
-  const hour = 3_600_000;
-  const mixed = (compression: CompressionType = CompressionType.None) =>
-    encodeRecordBatch({
-      compression,
-      baseTimestamp: BigInt(NOW),
-      records: [
-        { value: Buffer.from('ok'), timestamp: BigInt(NOW) },
-        { value: Buffer.from('too old'), timestamp: BigInt(NOW - 2 * hour) },
-        { value: Buffer.from('ok'), timestamp: BigInt(NOW - 10) },
-        { value: Buffer.from('too new'), timestamp: BigInt(NOW + 2 * hour) },
-      ],
-    });
-
-  it.each(codecs)(
-    '%s: records outside [now - before, now + after] get INVALID_TIMESTAMP with one record error each',
-    (_name, type) => {
-      const f = failure(
-        validateProduceRecords(
-          mixed(type),
-          policy({ timestampBeforeMaxMs: BigInt(hour), timestampAfterMaxMs: BigInt(hour) }),
-        ),
-      );
-      expect(f.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
-      expect(f.message).toBe('One or more records have been rejected due to invalid timestamp');
-      const window = `[${NOW - hour}, ${NOW + hour}]`;
-      expect(f.recordErrors).toEqual([
-        {
-          batchIndex: 1,
-          batchIndexErrorMessage: `Timestamp ${NOW - 2 * hour} of message with offset 1 is out of range. The timestamp should be within ${window}`,
-        },
-        {
-          batchIndex: 3,
-          batchIndexErrorMessage: `Timestamp ${NOW + 2 * hour} of message with offset 3 is out of range. The timestamp should be within ${window}`,
-        },
-      ]);
-    },
-  );
-
-  it("only the limit that is set applies; the window prints as Kafka's long arithmetic does", () => {
-    const f = failure(validateProduceRecords(mixed(), policy({ timestampBeforeMaxMs: BigInt(hour) })));
-    expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1]);
-    expect(f.recordErrors[0]!.batchIndexErrorMessage).toContain(
-      `[${NOW - hour}, ${BigInt.asIntN(64, BigInt(NOW) + LONG_MAX)}]`,
-    );
-  });
-
-  it('LogAppendTime topics do not check producer timestamps', () => {
-    accepted(
-      validateProduceRecords(
-        mixed(),
-        policy({ logAppendTime: true, timestampBeforeMaxMs: 1n, timestampAfterMaxMs: 1n }),
-      ),
-    );
-  });
-
-  it.each(codecs)('%s: a compacted topic refuses records without a key (LogValidator.validateKey)', (_name, type) => {
-    const keyless = encodeRecordBatch({
-      compression: type,
-      records: [0, 1, 2, 3].map((i) => ({
-        key: i % 2 === 0 ? Buffer.from(`k${i}`) : null,
-        value: Buffer.from(`v${i}`),
-        timestamp: BigInt(NOW),
-      })),
-    });
-    const f = failure(validateProduceRecords(keyless, policy({ compacted: true }), 'compacted-3'));
-    const message = 'Compacted topic cannot accept message without key in topic partition compacted-3';
-    expect(f.errorCode).toBe(ErrorCode.INVALID_RECORD);
-    expect(f.recordErrors).toEqual([
-      { batchIndex: 1, batchIndexErrorMessage: message },
-      { batchIndex: 3, batchIndexErrorMessage: message },
-    ]);
-    expect(f.message).toBe(
-      `One or more records have been rejected due to 2 record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=1, message='${message}'), RecordError(batchIndex=3, message='${message}')]`,
-    );
-    expect(f.withLogStartOffset).toBe(true);
-    // Keyed records pass; a topic without compact takes keyless ones.
-    accepted(validateProduceRecords(batchOf(3, { compression: type }), policy({ compacted: true }), 'compacted-3'));
-    accepted(validateProduceRecords(keyless, policy()));
-  });
-
-  it('producePolicy reads compaction from the topic, else the broker default', () => {
-    expect(producePolicy({ 'cleanup.policy': 'compact,delete' }, 9, NOW).compacted).toBe(true);
-    expect(producePolicy({}, 9, NOW, { 'cleanup.policy': 'compact' }).compacted).toBe(true);
-    expect(producePolicy({}, 9, NOW).compacted).toBe(false);
-  });
-
-  it('a producer may not flag its batch LogAppendTime on a LogAppendTime topic', () => {
-    const batch = batchOf(2, { timestampType: TimestampType.LogAppendTime, maxTimestamp: BigInt(NOW) });
-    const f = failure(validateProduceRecords(batch, policy({ logAppendTime: true })));
-    expect(f.errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
-    expect(f.recordErrors).toHaveLength(2);
-    expect(f.recordErrors[1]!.batchIndexErrorMessage).toMatch(
-      /^Invalid timestamp type in message DefaultRecord\(offset=1, timestamp=1700000000000, key=2 bytes, value=\d+ bytes\)\. Producer should not set timestamp type to LogAppendTime\.$/,
-    );
-  });
-
-  it('on a CreateTime topic a LogAppendTime-flagged batch counts as its maxTimestamp (Kafka checks that one)', () => {
-    const batch = batchOf(2, { timestampType: TimestampType.LogAppendTime, maxTimestamp: BigInt(NOW + 5) });
-    const [b] = accepted(validateProduceRecords(batch, policy()));
-    expect(b!.header.maxTimestamp).toBe(BigInt(NOW + 5));
-    const noTime = batchOf(2, { timestampType: TimestampType.LogAppendTime, maxTimestamp: -1n });
-    expect(failure(validateProduceRecords(noTime, policy())).errorCode).toBe(ErrorCode.INVALID_TIMESTAMP);
-  });
-
-  it('producePolicy reads the limits: Kafka 4 defaults, set limits, else message.timestamp.difference.max.ms', () => {
-    // KIP-1030: after.max.ms is 1 hour by default since Kafka 4.0; before.max.ms has no limit.
-    expect(producePolicy({}, 9, NOW)).toMatchObject({
-      timestampBeforeMaxMs: LONG_MAX,
-      timestampAfterMaxMs: 3_600_000n,
-      logAppendTime: false,
-      maxMessageBytes: 1048588,
-    });
-    const p = producePolicy(
-      { 'message.timestamp.difference.max.ms': '5000', 'message.timestamp.after.max.ms': '60000' },
-      9,
-      NOW,
-    );
-    expect(p).toMatchObject({ timestampBeforeMaxMs: 5000n, timestampAfterMaxMs: 60000n });
-    expect(producePolicy({ 'message.timestamp.difference.max.ms': '5000' }, 9, NOW)).toMatchObject({
-      timestampBeforeMaxMs: 5000n,
-      timestampAfterMaxMs: 5000n,
-    });
-    const byDefault = failure(validateProduceRecords(mixed(), producePolicy({}, 9, NOW)));
-    expect(byDefault.recordErrors.map((e) => e.batchIndex)).toEqual([3]); // 2 hours ahead; 2 hours back is fine
-    const f = failure(validateProduceRecords(mixed(), p));
-    expect(f.recordErrors.map((e) => e.batchIndex)).toEqual([1, 3]);
-    expect(producePolicy({ 'message.timestamp.type': 'LogAppendTime' }, 9, NOW).logAppendTime).toBe(true);
-  });
-
-  it('producePolicy follows the topic configs and broker defaults of each call, with its own version and time', () => {
-    // Kafka's defaults (parsed once), then the same call with a dynamic broker default, then a topic override.
-    expect(producePolicy({}, 9, NOW)).toMatchObject({ maxMessageBytes: 1048588, produceVersion: 9, nowMs: NOW });
-    expect(producePolicy({}, 11, NOW + 5)).toMatchObject({
-      maxMessageBytes: 1048588,
-      produceVersion: 11,
-      nowMs: NOW + 5,
-    });
-    expect(producePolicy({}, 9, NOW, { 'max.message.bytes': '200' }).maxMessageBytes).toBe(200);
-    expect(producePolicy({}, 9, NOW, { 'message.timestamp.type': 'LogAppendTime' }).logAppendTime).toBe(true);
-    expect(producePolicy({ 'max.message.bytes': '500' }, 9, NOW).maxMessageBytes).toBe(500);
-    expect(producePolicy({ 'max.message.bytes': '500' }, 9, NOW, { 'max.message.bytes': '200' }).maxMessageBytes).toBe(
-      500,
-    );
-    expect(producePolicy({}, 9, NOW)).toMatchObject({ maxMessageBytes: 1048588, logAppendTime: false });
   });
 });
