@@ -2,6 +2,7 @@
 // drive. Batches are real v2 batches, so the engine's own append checks (epoch, KIP-890) apply.
 import { GroupCoordinator } from '../../src/groups/coordinator';
 import { silentLogger } from '../../src/logger';
+import { ErrorCode as E } from '../../src/protocol/error-codes';
 import { encodeRecordBatch, readBatchHeader } from '../../src/protocol/record-batch';
 import { MemoryStorage } from '../../src/storage/memory/memory-storage';
 import type { PartitionAppendResult, SyncStorage, TransactionInfo, TxnPartition } from '../../src/storage/storage';
@@ -96,3 +97,10 @@ export function harness(opts: Partial<TransactionCoordinatorOptions> = {}) {
 }
 
 export const t = (partition: number): TxnPartition => ({ topic: 't', partition });
+
+/** InitProducerId for `id` (a new transactional producer): its id and epoch. */
+export const begin = async (h: ReturnType<typeof harness>, id = 'tx', timeoutMs = 60_000) => {
+  const p = await h.coord.initProducerId(id, timeoutMs, null);
+  expect(p.errorCode).toBe(E.NONE);
+  return { producerId: p.producerId, producerEpoch: p.producerEpoch };
+};
