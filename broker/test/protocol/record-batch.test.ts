@@ -1,5 +1,7 @@
+// The record batch codec (protocol/record-batch.ts): header layout, round trips, in-place
+// rewrites, splitting, validation and hostile bytes; against kafkajs: record-batch-kafkajs.test.ts.
 import fc from 'fast-check';
-import { CompressionType, compress, decompress } from '../../src/protocol/compression';
+import { CompressionType } from '../../src/protocol/compression';
 import { crc32c } from '../../src/protocol/crc32c';
 import { DecodeError, EncodeError } from '../../src/protocol/errors';
 import {
@@ -17,8 +19,6 @@ import {
   PRODUCER_EPOCH,
   PRODUCER_ID,
   RECORDS_COUNT,
-  type RecordBatchInput,
-  type RecordInput,
   TimestampType,
   compression,
   decodeRecords,
@@ -32,65 +32,7 @@ import {
   timestampType,
   verifyBatchCrc,
 } from '../../src/protocol/record-batch';
-
-// kafkajs internals: its own record batch encoder/decoder, used as an independent implementation.
-const { RecordBatch: kafkajsRecordBatch } = require('kafkajs/src/protocol/recordBatch/v0');
-const kafkajsRecord = require('kafkajs/src/protocol/recordBatch/record/v0');
-const kafkajsDecodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder');
-const KafkajsDecoder = require('kafkajs/src/protocol/decoder');
-const kafkajsCompression = require('kafkajs/src/protocol/message/compression');
-
-const codecs = Object.entries(CompressionType) as [string, CompressionType][];
-const BASE_TS = 1_700_000_000_000n;
-
-// kafkajs ships gzip only; plug ours in for the others, as its snappy/lz4/zstd plugins do.
-for (const type of [CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd]) {
-  kafkajsCompression.Codecs[type] = () => ({
-    compress: async (encoder: { buffer: Buffer }) => compress(type, encoder.buffer),
-    decompress: async (buf: Buffer) => decompress(type, buf),
-  });
-}
-
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
-
-const bytesOrNull = fc.option(
-  fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
-  { nil: null },
-);
-const recordArb = fc.record({
-  key: bytesOrNull,
-  value: bytesOrNull,
-  headers: fc.array(fc.record({ key: fc.string({ unit: 'grapheme', maxLength: 8 }), value: bytesOrNull }), {
-    maxLength: 3,
-  }),
-  // Deltas beyond int32 take the 64-bit varlong path.
-  timestampDelta: fc.oneof(fc.integer({ min: -1000, max: 100_000 }), fc.integer({ min: -(2 ** 40), max: 2 ** 40 })),
-});
-const batchArb = fc.record({
-  records: fc.array(recordArb, { minLength: 1, maxLength: 20 }),
-  compression: fc.constantFrom(...Object.values(CompressionType)),
-  producerId: fc.bigInt({ min: -1n, max: 2n ** 63n - 1n }),
-  producerEpoch: fc.integer({ min: -1, max: 32767 }),
-  baseSequence: fc.integer({ min: -1, max: 2 ** 31 - 1 }),
-  isTransactional: fc.boolean(),
-});
-
-function sampleBatch(type: CompressionType = CompressionType.None, n = 3): Buffer {
-  const records: RecordInput[] = Array.from({ length: n }, (_, i) => ({
-    key: i % 2 ? null : Buffer.from(`key-${i}`),
-    value: Buffer.from(`value-${i}`.repeat(i + 1)),
-    headers: [{ key: 'h', value: Buffer.from([i]) }],
-    timestampDelta: i * 10,
-  }));
-  return encodeRecordBatch({ records, compression: type, baseTimestamp: BASE_TS });
-}
+import { BASE_TS, batchArb, catchError, codecs, sampleBatch } from './record-batch-kit';
 
 describe('header layout', () => {
   const batch = encodeRecordBatch({
@@ -315,87 +257,6 @@ describe('decodeRecords validation', () => {
     const big = encodeRecordBatch({ compression: CompressionType.Lz4, records: [{ value: Buffer.alloc(2_000_000) }] });
     expect(catchError(() => decodeRecords(big, { maxDecompressedBytes: 1_000_000 }))).toBeInstanceOf(DecodeError);
     expect(decodeRecords(big)[0]!.value!.length).toBe(2_000_000);
-  });
-});
-
-describe('interop with kafkajs', () => {
-  const kafkajsRecordsArb = fc.array(
-    fc.record({
-      key: bytesOrNull,
-      value: fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
-      // kafkajs decodes headers into an object: keep keys unique and not integer-like (JS would reorder them).
-      headers: fc.uniqueArray(
-        fc.record({
-          key: fc.string({ maxLength: 6 }).map((k) => `h${k}`),
-          value: fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)),
-        }),
-        {
-          selector: (h) => h.key,
-          maxLength: 3,
-        },
-      ),
-      timestampDelta: fc.integer({ min: 0, max: 10_000 }),
-    }),
-    { minLength: 1, maxLength: 10 },
-  );
-
-  it.each(codecs)('%s: a batch from kafkajs decodes with ours', async (_name, type) => {
-    await fc.assert(
-      fc.asyncProperty(kafkajsRecordsArb, async (records) => {
-        const encoder = await kafkajsRecordBatch({
-          compression: type,
-          firstTimestamp: Number(BASE_TS),
-          maxTimestamp: Number(BASE_TS) + Math.max(...records.map((r) => r.timestampDelta)),
-          lastOffsetDelta: records.length - 1,
-          records: records.map((r, i) =>
-            kafkajsRecord({
-              offsetDelta: i,
-              timestampDelta: r.timestampDelta,
-              key: r.key,
-              value: r.value,
-              headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])),
-            }),
-          ),
-        });
-        const batch: Buffer = encoder.buffer;
-        expect(splitBatches(batch)).toEqual({ batches: [batch], trailingBytes: 0 });
-        expect(verifyBatchCrc(batch)).toBe(true);
-        expect(readBatchHeader(batch).recordsCount).toBe(records.length);
-        expect(decodeRecords(batch)).toEqual(records.map((r, i) => ({ ...r, attributes: 0, offsetDelta: i })));
-      }),
-      { numRuns: 25 },
-    );
-  });
-
-  it.each(codecs)('%s: a batch from ours decodes with kafkajs', async (_name, type) => {
-    await fc.assert(
-      fc.asyncProperty(kafkajsRecordsArb, fc.bigInt({ min: 0n, max: 2n ** 62n }), async (records, baseOffset) => {
-        const input: RecordBatchInput = { compression: type, baseOffset, baseTimestamp: BASE_TS, records };
-        const decoded = await kafkajsDecodeBatch(new KafkajsDecoder(encodeRecordBatch(input)));
-        expect(decoded.firstOffset).toBe(String(baseOffset));
-        expect(decoded.lastOffsetDelta).toBe(records.length - 1);
-        expect(
-          decoded.records.map(
-            (r: { key: Buffer | null; value: Buffer; headers: object; offset: string; timestamp: string }) => ({
-              key: r.key,
-              value: r.value,
-              headers: r.headers,
-              offset: r.offset,
-              timestamp: r.timestamp,
-            }),
-          ),
-        ).toEqual(
-          records.map((r, i) => ({
-            key: r.key,
-            value: r.value,
-            headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])),
-            offset: String(baseOffset + BigInt(i)),
-            timestamp: String(BASE_TS + BigInt(r.timestampDelta)),
-          })),
-        );
-      }),
-      { numRuns: 25 },
-    );
   });
 });
 
