@@ -3,77 +3,11 @@
 // last stable offset, idempotent producers' newest batches, and produce between steps.
 import { CompressionType } from '../../src/protocol/compression';
 import { ErrorCode } from '../../src/protocol/error-codes';
-import {
-  decodeRecords,
-  encodeRecordBatch,
-  isControl,
-  readBatchHeader,
-  verifyBatchCrc,
-} from '../../src/protocol/record-batch';
-import type { CleanerOptions } from '../../src/storage/compaction/cleaner';
-import type { AsyncStorage, PartitionAppend } from '../../src/storage/storage';
+import { readBatchHeader } from '../../src/protocol/record-batch';
+import type { PartitionAppend } from '../../src/storage/storage';
 import { NOW_MS, part } from './fixtures';
 import type { ContractContext } from './fixtures';
-
-type Kv = [key: string | null, value: string | null];
-
-interface KeyedOptions {
-  codec?: CompressionType;
-  timestampMs?: number;
-  producerId?: number;
-  producerEpoch?: number;
-  baseSequence?: number;
-  transactional?: boolean;
-}
-
-function keyed(records: Kv[], o: KeyedOptions = {}): PartitionAppend['batches'][number] {
-  const data = encodeRecordBatch({
-    records: records.map(([k, v]) => ({
-      key: k === null ? null : Buffer.from(k),
-      value: v === null ? null : Buffer.from(v),
-      timestamp: BigInt(o.timestampMs ?? NOW_MS - 60_000),
-    })),
-    compression: o.codec ?? CompressionType.None,
-    producerId: BigInt(o.producerId ?? -1),
-    producerEpoch: o.producerEpoch ?? -1,
-    baseSequence: o.baseSequence ?? -1,
-    isTransactional: o.transactional ?? false,
-  });
-  return { header: readBatchHeader(data), data };
-}
-
-/** Runs compaction steps until idle (bounded). */
-async function compact(s: AsyncStorage, nowMs = NOW_MS, opts: CleanerOptions = {}): Promise<number> {
-  let passes = 0;
-  for (let i = 0; i < 10_000; i++) {
-    const r = await s.compactStep(nowMs, opts);
-    if (r.passDone) passes++;
-    if (!r.working) return passes;
-  }
-  throw new Error('compaction did not go idle');
-}
-
-/** Every record from the log start: [offset, key, value]; markers as [offset, 'MARKER', type]. */
-async function view(s: AsyncStorage, topic = 't', partition = 0): Promise<[number, string | null, string | null][]> {
-  const out: [number, string | null, string | null][] = [];
-  const { logStartOffset } = (await s.offsets(topic, partition))!;
-  for (const b of (await s.read(topic, partition, logStartOffset, 1e9)).batches) {
-    expect(verifyBatchCrc(b)).toBe(true);
-    const h = readBatchHeader(b);
-    for (const r of decodeRecords(b)) {
-      const offset = Number(h.baseOffset) + r.offsetDelta;
-      if (isControl(h.attributes)) out.push([offset, 'MARKER', String(r.key!.readInt16BE(2))]);
-      else out.push([offset, r.key?.toString() ?? null, r.value?.toString() ?? null]);
-    }
-  }
-  return out;
-}
-
-async function headers(s: AsyncStorage, topic = 't') {
-  return (await s.read(topic, 0, (await s.offsets(topic, 0))!.logStartOffset, 1e9)).batches.map((b) =>
-    readBatchHeader(b),
-  );
-}
+import { compact, headers, keyed, type Kv, view } from './contract-compaction-kit';
 
 export function compactionContract(ctx: ContractContext): void {
   describe('compaction', () => {
